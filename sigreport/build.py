@@ -1,0 +1,148 @@
+"""One build: spec file -> dataset -> plan -> results -> report folder, written atomically.
+
+The report is written into a temporary folder beside the destination and moved into place only
+when every file is complete, so a failed build leaves no half report and the previous report
+untouched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sigreport import __version__
+from sigreport.analyses import results_json
+from sigreport.data import Dataset, load_data
+from sigreport.errors import Problem, StrictError, UserError
+from sigreport.plan import Plan, build_plan, run_plan
+from sigreport.render import context as ctx
+from sigreport.spec import SpecFile, load_spec_file, output_dir
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    spec_file: SpecFile
+    dataset: Dataset
+    plan: Plan
+
+
+def prepare(spec_path: str | Path) -> Prepared:
+    """Validate spec and data and expand the plan (no statistics yet)."""
+    sf = load_spec_file(spec_path)
+    ds = load_data(sf)
+    return Prepared(sf, ds, build_plan(sf.spec, ds))
+
+
+def collect_warnings(results: dict[str, Any]) -> list[Problem]:
+    out = []
+    for node_id, r in results.items():
+        for w in getattr(r, "warnings", ()):
+            out.append(Problem(node_id, None, "", w))
+        for p in getattr(r, "pairs", ()):
+            for w in getattr(p, "warnings", ()):
+                out.append(Problem(node_id, None, f"{p.a} vs {p.b}", w))
+    return out
+
+
+def html_context(p: Prepared, results: dict[str, Any]) -> dict[str, Any]:
+    spec = p.spec_file.spec
+    doc = results_json(spec, p.dataset, results, __version__)
+    return {
+        "title": spec.title, "description": spec.description, "version": __version__,
+        "spec_name": p.spec_file.path.name, "settings": ctx.settings_rows(spec, doc["data"]),
+        "sections": ctx.sections(spec, results, "html"), "data_name": doc["data"]["scores"],
+        "data_sha": p.dataset.sha256[:12], "seed": spec.seed,
+    }
+
+
+def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list[str],
+                 templates: str | Path | None = None) -> list[str]:
+    """Render every requested format into ``dest`` (a fresh folder). Returns the files written."""
+    from sigreport.render.html import render_html
+    from sigreport.render.latex import render_tables
+
+    spec = p.spec_file.spec
+    written = []
+    if "json" in formats:
+        doc = results_json(spec, p.dataset, results, __version__)
+        (dest / "results.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+                                           encoding="utf-8")
+        written.append("results.json")
+    html = None
+    if "html" in formats or "pdf" in formats:
+        html = render_html(html_context(p, results), templates)
+    if "html" in formats:
+        (dest / "index.html").write_text(html, encoding="utf-8")
+        written.append("index.html")
+    if "pdf" in formats:
+        from sigreport.render.pdf import render_pdf
+
+        render_pdf(html, dest / "report.pdf")
+        written.append("report.pdf")
+    if "latex" in formats:
+        tables = [t for s in ctx.sections(spec, results, "latex") for v in s.views for t in v.tables]
+        names = render_tables(tables, dest / "tables", templates)
+        written += [f"tables/{n}" for n in names]
+    return written
+
+
+def build(spec_path: str | Path, out: str | Path | None = None, formats: list[str] | None = None,
+          strict: bool = False, progress: Progress | None = None,
+          templates: str | Path | None = None) -> tuple[Path, list[str], list[Problem]]:
+    """Run a whole build; returns (report folder, files written, warnings)."""
+    p = prepare(spec_path)
+    results = run_plan(p.plan, p.dataset, progress)
+    warnings = collect_warnings(results)
+    if strict and warnings:
+        raise StrictError(str(p.spec_file.path), warnings)
+    dest = Path(out).resolve() if out else output_dir(p.spec_file)
+    check_destination(dest, str(p.spec_file.path))
+    fmts = formats or list(p.spec_file.spec.outputs.formats)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
+    try:
+        written = write_report(p, results, tmp, fmts, templates)
+        (tmp / MARKER).write_text(f"sigreport {__version__}\n", encoding="utf-8")
+        replace_dir(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dest, written, warnings
+
+
+MARKER = ".sigreport-report"
+
+
+def check_destination(dest: Path, source: str) -> None:
+    """Refuse to replace a folder that is not an earlier sigreport report (nothing of the user's is lost)."""
+    if dest.exists() and (not dest.is_dir() or (any(dest.iterdir()) and not (dest / MARKER).exists())):
+        what = "a file" if not dest.is_dir() else "a non-empty folder that is not a sigreport report"
+        raise UserError(source, [Problem(source, None, "outputs.dir",
+                                         f"{dest} is {what}; sigreport replaces only its own reports: "
+                                         "choose another output folder (-o)")])
+
+
+def replace_dir(new: Path, dest: Path) -> None:
+    """Move ``new`` to ``dest``; an existing ``dest`` is swapped out and removed only afterwards."""
+    os.chmod(new, 0o755)
+    if dest.exists():
+        old = dest.parent / f".{dest.name}.old-{os.getpid()}"
+        if old.exists():
+            shutil.rmtree(old)
+        dest.rename(old)
+        try:
+            new.rename(dest)
+        except BaseException:
+            old.rename(dest)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        new.rename(dest)

@@ -1,0 +1,197 @@
+"""Reading score tables and checking that they pair up.
+
+``load_data(spec_file)`` reads the long table ``system, corpus, item, metric, value`` and returns a
+:class:`Dataset`: for every (metric, corpus) a matrix items x systems in the spec's system order.
+Every problem found is reported at once, naming the file and the first offending rows.
+No statistics here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sigreport.errors import DataError, Problem
+from sigreport.spec import SpecFile
+
+MAX_ROWS_SHOWN = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """Scores of one metric on one corpus: ``scores[i, j]`` is system j on item i."""
+
+    metric: str
+    corpus: str
+    systems: tuple[str, ...]
+    items: tuple[str, ...]
+    scores: np.ndarray
+    dropped_items: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Dataset:
+    source: str
+    sha256: str
+    systems: tuple[str, ...]
+    corpora: tuple[str, ...]
+    metrics: tuple[str, ...]
+    blocks: dict[tuple[str, str], Block]
+    n_rows: int
+
+
+def _line_numbers(path: Path, index: pd.Index) -> list[int]:
+    """File line of each data row (header is line 1 for CSV/TSV, none for JSON Lines)."""
+    offset = 1 if path.suffix.lower() == ".jsonl" else 2
+    return [int(i) + offset for i in index]
+
+
+def _rows(lines: list[int]) -> str:
+    shown = ", ".join(str(x) for x in lines[:MAX_ROWS_SHOWN])
+    more = f" and {len(lines) - MAX_ROWS_SHOWN} more" if len(lines) > MAX_ROWS_SHOWN else ""
+    return f"line{'s' if len(lines) > 1 else ''} {shown}{more}"
+
+
+def read_table(path: Path, source: str, field: str) -> pd.DataFrame:
+    """Read CSV, TSV, JSON Lines or Parquet with every column as text (values are parsed later)."""
+    if not path.exists():
+        raise DataError(source, [Problem(source, None, field, f"file not found: {path}")])
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".csv":
+            return pd.read_csv(path, dtype=str, keep_default_na=False)
+        if suffix in (".tsv", ".tab"):
+            return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+        if suffix in (".jsonl", ".ndjson"):
+            df = pd.read_json(path, lines=True, dtype=False)
+            return df.astype(object).where(df.notna(), "").astype(str)
+        if suffix == ".parquet":
+            try:
+                import pyarrow  # noqa: F401
+            except ImportError:
+                raise DataError(source, [Problem(source, None, field,
+                                                 f"{path.name}: reading Parquet needs pyarrow "
+                                                 "(pip install 'sigreport[parquet]')")]) from None
+            df = pd.read_parquet(path)
+            return df.astype(object).where(df.notna(), "").astype(str)
+    except DataError:
+        raise
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataError(source, [Problem(source, None, field, f"cannot read {path}: {first}")]) from None
+    raise DataError(source, [Problem(source, None, field,
+                                     f"{path.name}: unknown table format {suffix!r}; use .csv, .tsv, .jsonl or .parquet")])
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def load_data(sf: SpecFile) -> Dataset:
+    """Read and check the score table named in the spec."""
+    spec = sf.spec
+    path = sf.resolve(spec.data.scores)
+    shown = str(path)
+    cols = spec.data.columns
+    df = read_table(path, str(sf.path), "data.scores")
+    problems: list[Problem] = []
+
+    def problem(msg: str) -> None:
+        problems.append(Problem(shown, None, "", msg))
+
+    wanted = {"system": cols.system, "corpus": cols.corpus, "item": cols.item, "metric": cols.metric,
+              "value": cols.value}
+    missing = [c for c in wanted.values() if c not in df.columns]
+    if missing:
+        raise DataError(shown, [Problem(shown, 1, "", f"missing column{'s' if len(missing) > 1 else ''} "
+                                        f"{', '.join(repr(m) for m in missing)}; present: "
+                                        f"{', '.join(repr(str(c)) for c in df.columns)}"
+                                        + ("" if cols == type(cols)() else " (mapped in data.columns)"))])
+    df = df[list(wanted.values())].rename(columns={v: k for k, v in wanted.items()})
+    if df.empty:
+        raise DataError(shown, [Problem(shown, None, "", "the table has no rows")])
+    for key in ("system", "corpus", "item", "metric"):
+        blank = df.index[df[key].str.strip() == ""]
+        if len(blank):
+            problem(f"empty {key!r} at {_rows(_line_numbers(path, blank))}")
+    values = pd.to_numeric(df["value"].str.strip(), errors="coerce")
+    bad = df.index[values.isna() & ~df["value"].str.strip().str.lower().isin(["nan", "inf", "-inf", "+inf"])]
+    if len(bad):
+        first = df.loc[bad[0], "value"]
+        problem(f"non-numeric value{'s' if len(bad) > 1 else ''} in column {cols.value!r} at "
+                f"{_rows(_line_numbers(path, bad))} (first: {first!r})")
+    nonfinite = df.index[~np.isfinite(values.to_numpy(dtype=float)) & ~df.index.isin(bad)]
+    if len(nonfinite):
+        problem(f"NaN or infinite value{'s' if len(nonfinite) > 1 else ''} in column {cols.value!r} at "
+                f"{_rows(_line_numbers(path, nonfinite))}")
+    keys = ["system", "corpus", "item", "metric"]
+    dup = df.index[df.duplicated(keys, keep=False)]
+    if len(dup):
+        r = df.loc[dup[0]]
+        problem(f"duplicate (system, corpus, item, metric) rows at {_rows(_line_numbers(path, dup))} "
+                f"(first: {r.system}, {r.corpus}, {r['item']}, {r.metric})")
+
+    present_systems = list(dict.fromkeys(df["system"]))
+    present_corpora = list(dict.fromkeys(df["corpus"]))
+    present_metrics = list(dict.fromkeys(df["metric"]))
+    spec_problems: list[Problem] = []
+    systems = list(spec.systems) if spec.systems else present_systems
+    for i, s in enumerate(spec.systems or []):
+        if s not in present_systems:
+            spec_problems.append(sf.problem(f"system {s!r} is not in {shown}; present: {', '.join(present_systems)}",
+                                            "systems", i))
+    if spec.baseline is not None and spec.baseline not in present_systems:
+        spec_problems.append(sf.problem(f"baseline {spec.baseline!r} is not in {shown}; present: "
+                                        f"{', '.join(present_systems)}", "baseline"))
+    corpora = list(spec.corpora) if spec.corpora else present_corpora
+    for i, c in enumerate(spec.corpora or []):
+        if c not in present_corpora:
+            spec_problems.append(sf.problem(f"corpus {c!r} is not in {shown}; present: {', '.join(present_corpora)}",
+                                            "corpora", i))
+    for m in spec.metrics:
+        if m not in present_metrics:
+            spec_problems.append(sf.problem(f"metric {m!r} is not in {shown}; present: {', '.join(present_metrics)}",
+                                            "metrics", m))
+    if spec_problems or problems:
+        raise DataError(str(sf.path) if spec_problems and not problems else shown, spec_problems + problems)
+
+    df = df.assign(value=values.to_numpy(dtype=float))
+    df = df[df["system"].isin(systems) & df["corpus"].isin(corpora) & df["metric"].isin(list(spec.metrics))]
+    blocks: dict[tuple[str, str], Block] = {}
+    for metric in spec.metrics:
+        for corpus in corpora:
+            sub = df[(df["metric"] == metric) & (df["corpus"] == corpus)]
+            if sub.empty:
+                problem(f"metric {metric!r} has no rows on corpus {corpus!r}")
+                continue
+            wide = sub.pivot(index="item", columns="system", values="value")
+            items_order = list(dict.fromkeys(sub["item"]))
+            wide = wide.reindex(index=items_order, columns=systems)
+            absent_systems = [s for s in systems if sub["system"].eq(s).sum() == 0]
+            if absent_systems:
+                problem(f"system{'s' if len(absent_systems) > 1 else ''} {', '.join(absent_systems)} "
+                        f"ha{'ve' if len(absent_systems) > 1 else 's'} no scores for metric {metric!r} "
+                        f"on corpus {corpus!r}")
+                continue
+            holes = wide.isna()
+            dropped = 0
+            if holes.to_numpy().any():
+                if spec.data.missing == "error":
+                    rows = [(item, s) for item, s in zip(*np.nonzero(holes.to_numpy()))]
+                    desc = ", ".join(f"{systems[s]} lacks item {items_order[item]!r}" for item, s in rows[:MAX_ROWS_SHOWN])
+                    more = f" and {len(rows) - MAX_ROWS_SHOWN} more" if len(rows) > MAX_ROWS_SHOWN else ""
+                    problem(f"metric {metric!r}, corpus {corpus!r}: {desc}{more} that another system has "
+                            "(set data.missing: drop_items to analyse only the items every system has)")
+                    continue
+                keep = ~holes.any(axis=1)
+                dropped = int((~keep).sum())
+                wide = wide[keep]
+            blocks[(metric, corpus)] = Block(metric, corpus, tuple(systems), tuple(str(i) for i in wide.index),
+                                             wide.to_numpy(dtype=float), dropped)
+    if problems:
+        raise DataError(shown, problems)
+    return Dataset(shown, _sha256(path), tuple(systems), tuple(corpora), tuple(spec.metrics), blocks, int(len(df)))

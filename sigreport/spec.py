@@ -1,0 +1,290 @@
+"""The YAML experiment spec: pydantic models, loading, and errors that point at lines.
+
+``load_spec(path)`` parses the YAML while remembering where every key and value stands, validates
+it with the models below (``extra="forbid"``, frozen), checks cross-references, and raises
+:class:`SpecError` listing every problem at once, each with its line and field path.
+This module knows nothing of data files or statistics.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from sigreport.errors import Problem, SpecError
+
+Alternative = Literal["two-sided", "greater", "less"]
+Correction = Literal["holm", "bonferroni", "hochberg", "fdr_bh", "fdr_by", "none"]
+PairwiseMethod = Literal["auto", "paired_t", "wilcoxon", "sign", "bootstrap", "permutation"]
+OmnibusMethod = Literal["auto", "rm_anova", "friedman", "none"]
+PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg", "paired", "none"]
+Sphericity = Literal["auto", "greenhouse_geisser", "huynh_feldt", "none"]
+Format = Literal["html", "pdf", "latex", "json"]
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ColumnsSpec(_Model):
+    """Names of the score table's columns, when they differ from the defaults."""
+
+    system: str = "system"
+    corpus: str = "corpus"
+    item: str = "item"
+    metric: str = "metric"
+    value: str = "value"
+
+
+class DataSpec(_Model):
+    """Where the scores are and how to read them. Relative paths resolve against the spec's folder."""
+
+    scores: str = Field(description="Long table of per-item scores: .csv, .tsv, .jsonl (or .parquet with pyarrow).")
+    columns: ColumnsSpec = Field(default_factory=ColumnsSpec, description="Map the standard column names to yours.")
+    missing: Literal["error", "drop_items"] = Field(
+        "error", description="A system lacking an item another system has: stop with an error, or drop that item "
+        "for every system (the report says how many were dropped).")
+
+
+class MetricSpec(_Model):
+    """One evaluation metric present in the score table."""
+
+    label: str | None = Field(None, description="Name shown in reports (default: the metric's key).")
+    higher_is_better: bool = Field(description="Direction of the metric; required, sigreport never guesses.")
+    decimals: int = Field(4, ge=0, le=12, description="Decimals shown for this metric's values.")
+
+
+class TestsSpec(_Model):
+    """Which tests run, with every statistical choice written down."""
+
+    pairwise: PairwiseMethod = Field("paired_t", description="Test for each pair of systems.")
+    alternative: Alternative = Field(
+        "two-sided", description="Alternative hypothesis for every pair (a vs b, a listed before b). "
+        "Choose it before seeing the data.")
+    correction: Correction = Field("holm", description="Multiple-comparison correction over the family.")
+    family: Literal["metric_corpus"] = Field(
+        "metric_corpus", description="The family a correction runs over: all comparisons of one metric on one corpus.")
+    omnibus: OmnibusMethod = Field("rm_anova", description="Omnibus test across all systems (three or more).")
+    sphericity: Sphericity = Field(
+        "auto", description="Sphericity correction for RM-ANOVA. auto: if Mauchly's test rejects at alpha, "
+        "Huynh-Feldt when the Greenhouse-Geisser epsilon exceeds 0.75, otherwise Greenhouse-Geisser.")
+
+
+class OutputsSpec(_Model):
+    """Where the report goes and in which formats."""
+
+    dir: str | None = Field(None, description="Report folder (default: reports/<spec file name>/ beside the spec).")
+    formats: list[Format] = Field(default_factory=lambda: ["html", "pdf", "latex", "json"],
+                                  description="Formats to write.")
+
+    @field_validator("formats")
+    @classmethod
+    def _unique(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("formats are listed more than once")
+        if not v:
+            raise ValueError("at least one format is needed")
+        return v
+
+
+class Spec(_Model):
+    """A sigreport experiment spec."""
+
+    title: str = Field(min_length=1, description="Report title.")
+    description: str | None = Field(None, description="A paragraph shown under the title.")
+    alpha: float = Field(0.05, gt=0, lt=1, description="Significance level.")
+    seed: int = Field(0, ge=0, description="Seed of every random choice (resampling); same seed, same report.")
+    data: DataSpec
+    systems: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None, description="Systems to compare, in the order of every table (default: order of first appearance).")
+    baseline: str | None = Field(None, description="The reference system (listed first in pairs).")
+    corpora: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None, description="Corpora to analyse (default: all in the data).")
+    metrics: dict[str, MetricSpec] = Field(min_length=1, description="Metrics to analyse, by their name in the data.")
+    tests: TestsSpec = Field(default_factory=TestsSpec)
+    outputs: OutputsSpec = Field(default_factory=OutputsSpec)
+
+    @field_validator("systems", "corpora")
+    @classmethod
+    def _no_duplicates(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None:
+            dup = sorted({x for x in v if v.count(x) > 1})
+            if dup:
+                raise ValueError(f"listed more than once: {', '.join(dup)}")
+        return v
+
+    @model_validator(mode="after")
+    def _cross_references(self) -> "Spec":
+        if self.baseline is not None and self.systems is not None and self.baseline not in self.systems:
+            raise ValueError(f"baseline {self.baseline!r} is not one of the systems: {', '.join(self.systems)}")
+        return self
+
+
+# --------------------------------------------------------------------------------------------
+# YAML with positions
+
+
+class _Positions:
+    """Line of every key/value in a YAML document, by field path (tuple of keys and indices)."""
+
+    def __init__(self) -> None:
+        self.lines: dict[tuple[Any, ...], int] = {}
+        self.problems: list[Problem] = []
+
+    def walk(self, node: yaml.Node, path: tuple[Any, ...], source: str) -> None:
+        self.lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            seen: set[Any] = set()
+            for key_node, value_node in node.value:
+                key = key_node.value
+                if key in seen:
+                    self.problems.append(Problem(source, key_node.start_mark.line + 1, _dotted(path + (key,)),
+                                                 f"key {key!r} appears more than once"))
+                seen.add(key)
+                self.lines[path + (key,)] = key_node.start_mark.line + 1
+                self.walk(value_node, path + (key,), source)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                self.walk(item, path + (i,), source)
+
+    def line_of(self, path: tuple[Any, ...]) -> int | None:
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return self.lines.get((), None)
+
+
+def _dotted(path: tuple[Any, ...]) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
+    """Field names of the model found at ``loc`` (for 'unknown key' messages)."""
+    model: Any = Spec
+    for part in loc:
+        if isinstance(part, int) or model is None:
+            continue
+        field = model.model_fields.get(part) if hasattr(model, "model_fields") else None
+        if field is None:
+            # inside a dict of models (metrics.<name>)
+            if model is Spec and part in ("metrics",):
+                continue
+            continue
+        ann = field.annotation
+        nxt = None
+        for cand in (ann, *getattr(ann, "__args__", ())):
+            if isinstance(cand, type) and issubclass(cand, BaseModel):
+                nxt = cand
+            for sub in getattr(cand, "__args__", ()):
+                if isinstance(sub, type) and issubclass(sub, BaseModel):
+                    nxt = sub
+        model = nxt
+    return sorted(model.model_fields) if model is not None and hasattr(model, "model_fields") else []
+
+
+def _message(err: dict[str, Any]) -> str:
+    typ = err["type"]
+    given = err.get("input")
+    ctx = err.get("ctx") or {}
+    if typ == "extra_forbidden":
+        allowed = _allowed_keys(tuple(err["loc"][:-1]))
+        return f"unknown key {err['loc'][-1]!r}" + (f"; allowed: {', '.join(allowed)}" if allowed else "")
+    if typ == "missing":
+        return "required but missing"
+    if typ == "literal_error":
+        return f"{given!r} is not allowed; allowed: {ctx.get('expected', '')}"
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    if isinstance(given, (str, int, float, bool)) and typ not in ("string_too_short",):
+        return f"{msg} (given: {given!r})"
+    return msg
+
+
+@dataclasses.dataclass(frozen=True)
+class SpecFile:
+    """A validated spec with where it came from, so later stages can point at its lines."""
+
+    path: Path
+    spec: Spec
+    lines: dict[tuple[Any, ...], int]
+
+    @property
+    def folder(self) -> Path:
+        return self.path.resolve().parent
+
+    def line_of(self, *path: Any) -> int | None:
+        p = tuple(path)
+        while p:
+            if p in self.lines:
+                return self.lines[p]
+            p = p[:-1]
+        return None
+
+    def problem(self, message: str, *path: Any) -> Problem:
+        return Problem(str(self.path), self.line_of(*path), _dotted(tuple(path)), message)
+
+    def resolve(self, relative: str) -> Path:
+        return (self.folder / relative).resolve()
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read and validate a spec; raise SpecError listing every problem with its line."""
+    return load_spec_file(path).spec
+
+
+def load_spec_file(path: str | Path) -> SpecFile:
+    """Like :func:`load_spec`, keeping the file's path and line positions."""
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError(source, [Problem(source, None, "", "file not found")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(source, [Problem(source, None, "", f"cannot read: {exc}")]) from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        what = getattr(exc, "problem", None) or str(exc)
+        raise SpecError(source, [Problem(source, line, "", f"not valid YAML: {what}")]) from None
+    positions = _Positions()
+    if node is not None:
+        positions.walk(node, (), source)
+    if positions.problems:
+        raise SpecError(source, positions.problems)
+    if not isinstance(raw, dict):
+        raise SpecError(source, [Problem(source, 1, "", "the spec must be a YAML mapping (key: value lines)")])
+    try:
+        return SpecFile(path, Spec.model_validate(raw), dict(positions.lines))
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+            problems.append(Problem(source, positions.line_of(loc), _dotted(loc), _message(err)))
+        raise SpecError(source, problems) from None
+
+
+def output_dir(sf: SpecFile) -> Path:
+    """Report folder: ``outputs.dir`` (relative to the spec) or ``reports/<spec file name>/`` beside it."""
+    if sf.spec.outputs.dir:
+        return sf.resolve(sf.spec.outputs.dir)
+    return sf.folder / "reports" / sf.path.stem
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema of the spec, for editors (committed as schema/sigreport.schema.json)."""
+    schema = Spec.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "sigreport spec"
+    return schema

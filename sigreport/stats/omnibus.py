@@ -1,0 +1,540 @@
+"""Omnibus tests for k systems scored on the same n items: repeated-measures ANOVA and Friedman.
+
+Repeated-measures ANOVA (seed 000, section on ANOVA; SPSS "GLM Repeated Measures"):
+one within factor (the systems), items are the subjects. F = MS_systems / MS_error with
+df (k - 1, (k - 1)(n - 1)). Sphericity is checked with Mauchly's (1940) test on an orthonormal
+set of k - 1 contrasts, exactly as SPSS, R's ``car::Anova`` and ``afex`` do, and the F test is
+also reported with the Greenhouse-Geisser (1959), Huynh-Feldt (1976) and lower-bound
+corrections of the degrees of freedom. :func:`apply_sphericity` picks one by the source's rule.
+
+Friedman test (seed 003, after Demšar 2006, JMLR 7:1-30, section 3.2.2): rank the systems within
+each item (1 = best, ties get the average rank), chi2_F = 12N / (k(k+1)) [sum_j R_j^2 - k(k+1)^2/4]
+with k - 1 df, optionally corrected for ties as R's ``friedman.test`` and scipy do, and the
+Iman-Davenport (1980) F_F = (N - 1) chi2_F / (N(k - 1) - chi2_F) with (k - 1, (k - 1)(N - 1)) df.
+
+The tests (tests/stats/test_omnibus.py) check Demšar's published example (seed 003), R 4.2.2's
+``friedman.test``, ``car`` 3.1-1 ``Anova``/``summary(..., multivariate = FALSE)`` and ``afex``
+1.2-1 ``aov_car`` on a spherical and a non-spherical data set, the SPSS output printed in seed 000,
+and the degenerate cases (W ~ 0, k - 1 >= n, k = 2, zero error variance, all ties).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+from scipy import stats as sps
+
+from sigreport.stats.result import EffectSize, finite_or_none
+
+SPHERICITY_MODES = ("auto", "greenhouse_geisser", "huynh_feldt", "none")
+CORRECTION_NAMES = ("none", "greenhouse_geisser", "huynh_feldt", "lower_bound")
+_HF_THRESHOLD = 0.75  # seed 000: Huynh-Feldt when epsilon > 0.75, else Greenhouse-Geisser
+_EPS = float(np.finfo(float).eps)
+
+
+# ---------------------------------------------------------------------------------------------
+# Result shapes
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class SphericityResult:
+    """Mauchly's test of sphericity and the three epsilon estimates.
+
+    ``mauchly_w`` is W (it may underflow to 0.0 while ``chi2`` stays finite, because chi2 is
+    computed from log W). ``chi2`` is SPSS's "Approx. Chi-Square"
+    -(n - 1 - (2p^2 + p + 2) / (6p)) ln W with p = k - 1 and ``df`` = p(p + 1)/2 - 1; ``pvalue``
+    is its upper chi-square tail (SPSS, pingouin). R's ``mauchly.test`` and ``car`` add
+    Anderson's second-order term to the p-value; the difference is small and the tests document it.
+    ``epsilon_hf`` is capped at 1, ``epsilon_lb`` is 1/(k - 1).
+    """
+
+    mauchly_w: float | None
+    chi2: float | None
+    df: int
+    pvalue: float | None
+    epsilon_gg: float | None
+    epsilon_hf: float | None
+    epsilon_lb: float | None
+
+
+@dataclasses.dataclass(frozen=True)
+class CorrectedF:
+    """The F test with both degrees of freedom multiplied by an epsilon."""
+
+    df1: float | None
+    df2: float | None
+    pvalue: float | None
+
+
+@dataclasses.dataclass(frozen=True)
+class RMAnovaResult:
+    """One-way repeated-measures ANOVA (systems within items).
+
+    ``statistic``/``df1``/``df2``/``pvalue`` are the sphericity-assumed F test; ``corrections``
+    has the keys ``'none'``, ``'greenhouse_geisser'``, ``'huynh_feldt'`` and ``'lower_bound'``.
+    The effect size is partial eta squared SS_systems / (SS_systems + SS_error).
+    """
+
+    method: str
+    n: int
+    k: int
+    statistic: float | None
+    df1: float | None
+    df2: float | None
+    pvalue: float | None
+    ss_systems: float | None
+    ss_error: float | None
+    ms_systems: float | None
+    ms_error: float | None
+    effect_size: EffectSize
+    sphericity: SphericityResult
+    corrections: dict[str, CorrectedF]
+    warnings: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class SphericityDecision:
+    """Which sphericity correction is reported, its F-test degrees of freedom and p, and why."""
+
+    correction_applied: str
+    df1: float | None
+    df2: float | None
+    pvalue_corrected: float | None
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ImanDavenport:
+    """Iman-Davenport F_F = (N - 1) chi2_F / (N(k - 1) - chi2_F), F with (k-1, (k-1)(N-1)) df."""
+
+    statistic: float | None
+    df1: float | None
+    df2: float | None
+    pvalue: float | None
+
+
+@dataclasses.dataclass(frozen=True)
+class FriedmanResult:
+    """Friedman test on within-item ranks (1 = best), after Demšar (2006).
+
+    ``statistic`` is the chi-square actually used: ``statistic_tie_corrected`` when
+    ``tie_correction`` is true (R's ``friedman.test``, scipy), else Demšar's uncorrected formula
+    ``statistic_uncorrected``. The Iman-Davenport F and Kendall's W = statistic / (N(k - 1)) are
+    computed from ``statistic``. ``average_ranks`` are in column order.
+    """
+
+    method: str
+    n: int
+    k: int
+    statistic: float | None
+    df: int
+    pvalue: float | None
+    tie_correction: bool
+    statistic_uncorrected: float | None
+    statistic_tie_corrected: float | None
+    average_ranks: tuple[float | None, ...]
+    iman_davenport: ImanDavenport
+    kendall_w: float | None
+    warnings: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _as_scores(scores: np.ndarray) -> np.ndarray:
+    x = np.asarray(scores, dtype=float)
+    if x.ndim != 2:
+        raise ValueError(f"scores must be a 2-D array (n_items, k_systems); got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("scores contain NaN or infinite values; drop or impute missing items first")
+    return x
+
+
+def _orthonormal_contrasts(k: int) -> np.ndarray:
+    """k x (k - 1) orthonormal Helmert contrasts, orthogonal to the vector of ones.
+
+    Mauchly's W and the epsilons do not depend on which orthonormal basis is used.
+    """
+    c = np.zeros((k, k - 1))
+    for j in range(1, k):  # k is the number of systems, not items: a short constant loop
+        c[:j, j - 1] = 1.0
+        c[j, j - 1] = -float(j)
+        c[:, j - 1] /= math.sqrt(j * (j + 1))
+    return c
+
+
+def _corrected(statistic: float | None, df1: float, df2: float, epsilon: float | None) -> CorrectedF:
+    """The F test with df1 and df2 multiplied by ``epsilon`` (Greenhouse & Geisser 1959)."""
+    if epsilon is None or not math.isfinite(epsilon) or df1 <= 0 or df2 <= 0:
+        return CorrectedF(None, None, None)
+    d1, d2 = epsilon * df1, epsilon * df2
+    p = None if statistic is None else finite_or_none(sps.f.sf(statistic, d1, d2))
+    return CorrectedF(float(d1), float(d2), p)
+
+
+def _huynh_feldt(gg: float, n: int, k: int) -> float:
+    """Huynh-Feldt epsilon, as ``car`` 3.1-1 (``summary.Anova.mlm``) and SPSS, capped at 1.
+
+    car computes ((error.df + 1) p gg - 2) / (p (error.df - p gg)) with p = k - 1 and
+    error.df = n - 1 here, i.e. (n (k-1) gg - 2) / ((k-1)(n - 1 - (k-1) gg)). That is Lecoutre's
+    (1991) correction of Huynh & Feldt (1976); with one group of items (no between factor) it is
+    identical to the original formula, which is what SPSS prints. A non-positive denominator
+    (only when k - 1 >= n) means the estimate is unbounded, so it is capped at 1 as well.
+    """
+    p = k - 1
+    den = p * (n - 1 - p * gg)
+    if den <= 0:
+        return 1.0
+    return float(min(1.0, (n * p * gg - 2.0) / den))
+
+
+def _fmt(x: float, digits: int = 2) -> str:
+    """Round to ``digits`` significant digits without scientific notation for ordinary sizes."""
+    if x == 0:
+        return "0"
+    if abs(x) < 1e-4 or abs(x) >= 1e6:
+        return f"{x:.{digits}g}"
+    s = f"{x:.{digits}g}"
+    if "e" in s:  # e.g. 1.2e+02 -> 120
+        s = f"{float(s):f}".rstrip("0").rstrip(".")
+    return s
+
+
+def _fmt_vs(x: float, threshold: float) -> tuple[str, str]:
+    """Format ``x`` and ``threshold`` with 2 significant digits, more if rounding hides the order."""
+    for digits in (2, 3, 4, 5, 6):
+        a, b = _fmt(x, digits), _fmt(threshold, digits)
+        if a != b or x == threshold:
+            return a, b
+    return _fmt(x, 6), _fmt(threshold, 6)
+
+
+def _fmt_p(p: float, alpha: float) -> str:
+    """'p = 0.003 < 0.05' / 'p = 0.21 >= 0.05' / 'p < 0.001 < 0.05'."""
+    if p < 0.001 and alpha > 0.001:
+        return f"p < 0.001 < {_fmt(alpha, 3)}"
+    a, b = _fmt_vs(p, alpha)
+    return f"p = {a} {'<' if p < alpha else '>='} {b}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Repeated-measures ANOVA
+# ---------------------------------------------------------------------------------------------
+
+
+def rm_anova(scores: np.ndarray) -> RMAnovaResult:
+    """One-way repeated-measures ANOVA with Mauchly's test and sphericity corrections.
+
+    ``scores`` has shape (n_items, k_systems); items are the subjects, systems the within factor.
+
+    Sums of squares: SS_systems = n sum_j (mean_j - grand)^2, SS_error = sum of squared
+    residuals of the additive item + system model; F = (SS_systems/(k-1)) / (SS_error/((k-1)(n-1))).
+
+    Sphericity: Y = (column-centred scores) @ C with C an orthonormal k x (k-1) contrast matrix;
+    the eigenvalues lambda of Y'Y (squared singular values of Y, so no explicit covariance or
+    determinant is formed) give
+    W = prod(lambda) / mean(lambda)^(k-1), computed as log W (W may underflow),
+    epsilon_GG = (sum lambda)^2 / ((k-1) sum lambda^2) (Greenhouse & Geisser 1959; Box 1954),
+    epsilon_HF from :func:`_huynh_feldt`, epsilon_LB = 1/(k-1).
+    When Y is rank-deficient (k - 1 >= n, or systems that are exact linear combinations of others,
+    as in the seed's 24 x 100 SPSS output where W = .000 and the chi-square is '.'), W is 0 and the
+    chi-square and its p-value are not finite: they are None with a warning, and
+    :func:`apply_sphericity` treats that as a violation, as the seed does.
+
+    Validated against R 4.2.2 ``car::Anova(lm(Y ~ 1), idata, idesign = ~system)`` with
+    ``summary(..., multivariate = FALSE)`` and ``afex::aov_car`` (see the tests).
+    """
+    x = _as_scores(scores)
+    n, k = x.shape
+    warnings: list[str] = []
+    df1 = float(k - 1)
+    df2 = float((k - 1) * (n - 1))
+    lb = 1.0 / (k - 1) if k >= 2 else None
+    sph_df = max(0, (k - 1) * k // 2 - 1)
+
+    def empty(extra_warning: str) -> RMAnovaResult:
+        warnings.append(extra_warning)
+        sph = SphericityResult(None, None, sph_df, None, None, None, lb)
+        return RMAnovaResult(
+            "rm_anova", n, k, None, df1 if k >= 1 else None, df2 if n >= 1 and k >= 1 else None, None,
+            None, None, None, None, EffectSize("partial_eta_squared", None), sph,
+            {name: CorrectedF(None, None, None) for name in CORRECTION_NAMES}, tuple(warnings),
+        )
+
+    if k < 2:
+        return empty(f"Repeated-measures ANOVA needs at least two systems; got k = {k}.")
+    if n < 2:
+        return empty(f"Repeated-measures ANOVA needs at least two items; got n = {n}.")
+
+    grand = float(x.mean())
+    col_means = x.mean(axis=0)
+    row_means = x.mean(axis=1)
+    ss_systems = float(n * np.sum((col_means - grand) ** 2))
+    resid = x - row_means[:, None] - col_means[None, :] + grand
+    ss_error = float(np.sum(resid**2))
+    ms_systems = ss_systems / df1
+    ms_error = ss_error / df2
+
+    # Rounding noise of the residuals is a few ulps of the centred data; below that, SS_error is 0.
+    scale = float(np.max(np.abs(x - grand)))
+    zero_error = ss_error <= n * k * (16.0 * _EPS * scale) ** 2
+
+    statistic: float | None
+    pvalue: float | None
+    pes: float | None
+    if zero_error:
+        ss_error, ms_error = 0.0, 0.0
+        statistic = pvalue = None
+        pes = 1.0 if ss_systems > 0 else None
+        warnings.append(
+            "The error variance is zero (every item shifts all systems' scores by the same amount), "
+            "so the F ratio and the sphericity statistics cannot be computed."
+        )
+    else:
+        statistic = ms_systems / ms_error
+        pvalue = finite_or_none(sps.f.sf(statistic, df1, df2))
+        pes = ss_systems / (ss_systems + ss_error)
+
+    # --- sphericity --------------------------------------------------------------------------
+    w = chi2 = sph_p = gg = hf = None
+    pp = k - 1
+    if k == 2:
+        w, chi2, gg, hf = 1.0, 0.0, 1.0, 1.0
+        warnings.append(
+            "With two systems there is a single contrast, so sphericity holds trivially "
+            "(Mauchly's W = 1, every epsilon = 1) and no correction is needed."
+        )
+    elif not zero_error:
+        y = (x - col_means[None, :]) @ _orthonormal_contrasts(k)
+        s = np.linalg.svd(y, compute_uv=False)
+        lam = s**2
+        gg = float(lam.sum() ** 2 / (pp * np.sum(lam**2)))
+        hf = _huynh_feldt(gg, n, k)
+        rank_tol = s.max() * max(n, pp) * _EPS
+        n_df = n - 1
+        if pp >= n:
+            warnings.append(
+                f"Mauchly's test is not computable: it needs more items than systems minus one "
+                f"(n = {n}, k - 1 = {pp}), otherwise the contrast covariance matrix is singular; "
+                "the epsilons are still estimated and this is treated as a violation of sphericity."
+            )
+        elif s.min() <= rank_tol:
+            w = 0.0
+            rank = int(np.sum(s > rank_tol))
+            warnings.append(
+                f"Mauchly's test is not computable: the covariance matrix of the {pp} contrasts is "
+                f"singular or nearly so (numerical rank {rank}), for example because some systems' "
+                "scores are linear combinations of others'. W is 0 and its chi-square is not "
+                "finite; this is treated as a violation of sphericity."
+            )
+        else:
+            log_w = float(2.0 * np.sum(np.log(s)) - pp * np.log(lam.sum() / pp))
+            log_w = min(log_w, 0.0)  # W <= 1 by the AM-GM inequality; clip rounding
+            w = math.exp(log_w)
+            rho = 1.0 - (2.0 * pp**2 + pp + 2.0) / (6.0 * pp * n_df)
+            chi2_val = -n_df * rho * log_w
+            if rho <= 0 or not math.isfinite(chi2_val):
+                warnings.append(
+                    f"Mauchly's chi-square approximation is not usable with n = {n} items and "
+                    f"k = {k} systems."
+                )
+            else:
+                chi2 = float(chi2_val)
+                sph_p = finite_or_none(sps.chi2.sf(chi2, sph_df))
+    sphericity = SphericityResult(w, chi2, sph_df, sph_p, gg, hf, lb)
+
+    corrections = {
+        "none": CorrectedF(df1, df2, pvalue),
+        "greenhouse_geisser": _corrected(statistic, df1, df2, gg),
+        "huynh_feldt": _corrected(statistic, df1, df2, hf),
+        "lower_bound": _corrected(statistic, df1, df2, lb),
+    }
+    return RMAnovaResult(
+        method="rm_anova",
+        n=n,
+        k=k,
+        statistic=finite_or_none(statistic),
+        df1=df1,
+        df2=df2,
+        pvalue=pvalue,
+        ss_systems=ss_systems,
+        ss_error=ss_error,
+        ms_systems=ms_systems,
+        ms_error=ms_error,
+        effect_size=EffectSize("partial_eta_squared", finite_or_none(pes)),
+        sphericity=sphericity,
+        corrections=corrections,
+        warnings=tuple(warnings),
+    )
+
+
+def apply_sphericity(result: RMAnovaResult, mode: str, alpha: float) -> SphericityDecision:
+    """Choose the reported F test: sphericity assumed, Greenhouse-Geisser or Huynh-Feldt.
+
+    ``mode='auto'`` follows seed 000 (after Elliot & Woodward 2006): if Mauchly's test rejects
+    sphericity at ``alpha``, or cannot be computed (SPSS's '.' is read as a violation in the
+    seed's example), use Huynh-Feldt when the *Greenhouse-Geisser* epsilon exceeds 0.75 and
+    Greenhouse-Geisser otherwise; if Mauchly does not reject, no correction. With k = 2
+    sphericity holds trivially. The other modes force one correction. ``reason`` is one sentence.
+    """
+    if mode not in SPHERICITY_MODES:
+        raise ValueError(f"unknown sphericity mode {mode!r}; known: {', '.join(SPHERICITY_MODES)}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1); got {alpha}")
+    sph = result.sphericity
+
+    def decide(name: str, reason: str) -> SphericityDecision:
+        c = result.corrections[name]
+        return SphericityDecision(name, c.df1, c.df2, c.pvalue, reason)
+
+    if result.statistic is None:
+        name = "none" if mode == "auto" else mode
+        return decide(name, "The F test cannot be computed for these data, so no sphericity correction is applied.")
+    if mode == "none":
+        return decide("none", "Sphericity is assumed by configuration, so the uncorrected F test is reported.")
+    if mode in ("greenhouse_geisser", "huynh_feldt"):
+        label = "Greenhouse-Geisser" if mode == "greenhouse_geisser" else "Huynh-Feldt"
+        eps = sph.epsilon_gg if mode == "greenhouse_geisser" else sph.epsilon_hf
+        eps_txt = "" if eps is None else f" (epsilon = {_fmt(eps, 3)})"
+        return decide(mode, f"The {label} correction{eps_txt} is applied by configuration.")
+
+    # mode == 'auto'
+    if result.k == 2:
+        return decide(
+            "none",
+            "With two systems sphericity holds trivially (Mauchly's W = 1), so no correction applies.",
+        )
+    if sph.pvalue is None:
+        w_txt = "" if sph.mauchly_w is None else f" (W = {_fmt(sph.mauchly_w, 2)})"
+        premise = f"Mauchly's test cannot be computed{w_txt}, which is treated as a violation of sphericity,"
+    elif sph.pvalue < alpha:
+        premise = (
+            f"Mauchly's test rejects sphericity (W = {_fmt(sph.mauchly_w, 2)}, "  # type: ignore[arg-type]
+            f"{_fmt_p(sph.pvalue, alpha)})"
+        )
+    else:
+        return decide(
+            "none",
+            f"Mauchly's test does not reject sphericity (W = {_fmt(sph.mauchly_w, 2)}, "  # type: ignore[arg-type]
+            f"{_fmt_p(sph.pvalue, alpha)}), so the sphericity-assumed F test applies.",
+        )
+    gg = sph.epsilon_gg
+    if gg is None:
+        return decide("none", f"{premise} but the Greenhouse-Geisser epsilon is not computable, so no correction is applied.")
+    g_txt, t_txt = _fmt_vs(gg, _HF_THRESHOLD)
+    if gg > _HF_THRESHOLD:
+        return decide(
+            "huynh_feldt",
+            f"{premise} and the Greenhouse-Geisser epsilon {g_txt} > {t_txt}, so the Huynh-Feldt correction applies.",
+        )
+    return decide(
+        "greenhouse_geisser",
+        f"{premise} and the Greenhouse-Geisser epsilon {g_txt} <= {t_txt}, so the Greenhouse-Geisser correction applies.",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Friedman
+# ---------------------------------------------------------------------------------------------
+
+
+def friedman(scores: np.ndarray, higher_is_better: bool = True, tie_correction: bool = True) -> FriedmanResult:
+    """Friedman test with average ranks and the Iman-Davenport F (Demšar 2006, section 3.2.2).
+
+    Ranks within each row: 1 = best (the highest score when ``higher_is_better``), ties get the
+    average of the ranks they span. With S_j the column rank sums and
+    A = 12 sum_j (S_j - N(k+1)/2)^2:
+    uncorrected chi2_F = A / (N k (k+1)) (Demšar's formula, equal to his eq. with R_j = S_j/N);
+    tie-corrected chi2_F = A / (N k (k+1) - T/(k-1)), T = sum over tie groups of t^3 - t
+    (R's ``friedman.test``, ``scipy.stats.friedmanchisquare``).
+    Iman-Davenport F_F = (N-1) chi2_F / (N(k-1) - chi2_F) uses the chi-square in ``statistic``;
+    Demšar's published F_F = 3.69 comes from the uncorrected chi2_F = 9.28.
+    Ranks are multiples of 1/2, so A, N k (k+1) (k-1) and T are exact integers in floating point
+    and the infinite-F_F case (every item ranks the systems identically) is detected exactly.
+    """
+    x = _as_scores(scores)
+    n, k = x.shape
+    warnings: list[str] = []
+    df = max(k - 1, 0)
+    no_id = ImanDavenport(None, None, None, None)
+
+    if n == 0 or k == 0:
+        warnings.append(f"The Friedman test needs at least two items and two systems; got n = {n}, k = {k}.")
+        return FriedmanResult(
+            "friedman", n, k, None, df, None, tie_correction, None, None, tuple([None] * k), no_id, None, tuple(warnings)
+        )
+
+    key = -x if higher_is_better else x
+    ranks = sps.rankdata(key, method="average", axis=1)
+    average_ranks = tuple(float(v) for v in ranks.mean(axis=0))
+
+    if k < 2 or n < 2:
+        warnings.append(f"The Friedman test needs at least two items and two systems; got n = {n}, k = {k}.")
+        return FriedmanResult(
+            "friedman", n, k, None, df, None, tie_correction, None, None, average_ranks, no_id, None, tuple(warnings)
+        )
+
+    # Tie groups: each tied value of a group of size t sits in a rank span max - min + 1 = t, and
+    # sum over the group's t members of (t^2 - 1) is t^3 - t.
+    t_sizes = sps.rankdata(key, method="max", axis=1) - sps.rankdata(key, method="min", axis=1) + 1
+    ties = float(np.sum(t_sizes**2 - 1))
+    rank_sums = ranks.sum(axis=0)
+    a = float(12.0 * np.sum((rank_sums - n * (k + 1) / 2.0) ** 2))
+    d_unc = float(n * k * (k + 1))
+    d_tie_scaled = float(n * k * (k + 1) * (k - 1)) - ties  # (k - 1) times the corrected denominator
+
+    chi2_unc = a / d_unc
+    chi2_tie: float | None
+    if d_tie_scaled <= 0:
+        chi2_tie = None
+        warnings.append(
+            "Every item gives all systems the same score, so the systems cannot be ranked: the "
+            "tie-corrected Friedman chi-square is undefined (0/0) and the uncorrected one is 0."
+        )
+    else:
+        chi2_tie = a * (k - 1) / d_tie_scaled
+
+    statistic = chi2_tie if tie_correction else chi2_unc
+    pvalue = None if statistic is None else finite_or_none(sps.chi2.sf(statistic, df))
+
+    # Iman-Davenport. gap = N(k-1) - chi2, evaluated through exact numerators.
+    iman = no_id
+    kendall_w = None
+    if statistic is not None:
+        kendall_w = statistic / (n * (k - 1))
+        if tie_correction:
+            infinite = n * d_tie_scaled == a
+        else:
+            infinite = float(n * n * k * (k + 1) * (k - 1)) == a
+        id_df1, id_df2 = float(k - 1), float((k - 1) * (n - 1))
+        if infinite:
+            warnings.append(
+                "Every item ranks the systems in the same order, so chi2_F = N(k - 1) and the "
+                "Iman-Davenport F is infinite; its F approximation gives no usable p-value "
+                "(use the Friedman chi-square p-value)."
+            )
+            iman = ImanDavenport(None, id_df1, id_df2, None)
+        else:
+            f_f = (n - 1) * statistic / (n * (k - 1) - statistic)
+            iman = ImanDavenport(float(f_f), id_df1, id_df2, finite_or_none(sps.f.sf(f_f, id_df1, id_df2)))
+
+    return FriedmanResult(
+        method="friedman",
+        n=n,
+        k=k,
+        statistic=finite_or_none(statistic),
+        df=df,
+        pvalue=pvalue,
+        tie_correction=tie_correction,
+        statistic_uncorrected=finite_or_none(chi2_unc),
+        statistic_tie_corrected=finite_or_none(chi2_tie),
+        average_ranks=average_ranks,
+        iman_davenport=iman,
+        kendall_w=finite_or_none(kendall_w),
+        warnings=tuple(warnings),
+    )

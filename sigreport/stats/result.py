@@ -1,0 +1,81 @@
+"""Shared shapes of statistical results.
+
+Every function in :mod:`sigreport.stats` takes arrays and returns a frozen dataclass.
+Field names follow scipy's vocabulary (``statistic``, ``pvalue``, ``df``, ...) and never
+depend on arguments. A value that cannot be computed is ``None`` (or NaN inside the
+function) *and* a sentence in ``warnings`` that says why; :func:`to_jsonable` turns any
+result into JSON-safe data (non-finite floats become ``None``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class EffectSize:
+    """A named effect size with an optional confidence interval."""
+
+    name: str
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+
+def finite_or_none(x: Any) -> float | None:
+    """``float(x)`` when finite, else ``None``."""
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Recursively convert results (dataclasses, numpy scalars/arrays, tuples) to JSON data."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [to_jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return finite_or_none(obj)
+    return obj
+
+
+@dataclasses.dataclass(frozen=True)
+class PairedTestResult:
+    """One two-system comparison on paired items (a minus b).
+
+    Shared by every pairwise method (paired t, Wilcoxon, sign, bootstrap, permutation, ...).
+    ``estimate`` is the method's estimate of the difference a - b (mean difference, median
+    difference, ...), with its confidence interval at ``ci_level``. ``extra`` holds what only
+    this method has (Wilcoxon ``r_plus``/``r_minus``/``zero_method``/``exact``, resampling
+    ``n_resamples``/``mc_se``, ...); its keys are fixed per method and go into results.json as
+    fields of the pair.
+    """
+
+    method: str
+    n: int
+    statistic: float | None
+    df: float | None
+    pvalue: float | None
+    alternative: str
+    estimate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float
+    critical_value: float | None
+    effect_size: EffectSize | None
+    warnings: tuple[str, ...] = ()
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
