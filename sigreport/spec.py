@@ -155,7 +155,7 @@ class _Positions:
             if path in self.lines:
                 return self.lines[path]
             path = path[:-1]
-        return self.lines.get((), None)
+        return None
 
 
 def _dotted(path: tuple[Any, ...]) -> str:

@@ -70,6 +70,11 @@ RESAMPLED_WARNING = (
     "corrected resampled t test (Nadeau & Bengio 2003) or the 5x2cv tests instead."
 )
 
+UNDERFLOW_WARNING = (
+    "The spread of the differences a - b is too small to represent in floating point "
+    "(its variance underflows to zero), so the statistic is undefined."
+)
+
 
 @dataclasses.dataclass(frozen=True)
 class CVTestResult:
@@ -167,6 +172,8 @@ def _t_result(
 ) -> CVTestResult:
     """Assemble a t-test result; ``se=None`` means the statistic is undefined (warning given)."""
     crit = _t_critical(df, alpha, alternative) if df > 0 else None
+    if se is not None and not (math.isfinite(se) and se > 0.0):
+        se, warnings = None, (*warnings, UNDERFLOW_WARNING)
     if se is None or crit is None:
         t = p = lo = hi = None
     else:
@@ -280,14 +287,18 @@ def alpaydin_5x2cv_f(a: np.ndarray, b: np.ndarray, alpha: float = 0.05) -> CVTes
     _check_alpha_alternative(alpha, "two-sided")
     p, s2, tol = _five_by_two(a, b)
     crit = float(stats.f.ppf(1.0 - alpha, 10, 5))
+    denominator = 2.0 * float(s2.sum())
     if _within_repeat_constant(p, tol):
         f = pval = None
         warnings: tuple[str, ...] = (
             "In every repeat both folds have the same difference a - b, so the sum of the "
             "s_i^2 is zero and the combined 5x2cv F statistic is undefined.",
         )
+    elif not denominator > 0.0:
+        f = pval = None
+        warnings = (UNDERFLOW_WARNING,)
     else:
-        f = float((p**2).sum() / (2.0 * s2.sum()))
+        f = float((p**2).sum() / denominator)
         pval = float(stats.f.sf(f, 10, 5))
         warnings = ()
     return CVTestResult(

@@ -183,14 +183,17 @@ def _huynh_feldt(gg: float, n: int, k: int) -> float:
     car computes ((error.df + 1) p gg - 2) / (p (error.df - p gg)) with p = k - 1 and
     error.df = n - 1 here, i.e. (n (k-1) gg - 2) / ((k-1)(n - 1 - (k-1) gg)). That is Lecoutre's
     (1991) correction of Huynh & Feldt (1976); with one group of items (no between factor) it is
-    identical to the original formula, which is what SPSS prints. A non-positive denominator
-    (only when k - 1 >= n) means the estimate is unbounded, so it is capped at 1 as well.
+    identical to the original formula, which is what SPSS prints.
+    The denominator reaches 0 only when k - 1 >= n and the n - 1 contrast eigenvalues are equal:
+    the estimate is then unbounded (capped at 1), or 0/0 when n = 2, where the limit of the
+    bound HF >= GG (HF - GG is proportional to ((k-1)gg + 2)((k-1)gg - 1) >= 0) gives GG.
     """
     p = k - 1
-    den = p * (n - 1 - p * gg)
-    if den <= 0:
-        return 1.0
-    return float(min(1.0, (n * p * gg - 2.0) / den))
+    den = n - 1 - p * gg
+    if den <= 1e-9 * (n - 1):
+        return 1.0 if n > 2 else gg
+    raw = (n * p * gg - 2.0) / (p * den)
+    return float(min(1.0, max(gg, raw)))
 
 
 def _fmt(x: float, digits: int = 2) -> str:
@@ -215,9 +218,9 @@ def _fmt_vs(x: float, threshold: float) -> tuple[str, str]:
 
 
 def _fmt_p(p: float, alpha: float) -> str:
-    """'p = 0.003 < 0.05' / 'p = 0.21 >= 0.05' / 'p < 0.001 < 0.05'."""
-    if p < 0.001 and alpha > 0.001:
-        return f"p < 0.001 < {_fmt(alpha, 3)}"
+    """'p = 0.003 < 0.05', 'p = 0.21 >= 0.05' or 'p < 0.001'."""
+    if p < 0.001 <= alpha:
+        return "p < 0.001"
     a, b = _fmt_vs(p, alpha)
     return f"p = {a} {'<' if p < alpha else '>='} {b}"
 
@@ -280,9 +283,11 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
     ms_systems = ss_systems / df1
     ms_error = ss_error / df2
 
-    # Rounding noise of the residuals is a few ulps of the centred data; below that, SS_error is 0.
-    scale = float(np.max(np.abs(x - grand)))
-    zero_error = ss_error <= n * k * (16.0 * _EPS * scale) ** 2
+    # Rounding noise of the residuals is a few ulps of the data; below that a sum of squares is 0.
+    noise = n * k * (16.0 * _EPS * float(np.max(np.abs(x)))) ** 2
+    if ss_systems <= noise:
+        ss_systems, ms_systems = 0.0, 0.0
+    zero_error = ss_error <= noise
 
     statistic: float | None
     pvalue: float | None
@@ -295,6 +300,8 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
             "The error variance is zero (every item shifts all systems' scores by the same amount), "
             "so the F ratio and the sphericity statistics cannot be computed."
         )
+        if ss_systems == 0:
+            warnings.append("All systems have the same mean score and there is no error variance, so partial eta squared is 0/0.")
     else:
         statistic = ms_systems / ms_error
         pvalue = finite_or_none(sps.f.sf(statistic, df1, df2))
@@ -313,6 +320,8 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
         y = (x - col_means[None, :]) @ _orthonormal_contrasts(k)
         s = np.linalg.svd(y, compute_uv=False)
         lam = s**2
+        if not lam.sum() > 0:  # unreachable after the zero-error check; kept as a guard
+            raise AssertionError("contrast variance is zero although SS_error is not")
         gg = float(lam.sum() ** 2 / (pp * np.sum(lam**2)))
         hf = _huynh_feldt(gg, n, k)
         rank_tol = s.max() * max(n, pp) * _EPS
@@ -409,18 +418,19 @@ def apply_sphericity(result: RMAnovaResult, mode: str, alpha: float) -> Spherici
             "none",
             "With two systems sphericity holds trivially (Mauchly's W = 1), so no correction applies.",
         )
-    if sph.pvalue is None:
+    w = sph.mauchly_w
+    if sph.pvalue is None or w is None:
         w_txt = "" if sph.mauchly_w is None else f" (W = {_fmt(sph.mauchly_w, 2)})"
         premise = f"Mauchly's test cannot be computed{w_txt}, which is treated as a violation of sphericity,"
     elif sph.pvalue < alpha:
         premise = (
-            f"Mauchly's test rejects sphericity (W = {_fmt(sph.mauchly_w, 2)}, "  # type: ignore[arg-type]
+            f"Mauchly's test rejects sphericity (W = {_fmt(w, 2)}, "
             f"{_fmt_p(sph.pvalue, alpha)})"
         )
     else:
         return decide(
             "none",
-            f"Mauchly's test does not reject sphericity (W = {_fmt(sph.mauchly_w, 2)}, "  # type: ignore[arg-type]
+            f"Mauchly's test does not reject sphericity (W = {_fmt(w, 2)}, "
             f"{_fmt_p(sph.pvalue, alpha)}), so the sphericity-assumed F test applies.",
         )
     gg = sph.epsilon_gg

@@ -107,7 +107,7 @@ def _shapiro_pvalues(x: np.ndarray) -> np.ndarray:
 
 def _shapiro_step(check: str, p: float, alpha: float, n_values: int) -> SelectionStep:
     note = (
-        "; with more than 5000 values the p-value is approximate (Royston's approximation)"
+        "; with more than 5000 values scipy's p-value is approximate"
         if n_values > SHAPIRO_MAX_N
         else ""
     )

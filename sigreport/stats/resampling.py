@@ -1,0 +1,734 @@
+"""Paired bootstrap and approximate randomization over corpus-level metrics.
+
+Every metric is held as per-item *sufficient statistics* whose column sums determine the corpus
+value: a mean metric has one column (value = total / n), a ratio of sums two, micro-F_beta three
+(tp, fp, fn), corpus BLEU its n-gram counts. Resampling therefore never recomputes a metric from
+items: a bootstrap replicate is a multinomial count vector ``w`` over the items and its totals are
+``w @ X``; a randomization replicate is a 0/1 vector ``s`` saying on which items the two systems'
+statistics are swapped and the swapped totals follow from ``s @ X``.
+
+Methods
+-------
+bootstrap
+    Paired bootstrap over items (Efron & Tibshirani 1993, ch. 13-14; Koehn 2004;
+    Berg-Kirkpatrick et al. 2012): the same resampled items are applied to every system.
+    The p-value uses the null-shifted distribution ``delta* - delta`` (seed 002 / README: count
+    ``delta* > 2 delta``, here with ``>=`` and the +1 rule, never 0):
+
+    * two-sided ``p = (#{|delta* - delta| >= |delta|} + 1) / (B + 1)``
+    * greater   ``p = (#{delta* - delta >= delta} + 1) / (B + 1)`` (H1: a > b)
+    * less      ``p = (#{delta* - delta <= delta} + 1) / (B + 1)`` (H1: a < b)
+
+    Confidence intervals of the difference: percentile, or BCa (Efron 1987; Efron & Tibshirani
+    1993 eq. 14.10 and 14.15, with the jackknife acceleration, as ``scipy.stats.bootstrap``; z0
+    uses the "mean" percentile-of-score as scipy does). One-sided alternatives get one-sided
+    bounds (the other bound is infinite, reported as ``None``), as scipy and R do.
+permutation
+    Approximate randomization (Noreen 1989; Riezler & Maxwell 2005): under H0 the two systems'
+    per-item statistics are exchangeable, so each item's pair is swapped with probability 1/2
+    (for a mean metric this is a sign flip of the paired difference).
+
+    * two-sided ``p = (#{|delta_perm| >= |delta|} + 1) / (B + 1)``
+    * greater ``(#{delta_perm >= delta} + 1) / (B + 1)``, less ``(#{delta_perm <= delta} + 1) / (B + 1)``
+
+    When ``2**n <= n_resamples`` all ``2**n`` assignments are enumerated instead and
+    ``p = count / 2**n`` (``extra['exact'] = True``). A randomization test gives no confidence
+    interval: ``ci_low``/``ci_high`` are ``None`` by design (no warning); run ``bootstrap`` for an
+    interval. The effect size is ``None`` for both methods: a corpus-level metric has no per-item
+    standard deviation to standardise by (``paired_t`` reports d_z for mean metrics).
+
+Ties and floating point
+-----------------------
+Resampled values equal to the observed one count as "at least as extreme" (``>=``), so two
+identical systems get ``p = 1``. Equality is judged with a tolerance: ``1e-10`` times the larger
+absolute metric value of the pair (about ten significant digits), plus, when the matmul runs in
+float32 on real-valued data, ``1e-4`` times the standard deviation of the resampling distribution
+(float32 rounding of a replicate is far below that; a tolerance that size changes a p-value by
+about 1e-5 of a resampling SD's worth of probability mass, i.e. nothing measurable).
+
+Arithmetic
+----------
+Integer statistics (counts, 0/1 correctness) are multiplied exactly: float32 when every possible
+total is below 2**24, float64 (exact below 2**53) otherwise. Real-valued statistics are
+*item-centred* (each item's mean over systems is taken out, which removes the shared item
+difficulty that dominates the scale when systems are correlated) and column-centred, then
+multiplied in float32 for large problems (``n * k * s >= 2**22``) and float64 otherwise.
+
+Randomness and parallelism
+--------------------------
+Replicates are generated in fixed blocks of ``_STREAM_BLOCK`` (32); block ``j`` draws from
+``numpy.random.Generator(PCG64(SeedSequence(seed).spawn(n_blocks)[j]))``. Chunks (a whole number
+of blocks) run on a ``concurrent.futures`` thread pool; numpy's matmul releases the GIL. Because
+streams belong to blocks, results do not depend on ``workers`` or ``chunk_size``. A bootstrap
+count matrix is exact Multinomial(n, 1/n) per row, drawn fast: iid Poisson(lambda) counts with
+lambda = 1 - 3/sqrt(n) by 16-bit table inversion (cells that straddle a CDF step are resolved with
+a fresh float64 uniform, so the inversion is exact to float64), rows whose sum exceeds n are
+redrawn, and the remaining ``n - sum`` balls are thrown uniformly. Given its sum m, an iid Poisson
+vector is Multinomial(m, 1/n), and adding an independent Multinomial(n - m, 1/n) gives
+Multinomial(n, 1/n) whatever the distribution of m. Small n (< 1024) uses ``integers`` + bincount.
+
+BLAS threads: the engine cannot pin OpenBLAS/MKL threads without ``threadpoolctl`` (not a
+dependency) and environment variables only act before numpy is imported. For ``workers > 1`` set
+``OPENBLAS_NUM_THREADS=1`` (or ``OMP_NUM_THREADS=1``/``MKL_NUM_THREADS=1``) in the process
+environment before numpy is imported, as ``benchmarks/bench_resampling.py`` does.
+
+Validated (tests/stats/test_resampling.py) against ``scipy.stats.permutation_test``
+(``permutation_type='samples'``), ``scipy.stats.bootstrap`` (percentile and BCa), a plain per-pair
+Python loop and brute-force enumeration of all sign assignments.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import functools
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from scipy import special
+
+from sigreport.stats.result import PairedTestResult, finite_or_none
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+METHODS = ("bootstrap", "permutation")
+CI_METHODS = ("percentile", "bca")
+
+_STREAM_BLOCK = 32  # replicates per random stream: results are identical for any chunking
+_POISSON_MIN_N = 1024  # below this, bootstrap counts come from integers + bincount
+_FLOAT32_MIN_ELEMENTS = 1 << 22  # real-valued data use float32 from this many n*k*s elements
+_TARGET_CHUNK_BYTES = 48 << 20  # size of one chunk's weight matrix
+_JACKKNIFE_BLOCK_ELEMENTS = 1 << 21
+_RTOL = 1e-10
+_F32_SD_TOL = 1e-4
+
+
+# --------------------------------------------------------------------------------------------
+# Corpus-level metrics
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class CorpusMetric:
+    """A corpus-level metric computed from column totals of per-item sufficient statistics.
+
+    ``func(totals, n_items)`` maps totals of shape ``(..., n_stats)`` to values of shape ``(...)``.
+    :meth:`value` turns every non-finite value (0/0, x/0) into NaN; the engine reports NaN as a
+    warning, never silently.
+    """
+
+    name: str
+    n_stats: int
+    func: Callable[[np.ndarray, int], np.ndarray] = dataclasses.field(repr=False, compare=False)
+    stat_names: tuple[str, ...] = ()
+
+    def value(self, totals: np.ndarray, n_items: int) -> np.ndarray:
+        """Metric values for totals of shape ``(..., n_stats)`` over ``n_items`` items."""
+        totals = np.asarray(totals, dtype=np.float64)
+        if totals.shape[-1:] != (self.n_stats,):
+            raise ValueError(f"metric {self.name!r} needs {self.n_stats} statistics, got shape {totals.shape}")
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = np.asarray(self.func(totals, n_items), dtype=np.float64)
+        if out.shape != totals.shape[:-1]:
+            raise ValueError(
+                f"metric {self.name!r} returned shape {out.shape} for totals of shape {totals.shape}; "
+                f"expected {totals.shape[:-1]}"
+            )
+        return np.where(np.isfinite(out), out, np.nan)
+
+
+def _mean_value(totals: np.ndarray, n_items: int) -> np.ndarray:
+    return totals[..., 0] / n_items if n_items > 0 else np.full(totals.shape[:-1], np.nan)
+
+
+def _ratio_value(totals: np.ndarray, n_items: int) -> np.ndarray:
+    num, den = totals[..., 0], totals[..., 1]
+    return np.where(den != 0, num / np.where(den != 0, den, 1.0), np.nan)
+
+
+def mean_metric() -> CorpusMetric:
+    """Mean of one per-item score: value = total / n_items."""
+    return CorpusMetric("mean", 1, _mean_value, ("score",))
+
+
+def ratio_metric() -> CorpusMetric:
+    """Ratio of two sums, sum(num) / sum(den) (e.g. micro-averaged accuracy over tokens); 0/0 -> NaN."""
+    return CorpusMetric("ratio", 2, _ratio_value, ("num", "den"))
+
+
+def f_beta_metric(beta: float = 1.0) -> CorpusMetric:
+    """Micro F_beta from summed tp, fp, fn: (1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp).
+
+    The seeds' README gives F_beta = (1 + b^2) P R / (b^2 P + R), which is this expression after
+    multiplying through by the counts. tp = fp = fn = 0 gives 0/0 -> NaN.
+    """
+    beta = float(beta)
+    if not math.isfinite(beta) or beta <= 0:
+        raise ValueError(f"beta must be a positive finite number, got {beta!r}")
+    b2 = beta * beta
+
+    def _value(totals: np.ndarray, n_items: int) -> np.ndarray:
+        tp, fp, fn = totals[..., 0], totals[..., 1], totals[..., 2]
+        num = (1.0 + b2) * tp
+        den = num + b2 * fn + fp
+        return np.where(den != 0, num / np.where(den != 0, den, 1.0), np.nan)
+
+    return CorpusMetric(f"f_beta(beta={beta:g})", 3, _value, ("tp", "fp", "fn"))
+
+
+def user_metric(
+    func: Callable[[np.ndarray, int], np.ndarray], n_stats: int, name: str | None = None
+) -> CorpusMetric:
+    """A user's corpus metric: ``func(totals[..., n_stats], n_items) -> values[...]``, vectorised."""
+    if int(n_stats) < 1:
+        raise ValueError("n_stats must be at least 1")
+    label = name or getattr(func, "__qualname__", None) or "user"
+    return CorpusMetric(str(label), int(n_stats), func)
+
+
+# --------------------------------------------------------------------------------------------
+# Result
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ResamplingResult:
+    """All pairwise resampling tests of one metric, from one shared set of replicates.
+
+    ``pairs`` follow the order of the ``pairs`` argument, each a minus b. ``system_ci`` has one
+    ``(value, low, high)`` per system: the observed metric and its bootstrap percentile interval
+    at ``ci_level`` (``low``/``high`` are ``None`` for ``method='permutation'``, which draws no
+    bootstrap replicates). ``n_resamples`` is the number requested; each pair's
+    ``extra['n_resamples']`` is the number actually used (2**n for exact enumeration, fewer when
+    replicates with an undefined metric were left out).
+    """
+
+    method: str
+    n: int
+    n_resamples: int
+    seed: int
+    alternative: str
+    ci_level: float
+    ci_method: str | None
+    pairs: tuple[PairedTestResult, ...]
+    system_ci: tuple[tuple[float | None, float | None, float | None], ...]
+    warnings: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------------------------
+# Random count matrices
+# --------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=16)
+def _poisson_plan(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CDF of Poisson(1 - 3/sqrt(n)) and 2**16-cell inversion tables (float32, float64).
+
+    ``table[j]`` is the count for every u in [j, j+1) / 65536, or -1 when a CDF step falls inside
+    the cell (then the count is found from a fresh uniform within the cell).
+    """
+    lam = 1.0 - 3.0 / math.sqrt(n)
+    ks = np.arange(40)
+    pmf = np.exp(-lam + ks * math.log(lam) - special.gammaln(ks + 1))
+    cdf = np.cumsum(pmf)
+    cdf = cdf[: int(np.searchsorted(cdf, 1.0 - 2.0**-60)) + 1]
+    cdf[-1] = 1.0
+    edges = np.arange(65537, dtype=np.float64) / 65536.0
+    lo = np.searchsorted(cdf, edges[:-1], side="right")  # #{F <= left edge}
+    hi = np.searchsorted(cdf, edges[1:], side="left")  # #{F < right edge}
+    table = np.where(lo == hi, lo, -1)
+    return cdf, table.astype(np.float32), table.astype(np.float64)
+
+
+def _raw_uint16(rng: np.random.Generator, count: int) -> np.ndarray:
+    raw = rng.bit_generator.random_raw((count + 3) // 4)
+    return np.asarray(raw, dtype="<u8").view("<u2")[:count]
+
+
+def _multinomial_rows(rng: np.random.Generator, out: np.ndarray) -> None:
+    """Fill ``out`` (rows x n) with independent Multinomial(n, 1/n) count vectors."""
+    rows, n = out.shape
+    if n < _POISSON_MIN_N:
+        idx = rng.integers(0, n, size=(rows, n))
+        idx += (np.arange(rows, dtype=np.int64) * n)[:, None]
+        out[...] = np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n)
+        return
+    cdf, t32, t64 = _poisson_plan(n)
+    table = t32 if out.dtype == np.float32 else t64
+    todo = np.arange(rows)
+    while todo.size:
+        m_rows = todo.size
+        u = _raw_uint16(rng, m_rows * n)
+        if m_rows == rows:
+            block = out.reshape(-1)
+            np.take(table, u, out=block, mode="clip")
+        else:
+            block = np.take(table, u, mode="clip")
+        flagged = np.flatnonzero(block < 0)
+        if flagged.size:
+            cells = u[flagged].astype(np.float64)
+            block[flagged] = np.searchsorted(cdf, (cells + rng.random(flagged.size)) / 65536.0, side="right")
+        block2 = block.reshape(m_rows, n)
+        ok = block2.sum(axis=1, dtype=np.float64) <= n
+        if m_rows != rows:
+            out[todo[ok]] = block2[ok]
+        todo = todo[~ok]
+    missing = n - out.sum(axis=1, dtype=np.float64).astype(np.int64)
+    flat = np.repeat(np.arange(rows, dtype=np.int64) * n, missing) + rng.integers(0, n, size=int(missing.sum()))
+    cells, counts = np.unique(flat, return_counts=True)
+    out.reshape(-1)[cells] += counts.astype(out.dtype)
+
+
+def _swap_rows(rng: np.random.Generator, out: np.ndarray) -> None:
+    """Fill ``out`` (rows x n) with independent fair 0/1 swap indicators."""
+    rows, n = out.shape
+    raw = np.asarray(rng.bit_generator.random_raw((rows * n + 63) // 64), dtype="<u8")
+    bits = np.unpackbits(raw.view(np.uint8), bitorder="little")[: rows * n]
+    out[...] = bits.reshape(rows, n)
+
+
+def _enumeration_rows(start: int, out: np.ndarray) -> None:
+    """Rows ``start .. start + rows - 1`` of the 2**n assignment list: bit i of the row number."""
+    rows, n = out.shape
+    j = np.arange(start, start + rows, dtype=np.int64)[:, None]
+    out[...] = (j >> np.arange(n, dtype=np.int64)[None, :]) & 1
+
+
+# --------------------------------------------------------------------------------------------
+# Design matrix
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _Design:
+    """``X`` is items x (k*s [+ s]) in ``dtype``; totals* = out[:, :k*s] (+ common) + rowsum * offset."""
+
+    X: np.ndarray
+    offset: np.ndarray  # (k, s) float64 column means removed from the system columns
+    common_offset: np.ndarray | None  # (s,) mean removed from the common columns, or None
+    exact: bool
+    float32: bool
+
+
+def _is_integral(x: np.ndarray) -> bool:
+    if x.dtype.kind in "biu":
+        return True
+    flat = x.reshape(-1)
+    step = 1 << 22
+    for i in range(0, flat.size, step):
+        blk = flat[i : i + step]
+        if not np.array_equal(blk, np.round(blk)):
+            return False
+    return True
+
+
+def _design(x: np.ndarray, with_common: bool) -> _Design:
+    n, k, s = x.shape
+    integral = _is_integral(x)
+    maxabs = float(np.max(np.abs(x))) if x.size else 0.0
+    bound = n * maxabs
+    if integral and bound < 2.0**24:
+        return _Design(np.ascontiguousarray(x.reshape(n, k * s), dtype=np.float32), np.zeros((k, s)), None, True, True)
+    if integral and bound < 2.0**53:
+        return _Design(np.ascontiguousarray(x.reshape(n, k * s), dtype=np.float64), np.zeros((k, s)), None, True, False)
+    use32 = n * k * s >= _FLOAT32_MIN_ELEMENTS
+    dtype = np.float32 if use32 else np.float64
+    m = x.mean(axis=1, dtype=np.float64)  # (n, s): each item's mean over systems
+    offset = x.mean(axis=0, dtype=np.float64) - m.mean(axis=0)[None, :]  # (k, s) column means of x - m
+    cols = k * s + (s if with_common else 0)
+    X = np.empty((n, cols), dtype=dtype)
+    step = max(1, _JACKKNIFE_BLOCK_ELEMENTS // (k * s))
+    for i in range(0, n, step):  # blocks of items keep float64 temporaries small
+        blk = np.asarray(x[i : i + step], dtype=np.float64) - m[i : i + step, None, :] - offset[None]
+        X[i : i + step, : k * s] = blk.reshape(-1, k * s)
+    common_offset = None
+    if with_common:
+        common_offset = m.mean(axis=0)
+        X[:, k * s :] = m - common_offset[None, :]
+    return _Design(X, offset, common_offset, False, use32)
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers on replicate matrices
+# --------------------------------------------------------------------------------------------
+
+
+def _quantiles_sorted(sorted_cols: np.ndarray, valid: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Linear-interpolation quantile (numpy's default) per column of NaN-last sorted columns."""
+    cols = np.arange(sorted_cols.shape[1])
+    q = np.broadcast_to(np.asarray(q, dtype=np.float64), cols.shape)
+    ok = (valid > 0) & np.isfinite(q)
+    h = np.where(ok, (np.maximum(valid, 1) - 1) * np.clip(np.nan_to_num(q), 0.0, 1.0), 0.0)
+    lo = np.floor(h).astype(np.int64)
+    hi = np.minimum(lo + 1, np.maximum(valid - 1, 0))
+    xlo = sorted_cols[lo, cols]
+    xhi = sorted_cols[hi, cols]
+    out = xlo + (h - lo) * (xhi - xlo)
+    return np.where(ok, out, np.nan)
+
+
+def _count_p(
+    stat: np.ndarray, observed: np.ndarray, tol: np.ndarray, alternative: str, shifted: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Counts of replicates at least as extreme as observed, and valid replicate counts, per column."""
+    valid = np.isfinite(stat)
+    with np.errstate(invalid="ignore"):
+        t = stat - observed[None, :] if shifted else stat
+        if alternative == "two-sided":
+            hit = np.abs(t) >= np.abs(observed)[None, :] - tol[None, :]
+        elif alternative == "greater":
+            hit = t >= observed[None, :] - tol[None, :]
+        else:
+            hit = t <= observed[None, :] + tol[None, :]
+    return np.count_nonzero(hit & valid, axis=0), np.count_nonzero(valid, axis=0)
+
+
+# --------------------------------------------------------------------------------------------
+# Engine
+# --------------------------------------------------------------------------------------------
+
+
+def _validate(
+    stats: np.ndarray,
+    metric: CorpusMetric,
+    pairs: Sequence[tuple[int, int]],
+    method: str,
+    n_resamples: int,
+    alternative: str,
+    ci_level: float,
+    ci_method: str,
+    workers: int,
+    chunk_size: int | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"unknown alternative {alternative!r}; known: {', '.join(ALTERNATIVES)}")
+    if ci_method not in CI_METHODS:
+        raise ValueError(f"unknown ci_method {ci_method!r}; known: {', '.join(CI_METHODS)}")
+    if not 0.0 < ci_level < 1.0:
+        raise ValueError(f"ci_level must be in (0, 1), got {ci_level!r}")
+    if int(n_resamples) < 1:
+        raise ValueError("n_resamples must be at least 1")
+    if int(workers) < 1:
+        raise ValueError("workers must be at least 1")
+    if chunk_size is not None and int(chunk_size) < 1:
+        raise ValueError("chunk_size must be at least 1")
+    x = np.asarray(stats)
+    if x.ndim != 3:
+        raise ValueError(f"stats must have shape (n_items, k_systems, n_stats), got {x.shape}")
+    if x.dtype.kind not in "biuf":
+        raise ValueError(f"stats must be numeric, got dtype {x.dtype}")
+    if x.shape[2] != metric.n_stats:
+        raise ValueError(f"metric {metric.name!r} needs {metric.n_stats} statistics per item, stats has {x.shape[2]}")
+    if x.dtype.kind == "f" and not np.all(np.isfinite(x)):
+        raise ValueError("stats contain NaN or infinite values; drop or impute those items before resampling")
+    k = x.shape[1]
+    pa_list, pb_list = [], []
+    for pair in pairs:
+        a, b = (int(v) for v in pair)
+        if not (0 <= a < k and 0 <= b < k):
+            raise ValueError(f"pair {pair!r} refers to a system outside 0..{k - 1}")
+        if a == b:
+            raise ValueError(f"pair {pair!r} compares a system with itself")
+        pa_list.append(a)
+        pb_list.append(b)
+    return x, np.asarray(pa_list, dtype=np.int64), np.asarray(pb_list, dtype=np.int64)
+
+
+def _chunk_plan(n_rows: int, n_items: int, itemsize: int, chunk_size: int | None) -> list[tuple[int, int]]:
+    if chunk_size is None:
+        chunk_size = max(_STREAM_BLOCK, _TARGET_CHUNK_BYTES // max(1, n_items * itemsize))
+    chunk = max(_STREAM_BLOCK, -(-int(chunk_size) // _STREAM_BLOCK) * _STREAM_BLOCK)
+    return [(start, min(n_rows, start + chunk)) for start in range(0, n_rows, chunk)]
+
+
+def _run(func: Callable[[tuple[int, int]], np.ndarray], plan: list[tuple[int, int]], workers: int) -> np.ndarray:
+    if workers == 1 or len(plan) == 1:
+        parts = [func(c) for c in plan]
+    else:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(plan))) as pool:
+            parts = list(pool.map(func, plan))
+    return np.concatenate(parts, axis=0)
+
+
+def _weights(
+    kind: str, start: int, stop: int, n: int, dtype: type, seeds: list[np.random.SeedSequence] | None
+) -> np.ndarray:
+    """Rows start..stop of the replicate weight matrix, generated per stream block."""
+    W = np.empty((stop - start, n), dtype=dtype)
+    if kind == "enumerate":
+        _enumeration_rows(start, W)
+        return W
+    for b0 in range(start, stop, _STREAM_BLOCK):
+        b1 = min(stop, b0 + _STREAM_BLOCK)
+        assert seeds is not None
+        rng = np.random.Generator(np.random.PCG64(seeds[b0 // _STREAM_BLOCK]))
+        if kind == "bootstrap":
+            _multinomial_rows(rng, W[b0 - start : b1 - start])
+        else:
+            _swap_rows(rng, W[b0 - start : b1 - start])
+    return W
+
+
+def _jackknife_acceleration(
+    x: np.ndarray, totals: np.ndarray, metric: CorpusMetric, pa: np.ndarray, pb: np.ndarray, delta: np.ndarray
+) -> np.ndarray:
+    """BCa acceleration a = sum U^3 / (6 (sum U^2)^1.5) of every pair's delta, U = jackknife deviations.
+
+    Leave-one-out totals are ``totals - x_i``; item blocks keep memory bounded. Moments are
+    accumulated about the full-sample delta, then centred (Efron & Tibshirani 1993, eq. 14.15).
+    """
+    n, k, s = x.shape
+    P = pa.size
+    s1, s2, s3 = np.zeros(P), np.zeros(P), np.zeros(P)
+    step = max(1, _JACKKNIFE_BLOCK_ELEMENTS // (k * s + P))
+    for i in range(0, n, step):
+        loo = totals[None] - np.asarray(x[i : i + step], dtype=np.float64)
+        th = metric.value(loo, n - 1)
+        e = th[:, pa] - th[:, pb] - delta[None, :]
+        s1 += e.sum(axis=0)
+        s2 += (e * e).sum(axis=0)
+        s3 += (e * e * e).sum(axis=0)
+    m = s1 / n
+    c2 = s2 - n * m * m
+    c3 = s3 - 3.0 * m * s2 + 2.0 * n * m**3
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # U_i = mean - e_i, so sum U^3 = -sum (e - m)^3
+        return np.where(c2 > 0, -c3 / (6.0 * c2**1.5), np.nan)
+
+
+def paired_resampling(
+    stats: np.ndarray,
+    metric: CorpusMetric,
+    pairs: Sequence[tuple[int, int]],
+    method: str,
+    n_resamples: int,
+    seed: int,
+    alternative: str = "two-sided",
+    ci_level: float = 0.95,
+    ci_method: str = "percentile",
+    alpha: float = 0.05,
+    workers: int = 1,
+    chunk_size: int | None = None,
+) -> ResamplingResult:
+    """Paired bootstrap or approximate randomization for many pairs of systems at once.
+
+    ``stats`` has shape (n_items, k_systems, n_stats): per-item sufficient statistics of
+    ``metric``. ``pairs`` lists (a, b) system indices; each result is a minus b. All pairs share
+    one set of replicates, generated from ``seed`` (see the module docstring for the formulas,
+    tie rule, arithmetic and stream layout). ``alpha`` is only used to warn when a p-value lies
+    within two Monte Carlo standard errors of it (the decision could flip with another seed).
+    ``chunk_size`` (replicates per chunk, rounded up to a multiple of 32) and ``workers``
+    (threads) change speed and memory, never results.
+    """
+    x, pa, pb = _validate(stats, metric, pairs, method, n_resamples, alternative, ci_level, ci_method,
+                          workers, chunk_size)
+    n, k, s = x.shape
+    n_resamples = int(n_resamples)
+    seed = int(seed)
+    P = pa.size
+    warnings: list[str] = []
+    res_ci_method = ci_method if method == "bootstrap" else None
+
+    if n < 2:
+        msg = f"only {n} item(s): resampling needs at least 2"
+        pairs_out = tuple(
+            _degenerate_pair(method, n, alternative, ci_level, ci_method, n_resamples, (msg,)) for _ in range(P)
+        )
+        theta0 = metric.value(np.asarray(x, dtype=np.float64).sum(axis=0), n) if n else np.full(k, np.nan)
+        sys_ci = tuple((finite_or_none(v), None, None) for v in theta0)
+        return ResamplingResult(method, n, n_resamples, seed, alternative, ci_level, res_ci_method, pairs_out,
+                                sys_ci, (msg,))
+
+    totals = np.sum(x, axis=0, dtype=np.float64)  # (k, s)
+    theta = metric.value(totals, n)  # (k,)
+    for j in np.flatnonzero(~np.isfinite(theta)):
+        warnings.append(f"the metric is undefined (0/0) for system {int(j)} on the full data")
+    delta = theta[pa] - theta[pb]
+    scale = np.maximum(np.abs(theta[pa]), np.abs(theta[pb]))
+    scale = np.where(np.isfinite(scale), scale, 0.0)
+
+    exact_enum = method == "permutation" and n < 63 and 2**n <= n_resamples
+    design = _design(x, with_common=method == "bootstrap")
+    dtype = design.X.dtype.type
+    n_rows = 2**n if exact_enum else n_resamples
+    plan = _chunk_plan(n_rows, n, design.X.itemsize, chunk_size)
+    seeds = None if exact_enum else np.random.SeedSequence(seed).spawn(-(-n_rows // _STREAM_BLOCK))
+    ks = k * s
+
+    if method == "bootstrap":
+
+        def chunk(bounds: tuple[int, int]) -> np.ndarray:
+            W = _weights("bootstrap", bounds[0], bounds[1], n, dtype, seeds)
+            out = (W @ design.X).astype(np.float64)
+            del W
+            tot = out[:, :ks].reshape(-1, k, s) + n * design.offset[None]
+            if design.common_offset is not None:
+                tot += (out[:, ks:] + n * design.common_offset[None, :])[:, None, :]
+            return metric.value(tot, n)
+
+        theta_b = _run(chunk, plan, int(workers))  # (B, k)
+        stat_b = theta_b[:, pa] - theta_b[:, pb]  # (B, P)
+    else:
+        sys_tot_a = totals[pa]  # (P, s)
+        sys_tot_b = totals[pb]
+        kind = "enumerate" if exact_enum else "permutation"
+
+        def chunk(bounds: tuple[int, int]) -> np.ndarray:
+            S = _weights(kind, bounds[0], bounds[1], n, dtype, seeds)
+            rs = S.sum(axis=1, dtype=np.float64)
+            out = (S @ design.X).astype(np.float64).reshape(-1, k, s)
+            del S
+            out += rs[:, None, None] * design.offset[None]
+            D = out[:, pa, :] - out[:, pb, :]  # (c, P, s): swapped part of a - b
+            return metric.value(sys_tot_a[None] - D, n) - metric.value(sys_tot_b[None] + D, n)
+
+        theta_b = None
+        stat_b = _run(chunk, plan, int(workers)) if P else np.empty((n_rows, 0))
+
+    # --- p-values ------------------------------------------------------------------------------
+    tol = _RTOL * scale
+    if not design.exact and design.float32 and stat_b.shape[0] > 1:
+        with np.errstate(invalid="ignore"):
+            sd = np.nanstd(stat_b, axis=0) if P else np.zeros(0)
+        tol = tol + _F32_SD_TOL * np.where(np.isfinite(sd), sd, 0.0)
+    counts, valid = _count_p(stat_b, delta, tol, alternative, shifted=method == "bootstrap")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if exact_enum:
+            pvals = counts / np.maximum(valid, 1)
+            mc_se = np.zeros(P)
+        else:
+            pvals = (counts + 1.0) / (valid + 1.0)
+            mc_se = np.sqrt(pvals * (1.0 - pvals) / np.maximum(valid, 1))
+
+    # --- confidence intervals --------------------------------------------------------------------
+    ci_lo = np.full(P, np.nan)
+    ci_hi = np.full(P, np.nan)
+    accel = None
+    if method == "bootstrap" and P:
+        srt = np.sort(stat_b, axis=0)
+        one = alternative != "two-sided"
+        lev = 1.0 - ci_level if one else (1.0 - ci_level) / 2.0
+        if ci_method == "percentile":
+            q1 = np.full(P, lev)
+            q2 = np.full(P, 1.0 - lev)
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                below = (np.count_nonzero(stat_b < delta, axis=0) + np.count_nonzero(stat_b <= delta, axis=0))
+                z0 = special.ndtri(below / (2.0 * np.maximum(valid, 1)))
+                accel = _jackknife_acceleration(x, totals, metric, pa, pb, delta)
+                za = special.ndtri(lev)
+                num1 = z0 + za
+                num2 = z0 - za
+                q1 = special.ndtr(z0 + num1 / (1.0 - accel * num1))
+                q2 = special.ndtr(z0 + num2 / (1.0 - accel * num2))
+        ci_lo = _quantiles_sorted(srt, valid, q1)
+        ci_hi = _quantiles_sorted(srt, valid, q2)
+        if alternative == "greater":
+            ci_hi = np.full(P, np.inf)
+        elif alternative == "less":
+            ci_lo = np.full(P, -np.inf)
+
+    # --- per-system percentile intervals ---------------------------------------------------------
+    if theta_b is not None:
+        sys_valid = np.count_nonzero(np.isfinite(theta_b), axis=0)
+        sys_sorted = np.sort(theta_b, axis=0)
+        lev2 = (1.0 - ci_level) / 2.0
+        s_lo = _quantiles_sorted(sys_sorted, sys_valid, np.full(k, lev2))
+        s_hi = _quantiles_sorted(sys_sorted, sys_valid, np.full(k, 1.0 - lev2))
+        for j in np.flatnonzero(sys_valid < theta_b.shape[0]):
+            if np.isfinite(theta[j]):
+                warnings.append(
+                    f"system {int(j)}: {theta_b.shape[0] - int(sys_valid[j])} of {theta_b.shape[0]} bootstrap "
+                    "replicates gave an undefined metric (0/0) and were left out of its interval"
+                )
+        system_ci = tuple(
+            (finite_or_none(theta[j]), finite_or_none(s_lo[j]), finite_or_none(s_hi[j])) for j in range(k)
+        )
+    else:
+        system_ci = tuple((finite_or_none(theta[j]), None, None) for j in range(k))
+
+    # --- assemble pairs --------------------------------------------------------------------------
+    out_pairs = []
+    n_used_default = stat_b.shape[0]
+    for idx in range(P):  # assembling result objects only; every number above is vectorised
+        pw: list[str] = []
+        d = delta[idx]
+        a, b = int(pa[idx]), int(pb[idx])
+        extra: dict[str, object] = {
+            "n_resamples": int(valid[idx]),
+            "mc_se": None,
+            "ci_method": res_ci_method,
+            "null": "shifted" if method == "bootstrap" else "sign-flip",
+        }
+        if method == "permutation":
+            extra["exact"] = bool(exact_enum)
+        if not np.isfinite(d):
+            which = [f"system {j}" for j in (a, b) if not np.isfinite(theta[j])]
+            pw.append(f"the metric is undefined (0/0) for {' and '.join(which)} on the full data: no test")
+            out_pairs.append(
+                PairedTestResult(method, n, None, None, None, alternative, None, None, None, ci_level, None, None,
+                                 tuple(pw), extra)
+            )
+            continue
+        if valid[idx] < n_used_default:
+            pw.append(
+                f"{n_used_default - int(valid[idx])} of {n_used_default} replicates gave an undefined metric (0/0) "
+                "and were left out of the p-value and interval"
+            )
+        p = pvals[idx] if valid[idx] > 0 else np.nan
+        if not np.isfinite(p):
+            pw.append("every replicate gave an undefined metric: no p-value")
+        extra["mc_se"] = finite_or_none(mc_se[idx]) if np.isfinite(p) else None
+        if np.isfinite(p) and not exact_enum and abs(p - alpha) < 2.0 * mc_se[idx]:
+            pw.append(
+                f"the p-value is within two Monte Carlo standard errors ({mc_se[idx]:.2g}) of alpha = {alpha:g}: "
+                "the decision may change with another seed; increase n_resamples"
+            )
+        lo, hi = ci_lo[idx], ci_hi[idx]
+        if method == "bootstrap":
+            if ci_method == "bca" and accel is not None and not np.isfinite(accel[idx]):
+                pw.append("the jackknife values of the difference are all equal: the BCa acceleration is undefined")
+            if (alternative != "less" and not np.isfinite(lo)) or (alternative != "greater" and not np.isfinite(hi)):
+                if valid[idx] > 0 and np.all(srt[: valid[idx], idx] == srt[0, idx]):
+                    pw.append("every bootstrap replicate gives the same difference: the interval is a single point")
+                    lo = srt[0, idx] if alternative != "less" else lo
+                    hi = srt[0, idx] if alternative != "greater" else hi
+                else:
+                    pw.append(f"the {ci_method} interval could not be computed from the bootstrap distribution")
+        out_pairs.append(
+            PairedTestResult(
+                method=method,
+                n=n,
+                statistic=finite_or_none(d),
+                df=None,
+                pvalue=finite_or_none(p),
+                alternative=alternative,
+                estimate=finite_or_none(d),
+                ci_low=finite_or_none(lo) if method == "bootstrap" else None,
+                ci_high=finite_or_none(hi) if method == "bootstrap" else None,
+                ci_level=ci_level,
+                critical_value=None,
+                effect_size=None,
+                warnings=tuple(pw),
+                extra=extra,
+            )
+        )
+    return ResamplingResult(method, n, n_resamples, seed, alternative, ci_level, res_ci_method, tuple(out_pairs),
+                            system_ci, tuple(warnings))
+
+
+def _degenerate_pair(
+    method: str, n: int, alternative: str, ci_level: float, ci_method: str, n_resamples: int, why: tuple[str, ...]
+) -> PairedTestResult:
+    extra: dict[str, object] = {
+        "n_resamples": 0,
+        "mc_se": None,
+        "ci_method": ci_method if method == "bootstrap" else None,
+        "null": "shifted" if method == "bootstrap" else "sign-flip",
+    }
+    if method == "permutation":
+        extra["exact"] = False
+    return PairedTestResult(method, n, None, None, None, alternative, None, None, None, ci_level, None, None, why,
+                            extra)

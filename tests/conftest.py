@@ -1,0 +1,66 @@
+"""Shared helpers: run the CLI in-process, write specs and data into a temporary folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from sigreport.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = ROOT / "configs"
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys):
+    def run(*args: str) -> CliResult:
+        code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    """A folder with helpers to write a spec and its data files."""
+
+    class W:
+        path = tmp_path
+
+        def write(self, name: str, text: str) -> Path:
+            p = tmp_path / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+            return p
+
+        def results(self, out: str = "out") -> dict:
+            return json.loads((tmp_path / out / "results.json").read_text())
+
+    return W()
+
+
+def needs(tool: str):
+    return pytest.mark.skipif(shutil.which(tool) is None, reason=f"{tool} is not installed")
+
+
+def pdflatex_compile(tex_body: str, workdir: Path, preamble: str = "") -> subprocess.CompletedProcess:
+    doc = ("\\documentclass{article}\n\\usepackage[margin=1cm,landscape]{geometry}\n\\usepackage{booktabs}\n"
+           "\\usepackage{amsmath}\n\\usepackage{amssymb}\n\\usepackage{longtable}\n" + preamble +
+           "\\begin{document}\n" + tex_body + "\n\\end{document}\n")
+    (workdir / "doc.tex").write_text(doc, encoding="utf-8")
+    return subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=workdir,
+                          capture_output=True, text=True, timeout=120)
