@@ -319,9 +319,7 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
     elif not zero_error:
         y = (x - col_means[None, :]) @ _orthonormal_contrasts(k)
         s = np.linalg.svd(y, compute_uv=False)
-        lam = s**2
-        if not lam.sum() > 0:  # unreachable after the zero-error check; kept as a guard
-            raise AssertionError("contrast variance is zero although SS_error is not")
+        lam = s**2  # sum(lam) = SS_error > 0 here
         gg = float(lam.sum() ** 2 / (pp * np.sum(lam**2)))
         hf = _huynh_feldt(gg, n, k)
         rank_tol = s.max() * max(n, pp) * _EPS

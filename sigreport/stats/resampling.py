@@ -255,6 +255,9 @@ def _multinomial_rows(rng: np.random.Generator, out: np.ndarray) -> None:
         return
     cdf, t32, t64 = _poisson_plan(n)
     table = t32 if out.dtype == np.float32 else t64
+    # counts are small integers: float32 row sums are exact while they stay below 2**24
+    sum_dtype = out.dtype if n < 2**24 else np.float64
+    sums = np.empty(rows, dtype=np.float64)
     todo = np.arange(rows)
     while todo.size:
         m_rows = todo.size
@@ -269,11 +272,13 @@ def _multinomial_rows(rng: np.random.Generator, out: np.ndarray) -> None:
             cells = u[flagged].astype(np.float64)
             block[flagged] = np.searchsorted(cdf, (cells + rng.random(flagged.size)) / 65536.0, side="right")
         block2 = block.reshape(m_rows, n)
-        ok = block2.sum(axis=1, dtype=np.float64) <= n
+        m = block2.sum(axis=1, dtype=sum_dtype).astype(np.float64)
+        ok = m <= n
         if m_rows != rows:
             out[todo[ok]] = block2[ok]
+        sums[todo[ok]] = m[ok]
         todo = todo[~ok]
-    missing = n - out.sum(axis=1, dtype=np.float64).astype(np.int64)
+    missing = n - sums.astype(np.int64)
     flat = np.repeat(np.arange(rows, dtype=np.int64) * n, missing) + rng.integers(0, n, size=int(missing.sum()))
     cells, counts = np.unique(flat, return_counts=True)
     out.reshape(-1)[cells] += counts.astype(out.dtype)
