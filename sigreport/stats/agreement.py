@@ -526,6 +526,20 @@ def _delta2(level: str, values: np.ndarray, marginals: np.ndarray) -> np.ndarray
     return d**2
 
 
+def _coincidences(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Coincidence matrix o_ck = sum_u w_u (n_uc n_uk - [c = k] n_uc) / (m_u - 1).
+
+    ``counts`` (U, V) are the per-unit value counts (every m_u >= 2); ``weights`` (U,) or (B, U)
+    are how often each unit is taken (1 for the data, bootstrap draws for resamples).
+    """
+    scaled = weights / (counts.sum(axis=1) - 1.0)  # (..., U)
+    o = np.einsum("...u,uc,uk->...ck", scaled, counts, counts, optimize=True)
+    diag = scaled @ counts  # (..., V)
+    idx = np.arange(counts.shape[1])
+    o[..., idx, idx] -= diag
+    return o
+
+
 def _alpha_from_coincidence(o: np.ndarray, level: str, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """alpha, D_o, D_e for coincidence matrices o of shape (..., V, V); alpha NaN where D_e = 0."""
     nc = o.sum(axis=-1)
@@ -598,12 +612,10 @@ def krippendorff_alpha(
         warnings.append("No item has two or more ratings, so Krippendorff's alpha cannot be computed.")
         return result()
     xu = x[pairable]
+    v = vals.size
     codes = np.where(rated[pairable], np.searchsorted(vals, np.nan_to_num(xu)), -1)
-    counts = (codes[:, :, None] == np.arange(vals.size)).sum(axis=1).astype(float)  # (n, V)
-    mu = counts.sum(axis=1)
-    per_unit = (counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(vals.size)) / (
-        mu - 1.0)[:, None, None]
-    o = per_unit.sum(axis=0)
+    counts = (codes[:, :, None] == np.arange(v)).sum(axis=1).astype(float)  # n_uc, (n, V)
+    o = _coincidences(counts, np.ones(n))
     alpha, do, de = (float(t) for t in _alpha_from_coincidence(o, level, vals))
     pa = 1.0 - do if level == "nominal" else None
     pe = 1.0 - de if level == "nominal" else None
@@ -611,11 +623,15 @@ def krippendorff_alpha(
         warnings.append("Krippendorff's alpha is undefined (0/0): all pairable ratings have the same value, "
                         "so there is no expected disagreement.")
         return result(pa=pa, pe=pe)
+    if n == 1:
+        warnings.append("Only one item has two or more ratings: alpha describes a single item and its "
+                        "bootstrap interval is not meaningful.")
     if n_resamples == 0:
         return result(alpha, pa, pe)
-    v = vals.size
-    sums = _bootstrap_sums(per_unit.reshape(n, v * v), n_resamples, _rng(seed)).reshape(n_resamples, v, v)
-    ab, _, _ = _alpha_from_coincidence(sums, level, vals)
+    # Item bootstrap over distinct unit profiles (see _bootstrap_sums): Multinomial draws per profile.
+    uniq, mult = np.unique(counts, axis=0, return_counts=True)
+    draws = _rng(seed).multinomial(n, mult / n, size=n_resamples).astype(float)
+    ab, _, _ = _alpha_from_coincidence(_coincidences(uniq, draws), level, vals)
     lo, hi, bad = _percentile(ab, level_ci)
     warnings.extend(_bootstrap_note(bad, n_resamples, "alpha"))
     ok = ab[np.isfinite(ab)]

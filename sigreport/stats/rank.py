@@ -118,7 +118,7 @@ def _conv_pmf(scores: np.ndarray) -> np.ndarray:
     return pmf
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=32)
 def _signrank_cdf(n: int) -> np.ndarray:
     """cdf of the untied signed-rank statistic V (ranks 1..n), P(V <= v) for v = 0..n(n+1)/2."""
     cdf = np.cumsum(_conv_pmf(np.arange(1, n + 1)))
@@ -206,15 +206,13 @@ def _hodges_lehmann(
     level = alpha / 2 if alternative == "two-sided" else alpha
     if n <= EXACT_MAX_N:
         cdf = _signrank_cdf(n)
-        q = int(np.searchsorted(cdf, level, side="left"))  # smallest v with cdf[v] >= level
-    else:
+        q = max(1, int(np.searchsorted(cdf, level, side="left")))  # smallest v with cdf[v] >= level
+        achieved_tail = float(cdf[q - 1])  # P(V <= q - 1): the interval misses with this chance per side
+    else:  # normal approximation of the signed-rank law, with continuity correction
         mean = n * (n + 1) / 4
         sd = math.sqrt(n * (n + 1) * (2 * n + 1) / 24)
-        q = max(0, math.ceil(mean - 0.5 + sps.norm.ppf(level) * sd))
-        cdf = None
-    q = max(q, 1)
-    achieved_tail = (float(cdf[q - 1]) if cdf is not None else float(sps.norm.cdf((q - 0.5 - n * (n + 1) / 4)
-                     / math.sqrt(n * (n + 1) * (2 * n + 1) / 24))))
+        q = max(1, math.ceil(mean - 0.5 + sps.norm.ppf(level) * sd))
+        achieved_tail = float(sps.norm.cdf((q - 0.5 - mean) / sd))
     achieved_alpha = 2 * achieved_tail if alternative == "two-sided" else achieved_tail
     half = m_total // 2
     med_ks = [half, half + 1] if m_total % 2 == 0 else [half + 1]
@@ -327,7 +325,9 @@ def wilcoxon(
     estimate, ci_low, ci_high, ci_level, hl_warn = _hodges_lehmann(d, alpha, alternative)
     warnings.extend(hl_warn)
 
-    def result(statistic, pvalue, critical, effect) -> PairedTestResult:  # noqa: ANN001, ANN202
+    def result(
+        statistic: float | None, pvalue: float | None, critical: float | None, effect: float | None
+    ) -> PairedTestResult:
         return PairedTestResult(
             method="wilcoxon",
             n=n,

@@ -61,16 +61,19 @@ Replicates are generated in fixed blocks of ``_STREAM_BLOCK`` (32); block ``j`` 
 of blocks) run on a ``concurrent.futures`` thread pool; numpy's matmul releases the GIL. Because
 streams belong to blocks, results do not depend on ``workers`` or ``chunk_size``. A bootstrap
 count matrix is exact Multinomial(n, 1/n) per row, drawn fast: iid Poisson(lambda) counts with
-lambda = 1 - 3/sqrt(n) by 16-bit table inversion (cells that straddle a CDF step are resolved with
-a fresh float64 uniform, so the inversion is exact to float64), rows whose sum exceeds n are
-redrawn, and the remaining ``n - sum`` balls are thrown uniformly. Given its sum m, an iid Poisson
+lambda = 1 - 3/sqrt(n) by inversion of 16-bit uniforms (see ``_PoissonPlan``: cells that straddle
+a CDF step are resolved with a fresh float64 uniform, so the inversion is exact to float64), rows
+whose sum exceeds n are redrawn, and the remaining ``n - sum`` balls are thrown uniformly. Given its sum m, an iid Poisson
 vector is Multinomial(m, 1/n), and adding an independent Multinomial(n - m, 1/n) gives
 Multinomial(n, 1/n) whatever the distribution of m. Small n (< 1024) uses ``integers`` + bincount.
 
-BLAS threads: the engine cannot pin OpenBLAS/MKL threads without ``threadpoolctl`` (not a
-dependency) and environment variables only act before numpy is imported. For ``workers > 1`` set
-``OPENBLAS_NUM_THREADS=1`` (or ``OMP_NUM_THREADS=1``/``MKL_NUM_THREADS=1``) in the process
-environment before numpy is imported, as ``benchmarks/bench_resampling.py`` does.
+BLAS threads: with ``workers > 1`` each worker must run BLAS on one thread (nested BLAS threads
+oversubscribe the cores; measured 3x slower on 2 cores). ``threadpoolctl`` is not a dependency and
+environment variables only act before numpy is imported, so the engine does what threadpoolctl
+does for OpenBLAS, best effort: it finds the loaded OpenBLAS libraries in ``/proc/self/maps``,
+sets their thread count to 1 through ctypes while the pool runs and restores it afterwards. Where
+that is impossible (not Linux, MKL, BLIS) set ``OPENBLAS_NUM_THREADS=1`` / ``MKL_NUM_THREADS=1`` /
+``OMP_NUM_THREADS=1`` before numpy is imported. With ``workers = 1`` BLAS keeps its own threads.
 
 Validated (tests/stats/test_resampling.py) against ``scipy.stats.permutation_test``
 (``permutation_type='samples'``), ``scipy.stats.bootstrap`` (percentile and BCa), a plain per-pair
@@ -80,9 +83,13 @@ Python loop and brute-force enumeration of all sign assignments.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
+import ctypes
 import dataclasses
 import functools
 import math
+import os
+import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -220,29 +227,65 @@ class ResamplingResult:
 # --------------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=16)
-def _poisson_plan(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """CDF of Poisson(1 - 3/sqrt(n)) and 2**16-cell inversion tables (float32, float64).
+_PURE_MAX_COUNT = 5  # counts 0..5 come from comparisons; rarer cells are resolved exactly
 
-    ``table[j]`` is the count for every u in [j, j+1) / 65536, or -1 when a CDF step falls inside
-    the cell (then the count is found from a fresh uniform within the cell).
+
+@dataclasses.dataclass(frozen=True)
+class _PoissonPlan:
+    """Inversion plan for Poisson(lam) counts from 16-bit uniforms, with relabelled cells.
+
+    Cell j covers u in [j, j+1) / 65536. Cells wholly inside one step of the CDF ("pure") with
+    count <= 5 are relabelled so that count c occupies the contiguous range
+    ``thresholds[c-1] <= v < thresholds[c]``; the count of a relabelled v is then
+    ``sum(v >= thresholds)``, a handful of vectorised comparisons. Every other cell (one holding a
+    CDF step, or a count above 5) is put at ``v >= special_start`` and resolved exactly: its
+    original cell is ``special_cells[v - special_start]`` and a fresh float64 uniform inside that
+    cell is inverted with ``searchsorted(cdf, u)``. Relabelling cells is a bijection of
+    equally likely values, so the distribution is exactly the float64 inversion's.
     """
+
+    lam: float
+    cdf: np.ndarray
+    thresholds: np.ndarray  # uint16 starts of counts 1..5 in relabelled space
+    special_start: int
+    special_cells: np.ndarray  # float64 original cell index of each special v
+
+
+@functools.lru_cache(maxsize=16)
+def _poisson_plan(n: int) -> _PoissonPlan:
     lam = 1.0 - 3.0 / math.sqrt(n)
-    ks = np.arange(40)
+    ks = np.arange(60)
     pmf = np.exp(-lam + ks * math.log(lam) - special.gammaln(ks + 1))
     cdf = np.cumsum(pmf)
     cdf = cdf[: int(np.searchsorted(cdf, 1.0 - 2.0**-60)) + 1]
     cdf[-1] = 1.0
     edges = np.arange(65537, dtype=np.float64) / 65536.0
-    lo = np.searchsorted(cdf, edges[:-1], side="right")  # #{F <= left edge}
+    lo = np.searchsorted(cdf, edges[:-1], side="right")  # #{F <= left edge}: the count at the left edge
     hi = np.searchsorted(cdf, edges[1:], side="left")  # #{F < right edge}
-    table = np.where(lo == hi, lo, -1)
-    return cdf, table.astype(np.float32), table.astype(np.float64)
+    pure = (lo == hi) & (lo <= _PURE_MAX_COUNT)
+    n_per_count = np.bincount(lo[pure], minlength=_PURE_MAX_COUNT + 1)
+    starts = np.cumsum(n_per_count)
+    special_cells = np.flatnonzero(~pure).astype(np.float64)
+    return _PoissonPlan(lam, cdf, starts[:-1].astype(np.uint16), int(starts[-1]), special_cells)
 
 
 def _raw_uint16(rng: np.random.Generator, count: int) -> np.ndarray:
     raw = rng.bit_generator.random_raw((count + 3) // 4)
     return np.asarray(raw, dtype="<u8").view("<u2")[:count]
+
+
+def _poisson_counts(rng: np.random.Generator, out: np.ndarray, plan: _PoissonPlan) -> None:
+    """Fill the flat array ``out`` with iid Poisson(plan.lam) counts."""
+    u = _raw_uint16(rng, out.size)
+    acc = (u >= plan.thresholds[0]).view(np.int8)
+    for t in plan.thresholds[1:]:
+        acc += (u >= t).view(np.int8)
+    out[...] = acc
+    special_pos = np.flatnonzero(u >= plan.special_start)
+    if special_pos.size:
+        cells = plan.special_cells[u[special_pos].astype(np.int64) - plan.special_start]
+        uu = (cells + rng.random(special_pos.size)) / 65536.0
+        out[special_pos] = np.searchsorted(plan.cdf, uu, side="right")
 
 
 def _multinomial_rows(rng: np.random.Generator, out: np.ndarray) -> None:
@@ -253,31 +296,21 @@ def _multinomial_rows(rng: np.random.Generator, out: np.ndarray) -> None:
         idx += (np.arange(rows, dtype=np.int64) * n)[:, None]
         out[...] = np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n)
         return
-    cdf, t32, t64 = _poisson_plan(n)
-    table = t32 if out.dtype == np.float32 else t64
+    plan = _poisson_plan(n)
     # counts are small integers: float32 row sums are exact while they stay below 2**24
-    sum_dtype = out.dtype if n < 2**24 else np.float64
+    sum_dtype = out.dtype if n < 2**23 else np.float64
     sums = np.empty(rows, dtype=np.float64)
     todo = np.arange(rows)
-    while todo.size:
-        m_rows = todo.size
-        u = _raw_uint16(rng, m_rows * n)
-        if m_rows == rows:
-            block = out.reshape(-1)
-            np.take(table, u, out=block, mode="clip")
-        else:
-            block = np.take(table, u, mode="clip")
-        flagged = np.flatnonzero(block < 0)
-        if flagged.size:
-            cells = u[flagged].astype(np.float64)
-            block[flagged] = np.searchsorted(cdf, (cells + rng.random(flagged.size)) / 65536.0, side="right")
-        block2 = block.reshape(m_rows, n)
-        m = block2.sum(axis=1, dtype=sum_dtype).astype(np.float64)
+    while todo.size:  # rows whose Poisson total exceeds n are redrawn (rare: P(Z > 3) per row)
+        block = out if todo.size == rows else np.empty((todo.size, n), dtype=out.dtype)
+        _poisson_counts(rng, block.reshape(-1), plan)
+        m = block.sum(axis=1, dtype=sum_dtype).astype(np.float64)
         ok = m <= n
-        if m_rows != rows:
-            out[todo[ok]] = block2[ok]
+        if block is not out:
+            out[todo[ok]] = block[ok]
         sums[todo[ok]] = m[ok]
         todo = todo[~ok]
+    # throw the remaining n - m balls uniformly: Multinomial(m) + Multinomial(n - m) = Multinomial(n)
     missing = n - sums.astype(np.int64)
     flat = np.repeat(np.arange(rows, dtype=np.int64) * n, missing) + rng.integers(0, n, size=int(missing.sum()))
     cells, counts = np.unique(flat, return_counts=True)
@@ -448,20 +481,108 @@ def _chunk_plan(n_rows: int, n_items: int, itemsize: int, chunk_size: int | None
     return [(start, min(n_rows, start + chunk)) for start in range(0, n_rows, chunk)]
 
 
+_BLAS_LOCK = threading.Lock()
+_BLAS_STATE: dict[str, object] = {"depth": 0, "saved": []}
+
+
+def _openblas_thread_controls() -> list[tuple[Callable[[], int], Callable[[int], None]]]:
+    """(get, set) thread-count functions of every OpenBLAS loaded in this process (Linux only).
+
+    Best effort, the same lookup threadpoolctl does: the libraries are found in
+    ``/proc/self/maps`` and called through ctypes. Anything unexpected yields an empty list, in
+    which case BLAS keeps its own thread count (see the module docstring).
+    """
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+            paths = {line.split()[-1] for line in fh if "openblas" in line.lower() and "/" in line}
+    except OSError:
+        return []
+    controls = []
+    for path in sorted(paths):
+        if not os.path.basename(path).lower().startswith("lib") or ".so" not in path:
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for prefix in ("scipy_openblas", "openblas"):
+            for suffix in ("64_", ""):
+                get = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+                set_ = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
+                if get is not None and set_ is not None:
+                    get.restype = ctypes.c_int
+                    set_.argtypes = [ctypes.c_int]
+                    set_.restype = None
+                    controls.append((get, set_))
+                    break
+            else:
+                continue
+            break
+    return controls
+
+
+@contextlib.contextmanager
+def _blas_single_threaded(active: bool):  # type: ignore[no-untyped-def]
+    """Hold OpenBLAS to one thread while worker threads run (nested BLAS threads oversubscribe).
+
+    Reference-counted, so concurrent engine calls restore the original count only when the last
+    one leaves.
+    """
+    if not active:
+        yield
+        return
+    with _BLAS_LOCK:
+        if _BLAS_STATE["depth"] == 0:
+            saved = []
+            for get, set_ in _openblas_thread_controls():
+                try:
+                    saved.append((set_, int(get())))
+                    set_(1)
+                except Exception:  # pragma: no cover - foreign library misbehaving
+                    continue
+            _BLAS_STATE["saved"] = saved
+        _BLAS_STATE["depth"] = int(_BLAS_STATE["depth"]) + 1  # type: ignore[call-overload]
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_STATE["depth"] = int(_BLAS_STATE["depth"]) - 1  # type: ignore[call-overload]
+            if _BLAS_STATE["depth"] == 0:
+                for set_, count in _BLAS_STATE["saved"]:  # type: ignore[attr-defined]
+                    set_(count)
+                _BLAS_STATE["saved"] = []
+
+
 def _run(func: Callable[[tuple[int, int]], np.ndarray], plan: list[tuple[int, int]], workers: int) -> np.ndarray:
     if workers == 1 or len(plan) == 1:
         parts = [func(c) for c in plan]
     else:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(plan))) as pool:
+        with _blas_single_threaded(True), concurrent.futures.ThreadPoolExecutor(
+            max_workers=min(workers, len(plan))
+        ) as pool:
             parts = list(pool.map(func, plan))
     return np.concatenate(parts, axis=0)
 
 
 def _weights(
-    kind: str, start: int, stop: int, n: int, dtype: type, seeds: list[np.random.SeedSequence] | None
+    kind: str,
+    start: int,
+    stop: int,
+    n: int,
+    dtype: type,
+    seeds: list[np.random.SeedSequence] | None,
+    local: threading.local,
 ) -> np.ndarray:
-    """Rows start..stop of the replicate weight matrix, generated per stream block."""
-    W = np.empty((stop - start, n), dtype=dtype)
+    """Rows start..stop of the replicate weight matrix, generated per stream block.
+
+    The matrix lives in a per-thread buffer reused across chunks: a fresh tens-of-megabytes
+    array per chunk costs as much in page faults as generating its contents.
+    """
+    buf = getattr(local, "buf", None)
+    if buf is None or buf.shape[0] < stop - start or buf.shape[1] != n or buf.dtype != dtype:
+        buf = np.empty((stop - start, n), dtype=dtype)
+        local.buf = buf
+    W = buf[: stop - start]
     if kind == "enumerate":
         _enumeration_rows(start, W)
         return W
@@ -561,13 +682,13 @@ def paired_resampling(
     plan = _chunk_plan(n_rows, n, design.X.itemsize, chunk_size)
     seeds = None if exact_enum else np.random.SeedSequence(seed).spawn(-(-n_rows // _STREAM_BLOCK))
     ks = k * s
+    local = threading.local()  # per-worker weight buffers, freed with this call
 
     if method == "bootstrap":
 
         def chunk(bounds: tuple[int, int]) -> np.ndarray:
-            W = _weights("bootstrap", bounds[0], bounds[1], n, dtype, seeds)
+            W = _weights("bootstrap", bounds[0], bounds[1], n, dtype, seeds, local)
             out = (W @ design.X).astype(np.float64)
-            del W
             tot = out[:, :ks].reshape(-1, k, s) + n * design.offset[None]
             if design.common_offset is not None:
                 tot += (out[:, ks:] + n * design.common_offset[None, :])[:, None, :]
@@ -581,10 +702,9 @@ def paired_resampling(
         kind = "enumerate" if exact_enum else "permutation"
 
         def chunk(bounds: tuple[int, int]) -> np.ndarray:
-            S = _weights(kind, bounds[0], bounds[1], n, dtype, seeds)
+            S = _weights(kind, bounds[0], bounds[1], n, dtype, seeds, local)
             rs = S.sum(axis=1, dtype=np.float64)
             out = (S @ design.X).astype(np.float64).reshape(-1, k, s)
-            del S
             out += rs[:, None, None] * design.offset[None]
             D = out[:, pa, :] - out[:, pb, :]  # (c, P, s): swapped part of a - b
             return metric.value(sys_tot_a[None] - D, n) - metric.value(sys_tot_b[None] + D, n)

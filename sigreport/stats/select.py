@@ -95,17 +95,26 @@ def _is_constant(x: np.ndarray, scale: float, axis: int | None = None) -> np.nda
 
 
 def _shapiro_pvalues(x: np.ndarray) -> np.ndarray:
-    """Shapiro-Wilk p of each column (scipy.stats.shapiro), without scipy's UserWarnings.
+    """Shapiro-Wilk p of each column of ``x`` (``scipy.stats.shapiro``); columns must vary.
 
-    The only warning silenced is scipy's note that p is approximate above 5000 values; callers
-    record that fact in the step instead.
+    W is location-scale invariant, so each column is first centred on its median and divided
+    by its range: scipy (like AS R94) treats an absolute range below 1e-19 as zero and would
+    return p = 1 for real but tiny differences. scipy's note that p is approximate above 5000
+    values is silenced here; callers record that fact in the step instead.
     """
+    z = x - np.median(x, axis=0)
+    z = z / np.ptp(z, axis=0)
     with _warnings.catch_warnings():
-        _warnings.simplefilter("ignore", UserWarning)
-        return np.atleast_1d(np.asarray(stats.shapiro(x, axis=0).pvalue, dtype=float))
+        _warnings.filterwarnings("ignore", message=".*N > 5000", category=UserWarning)
+        return np.atleast_1d(np.asarray(stats.shapiro(z, axis=0).pvalue, dtype=float))
 
 
 def _shapiro_step(check: str, p: float, alpha: float, n_values: int) -> SelectionStep:
+    if not np.isfinite(p):  # defensive: scipy returned no p-value
+        return SelectionStep(
+            check, None, float(alpha),
+            "undefined: Shapiro-Wilk returned no p-value, so the check is not passed",
+        )
     note = (
         "; with more than 5000 values scipy's p-value is approximate"
         if n_values > SHAPIRO_MAX_N
