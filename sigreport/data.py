@@ -23,14 +23,26 @@ MAX_ROWS_SHOWN = 5
 
 @dataclasses.dataclass(frozen=True)
 class Block:
-    """Scores of one metric on one corpus: ``scores[i, j]`` is system j on item i."""
+    """Scores of one metric on one corpus (or across corpora when ``corpus`` is None).
+
+    ``stats[i, j, :]`` holds the per-item sufficient statistics of system j on item i (one column for a
+    mean metric, whose values are then ``scores[i, j]``). ``items`` name the rows: items, corpora
+    (level corpora) or ``repeat/fold`` (cross-validation designs).
+    """
 
     metric: str
-    corpus: str
+    corpus: str | None
     systems: tuple[str, ...]
     items: tuple[str, ...]
-    scores: np.ndarray
+    stats: np.ndarray
     dropped_items: int = 0
+    level: str = "items"
+    folds: tuple[tuple[str, str], ...] | None = None
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Items x systems values of a mean metric (the first statistic otherwise)."""
+        return self.stats[:, :, 0]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,8 +52,9 @@ class Dataset:
     systems: tuple[str, ...]
     corpora: tuple[str, ...]
     metrics: tuple[str, ...]
-    blocks: dict[tuple[str, str], Block]
+    blocks: dict[tuple[str, str | None], Block]
     n_rows: int
+    extra: dict[str, object] = dataclasses.field(default_factory=dict)
 
 
 def _line_numbers(path: Path, index: pd.Index) -> list[int]:
@@ -91,20 +104,43 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _pivot(sub: pd.DataFrame, index: list[str], systems: list[str], names: list[str]) -> tuple[list, np.ndarray]:
+    """(row keys, array rows x systems x statistics) with NaN where a system lacks a row."""
+    keys = list(dict.fromkeys(map(tuple, sub[index].to_numpy())))
+    out = np.full((len(keys), len(systems), len(names)), np.nan)
+    for s_idx, name in enumerate(names):
+        part = sub[sub["metric"] == name]
+        wide = part.pivot_table(index=index, columns="system", values="value", aggfunc="first")
+        wide = wide.reindex(index=pd.MultiIndex.from_tuples(keys) if len(index) > 1 else [k[0] for k in keys],
+                            columns=systems)
+        out[:, :, s_idx] = wide.to_numpy(dtype=float)
+    return keys, out
+
+
 def load_data(sf: SpecFile) -> Dataset:
     """Read and check the score table named in the spec."""
     spec = sf.spec
+    if spec.data.scores is None:
+        return Dataset("", "", tuple(spec.systems or ()), tuple(spec.corpora or ()), (), {}, 0)
     path = sf.resolve(spec.data.scores)
     shown = str(path)
     cols = spec.data.columns
+    cv = spec.tests.design != "items"
     df = read_table(path, str(sf.path), "data.scores")
     problems: list[Problem] = []
 
     def problem(msg: str) -> None:
         problems.append(Problem(shown, None, "", msg))
 
-    wanted = {"system": cols.system, "corpus": cols.corpus, "item": cols.item, "metric": cols.metric,
-              "value": cols.value}
+    wanted = {"system": cols.system, "corpus": cols.corpus, "metric": cols.metric, "value": cols.value}
+    if cv:
+        wanted["fold"] = cols.fold
+        if cols.repeat in df.columns or spec.tests.design != "kfold":
+            wanted["repeat"] = cols.repeat
+    elif spec.tests.level == "corpora" and cols.item not in df.columns:
+        df[cols.item] = "all"  # one score per system and corpus
+    else:
+        wanted["item"] = cols.item
     missing = [c for c in wanted.values() if c not in df.columns]
     if missing:
         raise DataError(shown, [Problem(shown, 1, "", f"missing column{'s' if len(missing) > 1 else ''} "
@@ -112,9 +148,13 @@ def load_data(sf: SpecFile) -> Dataset:
                                         f"{', '.join(repr(str(c)) for c in df.columns)}"
                                         + ("" if cols == type(cols)() else " (mapped in data.columns)"))])
     df = df[list(wanted.values())].rename(columns={v: k for k, v in wanted.items()})
+    if cv:
+        if "repeat" not in df.columns:
+            df["repeat"] = "1"
+        df["item"] = df["repeat"].astype(str) + "/" + df["fold"].astype(str)
     if df.empty:
         raise DataError(shown, [Problem(shown, None, "", "the table has no rows")])
-    for key in ("system", "corpus", "item", "metric"):
+    for key in [k for k in wanted if k != "value"]:
         blank = df.index[df[key].str.strip() == ""]
         if len(blank):
             problem(f"empty {key!r} at {_rows(_line_numbers(path, blank))}")
@@ -132,7 +172,8 @@ def load_data(sf: SpecFile) -> Dataset:
     dup = df.index[df.duplicated(keys, keep=False)]
     if len(dup):
         r = df.loc[dup[0]]
-        problem(f"duplicate (system, corpus, item, metric) rows at {_rows(_line_numbers(path, dup))} "
+        what = "(system, corpus, repeat, fold, metric)" if cv else "(system, corpus, item, metric)"
+        problem(f"duplicate {what} rows at {_rows(_line_numbers(path, dup))} "
                 f"(first: {r.system}, {r.corpus}, {r['item']}, {r.metric})")
 
     present_systems = list(dict.fromkeys(df["system"]))
@@ -152,46 +193,90 @@ def load_data(sf: SpecFile) -> Dataset:
         if c not in present_corpora:
             spec_problems.append(sf.problem(f"corpus {c!r} is not in {shown}; present: {', '.join(present_corpora)}",
                                             "corpora", i))
-    for m in spec.metrics:
-        if m not in present_metrics:
+    needed: dict[str, list[str]] = {}
+    for m, mspec in spec.metrics.items():
+        names = list(mspec.statistics) if mspec.corpus_level else [m]
+        needed[m] = names
+        absent = [n for n in names if n not in present_metrics]
+        if absent and not mspec.corpus_level:
             spec_problems.append(sf.problem(f"metric {m!r} is not in {shown}; present: {', '.join(present_metrics)}",
                                             "metrics", m))
+        elif absent:
+            spec_problems.append(sf.problem(f"statistic{'s' if len(absent) > 1 else ''} {', '.join(absent)} of metric "
+                                            f"{m!r} not in {shown}; present: {', '.join(present_metrics)}",
+                                            "metrics", m, "statistics"))
+    if spec.tests.level == "corpora" and len(corpora) < 2:
+        spec_problems.append(sf.problem(f"level corpora needs two or more corpora; {shown} has {len(corpora)}",
+                                        "tests", "level"))
+    from sigreport.metrics import AggregateImportError, corpus_metric
+
+    for m, mspec in spec.metrics.items():
+        try:
+            corpus_metric(mspec)
+        except AggregateImportError as exc:
+            spec_problems.append(sf.problem(str(exc), "metrics", m, "aggregate"))
     if spec_problems or problems:
         raise DataError(str(sf.path) if spec_problems and not problems else shown, spec_problems + problems)
 
+    all_names = sorted({n for names in needed.values() for n in names})
     df = df.assign(value=values.to_numpy(dtype=float))
-    df = df[df["system"].isin(systems) & df["corpus"].isin(corpora) & df["metric"].isin(list(spec.metrics))]
-    blocks: dict[tuple[str, str], Block] = {}
-    for metric in spec.metrics:
+    df = df[df["system"].isin(systems) & df["corpus"].isin(corpora) & df["metric"].isin(all_names)]
+    blocks: dict[tuple[str, str | None], Block] = {}
+    for metric, names in needed.items():
         for corpus in corpora:
-            sub = df[(df["metric"] == metric) & (df["corpus"] == corpus)]
+            sub = df[df["corpus"] == corpus]
+            sub = sub[sub["metric"].isin(names)]
             if sub.empty:
                 problem(f"metric {metric!r} has no rows on corpus {corpus!r}")
                 continue
-            wide = sub.pivot(index="item", columns="system", values="value")
-            items_order = list(dict.fromkeys(sub["item"]))
-            wide = wide.reindex(index=items_order, columns=systems)
             absent_systems = [s for s in systems if sub["system"].eq(s).sum() == 0]
             if absent_systems:
                 problem(f"system{'s' if len(absent_systems) > 1 else ''} {', '.join(absent_systems)} "
                         f"ha{'ve' if len(absent_systems) > 1 else 's'} no scores for metric {metric!r} "
                         f"on corpus {corpus!r}")
                 continue
-            holes = wide.isna()
+            index = ["repeat", "fold"] if cv else ["item"]
+            keys_, arr = _pivot(sub, index, systems, names)
+            holes = np.isnan(arr).any(axis=2)
             dropped = 0
-            if holes.to_numpy().any():
+            if holes.any():
                 if spec.data.missing == "error":
-                    rows = [(item, s) for item, s in zip(*np.nonzero(holes.to_numpy()))]
-                    desc = ", ".join(f"{systems[s]} lacks item {items_order[item]!r}" for item, s in rows[:MAX_ROWS_SHOWN])
+                    rows = list(zip(*np.nonzero(holes)))
+                    label = (lambda k: "/".join(map(str, k))) if cv else (lambda k: str(k[0]))
+                    desc = ", ".join(f"{systems[j]} lacks {'fold' if cv else 'item'} {label(keys_[i])!r}"
+                                     for i, j in rows[:MAX_ROWS_SHOWN])
                     more = f" and {len(rows) - MAX_ROWS_SHOWN} more" if len(rows) > MAX_ROWS_SHOWN else ""
                     problem(f"metric {metric!r}, corpus {corpus!r}: {desc}{more} that another system has "
                             "(set data.missing: drop_items to analyse only the items every system has)")
                     continue
                 keep = ~holes.any(axis=1)
                 dropped = int((~keep).sum())
-                wide = wide[keep]
-            blocks[(metric, corpus)] = Block(metric, corpus, tuple(systems), tuple(str(i) for i in wide.index),
-                                             wide.to_numpy(dtype=float), dropped)
+                arr = arr[keep]
+                keys_ = [k for k, kp in zip(keys_, keep) if kp]
+            items = tuple("/".join(map(str, k)) for k in keys_)
+            folds = tuple((str(k[0]), str(k[1])) for k in keys_) if cv else None
+            blocks[(metric, corpus)] = Block(metric, corpus, tuple(systems), items, arr, dropped,
+                                             "folds" if cv else "items", folds)
     if problems:
         raise DataError(shown, problems)
+    if spec.tests.level == "corpora":
+        blocks = across_corpora(blocks, spec, corpora)
     return Dataset(shown, _sha256(path), tuple(systems), tuple(corpora), tuple(spec.metrics), blocks, int(len(df)))
+
+
+def across_corpora(blocks: dict[tuple[str, str | None], Block], spec, corpora: list[str]) -> dict:
+    """Demsar's setting: one score per system and corpus (the metric's aggregate over the corpus's items)."""
+    from sigreport.metrics import corpus_metric
+
+    out: dict[tuple[str, str | None], Block] = {}
+    for metric in spec.metrics:
+        metric_fn = corpus_metric(spec.metrics[metric])
+        rows = []
+        for c in corpora:
+            b = blocks[(metric, c)]
+            rows.append(metric_fn.value(b.stats.sum(axis=0), b.stats.shape[0]))
+        values = np.asarray(rows, dtype=float)[:, :, None]
+        systems = blocks[(metric, corpora[0])].systems
+        dropped = sum(blocks[(metric, c)].dropped_items for c in corpora)
+        out[(metric, None)] = Block(metric, None, systems, tuple(corpora), values, dropped, "corpora")
+    return out

@@ -37,12 +37,15 @@ class ColumnsSpec(_Model):
     item: str = "item"
     metric: str = "metric"
     value: str = "value"
+    fold: str = Field("fold", description="Cross-validation designs: the fold column.")
+    repeat: str = Field("repeat", description="Cross-validation designs: the repetition column.")
 
 
 class DataSpec(_Model):
     """Where the scores are and how to read them. Relative paths resolve against the spec's folder."""
 
-    scores: str = Field(description="Long table of per-item scores: .csv, .tsv, .jsonl (or .parquet with pyarrow).")
+    scores: str | None = Field(
+        None, description="Long table of per-item scores: .csv, .tsv, .jsonl (or .parquet with pyarrow).")
     columns: ColumnsSpec = Field(default_factory=ColumnsSpec, description="Map the standard column names to yours.")
     missing: Literal["error", "drop_items"] = Field(
         "error", description="A system lacking an item another system has: stop with an error, or drop that item "
@@ -54,23 +57,89 @@ class MetricSpec(_Model):
 
     label: str | None = Field(None, description="Name shown in reports (default: the metric's key).")
     higher_is_better: bool = Field(description="Direction of the metric; required, sigreport never guesses.")
-    decimals: int = Field(4, ge=0, le=12, description="Decimals shown for this metric's values.")
+    decimals: int = Field(4, ge=0, le=12, description="Decimals shown for this metric's values; Wilcoxon and sign "
+                          "tests round differences to this precision (or `precision`) before ranking.")
+    precision: int | None = Field(None, ge=0, le=15, description="Decimals the metric is really measured to "
+                                  "(default 12): differences are rounded to it before ranking.")
+    aggregate: str = Field(
+        "mean", description="How per-item values make the corpus score: mean (default); ratio (sum of the first "
+        "statistic over sum of the second); f_beta (from tp, fp, fn statistics); or a user function "
+        "'package.module:function' taking totals (..., n_statistics) and the item count.")
+    statistics: list[str] | None = Field(
+        None, description="For ratio, f_beta and user aggregates: the names (in the data's metric column) of the "
+        "per-item sufficient statistics, in the order the aggregate expects.")
+    beta: float = Field(1.0, gt=0, description="beta of f_beta.")
+
+    @model_validator(mode="after")
+    def _aggregate_needs_statistics(self) -> "MetricSpec":
+        need = {"ratio": 2, "f_beta": 3}
+        if self.aggregate in need and (self.statistics is None or len(self.statistics) != need[self.aggregate]):
+            raise ValueError(f"aggregate {self.aggregate} needs statistics: a list of {need[self.aggregate]} names "
+                             f"({'numerator, denominator' if self.aggregate == 'ratio' else 'tp, fp, fn'})")
+        if self.aggregate not in ("mean", "ratio", "f_beta"):
+            if ":" not in self.aggregate:
+                raise ValueError(f"aggregate {self.aggregate!r} is not allowed; allowed: mean, ratio, f_beta or "
+                                 "'package.module:function'")
+            if not self.statistics:
+                raise ValueError("a user aggregate needs statistics: the names of its per-item statistics")
+        if self.aggregate == "mean" and self.statistics:
+            raise ValueError("statistics go with aggregate ratio, f_beta or a user function, not mean")
+        return self
+
+    @property
+    def corpus_level(self) -> bool:
+        return self.aggregate != "mean"
 
 
 class TestsSpec(_Model):
     """Which tests run, with every statistical choice written down."""
 
-    pairwise: PairwiseMethod = Field("paired_t", description="Test for each pair of systems.")
+    pairwise: PairwiseMethod = Field(
+        "paired_t", description="Test for each pair of systems; auto chooses paired t or Wilcoxon (see the report).")
     alternative: Alternative = Field(
         "two-sided", description="Alternative hypothesis for every pair (a vs b, a listed before b). "
         "Choose it before seeing the data.")
+    comparisons: Literal["all_pairs", "vs_baseline"] = Field(
+        "all_pairs", description="Compare every pair of systems, or every system with the baseline.")
     correction: Correction = Field("holm", description="Multiple-comparison correction over the family.")
     family: Literal["metric_corpus"] = Field(
         "metric_corpus", description="The family a correction runs over: all comparisons of one metric on one corpus.")
+    zero_method: Literal["split", "pratt", "wilcox"] = Field(
+        "split", description="Wilcoxon zero differences: split their ranks evenly (Demsar 2006), pratt (rank, then "
+        "drop), wilcox (drop first, as R).")
+    resamples: int = Field(10000, ge=99, le=10_000_000, description="Bootstrap / permutation resamples B.")
+    ci_method: Literal["percentile", "bca"] = Field("percentile", description="Bootstrap confidence intervals.")
     omnibus: OmnibusMethod = Field("rm_anova", description="Omnibus test across all systems (three or more).")
     sphericity: Sphericity = Field(
         "auto", description="Sphericity correction for RM-ANOVA. auto: if Mauchly's test rejects at alpha, "
         "Huynh-Feldt when the Greenhouse-Geisser epsilon exceeds 0.75, otherwise Greenhouse-Geisser.")
+    tie_correction: bool = Field(
+        True, description="Friedman: tie-corrected chi-square (as R's friedman.test) or Demsar's uncorrected one; "
+        "the one chosen feeds the Iman-Davenport F.")
+    posthoc: PosthocMethod = Field(
+        "auto", description="Post-hoc test after the omnibus test: auto fits the omnibus (paired tests after "
+        "RM-ANOVA; Nemenyi, or Bonferroni-Dunn against the baseline, after Friedman).")
+    selection: Literal["auto", "fixed"] = Field(
+        "auto", description="fixed: keep the tests the automatic choice made for the previous report in the output "
+        "folder, so that releases stay comparable (the report says when the choice would now differ).")
+    level: Literal["items", "corpora"] = Field(
+        "items", description="items: per metric and corpus, over items; corpora: one score per system and corpus "
+        "(items aggregated by the metric's aggregate), analysed across corpora (Demsar's setting).")
+    design: Literal["items", "kfold", "5x2cv", "resampled"] = Field(
+        "items", description="Cross-validation designs: the data has fold and repeat columns instead of items.")
+    cv_methods: list[Literal["5x2cv_t", "5x2cv_f", "kfold_t", "corrected_resampled_t", "resampled_t"]] | None = Field(
+        None, description="Tests for a cross-validation design (default: 5x2cv_t and 5x2cv_f for 5x2cv, kfold_t for "
+        "kfold, corrected_resampled_t for resampled).")
+    n_train: int | None = Field(None, ge=1, description="Training-set size (corrected resampled t).")
+    n_test: int | None = Field(None, ge=1, description="Test-set size (corrected resampled t).")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "TestsSpec":
+        if self.design != "items" and (self.n_train is None or self.n_test is None):
+            methods = self.cv_methods or (["corrected_resampled_t"] if self.design == "resampled" else [])
+            if "corrected_resampled_t" in methods:
+                raise ValueError("corrected_resampled_t needs n_train and n_test (Nadeau and Bengio's correction)")
+        return self
 
 
 class OutputsSpec(_Model):
@@ -103,7 +172,8 @@ class Spec(_Model):
     baseline: str | None = Field(None, description="The reference system (listed first in pairs).")
     corpora: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None, description="Corpora to analyse (default: all in the data).")
-    metrics: dict[str, MetricSpec] = Field(min_length=1, description="Metrics to analyse, by their name in the data.")
+    metrics: dict[str, MetricSpec] = Field(default_factory=dict,
+                                           description="Metrics to analyse, by their name in the data.")
     tests: TestsSpec = Field(default_factory=TestsSpec)
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
 
@@ -120,7 +190,23 @@ class Spec(_Model):
     def _cross_references(self) -> "Spec":
         if self.baseline is not None and self.systems is not None and self.baseline not in self.systems:
             raise ValueError(f"baseline {self.baseline!r} is not one of the systems: {', '.join(self.systems)}")
+        if self.tests.comparisons == "vs_baseline" and self.baseline is None:
+            raise ValueError("tests.comparisons vs_baseline needs a baseline system")
+        if self.data.scores is not None and not self.metrics:
+            raise ValueError("metrics: name at least one metric of data.scores")
+        if self.data.scores is None and self.metrics:
+            raise ValueError("metrics are read from data.scores, which is missing")
+        if self.data.scores is None and not self.has_labels():
+            raise ValueError("data needs scores (or predictions or annotations)")
+        for name, m in self.metrics.items():
+            if m.corpus_level and self.tests.pairwise not in ("bootstrap", "permutation"):
+                raise ValueError(f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only bootstrap and "
+                                 f"permutation apply, not {self.tests.pairwise}")
         return self
+
+    def has_labels(self) -> bool:
+        """Whether the spec has classification or annotation data (see the classification issue)."""
+        return False
 
 
 # --------------------------------------------------------------------------------------------

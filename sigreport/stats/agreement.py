@@ -57,6 +57,7 @@ MEASURES = ("cohen_kappa", "weighted_kappa_linear", "weighted_kappa_quadratic", 
 LEVELS = ("nominal", "ordinal", "interval")
 WEIGHTS = (None, "linear", "quadratic")
 _EPS = 1e-12
+Interval = tuple[float | None, float | None]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,9 +164,8 @@ def _codes(x: np.ndarray, n_labels: int, name: str, ndim: int) -> np.ndarray:
     a = np.asarray(x)
     if a.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {a.shape}")
-    if a.size and not np.issubdtype(a.dtype, np.integer):
-        if not np.all(np.equal(np.mod(a, 1), 0)):
-            raise ValueError(f"{name} must hold integer label codes (-1 for missing)")
+    if a.size and not np.issubdtype(a.dtype, np.integer) and not np.all(np.equal(np.mod(a, 1), 0)):
+        raise ValueError(f"{name} must hold integer label codes (-1 for missing)")
     a = a.astype(np.int64)
     if a.size and (a.min() < -1 or a.max() >= n_labels):
         raise ValueError(f"{name} holds codes outside -1..{n_labels - 1}")
@@ -248,7 +248,14 @@ def _cohen_from_table(
     level_ci = 1.0 - alpha_ci
     n = int(table.sum())
 
-    def result(value=None, po=None, pe=None, se=None, ci=(None, None), boot=(None, None)):  # noqa: ANN001, ANN202
+    def result(
+        value: float | None = None,
+        po: float | None = None,
+        pe: float | None = None,
+        se: float | None = None,
+        ci: Interval = (None, None),
+        boot: Interval = (None, None),
+    ) -> AgreementResult:
         return AgreementResult(
             measure=measure, level=level, annotators=annotators, value=finite_or_none(value),
             observed_agreement=finite_or_none(po), expected_agreement=finite_or_none(pe),
@@ -277,7 +284,7 @@ def _cohen_from_table(
     if var < 0 and var > -_EPS:
         var = 0.0
     se: float | None
-    ci: tuple[float | None, float | None]
+    ci: Interval
     if var < 0 or not np.isfinite(var):
         se, ci = None, (None, None)
         warnings.append("The asymptotic variance of kappa came out negative (sparse table), so no "
@@ -288,7 +295,7 @@ def _cohen_from_table(
         if se == 0.0:
             warnings.append("The asymptotic standard error is 0 (perfect agreement), so the Wald interval "
                             "has zero width; see the bootstrap interval.")
-    boot: tuple[float | None, float | None] = (None, None)
+    boot: Interval = (None, None)
     if n_resamples > 0:
         draws = rng.multinomial(n, p.ravel(), size=n_resamples).reshape(n_resamples, k, k) / n
         _, _, kb = _kappa_parts(draws, w)
@@ -437,7 +444,15 @@ def fleiss_kappa(
     x = x[complete]
     n = x.shape[0]
 
-    def result(value=None, pa=None, pe=None, se=None, se0=None, ci=(None, None), boot=(None, None)):  # noqa: ANN001, ANN202
+    def result(
+        value: float | None = None,
+        pa: float | None = None,
+        pe: float | None = None,
+        se: float | None = None,
+        se0: float | None = None,
+        ci: Interval = (None, None),
+        boot: Interval = (None, None),
+    ) -> AgreementResult:
         return AgreementResult(
             measure="fleiss_kappa", level="nominal", annotators=used, value=finite_or_none(value),
             observed_agreement=finite_or_none(pa), expected_agreement=finite_or_none(pe),
@@ -477,7 +492,7 @@ def fleiss_kappa(
 
     # Gwet (2014) linearisation, non-null: kappa_i* = kappa_i - 2 (1 - kappa)(pe_i - pe)/(1 - pe).
     se: float | None = None
-    ci: tuple[float | None, float | None] = (None, None)
+    ci: Interval = (None, None)
     if n >= 2:
         kappa_i = (p_item - pe) / (1.0 - pe)
         pe_i = (counts / m) @ pj
@@ -492,7 +507,7 @@ def fleiss_kappa(
         warnings.append("Only one item is usable: Fleiss' kappa describes a single item and has no standard "
                         "error under the alternative.")
 
-    boot: tuple[float | None, float | None] = (None, None)
+    boot: Interval = (None, None)
     if n_resamples > 0:
         sums = _bootstrap_sums(np.column_stack([counts, p_item]), n_resamples, _rng(seed))
         pa_b = sums[:, -1] / n
@@ -540,7 +555,9 @@ def _coincidences(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return o
 
 
-def _alpha_from_coincidence(o: np.ndarray, level: str, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _alpha_from_coincidence(
+    o: np.ndarray, level: str, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """alpha, D_o, D_e for coincidence matrices o of shape (..., V, V); alpha NaN where D_e = 0."""
     nc = o.sum(axis=-1)
     ntot = nc.sum(axis=-1)
@@ -555,6 +572,7 @@ def _alpha_from_coincidence(o: np.ndarray, level: str, values: np.ndarray) -> tu
 def krippendorff_alpha(
     ratings: np.ndarray,
     level: str = "nominal",
+    n_labels: int | None = None,
     values: Sequence[float] | None = None,
     annotators: Sequence[str] | None = None,
     alpha_ci: float = 0.05,
@@ -564,9 +582,10 @@ def krippendorff_alpha(
     """Krippendorff's alpha for (n_items, n_annotators) ratings with NaN for missing.
 
     ``level``: 'nominal', 'ordinal' (the numeric order of the values is the label order; pass label
-    ranks 0..K-1) or 'interval' (numeric differences). ``values``: the allowed values; optional, every
-    rating must be one of them (unused categories change nothing at any level). Units with fewer than
-    two ratings are not pairable and are left out (counted in ``warnings``).
+    ranks 0..K-1) or 'interval' (numeric differences). ``n_labels`` (ratings are codes 0..n_labels-1)
+    or ``values`` (the allowed values) is optional; when given, every rating must be one of them
+    (unused categories change nothing at any level). Units with fewer than two ratings are not
+    pairable and are left out (counted in ``warnings``).
     """
     _check_common(alpha_ci, n_resamples)
     if level not in LEVELS:
@@ -585,6 +604,10 @@ def krippendorff_alpha(
     x = x[:, keep_cols]
     rated = rated[:, keep_cols]
     observed = np.unique(x[rated])
+    if n_labels is not None and values is not None:
+        raise ValueError("give n_labels or values, not both")
+    if n_labels is not None:
+        values = range(n_labels)
     if values is None:
         vals = observed
     else:
@@ -596,7 +619,14 @@ def krippendorff_alpha(
     pairable = m_u >= 2
     n = int(pairable.sum())
 
-    def result(value=None, pa=None, pe=None, se=None, ci=(None, None), method="none"):  # noqa: ANN001, ANN202
+    def result(
+        value: float | None = None,
+        pa: float | None = None,
+        pe: float | None = None,
+        se: float | None = None,
+        ci: Interval = (None, None),
+        method: str = "none",
+    ) -> AgreementResult:
         return AgreementResult(
             measure="krippendorff_alpha", level=level, annotators=used, value=finite_or_none(value),
             observed_agreement=finite_or_none(pa), expected_agreement=finite_or_none(pe),

@@ -79,9 +79,8 @@ def _labels_array(x: np.ndarray, n_labels: int, name: str) -> np.ndarray:
     a = np.asarray(x)
     if a.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
-    if a.size and not np.issubdtype(a.dtype, np.integer):
-        if not np.all(np.equal(np.mod(a, 1), 0)):
-            raise ValueError(f"{name} must hold integer label codes")
+    if a.size and not np.issubdtype(a.dtype, np.integer) and not np.all(np.equal(np.mod(a, 1), 0)):
+        raise ValueError(f"{name} must hold integer label codes")
     a = a.astype(np.int64)
     if a.size and (a.min() < 0 or a.max() >= n_labels):
         raise ValueError(f"{name} holds codes outside 0..{n_labels - 1}")

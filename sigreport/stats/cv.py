@@ -22,8 +22,9 @@ repeat ``i``. The source slides (seed 003) print the 5x2cv statistic; its numera
 Conventions shared with :class:`~sigreport.stats.result.PairedTestResult`:
 
 * ``estimate`` is always the mean of all fold differences ``a - b``.
-* ``critical_value`` is a positive number: reject when ``|t| >= c`` (two-sided), ``t >= c``
-  (``greater``), ``t <= -c`` (``less``); for the F test reject when ``F >= c``.
+* ``critical_value`` follows :func:`sigreport.stats.pairwise.t_critical`: reject when
+  ``|t| >= c`` (two-sided, ``c > 0``), ``t >= c`` (``greater``, ``c > 0``) or ``t <= c``
+  (``less``, ``c < 0``); for the F test reject when ``F >= c``.
 * ``ci_low``/``ci_high`` is the confidence set at level ``1 - alpha`` obtained by inverting the
   test (so ``pvalue < alpha`` exactly when the interval excludes 0). For one-sided alternatives
   the interval is one-sided like R's ``t.test`` and scipy's ``TtestResult``: the open end is
@@ -55,6 +56,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from sigreport.stats.pairwise import t_critical
 from sigreport.stats.result import finite_or_none
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -145,11 +147,6 @@ def _t_pvalue(t: float, df: float, alternative: str) -> float:
     return float(stats.t.cdf(t, df))
 
 
-def _t_critical(df: float, alpha: float, alternative: str) -> float:
-    level = 1.0 - alpha / 2.0 if alternative == "two-sided" else 1.0 - alpha
-    return float(stats.t.ppf(level, df))
-
-
 def _t_interval(centre: float, se: float, crit: float, alternative: str) -> tuple[float, float]:
     if alternative == "greater":
         return centre - crit * se, math.inf
@@ -171,15 +168,15 @@ def _t_result(
     warnings: tuple[str, ...],
 ) -> CVTestResult:
     """Assemble a t-test result; ``se=None`` means the statistic is undefined (warning given)."""
-    crit = _t_critical(df, alpha, alternative) if df > 0 else None
-    if se is not None and not (math.isfinite(se) and se > 0.0):
+    crit = t_critical(alpha, df, alternative) if df > 0 else None
+    if se is not None and not (math.isfinite(se) and se > 0.0 and math.isfinite(centre / se)):
         se, warnings = None, (*warnings, UNDERFLOW_WARNING)
     if se is None or crit is None:
         t = p = lo = hi = None
     else:
         t = centre / se
         p = _t_pvalue(t, df, alternative)
-        lo, hi = _t_interval(centre, se, crit, alternative)
+        lo, hi = _t_interval(centre, se, abs(crit), alternative)
     return CVTestResult(
         method=method,
         statistic=finite_or_none(t),
@@ -228,7 +225,9 @@ def _resamples(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, int, int, floa
     return (a - b).ravel(), n_folds, n_repeats, _noise_tolerance(a, b)
 
 
-def _variance_or_warning(d: np.ndarray, tol: float, what: str) -> tuple[float | None, tuple[str, ...]]:
+def _variance_or_warning(
+    d: np.ndarray, tol: float, what: str
+) -> tuple[float | None, tuple[str, ...]]:
     """Sample variance (ddof 1) of the differences, or None with the reason."""
     if d.size < 2:
         return None, (f"The t statistic needs at least two {what}; got {d.size}.",)

@@ -244,10 +244,13 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
     W = prod(lambda) / mean(lambda)^(k-1), computed as log W (W may underflow),
     epsilon_GG = (sum lambda)^2 / ((k-1) sum lambda^2) (Greenhouse & Geisser 1959; Box 1954),
     epsilon_HF from :func:`_huynh_feldt`, epsilon_LB = 1/(k-1).
-    When Y is rank-deficient (k - 1 >= n, or systems that are exact linear combinations of others,
-    as in the seed's 24 x 100 SPSS output where W = .000 and the chi-square is '.'), W is 0 and the
-    chi-square and its p-value are not finite: they are None with a warning, and
-    :func:`apply_sphericity` treats that as a violation, as the seed does.
+    When Y is numerically rank-deficient (systems that are exact linear combinations of others,
+    as in the seed's 24 x 100 SPSS output where W = .000 and the chi-square is '.'), W is 0 and
+    the chi-square and its p-value are not finite: they are None with a warning. With k - 1 >= n
+    Mauchly's test is undefined (SPSS prints '.' for W too): W, chi-square and p are None with a
+    warning, the epsilons are still estimated. :func:`apply_sphericity` treats both as a
+    violation of sphericity, as the seed does. With k = 2 sphericity holds trivially (W = 1, df 0,
+    no p-value, every epsilon 1), also said in ``warnings``.
 
     Validated against R 4.2.2 ``car::Anova(lm(Y ~ 1), idata, idesign = ~system)`` with
     ``summary(..., multivariate = FALSE)`` and ``afex::aov_car`` (see the tests).
@@ -296,12 +299,15 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
         ss_error, ms_error = 0.0, 0.0
         statistic = pvalue = None
         pes = 1.0 if ss_systems > 0 else None
+        what = "the F ratio" if k == 2 else "the F ratio and the sphericity statistics"
         warnings.append(
             "The error variance is zero (every item shifts all systems' scores by the same amount), "
-            "so the F ratio and the sphericity statistics cannot be computed."
+            f"so {what} cannot be computed."
         )
         if ss_systems == 0:
-            warnings.append("All systems have the same mean score and there is no error variance, so partial eta squared is 0/0.")
+            warnings.append(
+                "All systems also have the same mean score, so partial eta squared is 0/0 and undefined."
+            )
     else:
         statistic = ms_systems / ms_error
         pvalue = finite_or_none(sps.f.sf(statistic, df1, df2))
@@ -433,16 +439,21 @@ def apply_sphericity(result: RMAnovaResult, mode: str, alpha: float) -> Spherici
         )
     gg = sph.epsilon_gg
     if gg is None:
-        return decide("none", f"{premise} but the Greenhouse-Geisser epsilon is not computable, so no correction is applied.")
+        return decide(
+            "none",
+            f"{premise} but the Greenhouse-Geisser epsilon is not computable, so no correction is applied.",
+        )
     g_txt, t_txt = _fmt_vs(gg, _HF_THRESHOLD)
     if gg > _HF_THRESHOLD:
         return decide(
             "huynh_feldt",
-            f"{premise} and the Greenhouse-Geisser epsilon {g_txt} > {t_txt}, so the Huynh-Feldt correction applies.",
+            f"{premise} and the Greenhouse-Geisser epsilon {g_txt} > {t_txt}, "
+            "so the Huynh-Feldt correction applies.",
         )
     return decide(
         "greenhouse_geisser",
-        f"{premise} and the Greenhouse-Geisser epsilon {g_txt} <= {t_txt}, so the Greenhouse-Geisser correction applies.",
+        f"{premise} and the Greenhouse-Geisser epsilon {g_txt} <= {t_txt}, "
+        "so the Greenhouse-Geisser correction applies.",
     )
 
 
@@ -474,7 +485,8 @@ def friedman(scores: np.ndarray, higher_is_better: bool = True, tie_correction: 
     if n == 0 or k == 0:
         warnings.append(f"The Friedman test needs at least two items and two systems; got n = {n}, k = {k}.")
         return FriedmanResult(
-            "friedman", n, k, None, df, None, tie_correction, None, None, tuple([None] * k), no_id, None, tuple(warnings)
+            "friedman", n, k, None, df, None, tie_correction, None, None, tuple([None] * k), no_id, None,
+            tuple(warnings),
         )
 
     key = -x if higher_is_better else x

@@ -17,7 +17,7 @@ NILC report, seed 000, which states the rule as n > 30; sigreport uses the issue
   sphericity rule is applied inside the RM-ANOVA result) when there are at least 30 items or
   the residuals of the additive items + systems model pass Shapiro-Wilk at alpha; otherwise
   Friedman.
-* :func:`posthoc_for`: after RM-ANOVA, paired t tests with the spec's correction (never an
+* :func:`posthoc_for`: after RM-ANOVA, ``paired`` t tests with the spec's correction (never an
   independent-groups Tukey test); after Friedman, Nemenyi for all pairs and Bonferroni-Dunn
   against a baseline (Demšar 2006, section 3.2.2).
 
@@ -309,7 +309,7 @@ def posthoc_for(
 ) -> Selection:
     """The post-hoc procedure that fits the omnibus test.
 
-    * ``rm_anova`` -> ``paired_t``: paired t tests (all pairs, or each system against the
+    * ``rm_anova`` -> ``paired``: paired t tests (all pairs, or each system against the
       baseline) with the family's correction (``correction``, named in the reason when
       given). Never an independent-groups Tukey HSD: it ignores that all systems scored the
       same items (the flaw of autorank noted in issue 3).
@@ -338,8 +338,8 @@ def posthoc_for(
     if omnibus_method == "rm_anova":
         corr = f"the {correction} correction" if correction else "the spec's correction"
         return Selection(
-            "paired_t", (omnibus, family),
-            f"paired_t: after RM-ANOVA, paired t tests for {scope} with {corr}; never an "
+            "paired", (omnibus, family),
+            f"paired: after RM-ANOVA, paired t tests for {scope} with {corr}; never an "
             "independent-groups Tukey test, which ignores that the systems scored the same "
             "items",
         )

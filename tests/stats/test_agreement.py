@@ -405,6 +405,14 @@ def test_krippendorff_degenerate():
         krippendorff_alpha(KRIPP_2011, "ratio")
     with pytest.raises(ValueError):
         krippendorff_alpha(KRIPP_2011, "nominal", values=[1, 2, 3])
+    with pytest.raises(ValueError):
+        krippendorff_alpha(KRIPP_2011, "nominal", n_labels=5)  # codes 0..4, but the data hold 5
+
+
+def test_krippendorff_label_codes():
+    # The 2011 example as codes 0..4 of five declared labels (plus one never used): same alpha.
+    r = krippendorff_alpha(KRIPP_2011 - 1, "ordinal", n_labels=6, n_resamples=0)
+    assert r.value == pytest.approx(0.8153875037548814, rel=1e-12)  # krippendorff 0.9.0, see above
 
 
 # ------------------------------------------------------------------------------------ Landis & Koch

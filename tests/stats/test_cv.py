@@ -104,8 +104,9 @@ def test_5x2cv_t_one_sided_matches_r():
     # R: pt(t, 5, lower.tail = FALSE) and pt(t, 5) with t = 1.5191090506255034
     assert g.pvalue == pytest.approx(0.094600475951160501, rel=REL)
     assert lo.pvalue == pytest.approx(0.9053995240488395, rel=REL)
-    # R: qt(.95, 5)
+    # R: qt(.95, 5) and qt(.05, 5)
     assert g.critical_value == pytest.approx(2.0150483733330224, rel=REL)
+    assert lo.critical_value == pytest.approx(-2.0150483733330233, rel=REL)
     # one-sided interval, open end infinite like R's t.test
     assert g.ci_high == math.inf and lo.ci_low == -math.inf
     # hand: 0.03 -/+ qt(.95, 5) * sqrt(0.00039)
@@ -160,8 +161,8 @@ def test_5x2cv_f_second_example_matches_mlxtend():
          2.2621571627982049),
         # R: t.test(AK, BK, paired = TRUE, alternative = "greater"); qt(.95, 9)
         ("greater", 0.0082354894182572209, 0.0052726367933327942, math.inf, 1.8331129326562365),
-        # R: t.test(AK, BK, paired = TRUE, alternative = "less"); qt(.95, 9)
-        ("less", 0.99176451058174275, -math.inf, 0.022727363206667208, 1.8331129326562365),
+        # R: t.test(AK, BK, paired = TRUE, alternative = "less"); qt(.05, 9)
+        ("less", 0.99176451058174275, -math.inf, 0.022727363206667208, -1.8331129326562374),
     ],
 )
 def test_kfold_t_matches_r(alternative, pvalue, ci_low, ci_high, crit):

@@ -32,7 +32,8 @@ SW_REL = 1e-7  # scipy vs R Shapiro-Wilk, see module docstring
 D_NORMAL = [0.012, -0.020, 0.031, 0.004, 0.018, -0.009, 0.015, 0.006, -0.003, 0.024]
 D_NORMAL2 = [0.010, 0.012, 0.008, 0.011, 0.009, 0.013, 0.010, 0.007, 0.012, 0.011]
 D_OUTLIER = [0.010, 0.010, 0.020, 0.010, 0.010, 0.020, 0.010, 0.010, 0.010, 0.300]
-# R: shapiro.test(D_NORMAL)$p.value, shapiro.test(D_NORMAL2)$p.value, shapiro.test(D_OUTLIER)$p.value
+# R: shapiro.test(D_NORMAL)$p.value, shapiro.test(D_NORMAL2)$p.value,
+#    shapiro.test(D_OUTLIER)$p.value
 P_NORMAL, P_NORMAL2, P_OUTLIER = 0.99134154824569354, 0.83527039945255277, 2.1962077409185027e-07
 
 # 8 items x 3 systems
@@ -233,8 +234,8 @@ def test_omnibus_more_than_5000_residuals_uses_all_and_says_so():
 @pytest.mark.parametrize(
     "omnibus, comparisons, method",
     [
-        ("rm_anova", "all_pairs", "paired_t"),
-        ("rm_anova", "vs_baseline", "paired_t"),
+        ("rm_anova", "all_pairs", "paired"),  # the spec's posthoc name for paired t tests
+        ("rm_anova", "vs_baseline", "paired"),
         ("friedman", "all_pairs", "nemenyi"),
         ("friedman", "vs_baseline", "bonferroni_dunn"),
     ],
@@ -293,7 +294,8 @@ def test_omnibus_ignores_item_and_system_effects(x, seed):
     resid = additive_residuals(x)
     assume(np.ptp(resid) > 1e-3)
     rng = np.random.default_rng(seed)
-    shifted = x + rng.uniform(-1, 1, size=(x.shape[0], 1)) + rng.uniform(-1, 1, size=(1, x.shape[1]))
+    n, k = x.shape
+    shifted = x + rng.uniform(-1, 1, size=(n, 1)) + rng.uniform(-1, 1, size=(1, k))
     np.testing.assert_allclose(additive_residuals(shifted), resid, rtol=0, atol=1e-12)
     a, b = choose_omnibus(x), choose_omnibus(shifted)
     assert a.steps[2].value == pytest.approx(b.steps[2].value, rel=1e-6)

@@ -1,0 +1,31 @@
+"""From a metric's spec to the corpus-level function the statistics use.
+
+A metric is held as per-item sufficient statistics; its corpus score is ``aggregate(totals, n)``:
+mean (one statistic), ratio (two), f_beta (tp, fp, fn) or a user function named by import path.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from sigreport.spec import MetricSpec
+from sigreport.stats.resampling import CorpusMetric, f_beta_metric, mean_metric, ratio_metric, user_metric
+
+
+class AggregateImportError(Exception):
+    pass
+
+
+def corpus_metric(m: MetricSpec) -> CorpusMetric:
+    if m.aggregate == "mean":
+        return mean_metric()
+    if m.aggregate == "ratio":
+        return ratio_metric()
+    if m.aggregate == "f_beta":
+        return f_beta_metric(m.beta)
+    module, _, name = m.aggregate.partition(":")
+    try:
+        func = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise AggregateImportError(f"cannot import aggregate {m.aggregate!r}: {exc}") from None
+    return user_metric(func, len(m.statistics or ()), name=m.aggregate)
