@@ -32,13 +32,24 @@ class Prepared:
     spec_file: SpecFile
     dataset: Dataset
     plan: Plan
+    dest: Path
 
 
-def prepare(spec_path: str | Path) -> Prepared:
+def prepare(spec_path: str | Path, out: str | Path | None = None) -> Prepared:
     """Validate spec and data and expand the plan (no statistics yet)."""
     sf = load_spec_file(spec_path)
     ds = load_data(sf)
-    return Prepared(sf, ds, build_plan(sf.spec, ds))
+    dest = Path(out).resolve() if out else output_dir(sf)
+    return Prepared(sf, ds, build_plan(sf.spec, ds, previous_results(dest)), dest)
+
+
+def previous_results(dest: Path) -> dict[str, Any]:
+    """Analyses of the report already in ``dest`` (for ``selection: fixed``), by id."""
+    try:
+        doc = json.loads((dest / "results.json").read_text(encoding="utf-8"))
+        return {a["id"]: a for a in doc.get("analyses", []) if isinstance(a, dict) and "id" in a}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
 
 
 def collect_warnings(results: dict[str, Any]) -> list[Problem]:
@@ -58,7 +69,7 @@ def html_context(p: Prepared, results: dict[str, Any]) -> dict[str, Any]:
     return {
         "title": spec.title, "description": spec.description, "version": __version__,
         "spec_name": p.spec_file.path.name, "settings": ctx.settings_rows(spec, doc["data"]),
-        "sections": ctx.sections(spec, results, "html"), "data_name": doc["data"]["scores"],
+        "sections": ctx.sections(spec, results, "html", p.dataset.metric_specs), "data_name": doc["data"]["scores"],
         "data_sha": p.dataset.sha256[:12], "seed": spec.seed,
     }
 
@@ -88,7 +99,7 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
         render_pdf(html, dest / "report.pdf")
         written.append("report.pdf")
     if "latex" in formats:
-        tables = [t for s in ctx.sections(spec, results, "latex") for v in s.views for t in v.tables]
+        tables = [t for s in ctx.sections(spec, results, "latex", p.dataset.metric_specs) for v in s.views for t in v.tables]
         names = render_tables(tables, dest / "tables", templates)
         written += [f"tables/{n}" for n in names]
     return written
@@ -98,12 +109,12 @@ def build(spec_path: str | Path, out: str | Path | None = None, formats: list[st
           strict: bool = False, progress: Progress | None = None,
           templates: str | Path | None = None) -> tuple[Path, list[str], list[Problem]]:
     """Run a whole build; returns (report folder, files written, warnings)."""
-    p = prepare(spec_path)
+    p = prepare(spec_path, out)
     results = run_plan(p.plan, p.dataset, progress)
     warnings = collect_warnings(results)
     if strict and warnings:
         raise StrictError(str(p.spec_file.path), warnings)
-    dest = Path(out).resolve() if out else output_dir(p.spec_file)
+    dest = p.dest
     check_destination(dest, str(p.spec_file.path))
     fmts = formats or list(p.spec_file.spec.outputs.formats)
     dest.parent.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from sigreport.errors import DataError, Problem
-from sigreport.spec import SpecFile
+from sigreport.spec import MetricSpec, SpecFile
 
 MAX_ROWS_SHOWN = 5
 
@@ -54,6 +54,7 @@ class Dataset:
     metrics: tuple[str, ...]
     blocks: dict[tuple[str, str | None], Block]
     n_rows: int
+    metric_specs: dict[str, MetricSpec] = dataclasses.field(default_factory=dict)
     extra: dict[str, object] = dataclasses.field(default_factory=dict)
 
 
@@ -121,7 +122,7 @@ def load_data(sf: SpecFile) -> Dataset:
     """Read and check the score table named in the spec."""
     spec = sf.spec
     if spec.data.scores is None:
-        return Dataset("", "", tuple(spec.systems or ()), tuple(spec.corpora or ()), (), {}, 0)
+        return _with_labels(sf, Dataset("", "", tuple(spec.systems or ()), tuple(spec.corpora or ()), (), {}, 0))
     path = sf.resolve(spec.data.scores)
     shown = str(path)
     cols = spec.data.columns
@@ -261,7 +262,17 @@ def load_data(sf: SpecFile) -> Dataset:
         raise DataError(shown, problems)
     if spec.tests.level == "corpora":
         blocks = across_corpora(blocks, spec, corpora)
-    return Dataset(shown, _sha256(path), tuple(systems), tuple(corpora), tuple(spec.metrics), blocks, int(len(df)))
+    return _with_labels(sf, Dataset(shown, _sha256(path), tuple(systems), tuple(corpora), tuple(spec.metrics), blocks,
+                                    int(len(df)), dict(spec.metrics)))
+
+
+def _with_labels(sf: SpecFile, ds: Dataset) -> Dataset:
+    """Add predictions and annotations (classification and agreement) when the spec has them."""
+    if not sf.spec.has_labels():
+        return ds
+    from sigreport.labels import add_label_data
+
+    return add_label_data(sf, ds)
 
 
 def across_corpora(blocks: dict[tuple[str, str | None], Block], spec, corpora: list[str]) -> dict:

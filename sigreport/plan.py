@@ -64,11 +64,14 @@ def order_nodes(nodes: list[AnalysisNode]) -> tuple[AnalysisNode, ...]:
     return tuple(ordered)
 
 
-def build_plan(spec: Spec, dataset: Dataset) -> Plan:
-    """Expand the spec into analyses (see :mod:`sigreport.analyses` for what each one computes)."""
+def build_plan(spec: Spec, dataset: Dataset, previous: Mapping[str, Any] | None = None) -> Plan:
+    """Expand the spec into analyses (see :mod:`sigreport.analyses` for what each one computes).
+
+    ``previous`` maps analysis ids to the previous report's results.json entries (for
+    ``selection: fixed``)."""
     from sigreport import analyses
 
-    return Plan(order_nodes(analyses.nodes_for(spec, dataset)))
+    return Plan(order_nodes(analyses.nodes_for(spec, dataset, previous)))
 
 
 def run_plan(plan: Plan, dataset: Dataset, progress: Callable[[int, int, str], None] | None = None) -> dict[str, Any]:
@@ -77,8 +80,10 @@ def run_plan(plan: Plan, dataset: Dataset, progress: Callable[[int, int, str], N
     for i, node in enumerate(plan.nodes):
         if progress is not None:
             progress(i, len(plan.nodes), node.id)
-        inputs = {d: results[d] for d in node.depends_on}
-        results[node.id] = node.run(dataset, inputs)
+        inputs = {d: results.get(d) for d in node.depends_on}
+        result = node.run(dataset, inputs)
+        if result is not None:
+            results[node.id] = result
     if progress is not None:
         progress(len(plan.nodes), len(plan.nodes), "done")
     return results

@@ -41,6 +41,18 @@ class ColumnsSpec(_Model):
     repeat: str = Field("repeat", description="Cross-validation designs: the repetition column.")
 
 
+class LabelColumnsSpec(_Model):
+    """Column names of the predictions and annotations tables, when they differ from the defaults."""
+
+    system: str = "system"
+    corpus: str = "corpus"
+    item: str = "item"
+    gold: str = "gold"
+    pred: str = "pred"
+    annotator: str = "annotator"
+    label: str = "label"
+
+
 class DataSpec(_Model):
     """Where the scores are and how to read them. Relative paths resolve against the spec's folder."""
 
@@ -50,6 +62,11 @@ class DataSpec(_Model):
     missing: Literal["error", "drop_items"] = Field(
         "error", description="A system lacking an item another system has: stop with an error, or drop that item "
         "for every system (the report says how many were dropped).")
+    predictions: str | None = Field(None, description="Long table system, corpus, item, gold, pred (labels as text).")
+    annotations: str | None = Field(None, description="Long table item, annotator, label (optionally corpus); "
+                                    "missing ratings allowed.")
+    label_columns: LabelColumnsSpec = Field(default_factory=LabelColumnsSpec,
+                                            description="Column names of predictions and annotations.")
 
 
 class MetricSpec(_Model):
@@ -142,6 +159,44 @@ class TestsSpec(_Model):
         return self
 
 
+class ClassificationSpec(_Model):
+    """Analyses of predicted labels against gold labels (data.predictions)."""
+
+    labels: list[str] | None = Field(
+        None, description="The label set in display order (default: order of first appearance); a label outside "
+        "it is an error.")
+    positive_label: str | None = Field(None, description="Positive class for binary precision, recall, F.")
+    beta: float = Field(1.0, gt=0, description="beta of the F-measure (1 gives F1).")
+    resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap resamples for metric CIs.")
+    ci_level: float = Field(0.95, gt=0, lt=1, description="Confidence level of the metric CIs.")
+    mcnemar: Literal["auto", "exact", "chi2"] = Field(
+        "auto", description="McNemar variant: auto is exact binomial when n01 + n10 < 25, else chi-square with "
+        "continuity correction.")
+    test_metrics: list[str] = Field(
+        default_factory=lambda: ["accuracy"],
+        description="Classification metrics that also get the spec's pairwise and omnibus tests (accuracy, "
+        "f1 / f<beta> of the positive label, f1_micro, f1_macro, ...).")
+
+
+class AgreementSpec(_Model):
+    """Inter-annotator agreement on data.annotations (and optionally each system against gold)."""
+
+    measures: list[Literal["cohen_kappa", "weighted_kappa_linear", "weighted_kappa_quadratic", "fleiss_kappa",
+                           "krippendorff_alpha"]] | None = Field(
+        None, description="Default: Cohen's kappa (and weighted kappas for ordinal labels) for two annotators; "
+        "pairwise Cohen's kappa, Fleiss' kappa and Krippendorff's alpha for three or more.")
+    level: Literal["nominal", "ordinal", "interval"] = Field("nominal", description="Measurement level of labels.")
+    order: list[str] | None = Field(None, description="Ordinal labels: their order, lowest first.")
+    systems_vs_gold: bool = Field(False, description="Also kappa between each system's predictions and gold.")
+    resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap resamples for agreement CIs.")
+
+    @model_validator(mode="after")
+    def _order(self) -> "AgreementSpec":
+        if self.level == "ordinal" and not self.order:
+            raise ValueError("ordinal labels need their order (agreement.order)")
+        return self
+
+
 class OutputsSpec(_Model):
     """Where the report goes and in which formats."""
 
@@ -175,6 +230,8 @@ class Spec(_Model):
     metrics: dict[str, MetricSpec] = Field(default_factory=dict,
                                            description="Metrics to analyse, by their name in the data.")
     tests: TestsSpec = Field(default_factory=TestsSpec)
+    classification: ClassificationSpec | None = Field(None, description="Analyses of data.predictions.")
+    agreement: AgreementSpec | None = Field(None, description="Analyses of data.annotations.")
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
 
     @field_validator("systems", "corpora")
@@ -202,11 +259,15 @@ class Spec(_Model):
             if m.corpus_level and self.tests.pairwise not in ("bootstrap", "permutation"):
                 raise ValueError(f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only bootstrap and "
                                  f"permutation apply, not {self.tests.pairwise}")
+        if self.classification is not None and self.data.predictions is None:
+            raise ValueError("classification needs data.predictions")
+        if self.agreement is not None and self.data.annotations is None and not self.agreement.systems_vs_gold:
+            raise ValueError("agreement needs data.annotations")
         return self
 
     def has_labels(self) -> bool:
-        """Whether the spec has classification or annotation data (see the classification issue)."""
-        return False
+        """Whether the spec has classification or annotation data."""
+        return self.data.predictions is not None or self.data.annotations is not None
 
 
 # --------------------------------------------------------------------------------------------

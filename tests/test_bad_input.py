@@ -26,7 +26,7 @@ metrics:
 # (name, spec text, data text, fragments that must appear in stderr, in order of appearance per line)
 CASES = [
     ("unknown top-level key", GOOD_SPEC + "colour: red\n", GOOD_DATA,
-     ["spec.yaml is invalid (1 problem)", "colour (line 7): unknown key 'colour'; allowed: alpha, baseline"]),
+     ["spec.yaml is invalid (1 problem)", "colour (line 7): unknown key 'colour'; allowed: agreement, alpha, baseline"]),
     ("unknown method", GOOD_SPEC + "tests:\n  pairwise: ttest\n", GOOD_DATA,
      ["tests.pairwise (line 8): 'ttest' is not allowed; allowed: 'auto', 'paired_t'"]),
     ("alpha out of range", "alpha: 1.5\n" + GOOD_SPEC, GOOD_DATA,

@@ -171,15 +171,16 @@ ALTERNATIVE_TEXT = {"two-sided": "two-sided", "greater": "one-sided, H1: a > b",
 class Labels:
     """Display names of metrics and corpora."""
 
-    def __init__(self, spec: Spec):
+    def __init__(self, spec: Spec, metric_specs: Mapping[str, Any] | None = None):
         self.spec = spec
+        self.metric_specs = dict(metric_specs if metric_specs is not None else spec.metrics)
 
     def metric(self, m: str) -> str:
-        spec = self.spec.metrics.get(m)
+        spec = self.metric_specs.get(m)
         return (spec.label or m) if spec else m
 
     def decimals(self, m: str) -> int:
-        spec = self.spec.metrics.get(m)
+        spec = self.metric_specs.get(m)
         return spec.decimals if spec else 4
 
     def corpus(self, c: str | None) -> str:
@@ -373,18 +374,27 @@ VIEWS: dict[str, Callable[[Any, Fmt, Labels], AnalysisView]] = {
 }
 
 
-def sections(spec: Spec, results: Mapping[str, Any], target: Target) -> list[Section]:
+def sections(spec: Spec, results: Mapping[str, Any], target: Target,
+             metric_specs: Mapping[str, Any] | None = None) -> list[Section]:
     """Group analysis views by metric and corpus, in plan order."""
     f = Fmt(target)
-    lab = Labels(spec)
+    lab = Labels(spec, metric_specs)
+    from sigreport.render.views_labels import VIEWS as LABEL_VIEWS
+
+    views = {**VIEWS, **LABEL_VIEWS}
     groups: dict[tuple[Any, Any], list[AnalysisView]] = {}
     for r in results.values():
-        groups.setdefault((r.metric, r.corpus), []).append(VIEWS[r.kind](r, f, lab))
+        groups.setdefault(section_key(r), []).append(views[r.kind](r, f, lab))
     out = []
-    for (metric, corpus), views in groups.items():
+    for (metric, corpus), group in groups.items():
         title = f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}"
-        out.append(Section(title, "s-" + slug(metric, corpus), tuple(views)))
+        out.append(Section(title, "s-" + slug(metric, corpus), tuple(group)))
     return out
+
+
+def section_key(r: Any) -> tuple[Any, Any]:
+    """Results group into sections by (metric, corpus); label analyses name their own section in ``metric``."""
+    return (r.metric, r.corpus)
 
 
 def settings_rows(spec: Spec, data_info: Mapping[str, Any]) -> list[tuple[str, str]]:

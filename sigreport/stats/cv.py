@@ -38,7 +38,7 @@ Conventions shared with :class:`~sigreport.stats.result.PairedTestResult`:
 Tests (``tests/stats/test_cv.py``) check hand computations of the formulas on literal arrays,
 mlxtend 0.25.0 (``paired_ttest_5x2cv``, ``combined_ftest_5x2cv``, ``paired_ttest_kfold_cv``,
 ``paired_ttest_resampled`` driven by stub estimators that replay fixed scores), baycomp 1.0.3
-(``CorrelatedTTest.compute_statistics``, the Nadeau-Bengio variance) and R 4 (``t.test``,
+(``CorrelatedTTest.compute_statistics``, the Nadeau-Bengio variance) and R 4.2.2 (``t.test``,
 ``pt``, ``pf``, ``qt``, ``qf``).
 
 References: T. G. Dietterich (1998), Approximate statistical tests for comparing supervised

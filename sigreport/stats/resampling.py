@@ -103,7 +103,7 @@ CI_METHODS = ("percentile", "bca")
 
 _STREAM_BLOCK = 32  # replicates per random stream: results are identical for any chunking
 _POISSON_MIN_N = 1024  # below this, bootstrap counts come from integers + bincount
-_FLOAT32_MIN_ELEMENTS = 1 << 22  # real-valued data use float32 from this many n*k*s elements
+_FLOAT32_MIN_ELEMENTS = 1 << 20  # real-valued data use float32 from this many n*k*s elements
 _TARGET_CHUNK_BYTES = 48 << 20  # size of one chunk's weight matrix
 _JACKKNIFE_BLOCK_ELEMENTS = 1 << 21
 _RTOL = 1e-10

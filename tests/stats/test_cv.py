@@ -24,7 +24,7 @@ Reference values and where they come from:
   a - b and the Nadeau-Bengio corrected variance ``var(d) * (1/n + 1/(n_folds - 1))``;
   ``CorrelatedTTest(b, a, rope=0, runs).probs()[0]`` = P(a - b < 0) under its posterior, which
   equals the frequentist one-sided p-value of the corrected t for ``alternative='greater'``.
-* R 4 (Debian r-base-core): ``t.test``, ``pt``, ``qt``, ``pf``, ``qf`` with
+* R 4.2.2 (Debian r-base-core): ``t.test``, ``pt``, ``qt``, ``pf``, ``qf`` with
   ``options(digits = 17)``; the exact calls are next to the values.
 """
 

@@ -1,6 +1,6 @@
 """The automatic choice of test (sigreport.stats.select): every branch, with recorded numbers.
 
-Shapiro-Wilk p-values are checked against R 4 (Debian r-base-core) ``shapiro.test`` run with
+Shapiro-Wilk p-values are checked against R 4.2.2 (Debian r-base-core) ``shapiro.test`` run with
 ``options(digits = 17)``; the calls are next to the values. scipy's Cython port of AS R94 and
 R's C implementation agree to about 9 significant digits (the algorithm's polynomial
 approximations carry single-precision constants), so those comparisons use rel = 1e-7.
