@@ -1,10 +1,468 @@
-"""Classification and agreement analyses (predictions and annotations). Filled in by the labels work."""
+"""Classification and agreement analyses: predicted labels against gold, and annotators against each other.
+
+Each kind has a frozen result type whose fields are its results.json fields:
+
+* ``classification`` (per corpus): per system the confusion matrix (rows gold, columns predicted) and
+  every metric of :func:`sigreport.stats.classification.classification_metrics` with its bootstrap
+  percentile interval over items.
+* ``mcnemar`` (per corpus, two or more systems): McNemar's test on per-item correctness for every pair
+  (``tests.comparisons``), p-values adjusted with ``tests.correction`` over the pairs of the corpus.
+* ``cochran_q`` (per corpus, three or more systems, unless ``tests.omnibus: none``): Cochran's Q; the
+  McNemar pairs are then its post-hoc tests.
+* ``agreement`` (per corpus of the annotations, and per corpus of the predictions for
+  ``systems_vs_gold``): one entry per measure. Two annotators: the coefficient, its agreement matrix.
+  Three or more: Fleiss' kappa and Krippendorff's alpha are single coefficients; Cohen's (weighted)
+  kappa is given for every pair of annotators in ``pairs`` and ``value`` is their mean (Light 1971,
+  ``value_kind: mean_of_pairs``). ``systems_vs_gold``: one pair per system (``value_kind: per_pair``,
+  no pooled value).
+
+Statistics come from :mod:`sigreport.stats.classification`, :mod:`~sigreport.stats.contingency` and
+:mod:`~sigreport.stats.agreement`; nothing is computed here but bookkeeping.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from sigreport.analyses import analysis_id, derived_seed
 from sigreport.data import Dataset
-from sigreport.spec import Spec
+from sigreport.labels import Annotations, AnnotationGroup, PredictionGroup, Predictions
+from sigreport.plan import AnalysisNode
+from sigreport.spec import AgreementSpec, ClassificationSpec, Spec
+from sigreport.stats import agreement as agr
+from sigreport.stats import contingency, correction
+from sigreport.stats.classification import MetricValue, classification_metrics, f_name
+from sigreport.stats.result import finite_or_none
+
+CLASSIFICATION = "classification"
+AGREEMENT = "agreement"
+AGREEMENT_CI_LEVEL = 0.95
+WEIGHTS = {"cohen_kappa": None, "weighted_kappa_linear": "linear", "weighted_kappa_quadratic": "quadratic"}
 
 
-def label_nodes(spec: Spec, dataset: Dataset) -> list:
-    return []
+# -------------------------------------------------------------------------------------------- results
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfusionMatrix:
+    """Counts of items: rows the gold label, columns the predicted label, both in ``labels`` order."""
+
+    labels: tuple[str, ...]
+    matrix: tuple[tuple[int, ...], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemClassification:
+    system: str
+    n: int
+    confusion_matrix: ConfusionMatrix
+    metrics: dict[str, MetricValue]
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassificationAnalysis:
+    """kind 'classification'. Metric names: accuracy; precision, recall, specificity, f<beta> per class
+    (``<name>_<label>``), averaged (``_macro``, ``_micro``, ``_weighted``) and, with a positive label,
+    plain (that class)."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str
+    labels: tuple[str, ...]
+    positive_label: str | None
+    beta: float
+    f_name: str
+    ci_level: float
+    ci_method: str
+    n_resamples: int
+    n_items: int
+    dropped_items: int
+    systems: tuple[SystemClassification, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class McNemarPair:
+    """McNemar's test of a vs b: n01 = items a got wrong and b got right, n10 = a right and b wrong."""
+
+    a: str
+    b: str
+    n: int
+    n00: int
+    n01: int
+    n10: int
+    n11: int
+    accuracy_a: float | None
+    accuracy_b: float | None
+    statistic: float | None
+    df: float | None
+    pvalue: float | None
+    pvalue_adjusted: float | None
+    exact: bool
+    continuity_correction: bool
+    significant: bool | None
+    critical_value: float | None
+    reason: str
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class McNemarAnalysis:
+    id: str
+    kind: str
+    metric: str
+    corpus: str
+    method: str
+    comparisons: str
+    correction: str
+    family: str
+    family_size: int
+    alpha: float
+    after: str | None
+    omnibus_significant: bool | None
+    pairs: tuple[McNemarPair, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class CochranQAnalysis:
+    id: str
+    kind: str
+    metric: str
+    corpus: str
+    n: int
+    k: int
+    accuracy: dict[str, float | None]
+    statistic: float | None
+    df: float
+    pvalue: float | None
+    significant: bool | None
+    alpha: float
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class AgreementPair:
+    """One coefficient between two raters (annotators, or a system and the gold labels)."""
+
+    a: str
+    b: str
+    value: float | None
+    observed_agreement: float | None
+    expected_agreement: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    bootstrap_ci_low: float | None
+    bootstrap_ci_high: float | None
+    interpretation: str | None
+    n_items: int
+    matrix: tuple[tuple[int, ...], ...] | None
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class AgreementAnalysis:
+    """kind 'agreement': one measure on one corpus.
+
+    ``source``: 'annotations' or 'systems_vs_gold'. ``level``: the measurement level the measure
+    treats the labels at (Cohen and Fleiss: nominal; weighted kappa: ordinal; Krippendorff: the spec's).
+    ``value_kind``: 'coefficient' (one coefficient), 'mean_of_pairs' (Light's kappa: the mean of the
+    pairwise kappas in ``pairs``; no SE), 'per_pair' (systems vs gold: only ``pairs``, ``value`` null).
+    ``matrix``: the agreement matrix of two annotators (rows ``annotators[0]``, columns
+    ``annotators[1]``, labels in ``labels`` order), else null. ``ci_low``/``ci_high``: Wald interval
+    from ``se`` (the standard error under the alternative) for kappas, bootstrap percentile for alpha
+    (``ci_method``); ``bootstrap_ci_*``: percentile bootstrap over items.
+    """
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    source: str
+    measure: str
+    level: str
+    labels: tuple[str, ...]
+    annotators: tuple[str, ...]
+    value: float | None
+    value_kind: str
+    observed_agreement: float | None
+    expected_agreement: float | None
+    se: float | None
+    se_null: float | None
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float
+    ci_method: str
+    bootstrap_ci_low: float | None
+    bootstrap_ci_high: float | None
+    interpretation: str | None
+    n_items: int
+    n_resamples: int
+    matrix: tuple[tuple[int, ...], ...] | None
+    pairs: tuple[AgreementPair, ...]
+    warnings: tuple[str, ...]
+
+
+# -------------------------------------------------------------------------------------------- classification
+
+
+def _matrix(m: np.ndarray) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(int(x) for x in row) for row in np.asarray(m))
+
+
+def classification_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, node_id: str
+                            ) -> ClassificationAnalysis:
+    cls = spec.classification or ClassificationSpec()
+    seed = np.random.default_rng(derived_seed(spec.seed, node_id))
+    systems = []
+    warnings: list[str] = []
+    for j, system in enumerate(preds.systems):
+        r = classification_metrics(group.gold, group.pred[:, j], preds.labels, cls.beta, cls.positive_label,
+                                   cls.resamples, seed, cls.ci_level)
+        systems.append(SystemClassification(system, r.n, ConfusionMatrix(r.labels, _matrix(r.matrix)),
+                                            dict(r.metrics)))
+        warnings += [f"{system}: {w}" for w in r.warnings]
+    if group.dropped_items:
+        warnings.append(f"{group.dropped_items} item(s) dropped because some system lacks them "
+                        "(data.missing: drop_items)")
+    return ClassificationAnalysis(node_id, CLASSIFICATION, CLASSIFICATION, group.corpus, preds.labels,
+                                  cls.positive_label, float(cls.beta), f_name(cls.beta), float(cls.ci_level),
+                                  "bootstrap_percentile", int(cls.resamples), len(group.items),
+                                  group.dropped_items, tuple(systems), tuple(warnings))
+
+
+def label_pairs(systems: tuple[str, ...], spec: Spec) -> list[tuple[int, int]]:
+    """The pairs compared, as :func:`sigreport.analyses.system_pairs`: all pairs (i < j), or each system
+    with the baseline (system, baseline)."""
+    if spec.tests.comparisons == "vs_baseline" and spec.baseline is not None and spec.baseline in systems:
+        c = systems.index(spec.baseline)
+        return [(i, c) for i in range(len(systems)) if i != c]
+    return list(itertools.combinations(range(len(systems)), 2))
+
+
+def mcnemar_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, node_id: str,
+                     omnibus: CochranQAnalysis | None) -> McNemarAnalysis:
+    cls = spec.classification or ClassificationSpec()
+    exact = {"auto": None, "exact": True, "chi2": False}[cls.mcnemar]
+    correct = group.correct()
+    pairs = label_pairs(preds.systems, spec)
+    results = [contingency.mcnemar(correct[:, i], correct[:, j], exact=exact, alpha=spec.alpha) for i, j in pairs]
+    raw = np.array([np.nan if r.pvalue is None else r.pvalue for r in results])
+    adjusted = correction.adjust(raw, spec.tests.correction) if len(raw) else raw
+    n = correct.shape[0]
+    acc = correct.mean(axis=0) if n else np.full(correct.shape[1], np.nan)
+    entries = []
+    for (i, j), r, p_adj in zip(pairs, results, adjusted):
+        p_adj_v = finite_or_none(p_adj)
+        entries.append(McNemarPair(
+            preds.systems[i], preds.systems[j], n, r.n00, r.n01, r.n10, r.n11, finite_or_none(acc[i]),
+            finite_or_none(acc[j]), r.statistic, r.df, r.pvalue, p_adj_v, r.exact, r.continuity_correction,
+            None if p_adj_v is None else bool(p_adj_v <= spec.alpha), r.critical_value, r.reason, r.warnings))
+    warnings = []
+    if n == 0:
+        warnings.append("There are no items on this corpus, so no test can be computed.")
+    return McNemarAnalysis(node_id, "mcnemar", CLASSIFICATION, group.corpus, cls.mcnemar, spec.tests.comparisons,
+                           spec.tests.correction, spec.tests.family, len(entries), spec.alpha,
+                           "cochran_q" if omnibus is not None else None,
+                           omnibus.significant if omnibus is not None else None, tuple(entries), tuple(warnings))
+
+
+def cochran_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, node_id: str) -> CochranQAnalysis:
+    correct = group.correct()
+    r = contingency.cochran_q(correct)
+    acc = correct.mean(axis=0) if correct.shape[0] else np.full(correct.shape[1], np.nan)
+    return CochranQAnalysis(node_id, "cochran_q", CLASSIFICATION, group.corpus, r.n, r.k,
+                            {s: finite_or_none(a) for s, a in zip(preds.systems, acc)}, r.statistic, r.df, r.pvalue,
+                            None if r.pvalue is None else bool(r.pvalue <= spec.alpha), spec.alpha, r.warnings)
+
+
+# -------------------------------------------------------------------------------------------- agreement
+
+
+def default_measures(aspec: AgreementSpec, n_annotators: int) -> list[str]:
+    """Two annotators: Cohen's kappa (+ linear and quadratic weighted for ordered labels); three or more:
+    also Fleiss' kappa and Krippendorff's alpha (the pairwise kappas form a matrix)."""
+    if aspec.measures:
+        return list(dict.fromkeys(aspec.measures))
+    out = ["cohen_kappa"]
+    if aspec.level != "nominal":
+        out += ["weighted_kappa_linear", "weighted_kappa_quadratic"]
+    if n_annotators >= 3:
+        out += ["fleiss_kappa", "krippendorff_alpha"]
+    return out
+
+
+def _pair_of(r: agr.AgreementResult, matrix: np.ndarray | None) -> AgreementPair:
+    return AgreementPair(r.annotators[0], r.annotators[1], r.value, r.observed_agreement, r.expected_agreement,
+                         r.se, r.ci_low, r.ci_high, r.bootstrap_ci_low, r.bootstrap_ci_high, r.interpretation,
+                         r.n_items, None if matrix is None else _matrix(matrix), r.warnings)
+
+
+def _analysis(node_id: str, corpus: str | None, source: str, measure: str, labels: tuple[str, ...],
+              annotators: tuple[str, ...], r: agr.AgreementResult | None, n_resamples: int, level: str,
+              value_kind: str = "coefficient", matrix: np.ndarray | None = None,
+              pairs: tuple[AgreementPair, ...] = (), value: float | None = None, n_items: int = 0,
+              warnings: tuple[str, ...] = ()) -> AgreementAnalysis:
+    if r is not None:
+        return AgreementAnalysis(
+            node_id, AGREEMENT, AGREEMENT, corpus, source, measure, r.level, labels, annotators, r.value, value_kind,
+            r.observed_agreement, r.expected_agreement, r.se, r.se_null, r.ci_low, r.ci_high, r.ci_level,
+            r.ci_method, r.bootstrap_ci_low, r.bootstrap_ci_high, r.interpretation, r.n_items, n_resamples,
+            None if matrix is None else _matrix(matrix), pairs, tuple(warnings) + tuple(r.warnings))
+    return AgreementAnalysis(
+        node_id, AGREEMENT, AGREEMENT, corpus, source, measure, level, labels, annotators, value, value_kind,
+        None, None, None, None, None, None, AGREEMENT_CI_LEVEL, "none", None, None, agr.landis_koch(value), n_items,
+        n_resamples, None, pairs, tuple(warnings))
+
+
+def _measure_level(measure: str, aspec: AgreementSpec) -> str:
+    if measure == "krippendorff_alpha":
+        return aspec.level
+    return "ordinal" if measure.startswith("weighted") else "nominal"
+
+
+def _light(pairs: tuple[AgreementPair, ...], what: str) -> tuple[float | None, list[str]]:
+    values = [p.value for p in pairs if p.value is not None]
+    warnings = []
+    if len(values) < len(pairs):
+        missing = [f"{p.a}-{p.b}" for p in pairs if p.value is None]
+        warnings.append(f"The mean of the pairwise {what} leaves out the pairs where it is undefined: "
+                        f"{', '.join(missing)}.")
+    if not values:
+        warnings.append(f"No pair of annotators has a defined {what}, so their mean is undefined.")
+        return None, warnings
+    return float(np.mean(values)), warnings
+
+
+def agreement_analysis(spec: Spec, ann: Annotations, group: AnnotationGroup, measure: str, node_id: str
+                       ) -> AgreementAnalysis:
+    aspec = spec.agreement or AgreementSpec()
+    seed = derived_seed(spec.seed, node_id)
+    alpha_ci = 1 - AGREEMENT_CI_LEVEL
+    k = len(ann.labels)
+    x = group.ratings
+    m = x.shape[1]
+    names = group.annotators
+    level = _measure_level(measure, aspec)
+    if m < 2:
+        who = f"only {names[0]} rated" if m == 1 else "nobody rated"
+        where = f"corpus {group.corpus!r}" if group.corpus is not None else "these items"
+        return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, None, aspec.resamples,
+                         level, warnings=(f"{who.capitalize()} items of {where}, so there is no agreement to "
+                                          "measure (two or more annotators are needed).",))
+    if measure in WEIGHTS:
+        weights = WEIGHTS[measure]
+        if m == 2:
+            r = agr.cohen_kappa(x[:, 0], x[:, 1], k, weights, (names[0], names[1]), alpha_ci, aspec.resamples,
+                                seed, ann.labels)
+            return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, r, aspec.resamples,
+                             level, matrix=agr.agreement_matrix(x[:, 0], x[:, 1], k))
+        results = agr.pairwise_kappa_matrix(x, k, weights, names, alpha_ci, aspec.resamples, seed, ann.labels)
+        iu = list(zip(*np.triu_indices(m, k=1)))
+        pairs = tuple(_pair_of(r, agr.agreement_matrix(x[:, i], x[:, j], k)) for r, (i, j) in zip(results, iu))
+        what = "kappas" if weights is None else f"{weights} weighted kappas"
+        value, warnings = _light(pairs, what)
+        n_items = int(np.sum((x >= 0).sum(axis=1) >= 2))
+        return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, None, aspec.resamples,
+                         level, "mean_of_pairs", pairs=pairs, value=value, n_items=n_items,
+                         warnings=tuple(warnings))
+    if measure == "fleiss_kappa":
+        r = agr.fleiss_kappa(x, k, names, alpha_ci, aspec.resamples, seed, ann.labels)
+        return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, r.annotators, r,
+                         aspec.resamples, level)
+    if measure == "krippendorff_alpha":
+        if aspec.level == "interval" and ann.values is not None:
+            vals = np.asarray(ann.values, dtype=float)
+            ratings = np.where(x >= 0, vals[np.clip(x, 0, None)], np.nan)
+            r = agr.krippendorff_alpha(ratings, "interval", values=vals, annotators=names, alpha_ci=alpha_ci,
+                                       n_resamples=aspec.resamples, seed=seed)
+        else:
+            ratings = np.where(x >= 0, x, np.nan).astype(float)
+            r = agr.krippendorff_alpha(ratings, aspec.level, n_labels=k, annotators=names, alpha_ci=alpha_ci,
+                                       n_resamples=aspec.resamples, seed=seed)
+        return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, r.annotators, r,
+                         aspec.resamples, level)
+    raise ValueError(f"unknown agreement measure {measure!r}")
+
+
+def systems_vs_gold_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, measure: str, node_id: str
+                             ) -> AgreementAnalysis:
+    """Kappa between each system's predictions and the gold labels (one pair per system)."""
+    aspec = spec.agreement or AgreementSpec()
+    labels = tuple(aspec.order) if aspec.order else preds.labels
+    recode = np.array([labels.index(lab) for lab in preds.labels], dtype=np.int64)
+    gold = recode[group.gold]
+    k = len(labels)
+    rng = np.random.default_rng(derived_seed(spec.seed, node_id))
+    pairs = []
+    for j, system in enumerate(preds.systems):
+        pred = recode[group.pred[:, j]]
+        r = agr.cohen_kappa(pred, gold, k, WEIGHTS[measure], (system, "gold"), 1 - AGREEMENT_CI_LEVEL,
+                            aspec.resamples, rng, labels)
+        pairs.append(_pair_of(r, agr.agreement_matrix(pred, gold, k)))
+    return _analysis(node_id, group.corpus, "systems_vs_gold", measure, labels, ("gold",) + preds.systems, None,
+                     aspec.resamples, _measure_level(measure, aspec), "per_pair", pairs=tuple(pairs),
+                     n_items=len(group.items))
+
+
+# -------------------------------------------------------------------------------------------- the plan
+
+
+def label_nodes(spec: Spec, dataset: Dataset) -> list[AnalysisNode]:
+    """Plan nodes for the predictions (classification, McNemar, Cochran's Q, systems vs gold) and the
+    annotations (agreement), per corpus."""
+    nodes: list[AnalysisNode] = []
+    preds: Predictions | None = dataset.extra.get("predictions")  # type: ignore[assignment]
+    ann: Annotations | None = dataset.extra.get("annotations")  # type: ignore[assignment]
+    aspec = spec.agreement or AgreementSpec()
+    cls = spec.classification or ClassificationSpec()
+    if preds is not None:
+        for corpus in preds.corpora:
+            group = preds.groups[corpus]
+            cid = analysis_id(CLASSIFICATION, corpus, "classification")
+            nodes.append(AnalysisNode(cid, "classification", CLASSIFICATION, corpus, (),
+                                      lambda ds, _, g=group, i=cid: classification_analysis(spec, preds, g, i),
+                                      f"confusion matrices and metrics, bootstrap B = {cls.resamples}"))
+            qid = None
+            if len(preds.systems) >= 3 and spec.tests.omnibus != "none":
+                qid = analysis_id(CLASSIFICATION, corpus, "cochran_q")
+                nodes.append(AnalysisNode(qid, "cochran_q", CLASSIFICATION, corpus, (),
+                                          lambda ds, _, g=group, i=qid: cochran_analysis(spec, preds, g, i),
+                                          "Cochran's Q on per-item correctness"))
+            if len(preds.systems) >= 2:
+                mid = analysis_id(CLASSIFICATION, corpus, "mcnemar")
+                nodes.append(AnalysisNode(mid, "mcnemar", CLASSIFICATION, corpus, (qid,) if qid else (),
+                                          lambda ds, deps, g=group, i=mid, q=qid:
+                                          mcnemar_analysis(spec, preds, g, i, deps.get(q) if q else None),
+                                          f"McNemar {cls.mcnemar}, {spec.tests.correction}"))
+    if ann is not None:
+        for corpus, group in ann.groups.items():
+            for measure in default_measures(aspec, len(group.annotators)):
+                aid = analysis_id(AGREEMENT, corpus, measure)
+                nodes.append(AnalysisNode(aid, "agreement", AGREEMENT, corpus, (),
+                                          lambda ds, _, g=group, i=aid, mm=measure:
+                                          agreement_analysis(spec, ann, g, mm, i),
+                                          f"{measure}, {len(group.annotators)} annotators"))
+    if preds is not None and spec.agreement is not None and aspec.systems_vs_gold:
+        kappas = [m for m in default_measures(aspec, 2) if m in WEIGHTS] or ["cohen_kappa"]
+        for corpus in preds.corpora:
+            group = preds.groups[corpus]
+            for measure in kappas:
+                gid = analysis_id(AGREEMENT, corpus, f"{measure}-vs-gold")
+                nodes.append(AnalysisNode(gid, "agreement", AGREEMENT, corpus, (),
+                                          lambda ds, _, g=group, i=gid, mm=measure:
+                                          systems_vs_gold_analysis(spec, preds, g, mm, i),
+                                          f"{measure}, each system vs gold"))
+    return nodes
+
+
+def results_by_kind(results: Mapping[str, Any], kind: str) -> list[Any]:
+    """The results of one kind, in plan order (for tests and callers)."""
+    return [r for r in results.values() if getattr(r, "kind", None) == kind]

@@ -140,6 +140,7 @@ def load_data(sf: SpecFile) -> Dataset:
             wanted["repeat"] = cols.repeat
     elif spec.tests.level == "corpora" and cols.item not in df.columns:
         df[cols.item] = "all"  # one score per system and corpus
+        wanted["item"] = cols.item
     else:
         wanted["item"] = cols.item
     missing = [c for c in wanted.values() if c not in df.columns]

@@ -1,7 +1,9 @@
 """From a metric's spec to the corpus-level function the statistics use.
 
 A metric is held as per-item sufficient statistics; its corpus score is ``aggregate(totals, n)``:
-mean (one statistic), ratio (two), f_beta (tp, fp, fn) or a user function named by import path.
+mean (one statistic), ratio (two), f_beta (tp, fp, fn), a built-in label average
+``sigreport.labels:<precision|recall|specificity|f>_<macro|weighted>`` (tp, fp, fn of every class)
+or a user function named by import path.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ def corpus_metric(m: MetricSpec) -> CorpusMetric:
         return ratio_metric()
     if m.aggregate == "f_beta":
         return f_beta_metric(m.beta)
+    if m.aggregate.startswith("sigreport.labels:"):
+        from sigreport.labels import averaged_metric  # built-in label aggregates (macro/weighted averages)
+
+        return averaged_metric(m)
     module, _, name = m.aggregate.partition(":")
     try:
         func = getattr(importlib.import_module(module), name)

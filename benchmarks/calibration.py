@@ -1,0 +1,373 @@
+"""Calibration of sigreport's significance tests: type I error under true nulls, and power.
+
+For each null shape below, ``--reps`` data sets of ``--n`` items x ``--k`` systems are simulated
+and every test available in ``sigreport.stats`` is run on each of them:
+
+* pairwise, system 0 vs system 1: ``paired_t`` (pairwise.py), ``wilcoxon`` and ``sign_test``
+  (rank.py), ``bootstrap`` and ``permutation`` (resampling.py, mean metric, B = ``--resamples``);
+* omnibus, all ``--k`` systems: ``rm_anova`` with the seed's sphericity rule
+  (``apply_sphericity(mode='auto')``), the sphericity-assumed F, ``friedman`` (tie-corrected
+  chi-square) and its Iman-Davenport F.
+
+The rejection rate at ``--alpha`` is shown with its Monte Carlo 95% interval (Clopper-Pearson) and a
+verdict: *within* (the interval contains alpha), *conservative* (entirely below) or *liberal*
+(entirely above). Under a fixed true difference (system 0 shifted by ``--effect`` standard
+deviations of the paired difference) the power is reported. A module that is not present is
+skipped with a printed note.
+
+Which null each shape makes true (x_ij = item_i + e_ij, item_i ~ N(0, 1) shared by all systems):
+
+normal
+    e_ij iid N(0, 1). Differences are symmetric about 0: every null holds (mean 0 for paired t,
+    bootstrap and permutation; symmetry about 0 for Wilcoxon; median 0 for the sign test; equal
+    means for RM-ANOVA; exchangeable systems for Friedman).
+lognormal
+    e_ij iid LogNormal(0, 1): skewed scores, but the difference of two iid variables is symmetric,
+    so every null holds.
+skewed_diff (pairwise only)
+    e_i0 = Exp(1) - 1, e_i1 = 0: the paired difference has mean 0 but median ln 2 - 1 < 0 and is
+    asymmetric. Only the mean null (paired t, bootstrap, permutation) holds; for Wilcoxon and the
+    sign test the null is false and their rate is shown for information, without a verdict.
+heavy_t3
+    e_ij iid Student t with 3 df (finite variance, heavy tails): every null holds.
+correlated
+    e_i ~ N(0, S) with S_jl = 0.7^|j-l| s_j s_l, s = 1, 1.5, 2, 3, ...: correlated systems with unequal
+    variances. The pairwise difference 0 - 1 is normal with mean 0: pairwise nulls hold. RM-ANOVA's
+    null (equal means) holds but sphericity is violated (the uncorrected F is expected to be
+    liberal); Friedman's null (all within-item orderings equally likely) is strictly false with
+    unequal variances, though each pair of systems is still equally likely to win.
+
+The bootstrap and permutation tests are vectorised across data sets: batches of 20 data sets go
+through one engine call as 20 system pairs with their own seed. Each p-value is valid on its own;
+sharing the replicates within a batch correlates decisions only through the conditional size given
+the replicates, which varies by about sqrt(alpha / B); with 20 data sets per batch this widens the
+true Monte Carlo interval by about 1%.
+
+Usage::
+
+    python benchmarks/calibration.py --reps 2000 --n 20 100 --out docs/calibration.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import math
+import os
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+from scipy import stats as sps
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+BATCH = 20  # data sets per resampling-engine call
+
+
+# ----------------------------------------------------------------------------------------------
+# null shapes
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    name: str
+    description: str
+    omnibus: bool  # the omnibus nulls hold (or are meaningful) for this shape
+    rank_null_true: bool  # Wilcoxon / sign nulls hold
+    friedman_null_true: bool
+
+
+SHAPES = (
+    Shape("normal", "iid normal errors", True, True, True),
+    Shape("lognormal", "iid lognormal errors (skewed scores, symmetric differences)", True, True, True),
+    Shape("skewed_diff", "difference Exp(1) - 1: mean 0, median < 0", False, False, False),
+    Shape("heavy_t3", "iid t(3) errors (heavy tails)", True, True, True),
+    Shape("correlated", "AR(1) correlation 0.7, sd 1, 1.5, 2, 3, ...", True, True, False),
+)
+
+
+def _errors(shape: str, rng: np.random.Generator, reps: int, n: int, k: int) -> np.ndarray:
+    if shape == "normal":
+        return rng.standard_normal((reps, n, k))
+    if shape == "lognormal":
+        return rng.lognormal(0.0, 1.0, (reps, n, k))
+    if shape == "skewed_diff":
+        e = np.zeros((reps, n, k))
+        e[:, :, 0] = rng.exponential(1.0, (reps, n)) - 1.0
+        return e
+    if shape == "heavy_t3":
+        return rng.standard_t(3, (reps, n, k))
+    if shape == "correlated":
+        sd = 1.0 + 0.5 * np.arange(k)
+        lag = np.abs(np.subtract.outer(np.arange(k), np.arange(k)))
+        cov = 0.7**lag * np.outer(sd, sd)
+        return rng.standard_normal((reps, n, k)) @ np.linalg.cholesky(cov).T
+    raise ValueError(shape)
+
+
+def diff_sd(shape: str, k: int) -> float:
+    """Standard deviation of e_0 - e_1 (used to express the power shift as an effect size)."""
+    if shape in ("normal",):
+        return math.sqrt(2.0)
+    if shape == "lognormal":
+        return math.sqrt(2.0 * (math.e - 1.0) * math.e)
+    if shape == "skewed_diff":
+        return 1.0
+    if shape == "heavy_t3":
+        return math.sqrt(2.0 * 3.0)
+    if shape == "correlated":
+        return math.sqrt(1.0 + 1.5**2 - 2 * 0.7 * 1.5)
+    raise ValueError(shape)
+
+
+def simulate(shape: str, rng: np.random.Generator, reps: int, n: int, k: int, shift: float = 0.0) -> np.ndarray:
+    """Scores of shape (reps, n, k): item effect + errors; system 0 shifted by ``shift``."""
+    x = rng.standard_normal((reps, n, 1)) + _errors(shape, rng, reps, n, k)
+    x[:, :, 0] += shift
+    return x
+
+
+# ----------------------------------------------------------------------------------------------
+# the tests
+# ----------------------------------------------------------------------------------------------
+
+
+def _optional(module: str, name: str) -> Callable | None:  # type: ignore[type-arg]
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+
+
+def pairwise_tests(alpha: float) -> tuple[dict[str, Callable[[np.ndarray, np.ndarray], float | None]], list[str]]:
+    tests: dict[str, Callable[[np.ndarray, np.ndarray], float | None]] = {}
+    notes: list[str] = []
+    paired_t = _optional("sigreport.stats.pairwise", "paired_t")
+    wilcoxon = _optional("sigreport.stats.rank", "wilcoxon")
+    sign_test = _optional("sigreport.stats.rank", "sign_test")
+    if paired_t:
+        tests["paired_t"] = lambda a, b: paired_t(a, b, alpha=alpha).pvalue
+    else:
+        notes.append("paired_t: sigreport.stats.pairwise.paired_t not found, skipped")
+    if wilcoxon:
+        tests["wilcoxon"] = lambda a, b: wilcoxon(a, b, alpha=alpha).pvalue
+    else:
+        notes.append("wilcoxon: sigreport.stats.rank.wilcoxon not found, skipped")
+    if sign_test:
+        tests["sign"] = lambda a, b: sign_test(a, b, alpha=alpha).pvalue
+    else:
+        notes.append("sign: sigreport.stats.rank.sign_test not found, skipped")
+    return tests, notes
+
+
+def omnibus_tests(alpha: float) -> tuple[dict[str, Callable[[np.ndarray], float | None]], list[str]]:
+    tests: dict[str, Callable[[np.ndarray], float | None]] = {}
+    notes: list[str] = []
+    rm_anova = _optional("sigreport.stats.omnibus", "rm_anova")
+    apply_sphericity = _optional("sigreport.stats.omnibus", "apply_sphericity")
+    friedman = _optional("sigreport.stats.omnibus", "friedman")
+    if rm_anova and apply_sphericity:
+        tests["rm_anova (auto sphericity)"] = lambda x: apply_sphericity(rm_anova(x), "auto", alpha).pvalue_corrected
+        tests["rm_anova (sphericity assumed)"] = lambda x: rm_anova(x).pvalue
+    else:
+        notes.append("rm_anova: sigreport.stats.omnibus.rm_anova/apply_sphericity not found, skipped")
+    if friedman:
+        tests["friedman"] = lambda x: friedman(x).pvalue
+        tests["friedman (Iman-Davenport)"] = lambda x: friedman(x).iman_davenport.pvalue
+    else:
+        notes.append("friedman: sigreport.stats.omnibus.friedman not found, skipped")
+    return tests, notes
+
+
+def resampling_pvalues(x: np.ndarray, method: str, resamples: int, seed: int) -> np.ndarray:
+    """p-values of system 0 vs 1 for every data set of x (reps, n, k), BATCH data sets per call."""
+    from sigreport.stats.resampling import mean_metric, paired_resampling
+
+    reps, n, _ = x.shape
+    out = np.full(reps, np.nan)
+    for start in range(0, reps, BATCH):
+        blk = x[start : start + BATCH, :, :2]  # (m, n, 2)
+        m = blk.shape[0]
+        stats = blk.transpose(1, 0, 2).reshape(n, 2 * m)[:, :, None]  # systems 2r, 2r+1 = data set r
+        res = paired_resampling(stats, mean_metric(), [(2 * r, 2 * r + 1) for r in range(m)], method, resamples,
+                                seed=seed + start)
+        out[start : start + m] = [np.nan if p.pvalue is None else p.pvalue for p in res.pairs]
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# running
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    kind: str  # 'pairwise' | 'omnibus'
+    test: str
+    shape: str
+    n: int
+    shift: float  # 0 under the null; the effect size (in sd of the paired difference) for power
+    reps: int
+    rejections: int
+    undefined: int  # data sets where the test gave no p-value (counted as not rejecting)
+    null_true: bool
+
+    @property
+    def rate(self) -> float:
+        return self.rejections / self.reps
+
+    def interval(self, level: float = 0.95) -> tuple[float, float]:
+        """Clopper-Pearson interval of the rejection rate."""
+        a = (1 - level) / 2
+        lo = 0.0 if self.rejections == 0 else float(sps.beta.ppf(a, self.rejections, self.reps - self.rejections + 1))
+        hi = 1.0 if self.rejections == self.reps else float(
+            sps.beta.ppf(1 - a, self.rejections + 1, self.reps - self.rejections))
+        return lo, hi
+
+    def verdict(self, alpha: float) -> str:
+        if not self.null_true:
+            return "n/a (null false)"
+        lo, hi = self.interval()
+        if hi < alpha:
+            return "conservative"
+        if lo > alpha:
+            return "liberal"
+        return "within"
+
+
+def _count(pvals: list[float | None] | np.ndarray, alpha: float) -> tuple[int, int]:
+    p = np.array([np.nan if v is None else v for v in pvals], dtype=float)
+    return int(np.sum(p < alpha)), int(np.sum(~np.isfinite(p)))
+
+
+def run(
+    reps: int,
+    ns: list[int],
+    k: int = 4,
+    alpha: float = 0.05,
+    resamples: int = 999,
+    seed: int = 20240601,
+    effect: float = 0.3,
+    shapes: tuple[str, ...] | None = None,
+    power_shapes: tuple[str, ...] = ("normal", "heavy_t3"),
+    log: Callable[[str], None] = print,
+) -> tuple[list[Row], list[str]]:
+    """Rejection counts for every (test, shape, n) under the null, and power rows for ``power_shapes``."""
+    ptests, notes = pairwise_tests(alpha)
+    otests, onotes = omnibus_tests(alpha)
+    notes += onotes
+    for note in notes:
+        log(f"note: {note}")
+    rows: list[Row] = []
+    chosen = [s for s in SHAPES if shapes is None or s.name in shapes]
+    jobs = [(s, n, 0.0) for n in ns for s in chosen]
+    jobs += [(s, n, effect) for n in ns for s in chosen if s.name in power_shapes]
+    for job_index, (shape, n, eff) in enumerate(jobs):
+        t0 = time.perf_counter()
+        rng = np.random.default_rng([seed, job_index])
+        shift = eff * diff_sd(shape.name, k)
+        x = simulate(shape.name, rng, reps, n, k, shift)
+        null = eff == 0.0
+        for name, fn in ptests.items():
+            rej, und = _count([fn(x[r, :, 0], x[r, :, 1]) for r in range(reps)], alpha)
+            truth = shape.rank_null_true if name in ("wilcoxon", "sign") else True
+            rows.append(Row("pairwise", name, shape.name, n, eff, reps, rej, und, truth and null))
+        for method in ("bootstrap", "permutation"):
+            rej, und = _count(resampling_pvalues(x, method, resamples, seed=seed * 7 + job_index * 100_003), alpha)
+            rows.append(Row("pairwise", method, shape.name, n, eff, reps, rej, und, null))
+        if shape.omnibus:
+            for name, fn in otests.items():
+                rej, und = _count([fn(x[r]) for r in range(reps)], alpha)
+                truth = shape.friedman_null_true if name.startswith("friedman") else True
+                rows.append(Row("omnibus", name, shape.name, n, eff, reps, rej, und, truth and null))
+        log(f"{shape.name:12s} n={n:4d} effect={eff:.2f}: {time.perf_counter() - t0:6.1f} s")
+    return rows, notes
+
+
+# ----------------------------------------------------------------------------------------------
+# report
+# ----------------------------------------------------------------------------------------------
+
+
+def markdown(rows: list[Row], notes: list[str], args: argparse.Namespace, command: str) -> str:
+    import numpy
+    import scipy
+
+    alpha = args.alpha
+    lines = [
+        "# Calibration of sigreport's tests",
+        "",
+        f"Produced by `{command}` (numpy {numpy.__version__}, scipy {scipy.__version__}, "
+        f"{args.reps} simulated data sets per cell, alpha = {alpha}, {args.k} systems for the omnibus tests, "
+        f"B = {args.resamples} resamples for bootstrap and permutation, seed {args.seed}).",
+        "",
+        "Each cell simulates data sets where the test's null hypothesis is true and counts how often the test "
+        f"rejects at alpha = {alpha}. A calibrated test rejects about {alpha:.0%} of the time. The 95% interval is "
+        "the Clopper-Pearson interval of the rate (Monte Carlo error); the verdict is *within* when it contains "
+        "alpha, *conservative* when it lies entirely below, *liberal* when entirely above. Data sets where a "
+        "test gave no p-value (degenerate data) count as not rejected; their number is shown when not zero.",
+        "",
+        "Shapes (x_ij = item_i + e_ij, item_i ~ N(0, 1)); see `benchmarks/calibration.py` for which null each "
+        "shape makes true:",
+        "",
+    ]
+    for s in SHAPES:
+        lines.append(f"- `{s.name}`: {s.description}")
+    if notes:
+        lines += ["", "Skipped:", ""] + [f"- {n}" for n in notes]
+    for kind in ("pairwise", "omnibus"):
+        for n in args.n:
+            sub = [r for r in rows if r.kind == kind and r.n == n and r.shift == 0.0]
+            if not sub:
+                continue
+            title = "Pairwise tests (system 0 vs 1)" if kind == "pairwise" else f"Omnibus tests ({args.k} systems)"
+            lines += ["", f"## {title}, n = {n} items, type I error", "",
+                      "| test | shape | rate | 95% MC interval | verdict |", "| --- | --- | ---: | --- | --- |"]
+            for r in sub:
+                lo, hi = r.interval()
+                und = f" ({r.undefined} undefined)" if r.undefined else ""
+                lines.append(f"| {r.test} | {r.shape} | {r.rate:.4f}{und} | [{lo:.4f}, {hi:.4f}] | {r.verdict(alpha)} |")
+    power = [r for r in rows if r.shift != 0.0]
+    if power:
+        lines += ["", "## Power under a fixed true difference", "",
+                  f"System 0 is shifted by {args.effect} standard deviations of the paired difference e_0 - e_1 "
+                  "(the same shift for the omnibus tests). Rate = share of data sets rejected at alpha.", "",
+                  "| kind | test | shape | n | power | 95% MC interval |", "| --- | --- | --- | ---: | ---: | --- |"]
+        for r in power:
+            lo, hi = r.interval()
+            lines.append(f"| {r.kind} | {r.test} | {r.shape} | {r.n} | {r.rate:.4f} | [{lo:.4f}, {hi:.4f}] |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=2000, help="simulated data sets per (shape, n)")
+    ap.add_argument("--n", type=int, nargs="+", default=[20, 100], help="items per data set (one or more)")
+    ap.add_argument("--k", type=int, default=4, help="systems (omnibus tests)")
+    ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--resamples", type=int, default=999, help="B for bootstrap and permutation")
+    ap.add_argument("--effect", type=float, default=0.3, help="power: shift in sd of the paired difference")
+    ap.add_argument("--seed", type=int, default=20240601)
+    ap.add_argument("--out", default=None, help="write the markdown table here (e.g. docs/calibration.md)")
+    args = ap.parse_args(argv)
+    command = "python benchmarks/calibration.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    t0 = time.perf_counter()
+    rows, notes = run(args.reps, args.n, args.k, args.alpha, args.resamples, args.seed, args.effect)
+    text = markdown(rows, notes, args, command.strip())
+    print(text)
+    print(f"total {time.perf_counter() - t0:.1f} s")
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+if __name__ == "__main__":
+    main()
