@@ -215,6 +215,7 @@ class Context:
     spec: Spec
     metric: MetricSpec
     previous: Mapping[str, Any]  # analysis id -> previous results.json entry (selection: fixed)
+    aggregate: Any  # the metric's CorpusMetric
 
     @property
     def tests(self) -> TestsSpec:
@@ -251,7 +252,7 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesAnal
     rows = []
     warnings = []
     if ctx.metric.corpus_level:
-        metric_fn = corpus_metric(ctx.metric)
+        metric_fn = ctx.aggregate
         res = resampling.paired_resampling(block.stats, metric_fn, [], "bootstrap", ctx.tests.resamples,
                                            derived_seed(ctx.spec.seed, node_id))
         for system, (value, lo, hi) in zip(block.systems, res.system_ci):
@@ -282,7 +283,7 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
     if method == "sign":
         return [rank.sign_test(x[:, i], x[:, j], t.alternative, ctx.decimals, ctx.alpha) for i, j in pairs], []
     if method in ("bootstrap", "permutation"):
-        res = resampling.paired_resampling(block.stats, corpus_metric(ctx.metric), pairs, method, t.resamples,
+        res = resampling.paired_resampling(block.stats, ctx.aggregate, pairs, method, t.resamples,
                                            derived_seed(ctx.spec.seed, node_id), t.alternative,
                                            ci_method=t.ci_method, alpha=ctx.alpha)
         return list(res.pairs), list(res.warnings)
@@ -474,7 +475,7 @@ def nodes_for(spec: Spec, dataset: Dataset, previous: Mapping[str, Any] | None =
     prev = previous or {}
     for (metric, corpus), block in dataset.blocks.items():
         mspec = dataset.metric_specs[metric]
-        ctx = Context(spec, mspec, prev)
+        ctx = Context(spec, mspec, prev, dataset.aggregates.get(metric) or corpus_metric(mspec))
         did = analysis_id(metric, corpus, "descriptives")
         nodes.append(AnalysisNode(did, "descriptives", metric, corpus, (),
                                   lambda ds, _, b=block, i=did, c=ctx: describe_block(b, i, c), "per-system summary"))

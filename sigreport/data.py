@@ -55,6 +55,7 @@ class Dataset:
     blocks: dict[tuple[str, str | None], Block]
     n_rows: int
     metric_specs: dict[str, MetricSpec] = dataclasses.field(default_factory=dict)
+    aggregates: dict[str, object] = dataclasses.field(default_factory=dict)  # metric -> CorpusMetric
     extra: dict[str, object] = dataclasses.field(default_factory=dict)
 
 
@@ -212,9 +213,10 @@ def load_data(sf: SpecFile) -> Dataset:
                                         "tests", "level"))
     from sigreport.metrics import AggregateImportError, corpus_metric
 
+    aggregates = {}
     for m, mspec in spec.metrics.items():
         try:
-            corpus_metric(mspec)
+            aggregates[m] = corpus_metric(mspec, sf.folder)
         except AggregateImportError as exc:
             spec_problems.append(sf.problem(str(exc), "metrics", m, "aggregate"))
     if spec_problems or problems:
@@ -262,9 +264,9 @@ def load_data(sf: SpecFile) -> Dataset:
     if problems:
         raise DataError(shown, problems)
     if spec.tests.level == "corpora":
-        blocks = across_corpora(blocks, spec, corpora)
+        blocks = across_corpora(blocks, spec, corpora, aggregates)
     return _with_labels(sf, Dataset(shown, _sha256(path), tuple(systems), tuple(corpora), tuple(spec.metrics), blocks,
-                                    int(len(df)), dict(spec.metrics)))
+                                    int(len(df)), dict(spec.metrics), aggregates))
 
 
 def _with_labels(sf: SpecFile, ds: Dataset) -> Dataset:
@@ -276,13 +278,12 @@ def _with_labels(sf: SpecFile, ds: Dataset) -> Dataset:
     return add_label_data(sf, ds)
 
 
-def across_corpora(blocks: dict[tuple[str, str | None], Block], spec, corpora: list[str]) -> dict:
+def across_corpora(blocks: dict[tuple[str, str | None], Block], spec, corpora: list[str],
+                   aggregates: dict) -> dict:
     """Demsar's setting: one score per system and corpus (the metric's aggregate over the corpus's items)."""
-    from sigreport.metrics import corpus_metric
-
     out: dict[tuple[str, str | None], Block] = {}
     for metric in spec.metrics:
-        metric_fn = corpus_metric(spec.metrics[metric])
+        metric_fn = aggregates[metric]
         rows = []
         for c in corpora:
             b = blocks[(metric, c)]

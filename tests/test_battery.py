@@ -220,3 +220,26 @@ def test_level_corpora_needs_two_corpora(cli, tmp_path):
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(_spec(tmp_path / "s.csv", level="corpora")))
     r = cli("validate", tmp_path / "spec.yaml")
     assert r.code == 2 and "tests.level" in r.err and "two or more corpora" in r.err
+
+
+def test_user_aggregate_by_import_path(cli, tmp_path):
+    # A user's corpus metric next to the spec: precision = sum(tp) / (sum(tp) + sum(fp)).
+    (tmp_path / "my_metrics.py").write_text(
+        "def precision(totals, n_items):\n    return totals[..., 0] / (totals[..., 0] + totals[..., 1])\n")
+    rows = [("system", "corpus", "item", "metric", "value")]
+    for s, items in {"A": [(1, 0), (1, 1), (2, 0)], "B": [(0, 1), (1, 0), (1, 1)]}.items():
+        for i, (tp, fp) in enumerate(items):
+            rows += [(s, "c", f"i{i}", "tp", tp), (s, "c", f"i{i}", "fp", fp)]
+    with (tmp_path / "s.csv").open("w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    spec = {"title": "t", "data": {"scores": "s.csv"},
+            "metrics": {"p": {"higher_is_better": True, "aggregate": "my_metrics:precision",
+                              "statistics": ["tp", "fp"]}},
+            "tests": {"pairwise": "bootstrap", "resamples": 199}}
+    doc = build(cli, tmp_path, spec)
+    # A: 4 / 5; B: 2 / 4.
+    assert [s["mean"] for s in analysis(doc, "descriptives")["systems"]] == pytest.approx([0.8, 0.5])
+    spec["metrics"]["p"]["aggregate"] = "my_metrics:nope"
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    r = cli("validate", tmp_path / "spec.yaml")
+    assert r.code == 2 and "metrics.p.aggregate" in r.err and "cannot import aggregate 'my_metrics:nope'" in r.err

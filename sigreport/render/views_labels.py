@@ -51,17 +51,8 @@ def _with_ci(f: Fmt, v: Any, dec: int = DEC) -> str:
     return f.join(f.num(v.value, dec), " ", _ci(f, v.ci_low, v.ci_high, dec))
 
 
-def _dash_range(f: Fmt, text_html: str) -> str:
-    """Number ranges use an en dash in HTML and -- in LaTeX."""
-    return f.safe(text_html, text_html.replace("\u2013", "--")) if f.target == "latex" else text_html
-
-
 def _plain_num(x: float | None, dec: int = DEC) -> str:
     return "not computable" if x is None else f"{x:.{dec}f}"
-
-
-def _p_sentence(f: Fmt, p: float | None) -> str:
-    return f.p_text(p)
 
 
 def _yes_no(f: Fmt, b: bool | None) -> str:
@@ -339,8 +330,7 @@ def _matrix_table(f: Fmt, r: Any, matrix: Any, row_name: str, col_name: str, key
     n = sum(sum(row) for row in matrix)
     rt = [sum(row) for row in matrix]
     ct = [sum(matrix[i][j] for i in range(k)) for j in range(k)]
-    corner = f.safe(f"{row_name} \u2193 / {col_name} \u2192",
-                    _tex(row_name) + r" $\downarrow$ / " + _tex(col_name) + r" $\rightarrow$")
+    corner = f.join(row_name, f.safe(" \u2193 / ", r" $\downarrow$ / "), col_name, f.safe(" \u2192", r" $\rightarrow$"))
     cols = (Column(corner, "l"), *(Column(x) for x in r.labels), Column("Total"))
     rows = []
     for i, lab_ in enumerate(r.labels):
@@ -355,12 +345,6 @@ def _matrix_table(f: Fmt, r: Any, matrix: Any, row_name: str, col_name: str, key
     return Table(slug(key), caption, label(key), cols, tuple(rows),
                  ("In parentheses on the diagonal: the count expected by chance, row total \u00d7 column total / n "
                   "(the source's Tables 6 and 8).",))
-
-
-def _tex(s: str) -> str:
-    from sigreport.render.latex import escape
-
-    return escape(s)
 
 
 def _shows_matrix(r: Any, lab: Labels) -> bool:
