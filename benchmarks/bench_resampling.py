@@ -45,9 +45,10 @@ ROOT = os.path.dirname(HERE)
 # ----------------------------------------------------------------------------------------------
 
 
-def bleu_stats(n: int, k: int, seed: int):  # type: ignore[no-untyped-def]
+def bleu_stats(n: int, k: int, seed: int, spread: float = 0.07):  # type: ignore[no-untyped-def]
     """Sentence-level BLEU sufficient statistics in sacrebleu's order:
-    hyp_len, ref_len, correct_1..4, total_1..4 (int32, shape (n, k, 10))."""
+    hyp_len, ref_len, correct_1..4, total_1..4 (int32, shape (n, k, 10)); unigram precision of
+    the systems spaced over 0.55 .. 0.55 + spread."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -56,7 +57,7 @@ def bleu_stats(n: int, k: int, seed: int):  # type: ignore[no-untyped-def]
     hyp_len = np.clip(ref_len + rng.integers(-4, 5, size=(n, k), dtype=np.int32), 4, None)
     out[:, :, 0] = hyp_len
     out[:, :, 1] = ref_len
-    quality = np.linspace(0.55, 0.62, k, dtype=np.float32)[None, :]  # systems differ a little
+    quality = np.linspace(0.55, 0.55 + spread, k, dtype=np.float32)[None, :]  # systems differ a little
     item = rng.random((n, 1), dtype=np.float32)  # shared item difficulty: correlated systems
     for m in range(1, 5):
         total = np.maximum(hyp_len - (m - 1), 0)
@@ -78,12 +79,13 @@ def corpus_bleu(totals, n_items):  # type: ignore[no-untyped-def]
     return 100.0 * bp * np.exp(log_prec)
 
 
-def mean_scores(n: int, k: int, seed: int):  # type: ignore[no-untyped-def]
+def mean_scores(n: int, k: int, seed: int, spread: float = 0.004):  # type: ignore[no-untyped-def]
+    """Real-valued per-item scores (n, k, 1): shared item effect + noise, system means 0.5 .. 0.5 + spread."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
     item = rng.standard_normal((n, 1))
-    return (0.5 + 0.1 * item + 0.1 * rng.standard_normal((n, k)) + np.linspace(0, 0.004, k)[None, :])[:, :, None]
+    return (0.5 + 0.1 * item + 0.1 * rng.standard_normal((n, k)) + np.linspace(0, spread, k)[None, :])[:, :, None]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -180,7 +182,7 @@ def sacrebleu_paired_bs(stats_sys, stats_bl, n_boot: int, seed: int):  # type: i
     return results["BLEU"]
 
 
-def peers(workers: int) -> None:
+def peers(workers: int, null_reps: int) -> None:
     import numpy as np
     from scipy import stats as sps
 
@@ -214,14 +216,15 @@ def peers(workers: int) -> None:
         sacrebleu_paired_bs(s_sys, s_bl, b_small, seed=1)
         one = time.perf_counter() - t0
         per_baseline = one * (B / b_small) * (K - 1)
-        print(f"sacrebleu {sacrebleu.__version__} _paired_bs_test, n={N}, B={b_small}, one system: {one:.2f} s "
-              f"-> x{B // b_small} (B={B}) x{K - 1} systems = {per_baseline:.0f} s per baseline "
-              f"(only {K - 1} of the 190 pairs)")
-        print(f"  ratio sacrebleu(19 pairs) / sigreport(190 pairs + CIs): {per_baseline / ours_full:,.0f}x;"
-              f" per pair: {per_baseline / (K - 1) / (ours_full / 190):,.0f}x")
+        print(f"sacrebleu {sacrebleu.__version__} _paired_bs_test, n={N}, B={b_small}, one system vs the baseline: "
+              f"{one:.2f} s -> x{B // b_small} (B={B}) x{K - 1} systems = {per_baseline:.0f} s per baseline")
+        full = per_baseline / (K - 1) * 190
+        print(f"  the full 190-pair matrix with sacrebleu called per baseline (each unordered pair once): {full:,.0f} s;"
+              f" ratio to sigreport (190 pairs + CIs): {full / ours_full:,.0f}x "
+              f"(one baseline only, 19 pairs: {per_baseline / ours_full:,.0f}x)")
         # p-value agreement on a smaller corpus, one baseline vs every system
         n_small, k_small = 4000, 6
-        xs = bleu_stats(n_small, k_small, seed=3)
+        xs = bleu_stats(n_small, k_small, seed=3, spread=0.0025)
         res = paired_resampling(xs, bleu, [(j, 0) for j in range(1, k_small)], "bootstrap", B, seed=2)
         print(f"  p-values, n={n_small}, B={B}, each system vs system 0 (sacrebleu's statistic differs: "
               "|delta*| centred by its mean, strict '>'):")
@@ -229,6 +232,19 @@ def peers(workers: int) -> None:
         for j, pr in enumerate(res.pairs, start=1):
             sb = sacrebleu_paired_bs(xs[:, j].astype(np.float32), xs[:, 0].astype(np.float32), B, seed=j)
             print(f"    {j:6d}  {pr.estimate:+10.4f}   {pr.pvalue:11.4f}  {pr.extra['mc_se']:.4f}   {sb.p_value:11.4f}")
+
+        # type I error under a true null (two systems of equal quality): why the p-values differ
+        reps, n_null = null_reps, 300
+        rej_ours = rej_sb = 0
+        for r in range(reps):
+            xn = bleu_stats(n_null, 2, seed=1000 + r, spread=0.0)
+            p_ours = paired_resampling(xn, bleu, [(1, 0)], "bootstrap", B, seed=r).pairs[0].pvalue
+            p_sb = sacrebleu_paired_bs(xn[:, 1].astype(np.float32), xn[:, 0].astype(np.float32), B, seed=r).p_value
+            rej_ours += p_ours is not None and p_ours < 0.05
+            rej_sb += p_sb < 0.05
+        se = math.sqrt(0.05 * 0.95 / reps)
+        print(f"  true null (equal systems), {reps} data sets of n={n_null}, B={B}, alpha 0.05 (MC sd {se:.3f}): "
+              f"rejection rate sigreport {rej_ours / reps:.3f}, sacrebleu {rej_sb / reps:.3f}")
 
     # ---- plain loop ------------------------------------------------------------------------
     b_loop = 40
@@ -239,7 +255,7 @@ def peers(workers: int) -> None:
     print(f"plain per-pair loop, corpus BLEU, n={N}, B={b_loop}, one pair: {one:.2f} s -> "
           f"x{B // b_loop} x190 pairs = {loop_total:.0f} s; ratio {loop_total / ours_full:,.0f}x")
     n_small = 3000
-    xs = bleu_stats(n_small, 4, seed=5)
+    xs = bleu_stats(n_small, 4, seed=5, spread=0.002)
     res = paired_resampling(xs, bleu, [(1, 0), (2, 0), (3, 0)], "bootstrap", 4000, seed=4)
     print(f"  p-values, n={n_small}, B=4000 (two independent MC estimates; 4 combined SEs allowed):")
     for j, pr in enumerate(res.pairs, start=1):
@@ -259,7 +275,7 @@ def peers(workers: int) -> None:
     def mean_diff(u, v, axis=-1):  # type: ignore[no-untyped-def]
         return np.mean(u - v, axis=axis)
 
-    pairs_check = [(0, 19), (0, 10), (3, 4)]
+    pairs_check = [(0, 19), (0, 1), (3, 4), (10, 12)]
     t0 = time.perf_counter()
     ref = [sps.permutation_test((xm[:, a, 0], xm[:, b, 0]), mean_diff, permutation_type="samples",
                                 vectorized=True, n_resamples=B, rng=np.random.default_rng(7 + a))
@@ -285,6 +301,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--repeat", type=int, default=3, help="runs per timed case; the best and the median are shown")
     ap.add_argument("--skip-peers", action="store_true")
+    ap.add_argument("--null-reps", type=int, default=200,
+                    help="data sets for the sacrebleu vs sigreport type I error check")
     ap.add_argument("--child", choices=["corpus", "mean"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -308,7 +326,7 @@ def main() -> None:
         if case == "corpus":
             print(f"  target peak memory <= 600 MB: {rss:.0f} MB -> {'met' if rss <= 600 else 'NOT met'}")
     if not args.skip_peers:
-        peers(args.workers)
+        peers(args.workers, args.null_reps)
 
 
 if __name__ == "__main__":

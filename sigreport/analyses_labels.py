@@ -355,7 +355,7 @@ def agreement_analysis(spec: Spec, ann: Annotations, group: AnnotationGroup, mea
         who = f"only {names[0]} rated" if m == 1 else "nobody rated"
         where = f"corpus {group.corpus!r}" if group.corpus is not None else "these items"
         return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, None, aspec.resamples,
-                         level, warnings=(f"{who.capitalize()} items of {where}, so there is no agreement to "
+                         level, warnings=(f"{who[0].upper() + who[1:]} items of {where}, so there is no agreement to "
                                           "measure (two or more annotators are needed).",))
     if measure in WEIGHTS:
         weights = WEIGHTS[measure]

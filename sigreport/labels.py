@@ -367,6 +367,9 @@ def read_annotations(sf: SpecFile, out: _Collector) -> tuple[Path, pd.DataFrame,
     corpora: list[str | None]
     if has_corpus:
         corpora = [c for c in spec.corpora if c in present_corpora] if spec.corpora else present_corpora
+        if not corpora:
+            out.add_spec(f"none of the corpora is in {shown}; present: {', '.join(present_corpora)}", "corpora")
+            return path, df, None
     else:
         corpora = [None]
     code = {lab: i for i, lab in enumerate(labels)}
@@ -463,7 +466,8 @@ def metric_statistics(tm: TestMetric, group: PredictionGroup, labels: tuple[str,
                 np.stack([num, den], axis=-1))
     stats = np.concatenate([tp, fp, fn], axis=-1)
     names = [f"{kind}:{lab}" for kind in ("tp", "fp", "fn") for lab in labels]
-    label = f"{'Macro' if tm.scope == 'macro' else 'Weighted'} {pretty[0].lower() + pretty[1:] if tm.base != 'f' else pretty}"
+    shown = pretty if tm.base == "f" else pretty.lower()
+    label = f"{'Macro' if tm.scope == 'macro' else 'Weighted'} {shown}"
     agg = f"{LABEL_AGGREGATE_PREFIX}{tm.base}_{tm.scope}"
     return (MetricSpec(label=label, higher_is_better=True, decimals=4, aggregate=agg, statistics=names,
                        beta=cls.beta), stats)
@@ -566,6 +570,11 @@ def add_label_data(sf: SpecFile, ds: Dataset) -> Dataset:
     agr = spec.agreement
     if agr is not None and agr.systems_vs_gold and spec.data.predictions is None:
         out.add_spec("systems_vs_gold needs data.predictions", "agreement", "systems_vs_gold")
+    if agr is not None and agr.level == "nominal":
+        for i, m in enumerate(agr.measures or ()):
+            if m.startswith("weighted"):
+                out.add_spec(f"{m} needs ordered labels: set agreement.level to ordinal (with agreement.order) or "
+                             "interval", "agreement", "measures", i)
     files: dict[str, object] = dict(ds.extra.get("files", {}))  # type: ignore[arg-type]
     preds = ann = None
     if spec.data.predictions is not None:

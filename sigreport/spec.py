@@ -159,6 +159,17 @@ class TestsSpec(_Model):
         return self
 
 
+def _label_text(v: Any) -> Any:
+    """Labels are text: YAML numbers (1, 2.5) become '1', '2.5'; YAML booleans (yes, no, true) are refused."""
+    if isinstance(v, list):
+        return [_label_text(x) for x in v]
+    if isinstance(v, bool):
+        raise ValueError(f"YAML reads {v!r} as a boolean (yes/no/true/false/on/off): quote the label, e.g. 'yes'")
+    if isinstance(v, (int, float)):
+        return str(v)
+    return v
+
+
 class ClassificationSpec(_Model):
     """Analyses of predicted labels against gold labels (data.predictions)."""
 
@@ -177,6 +188,8 @@ class ClassificationSpec(_Model):
         description="Classification metrics that also get the spec's pairwise and omnibus tests (accuracy, "
         "f1 / f<beta> of the positive label, f1_micro, f1_macro, ...).")
 
+    _text = field_validator("labels", "positive_label", mode="before")(_label_text)
+
 
 class AgreementSpec(_Model):
     """Inter-annotator agreement on data.annotations (and optionally each system against gold)."""
@@ -189,6 +202,8 @@ class AgreementSpec(_Model):
     order: list[str] | None = Field(None, description="Ordinal labels: their order, lowest first.")
     systems_vs_gold: bool = Field(False, description="Also kappa between each system's predictions and gold.")
     resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap resamples for agreement CIs.")
+
+    _text = field_validator("order", mode="before")(_label_text)
 
     @model_validator(mode="after")
     def _order(self) -> "AgreementSpec":

@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 
 LABELS = ["negative", "neutral", "positive"]
-rng = np.random.default_rng(20240)
+rng = np.random.default_rng(20243)
 corpora = {"reviews": (360, [0.35, 0.20, 0.45]), "tweets": (240, [0.28, 0.46, 0.26])}
 systems = {"lexicon": 0.3, "logreg": 0.55, "bert-base": 1.5, "roberta-large": 1.65}
 family = {"lexicon": 0, "logreg": 0, "bert-base": 1, "roberta-large": 1}  # similar systems err alike
@@ -33,15 +33,15 @@ def neighbour(label: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def noisy(true: np.ndarray, skill: float, difficulty: np.ndarray, common: np.ndarray | None = None,
-          weight: float = 0.0) -> np.ndarray:
+          weight: float = 0.0, side: np.ndarray | None = None) -> np.ndarray:
     """Labels right with probability falling with difficulty; ``common`` item noise (with ``weight`` of
-    the variance) makes errors correlated, and the wrong label is the neighbour it picks."""
+    the variance) makes errors correlated, and ``side`` (uniform per item) picks the wrong label."""
     p_right = 1 / (1 + np.exp(-(skill + 1.2 - 3.0 * difficulty)))
     z = rng.standard_normal(true.size)
     if common is not None:
         z = np.sqrt(weight) * common + np.sqrt(1 - weight) * z
     right = stats.norm.cdf(z) < p_right
-    u = stats.norm.cdf(common) if common is not None else rng.random(true.size)
+    u = side if side is not None else rng.random(true.size)
     return np.where(right, true, neighbour(true, u))
 
 
@@ -51,10 +51,11 @@ for corpus, (n, shares) in corpora.items():
     difficulty = rng.beta(2, 3, size=n) + (true == 1) * 0.15  # neutral is harder
     shared = rng.standard_normal(n)  # what makes an item hard for every system
     families = rng.standard_normal((2, n))  # ... and for one family of systems
+    side = rng.random(n)  # which wrong label an item tempts systems into
     items = [f"{corpus[:3]}-{i + 1:04d}" for i in range(n)]
     for system, skill in systems.items():
         common = np.sqrt(0.6) * shared + np.sqrt(0.4) * families[family[system]]
-        pred = noisy(true, skill, difficulty, common, 0.85)
+        pred = noisy(true, skill, difficulty, common, 0.85, side)
         pred_rows += [(system, corpus, items[i], LABELS[true[i]], LABELS[pred[i]]) for i in range(n)]
     rated = np.sort(rng.choice(n, size=sample[corpus], replace=False))
     for name, skill in annotators.items():

@@ -74,6 +74,14 @@ def _headline(r: Any) -> list[tuple[str, str]]:
             (f"{fn}_weighted", f"Weighted {f_head}")]
 
 
+def _value_ci_text(v: Any, level: str) -> str:
+    if v is None or v.value is None:
+        return "not computable"
+    if v.ci_low is None or v.ci_high is None:
+        return _plain_num(v.value)
+    return f"{_plain_num(v.value)} ({level} CI {_plain_num(v.ci_low)} to {_plain_num(v.ci_high)})"
+
+
 def classification_view(r: Any, f: Fmt, lab: Labels) -> AnalysisView:
     where = _where(r, lab)
     level = _pct(r.ci_level)
@@ -126,10 +134,7 @@ def classification_view(r: Any, f: Fmt, lab: Labels) -> AnalysisView:
         acc = s.metrics.get("accuracy")
         main = s.metrics.get(fn if r.positive_label is not None else f"{fn}_macro")
         what = f"{f_head} of '{r.positive_label}'" if r.positive_label is not None else f"macro {f_head}"
-        sentences.append(f"{s.system}: accuracy {_plain_num(acc.value if acc else None)} ({level} CI "
-                         f"{_plain_num(acc.ci_low if acc else None)} to {_plain_num(acc.ci_high if acc else None)}), "
-                         f"{what} {_plain_num(main.value if main else None)} ({level} CI "
-                         f"{_plain_num(main.ci_low if main else None)} to {_plain_num(main.ci_high if main else None)}).")
+        sentences.append(f"{s.system}: accuracy {_value_ci_text(acc, level)}, {what} {_value_ci_text(main, level)}.")
     notes = (f"Confidence intervals: {level} percentile bootstrap over items (B = {r.n_resamples}, seeded); one set of "
              "resampled items serves every metric of a system.",
              f"F-measure: F_beta = (1 + beta^2) P R / (beta^2 P + R) with beta = {r.beta:g}.")
@@ -140,10 +145,11 @@ def classification_view(r: Any, f: Fmt, lab: Labels) -> AnalysisView:
 # -------------------------------------------------------------------------------------------- McNemar
 
 
-def _test_name(p: Any) -> str:
+def _test_name(f: Fmt, p: Any) -> str:
     if p.exact:
-        return "exact binomial"
-    return "chi-square, cont. corr." if p.continuity_correction else "chi-square"
+        return "exact"
+    chi = f.math("\u03c7<sup>2</sup>", r"\chi^2")
+    return f.join(chi, ", cc") if p.continuity_correction else chi
 
 
 def mcnemar_view(r: Any, f: Fmt, lab: Labels) -> AnalysisView:
@@ -158,7 +164,9 @@ def mcnemar_view(r: Any, f: Fmt, lab: Labels) -> AnalysisView:
     bold = []
     for i, p in enumerate(r.pairs):
         rows.append((f"{p.a} vs {p.b}", f.num(p.accuracy_a, DEC), f.num(p.accuracy_b, DEC), f.int(p.n11),
-                     f.int(p.n10), f.int(p.n01), f.int(p.n00), _test_name(p), f.stat(p.statistic), f.df(p.df),
+                     f.int(p.n10), f.int(p.n01), f.int(p.n00), _test_name(f, p),
+                     f.int(int(p.statistic)) if p.exact and p.statistic is not None else f.stat(p.statistic),
+                     f.df(p.df),
                      f.p(p.pvalue), f.p(p.pvalue_adjusted), _yes_no(f, p.significant)))
         if p.significant:
             bold.append(i)
@@ -173,7 +181,8 @@ def mcnemar_view(r: Any, f: Fmt, lab: Labels) -> AnalysisView:
             "exact": "the exact binomial test for every pair (classification.mcnemar: exact)",
             "chi2": "the chi-square test with continuity correction for every pair (classification.mcnemar: chi2)"}
     notes = ("2x2 table of each pair: n11 both right, n10 a right and b wrong, n01 a wrong and b right, n00 both "
-             "wrong. Only the discordant n01 and n10 enter the test.",
+             "wrong. Only the discordant n01 and n10 enter the test. Acc.: accuracy; cc: with continuity correction; "
+             "exact: exact binomial test.",
              f"Variant: {rule.get(r.method, r.method)}. Chi-square: (|n01 \u2212 n10| \u2212 1)^2 / (n01 + n10) on "
              "1 df; exact: two-sided binomial test of n01 in n01 + n10 trials with p = 1/2, whose statistic is "
              f"min(n01, n10). p_adj: {corr}-adjusted.")
@@ -269,7 +278,8 @@ def _coef_columns(f: Fmt, r: Any, first: str) -> list[Column]:
     alpha = r.measure == "krippendorff_alpha"
     cols = [Column(first, "l"), Column("n")]
     if alpha:
-        cols += [Column(f.math("D<sub>o</sub>", "D_o")), Column(f.math("D<sub>e</sub>", "D_e"))]
+        if r.observed_agreement is not None:
+            cols += [Column(f.math("D<sub>o</sub>", "D_o")), Column(f.math("D<sub>e</sub>", "D_e"))]
     else:
         cols += [Column(f.math("P(A)", "P(A)")), Column(f.math("P(E)", "P(E)"))]
     cols += [Column(_symbol(f, r.measure)), Column("SE")]
@@ -286,9 +296,10 @@ def _coef_row(f: Fmt, r: Any, x: Any, first: str) -> tuple[str, ...]:
     """One row of a coefficient table from ``x`` (an AgreementAnalysis or AgreementPair)."""
     alpha = r.measure == "krippendorff_alpha"
     if alpha:
-        do = None if x.observed_agreement is None else 1 - x.observed_agreement
-        de = None if x.expected_agreement is None else 1 - x.expected_agreement
-        row = [first, f.int(x.n_items), f.num(do, DEC), f.num(de, DEC)]
+        row = [first, f.int(x.n_items)]
+        if r.observed_agreement is not None:
+            row += [f.num(1 - x.observed_agreement, DEC),
+                    f.num(None if x.expected_agreement is None else 1 - x.expected_agreement, DEC)]
     else:
         row = [first, f.int(x.n_items), f.num(x.observed_agreement, DEC), f.num(x.expected_agreement, DEC)]
     row += [f.num(x.value, DEC), f.num(x.se, DEC)]
@@ -309,7 +320,8 @@ def _agreement_notes(r: Any) -> tuple[str, ...]:
                      f"the one under the null; the {level} CI (SE) is kappa \u00b1 z SE, clipped to [\u22121, 1]. "
                      f"Bootstrap CI: percentile, items resampled (B = {r.n_resamples}).")
     if r.measure.startswith("weighted"):
-        w = "1 \u2212 |i \u2212 j|/(K \u2212 1)" if r.measure.endswith("linear") else "1 \u2212 (i \u2212 j)^2/(K \u2212 1)^2"
+        w = ("1 \u2212 |i \u2212 j|/(K \u2212 1)" if r.measure.endswith("linear")
+             else "1 \u2212 (i \u2212 j)^2/(K \u2212 1)^2")
         notes.append(f"Agreement weights {w} over the ordered labels {', '.join(r.labels)}; P(A) and P(E) are "
                      "weighted.")
     if r.measure == "fleiss_kappa":
@@ -324,7 +336,8 @@ def _agreement_notes(r: Any) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def _matrix_table(f: Fmt, r: Any, matrix: Any, row_name: str, col_name: str, key: str, caption: str) -> Table:
+def _matrix_table(f: Fmt, r: Any, matrix: Any, row_name: str, col_name: str, key: tuple[str | None, ...],
+                  caption: str) -> Table:
     """An agreement matrix with totals; the diagonal shows (in parentheses) the count expected by chance."""
     k = len(r.labels)
     n = sum(sum(row) for row in matrix)
@@ -342,7 +355,7 @@ def _matrix_table(f: Fmt, r: Any, matrix: Any, row_name: str, col_name: str, key
                 cells.append(f.int(matrix[i][j]))
         rows.append((lab_, *cells, f.int(rt[i])))
     rows.append(("Total", *(f.int(c) for c in ct), f.int(n)))
-    return Table(slug(key), caption, label(key), cols, tuple(rows),
+    return Table(slug(*key), caption, label(*key), cols, tuple(rows),
                  ("In parentheses on the diagonal: the count expected by chance, row total \u00d7 column total / n "
                   "(the source's Tables 6 and 8).",))
 
@@ -411,7 +424,7 @@ def agreement_view(r: Any, f: Fmt, lab: Labels) -> AnalysisView:
                             (BANDS_NOTE_TEX if f.target == "latex" else BANDS_NOTE,)))
         if r.matrix is not None and len(r.annotators) == 2 and _shows_matrix(r, lab):
             a, b = r.annotators
-            tables.append(_matrix_table(f, r, r.matrix, a, b, f"agreement--{r.corpus}--matrix",
+            tables.append(_matrix_table(f, r, r.matrix, a, b, ("agreement", r.corpus, "matrix"),
                                         f"Agreement matrix of annotators {a} (rows) and {b} (columns) on {where}: "
                                         "items per pair of labels."))
         if r.value is None:
@@ -424,8 +437,6 @@ def agreement_view(r: Any, f: Fmt, lab: Labels) -> AnalysisView:
             sentences.append(f"{name} ({', '.join(r.annotators)}): {_plain_num(r.value)}, "
                              f"{_band(r.interpretation)} agreement{ci}{pa}.")
         title = name
-    if r.value_kind == "mean_of_pairs" or r.source == "systems_vs_gold":
-        notes.append(BANDS_NOTE)
     return AnalysisView(r.id, r.kind, title, tuple(tables), tuple(sentences), tuple(dict.fromkeys(notes)),
                         tuple(r.warnings) + tuple(f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings))
 

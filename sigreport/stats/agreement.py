@@ -293,8 +293,8 @@ def _cohen_from_table(
         se = float(np.sqrt(var))
         ci = _wald(kappa, se, level_ci)
         if se == 0.0:
-            warnings.append("The asymptotic standard error is 0 (perfect agreement), so the Wald interval "
-                            "has zero width; see the bootstrap interval.")
+            warnings.append("The asymptotic standard error is 0 (as with perfect agreement or a single item), so "
+                            "the Wald interval has zero width; see the bootstrap interval.")
     boot: Interval = (None, None)
     if n_resamples > 0:
         draws = rng.multinomial(n, p.ravel(), size=n_resamples).reshape(n_resamples, k, k) / n

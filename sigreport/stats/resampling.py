@@ -26,7 +26,9 @@ bootstrap
 permutation
     Approximate randomization (Noreen 1989; Riezler & Maxwell 2005): under H0 the two systems'
     per-item statistics are exchangeable, so each item's pair is swapped with probability 1/2
-    (for a mean metric this is a sign flip of the paired difference).
+    (for a mean metric this is a sign flip of the paired difference). The test is exact when
+    the per-item pairs are exchangeable (symmetric differences); for a mean difference with
+    skewed differences it is only approximately valid (see docs/calibration.md).
 
     * two-sided ``p = (#{|delta_perm| >= |delta|} + 1) / (B + 1)``
     * greater ``(#{delta_perm >= delta} + 1) / (B + 1)``, less ``(#{delta_perm <= delta} + 1) / (B + 1)``
@@ -43,8 +45,9 @@ Resampled values equal to the observed one count as "at least as extreme" (``>=`
 identical systems get ``p = 1``. Equality is judged with a tolerance: ``1e-10`` times the larger
 absolute metric value of the pair (about ten significant digits), plus, when the matmul runs in
 float32 on real-valued data, ``1e-4`` times the standard deviation of the resampling distribution
-(float32 rounding of a replicate is far below that; a tolerance that size changes a p-value by
-about 1e-5 of a resampling SD's worth of probability mass, i.e. nothing measurable).
+(float32 rounding of a replicate, about 1e-6 of that SD, is well inside it; replicates that are
+truly within 1e-4 SD of the observed value carry about 4e-5 of the probability, so counting them as
+ties moves a p-value by at most that much).
 
 Arithmetic
 ----------
@@ -52,7 +55,7 @@ Integer statistics (counts, 0/1 correctness) are multiplied exactly: float32 whe
 total is below 2**24, float64 (exact below 2**53) otherwise. Real-valued statistics are
 *item-centred* (each item's mean over systems is taken out, which removes the shared item
 difficulty that dominates the scale when systems are correlated) and column-centred, then
-multiplied in float32 for large problems (``n * k * s >= 2**22``) and float64 otherwise.
+multiplied in float32 for large problems (``n * k * s >= 2**20``) and float64 otherwise.
 
 Randomness and parallelism
 --------------------------
@@ -63,9 +66,11 @@ streams belong to blocks, results do not depend on ``workers`` or ``chunk_size``
 count matrix is exact Multinomial(n, 1/n) per row, drawn fast: iid Poisson(lambda) counts with
 lambda = 1 - 3/sqrt(n) by inversion of 16-bit uniforms (see ``_PoissonPlan``: cells that straddle
 a CDF step are resolved with a fresh float64 uniform, so the inversion is exact to float64), rows
-whose sum exceeds n are redrawn, and the remaining ``n - sum`` balls are thrown uniformly. Given its sum m, an iid Poisson
-vector is Multinomial(m, 1/n), and adding an independent Multinomial(n - m, 1/n) gives
-Multinomial(n, 1/n) whatever the distribution of m. Small n (< 1024) uses ``integers`` + bincount.
+whose sum exceeds n are redrawn, and the remaining ``n - sum`` balls are thrown uniformly. Given
+its sum m, an iid Poisson vector is Multinomial(m, 1/n), and adding an independent
+Multinomial(n - m, 1/n) gives Multinomial(n, 1/n) whatever the distribution of m. This is about
+5x faster than ``integers`` + ``bincount`` and 50x faster than ``Generator.multinomial``; small n
+(< 1024) uses ``integers`` + ``bincount``. Randomization replicates are raw random bits.
 
 BLAS threads: with ``workers > 1`` each worker must run BLAS on one thread (nested BLAS threads
 oversubscribe the cores; measured 3x slower on 2 cores). ``threadpoolctl`` is not a dependency and
@@ -273,23 +278,37 @@ def _raw_uint16(rng: np.random.Generator, count: int) -> np.ndarray:
     return np.asarray(raw, dtype="<u8").view("<u2")[:count]
 
 
-def _poisson_counts(rng: np.random.Generator, out: np.ndarray, plan: _PoissonPlan) -> None:
+def _scratch(local: threading.local | None, name: str, size: int, dtype: type) -> np.ndarray:
+    """A per-thread work array of at least ``size`` elements (fresh large arrays cost page faults)."""
+    buf = getattr(local, name, None) if local is not None else None
+    if buf is None or buf.size < size:
+        buf = np.empty(size, dtype=dtype)
+        if local is not None:
+            setattr(local, name, buf)
+    return buf[:size]
+
+
+def _poisson_counts(
+    rng: np.random.Generator, out: np.ndarray, plan: _PoissonPlan, local: threading.local | None = None
+) -> None:
     """Fill the flat array ``out`` with iid Poisson(plan.lam) counts."""
     u = _raw_uint16(rng, out.size)
-    hit = np.empty(u.size, dtype=np.bool_)
-    acc = np.zeros(u.size, dtype=np.int8)
+    hit = _scratch(local, "hit", u.size, np.bool_)
+    acc = _scratch(local, "acc", u.size, np.int8)
+    acc[...] = 0
     for t in plan.thresholds:  # count = number of thresholds <= v
         np.greater_equal(u, t, out=hit)
         np.add(acc, hit.view(np.int8), out=acc)
     out[...] = acc
-    special_pos = np.flatnonzero(u >= plan.special_start)
+    np.greater_equal(u, plan.special_start, out=hit)
+    special_pos = np.flatnonzero(hit)
     if special_pos.size:
         cells = plan.special_cells[u[special_pos].astype(np.int64) - plan.special_start]
         uu = (cells + rng.random(special_pos.size)) / 65536.0
         out[special_pos] = np.searchsorted(plan.cdf, uu, side="right")
 
 
-def _multinomial_rows(rng: np.random.Generator, out: np.ndarray) -> None:
+def _multinomial_rows(rng: np.random.Generator, out: np.ndarray, local: threading.local | None = None) -> None:
     """Fill ``out`` (rows x n) with independent Multinomial(n, 1/n) count vectors."""
     rows, n = out.shape
     if n < _POISSON_MIN_N:
@@ -304,7 +323,7 @@ def _multinomial_rows(rng: np.random.Generator, out: np.ndarray) -> None:
     todo = np.arange(rows)
     while todo.size:  # rows whose Poisson total exceeds n are redrawn (rare: P(Z > 3) per row)
         block = out if todo.size == rows else np.empty((todo.size, n), dtype=out.dtype)
-        _poisson_counts(rng, block.reshape(-1), plan)
+        _poisson_counts(rng, block.reshape(-1), plan, local)
         m = block.sum(axis=1, dtype=sum_dtype).astype(np.float64)
         ok = m <= n
         if block is not out:
@@ -436,6 +455,7 @@ def _validate(
     alternative: str,
     ci_level: float,
     ci_method: str,
+    alpha: float,
     workers: int,
     chunk_size: int | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -449,6 +469,8 @@ def _validate(
         raise ValueError(f"ci_level must be in (0, 1), got {ci_level!r}")
     if int(n_resamples) < 1:
         raise ValueError("n_resamples must be at least 1")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     if int(workers) < 1:
         raise ValueError("workers must be at least 1")
     if chunk_size is not None and int(chunk_size) < 1:
@@ -592,7 +614,7 @@ def _weights(
         assert seeds is not None
         rng = np.random.Generator(np.random.PCG64(seeds[b0 // _STREAM_BLOCK]))
         if kind == "bootstrap":
-            _multinomial_rows(rng, W[b0 - start : b1 - start])
+            _multinomial_rows(rng, W[b0 - start : b1 - start], local)
         else:
             _swap_rows(rng, W[b0 - start : b1 - start])
     return W
@@ -649,7 +671,7 @@ def paired_resampling(
     ``chunk_size`` (replicates per chunk, rounded up to a multiple of 32) and ``workers``
     (threads) change speed and memory, never results.
     """
-    x, pa, pb = _validate(stats, metric, pairs, method, n_resamples, alternative, ci_level, ci_method,
+    x, pa, pb = _validate(stats, metric, pairs, method, n_resamples, alternative, ci_level, ci_method, alpha,
                           workers, chunk_size)
     n, k, s = x.shape
     n_resamples = int(n_resamples)
