@@ -194,7 +194,7 @@ def peers(workers: int, null_reps: int) -> None:
 
     # ---- sacrebleu -----------------------------------------------------------------------
     try:
-        import sacrebleu  # noqa: F401
+        import sacrebleu
 
         have_sacrebleu = True
     except ImportError:

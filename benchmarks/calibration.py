@@ -309,18 +309,18 @@ def markdown(rows: list[Row], notes: list[str], args: argparse.Namespace, comman
     lines = [
         "# Calibration of sigreport's tests",
         "",
-        f"Produced by `{command}` (numpy {numpy.__version__}, scipy {scipy.__version__}, "
-        f"{args.reps} simulated data sets per cell, alpha = {alpha}, {args.k} systems for the omnibus tests, "
-        f"B = {args.resamples} resamples for bootstrap and permutation, seed {args.seed}).",
+        (f"Produced by `{command}` (numpy {numpy.__version__}, scipy {scipy.__version__}, "
+         f"{args.reps} simulated data sets per cell, alpha = {alpha}, {args.k} systems for the omnibus tests, "
+         f"B = {args.resamples} resamples for bootstrap and permutation, seed {args.seed})."),
         "",
-        "Each cell simulates data sets where the test's null hypothesis is true and counts how often the test "
-        f"rejects at alpha = {alpha}. A calibrated test rejects about {alpha:.0%} of the time. The 95% interval is "
-        "the Clopper-Pearson interval of the rate (Monte Carlo error); the verdict is *within* when it contains "
-        "alpha, *conservative* when it lies entirely below, *liberal* when entirely above. Data sets where a "
-        "test gave no p-value (degenerate data) count as not rejected; their number is shown when not zero.",
+        ("Each cell simulates data sets where the test's null hypothesis is true and counts how often the test "
+         f"rejects at alpha = {alpha}. A calibrated test rejects about {alpha:.0%} of the time. The 95% interval is "
+         "the Clopper-Pearson interval of the rate (Monte Carlo error); the verdict is *within* when it contains "
+         "alpha, *conservative* when it lies entirely below, *liberal* when entirely above. Data sets where a "
+         "test gave no p-value (degenerate data) count as not rejected; their number is shown when not zero."),
         "",
-        "Shapes: x_ij = item_i + e_ij with item_i ~ N(0, 1) shared by the systems (the pairwise tests compare "
-        "systems 0 and 1):",
+        ("Shapes: x_ij = item_i + e_ij with item_i ~ N(0, 1) shared by the systems (the pairwise tests compare "
+         "systems 0 and 1):"),
         "",
         "| shape | errors | nulls that hold |",
         "| --- | --- | --- |",
@@ -329,12 +329,21 @@ def markdown(rows: list[Row], notes: list[str], args: argparse.Namespace, comman
         lines.append(f"| `{s.name}` | {s.description} | {s.nulls} |")
     lines += [
         "",
-        "Known behaviour to compare with: the sign test is discrete, so its size is at most alpha; the paired t "
-        "test is conservative for heavy-tailed symmetric differences (Efron 1969) and liberal for skewed ones at "
-        "small n; the null-shifted bootstrap test is liberal at small n (its null distribution is the plug-in "
-        "one, variance s^2 (n-1)/n and normal-like tails: for normal data at n = 20 about P(|t_19| > 1.96 "
-        "sqrt(19/20)) = 0.07); the sphericity-assumed F is liberal without sphericity; Mauchly's test reacts to "
-        "non-normal errors, which makes the automatic correction conservative for skewed data.",
+        ("Known behaviour to compare with: the sign test is discrete, so its size is at most alpha; the paired t "
+         "test is conservative for heavy-tailed symmetric differences (Efron 1969) and liberal for skewed ones at "
+         "small n; the null-shifted bootstrap test is liberal at small n (its null distribution is the plug-in "
+         "one, variance s^2 (n-1)/n and normal-like tails: for normal data at n = 20 about P(|t_19| > 1.96 "
+         "sqrt(19/20)) = 0.07); the sphericity-assumed F is liberal without sphericity; Mauchly's test reacts to "
+         "non-normal errors, which makes the automatic correction conservative for skewed data."),
+    ]
+    judged = [r for r in rows if r.shift == 0.0 and r.null_true]
+    flagged = [r for r in judged if r.verdict(alpha) != "within"]
+    lines += [
+        "",
+        (f"{len(judged)} cells are judged, each at 95%: even with every test exactly calibrated about "
+         f"{0.05 * len(judged):.0f} of them would be flagged by chance; {len(flagged)} are flagged here. A verdict "
+         "that recurs across n or shapes, or that theory predicts (above), is a property of the test; an isolated "
+         "one near the edge is Monte Carlo noise."),
     ]
     if notes:
         lines += ["", "Skipped:", ""] + [f"- {n}" for n in notes]
@@ -353,8 +362,8 @@ def markdown(rows: list[Row], notes: list[str], args: argparse.Namespace, comman
     power = [r for r in rows if r.shift != 0.0]
     if power:
         lines += ["", "## Power under a fixed true difference", "",
-                  f"System 0 is shifted by {args.effect} standard deviations of the paired difference e_0 - e_1 "
-                  "(the same shift for the omnibus tests). Rate = share of data sets rejected at alpha.", "",
+                  (f"System 0 is shifted by {args.effect} standard deviations of the paired difference e_0 - e_1 "
+                   "(the same shift for the omnibus tests). Rate = share of data sets rejected at alpha."), "",
                   "| kind | test | shape | n | power | 95% MC interval |", "| --- | --- | --- | ---: | ---: | --- |"]
         for r in power:
             lo, hi = r.interval()

@@ -148,6 +148,8 @@ def test_seed_mcnemar_through_cli(cli, workdir):
     assert pw["pairs"][0]["estimate"] == pytest.approx((92 - 154) / 314, abs=1e-12)
     html = (workdir.path / "out" / "index.html").read_text()
     assert "chi-square(1) = 20.67 with continuity correction" in html
+    # the settings table states the classification choices
+    assert "Tested as metrics" in html and "exact binomial test when n01 + n10 &lt; 25" in html
 
 
 def test_mcnemar_exact_when_few_discordant_items(cli, workdir):

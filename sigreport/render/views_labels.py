@@ -441,6 +441,42 @@ def agreement_view(r: Any, f: Fmt, lab: Labels) -> AnalysisView:
                         tuple(r.warnings) + tuple(f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings))
 
 
+SECTION_NAMES = {"classification": "Classification", "agreement": "Agreement"}  # display names of the sections
+
+
+def settings_rows(spec: Any) -> list[tuple[str, str]]:
+    """The classification and agreement choices for the report's settings table (spec or defaults)."""
+    from sigreport.analyses_labels import AGREEMENT_CI_LEVEL
+    from sigreport.spec import AgreementSpec, ClassificationSpec
+
+    rows: list[tuple[str, str]] = []
+    if spec.data.predictions is not None:
+        c = spec.classification or ClassificationSpec()
+        labels = (", ".join(c.labels) + " (declared)") if c.labels else "in order of first appearance"
+        pos = f"; positive class {c.positive_label}" if c.positive_label is not None else ""
+        rows.append(("Classification metrics", f"labels {labels}{pos}; F-beta with beta = {c.beta:g}; "
+                     f"{_pct(c.ci_level)} percentile bootstrap intervals over items (B = {c.resamples})"))
+        rows.append(("Tested as metrics", ", ".join(c.test_metrics) + " (per-item statistics; the pairwise and "
+                     "omnibus tests above apply)" if c.test_metrics else "none"))
+        mc = {"auto": "auto: exact binomial test when n01 + n10 < 25, otherwise chi-square with continuity "
+                      "correction",
+              "exact": "exact binomial test", "chi2": "chi-square with continuity correction"}[c.mcnemar]
+        omni = "; after Cochran's Q with three or more systems" if spec.tests.omnibus != "none" else ""
+        rows.append(("McNemar's test", f"{mc}; on per-item correctness, the correction above over the pairs of each "
+                     f"corpus{omni}"))
+    if spec.data.annotations is not None or (spec.agreement is not None and spec.agreement.systems_vs_gold):
+        a = spec.agreement or AgreementSpec()
+        level = a.level + (f" ({' < '.join(a.order)})" if a.order else "")
+        measures = ", ".join(MEASURE_NAMES[m] for m in a.measures) if a.measures else (
+            "default: Cohen's kappa" + (" and linear and quadratic weighted kappa" if a.level != "nominal" else "")
+            + "; with three or more annotators also Fleiss' kappa and Krippendorff's alpha")
+        rows.append(("Agreement", f"{level} labels; {measures}"
+                     + ("; each system against gold" if a.systems_vs_gold else "")))
+        rows.append(("Agreement intervals", f"{_pct(AGREEMENT_CI_LEVEL)}: kappa ± z SE with the SE under the "
+                     f"alternative, and percentile bootstrap over items (B = {a.resamples}); Landis and Koch bands"))
+    return rows
+
+
 VIEWS: dict[str, Callable[[Any, Fmt, Labels], AnalysisView]] = {
     "classification": classification_view,
     "mcnemar": mcnemar_view,

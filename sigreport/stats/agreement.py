@@ -200,7 +200,11 @@ def _fce_variance(p: np.ndarray, w: np.ndarray, pe: float, kappa: float, n: int)
     wbar_row = w @ cols  # wbar_i. = sum_j w_ij p_.j
     wbar_col = w.T @ rows  # wbar_.j = sum_i w_ij p_i.
     term = w - (wbar_row[:, None] + wbar_col[None, :]) * (1.0 - kappa)
-    num = np.sum(p * term**2) - (kappa - pe * (1.0 - kappa)) ** 2
+    first = float(np.sum(p * term**2))
+    second = (kappa - pe * (1.0 - kappa)) ** 2
+    num = first - second
+    if abs(num) <= 1e-12 * max(first, second):
+        num = 0.0  # a zero variance computed as the rounding residue of two equal terms
     return float(num / (n * (1.0 - pe) ** 2))
 
 

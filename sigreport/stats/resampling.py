@@ -558,11 +558,8 @@ def _blas_single_threaded(active: bool):  # type: ignore[no-untyped-def]
         if _BLAS_STATE["depth"] == 0:
             saved = []
             for get, set_ in _openblas_thread_controls():
-                try:
-                    saved.append((set_, int(get())))
-                    set_(1)
-                except Exception:  # pragma: no cover - foreign library misbehaving
-                    continue
+                saved.append((set_, int(get())))
+                set_(1)
             _BLAS_STATE["saved"] = saved
         _BLAS_STATE["depth"] = int(_BLAS_STATE["depth"]) + 1  # type: ignore[call-overload]
     try:
@@ -690,7 +687,7 @@ def paired_resampling(
         return ResamplingResult(method, n, n_resamples, seed, alternative, ci_level, res_ci_method, pairs_out,
                                 sys_ci, (msg,))
 
-    totals = np.sum(x, axis=0, dtype=np.float64)  # (k, s)
+    totals = np.asarray(np.sum(x, axis=0, dtype=np.float64))  # (k, s)
     theta = metric.value(totals, n)  # (k,)
     for j in np.flatnonzero(~np.isfinite(theta)):
         warnings.append(f"the metric is undefined (0/0) for system {int(j)} on the full data")

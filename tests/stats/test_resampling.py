@@ -163,7 +163,7 @@ def test_poisson_plan_is_exact_inversion(n: int) -> None:
     for cell in plan.special_cells:  # a special cell's mass splits at the CDF steps inside it
         a, b = cell / 65536, (cell + 1) / 65536
         cuts = np.concatenate([[a], plan.cdf[(plan.cdf > a) & (plan.cdf < b)], [b]])
-        for x0, x1 in zip(cuts[:-1], cuts[1:]):
+        for x0, x1 in itertools.pairwise(cuts):
             prob[np.searchsorted(plan.cdf, (x0 + x1) / 2, side="right")] += x1 - x0
     ref = sps.poisson.pmf(np.arange(prob.size), plan.lam)  # scipy 1.17.1
     np.testing.assert_allclose(prob, ref, rtol=0, atol=1e-15)
