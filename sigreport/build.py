@@ -69,9 +69,21 @@ def html_context(p: Prepared, results: dict[str, Any]) -> dict[str, Any]:
     return {
         "title": spec.title, "description": spec.description, "version": __version__,
         "spec_name": p.spec_file.path.name, "settings": ctx.settings_rows(spec, doc["data"]),
-        "sections": ctx.sections(spec, results, "html", p.dataset.metric_specs), "data_name": doc["data"]["scores"],
-        "data_sha": p.dataset.sha256[:12], "seed": spec.seed,
+        "sections": ctx.sections(spec, results, "html", p.dataset.metric_specs), "data_files": data_files(doc["data"]),
+        "seed": spec.seed,
     }
+
+
+def data_files(info: dict[str, Any]) -> list[str]:
+    """'name (sha256 abc…)' for every input table, for the report's footer."""
+    out = []
+    if info.get("scores"):
+        out.append(f"{info['scores']} (sha256 {str(info['sha256'])[:12]})")
+    for key in ("predictions", "annotations"):
+        v = info.get(key)
+        if isinstance(v, dict) and v.get("file"):
+            out.append(f"{v['file']} (sha256 {str(v.get('sha256', ''))[:12]})")
+    return out
 
 
 def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list[str],

@@ -185,8 +185,10 @@ class Labels:
         self.metric_specs = dict(metric_specs if metric_specs is not None else spec.metrics)
 
     def metric(self, m: str) -> str:
+        from sigreport.render.views_labels import SECTION_NAMES
+
         spec = self.metric_specs.get(m)
-        return (spec.label or m) if spec else m
+        return (spec.label or m) if spec else SECTION_NAMES.get(m, m)
 
     def decimals(self, m: str) -> int:
         spec = self.metric_specs.get(m)
