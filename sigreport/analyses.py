@@ -23,6 +23,7 @@ from sigreport.stats import correction, cv, omnibus, pairwise, posthoc, rank, re
 from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none
 
 DEFAULT_PRECISION = 12
+SMALL_BOOTSTRAP_N = 50  # below this the calibration study (docs/calibration.md) finds the bootstrap test liberal
 
 
 @dataclasses.dataclass(frozen=True)
@@ -286,8 +287,21 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
         res = resampling.paired_resampling(block.stats, ctx.aggregate, pairs, method, t.resamples,
                                            derived_seed(ctx.spec.seed, node_id), t.alternative,
                                            ci_method=t.ci_method, alpha=ctx.alpha)
-        return list(res.pairs), list(res.warnings)
+        warnings = [_system_names(w, block.systems) for w in res.warnings]
+        if method == "bootstrap" and block.stats.shape[0] < SMALL_BOOTSTRAP_N:
+            warnings.append(f"only {block.stats.shape[0]} items: the null-shifted bootstrap test is liberal at small n "
+                            "(type I error about 0.07 at n = 20, docs/calibration.md); the permutation test holds "
+                            "its level")
+        return list(res.pairs), warnings
     raise ValueError(f"unknown pairwise method {method!r}")
+
+
+def _system_names(warning: str, systems: tuple[str, ...]) -> str:
+    """The engine names systems by index ('system 3'); reports name them."""
+    import re
+
+    return re.sub(r"\bsystem (\d+)\b", lambda m: f"system {systems[int(m.group(1))]}"
+                  if int(m.group(1)) < len(systems) else m.group(0), warning)
 
 
 def family_entries(block: Block, pairs: list[tuple[int, int]], results: list[PairedTestResult], corr: str,

@@ -665,8 +665,12 @@ def paired_resampling(
     one set of replicates, generated from ``seed`` (see the module docstring for the formulas,
     tie rule, arithmetic and stream layout). ``alpha`` is only used to warn when a p-value lies
     within two Monte Carlo standard errors of it (the decision could flip with another seed).
-    ``chunk_size`` (replicates per chunk, rounded up to a multiple of 32) and ``workers``
-    (threads) change speed and memory, never results.
+    ``ci_method`` applies to the bootstrap only. ``chunk_size`` (replicates per chunk, rounded up
+    to a multiple of 32) and ``workers`` (threads) change speed and memory, never results (up to
+    float rounding of the interval ends; p-values are counts and identical). Data errors (NaN or
+    infinite statistics, wrong shapes, unknown names) raise ValueError; degenerate data (fewer
+    than 2 items, a metric that is 0/0) give ``None`` values and a sentence in ``warnings``;
+    warnings name systems by their index in ``stats``.
     """
     x, pa, pb = _validate(stats, metric, pairs, method, n_resamples, alternative, ci_level, ci_method, alpha,
                           workers, chunk_size)
