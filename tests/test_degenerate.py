@@ -74,3 +74,14 @@ def test_zero_variance_differences(cli, tmp_path):
     p = next(a for a in doc["analyses"] if a["kind"] == "pairwise")["pairs"][0]
     assert p["statistic"] is None and p["pvalue"] is None
     assert "zero variance" in html
+
+
+def test_parquet_scores(cli, tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    spec = _write(tmp_path, np.array([[0.5, 0.4], [0.6, 0.45], [0.7, 0.62]]))
+    df = pd.read_csv(tmp_path / "s.csv")
+    df.to_parquet(tmp_path / "s.parquet")
+    spec.write_text(spec.read_text().replace("s.csv", "s.parquet"))
+    doc, _ = _build(cli, spec, tmp_path)
+    assert next(a for a in doc["analyses"] if a["kind"] == "pairwise")["pairs"][0]["n"] == 3
