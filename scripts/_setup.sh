@@ -10,9 +10,9 @@ setup_system() {
   local need=()
   python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
   # weasyprint (PDF) needs Pango; DejaVu is the report's font.
-  ldconfig -p 2>/dev/null | grep -q 'libpango-1.0' || need+=(libpango-1.0-0 libpangoft2-1.0-0)
-  ldconfig -p 2>/dev/null | grep -q 'libharfbuzz-subset' || need+=(libharfbuzz-subset0)
-  fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core fontconfig)
+  ldconfig -p 2>/dev/null | grep 'libpango-1.0' >/dev/null || need+=(libpango-1.0-0 libpangoft2-1.0-0)
+  ldconfig -p 2>/dev/null | grep 'libharfbuzz-subset' >/dev/null || need+=(libharfbuzz-subset0)
+  fc-list 2>/dev/null | grep -i dejavu >/dev/null || need+=(fonts-dejavu-core fontconfig)
   need+=("$@")
   if [ ${#need[@]} -gt 0 ]; then
     echo "installing Debian packages: ${need[*]}" >&2
