@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class FetchRefused(Exception):
@@ -14,6 +15,23 @@ def refuse_fetch(url: str, *args: object, **kwargs: object) -> dict:
     raise FetchRefused(f"sigreport reports fetch nothing (refused {url[:80]})")
 
 
+def _fetcher() -> Any:
+    """weasyprint >= 70 takes a URLFetcher object; older versions a function. Both refuse everything."""
+    try:
+        from weasyprint.urls import URLFetcher
+    except ImportError:  # pragma: no cover - older weasyprint
+        return refuse_fetch
+
+    class RefusingFetcher(URLFetcher):
+        def fetch(self, url: str, headers: object = None) -> Any:
+            refuse_fetch(url)
+
+        def __call__(self, url: str, *args: object, **kwargs: object) -> Any:
+            refuse_fetch(url)
+
+    return RefusingFetcher()
+
+
 def render_pdf(html: str, out: Path) -> None:
     import logging
 
@@ -21,4 +39,4 @@ def render_pdf(html: str, out: Path) -> None:
 
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
     logging.getLogger("fontTools").setLevel(logging.ERROR)
-    HTML(string=html, url_fetcher=refuse_fetch, base_url=None).write_pdf(str(out))
+    HTML(string=html, url_fetcher=_fetcher(), base_url=None).write_pdf(str(out))
