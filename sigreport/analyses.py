@@ -369,8 +369,8 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseA
         a, b = x[:, i], x[:, j]
         if method in ("5x2cv_t", "5x2cv_f"):
             if grid is None or grid.shape != (5, 2):
-                raise_user = f"{method} needs 5 repeats x 2 folds; the data has {len(repeats)} x {len(folds)}"
-                results.append(_failed_cv(method, t.alternative, raise_user))
+                why = f"{method} needs 5 repeats x 2 folds; the data has {len(repeats)} x {len(folds)}"
+                results.append(_failed_cv(method, t.alternative, why))
                 continue
             a2, b2 = a[grid], b[grid]
             r = cv.dietterich_5x2cv_t(a2, b2, t.alternative, ctx.alpha) if method == "5x2cv_t" else \

@@ -53,6 +53,19 @@ def workdir(tmp_path):
     return W()
 
 
+def assert_user_error(cli, spec: Path, out: Path, name: str, fragments: list[str]) -> None:
+    """validate and build both fail with exit 2, one line per problem, the fragments, and nothing written."""
+    for command in (["validate"], ["build", "-o", str(out)]):
+        r = cli(*command, spec)
+        assert r.code == 2, (name, r)
+        assert "Traceback" not in r.err
+        assert r.err.startswith("error: "), r.err
+        for frag in fragments:
+            assert frag in r.err, f"{name}: {frag!r} not in:\n{r.err}"
+        assert all(line.startswith(("error: ", "  ")) for line in r.err.rstrip("\n").splitlines())
+        assert not out.exists(), "a failed build must write nothing"
+
+
 def needs(tool: str):
     return pytest.mark.skipif(shutil.which(tool) is None, reason=f"{tool} is not installed")
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import assert_user_error
+
 GOOD_DATA = """\
 system,corpus,item,metric,value
 A,c,t1,m,0.59
@@ -66,14 +68,7 @@ def test_bad_input(cli, workdir, name, spec, data, fragments):
     workdir.write("spec.yaml", spec)
     if data is not None:
         workdir.write(spec.split("scores: ")[1].split("\n")[0] if "scores: " in spec else "scores.csv", data)
-    for command in (["validate"], ["build", "-o", str(workdir.path / "out")]):
-        r = cli(*command, workdir.path / "spec.yaml")
-        assert r.code == 2, (name, r)
-        assert "Traceback" not in r.err
-        assert r.err.startswith("error: "), r.err
-        for frag in fragments:
-            assert frag in r.err, f"{name}: {frag!r} not in:\n{r.err}"
-        assert not (workdir.path / "out").exists(), "a failed build must write nothing"
+    assert_user_error(cli, workdir.path / "spec.yaml", workdir.path / "out", name, fragments)
 
 
 def test_spec_file_missing(cli, tmp_path):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import assert_user_error
+
 PREDS = """\
 system,corpus,item,gold,pred
 A,c,t1,pos,pos
@@ -102,15 +104,7 @@ def test_bad_label_input(cli, workdir, name, spec, preds, anns, fragments):
         workdir.write("preds.csv", preds)
     if anns is not None:
         workdir.write("anns.csv", anns)
-    for command in (["validate"], ["build", "-o", str(workdir.path / "out")]):
-        r = cli(*command, workdir.path / "spec.yaml")
-        assert r.code == 2, (name, r)
-        assert "Traceback" not in r.err
-        assert r.err.startswith("error: "), r.err
-        for frag in fragments:
-            assert frag in r.err, f"{name}: {frag!r} not in:\n{r.err}"
-        assert all(line.startswith(("error: ", "  ")) for line in r.err.rstrip("\n").splitlines())
-        assert not (workdir.path / "out").exists()
+    assert_user_error(cli, workdir.path / "spec.yaml", workdir.path / "out", name, fragments)
 
 
 def test_drop_items_instead_of_error(cli, workdir):
