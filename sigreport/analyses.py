@@ -20,164 +20,13 @@ from sigreport.metrics import corpus_metric
 from sigreport.plan import AnalysisNode
 from sigreport.spec import MetricSpec, Spec, TestsSpec
 from sigreport.stats import correction, cv, omnibus, pairwise, posthoc, rank, resampling, select
-from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none
+from sigreport.results import MetricInfo, Results
+from sigreport.results.records import (DescriptivesRecord, FriedmanRecord, PairRow, PairwiseRecord, PosthocRecord,
+                                       PosthocRow, RMAnovaRecord, SystemSummary)
+from sigreport.stats.result import PairedTestResult, finite_or_none
 
 DEFAULT_PRECISION = 12
 SMALL_BOOTSTRAP_N = 50  # below this the calibration study (docs/calibration.md) finds the bootstrap test liberal
-
-
-@dataclasses.dataclass(frozen=True)
-class SystemSummary:
-    system: str
-    n: int
-    mean: float | None
-    sd: float | None
-    median: float | None
-    ci_low: float | None
-    ci_high: float | None
-    warnings: tuple[str, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class DescriptivesAnalysis:
-    id: str
-    kind: str
-    metric: str
-    corpus: str | None
-    level: str
-    ci_level: float
-    n_items: int
-    dropped_items: int
-    aggregate: str
-    systems: tuple[SystemSummary, ...]
-    warnings: tuple[str, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class PairEntry:
-    """One row of a pairwise matrix: the test of a vs b, corrected over the family."""
-
-    a: str
-    b: str
-    n: int
-    statistic: float | None
-    df: float | None
-    pvalue: float | None
-    pvalue_adjusted: float | None
-    significant: bool | None
-    estimate: float | None
-    ci_low: float | None
-    ci_high: float | None
-    critical_value: float | None
-    effect_size: EffectSize | None
-    warnings: tuple[str, ...]
-    extra: dict[str, Any]
-
-
-@dataclasses.dataclass(frozen=True)
-class PairwiseAnalysis:
-    """kind 'pairwise' (items or corpora) or 'cv' (cross-validation designs)."""
-
-    id: str
-    kind: str
-    metric: str
-    corpus: str | None
-    level: str
-    method: str
-    alternative: str
-    comparisons: str
-    correction: str
-    family: str
-    family_size: int
-    alpha: float
-    ci_level: float
-    pairs: tuple[PairEntry, ...]
-    selection: dict[str, Any] | None
-    warnings: tuple[str, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class OmnibusAnalysis:
-    """kind 'omnibus', method 'rm_anova'."""
-
-    id: str
-    kind: str
-    metric: str
-    corpus: str | None
-    level: str
-    method: str
-    n: int
-    k: int
-    statistic: float | None
-    df1: float | None
-    df2: float | None
-    pvalue: float | None
-    sphericity: Any
-    corrections: dict[str, Any]
-    correction_applied: str | None
-    correction_reason: str
-    pvalue_corrected: float | None
-    significant: bool | None
-    effect_size: EffectSize | None
-    selection: dict[str, Any] | None
-    warnings: tuple[str, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class FriedmanAnalysis:
-    """kind 'omnibus', method 'friedman' (Demšar 2006)."""
-
-    id: str
-    kind: str
-    metric: str
-    corpus: str | None
-    level: str
-    method: str
-    n: int
-    k: int
-    statistic: float | None
-    df: float | None
-    pvalue: float | None
-    tie_correction: bool
-    statistic_uncorrected: float | None
-    statistic_tie_corrected: float | None
-    average_ranks: dict[str, float | None]
-    iman_davenport: Any
-    kendall_w: float | None
-    significant: bool | None
-    selection: dict[str, Any] | None
-    warnings: tuple[str, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class PosthocEntry:
-    a: str
-    b: str
-    statistic: float | None
-    rank_difference: float | None
-    pvalue: float | None
-    pvalue_adjusted: float | None
-    significant: bool | None
-
-
-@dataclasses.dataclass(frozen=True)
-class PosthocAnalysis:
-    id: str
-    kind: str
-    metric: str
-    corpus: str | None
-    level: str
-    method: str
-    after: str
-    omnibus_significant: bool | None
-    critical_difference: float | None
-    q_alpha: float | None
-    control: str | None
-    alpha: float
-    average_ranks: dict[str, float | None]
-    pairs: tuple[PosthocEntry, ...]
-    selection: dict[str, Any] | None
-    warnings: tuple[str, ...]
 
 
 # -------------------------------------------------------------------------------------------- helpers
@@ -249,7 +98,7 @@ def _pinned(ctx: Context, node_id: str, chosen: select.Selection) -> tuple[str, 
 # -------------------------------------------------------------------------------------------- analyses
 
 
-def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesAnalysis:
+def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesRecord:
     rows = []
     warnings = []
     if ctx.metric.corpus_level:
@@ -267,7 +116,7 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesAnal
             rows.append(SystemSummary(system, d.n, d.mean, d.sd, d.median, d.ci_low, d.ci_high, d.warnings))
     if block.dropped_items:
         warnings.append(f"{block.dropped_items} item(s) dropped because some system lacks them (data.missing: drop_items)")
-    return DescriptivesAnalysis(node_id, "descriptives", block.metric, block.corpus, block.level, 0.95,
+    return DescriptivesRecord(node_id, "descriptives", block.metric, block.corpus, block.level, 0.95,
                                 block.stats.shape[0], block.dropped_items, ctx.metric.aggregate, tuple(rows),
                                 tuple(warnings))
 
@@ -305,20 +154,19 @@ def _system_names(warning: str, systems: tuple[str, ...]) -> str:
 
 
 def family_entries(block: Block, pairs: list[tuple[int, int]], results: list[PairedTestResult], corr: str,
-                   alpha: float, extra_of: Any = None) -> tuple[PairEntry, ...]:
+                   alpha: float, extra_of: Any = None) -> tuple[PairRow, ...]:
     """Adjust the family's p-values and build the rows."""
     raw = np.array([np.nan if r.pvalue is None else r.pvalue for r in results])
     adjusted = correction.adjust(raw, corr)
     entries = []
     for (i, j), r, p_adj in zip(pairs, results, adjusted):
         p_adj_v = finite_or_none(p_adj)
-        entries.append(PairEntry(block.systems[i], block.systems[j], r.n, r.statistic, r.df, r.pvalue, p_adj_v,
-                                 None if p_adj_v is None else bool(p_adj_v <= alpha), r.estimate, r.ci_low, r.ci_high,
-                                 r.critical_value, r.effect_size, r.warnings, dict(r.extra)))
+        entries.append(PairRow(block.systems[i], block.systems[j], r, p_adj_v,
+                               None if p_adj_v is None else bool(p_adj_v <= alpha)))
     return tuple(entries)
 
 
-def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseAnalysis:
+def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
     t = ctx.tests
     pairs = system_pairs(block, t, ctx.spec.baseline)
     warnings: list[str] = []
@@ -342,7 +190,7 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseAnalysis
     warnings += w
     entries = family_entries(block, pairs, results, t.correction, ctx.alpha)
     ci_level = results[0].ci_level if results else 0.95
-    return PairwiseAnalysis(node_id, "pairwise", block.metric, block.corpus, block.level, method, t.alternative,
+    return PairwiseRecord(node_id, "pairwise", block.metric, block.corpus, block.level, method, t.alternative,
                             t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ci_level, entries, sel,
                             tuple(warnings))
 
@@ -350,7 +198,7 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseAnalysis
 CV_DEFAULTS = {"5x2cv": ["5x2cv_t", "5x2cv_f"], "kfold": ["kfold_t"], "resampled": ["corrected_resampled_t"]}
 
 
-def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseAnalysis:
+def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseRecord:
     """Cross-validation tests for every pair (Dietterich 1998; Alpaydin 1999; Nadeau and Bengio 2003)."""
     t = ctx.tests
     pairs = system_pairs(block, t, ctx.spec.baseline)
@@ -370,7 +218,7 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseA
         if method in ("5x2cv_t", "5x2cv_f"):
             if grid is None or grid.shape != (5, 2):
                 why = f"{method} needs 5 repeats x 2 folds; the data has {len(repeats)} x {len(folds)}"
-                results.append(_failed_cv(method, t.alternative, why))
+                results.append(_failed_cv(method, t.alternative, why, 1 - ctx.alpha))
                 continue
             a2, b2 = a[grid], b[grid]
             r = cv.dietterich_5x2cv_t(a2, b2, t.alternative, ctx.alpha) if method == "5x2cv_t" else \
@@ -388,21 +236,22 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseA
                                  {"df1": r.df1, "df2": r.df2, "n_folds": r.n_folds, "n_repeats": r.n_repeats})
                 for r in results]
     entries = family_entries(block, pairs, as_pairs, t.correction, ctx.alpha)
-    return PairwiseAnalysis(node_id, "cv", block.metric, block.corpus, block.level, method, t.alternative,
-                            t.comparisons, t.correction, t.family, len(entries), ctx.alpha, 0.95, entries, None,
-                            tuple(warnings))
+    ci_level = as_pairs[0].ci_level if as_pairs else 1 - ctx.alpha
+    return PairwiseRecord(node_id, "cv", block.metric, block.corpus, block.level, method, t.alternative,
+                          t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ci_level, entries, None,
+                          tuple(warnings))
 
 
 def _natural(s: str) -> tuple[int, Any]:
     return (0, int(s)) if s.isdigit() else (1, s)
 
 
-def _failed_cv(method: str, alternative: str, why: str) -> Any:
-    return cv.CVTestResult(method, None, None, None, None, None, alternative, None, None, None, 0.95, None, 0, 0,
+def _failed_cv(method: str, alternative: str, why: str, ci_level: float) -> Any:
+    return cv.CVTestResult(method, None, None, None, None, None, alternative, None, None, None, ci_level, None, 0, 0,
                            (why,))
 
 
-def omnibus_block(block: Block, node_id: str, ctx: Context) -> OmnibusAnalysis | FriedmanAnalysis:
+def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | FriedmanRecord:
     t = ctx.tests
     method = t.omnibus
     sel = None
@@ -412,7 +261,7 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> OmnibusAnalysis |
     if method == "friedman":
         f = omnibus.friedman(block.scores, ctx.metric.higher_is_better, t.tie_correction)
         ranks = {s: finite_or_none(r) for s, r in zip(block.systems, f.average_ranks)}
-        return FriedmanAnalysis(node_id, "omnibus", block.metric, block.corpus, block.level, "friedman", f.n, f.k,
+        return FriedmanRecord(node_id, "omnibus", block.metric, block.corpus, block.level, "friedman", f.n, f.k,
                                 f.statistic, f.df, f.pvalue, f.tie_correction, f.statistic_uncorrected,
                                 f.statistic_tie_corrected, ranks, f.iman_davenport, f.kendall_w,
                                 None if f.pvalue is None else bool(f.pvalue <= ctx.alpha), sel,
@@ -420,14 +269,14 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> OmnibusAnalysis |
     res = omnibus.rm_anova(block.scores)
     decision = omnibus.apply_sphericity(res, t.sphericity, ctx.alpha)
     p_corr = finite_or_none(decision.pvalue_corrected)
-    return OmnibusAnalysis(
+    return RMAnovaRecord(
         node_id, "omnibus", block.metric, block.corpus, block.level, "rm_anova", res.n, res.k, res.statistic,
         res.df1, res.df2, res.pvalue, res.sphericity, dict(res.corrections), decision.correction_applied,
         decision.reason, p_corr, None if p_corr is None else bool(p_corr <= ctx.alpha), res.effect_size, sel,
         tuple(warnings) + tuple(res.warnings))
 
 
-def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) -> PosthocAnalysis | PairwiseAnalysis | None:
+def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) -> PosthocRecord | PairwiseRecord | None:
     """The post-hoc test that fits the omnibus result ``om`` (or the spec's explicit choice).
 
     None when the post-hoc would repeat the pairwise analysis ``pw`` (paired t tests with the same
@@ -449,9 +298,10 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
         results = [pairwise.paired_t(block.scores[:, i], block.scores[:, j], t.alternative, ctx.alpha)
                    for i, j in pairs]
         entries = family_entries(block, pairs, results, t.correction, ctx.alpha)
-        return PairwiseAnalysis(node_id, "posthoc", block.metric, block.corpus, block.level, "paired_t",
-                                t.alternative, t.comparisons, t.correction, t.family, len(entries), ctx.alpha, 0.95,
-                                entries, sel, ())
+        ci_level = results[0].ci_level if results else 1 - ctx.alpha
+        return PairwiseRecord(node_id, "posthoc", block.metric, block.corpus, block.level, "paired_t",
+                              t.alternative, t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ci_level,
+                              entries, sel, ())
     ranks = getattr(om, "average_ranks", None)
     if ranks is None:
         f = omnibus.friedman(block.scores, ctx.metric.higher_is_better, t.tie_correction)
@@ -471,9 +321,9 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
         res = posthoc.bonferroni_dunn(r, n, control, ctx.alpha)
     else:
         res = posthoc.rank_step(r, n, control, method, ctx.alpha)
-    pairs = tuple(PosthocEntry(block.systems[p.a], block.systems[p.b], p.statistic, p.rank_difference, p.pvalue,
+    pairs = tuple(PosthocRow(block.systems[p.a], block.systems[p.b], p.statistic, p.rank_difference, p.pvalue,
                                p.pvalue_adjusted, p.significant) for p in res.pairs)
-    return PosthocAnalysis(node_id, "posthoc", block.metric, block.corpus, block.level, res.method, om.method,
+    return PosthocRecord(node_id, "posthoc", block.metric, block.corpus, block.level, res.method, om.method,
                            om.significant, res.critical_difference, res.q_alpha,
                            None if res.control is None else block.systems[res.control], ctx.alpha, dict(ranks), pairs,
                            sel, tuple(warnings) + tuple(res.warnings))
@@ -521,33 +371,15 @@ def nodes_for(spec: Spec, dataset: Dataset, previous: Mapping[str, Any] | None =
     return nodes
 
 
-def results_json(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str) -> dict[str, Any]:
-    """The results.json document (schema_version 1): stable field names, nulls for what is not computable."""
-    from sigreport.stats.result import to_jsonable
-
-    analyses = []
-    for r in results.values():
-        if r is None:
-            continue
-        d = to_jsonable(r)
-        if "pairs" in d:
-            d["pairs"] = [_flatten_extra(p) for p in d["pairs"]]
-        analyses.append(d)
-    return {
-        "schema_version": 1,
-        "sigreport_version": version,
-        "title": spec.title,
-        "alpha": spec.alpha,
-        "seed": spec.seed,
-        "data": data_info(dataset),
-        "systems": list(dataset.systems),
-        "corpora": list(dataset.corpora),
-        "metrics": {k: {"label": m.label or k, "higher_is_better": m.higher_is_better, "decimals": m.decimals,
-                        "aggregate": m.aggregate}
-                    for k, m in dataset.metric_specs.items()},
-        "tests": spec.tests.model_dump(),
-        "analyses": analyses,
-    }
+def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str) -> Results:
+    """The run's :class:`~sigreport.results.Results`: its setting and every record in plan order."""
+    return Results(
+        title=spec.title, alpha=spec.alpha, seed=spec.seed, data=data_info(dataset), systems=tuple(dataset.systems),
+        corpora=tuple(dataset.corpora),
+        metrics={k: MetricInfo(m.label or k, m.higher_is_better, m.decimals, m.aggregate)
+                 for k, m in dataset.metric_specs.items()},
+        tests=spec.tests.model_dump(), records=tuple(r for r in results.values() if r is not None),
+        sigreport_version=version, description=spec.description, spec=spec)
 
 
 def data_info(dataset: Dataset) -> dict[str, Any]:
@@ -556,10 +388,3 @@ def data_info(dataset: Dataset) -> dict[str, Any]:
     for key, value in sorted(dataset.extra.get("files", {}).items()):
         info[key] = value
     return info
-
-
-def _flatten_extra(pair: dict[str, Any]) -> dict[str, Any]:
-    extra = pair.pop("extra", None) or {}
-    for k, v in extra.items():
-        pair.setdefault(k, v)
-    return pair

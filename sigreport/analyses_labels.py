@@ -36,7 +36,9 @@ from sigreport.plan import AnalysisNode
 from sigreport.spec import AgreementSpec, ClassificationSpec, Spec
 from sigreport.stats import agreement as agr
 from sigreport.stats import contingency, correction
-from sigreport.stats.classification import MetricValue, classification_metrics, f_name
+from sigreport.stats.classification import classification_metrics, f_name
+from sigreport.results.records import (AgreementPair, AgreementRecord, ClassificationRecord, CochranQRecord,
+                                       ConfusionMatrix, McNemarPair, McNemarRecord, SystemClassification)
 from sigreport.stats.result import finite_or_none
 
 CLASSIFICATION = "classification"
@@ -48,168 +50,6 @@ WEIGHTS = {"cohen_kappa": None, "weighted_kappa_linear": "linear", "weighted_kap
 # -------------------------------------------------------------------------------------------- results
 
 
-@dataclasses.dataclass(frozen=True)
-class ConfusionMatrix:
-    """Counts of items: rows the gold label, columns the predicted label, both in ``labels`` order."""
-
-    labels: tuple[str, ...]
-    matrix: tuple[tuple[int, ...], ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class SystemClassification:
-    system: str
-    n: int
-    confusion_matrix: ConfusionMatrix
-    metrics: dict[str, MetricValue]
-
-
-@dataclasses.dataclass(frozen=True)
-class ClassificationAnalysis:
-    """kind 'classification'. Metric names: accuracy; precision, recall, specificity, f<beta> per class
-    (``<name>_<label>``), averaged (``_macro``, ``_micro``, ``_weighted``) and, with a positive label,
-    plain (that class)."""
-
-    id: str
-    kind: str
-    metric: str
-    corpus: str
-    labels: tuple[str, ...]
-    positive_label: str | None
-    beta: float
-    f_name: str
-    ci_level: float
-    ci_method: str
-    n_resamples: int
-    n_items: int
-    dropped_items: int
-    systems: tuple[SystemClassification, ...]
-    warnings: tuple[str, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class McNemarPair:
-    """McNemar's test of a vs b: n01 = items a got wrong and b got right, n10 = a right and b wrong."""
-
-    a: str
-    b: str
-    n: int
-    n00: int
-    n01: int
-    n10: int
-    n11: int
-    accuracy_a: float | None
-    accuracy_b: float | None
-    statistic: float | None
-    df: float | None
-    pvalue: float | None
-    pvalue_adjusted: float | None
-    exact: bool
-    continuity_correction: bool
-    significant: bool | None
-    critical_value: float | None
-    reason: str
-    warnings: tuple[str, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class McNemarAnalysis:
-    id: str
-    kind: str
-    metric: str
-    corpus: str
-    method: str
-    comparisons: str
-    correction: str
-    family: str
-    family_size: int
-    alpha: float
-    after: str | None
-    omnibus_significant: bool | None
-    pairs: tuple[McNemarPair, ...]
-    warnings: tuple[str, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class CochranQAnalysis:
-    id: str
-    kind: str
-    metric: str
-    corpus: str
-    n: int
-    k: int
-    accuracy: dict[str, float | None]
-    statistic: float | None
-    df: float
-    pvalue: float | None
-    significant: bool | None
-    alpha: float
-    warnings: tuple[str, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class AgreementPair:
-    """One coefficient between two raters (annotators, or a system and the gold labels)."""
-
-    a: str
-    b: str
-    value: float | None
-    observed_agreement: float | None
-    expected_agreement: float | None
-    se: float | None
-    ci_low: float | None
-    ci_high: float | None
-    bootstrap_ci_low: float | None
-    bootstrap_ci_high: float | None
-    interpretation: str | None
-    n_items: int
-    matrix: tuple[tuple[int, ...], ...] | None
-    warnings: tuple[str, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class AgreementAnalysis:
-    """kind 'agreement': one measure on one corpus.
-
-    ``source``: 'annotations' or 'systems_vs_gold'. ``level``: the measurement level the measure
-    treats the labels at (Cohen and Fleiss: nominal; weighted kappa: ordinal; Krippendorff: the spec's).
-    ``value_kind``: 'coefficient' (one coefficient), 'mean_of_pairs' (Light's kappa: the mean of the
-    pairwise kappas in ``pairs``; no SE), 'per_pair' (systems vs gold: only ``pairs``, ``value`` null).
-    ``matrix``: the agreement matrix of two annotators (rows ``annotators[0]``, columns
-    ``annotators[1]``, labels in ``labels`` order), else null. ``ci_low``/``ci_high``: Wald interval
-    from ``se`` (the standard error under the alternative) for kappas, bootstrap percentile for alpha
-    (``ci_method``); ``bootstrap_ci_*``: percentile bootstrap over items.
-    """
-
-    id: str
-    kind: str
-    metric: str
-    corpus: str | None
-    source: str
-    measure: str
-    level: str
-    labels: tuple[str, ...]
-    annotators: tuple[str, ...]
-    value: float | None
-    value_kind: str
-    observed_agreement: float | None
-    expected_agreement: float | None
-    se: float | None
-    se_null: float | None
-    ci_low: float | None
-    ci_high: float | None
-    ci_level: float
-    ci_method: str
-    bootstrap_ci_low: float | None
-    bootstrap_ci_high: float | None
-    interpretation: str | None
-    n_items: int
-    n_resamples: int
-    matrix: tuple[tuple[int, ...], ...] | None
-    pairs: tuple[AgreementPair, ...]
-    warnings: tuple[str, ...]
-
-
 # -------------------------------------------------------------------------------------------- classification
 
 
@@ -218,7 +58,7 @@ def _matrix(m: np.ndarray) -> tuple[tuple[int, ...], ...]:
 
 
 def classification_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, node_id: str
-                            ) -> ClassificationAnalysis:
+                            ) -> ClassificationRecord:
     cls = spec.classification or ClassificationSpec()
     seed = np.random.default_rng(derived_seed(spec.seed, node_id))
     systems = []
@@ -232,7 +72,7 @@ def classification_analysis(spec: Spec, preds: Predictions, group: PredictionGro
     if group.dropped_items:
         warnings.append(f"{group.dropped_items} item(s) dropped because some system lacks them "
                         "(data.missing: drop_items)")
-    return ClassificationAnalysis(node_id, CLASSIFICATION, CLASSIFICATION, group.corpus, preds.labels,
+    return ClassificationRecord(node_id, CLASSIFICATION, CLASSIFICATION, group.corpus, preds.labels,
                                   cls.positive_label, float(cls.beta), f_name(cls.beta), float(cls.ci_level),
                                   "bootstrap_percentile", int(cls.resamples), len(group.items),
                                   group.dropped_items, tuple(systems), tuple(warnings))
@@ -248,7 +88,7 @@ def label_pairs(systems: tuple[str, ...], spec: Spec) -> list[tuple[int, int]]:
 
 
 def mcnemar_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, node_id: str,
-                     omnibus: CochranQAnalysis | None) -> McNemarAnalysis:
+                     omnibus: CochranQRecord | None) -> McNemarRecord:
     cls = spec.classification or ClassificationSpec()
     exact = {"auto": None, "exact": True, "chi2": False}[cls.mcnemar]
     correct = group.correct()
@@ -268,17 +108,17 @@ def mcnemar_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, nod
     warnings = []
     if n == 0:
         warnings.append("There are no items on this corpus, so no test can be computed.")
-    return McNemarAnalysis(node_id, "mcnemar", CLASSIFICATION, group.corpus, cls.mcnemar, spec.tests.comparisons,
+    return McNemarRecord(node_id, "mcnemar", CLASSIFICATION, group.corpus, cls.mcnemar, spec.tests.comparisons,
                            spec.tests.correction, spec.tests.family, len(entries), spec.alpha,
                            "cochran_q" if omnibus is not None else None,
                            omnibus.significant if omnibus is not None else None, tuple(entries), tuple(warnings))
 
 
-def cochran_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, node_id: str) -> CochranQAnalysis:
+def cochran_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, node_id: str) -> CochranQRecord:
     correct = group.correct()
     r = contingency.cochran_q(correct)
     acc = correct.mean(axis=0) if correct.shape[0] else np.full(correct.shape[1], np.nan)
-    return CochranQAnalysis(node_id, "cochran_q", CLASSIFICATION, group.corpus, r.n, r.k,
+    return CochranQRecord(node_id, "cochran_q", CLASSIFICATION, group.corpus, r.n, r.k,
                             {s: finite_or_none(a) for s, a in zip(preds.systems, acc)}, r.statistic, r.df, r.pvalue,
                             None if r.pvalue is None else bool(r.pvalue <= spec.alpha), spec.alpha, r.warnings)
 
@@ -309,14 +149,14 @@ def _analysis(node_id: str, corpus: str | None, source: str, measure: str, label
               annotators: tuple[str, ...], r: agr.AgreementResult | None, n_resamples: int, level: str,
               value_kind: str = "coefficient", matrix: np.ndarray | None = None,
               pairs: tuple[AgreementPair, ...] = (), value: float | None = None, n_items: int = 0,
-              warnings: tuple[str, ...] = ()) -> AgreementAnalysis:
+              warnings: tuple[str, ...] = ()) -> AgreementRecord:
     if r is not None:
-        return AgreementAnalysis(
+        return AgreementRecord(
             node_id, AGREEMENT, AGREEMENT, corpus, source, measure, r.level, labels, annotators, r.value, value_kind,
             r.observed_agreement, r.expected_agreement, r.se, r.se_null, r.ci_low, r.ci_high, r.ci_level,
             r.ci_method, r.bootstrap_ci_low, r.bootstrap_ci_high, r.interpretation, r.n_items, n_resamples,
             None if matrix is None else _matrix(matrix), pairs, tuple(warnings) + tuple(r.warnings))
-    return AgreementAnalysis(
+    return AgreementRecord(
         node_id, AGREEMENT, AGREEMENT, corpus, source, measure, level, labels, annotators, value, value_kind,
         None, None, None, None, None, None, AGREEMENT_CI_LEVEL, "none", None, None, agr.landis_koch(value), n_items,
         n_resamples, None, pairs, tuple(warnings))
@@ -342,7 +182,7 @@ def _light(pairs: tuple[AgreementPair, ...], what: str) -> tuple[float | None, l
 
 
 def agreement_analysis(spec: Spec, ann: Annotations, group: AnnotationGroup, measure: str, node_id: str
-                       ) -> AgreementAnalysis:
+                       ) -> AgreementRecord:
     aspec = spec.agreement or AgreementSpec()
     seed = derived_seed(spec.seed, node_id)
     alpha_ci = 1 - AGREEMENT_CI_LEVEL
@@ -393,7 +233,7 @@ def agreement_analysis(spec: Spec, ann: Annotations, group: AnnotationGroup, mea
 
 
 def systems_vs_gold_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, measure: str, node_id: str
-                             ) -> AgreementAnalysis:
+                             ) -> AgreementRecord:
     """Kappa between each system's predictions and the gold labels (one pair per system)."""
     aspec = spec.agreement or AgreementSpec()
     labels = tuple(aspec.order) if aspec.order else preds.labels

@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from sigreport import __version__
-from sigreport.analyses import results_json
+from sigreport.analyses import collect_results
 from sigreport.data import Dataset, load_data
 from sigreport.errors import Problem, StrictError, UserError
 from sigreport.plan import Plan, build_plan, run_plan
 from sigreport.render import context as ctx
+from sigreport.results import to_json
 from sigreport.spec import SpecFile, load_spec_file, output_dir
 
 Progress = Callable[[int, int, str], None]
@@ -65,11 +66,11 @@ def collect_warnings(results: dict[str, Any]) -> list[Problem]:
 
 def html_context(p: Prepared, results: dict[str, Any]) -> dict[str, Any]:
     spec = p.spec_file.spec
-    doc = results_json(spec, p.dataset, results, __version__)
+    data = collect_results(spec, p.dataset, results, __version__).data
     return {
         "title": spec.title, "description": spec.description, "version": __version__,
-        "spec_name": p.spec_file.path.name, "settings": ctx.settings_rows(spec, doc["data"]),
-        "sections": ctx.sections(spec, results, "html", p.dataset.metric_specs), "data_files": data_files(doc["data"]),
+        "spec_name": p.spec_file.path.name, "settings": ctx.settings_rows(spec, data),
+        "sections": ctx.sections(spec, results, "html", p.dataset.metric_specs), "data_files": data_files(data),
         "seed": spec.seed,
     }
 
@@ -95,9 +96,8 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     spec = p.spec_file.spec
     written = []
     if "json" in formats:
-        doc = results_json(spec, p.dataset, results, __version__)
-        (dest / "results.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-                                           encoding="utf-8")
+        text = to_json(collect_results(spec, p.dataset, results, __version__))
+        (dest / "results.json").write_text(text, encoding="utf-8")
         written.append("results.json")
     html = None
     if "html" in formats or "pdf" in formats:

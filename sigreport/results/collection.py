@@ -1,0 +1,78 @@
+"""The results of one run: the analysed setting (title, alpha, seed, data, systems, metrics, tests) and
+every analysis record in plan order. ``Results.to_dict()`` is exactly the content of results.json."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from sigreport.results.records import Record, jsonable
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricInfo:
+    """What a report needs to know about a metric: its name in words, direction, decimals, aggregate."""
+
+    label: str
+    higher_is_better: bool
+    decimals: int
+    aggregate: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Results:
+    """Everything an analysis run found, with the setting it ran in.
+
+    ``spec`` is the validated spec the run came from (``None`` for results read back from
+    results.json, which holds its ``tests`` section): every statistical choice is in it.
+    """
+
+    title: str
+    alpha: float
+    seed: int
+    data: Mapping[str, Any]
+    systems: tuple[str, ...]
+    corpora: tuple[str, ...]
+    metrics: Mapping[str, MetricInfo]
+    tests: Mapping[str, Any]
+    records: tuple[Record, ...]
+    sigreport_version: str
+    schema_version: int = 1
+    description: str | None = None
+    spec: Any = dataclasses.field(default=None, compare=False, repr=False)
+
+    def __iter__(self) -> Iterator[Record]:
+        return iter(self.records)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __getitem__(self, analysis_id: str) -> Record:
+        for r in self.records:
+            if r.id == analysis_id:
+                return r
+        raise KeyError(analysis_id)
+
+    def by_id(self) -> dict[str, Record]:
+        return {r.id: r for r in self.records}
+
+    def of_kind(self, kind: str) -> list[Record]:
+        return [r for r in self.records if r.kind == kind]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The results.json document (the contract in README "results.json")."""
+        return {
+            "schema_version": self.schema_version,
+            "sigreport_version": self.sigreport_version,
+            "title": self.title,
+            "alpha": self.alpha,
+            "seed": self.seed,
+            "data": jsonable(dict(self.data)),
+            "systems": list(self.systems),
+            "corpora": list(self.corpora),
+            "metrics": {k: jsonable(m) for k, m in self.metrics.items()},
+            "tests": jsonable(dict(self.tests)),
+            "analyses": [jsonable(r) for r in self.records],
+        }
+

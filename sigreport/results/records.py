@@ -1,0 +1,413 @@
+"""Results: one frozen record per analysis kind, the only home of what an analysis found.
+
+Every record shares a header (:class:`Record`: ``id``, ``kind``, ``metric``, ``corpus``, ``level``,
+``alpha``, ``selection``, ``warnings``); its other fields are exactly its results.json fields (the
+contract in README "results.json": later versions add fields, never rename them). A row of a pairwise
+family holds the statistics result itself (:class:`~sigreport.stats.result.PairedTestResult`), so
+nothing is copied or lost on the way (its interval level included). Records are written to and read
+from results.json only by :mod:`sigreport.results.io`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+from typing import Any, ClassVar
+
+import numpy as np
+
+from sigreport.stats.classification import MetricValue
+from sigreport.stats.result import EffectSize, PairedTestResult
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfidenceInterval:
+    """A two-sided interval and its level (``None`` bounds where not computable)."""
+
+    low: float | None
+    high: float | None
+    level: float
+
+
+class Record:
+    """The header every analysis record has: ``id``, ``kind``, ``metric``, ``corpus``, ``warnings`` as
+    fields; ``level`` (the unit analysed: items, corpora or folds), ``alpha`` and ``selection`` (how an
+    automatic choice was made) as fields where the kind has them, else ``None`` (set below, after the
+    dataclasses are made, so that they are not dataclass defaults)."""
+
+    HEADER_OPTIONAL: ClassVar[tuple[str, ...]] = ("level", "alpha", "selection")
+    # results.json field order where it differs from the dataclass fields (see jsonable)
+    json_fields: ClassVar[tuple[str, ...] | None] = None
+
+    id: str
+    kind: str
+    metric: str | None
+    corpus: str | None
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemSummary:
+    system: str
+    n: int
+    mean: float | None
+    sd: float | None
+    median: float | None
+    ci_low: float | None
+    ci_high: float | None
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class DescriptivesRecord(Record):
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    level: str
+    ci_level: float
+    n_items: int
+    dropped_items: int
+    aggregate: str
+    systems: tuple[SystemSummary, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class PairRow:
+    """One row of a pairwise family: the test of a vs b (a - b) and its correction over the family.
+
+    ``test`` is the statistics result as the test returned it; the flat names below (``n``,
+    ``statistic``, ``ci_low``, ...) are the results.json fields of the pair and read from it.
+    """
+
+    a: str
+    b: str
+    test: PairedTestResult
+    pvalue_adjusted: float | None
+    significant: bool | None
+
+    json_fields: ClassVar[tuple[str, ...]] = (
+        "a", "b", "n", "statistic", "df", "pvalue", "pvalue_adjusted", "significant", "estimate", "ci_low",
+        "ci_high", "critical_value", "effect_size", "warnings")
+
+    n = property(lambda self: self.test.n)
+    statistic = property(lambda self: self.test.statistic)
+    df = property(lambda self: self.test.df)
+    pvalue = property(lambda self: self.test.pvalue)
+    estimate = property(lambda self: self.test.estimate)
+    ci_low = property(lambda self: self.test.ci_low)
+    ci_high = property(lambda self: self.test.ci_high)
+    critical_value = property(lambda self: self.test.critical_value)
+    effect_size = property(lambda self: self.test.effect_size)
+    warnings = property(lambda self: self.test.warnings)
+    extra = property(lambda self: self.test.extra)
+
+    @property
+    def ci(self) -> ConfidenceInterval:
+        return ConfidenceInterval(self.test.ci_low, self.test.ci_high, self.test.ci_level)
+
+
+@dataclasses.dataclass(frozen=True)
+class PairwiseRecord(Record):
+    """kind 'pairwise' (items or corpora) or 'cv' (cross-validation designs)."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    level: str
+    method: str
+    alternative: str
+    comparisons: str
+    correction: str
+    family: str
+    family_size: int
+    alpha: float
+    ci_level: float
+    pairs: tuple[PairRow, ...]
+    selection: dict[str, Any] | None
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class RMAnovaRecord(Record):
+    """kind 'omnibus', method 'rm_anova'."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    level: str
+    method: str
+    n: int
+    k: int
+    statistic: float | None
+    df1: float | None
+    df2: float | None
+    pvalue: float | None
+    sphericity: Any
+    corrections: dict[str, Any]
+    correction_applied: str | None
+    correction_reason: str
+    pvalue_corrected: float | None
+    significant: bool | None
+    effect_size: EffectSize | None
+    selection: dict[str, Any] | None
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class FriedmanRecord(Record):
+    """kind 'omnibus', method 'friedman' (Demšar 2006)."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    level: str
+    method: str
+    n: int
+    k: int
+    statistic: float | None
+    df: float | None
+    pvalue: float | None
+    tie_correction: bool
+    statistic_uncorrected: float | None
+    statistic_tie_corrected: float | None
+    average_ranks: dict[str, float | None]
+    iman_davenport: Any
+    kendall_w: float | None
+    significant: bool | None
+    selection: dict[str, Any] | None
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class PosthocRow:
+    a: str
+    b: str
+    statistic: float | None
+    rank_difference: float | None
+    pvalue: float | None
+    pvalue_adjusted: float | None
+    significant: bool | None
+
+
+@dataclasses.dataclass(frozen=True)
+class PosthocRecord(Record):
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    level: str
+    method: str
+    after: str
+    omnibus_significant: bool | None
+    critical_difference: float | None
+    q_alpha: float | None
+    control: str | None
+    alpha: float
+    average_ranks: dict[str, float | None]
+    pairs: tuple[PosthocRow, ...]
+    selection: dict[str, Any] | None
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfusionMatrix:
+    """Counts of items: rows the gold label, columns the predicted label, both in ``labels`` order."""
+
+    labels: tuple[str, ...]
+    matrix: tuple[tuple[int, ...], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemClassification:
+    system: str
+    n: int
+    confusion_matrix: ConfusionMatrix
+    metrics: dict[str, MetricValue]
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassificationRecord(Record):
+    """kind 'classification'. Metric names: accuracy; precision, recall, specificity, f<beta> per class
+    (``<name>_<label>``), averaged (``_macro``, ``_micro``, ``_weighted``) and, with a positive label,
+    plain (that class)."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str
+    labels: tuple[str, ...]
+    positive_label: str | None
+    beta: float
+    f_name: str
+    ci_level: float
+    ci_method: str
+    n_resamples: int
+    n_items: int
+    dropped_items: int
+    systems: tuple[SystemClassification, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class McNemarPair:
+    """McNemar's test of a vs b: n01 = items a got wrong and b got right, n10 = a right and b wrong."""
+
+    a: str
+    b: str
+    n: int
+    n00: int
+    n01: int
+    n10: int
+    n11: int
+    accuracy_a: float | None
+    accuracy_b: float | None
+    statistic: float | None
+    df: float | None
+    pvalue: float | None
+    pvalue_adjusted: float | None
+    exact: bool
+    continuity_correction: bool
+    significant: bool | None
+    critical_value: float | None
+    reason: str
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class McNemarRecord(Record):
+    id: str
+    kind: str
+    metric: str
+    corpus: str
+    method: str
+    comparisons: str
+    correction: str
+    family: str
+    family_size: int
+    alpha: float
+    after: str | None
+    omnibus_significant: bool | None
+    pairs: tuple[McNemarPair, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class CochranQRecord(Record):
+    id: str
+    kind: str
+    metric: str
+    corpus: str
+    n: int
+    k: int
+    accuracy: dict[str, float | None]
+    statistic: float | None
+    df: float
+    pvalue: float | None
+    significant: bool | None
+    alpha: float
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class AgreementPair:
+    """One coefficient between two raters (annotators, or a system and the gold labels)."""
+
+    a: str
+    b: str
+    value: float | None
+    observed_agreement: float | None
+    expected_agreement: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    bootstrap_ci_low: float | None
+    bootstrap_ci_high: float | None
+    interpretation: str | None
+    n_items: int
+    matrix: tuple[tuple[int, ...], ...] | None
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class AgreementRecord(Record):
+    """kind 'agreement': one measure on one corpus.
+
+    ``source``: 'annotations' or 'systems_vs_gold'. ``level``: the measurement level the measure
+    treats the labels at (Cohen and Fleiss: nominal; weighted kappa: ordinal; Krippendorff: the spec's).
+    ``value_kind``: 'coefficient' (one coefficient), 'mean_of_pairs' (Light's kappa: the mean of the
+    pairwise kappas in ``pairs``; no SE), 'per_pair' (systems vs gold: only ``pairs``, ``value`` null).
+    ``matrix``: the agreement matrix of two annotators (rows ``annotators[0]``, columns
+    ``annotators[1]``, labels in ``labels`` order), else null. ``ci_low``/``ci_high``: Wald interval
+    from ``se`` (the standard error under the alternative) for kappas, bootstrap percentile for alpha
+    (``ci_method``); ``bootstrap_ci_*``: percentile bootstrap over items.
+    """
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    source: str
+    measure: str
+    level: str
+    labels: tuple[str, ...]
+    annotators: tuple[str, ...]
+    value: float | None
+    value_kind: str
+    observed_agreement: float | None
+    expected_agreement: float | None
+    se: float | None
+    se_null: float | None
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float
+    ci_method: str
+    bootstrap_ci_low: float | None
+    bootstrap_ci_high: float | None
+    interpretation: str | None
+    n_items: int
+    n_resamples: int
+    matrix: tuple[tuple[int, ...], ...] | None
+    pairs: tuple[AgreementPair, ...]
+    warnings: tuple[str, ...]
+
+
+RECORD_TYPES: tuple[type[Record], ...] = (
+    DescriptivesRecord, PairwiseRecord, RMAnovaRecord, FriedmanRecord, PosthocRecord, ClassificationRecord,
+    McNemarRecord, CochranQRecord, AgreementRecord)
+for _cls in RECORD_TYPES:
+    for _name in Record.HEADER_OPTIONAL:
+        if _name not in {f.name for f in dataclasses.fields(_cls)}:
+            setattr(_cls, _name, None)
+
+
+def jsonable(obj: Any) -> Any:
+    """Records, stats results, numpy values and containers as JSON data (non-finite floats -> None)."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        custom = getattr(type(obj), "json_fields", None)
+        out = {name: jsonable(getattr(obj, name)) for name in custom or [f.name for f in dataclasses.fields(obj)]}
+        if custom:  # a row's method-specific values follow its fields
+            for k, v in (getattr(obj, "extra", None) or {}).items():
+                out.setdefault(k, jsonable(v))
+        return out
+    if isinstance(obj, types.SimpleNamespace):
+        return {k: jsonable(v) for k, v in vars(obj).items()}
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        return x if math.isfinite(x) else None
+    return obj
