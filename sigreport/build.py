@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from sigreport import __version__
-from sigreport.analyses import collect_results
+from sigreport.analyses import build_plan, collect_results
 from sigreport.data import Dataset, load_data
 from sigreport.errors import Problem, StrictError, UserError
-from sigreport.plan import Plan, build_plan, run_plan
+from sigreport.execute import run_plan
+from sigreport.plan import Plan
 from sigreport.render import context as ctx
-from sigreport.results import to_json
+from sigreport.results import Results, from_json, to_json
 from sigreport.spec import SpecFile, load_spec_file, output_dir
 
 Progress = Callable[[int, int, str], None]
@@ -36,21 +37,21 @@ class Prepared:
     dest: Path
 
 
-def prepare(spec_path: str | Path, out: str | Path | None = None) -> Prepared:
-    """Validate spec and data and expand the plan (no statistics yet)."""
+def prepare(spec_path: str | Path, out: str | Path | None = None, previous: Results | None = None) -> Prepared:
+    """Validate spec and data and expand the plan (no statistics yet). ``previous``: the previous report's
+    results, for ``selection``; nothing is read from the output folder here."""
     sf = load_spec_file(spec_path)
     ds = load_data(sf)
     dest = Path(out).resolve() if out else output_dir(sf)
-    return Prepared(sf, ds, build_plan(sf.spec, ds, previous_results(dest)), dest)
+    return Prepared(sf, ds, build_plan(sf.spec, ds, previous), dest)
 
 
-def previous_results(dest: Path) -> dict[str, Any]:
-    """Analyses of the report already in ``dest`` (for ``selection: fixed``), by id."""
+def previous_results(dest: Path) -> Results | None:
+    """The results of the report already in ``dest`` (the previous report of a build into it), if readable."""
     try:
-        doc = json.loads((dest / "results.json").read_text(encoding="utf-8"))
-        return {a["id"]: a for a in doc.get("analyses", []) if isinstance(a, dict) and "id" in a}
-    except (OSError, ValueError, TypeError, AttributeError):
-        return {}
+        return from_json((dest / "results.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
 
 
 def collect_warnings(results: dict[str, Any]) -> list[Problem]:
@@ -121,8 +122,10 @@ def build(spec_path: str | Path, out: str | Path | None = None, formats: list[st
           strict: bool = False, progress: Progress | None = None,
           templates: str | Path | None = None) -> tuple[Path, list[str], list[Problem]]:
     """Run a whole build; returns (report folder, files written, warnings)."""
-    p = prepare(spec_path, out)
-    results = run_plan(p.plan, p.dataset, progress)
+    sf = load_spec_file(spec_path)
+    dest = Path(out).resolve() if out else output_dir(sf)
+    p = prepare(spec_path, out, previous_results(dest))
+    results = run_plan(p.plan, p.dataset, progress=progress)
     warnings = collect_warnings(results)
     if strict and warnings:
         raise StrictError(str(p.spec_file.path), warnings)

@@ -58,6 +58,54 @@ class Dataset:
     aggregates: dict[str, object] = dataclasses.field(default_factory=dict)  # metric -> CorpusMetric
     extra: dict[str, object] = dataclasses.field(default_factory=dict)
 
+    def lookup(self, key: tuple) -> object:
+        """The data a plan node reads, by block key: ("scores", metric, corpus) -> Block; ("aggregate",
+        metric) -> the metric's CorpusMetric; ("predictions" | "annotations", corpus) -> (table, group)."""
+        kind = key[0]
+        if kind == "scores":
+            return self.blocks[(key[1], key[2])]
+        if kind == "aggregate":
+            if key[1] in self.aggregates:
+                return self.aggregates[key[1]]
+            from sigreport.metrics import corpus_metric
+
+            return corpus_metric(self.metric_specs[key[1]])
+        if kind in ("predictions", "annotations"):
+            table = self.extra[kind]
+            return table, table.groups[key[1]]  # type: ignore[attr-defined]
+        raise KeyError(key)
+
+    def fingerprint(self, key: tuple) -> str:
+        """sha256 of the content of a block (for content-addressed caching of the analyses that read it)."""
+        h = hashlib.sha256()
+        if key[0] == "aggregate":
+            fn = self.lookup(key)
+            _digest(h, (self.metric_specs[key[1]].model_dump(mode="json"), getattr(fn, "name", repr(fn))))
+        else:
+            _digest(h, self.lookup(key))
+        return h.hexdigest()
+
+
+def _digest(h: "hashlib._Hash", obj: object) -> None:
+    """Feed a stable byte form of data (dataclasses, arrays, containers, scalars) into a hash."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            h.update(f.name.encode())
+            _digest(h, getattr(obj, f.name))
+    elif isinstance(obj, np.ndarray):
+        h.update(f"{obj.dtype.str}{obj.shape}".encode())
+        h.update(np.ascontiguousarray(obj).tobytes())
+    elif isinstance(obj, dict):
+        for k in sorted(obj, key=str):
+            h.update(repr(k).encode())
+            _digest(h, obj[k])
+    elif isinstance(obj, (list, tuple)):
+        h.update(f"[{len(obj)}".encode())
+        for v in obj:
+            _digest(h, v)
+    else:
+        h.update(repr(obj).encode())
+
 
 def _line_numbers(path: Path, index: pd.Index) -> list[int]:
     """File line of each data row (header is line 1 for CSV/TSV, none for JSON Lines)."""

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from sigreport.plan import AnalysisNode, order_nodes
+from sigreport.plan import Node, order_nodes
 from sigreport.render.pdf import FetchRefused, refuse_fetch, render_pdf
 
 
-def _node(i: str, *deps: str) -> AnalysisNode:
-    return AnalysisNode(i, "k", None, None, deps, lambda ds, inputs: None)
+def _nothing(node_id, inputs, params, deps):
+    return None
+
+
+def _node(i: str, *deps: str) -> Node:
+    return Node(i, "k", None, None, _nothing, None, (), deps)
 
 
 def test_order_respects_dependencies_and_keeps_given_order():

@@ -362,7 +362,7 @@ def _matrix_table(f: Fmt, r: Any, matrix: Any, row_name: str, col_name: str, key
 
 def _shows_matrix(r: Any, lab: Labels) -> bool:
     """Two annotators: show the agreement matrix once, with the first kappa measure of the spec."""
-    from sigreport.analyses_labels import WEIGHTS, default_measures
+    from sigreport.analyses.labels import WEIGHTS, default_measures
     from sigreport.spec import AgreementSpec
 
     aspec = lab.spec.agreement or AgreementSpec()
@@ -446,7 +446,7 @@ SECTION_NAMES = {"classification": "Classification", "agreement": "Agreement"}  
 
 def settings_rows(spec: Any) -> list[tuple[str, str]]:
     """The classification and agreement choices for the report's settings table (spec or defaults)."""
-    from sigreport.analyses_labels import AGREEMENT_CI_LEVEL
+    from sigreport.analyses.labels import AGREEMENT_CI_LEVEL
     from sigreport.spec import AgreementSpec, ClassificationSpec
 
     rows: list[tuple[str, str]] = []

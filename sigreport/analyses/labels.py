@@ -29,11 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from sigreport.analyses import analysis_id, derived_seed
-from sigreport.data import Dataset
+from sigreport.analyses.common import analysis_id, derived_seed
 from sigreport.labels import Annotations, AnnotationGroup, PredictionGroup, Predictions
-from sigreport.plan import AnalysisNode
-from sigreport.spec import AgreementSpec, ClassificationSpec, Spec
+from sigreport.plan import Node
+from sigreport.spec import AgreementSpec, ClassificationSpec, Spec, TestsSpec
 from sigreport.stats import agreement as agr
 from sigreport.stats import contingency, correction
 from sigreport.stats.classification import classification_metrics, f_name
@@ -47,7 +46,24 @@ AGREEMENT_CI_LEVEL = 0.95
 WEIGHTS = {"cohen_kappa": None, "weighted_kappa_linear": "linear", "weighted_kappa_quadratic": "quadratic"}
 
 
-# -------------------------------------------------------------------------------------------- results
+# -------------------------------------------------------------------------------------------- parameters
+
+
+@dataclasses.dataclass(frozen=True)
+class LabelParams:
+    """What label analyses read of the spec: plain, frozen data (it enters the nodes' content keys)."""
+
+    tests: TestsSpec
+    alpha: float
+    seed: int
+    baseline: str | None
+    classification: ClassificationSpec | None
+    agreement: AgreementSpec | None
+    measure: str | None = None
+
+    @classmethod
+    def of(cls, spec: Spec, measure: str | None = None) -> "LabelParams":
+        return cls(spec.tests, spec.alpha, spec.seed, spec.baseline, spec.classification, spec.agreement, measure)
 
 
 # -------------------------------------------------------------------------------------------- classification
@@ -57,7 +73,7 @@ def _matrix(m: np.ndarray) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(int(x) for x in row) for row in np.asarray(m))
 
 
-def classification_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, node_id: str
+def classification_analysis(spec: LabelParams, preds: Predictions, group: PredictionGroup, node_id: str
                             ) -> ClassificationRecord:
     cls = spec.classification or ClassificationSpec()
     seed = np.random.default_rng(derived_seed(spec.seed, node_id))
@@ -78,7 +94,7 @@ def classification_analysis(spec: Spec, preds: Predictions, group: PredictionGro
                                   group.dropped_items, tuple(systems), tuple(warnings))
 
 
-def label_pairs(systems: tuple[str, ...], spec: Spec) -> list[tuple[int, int]]:
+def label_pairs(systems: tuple[str, ...], spec: LabelParams) -> list[tuple[int, int]]:
     """The pairs compared, as :func:`sigreport.analyses.system_pairs`: all pairs (i < j), or each system
     with the baseline (system, baseline)."""
     if spec.tests.comparisons == "vs_baseline" and spec.baseline is not None and spec.baseline in systems:
@@ -87,7 +103,7 @@ def label_pairs(systems: tuple[str, ...], spec: Spec) -> list[tuple[int, int]]:
     return list(itertools.combinations(range(len(systems)), 2))
 
 
-def mcnemar_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, node_id: str,
+def mcnemar_analysis(spec: LabelParams, preds: Predictions, group: PredictionGroup, node_id: str,
                      omnibus: CochranQRecord | None) -> McNemarRecord:
     cls = spec.classification or ClassificationSpec()
     exact = {"auto": None, "exact": True, "chi2": False}[cls.mcnemar]
@@ -114,7 +130,7 @@ def mcnemar_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, nod
                            omnibus.significant if omnibus is not None else None, tuple(entries), tuple(warnings))
 
 
-def cochran_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, node_id: str) -> CochranQRecord:
+def cochran_analysis(spec: LabelParams, preds: Predictions, group: PredictionGroup, node_id: str) -> CochranQRecord:
     correct = group.correct()
     r = contingency.cochran_q(correct)
     acc = correct.mean(axis=0) if correct.shape[0] else np.full(correct.shape[1], np.nan)
@@ -181,7 +197,7 @@ def _light(pairs: tuple[AgreementPair, ...], what: str) -> tuple[float | None, l
     return float(np.mean(values)), warnings
 
 
-def agreement_analysis(spec: Spec, ann: Annotations, group: AnnotationGroup, measure: str, node_id: str
+def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGroup, measure: str, node_id: str
                        ) -> AgreementRecord:
     aspec = spec.agreement or AgreementSpec()
     seed = derived_seed(spec.seed, node_id)
@@ -232,7 +248,7 @@ def agreement_analysis(spec: Spec, ann: Annotations, group: AnnotationGroup, mea
     raise ValueError(f"unknown agreement measure {measure!r}")
 
 
-def systems_vs_gold_analysis(spec: Spec, preds: Predictions, group: PredictionGroup, measure: str, node_id: str
+def systems_vs_gold_analysis(spec: LabelParams, preds: Predictions, group: PredictionGroup, measure: str, node_id: str
                              ) -> AgreementRecord:
     """Kappa between each system's predictions and the gold labels (one pair per system)."""
     aspec = spec.agreement or AgreementSpec()
@@ -255,54 +271,67 @@ def systems_vs_gold_analysis(spec: Spec, preds: Predictions, group: PredictionGr
 # -------------------------------------------------------------------------------------------- the plan
 
 
-def label_nodes(spec: Spec, dataset: Dataset) -> list[AnalysisNode]:
+# Node functions: fn(node_id, inputs, params, deps); inputs are ((predictions or annotations, group),).
+
+
+def run_classification(node_id: str, inputs: tuple[Any, ...], params: LabelParams, deps: tuple[Any, ...]) -> Any:
+    (preds, group), = inputs
+    return classification_analysis(params, preds, group, node_id)
+
+
+def run_cochran(node_id: str, inputs: tuple[Any, ...], params: LabelParams, deps: tuple[Any, ...]) -> Any:
+    (preds, group), = inputs
+    return cochran_analysis(params, preds, group, node_id)
+
+
+def run_mcnemar(node_id: str, inputs: tuple[Any, ...], params: LabelParams, deps: tuple[Any, ...]) -> Any:
+    (preds, group), = inputs
+    return mcnemar_analysis(params, preds, group, node_id, deps[0] if deps else None)
+
+
+def run_agreement(node_id: str, inputs: tuple[Any, ...], params: LabelParams, deps: tuple[Any, ...]) -> Any:
+    (ann, group), = inputs
+    return agreement_analysis(params, ann, group, params.measure, node_id)
+
+
+def run_vs_gold(node_id: str, inputs: tuple[Any, ...], params: LabelParams, deps: tuple[Any, ...]) -> Any:
+    (preds, group), = inputs
+    return systems_vs_gold_analysis(params, preds, group, params.measure, node_id)
+
+
+def label_nodes(spec: Spec, preds: Predictions | None, ann: Annotations | None) -> list[Node]:
     """Plan nodes for the predictions (classification, McNemar, Cochran's Q, systems vs gold) and the
     annotations (agreement), per corpus."""
-    nodes: list[AnalysisNode] = []
-    preds: Predictions | None = dataset.extra.get("predictions")  # type: ignore[assignment]
-    ann: Annotations | None = dataset.extra.get("annotations")  # type: ignore[assignment]
+    nodes: list[Node] = []
     aspec = spec.agreement or AgreementSpec()
     cls = spec.classification or ClassificationSpec()
+    params = LabelParams.of(spec)
     if preds is not None:
         for corpus in preds.corpora:
-            group = preds.groups[corpus]
+            block = (("predictions", corpus),)
             cid = analysis_id(CLASSIFICATION, corpus, "classification")
-            nodes.append(AnalysisNode(cid, "classification", CLASSIFICATION, corpus, (),
-                                      lambda ds, _, g=group, i=cid: classification_analysis(spec, preds, g, i),
-                                      f"confusion matrices and metrics, bootstrap B = {cls.resamples}"))
+            nodes.append(Node(cid, "classification", CLASSIFICATION, corpus, run_classification, params, block, (),
+                              f"confusion matrices and metrics, bootstrap B = {cls.resamples}"))
             qid = None
             if len(preds.systems) >= 3 and spec.tests.omnibus != "none":
                 qid = analysis_id(CLASSIFICATION, corpus, "cochran_q")
-                nodes.append(AnalysisNode(qid, "cochran_q", CLASSIFICATION, corpus, (),
-                                          lambda ds, _, g=group, i=qid: cochran_analysis(spec, preds, g, i),
-                                          "Cochran's Q on per-item correctness"))
+                nodes.append(Node(qid, "cochran_q", CLASSIFICATION, corpus, run_cochran, params, block, (),
+                                  "Cochran's Q on per-item correctness"))
             if len(preds.systems) >= 2:
                 mid = analysis_id(CLASSIFICATION, corpus, "mcnemar")
-                nodes.append(AnalysisNode(mid, "mcnemar", CLASSIFICATION, corpus, (qid,) if qid else (),
-                                          lambda ds, deps, g=group, i=mid, q=qid:
-                                          mcnemar_analysis(spec, preds, g, i, deps.get(q) if q else None),
-                                          f"McNemar {cls.mcnemar}, {spec.tests.correction}"))
+                nodes.append(Node(mid, "mcnemar", CLASSIFICATION, corpus, run_mcnemar, params, block,
+                                  (qid,) if qid else (), f"McNemar {cls.mcnemar}, {spec.tests.correction}"))
     if ann is not None:
         for corpus, group in ann.groups.items():
             for measure in default_measures(aspec, len(group.annotators)):
                 aid = analysis_id(AGREEMENT, corpus, measure)
-                nodes.append(AnalysisNode(aid, "agreement", AGREEMENT, corpus, (),
-                                          lambda ds, _, g=group, i=aid, mm=measure:
-                                          agreement_analysis(spec, ann, g, mm, i),
-                                          f"{measure}, {len(group.annotators)} annotators"))
+                nodes.append(Node(aid, "agreement", AGREEMENT, corpus, run_agreement, LabelParams.of(spec, measure),
+                                  (("annotations", corpus),), (), f"{measure}, {len(group.annotators)} annotators"))
     if preds is not None and spec.agreement is not None and aspec.systems_vs_gold:
         kappas = [m for m in default_measures(aspec, 2) if m in WEIGHTS] or ["cohen_kappa"]
         for corpus in preds.corpora:
-            group = preds.groups[corpus]
             for measure in kappas:
                 gid = analysis_id(AGREEMENT, corpus, f"{measure}-vs-gold")
-                nodes.append(AnalysisNode(gid, "agreement", AGREEMENT, corpus, (),
-                                          lambda ds, _, g=group, i=gid, mm=measure:
-                                          systems_vs_gold_analysis(spec, preds, g, mm, i),
-                                          f"{measure}, each system vs gold"))
+                nodes.append(Node(gid, "agreement", AGREEMENT, corpus, run_vs_gold, LabelParams.of(spec, measure),
+                                  (("predictions", corpus),), (), f"{measure}, each system vs gold"))
     return nodes
-
-
-def results_by_kind(results: Mapping[str, Any], kind: str) -> list[Any]:
-    """The results of one kind, in plan order (for tests and callers)."""
-    return [r for r in results.values() if getattr(r, "kind", None) == kind]

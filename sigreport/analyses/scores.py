@@ -1,98 +1,58 @@
-"""Analyses: the bridge between a spec's choices and the pure statistics.
+"""Score analyses: descriptives, pairwise families, cross-validation tests, omnibus and post-hoc tests of one
+metric on one corpus (or across corpora), from a data block by calling :mod:`sigreport.stats`.
 
-Each analysis kind has a frozen result type whose fields are exactly its results.json fields
-(the contract in README "results.json") and a small function that computes it from a data block by
-calling :mod:`sigreport.stats`. :func:`nodes_for` turns a spec into plan nodes.
+:func:`score_nodes` turns the spec's choices for one block into plan nodes; each node's function
+(``run_*``) is module-level and its parameters (:class:`ScoreParams`) are plain frozen data.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import itertools
+import re
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from sigreport.data import Block, Dataset
-from sigreport.metrics import corpus_metric
-from sigreport.plan import AnalysisNode
+from sigreport.analyses.common import analysis_id, derived_seed, family_entries, pinned, selection_dict, system_pairs
+from sigreport.data import Block
+from sigreport.plan import Node
+from sigreport.results.records import (DescriptivesRecord, FriedmanRecord, PairwiseRecord, PosthocRecord, PosthocRow,
+                                       RMAnovaRecord, SystemSummary)
 from sigreport.spec import MetricSpec, Spec, TestsSpec
-from sigreport.stats import correction, cv, omnibus, pairwise, posthoc, rank, resampling, select
-from sigreport.results import MetricInfo, Results
-from sigreport.results.records import (DescriptivesRecord, FriedmanRecord, PairRow, PairwiseRecord, PosthocRecord,
-                                       PosthocRow, RMAnovaRecord, SystemSummary)
+from sigreport.stats import cv, omnibus, pairwise, posthoc, rank, resampling, select
 from sigreport.stats.result import PairedTestResult, finite_or_none
 
 DEFAULT_PRECISION = 12
 SMALL_BOOTSTRAP_N = 50  # below this the calibration study (docs/calibration.md) finds the bootstrap test liberal
 
 
-# -------------------------------------------------------------------------------------------- helpers
-
-
-def analysis_id(metric: str, corpus: str | None, kind: str) -> str:
-    return f"{metric}/{corpus if corpus is not None else '*'}/{kind}"
-
-
-def derived_seed(seed: int, node_id: str) -> int:
-    """A per-analysis seed from the spec's seed and the analysis id: independent streams, same every run."""
-    return int.from_bytes(hashlib.sha256(f"{seed}:{node_id}".encode()).digest()[:8], "little")
-
-
-def selection_dict(sel: select.Selection, previous: str | None = None, pinned: bool = False) -> dict[str, Any]:
-    steps = [dataclasses.asdict(s) for s in sel.steps]
-    d = {"method": sel.method, "steps": steps, "reason": sel.reason}
-    if previous is not None:
-        d["previous_method"] = previous
-        d["pinned"] = pinned
-    return d
-
-
-def system_pairs(block: Block, tests: TestsSpec, baseline: str | None) -> list[tuple[int, int]]:
-    """all_pairs: (i, j), i < j in table order; vs_baseline: (system, baseline) for every other system."""
-    if tests.comparisons == "vs_baseline" and baseline is not None:
-        c = block.systems.index(baseline)
-        return [(i, c) for i in range(len(block.systems)) if i != c]
-    return list(itertools.combinations(range(len(block.systems)), 2))
-
-
 @dataclasses.dataclass(frozen=True)
-class Context:
-    """What every analysis function needs besides its block."""
+class ScoreParams:
+    """A score analysis's parameters: plain, frozen data (they enter the node's content key)."""
 
-    spec: Spec
+    tests: TestsSpec
+    alpha: float
+    seed: int
+    baseline: str | None
     metric: MetricSpec
-    previous: Mapping[str, Any]  # analysis id -> previous results.json entry (selection: fixed)
-    aggregate: Any  # the metric's CorpusMetric
-
-    @property
-    def tests(self) -> TestsSpec:
-        return self.spec.tests
-
-    @property
-    def alpha(self) -> float:
-        return self.spec.alpha
+    previous_method: str | None = None  # the previous report's choice for this analysis (selection)
+    cv_method: str | None = None
 
     @property
     def decimals(self) -> int:
         return self.metric.precision if self.metric.precision is not None else DEFAULT_PRECISION
 
 
-def _pinned(ctx: Context, node_id: str, chosen: select.Selection) -> tuple[str, dict[str, Any], list[str]]:
-    """Apply ``selection: fixed``: reuse the previous report's method; say when the choice would differ."""
-    prev = ctx.previous.get(node_id)
-    prev_method = prev.get("method") if isinstance(prev, dict) else None
-    warnings = []
-    if prev_method is not None and prev_method != chosen.method:
-        if ctx.tests.selection == "fixed":
-            warnings.append(f"selection is fixed: {prev_method} kept from the previous report, although the automatic "
-                            f"choice would now be {chosen.method} ({chosen.reason})")
-            return prev_method, selection_dict(chosen, prev_method, True), warnings
-        warnings.append(f"the automatic choice changed since the previous report: {chosen.method} now, "
-                        f"{prev_method} before")
-    return chosen.method, selection_dict(chosen, prev_method, False), warnings
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """A score analysis at run time: its parameters and the metric's aggregate (from the dataset)."""
+
+    params: ScoreParams
+    aggregate: Any
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.params, name)
 
 
 # -------------------------------------------------------------------------------------------- analyses
@@ -104,7 +64,7 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
     if ctx.metric.corpus_level:
         metric_fn = ctx.aggregate
         res = resampling.paired_resampling(block.stats, metric_fn, [], "bootstrap", ctx.tests.resamples,
-                                           derived_seed(ctx.spec.seed, node_id))
+                                           derived_seed(ctx.seed, node_id))
         for system, (value, lo, hi) in zip(block.systems, res.system_ci):
             rows.append(SystemSummary(system, block.stats.shape[0], value, None, None, lo, hi, ()))
         warnings += list(res.warnings)
@@ -134,7 +94,7 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
         return [rank.sign_test(x[:, i], x[:, j], t.alternative, ctx.decimals, ctx.alpha) for i, j in pairs], []
     if method in ("bootstrap", "permutation"):
         res = resampling.paired_resampling(block.stats, ctx.aggregate, pairs, method, t.resamples,
-                                           derived_seed(ctx.spec.seed, node_id), t.alternative,
+                                           derived_seed(ctx.seed, node_id), t.alternative,
                                            ci_method=t.ci_method, alpha=ctx.alpha)
         warnings = [_system_names(w, block.systems) for w in res.warnings]
         if method == "bootstrap" and block.stats.shape[0] < SMALL_BOOTSTRAP_N:
@@ -147,28 +107,14 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
 
 def _system_names(warning: str, systems: tuple[str, ...]) -> str:
     """The engine names systems by index ('system 3'); reports name them."""
-    import re
 
     return re.sub(r"\bsystem (\d+)\b", lambda m: f"system {systems[int(m.group(1))]}"
                   if int(m.group(1)) < len(systems) else m.group(0), warning)
 
 
-def family_entries(block: Block, pairs: list[tuple[int, int]], results: list[PairedTestResult], corr: str,
-                   alpha: float, extra_of: Any = None) -> tuple[PairRow, ...]:
-    """Adjust the family's p-values and build the rows."""
-    raw = np.array([np.nan if r.pvalue is None else r.pvalue for r in results])
-    adjusted = correction.adjust(raw, corr)
-    entries = []
-    for (i, j), r, p_adj in zip(pairs, results, adjusted):
-        p_adj_v = finite_or_none(p_adj)
-        entries.append(PairRow(block.systems[i], block.systems[j], r, p_adj_v,
-                               None if p_adj_v is None else bool(p_adj_v <= alpha)))
-    return tuple(entries)
-
-
 def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
     t = ctx.tests
-    pairs = system_pairs(block, t, ctx.spec.baseline)
+    pairs = system_pairs(block.systems, t, ctx.baseline)
     warnings: list[str] = []
     if len(block.systems) < 2:
         warnings.append("fewer than two systems: nothing to compare")
@@ -184,11 +130,11 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
                 np.zeros((block.scores.shape[0], 0))
             chosen = select.choose_pairwise(diffs, ctx.alpha,
                                             labels=[f"{block.systems[i]} vs {block.systems[j]}" for i, j in pairs])
-        method, sel, w = _pinned(ctx, node_id, chosen)
+        method, sel, w = pinned(ctx.tests, ctx.previous_method, chosen)
         warnings += w
     results, w = _pair_tests(block, pairs, method, ctx, node_id)
     warnings += w
-    entries = family_entries(block, pairs, results, t.correction, ctx.alpha)
+    entries = family_entries(block.systems, pairs, results, t.correction, ctx.alpha)
     ci_level = results[0].ci_level if results else 0.95
     return PairwiseRecord(node_id, "pairwise", block.metric, block.corpus, block.level, method, t.alternative,
                             t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ci_level, entries, sel,
@@ -201,7 +147,7 @@ CV_DEFAULTS = {"5x2cv": ["5x2cv_t", "5x2cv_f"], "kfold": ["kfold_t"], "resampled
 def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseRecord:
     """Cross-validation tests for every pair (Dietterich 1998; Alpaydin 1999; Nadeau and Bengio 2003)."""
     t = ctx.tests
-    pairs = system_pairs(block, t, ctx.spec.baseline)
+    pairs = system_pairs(block.systems, t, ctx.baseline)
     x = block.scores
     warnings: list[str] = []
     repeats = sorted({r for r, _ in block.folds or ()}, key=_natural)
@@ -235,7 +181,7 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseR
                                  r.ci_high, r.ci_level, r.critical_value, None, r.warnings,
                                  {"df1": r.df1, "df2": r.df2, "n_folds": r.n_folds, "n_repeats": r.n_repeats})
                 for r in results]
-    entries = family_entries(block, pairs, as_pairs, t.correction, ctx.alpha)
+    entries = family_entries(block.systems, pairs, as_pairs, t.correction, ctx.alpha)
     ci_level = as_pairs[0].ci_level if as_pairs else 1 - ctx.alpha
     return PairwiseRecord(node_id, "cv", block.metric, block.corpus, block.level, method, t.alternative,
                           t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ci_level, entries, None,
@@ -257,7 +203,7 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | F
     sel = None
     warnings: list[str] = []
     if method == "auto":
-        method, sel, warnings = _pinned(ctx, node_id, select.choose_omnibus(block.scores, ctx.alpha))
+        method, sel, warnings = pinned(ctx.tests, ctx.previous_method, select.choose_omnibus(block.scores, ctx.alpha))
     if method == "friedman":
         f = omnibus.friedman(block.scores, ctx.metric.higher_is_better, t.tie_correction)
         ranks = {s: finite_or_none(r) for s, r in zip(block.systems, f.average_ranks)}
@@ -285,7 +231,7 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
     t = ctx.tests
     if om is None:
         return None
-    baseline = ctx.spec.baseline
+    baseline = ctx.baseline
     method = t.posthoc
     sel = None
     if method == "auto":
@@ -294,10 +240,10 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
     if method == "paired" and pw is not None and pw.method == "paired_t":
         return None
     if method == "paired":
-        pairs = system_pairs(block, t, baseline)
+        pairs = system_pairs(block.systems, t, baseline)
         results = [pairwise.paired_t(block.scores[:, i], block.scores[:, j], t.alternative, ctx.alpha)
                    for i, j in pairs]
-        entries = family_entries(block, pairs, results, t.correction, ctx.alpha)
+        entries = family_entries(block.systems, pairs, results, t.correction, ctx.alpha)
         ci_level = results[0].ci_level if results else 1 - ctx.alpha
         return PairwiseRecord(node_id, "posthoc", block.metric, block.corpus, block.level, "paired_t",
                               t.alternative, t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ci_level,
@@ -329,62 +275,64 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
                            sel, tuple(warnings) + tuple(res.warnings))
 
 
-# -------------------------------------------------------------------------------------------- the plan
+# -------------------------------------------------------------------------------------------- plan nodes
+# Node functions: fn(node_id, inputs, params, deps); inputs are (block, aggregate) of one metric and corpus.
 
 
-def nodes_for(spec: Spec, dataset: Dataset, previous: Mapping[str, Any] | None = None) -> list[AnalysisNode]:
-    """Plan nodes for every metric and corpus of the dataset."""
-    nodes: list[AnalysisNode] = []
+def run_descriptives(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, deps: tuple[Any, ...]) -> Any:
+    block, aggregate = inputs
+    return describe_block(block, node_id, Context(params, aggregate))
+
+
+def run_pairwise(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, deps: tuple[Any, ...]) -> Any:
+    block, aggregate = inputs
+    return pairwise_block(block, node_id, Context(params, aggregate))
+
+
+def run_cv(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, deps: tuple[Any, ...]) -> Any:
+    block, aggregate = inputs
+    return cv_block(block, node_id, Context(params, aggregate), params.cv_method)
+
+
+def run_omnibus(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, deps: tuple[Any, ...]) -> Any:
+    block, aggregate = inputs
+    return omnibus_block(block, node_id, Context(params, aggregate))
+
+
+def run_posthoc(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, deps: tuple[Any, ...]) -> Any:
+    block, aggregate = inputs
+    omnibus_result, pairwise_result = deps
+    return posthoc_block(block, node_id, Context(params, aggregate), omnibus_result, pairwise_result)
+
+
+def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, n_systems: int, level: str,
+                previous: Mapping[str, str]) -> list[Node]:
+    """Plan nodes of one metric on one corpus (``previous``: analysis id -> the previous report's method)."""
     tests = spec.tests
-    prev = previous or {}
-    for (metric, corpus), block in dataset.blocks.items():
-        mspec = dataset.metric_specs[metric]
-        ctx = Context(spec, mspec, prev, dataset.aggregates.get(metric) or corpus_metric(mspec))
-        did = analysis_id(metric, corpus, "descriptives")
-        nodes.append(AnalysisNode(did, "descriptives", metric, corpus, (),
-                                  lambda ds, _, b=block, i=did, c=ctx: describe_block(b, i, c), "per-system summary"))
-        if block.level == "folds":
-            for method in tests.cv_methods or CV_DEFAULTS[tests.design]:
-                cid = analysis_id(metric, corpus, f"cv-{method}")
-                nodes.append(AnalysisNode(cid, "cv", metric, corpus, (did,),
-                                          lambda ds, _, b=block, i=cid, c=ctx, m=method: cv_block(b, i, c, m),
-                                          f"{method}, {tests.alternative}, {tests.correction}"))
-            continue
-        pid = analysis_id(metric, corpus, "pairwise")
-        nodes.append(AnalysisNode(pid, "pairwise", metric, corpus, (did,),
-                                  lambda ds, _, b=block, i=pid, c=ctx: pairwise_block(b, i, c),
-                                  f"{tests.pairwise}, {tests.alternative}, {tests.correction}"))
-        if len(block.systems) >= 3 and tests.omnibus != "none" and not mspec.corpus_level:
-            oid = analysis_id(metric, corpus, "omnibus")
-            nodes.append(AnalysisNode(oid, "omnibus", metric, corpus, (did,),
-                                      lambda ds, _, b=block, i=oid, c=ctx: omnibus_block(b, i, c),
-                                      f"{tests.omnibus}, sphericity {tests.sphericity}"
-                                      if tests.omnibus != "friedman" else "friedman"))
-            if tests.posthoc != "none":
-                hid = analysis_id(metric, corpus, "posthoc")
-                nodes.append(AnalysisNode(hid, "posthoc", metric, corpus, (oid, pid),
-                                          lambda ds, deps, b=block, i=hid, c=ctx, o=oid, w=pid:
-                                          posthoc_block(b, i, c, deps[o], deps[w]), f"{tests.posthoc}"))
-    from sigreport.analyses_labels import label_nodes
+    blocks = (("scores", metric, corpus), ("aggregate", metric))
 
-    nodes += label_nodes(spec, dataset)
+    def params(node_id: str, cv_method: str | None = None) -> ScoreParams:
+        return ScoreParams(tests, spec.alpha, spec.seed, spec.baseline, mspec, previous.get(node_id), cv_method)
+
+    def node(kind: str, suffix: str, fn: Any, deps: tuple[str, ...], label: str, cv_method: str | None = None) -> Node:
+        node_id = analysis_id(metric, corpus, suffix)
+        return Node(node_id, kind, metric, corpus, fn, params(node_id, cv_method), blocks, deps, label)
+
+    did = analysis_id(metric, corpus, "descriptives")
+    nodes = [node("descriptives", "descriptives", run_descriptives, (), "per-system summary")]
+    if level == "folds":
+        for method in tests.cv_methods or CV_DEFAULTS[tests.design]:
+            nodes.append(node("cv", f"cv-{method}", run_cv, (did,),
+                              f"{method}, {tests.alternative}, {tests.correction}", method))
+        return nodes
+    pid = analysis_id(metric, corpus, "pairwise")
+    nodes.append(node("pairwise", "pairwise", run_pairwise, (did,),
+                      f"{tests.pairwise}, {tests.alternative}, {tests.correction}"))
+    if n_systems >= 3 and tests.omnibus != "none" and not mspec.corpus_level:
+        oid = analysis_id(metric, corpus, "omnibus")
+        nodes.append(node("omnibus", "omnibus", run_omnibus, (did,),
+                          f"{tests.omnibus}, sphericity {tests.sphericity}" if tests.omnibus != "friedman"
+                          else "friedman"))
+        if tests.posthoc != "none":
+            nodes.append(node("posthoc", "posthoc", run_posthoc, (oid, pid), f"{tests.posthoc}"))
     return nodes
-
-
-def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str) -> Results:
-    """The run's :class:`~sigreport.results.Results`: its setting and every record in plan order."""
-    return Results(
-        title=spec.title, alpha=spec.alpha, seed=spec.seed, data=data_info(dataset), systems=tuple(dataset.systems),
-        corpora=tuple(dataset.corpora),
-        metrics={k: MetricInfo(m.label or k, m.higher_is_better, m.decimals, m.aggregate)
-                 for k, m in dataset.metric_specs.items()},
-        tests=spec.tests.model_dump(), records=tuple(r for r in results.values() if r is not None),
-        sigreport_version=version, description=spec.description, spec=spec)
-
-
-def data_info(dataset: Dataset) -> dict[str, Any]:
-    info = {"scores": dataset.source.rsplit("/", 1)[-1] if dataset.source else None,
-            "sha256": dataset.sha256 or None, "rows": dataset.n_rows}
-    for key, value in sorted(dataset.extra.get("files", {}).items()):
-        info[key] = value
-    return info

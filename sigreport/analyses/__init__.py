@@ -1,0 +1,58 @@
+"""Analyses: a spec's choices -> plan nodes -> result records.
+
+:func:`build_plan` expands a spec and its dataset into a :class:`~sigreport.plan.Plan` whose nodes are
+plain data (module-level functions of :mod:`.scores` and :mod:`.labels`, frozen parameters, block keys);
+:func:`collect_results` gathers the records a run produced into :class:`~sigreport.results.Results`.
+The previous report's choices (``selection``) come in explicitly, never from the output folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sigreport.analyses.labels import label_nodes
+from sigreport.analyses.scores import score_nodes
+from sigreport.data import Dataset
+from sigreport.plan import Plan, order_nodes
+from sigreport.results import MetricInfo, Results
+from sigreport.spec import Spec
+
+__all__ = ["build_plan", "collect_results", "previous_methods"]
+
+
+def previous_methods(previous: Results | None) -> dict[str, str]:
+    """Analysis id -> the method the previous report used (for ``selection: fixed`` and change warnings)."""
+    if previous is None:
+        return {}
+    return {r.id: r.method for r in previous.records if isinstance(getattr(r, "method", None), str)}
+
+
+def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) -> Plan:
+    """Every analysis the spec implies on the dataset, in a valid execution order."""
+    prev = previous_methods(previous)
+    nodes = []
+    for (metric, corpus), block in dataset.blocks.items():
+        nodes += score_nodes(spec, dataset.metric_specs[metric], metric, corpus, len(block.systems), block.level,
+                             prev)
+    nodes += label_nodes(spec, dataset.extra.get("predictions"), dataset.extra.get("annotations"))  # type: ignore[arg-type]
+    return Plan(order_nodes(nodes))
+
+
+def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str) -> Results:
+    """The run's :class:`~sigreport.results.Results`: its setting and every record in plan order."""
+    return Results(
+        title=spec.title, alpha=spec.alpha, seed=spec.seed, data=data_info(dataset), systems=tuple(dataset.systems),
+        corpora=tuple(dataset.corpora),
+        metrics={k: MetricInfo(m.label or k, m.higher_is_better, m.decimals, m.aggregate)
+                 for k, m in dataset.metric_specs.items()},
+        tests=spec.tests.model_dump(), records=tuple(r for r in results.values() if r is not None),
+        sigreport_version=version, description=spec.description, spec=spec)
+
+
+def data_info(dataset: Dataset) -> dict[str, Any]:
+    info = {"scores": dataset.source.rsplit("/", 1)[-1] if dataset.source else None,
+            "sha256": dataset.sha256 or None, "rows": dataset.n_rows}
+    for key, value in sorted(dataset.extra.get("files", {}).items()):
+        info[key] = value
+    return info
