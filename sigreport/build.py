@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sigreport import __version__
+from sigreport.version import __version__
 from sigreport.analyses import build_plan, collect_results
 from sigreport.data import Dataset, load_data
 from sigreport.errors import Problem, StrictError, UserError

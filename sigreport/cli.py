@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from sigreport import __version__
+from sigreport.version import __version__
 from sigreport.errors import UserError
 
 FORMATS = ("html", "pdf", "latex", "json")

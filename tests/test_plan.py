@@ -7,7 +7,7 @@ import pickle
 
 from conftest import CONFIGS
 
-from sigreport import __version__
+from sigreport.version import __version__
 from sigreport.build import prepare
 from sigreport.execute import run_plan
 from sigreport.plan import content_keys

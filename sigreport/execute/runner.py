@@ -1,46 +1,98 @@
 """Run a plan's nodes in dependency order on the blocks of the dataset it is given.
 
-The runner knows nothing of analysis kinds: it looks each node's blocks up in the dataset
-(:meth:`~sigreport.plan.BlockSource.lookup`), hands them with the node's parameters and its
-dependencies' results to the node's function, and collects the records by node id in plan order.
-Where the function runs is the executor's business (:class:`SerialExecutor` here; every executor must
-give the same results, since each node's randomness comes from the seed and its id only).
+The runner knows nothing of analysis kinds. It walks the DAG in waves (every node whose
+dependencies are done), answers what it can from the cache, and hands the rest to an executor,
+which looks each node's blocks up in the dataset (:meth:`~sigreport.plan.BlockSource.lookup`) and calls
+the node's function with them, the node's parameters and its dependencies' results. Every executor
+gives the same results: a node's randomness comes from the spec's seed and its id only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from sigreport.plan import BlockSource, Node, Plan
+from sigreport.execute.cache import Cache
+from sigreport.plan import BlockSource, Node, Plan, content_keys
 
 Progress = Callable[[int, int, str], None]
+Task = tuple[Node, tuple[Any, ...]]  # a node and its dependencies' results
+
+
+def run_node(node: Node, dataset: BlockSource, deps: tuple[Any, ...]) -> Any:
+    """Run one node: look its blocks up and call its function."""
+    return node.fn(node.id, tuple(dataset.lookup(k) for k in node.blocks), node.params, deps)
 
 
 class Executor(Protocol):
-    def run(self, node: Node, inputs: tuple[Any, ...], deps: tuple[Any, ...]) -> Any: ...
+    """Runs independent nodes; ``run`` returns their results in the order given."""
+
+    def start(self, dataset: BlockSource) -> None: ...
+
+    def run(self, tasks: Sequence[Task], done: Callable[[Node], None]) -> list[Any]: ...
+
+    def close(self) -> None: ...
 
 
 class SerialExecutor:
     """Runs every node in this process, one after the other."""
 
-    def run(self, node: Node, inputs: tuple[Any, ...], deps: tuple[Any, ...]) -> Any:
-        return node.fn(node.id, inputs, node.params, deps)
+    def start(self, dataset: BlockSource) -> None:
+        self.dataset = dataset
+
+    def run(self, tasks: Sequence[Task], done: Callable[[Node], None]) -> list[Any]:
+        out = []
+        for node, deps in tasks:
+            out.append(run_node(node, self.dataset, deps))
+            done(node)
+        return out
+
+    def close(self) -> None:
+        self.dataset = None  # type: ignore[assignment]
+
+
+def waves(plan: Plan) -> list[list[Node]]:
+    """The plan's nodes grouped so that each group depends only on earlier groups (plan order kept)."""
+    level: dict[str, int] = {}
+    for n in plan.nodes:
+        level[n.id] = 1 + max((level[d] for d in n.depends_on), default=-1)
+    out: list[list[Node]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
+    for n in plan.nodes:
+        out[level[n.id]].append(n)
+    return out
 
 
 def run_plan(plan: Plan, dataset: BlockSource, executor: Executor | None = None,
-             progress: Progress | None = None) -> dict[str, Any]:
-    """Run every node in order; results keyed by node id, in plan order (nodes that return None are left out)."""
+             progress: Progress | None = None, cache: Cache | None = None) -> dict[str, Any]:
+    """Run every node; results keyed by node id, in plan order (nodes that return None are left out)."""
     ex = executor or SerialExecutor()
+    total = len(plan.nodes)
     results: dict[str, Any] = {}
-    for i, node in enumerate(plan.nodes):
+    finished = [0]
+
+    def done(node: Node) -> None:
+        finished[0] += 1
         if progress is not None:
-            progress(i, len(plan.nodes), node.id)
-        inputs = tuple(dataset.lookup(k) for k in node.blocks)
-        deps = tuple(results.get(d) for d in node.depends_on)
-        result = ex.run(node, inputs, deps)
-        if result is not None:
-            results[node.id] = result
+            progress(finished[0], total, node.id)
+
+    keys = content_keys(plan, dataset, cache.version) if cache is not None else {}
     if progress is not None:
-        progress(len(plan.nodes), len(plan.nodes), "done")
-    return results
+        progress(0, total, "starting")
+    ex.start(dataset)
+    try:
+        for wave in waves(plan):
+            todo: list[Task] = []
+            for node in wave:
+                hit, value = cache.get(keys[node.id]) if cache is not None else (False, None)
+                if hit:
+                    results[node.id] = value
+                    done(node)
+                else:
+                    todo.append((node, tuple(results.get(d) for d in node.depends_on)))
+            for (node, _), value in zip(todo, ex.run(todo, done)):
+                results[node.id] = value
+                if cache is not None:
+                    cache.put(keys[node.id], value)
+    finally:
+        ex.close()
+    return {n.id: results[n.id] for n in plan.nodes if results.get(n.id) is not None}

@@ -1,0 +1,92 @@
+"""A content-addressed cache of analysis results (``--cache DIR``).
+
+An entry's name is its node's content key (:func:`sigreport.plan.content_keys`: function, parameters,
+block fingerprints, dependency keys, sigreport version), so a changed input can never hit an old entry.
+Entries are pickled records signed with HMAC-SHA256 under a random key kept in the cache folder
+(``.key``, created once, mode 0600): a truncated, corrupted or foreign entry fails the check and is
+ignored and rewritten, never unpickled. Writes go to a temporary file renamed into place, so a
+killed build leaves no half entry. A cache that cannot be written is a user error, raised before
+the build computes anything (:meth:`Cache.open`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import pickle
+import secrets
+import tempfile
+from pathlib import Path
+from typing import Any
+
+MAGIC = b"sigreport-cache-1\n"
+
+
+class CacheError(Exception):
+    """The cache folder cannot be used (not writable, not a folder)."""
+
+
+class Cache:
+    def __init__(self, folder: Path, key: bytes, version: str):
+        self.folder = folder
+        self.key = key
+        self.version = version
+        self.hits = 0
+        self.misses = 0
+        self.rejected = 0
+
+    @classmethod
+    def open(cls, folder: str | Path, version: str) -> "Cache":
+        folder = Path(folder)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            key_file = folder / ".key"
+            if not key_file.exists():
+                fd, tmp = tempfile.mkstemp(dir=folder, prefix=".key-")
+                with os.fdopen(fd, "wb") as f:
+                    f.write(secrets.token_bytes(32))
+                os.chmod(tmp, 0o600)
+                os.replace(tmp, key_file)
+            key = key_file.read_bytes()
+            probe = folder / f".probe-{os.getpid()}"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise CacheError(f"cache folder {folder}: {exc.strerror or exc}") from None
+        if len(key) != 32:
+            raise CacheError(f"cache folder {folder}: its .key file is damaged; delete the folder")
+        return cls(folder, key, version)
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.pkl"
+
+    def _sign(self, key: str, payload: bytes) -> bytes:
+        return hmac.new(self.key, key.encode() + b"\0" + payload, hashlib.sha256).digest()
+
+    def get(self, key: str) -> tuple[bool, Any]:
+        """(True, value) for a valid entry; (False, None) when missing or not to be trusted."""
+        try:
+            blob = self._path(key).read_bytes()
+        except OSError:
+            self.misses += 1
+            return False, None
+        sig, payload = blob[len(MAGIC):len(MAGIC) + 32], blob[len(MAGIC) + 32:]
+        if not blob.startswith(MAGIC) or not hmac.compare_digest(sig, self._sign(key, payload)):
+            self.rejected += 1
+            self.misses += 1
+            return False, None
+        self.hits += 1
+        return True, pickle.loads(payload)
+
+    def put(self, key: str, value: Any) -> None:
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        path = self._path(key)
+        try:
+            path.parent.mkdir(exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as f:
+                f.write(MAGIC + self._sign(key, payload) + payload)
+            os.replace(tmp, path)
+        except OSError:  # a cache that fills up mid-build only costs speed
+            pass
