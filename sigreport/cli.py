@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from sigreport import build as b
+    from sigreport import pipeline as b
 
     if args.command == "schema":
         from sigreport.spec import json_schema

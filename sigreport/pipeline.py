@@ -54,6 +54,11 @@ def previous_results(dest: Path) -> Results | None:
         return None
 
 
+def collect(p: Prepared, results: dict[str, Any]) -> Results:
+    """The run's Results (what results.json holds)."""
+    return collect_results(p.spec_file.spec, p.dataset, results, __version__)
+
+
 def collect_warnings(results: dict[str, Any]) -> list[Problem]:
     out = []
     for node_id, r in results.items():

@@ -1,0 +1,60 @@
+"""The Python API: the one place that wires the stages together.
+
+``load_spec`` -> :class:`~sigreport.spec.SpecFile`; ``analyze`` -> :class:`~sigreport.results.Results`
+(computes everything, writes nothing); ``build`` -> :class:`Report` (what ``sigreport build`` does).
+Mistakes in the user's input are raised as :class:`~sigreport.errors.SpecError` or
+:class:`~sigreport.errors.DataError` (both :class:`~sigreport.errors.UserError`), carrying every problem;
+the command line prints them and exits with code 2.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from sigreport import pipeline
+from sigreport.errors import Problem
+from sigreport.execute import Cache, Executor, Progress, run_plan
+from sigreport.results import Results
+from sigreport.spec import SpecFile, load_spec_file
+from sigreport.version import __version__
+
+SpecSource = SpecFile | str | Path | Mapping[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+    """A written report: its folder, the files written (relative paths) and the warnings."""
+
+    path: Path
+    files: tuple[str, ...]
+    warnings: tuple[Problem, ...]
+
+
+def load_spec(source: SpecSource) -> SpecFile:
+    """A validated spec from a path to a YAML file (or a :class:`SpecFile`, returned as it is)."""
+    if isinstance(source, SpecFile):
+        return source
+    return load_spec_file(source)  # type: ignore[arg-type]
+
+
+def analyze(spec: SpecSource, *, previous: Results | None = None, executor: Executor | None = None,
+            cache: Cache | None = None, progress: Progress | None = None) -> Results:
+    """Compute every analysis the spec implies; write nothing. ``previous``: the previous report's results
+    (for ``selection``)."""
+    p = pipeline.prepare(load_spec(spec).path, previous=previous)
+    results = run_plan(p.plan, p.dataset, executor, progress, cache)
+    return pipeline.collect(p, results)
+
+
+def build(spec: SpecSource, out: str | Path | None = None, *, formats: list[str] | None = None,
+          strict: bool = False, templates: str | Path | None = None, progress: Progress | None = None) -> Report:
+    """Validate, analyse and write the report (HTML, PDF, LaTeX, JSON) into ``out`` or the spec's
+    ``outputs.dir``, atomically."""
+    dest, written, warnings = pipeline.build(load_spec(spec).path, out, formats, strict, progress, templates)
+    return Report(dest, tuple(written), tuple(warnings))
+
+
+__all__ = ["Report", "analyze", "build", "load_spec", "__version__"]
