@@ -14,7 +14,7 @@ from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df
                                     Text, join)
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
                                            SPHERICITY_NAMES, Labels, df_text, effect_cell, extra, family_text,
-                                           get, p_text, pct, plain, why_this_test)
+                                           p_text, pct, plain, why_this_test)
 
 
 def descriptives_view(r: Any, lab: Labels) -> AnalysisView:
