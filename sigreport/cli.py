@@ -115,10 +115,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _summary(written: list[str]) -> list[str]:
-    tex = [w for w in written if w.startswith("tables/")]
+    tex = [w for w in written if w.startswith("tables/") and w.endswith(".tex")]
     out = [w for w in written if not w.startswith("tables/")]
     if tex:
-        out.append(f"{len(tex)} LaTeX tables in tables/")
+        out.append(f"{len(tex)} LaTeX tables and README.txt in tables/")
     return out
 
 

@@ -22,7 +22,8 @@ from sigreport.data import Dataset, load_data
 from sigreport.errors import Problem, StrictError, UserError
 from sigreport.execute import run_plan
 from sigreport.plan import Plan
-from sigreport.render import context as ctx
+from sigreport.render.model import ReportModel
+from sigreport.render.views import build_report
 from sigreport.results import Results, from_json, to_json
 from sigreport.spec import SpecFile, load_spec_file, output_dir
 
@@ -70,44 +71,34 @@ def collect_warnings(results: dict[str, Any]) -> list[Problem]:
     return out
 
 
-def html_context(p: Prepared, results: dict[str, Any]) -> dict[str, Any]:
-    spec = p.spec_file.spec
-    data = collect_results(spec, p.dataset, results, __version__).data
-    return {
-        "title": spec.title, "description": spec.description, "version": __version__,
-        "spec_name": p.spec_file.path.name, "settings": ctx.settings_rows(spec, data),
-        "sections": ctx.sections(spec, results, "html", p.dataset.metric_specs), "data_files": data_files(data),
-        "seed": spec.seed,
-    }
+def report_model(p: Prepared, results: dict[str, Any]) -> ReportModel:
+    """The report model of this build (every view built once, for every format)."""
+    return build_report(collect_results(p.spec_file.spec, p.dataset, results, __version__), p.spec_file.path.name)
 
 
-def data_files(info: dict[str, Any]) -> list[str]:
-    """'name (sha256 abc…)' for every input table, for the report's footer."""
-    out = []
-    if info.get("scores"):
-        out.append(f"{info['scores']} (sha256 {str(info['sha256'])[:12]})")
-    for key in ("predictions", "annotations"):
-        v = info.get(key)
-        if isinstance(v, dict) and v.get("file"):
-            out.append(f"{v['file']} (sha256 {str(v.get('sha256', ''))[:12]})")
-    return out
+def html_context(p: Prepared, results: dict[str, Any]) -> ReportModel:
+    """What the HTML template is given: the report model."""
+    return report_model(p, results)
 
 
 def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list[str],
-                 templates: str | Path | None = None) -> list[str]:
-    """Render every requested format into ``dest`` (a fresh folder). Returns the files written."""
+                 templates: str | Path | None = None, notices: list[Problem] | None = None) -> list[str]:
+    """Render every requested format into ``dest`` (a fresh folder). Returns the files written.
+
+    Warnings about the output itself (characters LaTeX cannot print) are appended to ``notices``.
+    """
     from sigreport.render.html import render_html
     from sigreport.render.latex import render_tables
 
-    spec = p.spec_file.spec
+    res = collect_results(p.spec_file.spec, p.dataset, results, __version__)
+    model = build_report(res, p.spec_file.path.name)
     written = []
     if "json" in formats:
-        text = to_json(collect_results(spec, p.dataset, results, __version__))
-        (dest / "results.json").write_text(text, encoding="utf-8")
+        (dest / "results.json").write_text(to_json(res), encoding="utf-8")
         written.append("results.json")
     html = None
     if "html" in formats or "pdf" in formats:
-        html = render_html(html_context(p, results), templates)
+        html = render_html(model, templates)
     if "html" in formats:
         (dest / "index.html").write_text(html, encoding="utf-8")
         written.append("index.html")
@@ -117,9 +108,11 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
         render_pdf(html, dest / "report.pdf")
         written.append("report.pdf")
     if "latex" in formats:
-        tables = [t for s in ctx.sections(spec, results, "latex", p.dataset.metric_specs) for v in s.views for t in v.tables]
-        names = render_tables(tables, dest / "tables", templates)
-        written += [f"tables/{n}" for n in names]
+        out = render_tables(model.tables(), dest / "tables", templates)
+        written += [f"tables/{n}" for n in out.files] + ["tables/README.txt"]
+        warning = out.warning()
+        if warning and notices is not None:
+            notices.append(Problem("tables", None, "", warning))
     return written
 
 
@@ -140,7 +133,7 @@ def build(spec_path: str | Path, out: str | Path | None = None, formats: list[st
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
     try:
-        written = write_report(p, results, tmp, fmts, templates)
+        written = write_report(p, results, tmp, fmts, templates, warnings)
         (tmp / MARKER).write_text(f"sigreport {__version__}\n", encoding="utf-8")
         replace_dir(tmp, dest)
     except BaseException:

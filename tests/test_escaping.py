@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import needs, pdflatex_compile
-from sigreport.render.context import Safe
+from sigreport.render.format import Safe
 from sigreport.render.latex import escape
 
 SYS_A = "<script>alert(1)</script> & co"

@@ -1,4 +1,5 @@
-"""Rendering: results -> per-target context (context.py) -> Jinja templates -> files."""
+"""Rendering: Results -> report model (views/, built once) -> cells formatted per target (format.py) ->
+Jinja templates that only place them (html.py, latex.py, pdf.py) -> files."""
 
 from __future__ import annotations
 

@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
-from sigreport.render import loader
+from sigreport.render import loader, names
+from sigreport.render.format import Html
+from sigreport.render.model import ReportModel
 
 
 def environment(user_dir: str | Path | None = None) -> jinja2.Environment:
-    return jinja2.Environment(loader=loader("html", user_dir), autoescape=True, undefined=jinja2.StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = jinja2.Environment(loader=loader("html", user_dir), autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    fmt = Html()
+    env.filters.update(cell=fmt.cell, cell_class=fmt.css_class, svg=fmt.svg, html_id=names.html_id,
+                       figure_id=names.figure_id)
+    return env
 
 
-def render_html(context: dict[str, Any], user_dir: str | Path | None = None) -> str:
+def render_html(report: ReportModel, user_dir: str | Path | None = None) -> str:
+    """The report page: the model placed by ``report.html.j2`` (cells formatted by :mod:`.format`)."""
     env = environment(user_dir)
     css = env.loader.get_source(env, "style.css")[0]  # type: ignore[union-attr]
-    return env.get_template("report.html.j2").render(css=Markup(css), **context)
+    return env.get_template("report.html.j2").render(
+        css=Markup(css), title=report.title, description=report.description, version=report.version,
+        spec_name=report.source, settings=report.settings, sections=report.sections, data_files=report.data_files,
+        seed=report.seed)

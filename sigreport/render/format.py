@@ -1,0 +1,310 @@
+"""Cells into HTML or LaTeX: the only code in sigreport that knows either syntax.
+
+Every cell of the report model (:mod:`sigreport.render.model`) and every plain string of a report
+is escaped exactly once, here: :func:`html` returns :class:`markupsafe.Markup` (so Jinja's autoescape
+leaves it alone), :func:`latex` returns :class:`Safe` (which the LaTeX environment's ``finalize``
+leaves alone). Notation (:class:`~sigreport.render.model.Sym`) becomes Unicode and ``<sub>`` in HTML
+and math mode in LaTeX.
+
+Characters that pdflatex cannot print with its default input encoding (UTF-8 with the OT1, OMS and
+TS1 font encodings of a plain ``article``: CJK, emoji, Cyrillic, ...) would stop a paper from
+compiling. LaTeX output writes each of them as a visible ``[U+XXXX]`` placeholder and records it, so
+the build can warn once; HTML shows every character as it is.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Callable, Iterable
+
+from markupsafe import Markup, escape as html_escape
+
+from sigreport.render.model import CI, Cell, Decision, Df, Int, Join, Num, P, Stat, Sym, Text
+
+
+class Safe(str):
+    """A LaTeX string already valid for its target; the LaTeX environment does not escape it."""
+
+    __slots__ = ()
+
+
+DASH = {"html": "\u2014", "latex": "---"}
+
+# name: (HTML, LaTeX math without the dollars). The HTML is trusted markup.
+SYMBOLS: dict[str, tuple[str, str]] = {
+    "t": ("t", "t"), "T": ("T", "T"), "F": ("F", "F"), "z": ("z", "z"),
+    "Delta": ("\u0394", r"\Delta"), "mean_diff": ("mean(a\u2212b)", r"\bar{d}"),
+    "delta_ab": ("\u0394 = a\u2212b", r"\Delta = a-b"), "p_adj": ("p<sub>adj</sub>", r"p_{\text{adj}}"),
+    "R_plus": ("R<sup>+</sup>", "R^+"), "R_minus": ("R<sup>\u2212</sup>", "R^-"),
+    "df_1": ("df<sub>1</sub>", "df_1"), "df_2": ("df<sub>2</sub>", "df_2"),
+    "epsilon": ("\u03b5", r"\varepsilon"), "chi2": ("\u03c7<sup>2</sup>", r"\chi^2"),
+    "epsilon_GG": ("\u03b5<sub>GG</sub>", r"\varepsilon_{GG}"),
+    "epsilon_HF": ("\u03b5<sub>HF</sub>", r"\varepsilon_{HF}"),
+    "epsilon_LB": ("\u03b5<sub>LB</sub>", r"\varepsilon_{LB}"),
+    "d_z": ("d<sub>z</sub>", "d_z"), "rank_biserial": ("r<sub>rb</sub>", "r_{rb}"),
+    "partial_eta_squared": ("\u03b7<sup>2</sup><sub>p</sub>", r"\eta^2_p"),
+    "n_11": ("n<sub>11</sub>", "n_{11}"), "n_10": ("n<sub>10</sub>", "n_{10}"),
+    "n_01": ("n<sub>01</sub>", "n_{01}"), "n_00": ("n<sub>00</sub>", "n_{00}"),
+    "kappa": ("\u03ba", r"\kappa"), "kappa_w": ("\u03ba<sub>w</sub>", r"\kappa_w"), "alpha": ("\u03b1", r"\alpha"),
+    "D_o": ("D<sub>o</sub>", "D_o"), "D_e": ("D<sub>e</sub>", "D_e"), "P_A": ("P(A)", "P(A)"),
+    "P_E": ("P(E)", "P(E)"), "SE_0": ("SE<sub>0</sub>", r"SE_0"),
+    "minus_infinity": ("\u2212\u221e", r"-\infty"), "infinity": ("\u221e", r"\infty"),
+}
+
+_SPECIALS = {
+    "\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "\u2212": "$-$", "\u2014": "---", "\u03b1": r"$\alpha$",
+    "\u0394": r"$\Delta$", "\u221e": r"$\infty$", "\u00d7": r"$\times$", "\u2713": r"$\checkmark$",
+    "\u2265": r"$\geq$", "\u2264": r"$\leq$", "\u03b5": r"$\varepsilon$", "\u03c7": r"$\chi$",
+    "\u03b7": r"$\eta$", "\u2026": r"\dots{}", "\u221a": r"$\surd$", "\u00b2": r"\textsuperscript{2}",
+    "\u00b3": r"\textsuperscript{3}", "\u2022": r"\textbullet{}", "\u2248": r"$\approx$", "\u00b1": r"$\pm$",
+    "\u00b7": r"$\cdot$", "\u2192": r"$\rightarrow$", "\u2193": r"$\downarrow$", "\u03ba": r"$\kappa$",
+    "\u03c1": r"$\rho$", "\u03c3": r"$\sigma$", "\u03bc": r"$\mu$", "\u03b2": r"$\beta$", "\u03c4": r"$\tau$",
+    "\u2260": r"$\neq$", "\u2032": r"$'$", "\u2013": "--", "\u201c": "``", "\u201d": "''",
+}
+
+# Non-ASCII characters pdflatex prints in a plain article (TeX Live 2022, default utf8 input, OT1 text
+# font): every character declared in utf8enc.dfu, ot1enc.dfu, omsenc.dfu and ts1enc.dfu, each compiled
+# on its own line and kept when pdflatex reported no error (tests/test_render_model.py recompiles them).
+PRINTABLE_RANGES: tuple[tuple[int, int], ...] = (
+    (0x00A0, 0x00AA), (0x00AC, 0x00BA), (0x00BC, 0x00CF), (0x00D1, 0x00DD), (0x00DF, 0x00EF), (0x00F1, 0x00FD),
+    (0x00FF, 0x0103), (0x0106, 0x010F), (0x0112, 0x0117), (0x011A, 0x0125), (0x0128, 0x012D), (0x0130, 0x0137),
+    (0x0139, 0x013E), (0x0141, 0x0148), (0x014C, 0x0165), (0x0168, 0x0171), (0x0174, 0x017E), (0x0192, 0x0192),
+    (0x01C4, 0x01D4), (0x01E2, 0x01E3), (0x01E6, 0x01E9), (0x01F0, 0x01F0), (0x01F4, 0x01F5), (0x0218, 0x021B),
+    (0x0232, 0x0233), (0x0237, 0x0237), (0x02C6, 0x02C7), (0x02D8, 0x02D9), (0x02DC, 0x02DD), (0x0E3F, 0x0E3F),
+    (0x1E02, 0x1E03), (0x1E0D, 0x1E0D), (0x1E1E, 0x1E21), (0x1E25, 0x1E25), (0x1E30, 0x1E31), (0x1E37, 0x1E37),
+    (0x1E43, 0x1E43), (0x1E45, 0x1E45), (0x1E47, 0x1E47), (0x1E5B, 0x1E5B), (0x1E63, 0x1E63), (0x1E6D, 0x1E6D),
+    (0x1E8E, 0x1E91), (0x1E9E, 0x1E9E), (0x1EF2, 0x1EF3), (0x200C, 0x200C), (0x2010, 0x2016), (0x2018, 0x2019),
+    (0x201C, 0x201D), (0x2020, 0x2022), (0x2026, 0x2026), (0x2030, 0x2031), (0x203B, 0x203B), (0x203D, 0x203D),
+    (0x2044, 0x2044), (0x204E, 0x204E), (0x2052, 0x2052), (0x20A1, 0x20A1), (0x20A4, 0x20A4), (0x20A6, 0x20A6),
+    (0x20A9, 0x20A9), (0x20AB, 0x20AC), (0x20B1, 0x20B1), (0x2103, 0x2103), (0x2116, 0x2117), (0x211E, 0x211E),
+    (0x2120, 0x2120), (0x2122, 0x2122), (0x2126, 0x2127), (0x212E, 0x212E), (0x2190, 0x2193), (0x2329, 0x232A),
+    (0x2422, 0x2423), (0x25E6, 0x25E6), (0x25EF, 0x25EF), (0x266A, 0x266A), (0x27E8, 0x27E9), (0x3008, 0x3009),
+    (0xFB00, 0xFB06), (0xFEFF, 0xFEFF),
+)
+_RANGE_STARTS = [lo for lo, _ in PRINTABLE_RANGES]
+
+
+def latex_printable(ch: str) -> bool:
+    """Whether pdflatex prints ``ch`` as text (after the specials above are mapped)."""
+    c = ord(ch)
+    if 0x20 <= c < 0x7F or ch in "\n\t" or ch in _SPECIALS:
+        return True
+    i = bisect.bisect_right(_RANGE_STARTS, c) - 1
+    return i >= 0 and PRINTABLE_RANGES[i][0] <= c <= PRINTABLE_RANGES[i][1]
+
+
+def placeholder(ch: str) -> str:
+    return f"[U+{ord(ch):04X}]"
+
+
+def escape(value: object, unprintable: set[str] | None = None) -> str:
+    """Escape text for LaTeX; :class:`Safe` strings pass unchanged.
+
+    Characters pdflatex cannot print become ``[U+XXXX]`` and are added to ``unprintable``.
+    """
+    if isinstance(value, Safe):
+        return str(value)
+    s = "" if value is None else str(value)
+    out = []
+    for ch in s:
+        if ch in _SPECIALS:
+            out.append(_SPECIALS[ch])
+        elif latex_printable(ch):
+            out.append(ch)
+        else:
+            if unprintable is not None:
+                unprintable.add(ch)
+            out.append(placeholder(ch))
+    return "".join(out)
+
+
+# -------------------------------------------------------------------------------------------- numbers
+
+
+def _finite(x: float | None) -> bool:
+    return x is not None and not (isinstance(x, float) and not math.isfinite(x))
+
+
+def _fixed(x: float, decimals: int) -> str:
+    s = f"{x:.{decimals}f}"
+    return f"{0:.{decimals}f}" if float(s) == 0 else s
+
+
+def _df(x: float) -> str:
+    return str(int(round(x))) if abs(x - round(x)) < 1e-9 else f"{x:.2f}"
+
+
+def _sci(x: float, digits: int) -> tuple[str, int]:
+    mant, exp = f"{x:.{digits - 1}e}".split("e")
+    return mant, int(exp)
+
+
+class Target:
+    """Shared number rules; a subclass gives the syntax of one target."""
+
+    name = ""
+
+    def text(self, s: str) -> str:
+        raise NotImplementedError
+
+    def signed(self, s: str) -> str:
+        raise NotImplementedError
+
+    def sci(self, x: float, digits: int) -> str:
+        raise NotImplementedError
+
+    def p_zero(self) -> str:
+        raise NotImplementedError
+
+    def sym(self, name: str, arg: str | None) -> str:
+        raise NotImplementedError
+
+    def concat(self, parts: Iterable[str]) -> str:
+        raise NotImplementedError
+
+    def dash(self) -> str:
+        return self.text(DASH[self.name]) if self.name == "html" else Safe(DASH["latex"])
+
+    def cell(self, c: Cell | str) -> str:
+        """One cell (or plain string) in this target's syntax, escaped once."""
+        if isinstance(c, str):
+            return self.text(c)
+        fn: Callable[[Target, Cell], str] = _CELLS[type(c)]
+        return fn(self, c)
+
+
+def _num(t: Target, c: Num) -> str:
+    return t.signed(_fixed(c.value, c.decimals)) if _finite(c.value) else t.dash()  # type: ignore[arg-type]
+
+
+def _int(t: Target, c: Int) -> str:
+    return t.dash() if c.value is None else t.signed(str(int(c.value)))
+
+
+def _dfc(t: Target, c: Df) -> str:
+    return t.dash() if c.value is None else t.text(_df(c.value))
+
+
+def _stat(t: Target, c: Stat) -> str:
+    if c.value is None:
+        return t.dash()
+    return _num(t, Num(c.value, 3)) if abs(c.value) < 1e6 else t.sci(c.value, 3)
+
+
+def _p(t: Target, c: P) -> str:
+    x = c.value
+    if x is None:
+        return t.dash()
+    if x >= 0.001:
+        return t.text(f"{x:#.4g}" if x < 1 else "1")
+    return t.p_zero() if x == 0 else t.sci(x, 2)
+
+
+def _ci(t: Target, c: CI) -> str:
+    lo, hi = c.low, c.high
+    if (lo is None and hi is None) or (not c.unbounded and (lo is None or hi is None)):
+        return t.dash()
+    lo_s = _num(t, Num(lo, c.decimals)) if lo is not None else t.sym("minus_infinity", None)
+    hi_s = _num(t, Num(hi, c.decimals)) if hi is not None else t.sym("infinity", None)
+    return t.concat([t.text("["), lo_s, t.text(", "), hi_s, t.text("]")])
+
+
+def _decision(t: Target, c: Decision) -> str:
+    return t.dash() if c.significant is None else t.text("yes" if c.significant else "no")
+
+
+_CELLS: dict[type, Callable[..., str]] = {
+    Text: lambda t, c: t.text(c.text), Num: _num, Int: _int, Df: _dfc, Stat: _stat, P: _p, CI: _ci,
+    Decision: _decision, Sym: lambda t, c: t.sym(c.name, c.arg),
+    Join: lambda t, c: t.concat(t.cell(p) for p in c.parts),
+}
+
+
+class Html(Target):
+    name = "html"
+
+    def text(self, s: str) -> str:
+        return html_escape(s)
+
+    def signed(self, s: str) -> str:
+        return Markup("\u2212" + s[1:]) if s.startswith("-") else html_escape(s)
+
+    def sci(self, x: float, digits: int) -> str:
+        mant, e = _sci(x, digits)
+        minus = "\u2212" if e < 0 else ""
+        return Markup(f"{mant}\u00d710<sup>{minus}{abs(e)}</sup>")
+
+    def p_zero(self) -> str:
+        return Markup("&lt; 10<sup>\u2212300</sup>")
+
+    def sym(self, name: str, arg: str | None) -> str:
+        if name == "crit":
+            return html_escape(f"crit (\u03b1 = {arg})")
+        return Markup(SYMBOLS[name][0]) if name in SYMBOLS else html_escape(name)
+
+    def concat(self, parts: Iterable[str]) -> str:
+        return Markup("").join(parts)
+
+    def svg(self, svg: str | None) -> str:
+        """A figure's SVG, drawn by sigreport itself and so trusted markup."""
+        return Markup(svg or "")
+
+    def css_class(self, c: Cell | str) -> str:
+        """Extra CSS class of a table cell: ``yes`` for a significant decision."""
+        return " yes" if isinstance(c, Decision) and c.significant is True else ""
+
+
+class Latex(Target):
+    """LaTeX syntax; collects the characters it had to replace by placeholders in ``unprintable``."""
+
+    name = "latex"
+
+    def __init__(self) -> None:
+        self.unprintable: set[str] = set()
+
+    def text(self, s: str) -> str:
+        return Safe(escape(s, self.unprintable))
+
+    def signed(self, s: str) -> str:
+        return Safe("$-$" + s[1:]) if s.startswith("-") else Safe(s)
+
+    def sci(self, x: float, digits: int) -> str:
+        mant, e = _sci(x, digits)
+        return Safe(f"${mant}\\times 10^{{{e}}}$")
+
+    def p_zero(self) -> str:
+        return Safe(r"$<10^{-300}$")
+
+    def sym(self, name: str, arg: str | None) -> str:
+        if name == "crit":
+            return Safe(r"$\text{crit}_{\alpha=" + escape(arg, self.unprintable) + "}$")
+        if name in SYMBOLS:
+            return Safe(f"${SYMBOLS[name][1]}$")
+        return Safe(r"$\text{" + escape(name, self.unprintable) + "}$")
+
+    def concat(self, parts: Iterable[str]) -> str:
+        return Safe("".join(parts))
+
+    def finalize(self, value: object) -> str:
+        """Jinja ``finalize``: every printed value escaped once (Safe strings unchanged)."""
+        return value if isinstance(value, Safe) else self.text("" if value is None else str(value))
+
+    def row(self, cells: Iterable[Cell | str], bold: bool = False) -> Safe:
+        """One table row's cells joined with ``&``; bold wraps every non-empty cell."""
+        parts = [self.cell(c) for c in cells]
+        if bold:
+            parts = [rf"\textbf{{{p}}}" if p else p for p in parts]
+        return Safe(" & ".join(parts))
+
+
+def html(c: Cell | str) -> str:
+    """A cell as HTML markup."""
+    return Html().cell(c)
+
+
+def latex(c: Cell | str) -> str:
+    """A cell as LaTeX (characters pdflatex cannot print become placeholders)."""
+    return Latex().cell(c)

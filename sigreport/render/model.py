@@ -1,0 +1,206 @@
+"""The report model: what a report says, for every target at once.
+
+Views (:mod:`sigreport.render.views`) build it once from :class:`~sigreport.results.Results`; the
+formatter (:mod:`sigreport.render.format`) turns its cells into HTML or LaTeX; templates only place
+it. Cells hold values (numbers, p-values, intervals, decisions, symbols), never formatted strings, so
+a new target (Markdown, CSV) needs a formatter, not new views. ``Figure`` sits next to ``Table`` so
+that figures drawn later slot into the same sections.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar, Literal, Union
+
+# -------------------------------------------------------------------------------------------- cells
+
+
+@dataclasses.dataclass(frozen=True)
+class Text:
+    """Plain words (a name, a label); escaped for the target."""
+
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Num:
+    """A number shown with fixed ``decimals``; ``None`` (or non-finite) is shown as a dash."""
+
+    value: float | None
+    decimals: int = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Int:
+    """A count."""
+
+    value: int | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Df:
+    """Degrees of freedom: an integer when whole, else two decimals."""
+
+    value: float | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Stat:
+    """A test statistic: three decimals, scientific notation from one million on."""
+
+    value: float | None
+
+
+@dataclasses.dataclass(frozen=True)
+class P:
+    """A p-value in a table: four significant digits, scientific below 0.001."""
+
+    value: float | None
+
+
+@dataclasses.dataclass(frozen=True)
+class CI:
+    """A confidence interval ``[low, high]`` at ``level``.
+
+    ``unbounded``: a missing bound of a one-sided interval is infinite (shown as -inf / inf); otherwise
+    an interval with a missing bound is not computable (a dash).
+    """
+
+    low: float | None
+    high: float | None
+    level: float
+    decimals: int = 3
+    unbounded: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """A test's decision: ``True`` significant, ``False`` not, ``None`` not computable."""
+
+    significant: bool | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Sym:
+    """Notation (chi-square, subscripts, Greek) by name; ``arg`` fills a parameter (``crit`` at alpha).
+
+    Names are listed in :data:`sigreport.render.format.SYMBOLS`; an unknown name is shown as words.
+    """
+
+    name: str
+    arg: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Join:
+    """Cells shown one after another (``value [low, high]``, ``d_z = 0.42``)."""
+
+    parts: tuple[Cell, ...]
+
+
+Cell = Union[Text, Num, Int, Df, Stat, P, CI, Decision, Sym, Join]
+
+
+def join(*parts: Cell | str) -> Join:
+    """A :class:`Join`; plain strings become :class:`Text`."""
+    return Join(tuple(Text(p) if isinstance(p, str) else p for p in parts))
+
+
+def cell(x: Cell | str) -> Cell:
+    """Plain strings as :class:`Text`, cells unchanged."""
+    return Text(x) if isinstance(x, str) else x
+
+
+# -------------------------------------------------------------------------------------------- elements
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    header: Cell
+    align: Literal["l", "r", "c"] = "r"
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """A table with caption; ``notes`` go under it; ``key`` names it (see :mod:`sigreport.render.names`).
+
+    ``name`` is the unique slug given by :func:`sigreport.render.names.assign` (file ``<name>.tex``,
+    LaTeX label ``tab:<name>``, HTML id ``tab-<name>``); it is empty until the model is complete.
+    """
+
+    element: ClassVar[str] = "table"
+
+    key: tuple[str | None, ...]
+    caption: str
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    notes: tuple[str, ...] = ()
+    bold_rows: tuple[int, ...] = ()
+    name: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Figure:
+    """A figure: drawn content for HTML (``svg``) and LaTeX (``pdf`` bytes), with a caption.
+
+    Nothing draws figures yet; the type is here so that figures take their place in sections next to
+    tables. ``name`` is given like a table's.
+    """
+
+    element: ClassVar[str] = "figure"
+
+    key: tuple[str | None, ...]
+    caption: str
+    svg: str | None = None
+    pdf: bytes | None = None
+    name: str = ""
+
+
+Element = Union[Table, Figure]
+
+
+@dataclasses.dataclass(frozen=True)
+class AnalysisView:
+    """One analysis in the report: heading, elements, plain-language sentences, notes and warnings."""
+
+    id: str
+    kind: str
+    heading: str
+    elements: tuple[Element, ...]
+    sentences: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def tables(self) -> tuple[Table, ...]:
+        return tuple(e for e in self.elements if isinstance(e, Table))
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+    """The analyses of one metric on one corpus (or one labels section); ``anchor`` is its HTML id."""
+
+    title: str
+    key: tuple[str | None, ...]
+    views: tuple[AnalysisView, ...]
+    anchor: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportModel:
+    """A whole report: header, settings (name, value), sections in plan order, footer facts."""
+
+    title: str
+    description: str | None
+    settings: tuple[tuple[str, str], ...]
+    sections: tuple[Section, ...]
+    data_files: tuple[str, ...]
+    seed: int
+    version: str
+    source: str = "results.json"
+
+    def tables(self) -> list[Table]:
+        return [t for s in self.sections for v in s.views for t in v.tables]
+
+    def figures(self) -> list[Figure]:
+        return [e for s in self.sections for v in s.views for e in v.elements if isinstance(e, Figure)]

@@ -1,0 +1,286 @@
+"""Views of score analyses: descriptives, pairwise and cross-validation tests, omnibus tests, post-hoc.
+
+One function per kind, ``view(record, labels) -> AnalysisView``; cells hold values (see
+:mod:`sigreport.render.model`), sentences and notes are plain text. Interval labels come from the
+level each record states, never from a default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df, Int, Num, P, Stat, Sym, Table,
+                                    Text, join)
+from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
+                                           SPHERICITY_NAMES, Labels, df_text, effect_cell, extra, family_text,
+                                           p_text, pct, plain, why_this_test)
+
+
+def descriptives_view(r: Any, lab: Labels) -> AnalysisView:
+    dec = lab.decimals(r.metric)
+    cols = (Column(Text("System"), "l"), Column(Text("n")), Column(Text("Mean")), Column(Text("SD")),
+            Column(Text("Median")), Column(Text(f"{pct(r.ci_level)} CI of the mean"), "c"))
+    rows = tuple((Text(s.system), Int(s.n), Num(s.mean, dec), Num(s.sd, dec), Num(s.median, dec),
+                  CI(s.ci_low, s.ci_high, r.ci_level, dec, unbounded=True)) for s in r.systems)
+    caption = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: per-system descriptives ({r.n_items} items)."
+    warnings = list(r.warnings) + [f"{s.system}: {w}" for s in r.systems for w in s.warnings]
+    return AnalysisView(r.id, r.kind, "Descriptives",
+                        (Table((r.metric, r.corpus, "descriptives"), caption, cols, rows),),
+                        warnings=tuple(warnings))
+
+
+def interval_level(r: Any) -> float:
+    """The level of a family's intervals: the one its rows were computed at, else the record's."""
+    levels = {p.ci.level for p in r.pairs if getattr(p, "ci", None) is not None}
+    return levels.pop() if len(levels) == 1 else r.ci_level
+
+
+STAT_HEADS: dict[str, Cell] = {
+    "paired_t": Sym("t"), "wilcoxon": Sym("T"), "sign": Text("wins"), "bootstrap": Sym("Delta"),
+    "permutation": Sym("Delta"), "5x2cv_f": Sym("F"),
+    **{m: Sym("t") for m in ("5x2cv_t", "kfold_t", "corrected_resampled_t", "resampled_t")},
+}
+ESTIMATE_HEADS: dict[str, Cell] = {"paired_t": Sym("mean_diff"), "wilcoxon": Text("HL estimate"),
+                                   "sign": Text("Median diff.")}
+
+
+def _pairwise_columns(r: Any, level: float) -> list[Column]:
+    cols = [Column(Text("a vs b"), "l"), Column(Text("n")), Column(ESTIMATE_HEADS.get(r.method, Sym("delta_ab"))),
+            Column(Text(f"{pct(level)} CI"), "c"), Column(STAT_HEADS.get(r.method, Text("Statistic")))]
+    if any(p.df is not None for p in r.pairs):
+        cols.append(Column(Text("df")))
+    cols += [Column(Sym("crit", f"{r.alpha:g}")), Column(Text("p")), Column(Sym("p_adj")), Column(Text("Effect")),
+             Column(Text("Significant"), "c")]
+    cols += [Column(head) for head, _ in PAIRWISE_EXTRA.get(r.method, ())]
+    return cols
+
+
+def _pairwise_row(r: Any, p: Any, level: float, dec: int, has_df: bool) -> tuple[Cell, ...]:
+    row: list[Cell] = [Text(f"{p.a} vs {p.b}"), Int(p.n), Num(p.estimate, dec),
+                       CI(p.ci_low, p.ci_high, level, dec, unbounded=True), Stat(p.statistic)]
+    if has_df:
+        row.append(Df(p.df))
+    row += [Stat(p.critical_value), P(p.pvalue), P(p.pvalue_adjusted), effect_cell(p.effect_size),
+            Decision(p.significant)]
+    row += [value(p) for _, value in PAIRWISE_EXTRA.get(r.method, ())]
+    return tuple(row)
+
+
+def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
+    dec = lab.decimals(r.metric)
+    method = PAIRWISE_NAMES.get(r.method, r.method)
+    level = interval_level(r)
+    has_df = any(p.df is not None for p in r.pairs)
+    rows = tuple(_pairwise_row(r, p, level, dec, has_df) for p in r.pairs)
+    bold = tuple(i for i, p in enumerate(r.pairs) if p.significant)
+    alt = ALTERNATIVE_TEXT[r.alternative]
+    which = "every system against the baseline" if r.comparisons == "vs_baseline" else "every pair of systems"
+    over = {"corpora": f" across {r.pairs[0].n if r.pairs else 0} corpora (one score per corpus)",
+            "folds": " over cross-validation folds"}.get(r.level, "")
+    caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: {method} for {which}{over} "
+               f"({alt}; {family_text(r)}; \u03b1 = {r.alpha:g}).")
+    notes = [f"Estimate and CI are of a \u2212 b; crit is the critical value of the test statistic at "
+             f"\u03b1 = {r.alpha:g} for this alternative (reject when the statistic is beyond it); "
+             f"p is the unadjusted p-value, p_adj is {CORRECTION_NAMES.get(r.correction, r.correction)}-adjusted."]
+    notes += list(PAIRWISE_NOTES.get(r.method, ()))
+    sentences = [pair_sentence(r, p, lab) for p in r.pairs]
+    warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
+    key = r.id.rsplit("/", 1)[-1]
+    table = Table((r.metric, r.corpus, key), caption, tuple(_pairwise_columns(r, level)), rows, tuple(notes), bold)
+    title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
+        r.kind, f"Pairwise comparisons: {method}")
+    return AnalysisView(r.id, r.kind, title, (table,), tuple(sentences), why_this_test(r.selection),
+                        tuple(warnings))
+
+
+def _extra_int(key: str) -> Callable[[Any], Cell]:
+    return lambda p: Int(extra(p, key)) if extra(p, key) is not None else Num(None)
+
+
+_RESAMPLING_EXTRA: tuple[tuple[Cell, Callable[[Any], Cell]], ...] = (
+    (Text("B"), _extra_int("n_resamples")), (Text("MC s.e. of p"), lambda p: P(extra(p, "mc_se"))))
+PAIRWISE_EXTRA: dict[str, tuple[tuple[Cell, Callable[[Any], Cell]], ...]] = {
+    "paired_t": ((Text("Shapiro-Wilk p"), lambda p: P(extra(p, "shapiro_pvalue"))),),
+    "wilcoxon": ((Sym("z"), lambda p: Stat(extra(p, "z"))),
+                 (Sym("R_plus"), lambda p: Num(extra(p, "r_plus"), 1)),
+                 (Sym("R_minus"), lambda p: Num(extra(p, "r_minus"), 1)),
+                 (Text("p from"), lambda p: Text("exact" if extra(p, "exact") else "normal approx."))),
+    "sign": ((Text("W"), _extra_int("wins")), (Text("L"), _extra_int("losses")), (Text("T"), _extra_int("ties"))),
+    "bootstrap": _RESAMPLING_EXTRA,
+    "permutation": _RESAMPLING_EXTRA,
+    "5x2cv_f": ((Sym("df_1"), lambda p: Df(extra(p, "df1"))), (Sym("df_2"), lambda p: Df(extra(p, "df2")))),
+}
+PAIRWISE_NOTES = {
+    "wilcoxon": ("T = min(R+, R\u2212); crit is the critical T when p is exact, the critical z under the normal "
+                 "approximation; the estimate is the Hodges-Lehmann pseudo-median of the differences; "
+                 "effect size is the rank-biserial correlation (R+ \u2212 R\u2212)/(R+ + R\u2212).",),
+    "sign": ("W, L, T: items where a wins, loses, ties (ties split evenly between wins and losses, one dropped "
+             "when odd, as Dem\u0161ar 2006).",),
+    "bootstrap": ("Paired bootstrap over items (the same resampled items for every system); two-sided "
+                  "p = (#{|\u0394* \u2212 \u0394| \u2265 |\u0394|} + 1)/(B + 1) (null-shifted); MC s.e. is the "
+                  "Monte Carlo standard error of p.",),
+    "permutation": ("Approximate randomization: the two systems' outputs are swapped per item at random; "
+                    "p = (#{|\u0394perm| \u2265 |\u0394|} + 1)/(B + 1), exact enumeration when 2^n \u2264 B.",),
+    "resampled_t": ("The resampled paired t test's type I error is badly inflated (Dietterich 1998; Nadeau and "
+                    "Bengio 2003); prefer corrected_resampled_t.",),
+}
+
+
+def pair_sentence(r: Any, p: Any, lab: Labels) -> str:
+    """The plain-language line: 'A > B on ROUGE-1 recall: t(2) = 6.38, p = 0.024, significant ...'."""
+    metric = lab.metric(r.metric)
+    if p.statistic is None and p.pvalue is None:
+        return f"{p.a} vs {p.b} on {metric}: not computable ({'; '.join(p.warnings) or 'see warnings'})."
+    rel = ">" if (p.estimate or 0) > 0 else ("<" if (p.estimate or 0) < 0 else "=")
+    stat = method_stat_text(r.method, p)
+    p_part = p_text(p.pvalue)
+    corr = CORRECTION_NAMES.get(r.correction, r.correction)
+    if r.correction != "none" and p.pvalue_adjusted is not None:
+        p_part += f", {corr}-adjusted {p_text(p.pvalue_adjusted)}"
+    after = f" after {corr}" if r.correction != "none" else ""
+    if p.significant:
+        return f"{p.a} {rel} {p.b} on {metric}: {stat}, {p_part}, significant at \u03b1 = {r.alpha:g}{after}."
+    return (f"{p.a} vs {p.b} on {metric}: {stat}, {p_part}, not significant at \u03b1 = {r.alpha:g}{after} "
+            f"(the estimated difference {rel_word(rel)}).")
+
+
+def rel_word(rel: str) -> str:
+    return {">": "favours a", "<": "favours b", "=": "zero"}[rel]
+
+
+def method_stat_text(method: str, p: Any) -> str:
+    s = p.statistic
+    if s is None:
+        return "statistic not computable"
+    if p.df is not None and method in ("paired_t", "5x2cv_t", "kfold_t", "corrected_resampled_t", "resampled_t"):
+        return f"t({p.df:g}) = {s:.2f}"
+    if method == "5x2cv_f":
+        df1, df2 = extra(p, "df1"), extra(p, "df2")
+        return f"F({10 if df1 is None else df1:g}, {5 if df2 is None else df2:g}) = {s:.2f}"
+    if method == "wilcoxon":
+        z = extra(p, "z")
+        return f"T = {s:g}" + (f", z = {z:.2f}" if z is not None else " (exact)")
+    if method == "sign":
+        return f"{extra(p, 'wins')} wins, {extra(p, 'losses')} losses, {extra(p, 'ties')} ties"
+    if method in ("bootstrap", "permutation"):
+        return f"\u0394 = {s:.4g} (B = {extra(p, 'n_resamples')})"
+    return f"statistic = {s:.3g}"
+
+
+def rm_anova_view(r: Any, lab: Labels) -> AnalysisView:
+    sph = r.sphericity
+    caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: repeated-measures ANOVA over {r.k} systems and "
+               f"{r.n} items, with sphericity corrections (applied: "
+               f"{SPHERICITY_NAMES.get(r.correction_applied or '', r.correction_applied or 'none')}).")
+    cols = (Column(Text("Correction"), "l"), Column(Sym("epsilon")), Column(Sym("df_1")), Column(Sym("df_2")),
+            Column(Text("F")), Column(Text("p")), Column(Text("Applied"), "c"))
+    eps = {"none": 1.0, "greenhouse_geisser": sph.epsilon_gg, "huynh_feldt": sph.epsilon_hf,
+           "lower_bound": sph.epsilon_lb}
+    rows, bold = [], []
+    for i, (name, c) in enumerate(r.corrections.items()):
+        applied = name == r.correction_applied
+        if applied:
+            bold.append(i)
+        rows.append((Text(SPHERICITY_NAMES.get(name, name)), Num(eps.get(name), 3), Df(c.df1), Df(c.df2),
+                     Stat(r.statistic), P(c.pvalue), Text("\u2713" if applied else "")))
+    eta = r.effect_size.value if r.effect_size else None
+    anova = Table((r.metric, r.corpus, "omnibus"), caption, cols, tuple(rows), (f"Partial eta squared = {plain(eta)}.",),
+                  tuple(bold))
+    m_cols = (Column(Text("Mauchly's W")), Column(Sym("chi2")), Column(Text("df")), Column(Text("p")),
+              Column(Sym("epsilon_GG")), Column(Sym("epsilon_HF")), Column(Sym("epsilon_LB")))
+    m_row = (Num(sph.mauchly_w, 4), Stat(sph.chi2), Df(sph.df), P(sph.pvalue), Num(sph.epsilon_gg, 3),
+             Num(sph.epsilon_hf, 3), Num(sph.epsilon_lb, 3))
+    mauchly = Table((r.metric, r.corpus, "sphericity"),
+                    f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: Mauchly's test of sphericity and the "
+                    "Greenhouse-Geisser, Huynh-Feldt and lower-bound epsilons.", m_cols, (m_row,))
+    if r.statistic is None:
+        sentence = f"Repeated-measures ANOVA on {lab.metric(r.metric)}: not computable ({'; '.join(r.warnings)})."
+    else:
+        c = r.corrections.get(r.correction_applied or "none")
+        verdict = "significant" if r.significant else "not significant"
+        sentence = (f"Repeated-measures ANOVA on {lab.metric(r.metric)}: F({df_text(c.df1)}, {df_text(c.df2)}) = "
+                    f"{r.statistic:.2f}, {p_text(r.pvalue_corrected)} "
+                    f"({SPHERICITY_NAMES.get(r.correction_applied, r.correction_applied)}), {verdict} at "
+                    f"\u03b1 = {lab.alpha:g}.")
+    return AnalysisView(r.id, r.kind, "Omnibus test: repeated-measures ANOVA", (anova, mauchly), (sentence,),
+                        (f"Why this correction: {r.correction_reason}",), tuple(r.warnings))
+
+
+def omnibus_view(r: Any, lab: Labels) -> AnalysisView:
+    return friedman_view(r, lab) if r.method == "friedman" else rm_anova_view(r, lab)
+
+
+def _ranks_table(key: tuple[str | None, ...], caption: str, ranks: Mapping[str, float | None]) -> Table:
+    order = sorted(ranks, key=lambda s: (ranks[s] is None, ranks[s] or 0))
+    return Table(key, caption, (Column(Text("System"), "l"), Column(Text("Average rank"))),
+                 tuple((Text(s), Num(ranks[s], 3)) for s in order))
+
+
+def friedman_view(r: Any, lab: Labels) -> AnalysisView:
+    where = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}"
+    over = "corpora" if r.level == "corpora" else "items"
+    variant = "tie-corrected" if r.tie_correction else "uncorrected (Dem\u0161ar's formula)"
+    ranks = _ranks_table((f"{r.metric}--{r.corpus}--ranks",), f"{where}: average ranks of {r.k} systems over "
+                         f"{r.n} {over} (1 = best).", r.average_ranks)
+    idv = r.iman_davenport
+    cols = (Column(Text("Statistic"), "l"), Column(Text("Value")), Column(Text("df")), Column(Text("p")))
+    rows: tuple[tuple[Cell, ...], ...] = (
+        (Text(f"Friedman \u03c7\u00b2_F ({variant})"), Stat(r.statistic), Df(r.df), P(r.pvalue)),
+        (Text("Iman-Davenport F_F (from the \u03c7\u00b2_F above)"), Stat(idv.statistic),
+         join(Df(idv.df1), ", ", Df(idv.df2)), P(idv.pvalue)),
+        (Text("Friedman \u03c7\u00b2_F, uncorrected" if r.tie_correction else "Friedman \u03c7\u00b2_F, tie-corrected"),
+         Stat(r.statistic_uncorrected if r.tie_correction else r.statistic_tie_corrected), Df(r.df), Text("")),
+        (Text("Kendall's W"), Num(r.kendall_w, 3), Text(""), Text("")),
+    )
+    table = Table((r.metric, r.corpus, "omnibus"), f"{where}: Friedman test (Dem\u0161ar 2006); the "
+                  f"{variant} \u03c7\u00b2_F feeds the Iman-Davenport F.", cols, rows)
+    if r.statistic is None:
+        sentence = f"Friedman test on {lab.metric(r.metric)}: not computable ({'; '.join(r.warnings)})."
+    else:
+        verdict = "significant" if r.significant else "not significant"
+        sentence = (f"Friedman test on {lab.metric(r.metric)}: \u03c7\u00b2_F({df_text(r.df)}) = {r.statistic:.2f}, "
+                    f"{p_text(r.pvalue)} ({variant}), {verdict} at \u03b1 = {lab.alpha:g}"
+                    + (f"; Iman-Davenport F({df_text(idv.df1)}, {df_text(idv.df2)}) = {idv.statistic:.2f}, "
+                       f"{p_text(idv.pvalue)}." if idv.statistic is not None else "."))
+    return AnalysisView(r.id, r.kind, "Omnibus test: Friedman", (ranks, table), (sentence,),
+                        why_this_test(r.selection), tuple(r.warnings))
+
+
+def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
+    """Rank post-hoc tests after Friedman; paired t tests after RM-ANOVA are a pairwise family."""
+    if r.method == "paired_t":
+        return pairwise_view(r, lab)
+    where = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}"
+    name = POSTHOC_NAMES.get(r.method, r.method)
+    cols = (Column(Text("a vs b"), "l"), Column(Text("Rank diff.")), Column(Text("z")), Column(Text("p")),
+            Column(Sym("p_adj")), Column(Text("Significant"), "c"))
+    rows = tuple((Text(f"{p.a} vs {p.b}"), Num(p.rank_difference, 3), Stat(p.statistic), P(p.pvalue),
+                  P(p.pvalue_adjusted), Decision(p.significant)) for p in r.pairs)
+    bold = tuple(i for i, p in enumerate(r.pairs) if p.significant)
+    cd = ""
+    if r.critical_difference is not None:
+        cd = f"; critical difference CD = {r.critical_difference:.3f} (q_\u03b1 = {r.q_alpha:.3f})"
+    ctrl = f" against the control {r.control}" if r.control else ""
+    caption = f"{where}: {name}{ctrl} on average ranks after the {r.after} test (\u03b1 = {r.alpha:g}{cd})."
+    notes = ["z = (R_a \u2212 R_b)/\u221a(k(k+1)/(6N)); a pair differs significantly when its average ranks "
+             "differ by at least the critical difference (Dem\u0161ar 2006)."]
+    if r.omnibus_significant is False:
+        notes.append("The omnibus test did not reject: these post-hoc comparisons are shown for completeness "
+                     "and should not be read as evidence of differences.")
+    table = Table((r.metric, r.corpus, "posthoc"), caption, cols, rows, tuple(notes), bold)
+    sentences = [f"{p.a} vs {p.b}: average ranks differ by {abs(p.rank_difference or 0):.3f}"
+                 + (f" \u2265 CD {r.critical_difference:.3f}" if p.significant and r.critical_difference
+                    else f" < CD {r.critical_difference:.3f}" if r.critical_difference else "")
+                 + f", {'significant' if p.significant else 'not significant'} ({name})." for p in r.pairs]
+    return AnalysisView(r.id, r.kind, f"Post-hoc: {name}", (table,), tuple(sentences), why_this_test(r.selection),
+                        tuple(r.warnings))
+
+
+VIEWS: dict[str, Callable[[Any, Labels], AnalysisView]] = {
+    "descriptives": descriptives_view,
+    "pairwise": pairwise_view,
+    "cv": pairwise_view,
+    "omnibus": omnibus_view,
+    "posthoc": posthoc_view,
+}

@@ -1,0 +1,146 @@
+"""The report's settings table: every statistical choice, as written in the spec or taken by default.
+
+It reads the validated spec (``Results.spec``) duck-typed: the render layer does not import the spec
+module. Results read back from results.json carry no spec; their table is built from the ``tests``
+section, alpha, seed and data of the results themselves (rows that only the spec knows are left out).
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
+                                           SPHERICITY_NAMES, pct)
+from sigreport.render.views.labels import MEASURE_NAMES
+
+Rows = list[tuple[str, str]]
+
+
+def settings_rows(results: Any) -> Rows:
+    """(name, value) rows for the report header."""
+    spec = results.spec
+    if spec is None:
+        tests = types.SimpleNamespace(**dict(results.tests))
+        rows = test_rows(tests, results.alpha, None, False)
+        rows.append(("Seed", f"{results.seed} (each analysis derives its own stream from it and its id)"))
+        return rows + data_rows(results.data)
+    corpus_level = any(getattr(m, "corpus_level", False) for m in spec.metrics.values())
+    rows = test_rows(spec.tests, spec.alpha, spec.baseline, corpus_level)
+    if spec.data.scores is not None:
+        rows.append(("Missing items", spec.data.missing))
+    rows.append(("Seed", f"{spec.seed} (each analysis derives its own stream from it and its id)"))
+    return rows + data_rows(results.data) + label_rows(spec, results.records)
+
+
+def data_rows(data: Mapping[str, Any]) -> Rows:
+    if not data.get("scores"):
+        return []
+    return [("Data", f"{data['scores']} ({data['rows']} rows, sha256 {data['sha256'][:12]}\u2026)")]
+
+
+def _pairwise_text(t: Any, corpus_level: bool) -> str:
+    pair = f"{PAIRWISE_NAMES.get(t.pairwise, t.pairwise)} ({t.pairwise})"
+    if t.pairwise in ("wilcoxon", "auto"):
+        pair += f"; Wilcoxon zero differences: {t.zero_method}; differences rounded to each metric's precision"
+    if t.pairwise in ("bootstrap", "permutation", "auto") or corpus_level:
+        pair += f"; B = {t.resamples} resamples, {t.ci_method} intervals, p = (count + 1)/(B + 1)"
+    if t.pairwise == "auto":
+        pair += ("; auto: paired t when n \u2265 30 or every pair's differences pass Shapiro-Wilk at \u03b1, "
+                 "otherwise Wilcoxon; bootstrap for corpus-level metrics")
+    return pair
+
+
+def test_rows(t: Any, alpha: float, baseline: str | None, corpus_level: bool) -> Rows:
+    """Rows of the ``tests`` section (a spec's, or the one stored in results.json)."""
+    unit = ({"items": "items (per metric and corpus)",
+             "corpora": "corpora: one score per system and corpus, analysed across corpora"}[t.level]
+            if t.design == "items" else f"cross-validation design {t.design}")
+    against = f"every system against the baseline {baseline}" if baseline else "every system against the baseline"
+    rows = [
+        ("Significance level \u03b1", f"{alpha:g}"),
+        ("Unit of analysis", unit),
+        ("Pairwise test", _pairwise_text(t, corpus_level)),
+        ("Comparisons", "every pair of systems" if t.comparisons == "all_pairs" else against),
+        ("Alternative", ALTERNATIVE_TEXT[t.alternative] + " (a is the system listed first in a pair)"),
+        ("Multiple-comparison correction", f"{CORRECTION_NAMES[t.correction]} ({t.correction}), family: all "
+                                           "comparisons of one metric on one corpus"),
+    ]
+    return rows + _omnibus_rows(t)
+
+
+def _omnibus_rows(t: Any) -> Rows:
+    om = {"rm_anova": "repeated-measures ANOVA (three or more systems)", "none": "none",
+          "friedman": "Friedman test (three or more systems)",
+          "auto": "auto: RM-ANOVA when n \u2265 30 or the residuals pass Shapiro-Wilk at \u03b1, otherwise "
+                  "Friedman"}[t.omnibus]
+    rows = [("Omnibus test", om)]
+    if t.omnibus in ("rm_anova", "auto"):
+        rows.append(("Sphericity", {"auto": "auto: if Mauchly's test rejects at \u03b1, Huynh-Feldt when the "
+                                            "Greenhouse-Geisser epsilon exceeds 0.75, otherwise Greenhouse-Geisser",
+                                    "none": "none (sphericity assumed)"}.get(t.sphericity,
+                                                                             SPHERICITY_NAMES.get(t.sphericity, ""))))
+    if t.omnibus in ("friedman", "auto"):
+        rows.append(("Friedman chi-square", "tie-corrected (as R's friedman.test); it feeds the Iman-Davenport F"
+                     if t.tie_correction else "uncorrected (Dem\u0161ar 2006); it feeds the Iman-Davenport F"))
+    if t.omnibus != "none":
+        rows.append(("Post-hoc test", {"auto": "auto: paired t tests with the correction after RM-ANOVA; Nemenyi "
+                                               "(all pairs) or Bonferroni-Dunn (against the baseline) after Friedman",
+                                       "none": "none"}.get(t.posthoc, POSTHOC_NAMES.get(t.posthoc, t.posthoc))))
+    if t.pairwise == "auto" or t.omnibus == "auto":
+        rows.append(("Selection", "fixed: the previous report's choices are kept" if t.selection == "fixed"
+                     else "auto: chosen from this data; changes since the previous report are flagged"))
+    if t.design != "items":
+        methods = t.cv_methods or {"5x2cv": ["5x2cv_t", "5x2cv_f"], "kfold": ["kfold_t"],
+                                   "resampled": ["corrected_resampled_t"]}[t.design]
+        rows.append(("Cross-validation tests", ", ".join(PAIRWISE_NAMES[m] for m in methods)
+                     + (f"; n_train = {t.n_train}, n_test = {t.n_test}" if t.n_train else "")))
+    return rows
+
+
+def section_or_default(spec: Any, name: str) -> Any:
+    """A spec section, or its defaults when the spec left it out.
+
+    Duck-typed for a pydantic model: the field's model class is built with no arguments.
+    """
+    value = getattr(spec, name, None)
+    if value is not None:
+        return value
+    annotation = type(spec).model_fields[name].annotation
+    cls = next(a for a in typing.get_args(annotation) if a is not type(None))
+    return cls()
+
+
+def label_rows(spec: Any, records: Any) -> Rows:
+    """The classification and agreement choices (spec or defaults)."""
+    rows: Rows = []
+    if spec.data.predictions is not None:
+        c = section_or_default(spec, "classification")
+        labels = (", ".join(c.labels) + " (declared)") if c.labels else "in order of first appearance"
+        pos = f"; positive class {c.positive_label}" if c.positive_label is not None else ""
+        rows.append(("Classification metrics", f"labels {labels}{pos}; F-beta with beta = {c.beta:g}; "
+                     f"{pct(c.ci_level)} percentile bootstrap intervals over items (B = {c.resamples})"))
+        rows.append(("Tested as metrics", ", ".join(c.test_metrics) + " (per-item statistics; the pairwise and "
+                     "omnibus tests above apply)" if c.test_metrics else "none"))
+        mc = {"auto": "auto: exact binomial test when n01 + n10 < 25, otherwise chi-square with continuity "
+                      "correction",
+              "exact": "exact binomial test", "chi2": "chi-square with continuity correction"}[c.mcnemar]
+        omni = "; after Cochran's Q with three or more systems" if spec.tests.omnibus != "none" else ""
+        rows.append(("McNemar's test", f"{mc}; on per-item correctness, the correction above over the pairs of each "
+                     f"corpus{omni}"))
+    if spec.data.annotations is not None or (spec.agreement is not None and spec.agreement.systems_vs_gold):
+        a = section_or_default(spec, "agreement")
+        level = a.level + (f" ({' < '.join(a.order)})" if a.order else "")
+        measures = ", ".join(MEASURE_NAMES[m] for m in a.measures) if a.measures else (
+            "default: Cohen's kappa" + (" and linear and quadratic weighted kappa" if a.level != "nominal" else "")
+            + "; with three or more annotators also Fleiss' kappa and Krippendorff's alpha")
+        rows.append(("Agreement", f"{level} labels; {measures}"
+                     + ("; each system against gold" if a.systems_vs_gold else "")))
+        levels = sorted({r.ci_level for r in records if r.kind == "agreement"})
+        if levels:
+            rows.append(("Agreement intervals", f"{' and '.join(pct(x) for x in levels)}: kappa ± z SE with the SE "
+                         f"under the alternative, and percentile bootstrap over items (B = {a.resamples}); Landis "
+                         "and Koch bands"))
+    return rows
