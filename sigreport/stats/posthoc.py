@@ -24,9 +24,9 @@ system ``a`` has the larger average rank (the worse one when rank 1 is best).
   hypotheses can be true at once (a = b and b = c imply a = c).
 
 Tests check scmamp's vignette ("Statistical assessment of the differences", friedmanPost,
-adjustShaffer, adjustBergmannHommel on García & Herrera's data), Demšar's Table 5 (q_alpha for k = 2..10 at alpha 0.05 and 0.10), his example
-(k = 4, N = 14: CD = 1.254 Nemenyi, 1.168 Bonferroni-Dunn) and R 4.2's ``qtukey``/``ptukey``,
-``qnorm`` and ``p.adjust``.
+adjustShaffer, adjustBergmannHommel on García & Herrera's data), Demšar's Table 5 (q_alpha for
+k = 2..10 at alpha 0.05 and 0.10), his example (k = 4, N = 14: CD = 1.254 Nemenyi, 1.168
+Bonferroni-Dunn) and R 4.2's ``qtukey``/``ptukey``, ``qnorm`` and ``p.adjust``.
 """
 
 from __future__ import annotations
