@@ -671,3 +671,76 @@ def krippendorff_alpha(
     ok = ab[np.isfinite(ab)]
     se = float(np.std(ok, ddof=1)) if ok.size >= 2 else None
     return result(alpha, pa, pe, se, (lo, hi), "bootstrap_percentile")
+
+
+# ---------------------------------------------------------------------------------------------
+# Cohen's kappa: test of "no agreement beyond chance" (issue 12)
+
+
+@dataclasses.dataclass(frozen=True)
+class KappaNullTest:
+    """Cohen's (weighted) kappa with its standard error under kappa = 0 and the z test.
+
+    ``se_null`` is Fleiss, Cohen & Everitt's (1969) large-sample SE when the two annotators are
+    independent: var0 = [sum_ij p_i. p_.j (w_ij - (wbar_i. + wbar_.j))^2 - P(E)^2] / (n (1 - P(E))^2),
+    which for identity weights is Fleiss, Cohen & Everitt's
+    [P(E) + P(E)^2 - sum_i p_i. p_.i (p_i. + p_.i)] / (n (1 - P(E))^2).
+    ``statistic`` z = kappa / se_null; ``pvalue`` two-sided (R irr ``kappa2``), or one-sided for
+    'greater' (agreement above chance). ``se`` is the non-null SE used for the interval
+    (:func:`cohen_kappa`), repeated here so both stand side by side.
+    """
+
+    measure: str
+    value: float | None
+    se: float | None
+    se_null: float | None
+    statistic: float | None
+    pvalue: float | None
+    alternative: str
+    n_items: int
+    warnings: tuple[str, ...] = ()
+
+
+def _fce_null_variance(p: np.ndarray, w: np.ndarray, pe: float, n: int) -> float:
+    rows = p.sum(axis=1)
+    cols = p.sum(axis=0)
+    wbar_row = w @ cols
+    wbar_col = w.T @ rows
+    term = w - (wbar_row[:, None] + wbar_col[None, :])
+    first = float(np.sum(np.outer(rows, cols) * term**2))
+    return (first - pe**2) / (n * (1.0 - pe) ** 2)
+
+
+def cohen_kappa_null_test(
+    matrix: np.ndarray, weights: str | None = None, alternative: str = "two-sided"
+) -> KappaNullTest:
+    """z test of Cohen's (weighted) kappa against 0 from a K x K table of counts (see :class:`KappaNullTest`)."""
+    if alternative not in ("two-sided", "greater"):
+        raise ValueError(f"unknown alternative {alternative!r}; known: two-sided, greater")
+    t = np.asarray(matrix)
+    if t.ndim != 2 or t.shape[0] != t.shape[1] or t.shape[0] < 1:
+        raise ValueError(f"matrix must be square K x K, got shape {t.shape}")
+    if np.any(t < 0) or not np.all(np.equal(np.mod(t, 1), 0)):
+        raise ValueError("matrix must hold non-negative integer counts")
+    measure = "cohen_kappa" if weights is None else f"weighted_kappa_{weights}"
+    k = t.shape[0]
+    n = int(t.sum())
+    if n == 0:
+        return KappaNullTest(measure, None, None, None, None, None, alternative, 0, ("no items",))
+    w = _weight_matrix(k, weights)
+    p = t / n
+    _, pe_a, kappa_a = _kappa_parts(p, w)
+    pe, kappa = float(pe_a), float(kappa_a)
+    if not np.isfinite(kappa):
+        return KappaNullTest(measure, None, None, None, None, None, alternative, n,
+                             ("Kappa is undefined (0/0): the chance agreement P(E) is 1.",))
+    var = _fce_variance(p, w, pe, kappa, n)
+    se = float(np.sqrt(var)) if var >= 0 else None
+    var0 = _fce_null_variance(p, w, pe, n)
+    if not var0 > 0:
+        return KappaNullTest(measure, kappa, se, None, None, None, alternative, n,
+                             ("The standard error under kappa = 0 is 0, so the z test is undefined.",))
+    se0 = float(np.sqrt(var0))
+    z = kappa / se0
+    pvalue = float(stats.norm.sf(z)) if alternative == "greater" else float(2 * stats.norm.sf(abs(z)))
+    return KappaNullTest(measure, kappa, se, se0, float(z), pvalue, alternative, n)

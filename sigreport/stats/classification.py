@@ -272,3 +272,79 @@ def classification_metrics(
         n_resamples=int(n_resamples),
         warnings=tuple(dict.fromkeys(warnings)),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Matthews correlation coefficient (issue 12)
+
+
+@dataclasses.dataclass(frozen=True)
+class MCCResult:
+    """Matthews correlation coefficient of one system with its bootstrap percentile interval.
+
+    ``value`` is None (with a warning) when MCC is 0/0: all gold labels or all predictions are one
+    class (scikit-learn then returns 0). ``ci_level`` is 1 - alpha of the interval.
+    """
+
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float
+    n: int
+    n_resamples: int
+    warnings: tuple[str, ...] = ()
+
+
+def _mcc(m: np.ndarray) -> np.ndarray:
+    """Gorodkin's (2004) K-class MCC of confusion matrices (..., K, K); NaN where 0/0.
+
+    MCC = (c s - sum_k p_k t_k) / sqrt((s^2 - sum_k p_k^2)(s^2 - sum_k t_k^2)) with c the trace,
+    s the total, t_k gold and p_k predicted counts; for K = 2 it is Matthews' (1975)
+    (TP TN - FP FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)), as scikit-learn's ``matthews_corrcoef``.
+    """
+    m = np.asarray(m, dtype=float)
+    s = m.sum(axis=(-2, -1))
+    c = np.trace(m, axis1=-2, axis2=-1)
+    t = m.sum(axis=-1)
+    p = m.sum(axis=-2)
+    num = c * s - np.sum(p * t, axis=-1)
+    den = np.sqrt((s**2 - np.sum(p**2, axis=-1)) * (s**2 - np.sum(t**2, axis=-1)))
+    return _ratio(num, den)
+
+
+def matthews_corrcoef(
+    gold: np.ndarray,
+    pred: np.ndarray,
+    n_labels: int,
+    alpha_ci: float = 0.05,
+    n_resamples: int = 1000,
+    seed: int | np.random.Generator = 0,
+) -> MCCResult:
+    """MCC of predicted against gold label codes, with a percentile bootstrap interval over items.
+
+    Resampled confusion matrices are Multinomial(n, observed cell shares) draws, exactly the law of
+    the confusion matrix of n resampled items (see the module docstring), all computed at once.
+    """
+    if not 0.0 < alpha_ci < 1.0:
+        raise ValueError(f"alpha_ci must be in (0, 1); got {alpha_ci}")
+    if n_resamples < 0:
+        raise ValueError("n_resamples must be >= 0")
+    m = confusion_matrix(gold, pred, n_labels)
+    n = int(m.sum())
+    level = 1.0 - alpha_ci
+    warnings: list[str] = []
+    if n == 0:
+        return MCCResult(None, None, None, level, 0, n_resamples, ("no items",))
+    value = finite_or_none(_mcc(m))
+    if value is None:
+        warnings.append("MCC is undefined (0/0): all gold labels or all predictions are the same class.")
+    lo = hi = None
+    if n_resamples > 0:
+        k = m.shape[0]
+        draws = _rng(seed).multinomial(n, (m / n).ravel(), size=n_resamples).reshape(n_resamples, k, k)
+        low, high, n_nan = _percentile_ci(_mcc(draws), level)
+        lo, hi = finite_or_none(low), finite_or_none(high)
+        if int(n_nan):
+            warnings.append(f"MCC was undefined (0/0) in {int(n_nan)} of {n_resamples} resamples; "
+                            "they are left out of the interval.")
+    return MCCResult(value, lo, hi, level, n, n_resamples, tuple(warnings))

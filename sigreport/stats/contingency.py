@@ -11,7 +11,9 @@ approximation of the discordant-pair count is commonly judged too coarse (sigrep
 
 Cochran (1950) Q for k related binary samples: Q = (k - 1)(k sum C_j^2 - N^2) / (k N - sum R_i^2)
 with column (system) totals C_j, row (item) totals R_i and N the grand total, chi-square on k - 1 df.
-It equals the tie-corrected Friedman statistic on 0/1 data.
+It equals the tie-corrected Friedman statistic on 0/1 data, and with k = 2 systems it equals
+McNemar's chi-square without continuity correction, (n01 - n10)^2 / (n01 + n10) (a property test
+shows it on random data). ``continuity_correction=False`` in :func:`mcnemar` selects that variant.
 
 Tests: seed 003 example (n01 = 121, n10 = 59 -> 20.67), R ``mcnemar.test``, ``binom.test``,
 ``rstatix::cochran_qtest`` and ``friedman.test``.

@@ -46,9 +46,12 @@ class SphericityResult:
     ``mauchly_w`` is W (it may underflow to 0.0 while ``chi2`` stays finite, because chi2 is
     computed from log W). ``chi2`` is SPSS's "Approx. Chi-Square"
     -(n - 1 - (2p^2 + p + 2) / (6p)) ln W with p = k - 1 and ``df`` = p(p + 1)/2 - 1; ``pvalue``
-    is its upper chi-square tail (SPSS, pingouin). R's ``mauchly.test`` and ``car`` add
-    Anderson's second-order term to the p-value; the difference is small and the tests document it.
-    ``epsilon_hf`` is capped at 1, ``epsilon_lb`` is 1/(k - 1).
+    is its upper chi-square tail, the first-order approximation SPSS prints. R's ``mauchly.test``,
+    ``car``, ``afex`` and pingouin add Anderson's (1958, sec. 10.7.4) second-order term; that
+    p-value (25% larger on R's own ``?mauchly.test`` example) is
+    :attr:`RMAnovaResult.sphericity_detail` ``.pvalue_second_order``, with the uncapped Huynh-Feldt
+    epsilon; both live there so that this record's fields stay as they are.
+    ``epsilon_hf`` is capped at 1 (the value used for the corrected p), ``epsilon_lb`` is 1/(k - 1).
     """
 
     mauchly_w: float | None
@@ -58,6 +61,36 @@ class SphericityResult:
     epsilon_gg: float | None
     epsilon_hf: float | None
     epsilon_lb: float | None
+
+
+@dataclasses.dataclass(frozen=True)
+class SphericityDetail:
+    """What :class:`SphericityResult` leaves out: R's Mauchly p-value and the uncapped HF epsilon.
+
+    ``pvalue_second_order`` is the p-value of R's ``mauchly.test`` (also ``car``, ``afex``,
+    pingouin): with f = p(p+1)/2 - 1, rho = 1 - (2p^2 + p + 2)/(6 p nu), nu = n - 1 and
+    w2 = (p+2)(p-1)(p-2)(2p^3 + 6p^2 + 3p + 2) / (288 (nu p rho)^2),
+    P = P1 + w2 (P5 - P1) with P1 = P(chi2_f > chi2), P5 = P(chi2_{f+4} > chi2) (Anderson 1958,
+    sec. 10.7.4; R ``stats:::mauchly.test.SSD``). ``pvalue_first_order`` repeats
+    ``SphericityResult.pvalue`` (SPSS). ``reported`` names the variant a report should show by
+    default ('second_order', R's). ``epsilon_hf_uncapped`` is car's printed "HF eps" (it may exceed 1;
+    only the capped value enters the corrected p-value).
+    """
+
+    pvalue_second_order: float | None
+    pvalue_first_order: float | None
+    epsilon_hf_uncapped: float | None
+    reported: str = "second_order"
+
+
+@dataclasses.dataclass(frozen=True)
+class AnovaRow:
+    """One line of the repeated-measures ANOVA table: source, sum of squares, df, mean square."""
+
+    source: str
+    ss: float | None
+    df: float
+    ms: float | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +109,13 @@ class RMAnovaResult:
     ``statistic``/``df1``/``df2``/``pvalue`` are the sphericity-assumed F test; ``corrections``
     has the keys ``'none'``, ``'greenhouse_geisser'``, ``'huynh_feldt'`` and ``'lower_bound'``.
     The effect size is partial eta squared SS_systems / (SS_systems + SS_error).
+
+    Added later (defaults keep older constructions valid): ``table`` has the rows 'systems',
+    'items' (the subjects), 'error' and 'total' with SS, df and MS (SS_items = k sum_i
+    (row mean_i - grand)^2, df n - 1); ``generalized_eta_squared`` is
+    SS_systems / (SS_systems + SS_items + SS_error) (Olejnik & Algina 2003; Bakeman 2005), the
+    'ges' of ``afex`` for a design with one within factor and no between factor;
+    ``sphericity_detail`` holds R's second-order Mauchly p and the uncapped HF epsilon.
     """
 
     method: str
@@ -93,17 +133,26 @@ class RMAnovaResult:
     sphericity: SphericityResult
     corrections: dict[str, CorrectedF]
     warnings: tuple[str, ...] = ()
+    table: tuple[AnovaRow, ...] = ()
+    generalized_eta_squared: EffectSize = EffectSize("generalized_eta_squared", None)
+    sphericity_detail: SphericityDetail = SphericityDetail(None, None, None)
 
 
 @dataclasses.dataclass(frozen=True)
 class SphericityDecision:
-    """Which sphericity correction is reported, its F-test degrees of freedom and p, and why."""
+    """Which sphericity correction is reported, its F-test degrees of freedom and p, and why.
+
+    ``mauchly_p`` names the Mauchly p-value variant that drove ``mode='auto'`` ('first_order'
+    or 'r'), ``mauchly_pvalue`` is its value (None when not computable or not used).
+    """
 
     correction_applied: str
     df1: float | None
     df2: float | None
     pvalue_corrected: float | None
     reason: str
+    mauchly_p: str = "first_order"
+    mauchly_pvalue: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -194,6 +243,59 @@ def _huynh_feldt(gg: float, n: int, k: int) -> float:
         return 1.0 if n > 2 else gg
     raw = (n * p * gg - 2.0) / (p * den)
     return float(min(1.0, max(gg, raw)))
+
+
+def _huynh_feldt_uncapped(gg: float, n: int, k: int) -> float | None:
+    """car's printed "HF eps" (n (k-1) gg - 2) / ((k-1)(n - 1 - (k-1) gg)), not capped at 1.
+
+    None when the denominator is 0 (see :func:`_huynh_feldt`): the estimate is then unbounded.
+    """
+    p = k - 1
+    den = n - 1 - p * gg
+    if den <= 1e-9 * (n - 1):
+        return None
+    return float((n * p * gg - 2.0) / (p * den))
+
+
+def mauchly_pvalue_second_order(chi2: float, p: int, nu: int) -> float | None:
+    """Mauchly's p-value with Anderson's second-order term, as R's ``mauchly.test``.
+
+    ``chi2`` = -nu rho ln W, ``p`` contrasts (k - 1), ``nu`` = n - 1 error degrees of freedom.
+    R 4.2 ``stats:::mauchly.test.SSD``: rho = 1 - (2p^2 + p + 2)/(6 p nu),
+    w2 = (p+2)(p-1)(p-2)(2p^3 + 6p^2 + 3k + 2)/(288 (nu p rho)^2),
+    P = P(chi2_f > z) + w2 (P(chi2_{f+4} > z) - P(chi2_f > z)), f = p(p+1)/2 - 1 (after
+    Anderson 1958, sec. 10.7.4). Note the 3k: R's code writes ``3 * p`` with its ``p`` the number
+    of response columns (k here), where Anderson's term has 3p with p the number of contrasts;
+    car agrees with R, so R's value is reproduced (the two differ by ~0.1% of the p-value on R's
+    example). With p = 2 the term vanishes and both p-values agree.
+    """
+    f = p * (p + 1) // 2 - 1
+    rho = 1.0 - (2.0 * p**2 + p + 2.0) / (6.0 * p * nu)
+    if f <= 0 or rho <= 0 or not math.isfinite(chi2):
+        return None
+    k = p + 1
+    w2 = (p + 2.0) * (p - 1.0) * (p - 2.0) * (2.0 * p**3 + 6.0 * p**2 + 3.0 * k + 2.0) / (288.0 * (nu * p * rho) ** 2)
+    p1 = float(sps.chi2.sf(chi2, f))
+    p2 = float(sps.chi2.sf(chi2, f + 4))
+    return finite_or_none(min(1.0, max(0.0, p1 + w2 * (p2 - p1))))
+
+
+def _anova_table(
+    x: np.ndarray, ss_systems: float, ss_error: float, df1: float, df2: float
+) -> tuple[tuple[AnovaRow, ...], float]:
+    """Rows systems / items / error / total and SS_items (subjects)."""
+    n, k = x.shape
+    grand = float(x.mean())
+    ss_items = float(k * np.sum((x.mean(axis=1) - grand) ** 2))
+    ss_total = float(np.sum((x - grand) ** 2))
+    df_items = float(n - 1)
+    rows = (
+        AnovaRow("systems", ss_systems, df1, ss_systems / df1),
+        AnovaRow("items", ss_items, df_items, ss_items / df_items),
+        AnovaRow("error", ss_error, df2, ss_error / df2 if df2 > 0 else None),
+        AnovaRow("total", ss_total, float(n * k - 1), None),
+    )
+    return rows, ss_items
 
 
 def _fmt(x: float, digits: int = 2) -> str:
@@ -314,10 +416,10 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
         pes = ss_systems / (ss_systems + ss_error)
 
     # --- sphericity --------------------------------------------------------------------------
-    w = chi2 = sph_p = gg = hf = None
+    w = chi2 = sph_p = sph_p2 = gg = hf = hf_raw = None
     pp = k - 1
     if k == 2:
-        w, chi2, gg, hf = 1.0, 0.0, 1.0, 1.0
+        w, chi2, gg, hf, hf_raw = 1.0, 0.0, 1.0, 1.0, 1.0
         warnings.append(
             "With two systems there is a single contrast, so sphericity holds trivially "
             "(Mauchly's W = 1, every epsilon = 1) and no correction is needed."
@@ -328,6 +430,7 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
         lam = s**2  # sum(lam) = SS_error > 0 here
         gg = float(lam.sum() ** 2 / (pp * np.sum(lam**2)))
         hf = _huynh_feldt(gg, n, k)
+        hf_raw = _huynh_feldt_uncapped(gg, n, k)
         rank_tol = s.max() * max(n, pp) * _EPS
         n_df = n - 1
         if pp >= n:
@@ -359,7 +462,11 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
             else:
                 chi2 = float(chi2_val)
                 sph_p = finite_or_none(sps.chi2.sf(chi2, sph_df))
+                sph_p2 = mauchly_pvalue_second_order(chi2, pp, n_df)
     sphericity = SphericityResult(w, chi2, sph_df, sph_p, gg, hf, lb)
+    table, ss_items = _anova_table(x, ss_systems, ss_error, df1, df2)
+    ges_den = ss_systems + ss_items + ss_error
+    ges = ss_systems / ges_den if ges_den > 0 else None
 
     corrections = {
         "none": CorrectedF(df1, df2, pvalue),
@@ -383,10 +490,18 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
         sphericity=sphericity,
         corrections=corrections,
         warnings=tuple(warnings),
+        table=table,
+        generalized_eta_squared=EffectSize("generalized_eta_squared", finite_or_none(ges)),
+        sphericity_detail=SphericityDetail(sph_p2, sph_p, hf_raw),
     )
 
 
-def apply_sphericity(result: RMAnovaResult, mode: str, alpha: float) -> SphericityDecision:
+MAUCHLY_P_VARIANTS = ("first_order", "r")
+
+
+def apply_sphericity(
+    result: RMAnovaResult, mode: str, alpha: float, mauchly_p: str = "first_order"
+) -> SphericityDecision:
     """Choose the reported F test: sphericity assumed, Greenhouse-Geisser or Huynh-Feldt.
 
     ``mode='auto'`` follows seed 000 (after Elliot & Woodward 2006): if Mauchly's test rejects
@@ -394,16 +509,23 @@ def apply_sphericity(result: RMAnovaResult, mode: str, alpha: float) -> Spherici
     seed's example), use Huynh-Feldt when the *Greenhouse-Geisser* epsilon exceeds 0.75 and
     Greenhouse-Geisser otherwise; if Mauchly does not reject, no correction. With k = 2
     sphericity holds trivially. The other modes force one correction. ``reason`` is one sentence.
+
+    ``mauchly_p`` chooses the Mauchly p-value that ``'auto'`` compares with alpha:
+    ``'first_order'`` (SPSS; today's default) or ``'r'`` (the second-order p of R's
+    ``mauchly.test``, car, afex and pingouin; see :class:`SphericityDetail`).
     """
     if mode not in SPHERICITY_MODES:
         raise ValueError(f"unknown sphericity mode {mode!r}; known: {', '.join(SPHERICITY_MODES)}")
+    if mauchly_p not in MAUCHLY_P_VARIANTS:
+        raise ValueError(f"unknown mauchly_p {mauchly_p!r}; known: {', '.join(MAUCHLY_P_VARIANTS)}")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1); got {alpha}")
     sph = result.sphericity
+    m_p = sph.pvalue if mauchly_p == "first_order" else result.sphericity_detail.pvalue_second_order
 
     def decide(name: str, reason: str) -> SphericityDecision:
         c = result.corrections[name]
-        return SphericityDecision(name, c.df1, c.df2, c.pvalue, reason)
+        return SphericityDecision(name, c.df1, c.df2, c.pvalue, reason, mauchly_p, m_p)
 
     if result.statistic is None:
         name = "none" if mode == "auto" else mode
@@ -423,19 +545,19 @@ def apply_sphericity(result: RMAnovaResult, mode: str, alpha: float) -> Spherici
             "With two systems sphericity holds trivially (Mauchly's W = 1), so no correction applies.",
         )
     w = sph.mauchly_w
-    if sph.pvalue is None or w is None:
+    if m_p is None or w is None:
         w_txt = "" if sph.mauchly_w is None else f" (W = {_fmt(sph.mauchly_w, 2)})"
         premise = f"Mauchly's test cannot be computed{w_txt}, which is treated as a violation of sphericity,"
-    elif sph.pvalue < alpha:
+    elif m_p < alpha:
         premise = (
             f"Mauchly's test rejects sphericity (W = {_fmt(w, 2)}, "
-            f"{_fmt_p(sph.pvalue, alpha)})"
+            f"{_fmt_p(m_p, alpha)})"
         )
     else:
         return decide(
             "none",
             f"Mauchly's test does not reject sphericity (W = {_fmt(w, 2)}, "
-            f"{_fmt_p(sph.pvalue, alpha)}), so the sphericity-assumed F test applies.",
+            f"{_fmt_p(m_p, alpha)}), so the sphericity-assumed F test applies.",
         )
     gg = sph.epsilon_gg
     if gg is None:

@@ -10,6 +10,7 @@ source's Table 1 is wrong at df = 1). Tests check the source's worked example
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 from scipy import stats as sps
@@ -129,3 +130,165 @@ def paired_t(
         warnings.append("n < 3: Shapiro-Wilk cannot check normality of the differences")
     return PairedTestResult("paired_t", n, float(t), float(df), p, alternative, mean, finite_or_none(lo),
                             finite_or_none(hi), ci_level, crit, EffectSize("d_z", mean / sd), tuple(warnings), extra)
+
+
+# ---------------------------------------------------------------------------------------------
+# Differences and small-sample-corrected paired effect sizes (issue 12)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class DifferenceSummary:
+    """The paired differences d = a - b: n, mean, SD (ddof 1), SE = SD / sqrt(n), Shapiro-Wilk.
+
+    ``shapiro_w``/``shapiro_pvalue`` are scipy's ``shapiro`` (Royston 1995, as R's
+    ``shapiro.test``), None when n < 3 or the differences are constant.
+    """
+
+    n: int
+    mean: float | None
+    sd: float | None
+    se: float | None
+    shapiro_w: float | None
+    shapiro_pvalue: float | None
+    warnings: tuple[str, ...] = ()
+
+
+def describe_differences(a: np.ndarray, b: np.ndarray) -> DifferenceSummary:
+    """SD and SE of the paired differences and Shapiro-Wilk's W next to its p (issue 12)."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("a and b must be 1-d arrays of the same length")
+    d = a - b
+    n = int(d.size)
+    if n == 0:
+        return DifferenceSummary(0, None, None, None, None, None, ("no paired items",))
+    mean = float(d.mean())
+    if n < 2:
+        return DifferenceSummary(n, mean, None, None, None, None,
+                                 ("only one paired item: the SD of the differences is undefined",))
+    sd = float(d.std(ddof=1))
+    se = sd / math.sqrt(n)
+    if n < 3 or sd <= 1e-12 * max(1.0, float(np.max(np.abs(d)))):
+        why = "n < 3" if n < 3 else "the differences are constant"
+        return DifferenceSummary(n, mean, sd, se, None, None, (f"Shapiro-Wilk is undefined: {why}",))
+    sw = sps.shapiro(d)
+    return DifferenceSummary(n, mean, sd, se, float(sw.statistic), float(sw.pvalue))
+
+
+@dataclasses.dataclass(frozen=True)
+class PairedEffectSizes:
+    """Standardised mean differences of paired scores a - b, each with a confidence interval.
+
+    ``d_z`` = mean(d) / SD(d); ``g_z`` = J(n - 1) d_z; ``d_av`` = mean(d) / ((SD(a) + SD(b)) / 2);
+    ``g_av`` = J(n - 1) d_av (Lakens 2013, eqs. 6-10; Cumming 2012), with Hedges' exact
+    correction J(df) = Gamma(df/2) / (sqrt(df/2) Gamma((df-1)/2)) (Hedges 1981; R ``effectsize``).
+    ``ci_method`` names how the intervals are made: 'noncentral_t': the interval of the
+    noncentrality parameter of t = d_z sqrt(n) on n - 1 df (Steiger & Fouladi 1997; Cumming &
+    Finch 2001; R ``effectsize::cohens_d(paired = TRUE)``, MBESS ``ci.sm``) divided by sqrt(n)
+    for d_z; for d_av the same interval rescaled by SD(d) / SD_av, treating that ratio as known
+    (Algina & Keselman 2003's approximation); the g intervals are the d intervals times J.
+    """
+
+    n: int
+    d_z: EffectSize
+    g_z: EffectSize
+    d_av: EffectSize
+    g_av: EffectSize
+    ci_level: float
+    ci_method: str = "noncentral_t"
+    warnings: tuple[str, ...] = ()
+
+
+def hedges_j(df: float) -> float:
+    """Hedges' (1981) exact small-sample correction J(df) = Gamma(df/2) / (sqrt(df/2) Gamma((df-1)/2))."""
+    if df <= 1:
+        return math.nan
+    return math.exp(math.lgamma(df / 2) - 0.5 * math.log(df / 2) - math.lgamma((df - 1) / 2))
+
+
+def noncentral_t_ci(t: float, df: float, level: float) -> tuple[float | None, float | None]:
+    """Two-sided interval (lo, hi) of the noncentrality parameter given an observed t.
+
+    lo solves P(T_{df, lo} >= t) = (1 - level)/2 and hi solves P(T_{df, hi} <= t) = (1 - level)/2
+    (Steiger & Fouladi 1997), by Brent's method on scipy's ``nct.cdf``, which is monotone
+    decreasing in the noncentrality.
+    """
+    from scipy.optimize import brentq
+
+    tail = (1 - level) / 2
+
+    def f(ncp: float, target: float) -> float:
+        v = float(sps.nct.cdf(t, df, ncp))
+        if not math.isfinite(v):  # scipy returns NaN far in a tail; the cdf is then ~0 or ~1
+            v = 1.0 - float(sps.nct.sf(t, df, ncp))
+        if not math.isfinite(v):
+            v = 0.0 if ncp > t else 1.0
+        return v - target
+
+    span = 10.0 + 2.0 * abs(t)
+    out: list[float | None] = []
+    for target in (1 - tail, tail):
+        lo, hi = t - span, t + span
+        if f(lo, target) * f(hi, target) > 0:
+            out.append(None)
+            continue
+        out.append(float(brentq(f, lo, hi, args=(target,), xtol=1e-12, rtol=1e-12, maxiter=500)))
+    return out[0], out[1]
+
+
+def paired_effect_sizes(a: np.ndarray, b: np.ndarray, ci_level: float = 0.95) -> PairedEffectSizes:
+    """Cohen's d_z, Hedges' g_z, Cohen's d_av and Hedges' g_av of a - b with confidence intervals.
+
+    With few items d_z overstates the population effect (about 6% at n = 14); g_z and g_av
+    correct for that. See :class:`PairedEffectSizes` for the formulas and the interval method.
+    """
+    if not 0.0 < ci_level < 1.0:
+        raise ValueError(f"ci_level must be in (0, 1); got {ci_level}")
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("a and b must be 1-d arrays of the same length")
+    n = int(a.size)
+
+    def empty(why: str) -> PairedEffectSizes:
+        return PairedEffectSizes(n, EffectSize("d_z", None), EffectSize("g_z", None), EffectSize("d_av", None),
+                                 EffectSize("g_av", None), ci_level, "noncentral_t", (why,))
+
+    if n < 3:
+        return empty(f"only {n} paired item(s): standardised effect sizes need at least 3")
+    d = a - b
+    mean = float(d.mean())
+    sd_d = float(d.std(ddof=1))
+    sd_av = (float(a.std(ddof=1)) + float(b.std(ddof=1))) / 2
+    if sd_d <= 1e-12 * max(1.0, float(np.max(np.abs(d)))):
+        return empty("the differences have zero variance: d_z is undefined")
+    df = n - 1
+    j = hedges_j(df)
+    dz = mean / sd_d
+    lo, hi = noncentral_t_ci(dz * math.sqrt(n), df, ci_level)
+    dz_lo = None if lo is None else lo / math.sqrt(n)
+    dz_hi = None if hi is None else hi / math.sqrt(n)
+
+    def scaled(x: float | None, c: float) -> float | None:
+        return None if x is None else finite_or_none(x * c)
+
+    warnings: tuple[str, ...] = ()
+    if sd_av > 0:
+        ratio = sd_d / sd_av
+        d_av = EffectSize("d_av", finite_or_none(mean / sd_av), scaled(dz_lo, ratio), scaled(dz_hi, ratio))
+        g_av = EffectSize("g_av", finite_or_none(j * mean / sd_av), scaled(dz_lo, ratio * j), scaled(dz_hi, ratio * j))
+    else:
+        d_av, g_av = EffectSize("d_av", None), EffectSize("g_av", None)
+        warnings = ("both systems' scores are constant: d_av is undefined",)
+    return PairedEffectSizes(
+        n,
+        EffectSize("d_z", finite_or_none(dz), finite_or_none(dz_lo), finite_or_none(dz_hi)),
+        EffectSize("g_z", finite_or_none(j * dz), scaled(dz_lo, j), scaled(dz_hi, j)),
+        d_av,
+        g_av,
+        ci_level,
+        "noncentral_t",
+        warnings,
+    )

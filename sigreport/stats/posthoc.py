@@ -16,15 +16,23 @@ system ``a`` has the larger average rank (the worse one when rank 1 is best).
   CD = q_alpha SE, Bonferroni-adjusted p = min(1, (k - 1) p).
 * :func:`rank_step` - against a control with Holm's step-down or Hochberg's step-up adjustment
   of the two-sided normal p-values (no single critical difference exists).
+* :func:`all_pairs` - all k(k-1)/2 pairs with the two-sided normal p-values adjusted by Holm,
+  Shaffer's static procedure (:func:`shaffer_adjust`) or Bergmann-Hommel
+  (:func:`bergmann_hommel_adjust`), after García & Herrera (2008, JMLR 9:2677-2694, sec. 2.2-2.3)
+  and scmamp's ``postHocTest(..., test = "friedman", correct = ...)``. Both logically
+  constrained procedures use that with k systems not every combination of pairwise null
+  hypotheses can be true at once (a = b and b = c imply a = c).
 
-Tests check Demšar's Table 5 (q_alpha for k = 2..10 at alpha 0.05 and 0.10), his example
-(k = 4, N = 14: CD = 1.254 Nemenyi, 1.168 Bonferroni-Dunn) and R 4.2's ``qtukey``/``ptukey``,
-``qnorm`` and ``p.adjust``.
+Tests check scmamp's vignette ("Statistical assessment of the differences", friedmanPost,
+adjustShaffer, adjustBergmannHommel on García & Herrera's data), Demšar's Table 5 (q_alpha for
+k = 2..10 at alpha 0.05 and 0.10), his example (k = 4, N = 14: CD = 1.254 Nemenyi, 1.168
+Bonferroni-Dunn) and R 4.2's ``qtukey``/``ptukey``, ``qnorm`` and ``p.adjust``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -34,6 +42,12 @@ from sigreport.stats.correction import adjust
 from sigreport.stats.result import finite_or_none
 
 STEP_METHODS = ("holm", "hochberg")
+ALL_PAIRS_METHODS = ("holm", "shaffer", "bergmann_hommel")
+#: Largest number of systems for which Bergmann-Hommel's exhaustive search runs (the number of
+#: exhaustive sets is the Bell number B_k - 1: 115,974 at k = 10, 678,569 at k = 11).
+#: benchmarks/bench_bergmann_hommel.py measures it: k = 9 takes ~0.15 s, k = 10 ~0.8 s and k = 11
+#: ~7 s (first call, 2 shared cores), so the limit keeps one family under a second.
+BERGMANN_HOMMEL_MAX_K = 10
 
 
 @dataclasses.dataclass(frozen=True)
@@ -201,3 +215,165 @@ def rank_step(
         for i, zz, dd, pp, pa in zip(others, z, diff, p, p_adj)
     )
     return PosthocResult(method, None, None, int(control), alpha, int(n), k, pairs, ())
+
+
+# ---------------------------------------------------------------------------------------------
+# All pairs with logically constrained corrections (García & Herrera 2008)
+# ---------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def shaffer_true_counts(k: int) -> tuple[int, ...]:
+    """S(k): the possible numbers of simultaneously true pairwise hypotheses among k systems.
+
+    Shaffer (1986), as García & Herrera (2008, p. 2680): S(0) = S(1) = {0};
+    S(k) = union over j = 1..k of {C(j, 2) + x : x in S(k - j)} (j systems equal, the others
+    split further). Sorted ascending; the largest is C(k, 2).
+    """
+    if k < 0:
+        raise ValueError("k must be >= 0")
+    if k <= 1:
+        return (0,)
+    out: set[int] = set()
+    for j in range(1, k + 1):
+        out.update(j * (j - 1) // 2 + x for x in shaffer_true_counts(k - j))
+    return tuple(sorted(out))
+
+
+def _pair_pvalues(pvalues: np.ndarray, k: int) -> np.ndarray:
+    p = np.asarray(pvalues, dtype=float)
+    m = k * (k - 1) // 2
+    if p.shape != (m,):
+        raise ValueError(
+            f"expected {m} p-values, one per pair (a, b), a < b, in np.triu_indices({k}, 1) order; "
+            f"got shape {p.shape}"
+        )
+    if not np.all((p >= 0) & (p <= 1)):
+        raise ValueError("p-values must lie in [0, 1] (no NaN)")
+    return p
+
+
+def shaffer_adjust(pvalues: np.ndarray, k: int) -> np.ndarray:
+    """Shaffer's static (S1) adjusted p-values of all k(k-1)/2 pairwise hypotheses.
+
+    ``pvalues`` are in the order of ``np.triu_indices(k, 1)``. With p_(1) <= ... <= p_(m) and
+    t_i = max{s in S(k): s <= m - i + 1} (the most hypotheses that can still be true once i - 1
+    are rejected), APV_(i) = min(1, max_{j <= i} t_j p_(j)) (García & Herrera 2008, p. 2680;
+    scmamp ``adjustShaffer``). Never larger than Holm's, which uses m - i + 1.
+    """
+    p = _pair_pvalues(pvalues, k)
+    m = p.size
+    if m == 0:
+        return p.copy()
+    s = np.array(shaffer_true_counts(k))
+    remaining = m - np.arange(m)  # m - i + 1 for i = 1..m
+    t = s[np.searchsorted(s, remaining, side="right") - 1]
+    order = np.argsort(p, kind="stable")
+    adj_sorted = np.minimum(1.0, np.maximum.accumulate(t * p[order]))
+    out = np.empty(m)
+    out[order] = adj_sorted
+    return out
+
+
+def _set_partitions(k: int) -> np.ndarray:
+    """Every partition of k items as restricted growth strings, shape (Bell(k), k).
+
+    Row r labels item j with the block number (first item in block 0, each new block numbered
+    one above the current maximum). Built position by position with array operations.
+    """
+    labels = np.zeros((1, 1), dtype=np.int8)
+    for _ in range(1, k):
+        top = labels.max(axis=1) + 1  # a new item joins any existing block or opens block `top`
+        counts = top + 1
+        rows = np.repeat(labels, counts, axis=0)
+        starts = np.cumsum(counts) - counts
+        new = (np.arange(rows.shape[0]) - np.repeat(starts, counts)).astype(np.int8)
+        labels = np.hstack([rows, new[:, None]])
+    return labels
+
+
+@functools.lru_cache(maxsize=2)
+def _exhaustive_sets(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(sets x pairs) membership of every nonempty exhaustive set, and each set's size."""
+    parts = _set_partitions(k)
+    ia, ib = np.triu_indices(k, 1)
+    same = parts[:, ia] == parts[:, ib]  # pair inside one block
+    size = same.sum(axis=1)
+    keep = size > 0  # the all-singletons partition holds no hypothesis
+    same, size = same[keep], size[keep]
+    same.setflags(write=False)
+    size.setflags(write=False)
+    return same, size
+
+
+def bergmann_hommel_adjust(pvalues: np.ndarray, k: int) -> np.ndarray:
+    """Bergmann-Hommel adjusted p-values of all k(k-1)/2 pairwise hypotheses.
+
+    An exhaustive set is a set of pairwise null hypotheses that can all be true together: the
+    pairs inside the blocks of a partition of the k systems (one block of equal systems each).
+    APV_i = min(1, max{|I| min_{j in I} p_j : I exhaustive, i in I}) (Bergmann & Hommel 1988;
+    García & Herrera 2008, p. 2681), then made monotone in the order of the raw p-values (a
+    running maximum), as scmamp's ``adjustBergmannHommel`` does. All Bell(k) - 1 partitions are
+    enumerated at once (vectorised over partitions and pairs), which is why k is limited to
+    :data:`BERGMANN_HOMMEL_MAX_K`; above it a ValueError says so.
+    """
+    if k > BERGMANN_HOMMEL_MAX_K:
+        raise ValueError(
+            f"Bergmann-Hommel's exhaustive search is limited to {BERGMANN_HOMMEL_MAX_K} systems "
+            f"(got {k}: {k * (k - 1) // 2} pairs and over a million sets of hypotheses); use "
+            "Shaffer's procedure or Holm instead"
+        )
+    p = _pair_pvalues(pvalues, k)
+    m = p.size
+    if m == 0:
+        return p.copy()
+    same, size = _exhaustive_sets(k)
+    order = np.argsort(p, kind="stable")
+    # min p over each set: the first of its pairs in ascending p order (argmax finds the first True)
+    min_p = p[order][np.argmax(same[:, order], axis=1)]
+    value = size * min_p
+    # max over the sets holding pair i: the first such set in descending value order
+    by_value = np.argsort(-value, kind="stable")
+    adj = value[by_value][np.argmax(same[by_value], axis=0)]
+    adj_sorted = np.maximum.accumulate(np.minimum(1.0, adj[order]))
+    out = np.empty(m)
+    out[order] = adj_sorted
+    return out
+
+
+def all_pairs(
+    average_ranks: np.ndarray, n: int, method: str = "holm", alpha: float = 0.05
+) -> PosthocResult:
+    """All pairs of systems after Friedman: z tests on average ranks with a family-wise adjustment.
+
+    z = (R_a - R_b) / sqrt(k (k + 1) / (6 N)) and two-sided normal p-values for every pair
+    (a, b), a < b, in ``np.triu_indices`` order (García & Herrera 2008, sec. 2.1; scmamp's
+    ``friedmanPost``), adjusted by ``method``: 'holm' (R's ``p.adjust``), 'shaffer'
+    (:func:`shaffer_adjust`) or 'bergmann_hommel' (:func:`bergmann_hommel_adjust`, k <=
+    :data:`BERGMANN_HOMMEL_MAX_K`, else ValueError). A pair is significant when its adjusted
+    p-value is <= alpha. ``critical_difference`` and ``q_alpha`` are None.
+    """
+    if method not in ALL_PAIRS_METHODS:
+        raise ValueError(f"unknown all-pairs method {method!r}; known: {', '.join(ALL_PAIRS_METHODS)}")
+    r = _check(average_ranks, n, alpha)
+    k = r.size
+    if k < 2:
+        return _too_few(method, None, alpha, n, k)
+    if method == "bergmann_hommel" and k > BERGMANN_HOMMEL_MAX_K:
+        bergmann_hommel_adjust(np.zeros(k * (k - 1) // 2), k)  # raises the one clear message
+    se = _se(k, n)
+    ia, ib = np.triu_indices(k, 1)
+    diff = r[ia] - r[ib]
+    z = diff / se
+    p = np.minimum(1.0, 2 * sps.norm.sf(np.abs(z)))
+    if method == "holm":
+        p_adj = adjust(p, "holm")
+    elif method == "shaffer":
+        p_adj = shaffer_adjust(p, k)
+    else:
+        p_adj = bergmann_hommel_adjust(p, k)
+    pairs = tuple(
+        PosthocPair(int(i), int(j), float(zz), float(dd), float(pp), float(pa), bool(pa <= alpha))
+        for i, j, zz, dd, pp, pa in zip(ia, ib, z, diff, p, p_adj)
+    )
+    return PosthocResult(method, None, None, None, alpha, int(n), k, pairs, ())

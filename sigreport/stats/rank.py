@@ -61,7 +61,8 @@ from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 ZERO_METHODS = ("split", "pratt", "wilcox")
-MODES = ("auto", "exact", "approx")
+#: ``'normal'`` is the same as ``'approx'`` (the name the spec uses; issue 12).
+MODES = ("auto", "exact", "approx", "normal")
 
 #: Largest number of ranked differences for which ``mode='auto'`` uses the exact distribution.
 EXACT_AUTO_MAX_N = 50
@@ -276,7 +277,8 @@ def wilcoxon(
     decimals : the differences are rounded to this many decimals before anything else
         (``None``: no rounding).
     alpha : level of ``critical_value`` and of the confidence interval (level 1 - alpha).
-    mode : 'auto', 'exact' (exact sign-flip distribution, also with ties/zeros) or 'approx'.
+    mode : 'auto', 'exact' (exact sign-flip distribution, also with ties/zeros) or 'approx'
+        (alias 'normal': the normal approximation).
     correction : continuity correction of the normal approximation (R's ``correct = TRUE``).
 
     Result fields
@@ -374,7 +376,7 @@ def wilcoxon(
     has_zeros = bool(zer.any())
     if mode == "exact":
         use_exact = True
-    elif mode == "approx":
+    elif mode in ("approx", "normal"):
         use_exact = False
     else:
         use_exact = (not has_ties) and (not has_zeros) and n_ranked <= EXACT_AUTO_MAX_N
