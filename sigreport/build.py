@@ -18,6 +18,8 @@ from typing import Any
 
 from sigreport import __version__
 from sigreport.analyses import results_json
+from sigreport.archive import releases
+from sigreport.archive.verify import VerifyResult, verify_release
 from sigreport.data import Dataset, load_data
 from sigreport.errors import Problem, StrictError, UserError
 from sigreport.plan import Plan, build_plan, run_plan
@@ -119,9 +121,11 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
 
 def build(spec_path: str | Path, out: str | Path | None = None, formats: list[str] | None = None,
           strict: bool = False, progress: Progress | None = None,
-          templates: str | Path | None = None) -> tuple[Path, list[str], list[Problem]]:
-    """Run a whole build; returns (report folder, files written, warnings)."""
-    p = prepare(spec_path, out)
+          templates: str | Path | None = None,
+          release: releases.ReleasePlan | None = None) -> tuple[Path, list[str], list[Problem]]:
+    """Run a whole build; returns (report folder, files written, warnings). With ``release`` (from
+    :func:`plan_release`) the report goes into the archive with its manifest, and the index is rewritten."""
+    p = prepare(spec_path, release.dest if release else out)
     results = run_plan(p.plan, p.dataset, progress)
     warnings = collect_warnings(results)
     if strict and warnings:
@@ -132,13 +136,34 @@ def build(spec_path: str | Path, out: str | Path | None = None, formats: list[st
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
     try:
+        if release and "json" not in fmts:
+            fmts = [*fmts, "json"]  # a release's diff and index read its results.json
         written = write_report(p, results, tmp, fmts, templates)
+        if release:
+            given = releases.release_inputs(p.spec_file, fmts, templates, __version__)
+            written += releases.finish_release(release, tmp, given)
         (tmp / MARKER).write_text(f"sigreport {__version__}\n", encoding="utf-8")
         replace_dir(tmp, dest)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    if release:
+        releases.write_index(release.archive)
     return dest, written, warnings
+
+
+def plan_release(spec_path: str | Path, name: str, archive: str | Path | None = None, force: bool = False,
+                 previous: str | Path | None = None) -> releases.ReleasePlan:
+    """Where ``build --release NAME`` writes, checked before any analysis runs."""
+    return releases.plan_release_for(load_spec_file(spec_path), name, archive, force, previous)
+
+
+def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None = None) -> VerifyResult:
+    """``sigreport verify``: check a release against its manifest, rebuilding it unless ``rebuild`` is False."""
+    def builder(spec: Path, out: Path, formats: list[str], templates: str | None) -> None:
+        build(spec, out, formats or None, templates=templates)
+
+    return verify_release(Path(folder), rebuild, Path(data_dir) if data_dir else None, builder)
 
 
 MARKER = ".sigreport-report"
