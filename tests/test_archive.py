@@ -191,6 +191,34 @@ def test_index_lists_releases_newest_first_with_headlines(archive: Path) -> None
     assert not list(archive.glob(".index*"))  # no temporary file left
 
 
+def test_index_write_is_atomic(archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure at the final rename leaves the old index whole and no temporary file behind."""
+    copy = tmp_path / "a"
+    shutil.copytree(archive, copy)
+    (copy / "stray").mkdir()
+    (copy / "stray" / MANIFEST_NAME).write_text('{"format": "other"}')  # not a release: skipped
+    before = (copy / "index.json").read_bytes()
+
+    def refuse(src: object, dst: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(releases.os, "replace", refuse)
+    with pytest.raises(OSError):
+        releases.write_index(copy)
+    assert (copy / "index.json").read_bytes() == before and not list(copy.glob(".index*"))
+    monkeypatch.undo()
+    releases.write_index(copy)
+    assert [r["release"] for r in json.loads((copy / "index.json").read_text())["releases"]] == ["v3", "v2", "v1"]
+
+
+def test_previous_dir_is_compared(project: Path, archive: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--previous DIR: the release is compared with that report (here v2 of the other archive)."""
+    code, _, _ = run(capsys, "build", project / "spec.yaml", "--release", "p1", "--previous", archive / "v2", "-q")
+    m = read_manifest(project / "reports" / "p1")
+    assert code == 0 and m["previous"] == "v2" and "B vs C" in (project / "reports" / "p1" / "diff.html").read_text()
+    assert run(capsys, "build", project / "spec.yaml", "--release", "p2", "--previous", project)[0] == 2
+
+
 def test_previous_results_for_selection(archive: Path) -> None:
     assert releases.previous_results(archive, "v4")["systems"] == ["A", "B", "C", "D"]
     assert releases.previous_results(archive, "v3")["systems"] == ["A", "B", "C"]
@@ -225,6 +253,15 @@ def test_verify_tampered_output(archive: Path, tmp_path: Path, capsys: pytest.Ca
     (copy / "index.html").unlink()
     code, out, _ = run(capsys, "verify", copy, "--no-rebuild")
     assert code == 1 and "index.html (missing)" in out and "extra.txt (not in the manifest)" in out
+
+
+def test_verify_tampered_spec_copy_is_not_rebuilt(archive: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    copy = tmp_path / "v3"
+    shutil.copytree(archive / "v3", copy)
+    (copy / "spec.yaml").write_text(SPEC.replace("seed: 0", "seed: 1"), encoding="utf-8")
+    code, out, _ = run(capsys, "verify", copy)
+    assert code == 1 and "spec.yaml (changed)" in out and "rebuild differs" not in out
 
 
 def test_verify_rejects_foreign_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -72,7 +72,10 @@ def list_releases(archive: Path) -> list[Release]:
     out = []
     for child in archive.iterdir():
         if child.is_dir() and not child.name.startswith(".") and (child / MANIFEST_NAME).is_file():
-            out.append(Release(child.name, child, read_manifest(child)))
+            try:
+                out.append(Release(child.name, child, read_manifest(child)))
+            except UserError:
+                continue  # a folder with someone else's manifest.json is not a release
     return sorted(out, key=lambda r: (r.sequence, r.name), reverse=True)
 
 
@@ -289,7 +292,8 @@ def index_entries(archive: Path) -> list[dict[str, Any]]:
         out.append({
             "release": r.name, "sequence": r.sequence, "previous": m.get("previous"),
             "sigreport_version": m.get("sigreport_version"), "title": _title(r.path),
-            "report": f"{r.name}/index.html" if (r.path / "index.html").is_file() else None,
+            "report": next((f"{r.name}/{f}" for f in ("index.html", "report.pdf", RESULTS) if (r.path / f).is_file()),
+                           None),
             "diff": f"{r.name}/{DIFF_NAME}" if (r.path / DIFF_NAME).is_file() else None,
             "best": [dataclasses.asdict(b) for b in h.best] if h else [],
             "significant": h.significant if h else None, "decisions": h.decisions if h else None,
