@@ -22,7 +22,6 @@ from sigreport.archive import diff as diffs
 from sigreport.archive import releases
 from sigreport.archive.manifest import MANIFEST_NAME, read_manifest, software_versions
 from sigreport.cli import main
-from sigreport.errors import UserError
 
 NOISE = [0.01, -0.02, 0.015, -0.005, 0.02, -0.015, 0.005, -0.01, 0.012, -0.012, 0.008, -0.008]
 # A's noise: NOISE permuted so that every pair's differences in v1 and v2 pass Shapiro-Wilk with p >= 0.2
