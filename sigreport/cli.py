@@ -97,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.command == "diff":
+        return _diff(args)  # reads JSON only: no need to import the statistics stack
+    if args.command == "verify" and args.no_rebuild:
+        from sigreport.archive.verify import verify_release
+
+        return _verified(verify_release(Path(args.release), False))
     from sigreport import build as b
 
     if args.command == "schema":
@@ -118,12 +124,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "plan":
         print(b.prepare(args.spec).plan.describe())
         return 0
-    if args.command == "diff":
-        return _diff(args)
     if args.command == "verify":
-        result = b.verify(args.release, not args.no_rebuild, args.data)
-        print("\n".join(result.lines()))
-        return result.exit_code
+        return _verified(b.verify(args.release, True, args.data))
     release = _release(args)
     progress = Progress(not args.quiet)
     try:
@@ -154,6 +156,11 @@ def _release(args: argparse.Namespace) -> Any:  # a ReleasePlan or None
         raise UserError("build", [Problem("build", None, "--output", "a release is written into the archive; "
                                           "use --archive DIR instead of -o")])
     return b.plan_release(args.spec, args.release, args.archive, args.force, args.previous)
+
+
+def _verified(result: Any) -> int:  # a VerifyResult
+    print("\n".join(result.lines()))
+    return int(result.exit_code)
 
 
 def _diff(args: argparse.Namespace) -> int:
