@@ -11,9 +11,10 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from sigreport.errors import Problem, UserError
 from sigreport.version import __version__
-from sigreport.errors import UserError
 
 FORMATS = ("html", "pdf", "latex", "json")
 
@@ -58,11 +59,26 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--strict", action="store_true", help="fail (exit 2) when any analysis has a warning")
     b.add_argument("--templates", help="folder of templates overriding the built-in ones (html/, latex/)")
     b.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    b.add_argument("--release", metavar="NAME", help="write the report as release NAME of the archive, with its manifest")
+    b.add_argument("--archive", metavar="DIR", help="archive folder (default: outputs.archive, else reports/ beside the spec)")
+    b.add_argument("--force", action="store_true", help="replace an existing release of that name")
+    b.add_argument("--previous", metavar="DIR", help="report to compare with (default: the archive's newest release)")
     v = sub.add_parser("validate", help="check the spec and the data; compute nothing")
     v.add_argument("spec")
     v.add_argument("-q", "--quiet", action="store_true")
     p = sub.add_parser("plan", help="print the analysis DAG: nodes and dependencies")
     p.add_argument("spec")
+    d = sub.add_parser("diff", help="what changed in the conclusions between two reports or releases")
+    d.add_argument("old", help="report folder, or release name with --archive")
+    d.add_argument("new", help="report folder, or release name with --archive")
+    d.add_argument("--archive", metavar="DIR", help="read OLD and NEW as release names of this archive")
+    d.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
+    d.add_argument("--fail-on", choices=("conclusions", "flips", "any"), default="conclusions",
+                   help="exit 1 on changed conclusions (default), only on flipped decisions, or on any difference")
+    r = sub.add_parser("verify", help="check a release: input hashes, then a rebuild compared with its manifest")
+    r.add_argument("release", help="the release folder")
+    r.add_argument("--no-rebuild", action="store_true", help="only compare the files with the manifest's hashes")
+    r.add_argument("--data", metavar="DIR", help="folder holding the inputs (default: beside the original spec)")
     s = sub.add_parser("schema", help="print the JSON Schema of the spec")
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
     return ap
@@ -81,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.command == "diff":
+        return _diff(args)  # reads JSON only: no need to import the statistics stack
+    if args.command == "verify" and args.no_rebuild:
+        from sigreport.archive.verify import verify_release
+
+        return _verified(verify_release(Path(args.release), False))
     from sigreport import pipeline as b
 
     if args.command == "schema":
@@ -102,16 +124,63 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "plan":
         print(b.prepare(args.spec).plan.describe())
         return 0
+    if args.command == "verify":
+        return _verified(b.verify(args.release, True, args.data))
+    release = _release(args)
     progress = Progress(not args.quiet)
     try:
-        dest, written, warnings = b.build(args.spec, args.output, args.formats, args.strict, progress, args.templates)
+        dest, written, warnings = b.build(args.spec, args.output, args.formats, args.strict, progress, args.templates,
+                                          release)
     finally:
         progress.finish()
     if not args.quiet:
+        if release and release.replaced:
+            print(f"replaced release {release.name} (build #{release.replaced.sequence}, sigreport "
+                  f"{release.replaced.manifest.get('sigreport_version')}, built {release.replaced.manifest.get('built_at')})")
         print(f"wrote {dest} ({len(written)} files: {', '.join(_summary(written))})")
         if warnings:
             print(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''} (shown in the report; --strict fails on them)")
     return 0
+
+
+def _release(args: argparse.Namespace) -> Any:  # a ReleasePlan or None
+    """Check the release flags before anything is computed."""
+    from sigreport import pipeline as b
+
+    if args.release is None:
+        extra = [f for f, v in (("--archive", args.archive), ("--force", args.force), ("--previous", args.previous)) if v]
+        if extra:
+            raise UserError("build", [Problem("build", None, extra[0], "only with --release NAME")])
+        return None
+    if args.output:
+        raise UserError("build", [Problem("build", None, "--output", "a release is written into the archive; "
+                                          "use --archive DIR instead of -o")])
+    return b.plan_release(args.spec, args.release, args.archive, args.force, args.previous)
+
+
+def _verified(result: Any) -> int:  # a VerifyResult
+    print("\n".join(result.lines()))
+    return int(result.exit_code)
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from sigreport.archive import diff, releases
+    from sigreport.archive.manifest import MANIFEST_NAME, read_manifest
+
+    if args.archive:
+        archive = Path(args.archive)
+        folders = [releases.find_release(archive, n).path for n in (args.old, args.new)]
+    else:
+        folders = [Path(x) for x in (args.old, args.new)]
+        for f in folders:
+            if not f.is_dir():
+                raise UserError(str(f), [Problem(str(f), None, "", f"no report folder at {f} "
+                                                 "(release names need --archive DIR)")])
+    docs = [releases.read_results(f) for f in folders]
+    mans = [read_manifest(f) if (f / MANIFEST_NAME).is_file() else None for f in folders]
+    d = diff.diff_results(docs[0], docs[1], mans[0], mans[1], args.old, args.new)
+    sys.stdout.write(diff.render(d, args.format))
+    return d.exit_code(args.fail_on)
 
 
 def _summary(written: list[str]) -> list[str]:

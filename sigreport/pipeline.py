@@ -16,8 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sigreport.version import __version__
 from sigreport.analyses import build_plan, collect_results
+from sigreport.version import __version__
+from sigreport.archive import releases
+from sigreport.archive.manifest import read_manifest
+from sigreport.archive.verify import VerifyResult, verify_release
 from sigreport.data import Dataset, load_data
 from sigreport.errors import Problem, StrictError, UserError
 from sigreport.execute import run_plan
@@ -25,6 +28,7 @@ from sigreport.plan import Plan
 from sigreport.render.model import ReportModel
 from sigreport.render.views import build_report
 from sigreport.results import Results, from_json, to_json
+from sigreport.results.io import from_dict
 from sigreport.spec import SpecFile, load_spec_file, output_dir
 
 Progress = Callable[[int, int, str], None]
@@ -45,6 +49,17 @@ def prepare(spec_path: str | Path, out: str | Path | None = None, previous: Resu
     ds = load_data(sf)
     dest = Path(out).resolve() if out else output_dir(sf)
     return Prepared(sf, ds, build_plan(sf.spec, ds, previous), dest)
+
+
+def previous_of(release: releases.ReleasePlan | None, dest: Path) -> Results | None:
+    """The previous report: a release's previous release (or --previous), else the report in ``dest``."""
+    if release is None:
+        return previous_results(dest)
+    doc = releases.previous_results(release.archive, release.name, release.previous_dir)
+    try:
+        return from_dict(doc) if doc is not None else None
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def previous_results(dest: Path) -> Results | None:
@@ -118,11 +133,17 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
 
 def build(spec_path: str | Path, out: str | Path | None = None, formats: list[str] | None = None,
           strict: bool = False, progress: Progress | None = None,
-          templates: str | Path | None = None) -> tuple[Path, list[str], list[Problem]]:
-    """Run a whole build; returns (report folder, files written, warnings)."""
+          templates: str | Path | None = None,
+          release: releases.ReleasePlan | None = None, previous: Results | None = None
+          ) -> tuple[Path, list[str], list[Problem]]:
+    """Run a whole build; returns (report folder, files written, warnings). With ``release`` (from
+    :func:`plan_release`) the report goes into the archive with its manifest, and the index is rewritten.
+
+    The previous report (for ``selection``) is the release's previous one, or the report in the output
+    folder; it is read here, explicitly, and handed to the plan."""
     sf = load_spec_file(spec_path)
-    dest = Path(out).resolve() if out else output_dir(sf)
-    p = prepare(spec_path, out, previous_results(dest))
+    dest = release.dest if release else (Path(out).resolve() if out else output_dir(sf))
+    p = prepare(spec_path, dest, previous or previous_of(release, dest))
     results = run_plan(p.plan, p.dataset, progress=progress)
     warnings = collect_warnings(results)
     if strict and warnings:
@@ -133,13 +154,42 @@ def build(spec_path: str | Path, out: str | Path | None = None, formats: list[st
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
     try:
+        if release and "json" not in fmts:
+            fmts = [*fmts, "json"]  # a release's diff and index read its results.json
         written = write_report(p, results, tmp, fmts, templates, warnings)
+        if release:
+            given = releases.release_inputs(p.spec_file, fmts, templates, __version__)
+            written += releases.finish_release(release, tmp, given)
         (tmp / MARKER).write_text(f"sigreport {__version__}\n", encoding="utf-8")
         replace_dir(tmp, dest)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    if release:
+        releases.write_index(release.archive)
     return dest, written, warnings
+
+
+def plan_release(spec_path: str | Path, name: str, archive: str | Path | None = None, force: bool = False,
+                 previous: str | Path | None = None) -> releases.ReleasePlan:
+    """Where ``build --release NAME`` writes, checked before any analysis runs."""
+    return releases.plan_release_for(load_spec_file(spec_path), name, archive, force, previous)
+
+
+def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None = None) -> VerifyResult:
+    """``sigreport verify``: check a release against its manifest, rebuilding it unless ``rebuild`` is False."""
+    folder = Path(folder)
+    previous = None
+    try:  # a release was analysed against its previous release (selection): so is its rebuild
+        name = read_manifest(folder).get("previous")
+        previous = previous_results(folder.parent / name) if isinstance(name, str) and name else None
+    except UserError:
+        pass  # verify_release reports an unreadable manifest itself
+
+    def builder(spec: Path, out: Path, formats: list[str], templates: str | None) -> None:
+        build(spec, out, formats or None, templates=templates, previous=previous)
+
+    return verify_release(Path(folder), rebuild, Path(data_dir) if data_dir else None, builder)
 
 
 MARKER = ".sigreport-report"

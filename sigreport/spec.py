@@ -216,6 +216,8 @@ class OutputsSpec(_Model):
     """Where the report goes and in which formats."""
 
     dir: str | None = Field(None, description="Report folder (default: reports/<spec file name>/ beside the spec).")
+    archive: str | None = Field(None, description="Archive folder of releases (build --release NAME writes "
+                                "ARCHIVE/NAME/; default: reports/ beside the spec).")
     formats: list[Format] = Field(default_factory=lambda: ["html", "pdf", "latex", "json"],
                                   description="Formats to write.")
 

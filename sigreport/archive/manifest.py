@@ -1,0 +1,159 @@
+"""manifest.json: what a release was built from and what it contains, so it can be trusted later.
+
+A manifest records the software (sigreport, Python and the libraries that shape the numbers or the files),
+the spec as given with its sha256, every input file's name, size and sha256, the seed and the resamples,
+and the sha256 of every output file. ``verify`` rebuilds from it and compares; ``diff`` reads it to say
+whether data, spec or software changed between two releases. Only ``built_at`` may differ between two
+builds of the same inputs, and ``verify`` ignores it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import platform
+from collections.abc import Iterable, Mapping
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from sigreport.errors import Problem, UserError
+
+MANIFEST_NAME = "manifest.json"
+SPEC_COPY = "spec.yaml"
+DIFF_NAME = "diff.html"
+FORMAT = "sigreport-release"
+MANIFEST_VERSION = 1
+IGNORED_BY_VERIFY = ("built_at",)
+# Libraries whose version can change a number or a byte of the report (read from installed metadata,
+# never imported: importing weasyprint or statsmodels costs seconds and may fail without system libraries).
+LIBRARIES = ("numpy", "scipy", "pandas", "statsmodels", "pydantic", "jinja2", "weasyprint", "matplotlib",
+             "pyyaml", "pyarrow")
+
+
+@dataclasses.dataclass(frozen=True)
+class InputFile:
+    """One input the build read: its role (scores, predictions, annotations, template), the path as the
+    spec gives it (relative to the spec's folder), and its size and sha256."""
+
+    role: str
+    path: str
+    size: int
+    sha256: str
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name
+
+    def to_json(self) -> dict[str, Any]:
+        return {"role": self.role, "name": self.name, "path": self.path, "size": self.size, "sha256": self.sha256}
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    """sha256 of a file, read in chunks (inputs may be large)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def describe_input(role: str, given: str, resolved: Path) -> InputFile:
+    return InputFile(role, given, resolved.stat().st_size, sha256_file(resolved))
+
+
+def software_versions(libraries: Iterable[str] = LIBRARIES) -> dict[str, str | None]:
+    """Installed versions from package metadata (None when a library is not installed)."""
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for name in libraries:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def output_hashes(folder: Path) -> dict[str, str]:
+    """sha256 of every output file of a release folder, by POSIX path relative to it.
+
+    manifest.json is left out (it cannot hold its own hash), and so are hidden files: those are the
+    store's bookkeeping (marker, lock), not part of the report."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder)
+        if rel.as_posix() == MANIFEST_NAME or any(part.startswith(".") for part in rel.parts):
+            continue
+        if path.is_file():
+            out[rel.as_posix()] = sha256_file(path)
+    return out
+
+
+def build_manifest(*, release: str, sequence: int, sigreport_version: str, spec_text: str, spec_name: str,
+                   spec_path: str, inputs: Iterable[InputFile], outputs: Mapping[str, str], seed: int,
+                   resamples: int | None, formats: Iterable[str], previous: str | None,
+                   software: Mapping[str, str | None] | None = None, templates: str | None = None,
+                   built_at: str | None = None) -> dict[str, Any]:
+    """The manifest document. ``sequence`` is the build order within the archive (1, 2, ...): the index
+    lists releases by it, newest first, because names need not sort and clocks need not agree."""
+    soft = dict(software if software is not None else software_versions())
+    doc: dict[str, Any] = {
+        "format": FORMAT,
+        "manifest_version": MANIFEST_VERSION,
+        "release": release,
+        "sequence": sequence,
+        "previous": previous,
+        "sigreport_version": sigreport_version,
+        "python_version": soft.pop("python", platform.python_version()),
+        "libraries": soft,
+        "spec": {"name": spec_name, "path": spec_path, "copy": SPEC_COPY,
+                 "sha256": sha256_bytes(spec_text.encode("utf-8")), "text": spec_text},
+        "inputs": [f.to_json() for f in inputs],
+        "templates": templates,
+        "seed": seed,
+        "resamples": resamples,
+        "formats": list(formats),
+        "outputs": dict(sorted(outputs.items())),
+    }
+    if built_at is not None:
+        doc["built_at"] = built_at
+    return doc
+
+
+def dumps(doc: Mapping[str, Any]) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """Read and check a release's manifest; anything that is not sigreport's manifest is a user error."""
+    path = folder / MANIFEST_NAME
+    source = str(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(source, [Problem(source, None, "", f"{folder} is not a sigreport release "
+                                         f"(no {MANIFEST_NAME})")]) from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UserError(source, [Problem(source, None, "", f"not a sigreport manifest: {exc}")]) from None
+    problems = manifest_problems(doc, source)
+    if problems:
+        raise UserError(source, problems[:1])
+    return doc
+
+
+def manifest_problems(doc: Any, source: str) -> list[Problem]:
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        return [Problem(source, None, "format", f"not a sigreport manifest (expected format '{FORMAT}')")]
+    if doc.get("manifest_version") != MANIFEST_VERSION:
+        return [Problem(source, None, "manifest_version",
+                        f"manifest version {doc.get('manifest_version')!r} is not supported "
+                        f"(this sigreport reads {MANIFEST_VERSION})")]
+    shapes = {"release": str, "sequence": int, "spec": dict, "inputs": list, "outputs": dict, "libraries": dict}
+    for key, kind in shapes.items():
+        if not isinstance(doc.get(key), kind):
+            return [Problem(source, None, key, f"missing or not a {kind.__name__}; not a sigreport manifest")]
+    return []
