@@ -102,6 +102,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "plan":
         print(b.prepare(args.spec).plan.describe())
         return 0
+    if args.templates:  # before any statistics: a mistyped folder must not cost a whole build
+        from sigreport.render import check_template_dir
+
+        check_template_dir(args.templates)
     progress = Progress(not args.quiet)
     try:
         dest, written, warnings = b.build(args.spec, args.output, args.formats, args.strict, progress, args.templates)

@@ -8,7 +8,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from sigreport.render import loader
+from sigreport.render import loader, user_template_errors
 
 
 def environment(user_dir: str | Path | None = None) -> jinja2.Environment:
@@ -17,6 +17,8 @@ def environment(user_dir: str | Path | None = None) -> jinja2.Environment:
 
 
 def render_html(context: dict[str, Any], user_dir: str | Path | None = None) -> str:
+    """The report page; errors in the user's templates are user errors (see ``user_template_errors``)."""
     env = environment(user_dir)
-    css = env.loader.get_source(env, "style.css")[0]  # type: ignore[union-attr]
-    return env.get_template("report.html.j2").render(css=Markup(css), **context)
+    with user_template_errors(user_dir):
+        css = env.loader.get_source(env, "style.css")[0]  # type: ignore[union-attr]
+        return env.get_template("report.html.j2").render(css=Markup(css), **context)

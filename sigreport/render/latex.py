@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jinja2
 
-from sigreport.render import loader
+from sigreport.render import loader, user_template_errors
 from sigreport.render.context import Safe, Table
 
 _SPECIALS = {
@@ -57,17 +57,20 @@ def cells(row: Iterable[object], bold: bool = False) -> Safe:
 def render_tables(tables: Iterable[Table], out_dir: Path, user_dir: str | Path | None = None) -> list[str]:
     """Write ``<key>.tex`` for every table and a README naming the packages; returns file names."""
     env = environment(user_dir)
-    template = env.get_template("table.tex.j2")
+    with user_template_errors(user_dir):
+        template = env.get_template("table.tex.j2")
     out_dir.mkdir(parents=True, exist_ok=True)
     names = []
     for t in tables:
         name = f"{t.key}.tex"
         spec = "".join(c.align for c in t.columns)
-        text = template.render(table=t, colspec=Safe(spec), long=len(t.rows) > LONG_TABLE_ROWS,
-                               packages=PACKAGES)
+        with user_template_errors(user_dir):
+            text = template.render(table=t, colspec=Safe(spec), long=len(t.rows) > LONG_TABLE_ROWS,
+                                   packages=PACKAGES)
         (out_dir / name).write_text(text, encoding="utf-8")
         names.append(name)
-    readme = env.get_template("README.txt.j2").render(names=names, packages=PACKAGES,
-                                                      long_rows=LONG_TABLE_ROWS)
+    with user_template_errors(user_dir):
+        readme = env.get_template("README.txt.j2").render(names=names, packages=PACKAGES,
+                                                          long_rows=LONG_TABLE_ROWS)
     (out_dir / "README.txt").write_text(readme, encoding="utf-8")
     return names
