@@ -483,20 +483,32 @@ def _shown(value: Any, limit: int = 60) -> str:
 def _parse_yaml(text: str, source: str, loader_class: type[_SpecLoader] | None = None
                 ) -> tuple[yaml.Node | None, Any]:
     """Compose and construct ``text`` once, under the limits; every failure is a SpecError with its line."""
-    loader = (loader_class or _LOADERS[0])(text)  # type: ignore[call-arg]
+    loader = None
     try:
+        loader = (loader_class or _LOADERS[0])(text)  # type: ignore[call-arg]
         node = loader.get_single_node()
         return node, (loader.construct_document(node) if node is not None else None)
     except _TooBig as exc:
         raise SpecError(source, [Problem(source, exc.line, "", exc.message)]) from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        what = getattr(exc, "problem", None) or str(exc)
-        raise SpecError(source, [Problem(source, _line(mark), "", f"not valid YAML: {what}")]) from None
+        line, what = _yaml_error(exc, text)
+        raise SpecError(source, [Problem(source, line, "", f"not valid YAML: {what}")]) from None
     except RecursionError:  # pragma: no cover - MAX_DEPTH keeps composing far from the recursion limit
         raise SpecError(source, [Problem(source, None, "", f"nesting deeper than {MAX_DEPTH} levels")]) from None
     finally:
-        getattr(loader, "dispose", lambda: None)()
+        if loader is not None:
+            getattr(loader, "dispose", lambda: None)()
+
+
+def _yaml_error(exc: yaml.YAMLError, text: str) -> tuple[int | None, str]:
+    """(line, one-line message) of a YAML error; a reader error knows only its character position."""
+    if isinstance(exc, yaml.reader.ReaderError):
+        line = text.count("\n", 0, exc.position) + 1 if isinstance(exc.position, int) else None
+        char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
+        return line, f"character #x{char:04x} is not allowed (control characters and invalid text are refused)"
+    mark = getattr(exc, "problem_mark", None)
+    what = getattr(exc, "problem", None) or str(exc)
+    return _line(mark), " ".join(str(what).split())
 
 
 # --------------------------------------------------------------------------------------------

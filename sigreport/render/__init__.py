@@ -101,12 +101,14 @@ def _inside(filename: str | None, folder: Path) -> bool:
 def _user_location(exc: Exception, mine: Path) -> tuple[str, int | None] | None:
     """(template file, line) when the user's template is at fault, else None."""
     if isinstance(exc, jinja2.TemplateSyntaxError):
-        return (str(Path(exc.filename).resolve()), exc.lineno) if _inside(exc.filename, mine) else None
-    frames = _template_frames(exc.__traceback__, [mine, *template_dirs()])
+        inside = any(_inside(exc.filename, mine / sub) for sub in SUBDIRS)
+        return (str(Path(exc.filename or "").resolve()), exc.lineno) if inside else None
+    users = [mine / sub for sub in SUBDIRS]  # templates load only from these, never from elsewhere in `mine`
+    frames = _template_frames(exc.__traceback__, users + [d / sub for d in template_dirs() for sub in SUBDIRS])
     if not frames:
         return None
     filename, line, innermost = frames[-1]
-    if not _inside(filename, mine):
+    if not any(_inside(filename, folder) for folder in users):
         return None
     if isinstance(exc, jinja2.TemplateError) or innermost:
         return str(Path(filename).resolve()), line
