@@ -683,7 +683,7 @@ class SpecFile:
         return (self.folder / relative).resolve()
 
 
-SpecSource = str | os.PathLike[str] | Mapping[str, Any] | Spec
+SpecSource = str | os.PathLike[str] | Mapping[str, Any] | Spec | SpecFile
 TEXT_SOURCE = Path("<spec text>")
 MAPPING_SOURCE = Path("<spec mapping>")
 
@@ -701,10 +701,13 @@ def load_spec(source: SpecSource, *, base_dir: str | os.PathLike[str] | None = N
 
     A ``Path`` is a file; a ``str`` is a file when it has no newline and ends in ``.yaml``/``.yml``,
     otherwise it is YAML text (see :func:`is_spec_path`); a mapping (or a :class:`Spec`) is validated as
-    it is. Problems carry their field path, and their line when there is text. Relative paths in the
-    spec resolve against ``base_dir`` when given, else the file's folder, else the current folder.
+    it is; a :class:`SpecFile` is returned as it is. Problems carry their field path, and their line when
+    there is text. Relative paths in the spec resolve against ``base_dir`` when given, else the file's
+    folder, else the current folder at the time of the call.
     """
     base = Path(base_dir).resolve() if base_dir is not None else None
+    if isinstance(source, SpecFile):
+        return source if base is None else dataclasses.replace(source, folder=base)
     if isinstance(source, Spec):
         return SpecFile(MAPPING_SOURCE, source, {}, base or Path.cwd().resolve(), from_file=False)
     if isinstance(source, Mapping):

@@ -216,6 +216,7 @@ def test_load_spec_from_a_mapping(tmp_path):
     assert sf.spec.metrics["m"].higher_is_better and sf.lines == {} and str(sf.path) == "<spec mapping>"
     assert sf.resolve("s.csv") == tmp_path.resolve() / "s.csv"
     assert load_spec(sf.spec, base_dir=tmp_path).spec == sf.spec
+    assert load_spec(sf) is sf and load_spec(sf, base_dir=tmp_path / "b").folder == tmp_path.resolve() / "b"
     bad = {**raw, "seed": True, "metrics": {"m": {"higher_is_better": "yes"}}}
     with pytest.raises(SpecError) as info:
         load_spec(bad)
