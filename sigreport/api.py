@@ -18,7 +18,8 @@ from sigreport import pipeline
 from sigreport.errors import Problem
 from sigreport.execute import Cache, Executor, Progress, run_plan
 from sigreport.results import Results
-from sigreport.spec import SpecFile, load_spec_file
+from sigreport import spec as spec_module
+from sigreport.spec import SpecFile
 from sigreport.version import __version__
 
 SpecSource = SpecFile | str | Path | Mapping[str, Any]
@@ -33,18 +34,18 @@ class Report:
     warnings: tuple[Problem, ...]
 
 
-def load_spec(source: SpecSource) -> SpecFile:
-    """A validated spec from a path to a YAML file (or a :class:`SpecFile`, returned as it is)."""
-    if isinstance(source, SpecFile):
-        return source
-    return load_spec_file(source)  # type: ignore[arg-type]
+def load_spec(source: SpecSource, *, base_dir: str | Path | None = None) -> SpecFile:
+    """A validated spec from a file (a ``Path``, or a ``str`` without a newline ending in .yaml/.yml), YAML
+    text or a mapping; a :class:`SpecFile` is returned as it is. Relative paths in the spec resolve against
+    the file's folder, or (text, mapping) the current folder, unless ``base_dir`` is given."""
+    return spec_module.load_spec(source, base_dir=base_dir)
 
 
 def analyze(spec: SpecSource, *, previous: Results | None = None, executor: Executor | None = None,
             cache: Cache | None = None, progress: Progress | None = None) -> Results:
     """Compute every analysis the spec implies; write nothing. ``previous``: the previous report's results
     (for ``selection``)."""
-    p = pipeline.prepare(load_spec(spec).path, previous=previous)
+    p = pipeline.prepare(load_spec(spec), previous=previous)
     results = run_plan(p.plan, p.dataset, executor, progress, cache)
     return pipeline.collect(p, results)
 
@@ -53,7 +54,7 @@ def build(spec: SpecSource, out: str | Path | None = None, *, formats: list[str]
           strict: bool = False, templates: str | Path | None = None, progress: Progress | None = None) -> Report:
     """Validate, analyse and write the report (HTML, PDF, LaTeX, JSON) into ``out`` or the spec's
     ``outputs.dir``, atomically."""
-    dest, written, warnings = pipeline.build(load_spec(spec).path, out, formats, strict, progress, templates)
+    dest, written, warnings = pipeline.build(load_spec(spec), out, formats, strict, progress, templates)
     return Report(dest, tuple(written), tuple(warnings))
 
 

@@ -126,6 +126,10 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.command == "verify":
         return _verified(b.verify(args.release, True, args.data))
+    if args.templates:  # before any statistics: a mistyped folder must not cost a whole build
+        from sigreport.render import check_template_dir
+
+        check_template_dir(args.templates)
     release = _release(args)
     progress = Progress(not args.quiet)
     try:

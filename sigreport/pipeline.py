@@ -42,10 +42,16 @@ class Prepared:
     dest: Path
 
 
-def prepare(spec_path: str | Path, out: str | Path | None = None, previous: Results | None = None) -> Prepared:
+def spec_file(source: SpecFile | str | Path) -> SpecFile:
+    """A loaded spec, or the spec file at a path (the command line's argument is always a file)."""
+    return source if isinstance(source, SpecFile) else load_spec_file(source)
+
+
+def prepare(spec_path: SpecFile | str | Path, out: str | Path | None = None,
+            previous: Results | None = None) -> Prepared:
     """Validate spec and data and expand the plan (no statistics yet). ``previous``: the previous report's
     results, for ``selection``; nothing is read from the output folder here."""
-    sf = load_spec_file(spec_path)
+    sf = spec_file(spec_path)
     ds = load_data(sf)
     dest = Path(out).resolve() if out else output_dir(sf)
     return Prepared(sf, ds, build_plan(sf.spec, ds, previous), dest)
@@ -131,7 +137,7 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     return written
 
 
-def build(spec_path: str | Path, out: str | Path | None = None, formats: list[str] | None = None,
+def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, formats: list[str] | None = None,
           strict: bool = False, progress: Progress | None = None,
           templates: str | Path | None = None,
           release: releases.ReleasePlan | None = None, previous: Results | None = None
@@ -141,9 +147,9 @@ def build(spec_path: str | Path, out: str | Path | None = None, formats: list[st
 
     The previous report (for ``selection``) is the release's previous one, or the report in the output
     folder; it is read here, explicitly, and handed to the plan."""
-    sf = load_spec_file(spec_path)
+    sf = spec_file(spec_path)
     dest = release.dest if release else (Path(out).resolve() if out else output_dir(sf))
-    p = prepare(spec_path, dest, previous or previous_of(release, dest))
+    p = prepare(sf, dest, previous or previous_of(release, dest))
     results = run_plan(p.plan, p.dataset, progress=progress)
     warnings = collect_warnings(results)
     if strict and warnings:
@@ -173,7 +179,7 @@ def build(spec_path: str | Path, out: str | Path | None = None, formats: list[st
 def plan_release(spec_path: str | Path, name: str, archive: str | Path | None = None, force: bool = False,
                  previous: str | Path | None = None) -> releases.ReleasePlan:
     """Where ``build --release NAME`` writes, checked before any analysis runs."""
-    return releases.plan_release_for(load_spec_file(spec_path), name, archive, force, previous)
+    return releases.plan_release_for(spec_file(spec_path), name, archive, force, previous)
 
 
 def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None = None) -> VerifyResult:

@@ -1,18 +1,49 @@
 """The YAML experiment spec: pydantic models, loading, and errors that point at lines.
 
-``load_spec(path)`` parses the YAML while remembering where every key and value stands, validates
-it with the models below (``extra="forbid"``, frozen), checks cross-references, and raises
-:class:`SpecError` listing every problem at once, each with its line and field path.
-This module knows nothing of data files or statistics.
+``load_spec(source)`` takes a spec file, YAML text or a mapping. YAML is parsed once while remembering
+where every key and value stands; the models below validate it (``extra="forbid"``, frozen, strict);
+cross-references are checked; and :class:`SpecError` lists every problem at once, each with its line
+(when there is text) and field path. This module knows nothing of data files or statistics.
+
+Hostile input is refused while the YAML is read, before anything walks or validates it:
+
+- ``MAX_SPEC_BYTES`` (1 MiB): the largest spec file or text; a larger file is not even read.
+- ``MAX_DEPTH`` (50): mappings and lists nested inside each other (10,000 nested ``[`` would otherwise
+  exhaust Python's recursion limit).
+- ``MAX_NODES`` (50,000): values in the document with every alias expanded (a "billion laughs" bomb
+  of nested aliases is refused at the first level that crosses it).
+- ``MAX_KEYS`` (10,000): mapping keys in the document with every alias expanded.
+- ``MAX_ALIAS_USES`` (1,000): uses of any one anchor. An alias used inside the value it names
+  (``a: &a [*a]``) is refused outright.
+
+Explicit tags on values they cannot hold (``!!int x``, ``!!float abc``, ``!!timestamp abc``) and unknown
+tags (``!!python/object:...``) are YAML errors with their line. Numbers in YAML 1.2 exponent form
+(``1e-3``) are numbers, as a reader expects, not text as YAML 1.1 would have them.
+
+Strict types: a number field takes a YAML number (an integer where a decimal is expected is fine; a
+decimal, even ``1000.0``, is refused where a whole number is expected), a true/false field takes a YAML
+boolean only, and a text field takes text only (``title: 5`` is refused: quote it). Quoted numbers
+(``alpha: "0.05"``), booleans as numbers (``seed: true``) and numbers as booleans (``higher_is_better:
+1``) are errors naming the field, the line, what was given and what is expected. Labels are the
+exception: YAML numbers there become text (``labels: [1, 2]`` means the labels '1' and '2').
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.parser import Parser
+from yaml.reader import Reader
+from yaml.resolver import Resolver
+from yaml.scanner import Scanner
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sigreport.errors import Problem, SpecError
@@ -26,7 +57,9 @@ Sphericity = Literal["auto", "greenhouse_geisser", "huynh_feldt", "none"]
 Format = Literal["html", "pdf", "latex", "json"]
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Base of every spec model: unknown keys refused, immutable, and no silent type coercion."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class ColumnsSpec(_Model):
@@ -288,6 +321,199 @@ class Spec(_Model):
 
 
 # --------------------------------------------------------------------------------------------
+# Limits: checked while the YAML is read, before anything expensive happens
+
+MAX_SPEC_BYTES = 1024 * 1024
+"""Largest spec accepted (1 MiB). Real specs are a few kB; data belong in data tables."""
+MAX_DEPTH = 50
+"""Deepest nesting of mappings and lists. The spec's own schema needs 4 levels."""
+MAX_NODES = 50_000
+"""Most values (scalars, lists, mappings) the document may hold with every alias expanded."""
+MAX_KEYS = 10_000
+"""Most mapping keys the document may hold with every alias expanded."""
+MAX_ALIAS_USES = 1_000
+"""Most times one anchor may be used through aliases (``*name``)."""
+
+
+class _TooBig(Exception):
+    """A limit was exceeded while composing the YAML; carries the line where it happened."""
+
+    def __init__(self, line: int | None, message: str):
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+def _line(mark: Any) -> int | None:
+    return mark.line + 1 if mark is not None else None
+
+
+class _SpecLoader(Composer, SafeConstructor, Resolver):
+    """Safe YAML loading that counts while it composes: nesting depth, nodes and keys with aliases expanded.
+
+    PyYAML composes an alias as a reference to the anchored node, so composing is linear in the text;
+    the cost explodes only later, when a document is walked or validated as if every alias were copied
+    (billion laughs), or never ends when an alias refers to the node that contains it. Counting the
+    expanded size here, where the references are still visible, refuses both before anything walks them.
+    Subclasses add the parser: libyaml's when PyYAML has it (several times faster), else PyYAML's own.
+    """
+
+    def __init__(self) -> None:
+        Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+        self._depth = 0
+        self._nodes = 0
+        self._keys = 0
+        self._sizes: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, keys) of its expanded subtree
+        self._uses: dict[str, int] = {}
+
+    def _count(self, nodes: int, keys: int, mark: Any) -> None:
+        self._nodes += nodes
+        self._keys += keys
+        if self._nodes > MAX_NODES:
+            raise _TooBig(_line(mark), f"the spec expands to more than {MAX_NODES:,} values (through aliases "
+                          "or sheer size); a spec describes an experiment, its data go in data tables")
+        if self._keys > MAX_KEYS:
+            raise _TooBig(_line(mark), f"the spec expands to more than {MAX_KEYS:,} keys (through aliases "
+                          "or sheer size)")
+
+    def compose_node(self, parent: Any, index: Any) -> yaml.Node:
+        if self.check_event(yaml.AliasEvent):
+            return self._compose_alias(parent, index)
+        event = self.peek_event()
+        nested = isinstance(event, yaml.CollectionStartEvent)
+        self._depth += nested
+        if self._depth > MAX_DEPTH:
+            raise _TooBig(_line(event.start_mark), f"nesting deeper than {MAX_DEPTH} levels")
+        start = (self._nodes, self._keys)
+        self._count(1, 0, event.start_mark)
+        node = super().compose_node(parent, index)
+        if isinstance(node, yaml.MappingNode):
+            self._count(0, len(node.value), event.start_mark)
+        self._depth -= nested
+        if event.anchor is not None:
+            self._sizes[event.anchor] = (self._nodes - start[0], self._keys - start[1])
+        return node
+
+    def _compose_alias(self, parent: Any, index: Any) -> yaml.Node:
+        event = self.peek_event()
+        name = event.anchor
+        if name in self.anchors and name not in self._sizes:
+            raise _TooBig(_line(event.start_mark), f"alias *{name} is used inside the value it names "
+                          "(a recursive alias)")
+        node = super().compose_node(parent, index)  # an undefined alias raises ComposerError here
+        self._uses[name] = self._uses.get(name, 0) + 1
+        if self._uses[name] > MAX_ALIAS_USES:
+            raise _TooBig(_line(event.start_mark), f"alias *{name} is used more than {MAX_ALIAS_USES:,} times")
+        self._count(*self._sizes[name], event.start_mark)
+        return node
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        """Explicit tags on values they cannot hold (``!!int x``, ``!!timestamp abc``) become YAML errors."""
+        try:
+            return super().construct_object(node, deep)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, TypeError, AttributeError, KeyError, OverflowError, IndexError):
+            implicit = isinstance(node, yaml.ScalarNode) and self.resolve(yaml.ScalarNode, node.value,
+                                                                           (True, False)) == node.tag
+            hint = " (quote it to keep it as text)" if implicit else ""
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{_shown(node.value)} cannot be read as {_short_tag(node.tag)}{hint}",
+                node.start_mark) from None
+
+    def construct_undefined(self, node: yaml.Node) -> Any:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"unknown tag {_short_tag(node.tag)}; a spec needs no tags (plain YAML values only)",
+            node.start_mark)
+
+
+# YAML 1.2 numbers that PyYAML's YAML 1.1 rules read as text: an exponent without a dot (1e-3) or with
+# an unsigned exponent (1.5e3). Read as numbers, since strict fields would otherwise refuse them.
+_SpecLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
+_SpecLoader.add_constructor(None, _SpecLoader.construct_undefined)
+
+
+class _PySpecLoader(_SpecLoader, Reader, Scanner, Parser):
+    """The pure-Python parser, for PyYAML builds without libyaml."""
+
+    def __init__(self, stream: str):
+        Reader.__init__(self, stream)
+        Scanner.__init__(self)
+        Parser.__init__(self)
+        _SpecLoader.__init__(self)
+
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:  # noqa: N803 (PyYAML's name)
+        """Refuse deep flow nesting (``[[[[...``) while scanning: PyYAML's scanner slows down with every level."""
+        if self.flow_level >= MAX_DEPTH:
+            raise _TooBig(self.line + 1, f"nesting deeper than {MAX_DEPTH} levels")
+        super().fetch_flow_collection_start(TokenClass)
+
+
+_LOADERS: list[type[_SpecLoader]] = [_PySpecLoader]
+try:
+    from yaml._yaml import CParser
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    pass
+else:
+    class _CSpecLoader(_SpecLoader, CParser):  # type: ignore[misc, valid-type]
+        """libyaml's parser (in C) feeding the counting composer."""
+
+        def __init__(self, stream: str):
+            CParser.__init__(self, stream)
+            _SpecLoader.__init__(self)
+
+    _LOADERS.insert(0, _CSpecLoader)
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """A user's value for a message: repr, cut to ``limit`` characters."""
+    if not isinstance(value, (str, int, float, bool)) or value is None:
+        return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else repr(value)
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
+def _parse_yaml(text: str, source: str, loader_class: type[_SpecLoader] | None = None
+                ) -> tuple[yaml.Node | None, Any]:
+    """Compose and construct ``text`` once, under the limits; every failure is a SpecError with its line."""
+    loader = None
+    try:
+        loader = (loader_class or _LOADERS[0])(text)  # type: ignore[call-arg]
+        node = loader.get_single_node()
+        return node, (loader.construct_document(node) if node is not None else None)
+    except _TooBig as exc:
+        raise SpecError(source, [Problem(source, exc.line, "", exc.message)]) from None
+    except yaml.YAMLError as exc:
+        line, what = _yaml_error(exc, text)
+        raise SpecError(source, [Problem(source, line, "", f"not valid YAML: {what}")]) from None
+    except RecursionError:  # pragma: no cover - MAX_DEPTH keeps composing far from the recursion limit
+        raise SpecError(source, [Problem(source, None, "", f"nesting deeper than {MAX_DEPTH} levels")]) from None
+    finally:
+        if loader is not None:
+            getattr(loader, "dispose", lambda: None)()
+
+
+def _yaml_error(exc: yaml.YAMLError, text: str) -> tuple[int | None, str]:
+    """(line, one-line message) of a YAML error; a reader error knows only its character position."""
+    if isinstance(exc, yaml.reader.ReaderError):
+        line = text.count("\n", 0, exc.position) + 1 if isinstance(exc.position, int) else None
+        char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
+        return line, f"character #x{char:04x} is not allowed (control characters and invalid text are refused)"
+    mark = getattr(exc, "problem_mark", None)
+    what = getattr(exc, "problem", None) or str(exc)
+    return _line(mark), " ".join(str(what).split())
+
+
+# --------------------------------------------------------------------------------------------
 # YAML with positions
 
 
@@ -297,14 +523,17 @@ class _Positions:
     def __init__(self) -> None:
         self.lines: dict[tuple[Any, ...], int] = {}
         self.problems: list[Problem] = []
+        self._checked: set[int] = set()
 
     def walk(self, node: yaml.Node, path: tuple[Any, ...], source: str) -> None:
         self.lines.setdefault(path, node.start_mark.line + 1)
         if isinstance(node, yaml.MappingNode):
+            first = id(node) not in self._checked  # a mapping reached again through an alias: report once
+            self._checked.add(id(node))
             seen: set[Any] = set()
             for key_node, value_node in node.value:
-                key = key_node.value
-                if key in seen:
+                key = key_node.value if isinstance(key_node, yaml.ScalarNode) else id(key_node)
+                if key in seen and first:
                     self.problems.append(Problem(source, key_node.start_mark.line + 1, _dotted(path + (key,)),
                                                  f"key {key!r} appears more than once"))
                 seen.add(key)
@@ -353,6 +582,48 @@ def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
     return sorted(model.model_fields) if model is not None and hasattr(model, "model_fields") else []
 
 
+def _given(value: Any) -> str:
+    """What the user wrote, as YAML read it: 'the text '0.05'', 'the number 5', 'the boolean true'."""
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the text {_shown(value)}"
+    if value is None:
+        return "nothing (null)"
+    return _shown(value)
+
+
+def _is_number_text(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(value, str)
+
+
+_EXPECTED = {"float_type": "a number", "int_type": "a whole number", "bool_type": "true or false",
+             "string_type": "text", "list_type": "a list", "dict_type": "a mapping (key: value lines)",
+             "model_type": "a mapping (key: value lines)"}
+
+
+def _type_message(typ: str, given: Any) -> str:
+    """'expected X, given Y' for a value of the wrong YAML type, with the fix when there is an obvious one."""
+    msg = f"expected {_EXPECTED[typ]}, given {_given(given)}"
+    if typ in ("float_type", "int_type") and _is_number_text(given):
+        return msg + " (remove the quotes)"
+    if typ == "int_type" and isinstance(given, float) and given.is_integer():
+        return msg + f" (write {int(given)})"
+    if typ == "bool_type" and isinstance(given, str) and given.lower() in ("true", "false", "yes", "no"):
+        return msg + " (remove the quotes; write true or false)"
+    if typ == "bool_type" and isinstance(given, (int, float)) and not isinstance(given, bool):
+        return msg + " (write true or false)"
+    if typ == "string_type" and isinstance(given, (int, float)):
+        return msg + f" (quote it: '{given}')"
+    return msg
+
+
 def _message(err: dict[str, Any]) -> str:
     typ = err["type"]
     given = err.get("input")
@@ -364,25 +635,40 @@ def _message(err: dict[str, Any]) -> str:
         return "required but missing"
     if typ == "literal_error":
         return f"{given!r} is not allowed; allowed: {ctx.get('expected', '')}"
+    if typ in _EXPECTED:
+        return _type_message(typ, given)
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
     if isinstance(given, (str, int, float, bool)) and typ not in ("string_too_short",):
-        return f"{msg} (given: {given!r})"
+        return f"{msg} (given: {_shown(given)})"
     return msg
+
+
+# --------------------------------------------------------------------------------------------
+# Loading: a file, YAML text or a mapping
 
 
 @dataclasses.dataclass(frozen=True)
 class SpecFile:
-    """A validated spec with where it came from, so later stages can point at its lines."""
+    """A validated spec with where it came from, so later stages can point at its lines.
+
+    ``path`` is the spec file; for YAML text or a mapping it is a stand-in name (``<spec text>``,
+    ``<spec mapping>``) used in messages. ``folder`` is where relative paths (data tables, outputs.dir,
+    user aggregate modules) resolve: the file's folder, the current folder at load time for text and
+    mappings, or ``base_dir`` when given to :func:`load_spec`.
+    """
 
     path: Path
     spec: Spec
     lines: dict[tuple[Any, ...], int]
+    folder: Path
+    from_file: bool = True
 
     @property
-    def folder(self) -> Path:
-        return self.path.resolve().parent
+    def name(self) -> str:
+        """Short name of the spec: the file name without suffix, or 'spec' for text and mappings."""
+        return self.path.stem if self.from_file else "spec"
 
     def line_of(self, *path: Any) -> int | None:
         p = tuple(path)
@@ -399,38 +685,96 @@ class SpecFile:
         return (self.folder / relative).resolve()
 
 
-def load_spec(path: str | Path) -> Spec:
-    """Read and validate a spec; raise SpecError listing every problem with its line."""
-    return load_spec_file(path).spec
+SpecSource = str | os.PathLike[str] | Mapping[str, Any] | Spec | SpecFile
+TEXT_SOURCE = Path("<spec text>")
+MAPPING_SOURCE = Path("<spec mapping>")
 
 
-def load_spec_file(path: str | Path) -> SpecFile:
-    """Like :func:`load_spec`, keeping the file's path and line positions."""
+def is_spec_path(source: str | os.PathLike[str]) -> bool:
+    """The rule :func:`load_spec` uses: a ``Path`` (any ``os.PathLike``) is a file; a ``str`` is a file name
+    when it has no newline and ends in ``.yaml`` or ``.yml`` (any case), and YAML text otherwise."""
+    if isinstance(source, os.PathLike):
+        return True
+    return "\n" not in source and source.lower().endswith((".yaml", ".yml"))
+
+
+def load_spec(source: SpecSource, *, base_dir: str | os.PathLike[str] | None = None) -> SpecFile:
+    """Read and validate a spec from a file, YAML text or a mapping; raise SpecError listing every problem.
+
+    A ``Path`` is a file; a ``str`` is a file when it has no newline and ends in ``.yaml``/``.yml``,
+    otherwise it is YAML text (see :func:`is_spec_path`); a mapping (or a :class:`Spec`) is validated as
+    it is; a :class:`SpecFile` is returned as it is. Problems carry their field path, and their line when
+    there is text. Relative paths in the spec resolve against ``base_dir`` when given, else the file's
+    folder, else the current folder at the time of the call.
+    """
+    base = Path(base_dir).resolve() if base_dir is not None else None
+    if isinstance(source, SpecFile):
+        return source if base is None else dataclasses.replace(source, folder=base)
+    if isinstance(source, Spec):
+        return SpecFile(MAPPING_SOURCE, source, {}, base or Path.cwd().resolve(), from_file=False)
+    if isinstance(source, Mapping):
+        return _validate(dict(source), _Positions(), MAPPING_SOURCE, base or Path.cwd().resolve(), False)
+    if isinstance(source, (str, os.PathLike)) and is_spec_path(source):
+        path = Path(source)
+        return _load_text(_read_spec(path), path, base or path.resolve().parent, True)
+    if isinstance(source, str):
+        return _load_text(source, TEXT_SOURCE, base or Path.cwd().resolve(), False)
+    raise TypeError(f"load_spec takes a path, YAML text or a mapping, not {type(source).__name__}")
+
+
+def load_spec_file(path: str | os.PathLike[str]) -> SpecFile:
+    """A spec file (whatever its name ends in), with its path and line positions."""
     path = Path(path)
+    return _load_text(_read_spec(path), path, path.resolve().parent, True)
+
+
+def _read_spec(path: Path) -> str:
+    """The file's text, refusing before reading anything larger than :data:`MAX_SPEC_BYTES`."""
     source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as fh:
+            data = fh.read(MAX_SPEC_BYTES + 1)
     except FileNotFoundError:
         raise SpecError(source, [Problem(source, None, "", "file not found")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(source, [Problem(source, None, "", f"cannot read: {exc}")]) from None
+    except IsADirectoryError:
+        raise SpecError(source, [Problem(source, None, "", "is a folder, not a spec file")]) from None
+    except OSError as exc:
+        raise SpecError(source, [Problem(source, None, "", f"cannot read: {exc.strerror or exc}")]) from None
+    if len(data) > MAX_SPEC_BYTES:
+        raise SpecError(source, [_too_large(source)])
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        what = getattr(exc, "problem", None) or str(exc)
-        raise SpecError(source, [Problem(source, line, "", f"not valid YAML: {what}")]) from None
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(source, [Problem(source, None, "", f"cannot read: not UTF-8 text ({exc.reason} at "
+                                         f"byte {exc.start})")]) from None
+
+
+def _too_large(source: str) -> Problem:
+    return Problem(source, None, "", f"the spec is larger than {MAX_SPEC_BYTES // 1024 // 1024} MiB; a spec "
+                   "describes an experiment, its data go in data tables")
+
+
+def _load_text(text: str, path: Path, folder: Path, from_file: bool) -> SpecFile:
+    source = str(path)
+    if len(text) > MAX_SPEC_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_SPEC_BYTES:
+        raise SpecError(source, [_too_large(source)])
+    node, raw = _parse_yaml(text, source)
     positions = _Positions()
     if node is not None:
         positions.walk(node, (), source)
     if positions.problems:
         raise SpecError(source, positions.problems)
     if not isinstance(raw, dict):
-        raise SpecError(source, [Problem(source, 1, "", "the spec must be a YAML mapping (key: value lines)")])
+        hint = ("; to load a file, pass a Path or a name ending in .yaml"
+                if not from_file and isinstance(raw, str) and "\n" not in text.strip() else "")
+        raise SpecError(source, [Problem(source, 1, "", "the spec must be a YAML mapping (key: value lines)" + hint)])
+    return _validate(raw, positions, path, folder, from_file)
+
+
+def _validate(raw: dict[Any, Any], positions: _Positions, path: Path, folder: Path, from_file: bool) -> SpecFile:
+    source = str(path)
     try:
-        return SpecFile(path, Spec.model_validate(raw), dict(positions.lines))
+        return SpecFile(path, Spec.model_validate(raw), dict(positions.lines), folder, from_file)
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
@@ -440,10 +784,10 @@ def load_spec_file(path: str | Path) -> SpecFile:
 
 
 def output_dir(sf: SpecFile) -> Path:
-    """Report folder: ``outputs.dir`` (relative to the spec) or ``reports/<spec file name>/`` beside it."""
+    """Report folder: ``outputs.dir`` (relative to the spec's folder) or ``reports/<spec name>/`` in that folder."""
     if sf.spec.outputs.dir:
         return sf.resolve(sf.spec.outputs.dir)
-    return sf.folder / "reports" / sf.path.stem
+    return sf.folder / "reports" / sf.name
 
 
 def json_schema() -> dict[str, Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from sigreport.render import loader, names
+from sigreport.render import loader, names, user_template_errors
 from sigreport.render.format import Html
 from sigreport.render.model import ReportModel
 
@@ -22,10 +22,12 @@ def environment(user_dir: str | Path | None = None) -> jinja2.Environment:
 
 
 def render_html(report: ReportModel, user_dir: str | Path | None = None) -> str:
-    """The report page: the model placed by ``report.html.j2`` (cells formatted by :mod:`.format`)."""
+    """The report page: the model placed by ``report.html.j2`` (cells formatted by :mod:`.format`); errors in
+    the user's templates are user errors (see ``user_template_errors``)."""
     env = environment(user_dir)
-    css = env.loader.get_source(env, "style.css")[0]  # type: ignore[union-attr]
-    return env.get_template("report.html.j2").render(
-        css=Markup(css), title=report.title, description=report.description, version=report.version,
-        spec_name=report.source, settings=report.settings, sections=report.sections, data_files=report.data_files,
-        seed=report.seed)
+    with user_template_errors(user_dir):
+        css = env.loader.get_source(env, "style.css")[0]  # type: ignore[union-attr]
+        return env.get_template("report.html.j2").render(
+            css=Markup(css), title=report.title, description=report.description, version=report.version,
+            spec_name=report.source, settings=report.settings, sections=report.sections,
+            data_files=report.data_files, seed=report.seed)

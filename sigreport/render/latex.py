@@ -8,7 +8,7 @@ from pathlib import Path
 
 import jinja2
 
-from sigreport.render import loader, names
+from sigreport.render import loader, names, user_template_errors
 from sigreport.render.format import Latex, Safe, escape, placeholder
 from sigreport.render.model import Column, Table
 
@@ -56,15 +56,18 @@ def render_tables(tables: Iterable[Table], out_dir: Path, user_dir: str | Path |
     """Write ``<name>.tex`` for every table and a README naming the packages."""
     fmt = Latex()
     env = environment(user_dir, fmt)
-    template = env.get_template("table.tex.j2")
+    with user_template_errors(user_dir):
+        template = env.get_template("table.tex.j2")
     out_dir.mkdir(parents=True, exist_ok=True)
     files = []
     for t in tables:
         name = names.table_file(t.name)
-        text = template.render(table=t, label=Safe(names.latex_label(t.name)), colspec=colspec(t.columns),
-                               long=len(t.rows) > LONG_TABLE_ROWS, packages=PACKAGES)
+        with user_template_errors(user_dir):
+            text = template.render(table=t, label=Safe(names.latex_label(t.name)), colspec=colspec(t.columns),
+                                   long=len(t.rows) > LONG_TABLE_ROWS, packages=PACKAGES)
         (out_dir / name).write_text(text, encoding="utf-8")
         files.append(name)
-    readme = env.get_template("README.txt.j2").render(names=files, packages=PACKAGES, long_rows=LONG_TABLE_ROWS)
+    with user_template_errors(user_dir):
+        readme = env.get_template("README.txt.j2").render(names=files, packages=PACKAGES, long_rows=LONG_TABLE_ROWS)
     (out_dir / "README.txt").write_text(readme, encoding="utf-8")
     return LatexTables(tuple(files), tuple(sorted(fmt.unprintable)))
