@@ -1,30 +1,30 @@
 """One build: spec file -> dataset -> plan -> results -> report folder, written atomically.
 
-The report is written into a temporary folder beside the destination and moved into place only
-when every file is complete, so a failed build leaves no half report and the previous report
-untouched.
+Where and how the folder is written (lock, checks, temporary folder, swap, recovery) is
+:mod:`sigreport.archive.store`; this module only gathers what the build reads so the store can
+refuse an output folder that holds any of it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import shutil
-import tempfile
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sigreport import __version__
 from sigreport.analyses import results_json
+from sigreport.archive import store
 from sigreport.data import Dataset, load_data
-from sigreport.errors import Problem, StrictError, UserError
+from sigreport.errors import Problem, StrictError
 from sigreport.plan import Plan, build_plan, run_plan
 from sigreport.render import context as ctx
 from sigreport.spec import SpecFile, load_spec_file, output_dir
 
 Progress = Callable[[int, int, str], None]
+MARKER = store.MARKER  # the report's marker file (kept here for callers that used it)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,10 +37,16 @@ class Prepared:
 
 def prepare(spec_path: str | Path, out: str | Path | None = None) -> Prepared:
     """Validate spec and data and expand the plan (no statistics yet)."""
+    sf, ds, dest = load(spec_path, out)
+    store.recover_if_idle(dest, _say)  # a report left under a hidden name by a killed build is put back first
+    return Prepared(sf, ds, build_plan(sf.spec, ds, previous_results(dest)), dest)
+
+
+def load(spec_path: str | Path, out: str | Path | None = None) -> tuple[SpecFile, Dataset, Path]:
+    """Spec, data and the report folder it names (``out`` wins over ``outputs.dir``)."""
     sf = load_spec_file(spec_path)
     ds = load_data(sf)
-    dest = Path(out).resolve() if out else output_dir(sf)
-    return Prepared(sf, ds, build_plan(sf.spec, ds, previous_results(dest)), dest)
+    return sf, ds, (Path(out).resolve() if out else output_dir(sf))
 
 
 def previous_results(dest: Path) -> dict[str, Any]:
@@ -119,53 +125,53 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
 
 def build(spec_path: str | Path, out: str | Path | None = None, formats: list[str] | None = None,
           strict: bool = False, progress: Progress | None = None,
-          templates: str | Path | None = None) -> tuple[Path, list[str], list[Problem]]:
-    """Run a whole build; returns (report folder, files written, warnings)."""
-    p = prepare(spec_path, out)
-    results = run_plan(p.plan, p.dataset, progress)
-    warnings = collect_warnings(results)
-    if strict and warnings:
-        raise StrictError(str(p.spec_file.path), warnings)
-    dest = p.dest
-    check_destination(dest, str(p.spec_file.path))
-    fmts = formats or list(p.spec_file.spec.outputs.formats)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
-    try:
-        written = write_report(p, results, tmp, fmts, templates)
-        (tmp / MARKER).write_text(f"sigreport {__version__}\n", encoding="utf-8")
-        replace_dir(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return dest, written, warnings
+          templates: str | Path | None = None, wait: float = 0.0,
+          say: store.Say | None = None) -> tuple[Path, list[str], list[Problem]]:
+    """Run a whole build; returns (report folder, files written, warnings).
+
+    The output folder is locked for the whole build (a second build waits ``wait`` seconds, then
+    stops with exit 2) and checked before any statistics run, so a refused build costs nothing.
+    """
+    say = say or _say
+    sf, ds, dest = load(spec_path, out)
+    with store.locked(dest, wait):
+        store.recover(dest, say)
+        store.check_inputs_outside(dest, input_paths(sf, templates))
+        store.check_destination(dest)
+        p = Prepared(sf, ds, build_plan(sf.spec, ds, previous_results(dest)), dest)
+        results = run_plan(p.plan, p.dataset, progress)
+        warnings = collect_warnings(results)
+        if strict and warnings:
+            raise StrictError(str(p.spec_file.path), warnings)
+        fmts = formats or list(p.spec_file.spec.outputs.formats)
+        written = store.write_report_folder(dest, lambda tmp: write_report(p, results, tmp, fmts, templates), say)
+    return dest, list(written), warnings  # type: ignore[call-overload]
 
 
-MARKER = ".sigreport-report"
+def _say(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
-def check_destination(dest: Path, source: str) -> None:
-    """Refuse to replace a folder that is not an earlier sigreport report (nothing of the user's is lost)."""
-    if dest.exists() and (not dest.is_dir() or (any(dest.iterdir()) and not (dest / MARKER).exists())):
-        what = "a file" if not dest.is_dir() else "a non-empty folder that is not a sigreport report"
-        raise UserError(source, [Problem(source, None, "outputs.dir",
-                                         f"{dest} is {what}; sigreport replaces only its own reports: "
-                                         "choose another output folder (-o)")])
+def input_paths(sf: SpecFile, templates: str | Path | None = None) -> list[Path]:
+    """Every file or folder a build reads: the output folder may hold none of them (it is replaced whole)."""
+    data = sf.spec.data
+    paths = [sf.path.resolve()] + [sf.resolve(f) for f in (data.scores, data.predictions, data.annotations) if f]
+    if templates:
+        paths.append(Path(templates).resolve())
+    for m in sf.spec.metrics.values():
+        module = m.aggregate.partition(":")[0] if ":" in m.aggregate else ""
+        if module and not module.startswith("sigreport."):
+            paths += module_files(module)
+    return paths
 
 
-def replace_dir(new: Path, dest: Path) -> None:
-    """Move ``new`` to ``dest``; an existing ``dest`` is swapped out and removed only afterwards."""
-    os.chmod(new, 0o755)
-    if dest.exists():
-        old = dest.parent / f".{dest.name}.old-{os.getpid()}"
-        if old.exists():
-            shutil.rmtree(old)
-        dest.rename(old)
-        try:
-            new.rename(dest)
-        except BaseException:
-            old.rename(dest)
-            raise
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        new.rename(dest)
+def module_files(module: str) -> list[Path]:
+    """The source files of an imported module and of the packages above it."""
+    parts = module.split(".")
+    out = []
+    for i in range(1, len(parts) + 1):
+        mod = sys.modules.get(".".join(parts[:i]))
+        file = getattr(mod, "__file__", None)
+        if file:
+            out.append(Path(file).resolve())
+    return out

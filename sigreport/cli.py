@@ -58,6 +58,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--strict", action="store_true", help="fail (exit 2) when any analysis has a warning")
     b.add_argument("--templates", help="folder of templates overriding the built-in ones (html/, latex/)")
     b.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    b.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                   help="when another build is writing the same folder, wait this long for it (default 0: stop)")
     v = sub.add_parser("validate", help="check the spec and the data; compute nothing")
     v.add_argument("spec")
     v.add_argument("-q", "--quiet", action="store_true")
@@ -88,7 +90,9 @@ def _run(args: argparse.Namespace) -> int:
 
         text = json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
         if args.output:
-            Path(args.output).write_text(text, encoding="utf-8")
+            from sigreport.archive.store import write_text_file
+
+            write_text_file(Path(args.output), text)
         else:
             sys.stdout.write(text)
         return 0
@@ -104,7 +108,8 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     progress = Progress(not args.quiet)
     try:
-        dest, written, warnings = b.build(args.spec, args.output, args.formats, args.strict, progress, args.templates)
+        dest, written, warnings = b.build(args.spec, args.output, args.formats, args.strict, progress, args.templates,
+                                          args.wait)
     finally:
         progress.finish()
     if not args.quiet:
