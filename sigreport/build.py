@@ -144,8 +144,9 @@ def build(spec_path: str | Path, out: str | Path | None = None, formats: list[st
         if strict and warnings:
             raise StrictError(str(p.spec_file.path), warnings)
         fmts = formats or list(p.spec_file.spec.outputs.formats)
-        written = store.write_report_folder(dest, lambda tmp: write_report(p, results, tmp, fmts, templates), say)
-    return dest, list(written), warnings  # type: ignore[call-overload]
+        written = store.write_report_folder(dest, lambda tmp: write_report(p, results, tmp, fmts, templates), say,
+                                            __version__)
+    return dest, written, warnings
 
 
 def _say(message: str) -> None:

@@ -321,25 +321,41 @@ def test_second_build_stops_while_another_holds_the_lock(cli, exp):
     assert title_of(out) == "new" and leftovers(exp.path) == []
 
 
-def test_second_build_waits_for_a_lock_held_by_another_process(cli, exp):
+def test_second_build_waits_for_the_first(cli, exp, monkeypatch):
+    out = exp.path / "out"
+    exp.write("spec.yaml", spec_text("new"))
+    fd = hold_lock(out)
+    naps: list[float] = []
+
+    def nap(seconds: float) -> None:  # the first build finishes while the second one waits
+        naps.append(seconds)
+        if len(naps) == 3:
+            os.close(fd)
+
+    monkeypatch.setattr(store.time, "sleep", nap)
+    r = cli("build", "-q", "--wait", "30", "-o", out, exp.path / "spec.yaml")
+    assert r.code == 0 and len(naps) == 3, (r, naps)
+    assert title_of(out) == "new" and leftovers(exp.path) == []
+
+
+def test_lock_held_by_another_process(cli, exp):
     out = exp.path / "out"
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import fcntl, os, sys, time
+        import fcntl, os, sys
         fd = os.open({str(store.lock_path(out))!r}, os.O_RDWR | os.O_CREAT)
         fcntl.flock(fd, fcntl.LOCK_EX)
         os.write(fd, str(os.getpid()).encode())
         print("locked", flush=True)
-        time.sleep(1.5)
-        """)], stdout=subprocess.PIPE, text=True)
+        sys.stdin.readline()
+        """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
         r = cli("build", "-o", out, exp.path / "spec.yaml")
-        assert r.code == 2 and f"(pid {holder.pid})" in r.err
-        r = cli("build", "-q", "--wait", "30", "-o", out, exp.path / "spec.yaml")
-        assert r.code == 0, r
+        assert r.code == 2 and f"another sigreport build is writing {out} (pid {holder.pid})" in r.err
     finally:
-        holder.wait()
+        holder.communicate("done\n")
     assert title_of(out) == "old"
+    assert cli("build", "-q", "-o", out, exp.path / "spec.yaml").code == 0  # a dead holder's lock is free
 
 
 def test_two_concurrent_builds_never_fail_with_a_bug(exp):

@@ -29,6 +29,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from sigreport.errors import Problem, UserError
 
@@ -43,6 +44,7 @@ MAX_NAMED = 5
 RENAME_EXCHANGE = 2
 AT_FDCWD = -100
 Say = Callable[[str], None]
+T = TypeVar("T")
 
 
 class OutputError(UserError):
@@ -231,11 +233,14 @@ def locked(dest: Path, wait: float = 0.0) -> Iterator[None]:
                 raise refuse(dest, f"another sigreport build is writing {dest} ({_holder(path)}); "
                                    "try again when it finishes (or pass --wait SECONDS)")
             time.sleep(0.05)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
     except OSError as exc:
         raise os_error(dest, exc) from None
     try:
+        try:  # who holds it, for the message of a build that has to wait
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError as exc:
+            raise os_error(dest, exc) from None
         yield
     finally:
         try:
@@ -285,6 +290,13 @@ def recover(dest: Path, say: Say) -> None:
     ``NAME``: put it back. Temporary and old folders of dead builds are removed; they hold only files
     a build wrote (the old report passed :func:`check_destination` before it was moved aside).
     """
+    try:
+        _recover(dest, say)
+    except OSError as exc:
+        raise os_error(dest, exc, "; could not clean up after a stopped build") from None
+
+
+def _recover(dest: Path, say: Say) -> None:
     olds = [o for o in leftovers(dest, "old") if not _pid_alive(_old_pid(o))]
     whole = [o for o in olds if (o / MARKER).is_file()]  # a removal stopped half way took the marker too
     if whole and not os.path.lexists(dest):
@@ -315,9 +327,9 @@ def recover_if_idle(dest: Path, say: Say) -> None:
     if fd is None:
         return
     try:
-        recover(dest, say)
+        _recover(dest, say)
     except OSError:
-        pass
+        pass  # validate and plan still work; the next build reports the problem
     finally:
         try:
             os.unlink(lock_path(dest))
@@ -371,16 +383,14 @@ def swap(tmp: Path, dest: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def write_marker(folder: Path) -> None:
+def write_marker(folder: Path, version: str) -> None:
     """List every file in ``folder`` (what this build wrote) in the marker, sorted, after a version line."""
-    from sigreport import __version__
-
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir())
-    text = f"sigreport {__version__}\n" + "".join(f"{f}\n" for f in files if f not in (MARKER, PID_FILE))
+    text = f"sigreport {version}\n" + "".join(f"{f}\n" for f in files if f not in (MARKER, PID_FILE))
     (folder / MARKER).write_text(text, encoding="utf-8")
 
 
-def write_report_folder(dest: Path, fill: Callable[[Path], object], say: Say) -> object:
+def write_report_folder(dest: Path, fill: Callable[[Path], T], say: Say, version: str) -> T:
     """Write a report with ``fill(folder)`` and swap it in at ``dest``; returns what ``fill`` returns.
 
     Call with the lock held. On any failure the temporary folder is removed and ``dest`` is as it
@@ -395,7 +405,7 @@ def write_report_folder(dest: Path, fill: Callable[[Path], object], say: Say) ->
     try:
         (tmp / PID_FILE).write_text(f"{os.getpid()}\n", encoding="utf-8")
         out = fill(tmp)
-        write_marker(tmp)
+        write_marker(tmp, version)
         check_destination(dest)  # again: the user may have dropped a file there while we computed
         os.unlink(tmp / PID_FILE)
         os.chmod(tmp, 0o755)
