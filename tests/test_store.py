@@ -293,6 +293,19 @@ def test_exchange_swaps_two_folders(tmp_path):
     assert not (tmp_path / "a" / "x").exists()
 
 
+def test_exchange_falls_back_where_unsupported(tmp_path, monkeypatch):
+    import errno
+
+    monkeypatch.setattr(store, "_RENAMEAT2", None)  # no renameat2 in the C library
+    assert store.exchange(tmp_path / "a", tmp_path / "b") is False
+    monkeypatch.setattr(store, "_RENAMEAT2", lambda *a: -1)
+    monkeypatch.setattr(store.ctypes, "get_errno", lambda: errno.EINVAL)  # file system without RENAME_EXCHANGE
+    assert store.exchange(tmp_path / "a", tmp_path / "b") is False
+    monkeypatch.setattr(store.ctypes, "get_errno", lambda: errno.EACCES)  # a real failure is not hidden
+    with pytest.raises(PermissionError):
+        store.exchange(tmp_path / "a", tmp_path / "b")
+
+
 # ---------------------------------------------------------------- lock
 
 
@@ -384,6 +397,19 @@ def test_read_only_parent_simulated(cli, exp, monkeypatch):
     assert r.code == 2 and "Traceback" not in r.err
     assert f"{exp.path}: Permission denied" in r.err
     assert title_of(out) == "old" and leftovers(exp.path) == []
+
+
+def test_read_only_parent_simulated_at_the_lock(cli, exp, monkeypatch):
+    out = exp.path / "out"
+
+    def refuse(path):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(store, "_try_lock", refuse)
+    r = cli("build", "-o", out, exp.path / "spec.yaml")
+    assert r.code == 2 and "Traceback" not in r.err
+    assert f"  {exp.path}: Permission denied" in r.err and ".lock" not in r.err
+    assert title_of(out) == "old"
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")

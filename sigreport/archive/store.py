@@ -234,6 +234,8 @@ def locked(dest: Path, wait: float = 0.0) -> Iterator[None]:
                                    "try again when it finishes (or pass --wait SECONDS)")
             time.sleep(0.05)
     except OSError as exc:
+        if exc.filename == str(path):  # the lock file is ours; the folder is what the user can fix
+            exc.filename = str(dest.parent)
         raise os_error(dest, exc) from None
     try:
         try:  # who holds it, for the message of a build that has to wait
