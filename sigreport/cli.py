@@ -63,6 +63,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--archive", metavar="DIR", help="archive folder (default: outputs.archive, else reports/ beside the spec)")
     b.add_argument("--force", action="store_true", help="replace an existing release of that name")
     b.add_argument("--previous", metavar="DIR", help="report to compare with (default: the archive's newest release)")
+    b.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                   help="when another build is writing the same folder, wait this long for it (default 0: stop)")
     v = sub.add_parser("validate", help="check the spec and the data; compute nothing")
     v.add_argument("spec")
     v.add_argument("-q", "--quiet", action="store_true")
@@ -110,7 +112,9 @@ def _run(args: argparse.Namespace) -> int:
 
         text = json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
         if args.output:
-            Path(args.output).write_text(text, encoding="utf-8")
+            from sigreport.archive.store import write_text_file
+
+            write_text_file(Path(args.output), text)
         else:
             sys.stdout.write(text)
         return 0
@@ -134,7 +138,7 @@ def _run(args: argparse.Namespace) -> int:
     progress = Progress(not args.quiet)
     try:
         dest, written, warnings = b.build(args.spec, args.output, args.formats, args.strict, progress, args.templates,
-                                          release)
+                                          release, wait=args.wait)
     finally:
         progress.finish()
     if not args.quiet:

@@ -1,24 +1,21 @@
 """One build: spec file -> dataset -> plan -> results -> report folder, written atomically.
 
-The report is written into a temporary folder beside the destination and moved into place only
-when every file is complete, so a failed build leaves no half report and the previous report
-untouched.
+Where and how the folder is written (lock, checks, temporary folder, swap, recovery) is
+:mod:`sigreport.archive.store`; this module gathers what the build reads so the store can refuse an
+output folder that holds any of it, and reads the previous report explicitly, once, for the plan.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
-import shutil
-import tempfile
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sigreport.analyses import build_plan, collect_results
 from sigreport.version import __version__
-from sigreport.archive import releases
+from sigreport.archive import releases, store
 from sigreport.archive.manifest import read_manifest
 from sigreport.archive.verify import VerifyResult, verify_release
 from sigreport.data import Dataset, load_data
@@ -54,6 +51,7 @@ def prepare(spec_path: SpecFile | str | Path, out: str | Path | None = None,
     sf = spec_file(spec_path)
     ds = load_data(sf)
     dest = Path(out).resolve() if out else output_dir(sf)
+    store.recover_if_idle(dest, _say)  # a report left under a hidden name by a killed build is put back first
     return Prepared(sf, ds, build_plan(sf.spec, ds, previous), dest)
 
 
@@ -138,42 +136,75 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
 
 
 def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, formats: list[str] | None = None,
-          strict: bool = False, progress: Progress | None = None,
-          templates: str | Path | None = None,
-          release: releases.ReleasePlan | None = None, previous: Results | None = None
-          ) -> tuple[Path, list[str], list[Problem]]:
-    """Run a whole build; returns (report folder, files written, warnings). With ``release`` (from
-    :func:`plan_release`) the report goes into the archive with its manifest, and the index is rewritten.
+          strict: bool = False, progress: Progress | None = None, templates: str | Path | None = None,
+          release: releases.ReleasePlan | None = None, previous: Results | None = None, wait: float = 0.0,
+          say: store.Say | None = None) -> tuple[Path, list[str], list[Problem]]:
+    """Run a whole build; returns (report folder, files written, warnings).
 
-    The previous report (for ``selection``) is the release's previous one, or the report in the output
-    folder; it is read here, explicitly, and handed to the plan."""
+    The output folder is locked for the whole build (a second build waits ``wait`` seconds, then stops
+    with exit 2) and checked before any statistics run, so a refused build costs nothing. With
+    ``release`` (from :func:`plan_release`) the report goes into the archive with its manifest, and the
+    index is rewritten. The previous report (for ``selection``) is ``previous``, else the release's
+    previous one, else the report in the output folder: read here, explicitly, and handed to the plan.
+    """
+    say = say or _say
     sf = spec_file(spec_path)
     dest = release.dest if release else (Path(out).resolve() if out else output_dir(sf))
-    p = prepare(sf, dest, previous or previous_of(release, dest))
-    results = run_plan(p.plan, p.dataset, progress=progress)
-    warnings = collect_warnings(results)
-    if strict and warnings:
-        raise StrictError(str(p.spec_file.path), warnings)
-    dest = p.dest
-    check_destination(dest, str(p.spec_file.path))
-    fmts = formats or list(p.spec_file.spec.outputs.formats)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
-    try:
+    ds = load_data(sf)
+    with store.locked(dest, wait):
+        store.recover(dest, say)
+        store.check_inputs_outside(dest, input_paths(sf, templates))
+        store.check_destination(dest)
+        p = Prepared(sf, ds, build_plan(sf.spec, ds, previous or previous_of(release, dest)), dest)
+        results = run_plan(p.plan, p.dataset, progress=progress)
+        warnings = collect_warnings(results)
+        if strict and warnings:
+            raise StrictError(str(p.spec_file.path), warnings)
+        fmts = formats or list(p.spec_file.spec.outputs.formats)
         if release and "json" not in fmts:
             fmts = [*fmts, "json"]  # a release's diff and index read its results.json
-        written = write_report(p, results, tmp, fmts, templates, warnings)
-        if release:
-            given = releases.release_inputs(p.spec_file, fmts, templates, __version__)
-            written += releases.finish_release(release, tmp, given)
-        (tmp / MARKER).write_text(f"sigreport {__version__}\n", encoding="utf-8")
-        replace_dir(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+
+        def fill(tmp: Path) -> list[str]:
+            written = write_report(p, results, tmp, fmts, templates, warnings)
+            if release:
+                given = releases.release_inputs(p.spec_file, fmts, templates, __version__)
+                written += releases.finish_release(release, tmp, given)
+            return written
+
+        written = store.write_report_folder(dest, fill, say, __version__)
     if release:
         releases.write_index(release.archive)
     return dest, written, warnings
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def input_paths(sf: SpecFile, templates: str | Path | None = None) -> list[Path]:
+    """Every file or folder a build reads: the output folder may hold none of them (it is replaced whole)."""
+    data = sf.spec.data
+    paths = [sf.path.resolve()] if sf.from_file else []
+    paths += [sf.resolve(f) for f in (data.scores, data.predictions, data.annotations) if f]
+    if templates:
+        paths.append(Path(templates).resolve())
+    for m in sf.spec.metrics.values():
+        module = m.aggregate.partition(":")[0] if ":" in m.aggregate else ""
+        if module and not module.startswith("sigreport."):
+            paths += module_files(module)
+    return paths
+
+
+def module_files(module: str) -> list[Path]:
+    """The source files of an imported module and of the packages above it."""
+    parts = module.split(".")
+    out = []
+    for i in range(1, len(parts) + 1):
+        mod = sys.modules.get(".".join(parts[:i]))
+        file = getattr(mod, "__file__", None)
+        if file:
+            out.append(Path(file).resolve())
+    return out
 
 
 def plan_release(spec_path: str | Path, name: str, archive: str | Path | None = None, force: bool = False,
@@ -198,31 +229,4 @@ def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None
     return verify_release(Path(folder), rebuild, Path(data_dir) if data_dir else None, builder)
 
 
-MARKER = ".sigreport-report"
-
-
-def check_destination(dest: Path, source: str) -> None:
-    """Refuse to replace a folder that is not an earlier sigreport report (nothing of the user's is lost)."""
-    if dest.exists() and (not dest.is_dir() or (any(dest.iterdir()) and not (dest / MARKER).exists())):
-        what = "a file" if not dest.is_dir() else "a non-empty folder that is not a sigreport report"
-        raise UserError(source, [Problem(source, None, "outputs.dir",
-                                         f"{dest} is {what}; sigreport replaces only its own reports: "
-                                         "choose another output folder (-o)")])
-
-
-def replace_dir(new: Path, dest: Path) -> None:
-    """Move ``new`` to ``dest``; an existing ``dest`` is swapped out and removed only afterwards."""
-    os.chmod(new, 0o755)
-    if dest.exists():
-        old = dest.parent / f".{dest.name}.old-{os.getpid()}"
-        if old.exists():
-            shutil.rmtree(old)
-        dest.rename(old)
-        try:
-            new.rename(dest)
-        except BaseException:
-            old.rename(dest)
-            raise
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        new.rename(dest)
+MARKER = store.MARKER  # the report's marker file (kept here for callers that used it)
