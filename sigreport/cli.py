@@ -48,6 +48,16 @@ def _formats(value: str) -> list[str]:
     return items
 
 
+def _jobs(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"--jobs takes a whole number of at least 1, not {value!r}")
+    return n
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="sigreport", description="Significance reports for comparing systems.")
     ap.add_argument("--version", action="version", version=f"sigreport {__version__}")
@@ -63,6 +73,14 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--archive", metavar="DIR", help="archive folder (default: outputs.archive, else reports/ beside the spec)")
     b.add_argument("--force", action="store_true", help="replace an existing release of that name")
     b.add_argument("--previous", metavar="DIR", help="report to compare with (default: the archive's newest release)")
+    b.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
+                   help="run independent analyses in N worker processes (same results for every N)")
+    b.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="where analyses run: this machine (default) or a Dask cluster (pip install 'sigreport[dask]')")
+    b.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask scheduler address (tcp://host:port); default: a local cluster of --jobs workers")
+    b.add_argument("--cache", metavar="DIR", help="cache of analysis results (default: .sigreport-cache/ beside the spec)")
+    b.add_argument("--no-cache", action="store_true", help="compute every analysis afresh and cache nothing")
     b.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                    help="when another build is writing the same folder, wait this long for it (default 0: stop)")
     v = sub.add_parser("validate", help="check the spec and the data; compute nothing")
@@ -138,7 +156,7 @@ def _run(args: argparse.Namespace) -> int:
     progress = Progress(not args.quiet)
     try:
         dest, written, warnings = b.build(args.spec, args.output, args.formats, args.strict, progress, args.templates,
-                                          release, wait=args.wait)
+                                          release, wait=args.wait, run=_run_options(args))
     finally:
         progress.finish()
     if not args.quiet:
@@ -149,6 +167,15 @@ def _run(args: argparse.Namespace) -> int:
         if warnings:
             print(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''} (shown in the report; --strict fails on them)")
     return 0
+
+
+def _run_options(args: argparse.Namespace) -> Any:  # pipeline.RunOptions
+    from sigreport.pipeline import RunOptions
+
+    if args.scheduler and args.executor != "dask":
+        raise UserError("build", [Problem("build", None, "--scheduler", "only with --executor dask")])
+    cache = None if args.no_cache else (args.cache or "")  # "" = the default folder beside the spec
+    return RunOptions(args.jobs, args.executor, args.scheduler, cache)
 
 
 def _release(args: argparse.Namespace) -> Any:  # a ReleasePlan or None

@@ -20,7 +20,9 @@ from sigreport.archive.manifest import read_manifest
 from sigreport.archive.verify import VerifyResult, verify_release
 from sigreport.data import Dataset, load_data
 from sigreport.errors import Problem, StrictError, UserError
-from sigreport.execute import run_plan
+from sigreport.execute.cache import code_digest
+from sigreport.execute import Cache, CacheError, Executor, SerialExecutor, run_plan
+from sigreport.execute.dask import DaskExecutor, DaskUnavailable
 from sigreport.plan import Plan
 from sigreport.render.model import ReportModel
 from sigreport.render.views import build_report
@@ -29,6 +31,53 @@ from sigreport.results.io import from_dict
 from sigreport.spec import SpecFile, load_spec_file, output_dir
 
 Progress = Callable[[int, int, str], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class RunOptions:
+    """Where and how the analyses run: worker processes, executor, Dask scheduler, cache folder ("" = the
+    default ``.sigreport-cache/`` beside the spec; None = no cache). Results are the same bytes for all."""
+
+    jobs: int = 1
+    executor: str = "local"
+    scheduler: str | None = None
+    cache: str | None = None
+
+
+CACHE_DIR = ".sigreport-cache"
+
+
+def executor_for(run: RunOptions) -> Executor:
+    if run.executor == "dask":
+        return DaskExecutor(run.scheduler, run.jobs)
+    if run.jobs > 1:
+        from sigreport.execute.pool import ProcessExecutor
+
+        return ProcessExecutor(run.jobs)
+    return SerialExecutor()
+
+
+def open_cache(run: RunOptions, sf: SpecFile) -> Cache | None:
+    """The result cache, or None; a folder that cannot be used is a user error before anything runs."""
+    if run.cache is None:
+        return None
+    folder = Path(run.cache) if run.cache else sf.folder / CACHE_DIR
+    try:
+        return Cache.open(folder, f"{__version__}+{code_digest()}")
+    except CacheError as exc:
+        source = str(sf.path)
+        raise UserError(source, [Problem(source, None, "--cache", f"{exc}; pass --no-cache or another --cache DIR")]
+                        ) from None
+
+
+def run_analyses(p: "Prepared", run: RunOptions, progress: Progress | None) -> dict[str, Any]:
+    """Run the plan with the chosen executor and cache; executor failures are user errors."""
+    cache = open_cache(run, p.spec_file)
+    try:
+        return run_plan(p.plan, p.dataset, executor_for(run), progress, cache)
+    except DaskUnavailable as exc:
+        source = str(p.spec_file.path)
+        raise UserError(source, [Problem(source, None, "--executor", str(exc))]) from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,7 +187,7 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
 def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, formats: list[str] | None = None,
           strict: bool = False, progress: Progress | None = None, templates: str | Path | None = None,
           release: releases.ReleasePlan | None = None, previous: Results | None = None, wait: float = 0.0,
-          say: store.Say | None = None) -> tuple[Path, list[str], list[Problem]]:
+          say: store.Say | None = None, run: RunOptions = RunOptions()) -> tuple[Path, list[str], list[Problem]]:
     """Run a whole build; returns (report folder, files written, warnings).
 
     The output folder is locked for the whole build (a second build waits ``wait`` seconds, then stops
@@ -156,7 +205,7 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
         store.check_inputs_outside(dest, input_paths(sf, templates))
         store.check_destination(dest)
         p = Prepared(sf, ds, build_plan(sf.spec, ds, previous or previous_of(release, dest)), dest)
-        results = run_plan(p.plan, p.dataset, progress=progress)
+        results = run_analyses(p, run, progress)
         warnings = collect_warnings(results)
         if strict and warnings:
             raise StrictError(str(p.spec_file.path), warnings)

@@ -71,3 +71,53 @@ def test_another_version_never_hits(serial, tmp_path):
     other = Cache.open(tmp_path / "c", "0.0.0-other")
     run_plan(p.plan, p.dataset, cache=other)
     assert other.hits == 0
+
+
+# ---- through the command line ---------------------------------------------------------------------------
+
+
+def _copy_example(tmp_path):
+    import shutil
+
+    shutil.copytree(CONFIGS, tmp_path / "configs", ignore=shutil.ignore_patterns("reports", ".sigreport-cache"))
+    return tmp_path / "configs" / "summarization.yaml"
+
+
+def test_cli_cache_jobs_and_cold_builds_are_byte_identical(cli, tmp_path):
+    spec = _copy_example(tmp_path)
+    outs = {}
+    for name, extra in (("cold", ["--no-cache"]), ("fill", []), ("warm", []), ("jobs", ["-j", "2", "--no-cache"])):
+        out = tmp_path / name
+        r = cli("build", spec, "-o", out, "--formats", "json,html,latex", "-q", *extra)
+        assert r.code == 0, r.err
+        outs[name] = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()
+                      and p.name != ".sigreport-report"}
+    assert outs["cold"] == outs["fill"] == outs["warm"] == outs["jobs"]
+    assert (spec.parent / ".sigreport-cache").is_dir()
+
+
+def test_cli_refuses_bad_execution_options_and_writes_nothing(cli, tmp_path):
+    spec = _copy_example(tmp_path)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    cases = [(["--cache", str(blocker)], "--cache"), (["-j", "0"], "--jobs"), (["-j", "-3"], "--jobs"),
+             (["--scheduler", "tcp://127.0.0.1:9"], "only with --executor dask")]
+    for extra, fragment in cases:
+        out = tmp_path / "out"
+        r = cli("build", spec, "-o", out, *extra) if extra[0] != "-j" else None
+        if r is None:
+            with pytest.raises(SystemExit) as info:
+                cli("build", spec, "-o", out, *extra)
+            assert info.value.code == 2
+            continue
+        assert r.code == 2 and fragment in r.err and "Traceback" not in r.err, (extra, r.err)
+        assert not out.exists()
+
+
+def test_cli_unreachable_dask_scheduler_is_a_user_error(cli, tmp_path):
+    pytest.importorskip("dask.distributed")
+    spec = _copy_example(tmp_path)
+    r = cli("build", spec, "-o", tmp_path / "out", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9",
+            "--no-cache")
+    assert r.code == 2 and "cannot reach the Dask scheduler" in r.err and "Traceback" not in r.err
+    assert not (tmp_path / "out").exists()

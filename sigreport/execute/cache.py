@@ -21,6 +21,16 @@ from pathlib import Path
 from typing import Any
 
 MAGIC = b"sigreport-cache-1\n"
+PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def code_digest() -> str:
+    """sha256 of sigreport's own source files: a changed installation (even at the same version number, as
+    in a development checkout) never hits entries another code computed."""
+    h = hashlib.sha256()
+    for f in sorted(PACKAGE.rglob("*.py")):
+        h.update(f.relative_to(PACKAGE).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 class CacheError(Exception):

@@ -28,7 +28,7 @@ def _work(node: Node, dataset: BlockSource, deps: tuple[Any, ...]) -> Any:
 
 
 class DaskExecutor:
-    def __init__(self, scheduler: str | None = None, jobs: int = 2, timeout: float = 10.0):
+    def __init__(self, scheduler: str | None = None, jobs: int = 2, timeout: float = 5.0):
         self.scheduler = scheduler
         self.jobs = jobs
         self.timeout = timeout
