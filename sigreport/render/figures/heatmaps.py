@@ -150,15 +150,22 @@ def confusion_figure(record: ClassificationRecord) -> Figure:
 
 def _confusion_panel(ax: Axes, title: str, matrix: tuple[tuple[int, ...], ...], labels: tuple[str, ...],
                      show_rows: bool, annotate: bool) -> None:
+    import matplotlib
     import numpy as np
+    from matplotlib.patches import Rectangle
 
     counts = np.array(matrix, dtype=float)
     totals = counts.sum(axis=1, keepdims=True)
     share = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
-    ax.imshow(share, cmap="Blues", vmin=0.0, vmax=1.0, interpolation="nearest", aspect="equal")
-    if annotate:
-        for i in range(len(labels)):
-            for j in range(len(labels)):
+    blues = matplotlib.colormaps["Blues"]
+    m = len(labels)
+    ax.set_xlim(-0.5, m - 0.5)
+    ax.set_ylim(m - 0.5, -0.5)
+    ax.set_aspect("equal")
+    for i in range(m):  # rectangles, not imshow: imshow would embed a raster image in the SVG and PDF
+        for j in range(m):
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=blues(float(share[i, j])), linewidth=0))
+            if annotate:
                 ax.text(j, i, str(int(counts[i, j])), ha="center", va="center", fontsize=FONT - 1,
                         color="white" if share[i, j] > 0.5 else "black")
     ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=FONT)
