@@ -40,7 +40,7 @@ def figures_of(record: Record, results: Results | None = None,
     if isinstance(record, PosthocRecord) and record.after == "friedman":
         if "cd" in kinds:
             yield draw_cd(record, metric)
-        if "pvalues" in kinds and heatmap_fits(record):
+        if "pvalues" in kinds and heatmap_fits(record) and len(record.pairs) > 1:
             yield draw_pvalues(record, metric)
     elif isinstance(record, PairwiseRecord):
         if "forest" in kinds and forest_fits(record):
