@@ -168,7 +168,7 @@ def _lanes(spans: list[tuple[float, float]]) -> list[int]:
     return lanes
 
 
-def _frame(fig: Figure, g: RankGroups, n_lanes: int) -> _Frame:
+def _frame(fig: Figure, g: RankGroups, n_lanes: int, has_cd: bool) -> _Frame:
     k = max(len(g.order), 2)
     half = math.ceil(len(g.order) / 2)
     widths = [measure(fig, _label(s, g.ranks[s]), FONT, "bold")[0] for s in g.order]
@@ -177,7 +177,7 @@ def _frame(fig: Figure, g: RankGroups, n_lanes: int) -> _Frame:
     scale = max(MIN_SCALE, PER_RANK * (k - 1))
     x0 = MARGIN + left_w + 0.3
     x1 = x0 + scale
-    y_cd = MARGIN + 0.2
+    y_cd = MARGIN + (0.2 if has_cd else -0.16)  # no CD segment: the axis moves up into its place
     y_axis = y_cd + 0.36
     y_lanes = y_axis + 0.14
     y_rows = y_lanes + n_lanes * LANE + 0.12
@@ -191,10 +191,11 @@ def cd_figure(record: PosthocRecord, metric: MetricInfo | None = None) -> Figure
     """The CD diagram as a matplotlib figure (call inside :func:`~.output.style`)."""
     g = rank_groups(record)
     fig = new_figure(4.0, 2.0)
-    probe = _frame(fig, g, 0)
+    has_cd = record.critical_difference is not None and math.isfinite(record.critical_difference)
+    probe = _frame(fig, g, 0, has_cd)
     spans = [(probe.x(g.ranks[grp[0]]) - 0.05, probe.x(g.ranks[grp[-1]]) + 0.05) for grp in g.groups]
     lanes = _lanes(spans)
-    f = _frame(fig, g, max(lanes, default=-1) + 1)
+    f = _frame(fig, g, max(lanes, default=-1) + 1, has_cd)
     fig.set_size_inches(f.width, f.height)
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
     ax.set_xlim(0, f.width)
