@@ -1,0 +1,154 @@
+"""Forest plot of a pairwise family: each pair's estimated difference with its confidence interval.
+
+Rows are the record's pairs in record order (against the baseline when the family compares with it, else
+all pairs); the marker is filled when the record's corrected decision is significant, open when not,
+and a cross when the decision is null. The interval level is the record's ``ci_level`` (it can differ
+from 1 - alpha, e.g. the sign test's exact order-statistic interval). A bound that is not finite (a
+one-sided interval) runs to the plot's edge and ends in an arrow head.
+
+All pairs of more than :data:`MAX_SYSTEMS` systems (over 45 rows) are not drawn as a forest: the rows
+would be unreadable and any subset would be a selection the spec did not make; the p-value heatmap shows
+that family instead (:func:`~sigreport.render.figures.draw_figures` does this).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from sigreport.render.figures.output import FigureOutput, export, measure, new_figure, slug, style
+from sigreport.results.collection import MetricInfo
+from sigreport.results.records import PairwiseRecord
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+MAX_SYSTEMS = 10
+FONT = 8.5
+ROW = 0.22
+MINUS = "\u2212"
+
+
+def systems_of(record: PairwiseRecord) -> list[str]:
+    """The systems of a family in order of first appearance (the spec's order)."""
+    out: list[str] = []
+    for p in record.pairs:
+        for s in (p.a, p.b):
+            if s not in out:
+                out.append(s)
+    return out
+
+
+def forest_fits(record: PairwiseRecord) -> bool:
+    """Whether the family is drawn as a forest (against a baseline, or all pairs of at most 10 systems)."""
+    return bool(record.pairs) and (record.comparisons == "vs_baseline" or len(systems_of(record)) <= MAX_SYSTEMS)
+
+
+def _fmt(x: float | None, decimals: int) -> str:
+    if x is None or not math.isfinite(x):
+        return "\u221e" if x is not None and x > 0 else (MINUS + "\u221e" if x is not None else "n/a")
+    return f"{x:.{decimals}f}".replace("-", MINUS)
+
+
+def level_text(level: float) -> str:
+    """0.95 -> '95%', 0.9572 -> '95.7%'."""
+    pct = round(100 * level, 1)
+    return f"{pct:g}%"
+
+
+def caption(record: PairwiseRecord, metric: MetricInfo | None = None) -> str:
+    what = metric.label if metric else record.metric
+    where = f" on {record.corpus}" if record.corpus else ""
+    pairs = "each system against the baseline" if record.comparisons == "vs_baseline" else "all pairs"
+    direction = "" if metric is None else (" (higher is better)" if metric.higher_is_better else " (lower is better)")
+    return (f"Differences in {what}{where}{direction}, {pairs}: estimate of first minus second system "
+            f"({record.method.replace('_', ' ')} test over {record.level}) with its {level_text(record.ci_level)} "
+            f"confidence interval. Filled markers: significant at \u03b1 = {record.alpha:g} after the "
+            f"{record.correction} correction over the family; open markers: not significant"
+            f"{'; crosses: no decision' if any(p.significant is None for p in record.pairs) else ''}. "
+            "The intervals are per pair, not adjusted for the family: one can exclude zero while the "
+            "corrected decision is not significant.")
+
+
+def forest_figure(record: PairwiseRecord, metric: MetricInfo | None = None) -> Figure:
+    """The forest plot as a matplotlib figure (call inside :func:`~.output.style`)."""
+    decimals = metric.decimals if metric else 3
+    rows = record.pairs
+    labels = [f"{p.a} {MINUS} {p.b}" for p in rows]
+    values = [f"{_fmt(p.estimate, decimals)} [{_fmt(p.ci_low, decimals)}, {_fmt(p.ci_high, decimals)}]" for p in rows]
+    fig = new_figure(4.0, 2.0)
+    left = max(measure(fig, s, FONT)[0] for s in labels) + 0.15
+    right = max(measure(fig, s, FONT)[0] for s in values) + 0.15
+    plot_w = 2.4
+    height = 0.12 + len(rows) * ROW + 0.75
+    width = left + plot_w + right + 0.1
+    fig.set_size_inches(width, height)
+    ax = fig.add_axes((left / width, 0.75 / height, plot_w / width, len(rows) * ROW / height))
+    lo, hi = _limits(record)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.axvline(0.0, color="0.35", linewidth=0.8, linestyle=(0, (4, 2)), zorder=1)
+    for i, p in enumerate(rows):
+        _draw_row(ax, i, p.estimate, p.ci_low, p.ci_high, p.significant, lo, hi)
+    ax.set_yticks(range(len(rows)), labels, fontsize=FONT)
+    ax.tick_params(axis="y", length=0)
+    ax.tick_params(axis="x", labelsize=FONT - 0.5)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    for i, text in enumerate(values):
+        ax.annotate(text, (1.0, i), xycoords=("axes fraction", "data"), xytext=(8, 0), textcoords="offset points",
+                    ha="left", va="center", fontsize=FONT)
+    ax.set_xlabel(_xlabel(record, metric), fontsize=FONT)
+    return fig
+
+
+def _xlabel(record: PairwiseRecord, metric: MetricInfo | None) -> str:
+    what = metric.label if metric else record.metric
+    label = f"Difference in {what} ({level_text(record.ci_level)} CI)"
+    if metric is None:
+        return label
+    baselines = {p.b for p in record.pairs}
+    second = next(iter(baselines)) if len(baselines) == 1 else "second"
+    first = "system" if len(baselines) == 1 else "first"
+    better, worse = (f"{first} better", f"{second} better")
+    if not metric.higher_is_better:
+        better, worse = worse, better
+    return f"{label}\n\u2190 {worse}    {better} \u2192"
+
+
+def _limits(record: PairwiseRecord) -> tuple[float, float]:
+    """x range: every finite bound and estimate, and zero, with a 6% margin."""
+    xs = [0.0] + [v for p in record.pairs for v in (p.estimate, p.ci_low, p.ci_high)
+                  if v is not None and math.isfinite(v)]
+    lo, hi = min(xs), max(xs)
+    pad = 0.06 * (hi - lo) if hi > lo else 1.0
+    return lo - pad, hi + pad
+
+
+def _draw_row(ax: Axes, i: int, est: float | None, low: float | None, high: float | None,
+              significant: bool | None, lo: float, hi: float) -> None:
+    colour = "black" if significant else "0.45"
+    a = low if low is not None and math.isfinite(low) else lo
+    b = high if high is not None and math.isfinite(high) else hi
+    if low is not None or high is not None:
+        ax.plot([a, b], [i, i], color=colour, linewidth=1.3, solid_capstyle="butt", zorder=2)
+        for bound, x, mark in ((low, a, "<"), (high, b, ">")):
+            if bound is not None and not math.isfinite(bound):
+                ax.plot([x], [i], marker=mark, color=colour, markersize=5, zorder=2)
+    if est is None or not math.isfinite(est):
+        return
+    if significant is None:
+        ax.plot([est], [i], marker="x", color="0.3", markersize=5, zorder=3)
+    else:
+        ax.plot([est], [i], marker="o", markersize=5.5, zorder=3, markeredgewidth=1.2,
+                color=colour, markerfacecolor=colour if significant else "white")
+
+
+def draw_forest(record: PairwiseRecord, metric: MetricInfo | None = None) -> FigureOutput:
+    """A forest plot of a pairwise (or cross-validation) family's differences and intervals."""
+    if not forest_fits(record):
+        raise ValueError(f"{record.id}: a forest plot shows pairs against a baseline or all pairs of at most "
+                         f"{MAX_SYSTEMS} systems; this family has {len(systems_of(record))} systems")
+    with style():
+        return export(forest_figure(record, metric), f"forest-{slug(record.id)}", caption(record, metric))

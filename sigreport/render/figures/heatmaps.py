@@ -1,0 +1,183 @@
+"""Heatmaps: the adjusted p-values and decisions of a pairwise family, and confusion matrices.
+
+The p-value map is the lower triangle of the k x k matrix of a family of all pairs (pairwise tests,
+McNemar's tests or an all-pairs post-hoc test): a cell is shaded when the record's corrected decision is
+significant, light when it is not, and left white with "n/a" when the decision is null; the adjusted
+p-value is written in the cell (up to :data:`ANNOTATE_UP_TO` systems; beyond that the cells are too
+small for text and the shading carries the decisions). Nothing is compared with alpha here.
+
+A confusion-matrix figure has one panel per system: counts in the cells, shaded by the share of the
+gold row (so rows of different sizes compare), rows gold and columns predicted labels.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Union
+
+from sigreport.render.figures.output import FigureOutput, export, measure, new_figure, slug, style
+from sigreport.results.collection import MetricInfo
+from sigreport.results.records import ClassificationRecord, McNemarRecord, PairwiseRecord, PosthocRecord
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+PairFamily = Union[PairwiseRecord, McNemarRecord, PosthocRecord]
+ANNOTATE_UP_TO = 12
+FONT = 8.0
+SIGNIFICANT = "#2c5d8f"
+NOT_SIGNIFICANT = "#e8e8e8"
+UNDECIDED = "white"
+
+
+def p_text(p: float | None) -> str:
+    """An adjusted p-value for a cell: three decimals, '<0.001' below, 'n/a' when null."""
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def family_systems(record: PairFamily) -> list[str]:
+    """Systems in order of first appearance in the family (the spec's order)."""
+    out: list[str] = []
+    for p in record.pairs:
+        for s in (p.a, p.b):
+            if s not in out:
+                out.append(s)
+    return out
+
+
+def heatmap_fits(record: PairFamily) -> bool:
+    """Whether the family is all pairs (a vs-baseline or vs-control family is one row: the forest shows it)."""
+    if isinstance(record, PosthocRecord):
+        return record.control is None and len(record.pairs) > 0
+    return record.comparisons == "all_pairs" and len(record.pairs) > 0
+
+
+def pvalue_caption(record: PairFamily, metric: MetricInfo | None = None) -> str:
+    what = metric.label if metric else record.metric
+    where = f" on {record.corpus}" if record.corpus else ""
+    if isinstance(record, PosthocRecord):
+        test = f"{record.method.replace('_', '-').title()} post-hoc test after {record.after.title()}"
+        corr = "the post-hoc test's own adjustment"
+    else:
+        test = f"{record.method.replace('_', ' ')} test" if not isinstance(record, McNemarRecord) else "McNemar's test"
+        corr = f"the {record.correction} correction over the family"
+    return (f"Adjusted p-values of every pair of systems for {what}{where} ({test}, {corr}). Dark cells: "
+            f"significant at \u03b1 = {record.alpha:g}; light cells: not significant; n/a: no decision.")
+
+
+def pvalue_figure(record: PairFamily) -> Figure:
+    """The lower-triangle p-value heatmap as a matplotlib figure (call inside :func:`~.output.style`)."""
+    systems = family_systems(record)
+    k = len(systems)
+    cell = 0.5 if k <= ANNOTATE_UP_TO else 0.24
+    fig = new_figure(4.0, 4.0)
+    label_w = max(measure(fig, s, FONT)[0] for s in systems) + 0.15
+    n = k - 1
+    width = label_w + n * cell + 0.15
+    height = label_w + n * cell + 0.15
+    fig.set_size_inches(width, height)
+    ax = fig.add_axes((label_w / width, label_w / height, n * cell / width, n * cell / height))
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_ylim(n - 0.5, -0.5)
+    found = {(p.a, p.b): p for p in record.pairs} | {(p.b, p.a): p for p in record.pairs}
+    for i in range(1, k):
+        for j in range(i):
+            pair = found.get((systems[i], systems[j]))
+            _cell(ax, i - 1, j, pair, annotate=k <= ANNOTATE_UP_TO)
+    ax.set_xticks(range(n), systems[:-1], rotation=90, fontsize=FONT)
+    ax.set_yticks(range(n), systems[1:], fontsize=FONT)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    return fig
+
+
+def _cell(ax: Axes, row: int, col: int, pair: object, annotate: bool) -> None:
+    from matplotlib.patches import Rectangle
+
+    significant = getattr(pair, "significant", None)
+    p = getattr(pair, "pvalue_adjusted", None)
+    colour = UNDECIDED if pair is None or significant is None else (SIGNIFICANT if significant else NOT_SIGNIFICANT)
+    ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, facecolor=colour, edgecolor="white", linewidth=1.0))
+    if pair is None:
+        return
+    if significant is None:  # white cell: outline it so the missing decision is visible
+        ax.add_patch(Rectangle((col - 0.45, row - 0.45), 0.9, 0.9, fill=False, edgecolor="0.6", linewidth=0.6))
+    if annotate:
+        ax.text(col, row, p_text(p), ha="center", va="center", fontsize=FONT - 1,
+                color="white" if significant else "black", fontweight="bold" if significant else "normal")
+
+
+def draw_pvalues(record: PairFamily, metric: MetricInfo | None = None) -> FigureOutput:
+    """The adjusted p-value / decision heatmap of a family of all pairs."""
+    if not heatmap_fits(record):
+        raise ValueError(f"{record.id}: a p-value heatmap needs a family of all pairs")
+    with style():
+        return export(pvalue_figure(record), f"pvalues-{slug(record.id)}", pvalue_caption(record, metric))
+
+
+def confusion_caption(record: ClassificationRecord) -> str:
+    return (f"Confusion matrices on {record.corpus} ({record.n_items} items): rows are gold labels, columns "
+            "predicted labels; cells give counts, shaded by their share of the gold row.")
+
+
+def confusion_figure(record: ClassificationRecord) -> Figure:
+    """One confusion-matrix panel per system (call inside :func:`~.output.style`)."""
+    labels = record.labels
+    m = len(labels)
+    cols = min(len(record.systems), 4)
+    rows = math.ceil(len(record.systems) / cols)
+    cell = 0.32 if m <= 6 else 0.2
+    fig = new_figure(4.0, 4.0)
+    label_w = max(measure(fig, s, FONT)[0] for s in labels) + 0.2
+    panel = m * cell
+    gap = 0.25
+    width = label_w + cols * panel + (cols - 1) * gap + 0.15
+    block = panel + label_w + 0.45  # title above; rotated labels and axis name below
+    height = rows * block + 0.05
+    fig.set_size_inches(width, height)
+    for idx, s in enumerate(record.systems):
+        r, c = divmod(idx, cols)
+        x = label_w + c * (panel + gap)
+        y = height - (r + 1) * block + label_w + 0.2
+        ax = fig.add_axes((x / width, y / height, panel / width, panel / height))
+        _confusion_panel(ax, s.system, s.confusion_matrix.matrix, labels, show_rows=c == 0, annotate=m <= 10)
+    return fig
+
+
+def _confusion_panel(ax: Axes, title: str, matrix: tuple[tuple[int, ...], ...], labels: tuple[str, ...],
+                     show_rows: bool, annotate: bool) -> None:
+    import matplotlib
+    import numpy as np
+    from matplotlib.patches import Rectangle
+
+    counts = np.array(matrix, dtype=float)
+    totals = counts.sum(axis=1, keepdims=True)
+    share = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
+    blues = matplotlib.colormaps["Blues"]
+    m = len(labels)
+    ax.set_xlim(-0.5, m - 0.5)
+    ax.set_ylim(m - 0.5, -0.5)
+    ax.set_aspect("equal")
+    for i in range(m):  # rectangles, not imshow: imshow would embed a raster image in the SVG and PDF
+        for j in range(m):
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=blues(float(share[i, j])), linewidth=0))
+            if annotate:
+                ax.text(j, i, str(int(counts[i, j])), ha="center", va="center", fontsize=FONT - 1,
+                        color="white" if share[i, j] > 0.5 else "black")
+    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=FONT)
+    ax.set_yticks(range(len(labels)), labels if show_rows else [""] * len(labels), fontsize=FONT)
+    ax.tick_params(length=0)
+    ax.set_title(title, fontsize=FONT + 0.5, pad=4)
+    if show_rows:
+        ax.set_ylabel("gold", fontsize=FONT)
+    ax.set_xlabel("predicted", fontsize=FONT)
+
+
+def draw_confusion(record: ClassificationRecord) -> FigureOutput:
+    """The confusion matrices of a classification record, one panel per system."""
+    with style():
+        return export(confusion_figure(record), f"confusion-{slug(record.id)}", confusion_caption(record))

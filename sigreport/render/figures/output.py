@@ -1,0 +1,155 @@
+"""A drawn figure as files: deterministic SVG (inline-ready) and vector PDF, its caption and LaTeX snippet.
+
+Every figure is built inside :func:`style` (a local ``matplotlib.rc_context``) on a bare
+``matplotlib.figure.Figure`` (no pyplot, so no global backend or figure registry is touched) and turned
+into bytes by :func:`export`. Same record, same bytes: the SVG hash salt is fixed, dates and creator
+tools are left out of both files, and the font is matplotlib's bundled DejaVu Sans, never a system font.
+
+Text choice: in the SVG text is drawn as paths (``svg.fonttype='path'``), so the browser and WeasyPrint
+need no font and the label positions measured at drawing time are exactly what is shown (with
+``'none'`` a substituted font of other widths could make labels collide); the words stay available
+to screen readers through the root's ``aria-label`` and ``<title>``. In the PDF the font is embedded as a
+TrueType subset (``pdf.fonttype=42``): text stays text (searchable, ``pdftotext`` reads it) and there are
+no Type 3 fonts, which some publishers' PDF checks reject.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import html
+import io
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
+    from matplotlib.figure import Figure
+
+RC: dict[str, Any] = {
+    "svg.hashsalt": "sigreport",  # clip-path ids are hashes: fixed salt, same ids on every run
+    "svg.fonttype": "path",
+    "pdf.fonttype": 42,
+    "font.family": "DejaVu Sans",  # shipped inside matplotlib: the same glyphs on every machine
+    "font.size": 9.0,
+    "axes.unicode_minus": True,
+    "axes.linewidth": 0.8,
+    "lines.solid_capstyle": "butt",
+    "savefig.dpi": 72,
+    "savefig.bbox": None,
+    "savefig.pad_inches": 0.0,
+    "savefig.transparent": False,
+    "savefig.facecolor": "white",
+    "figure.dpi": 72,
+    "path.simplify": False,
+}
+SVG_METADATA = {"Date": None, "Creator": None}
+PDF_METADATA = {"CreationDate": None, "Producer": "sigreport", "Creator": None}
+FIGURE_DIR = "figures"
+
+
+@dataclasses.dataclass(frozen=True)
+class FigureOutput:
+    """One figure as the report uses it.
+
+    ``name``: stable file stem (``figures/<name>.pdf``, ``#fig-<name>`` in HTML); ``caption``: plain
+    text (escaped by each target); ``svg``: an inline-ready ``<svg>`` element (no XML declaration, ids
+    prefixed with ``name`` so several figures can share one HTML page); ``pdf``: the vector PDF bytes.
+    """
+
+    name: str
+    caption: str
+    svg: str
+    pdf: bytes
+
+    @property
+    def latex(self) -> str:
+        """A ready ``figure`` float for ``\\input{}``: the PDF at column width, caption and label."""
+        return latex_snippet(self)
+
+
+def latex_snippet(fig: FigureOutput, directory: str = FIGURE_DIR, env: str = "figure") -> str:
+    """The LaTeX float that shows ``fig`` from ``<directory>/<name>.pdf`` (``env``: figure or figure*)."""
+    from sigreport.render.latex import escape  # same layer; kept local so the module stays light
+
+    width = r"\textwidth" if env == "figure*" else r"\columnwidth"
+    return (f"\\begin{{{env}}}[t]\n\\centering\n"
+            f"\\includegraphics[width={width}]{{{directory}/{fig.name}.pdf}}\n"
+            f"\\caption{{{escape(fig.caption)}}}\n\\label{{fig:{fig.name}}}\n\\end{{{env}}}\n")
+
+
+@contextlib.contextmanager
+def style() -> Iterator[None]:
+    """The figure style, set for the drawing only (restored afterwards, so a user's rcParams are kept)."""
+    import matplotlib
+
+    with matplotlib.rc_context(RC):
+        yield
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A bare figure (inches) with an Agg canvas, outside pyplot's registry; call inside :func:`style`."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=72)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def export(fig: Figure, name: str, caption: str) -> FigureOutput:
+    """Write ``fig`` as SVG and PDF with fixed metadata; call inside :func:`style`."""
+    svg_buf, pdf_buf = io.BytesIO(), io.BytesIO()
+    fig.savefig(svg_buf, format="svg", metadata=SVG_METADATA)
+    fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
+    return FigureOutput(name, caption, inline_svg(svg_buf.getvalue().decode("utf-8"), name, caption),
+                        pdf_buf.getvalue())
+
+
+def inline_svg(svg: str, name: str, caption: str) -> str:
+    """matplotlib's SVG file as an element to paste into HTML.
+
+    Drops the XML declaration, DOCTYPE, RDF metadata and the document-wide ``<style>`` (its rule moves
+    to the root as inherited attributes); prefixes every id and internal reference with ``name``
+    (two figures on a page would otherwise share glyph and clip ids); sizes the root to its container
+    (``width="100%"``, the natural size as ``max-width``, the ``viewBox`` keeping the aspect ratio)
+    and gives it a title for screen readers.
+    """
+    svg = re.sub(r"<\?xml[^>]*\?>\s*", "", svg)
+    svg = re.sub(r"<!DOCTYPE[^>]*>\s*", "", svg)
+    svg = re.sub(r"\s*<metadata>.*?</metadata>", "", svg, flags=re.S)
+    svg = re.sub(r"\s*<style type=\"text/css\">.*?</style>", "", svg, flags=re.S)
+    svg = re.sub(r"\s*<defs>\s*</defs>", "", svg)
+    prefix = re.sub(r"[^A-Za-z0-9_-]", "-", name)
+    svg = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', svg)
+    svg = re.sub(r'href="#([^"]+)"', rf'href="#{prefix}-\1"', svg)
+    svg = re.sub(r"url\(#([^)]+)\)", rf"url(#{prefix}-\1)", svg)
+    match = re.search(r"<svg\b[^>]*>", svg)
+    if match is None:  # pragma: no cover - matplotlib always writes a root element
+        raise RuntimeError("matplotlib wrote an SVG without a root element")
+    root = match.group(0)
+    width = re.search(r'\bwidth="([\d.]+)pt"', root)
+    new_root = re.sub(r'\s(width|height)="[\d.]+pt"', "", root)
+    natural = f"max-width:{width.group(1)}pt;" if width else ""
+    label = html.escape(caption, quote=True)
+    new_root = new_root.replace(
+        "<svg", f'<svg width="100%" style="{natural}height:auto" role="img" aria-label="{label}" '
+                'stroke-linejoin="round" stroke-linecap="butt"', 1)
+    title = f"<title>{html.escape(caption, quote=False)}</title>"
+    return svg[: match.start()] + new_root + "\n " + title + svg[match.end():].rstrip() + "\n"
+
+
+def slug(analysis_id: str) -> str:
+    """A file-name-safe stem from an analysis id (``auc/*/posthoc`` -> ``auc-all-posthoc``)."""
+    s = analysis_id.replace("*", "all")
+    return re.sub(r"[^A-Za-z0-9]+", "-", s).strip("-") or "figure"
+
+
+def measure(fig: Figure, text: str, size: float, weight: str = "normal") -> tuple[float, float]:
+    """Width and height in inches of ``text`` as the figure would draw it (Agg's text metrics)."""
+    from matplotlib.font_manager import FontProperties
+
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    prop = FontProperties(family=RC["font.family"], size=size, weight=weight)
+    w, h, _ = renderer.get_text_width_height_descent(text, prop, ismath=False)
+    return w / fig.dpi, h / fig.dpi

@@ -1,0 +1,333 @@
+"""Figures: drawn from the records' own decisions, readable, and byte-identical across runs."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sigreport
+from sigreport.render.figures import (
+    FigureOutput,
+    draw_cd,
+    draw_confusion,
+    draw_figures,
+    draw_forest,
+    draw_pvalues,
+    figures_of,
+    rank_groups,
+)
+from sigreport.render.figures.critical_difference import cd_figure
+from sigreport.render.figures.forest import forest_figure
+from sigreport.render.figures.heatmaps import SIGNIFICANT, p_text, pvalue_figure
+from sigreport.render.figures.output import style
+from sigreport.results import MetricInfo
+from sigreport.results.records import PosthocRecord, PosthocRow
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = ROOT / "configs"
+
+
+@pytest.fixture(scope="module")
+def demsar():
+    return sigreport.analyze(CONFIGS / "demsar.yaml")
+
+
+@pytest.fixture(scope="module")
+def uci():
+    return sigreport.analyze(CONFIGS / "uci.yaml")
+
+
+@pytest.fixture(scope="module")
+def classifiers():
+    return sigreport.analyze(CONFIGS / "classifiers.yaml")
+
+
+def posthoc(ranks: dict[str, float], decisions: dict[tuple[str, str], bool | None], *, control: str | None = None,
+            cd: float | None = None, method: str = "nemenyi") -> PosthocRecord:
+    """A synthetic post-hoc record: the given ranks and decisions (no statistics involved)."""
+    rows = tuple(PosthocRow(a, b, None, ranks[a] - ranks[b], None, None, sig) for (a, b), sig in decisions.items())
+    return PosthocRecord("m/*/posthoc", "posthoc", "m", None, "corpora", method, "friedman", True, cd, None, control,
+                         0.05, dict(ranks), rows, None, ())
+
+
+def by_cd(ranks: dict[str, float], cd: float, control: str | None = None) -> dict[tuple[str, str], bool]:
+    """Decisions of a CD rule |R_a - R_b| > cd, all pairs or against the control (a test fixture)."""
+    pairs = [(a, control) for a in ranks if a != control] if control else itertools.combinations(ranks, 2)
+    return {(a, b): abs(ranks[a] - ranks[b]) > cd for a, b in pairs}
+
+
+def check_groups_match_decisions(record: PosthocRecord) -> None:
+    """Independent check of the bars: every pair inside a bar is recorded as not significant, the bars are
+    runs of the rank order, and no bar can be extended by a neighbour without a significant/undecided pair."""
+    g = rank_groups(record)
+    sig = {frozenset((p.a, p.b)): p.significant for p in record.pairs}
+    for grp in g.groups:
+        i = g.order.index(grp[0])
+        assert g.order[i:i + len(grp)] == grp
+        assert all(sig[frozenset(p)] is False for p in itertools.combinations(grp, 2))
+        for ext in (g.order[i - 1:i + len(grp)] if i else None, g.order[i:i + len(grp) + 1]):
+            if ext and len(ext) > len(grp):
+                assert not all(sig.get(frozenset(p)) is False for p in itertools.combinations(ext, 2))
+
+
+# ---------------------------------------------------------------- CD diagram: the bars are the decisions
+
+def test_demsar_cd_at_alpha_005_is_one_group(demsar):
+    # Demšar (2006), section 3.2.1: CD = 2.569 * sqrt(4 * 5 / (6 * 14)) = 1.25 at alpha = 0.05, and the
+    # largest difference, C4.5 (3.143) vs C4.5+m+cf (1.929) = 1.214, is below it: at 0.05 the post-hoc
+    # test separates no pair. The record says so, and the diagram draws one bar over all four.
+    rec = demsar["auc/*/posthoc"]
+    assert rec.critical_difference == pytest.approx(1.2536, abs=1e-4)
+    assert not any(p.significant for p in rec.pairs)
+    g = rank_groups(rec)
+    assert g.order == ("C4.5cf,m", "C4.5m", "C4.5cf", "C4.5")
+    assert g.groups == (g.order,)
+    check_groups_match_decisions(rec)
+
+
+def test_demsar_cd_at_alpha_010_matches_figure_1(tmp_path):
+    # Demšar (2006), Fig. 1 (Nemenyi at p = 0.10, CD = 2.291 * sqrt(20 / 84) = 1.12): C4.5 is separated
+    # from C4.5+m and C4.5+m+cf; groups {C4.5+m+cf, C4.5+m, C4.5+cf} and {C4.5+cf, C4.5}.
+    text = (CONFIGS / "demsar.yaml").read_text(encoding="utf-8")
+    text = text.replace("alpha: 0.05", "alpha: 0.10").replace("data/demsar_auc.csv",
+                                                                str(CONFIGS / "data" / "demsar_auc.csv"))
+    (tmp_path / "demsar10.yaml").write_text(text, encoding="utf-8")
+    rec = sigreport.analyze(tmp_path / "demsar10.yaml")["auc/*/posthoc"]
+    assert rec.critical_difference == pytest.approx(1.118, abs=1e-3)
+    g = rank_groups(rec)
+    assert g.groups == (("C4.5cf,m", "C4.5m", "C4.5cf"), ("C4.5cf", "C4.5"))
+    check_groups_match_decisions(rec)
+
+
+def test_bars_follow_decisions_not_ranks():
+    ranks = {"A": 1.0, "B": 1.5, "C": 2.2, "D": 3.0, "E": 3.4}
+    # with CD 1.25: A-C 1.2 and C-E 1.2 are within, B-D 1.5 is not -> {A, B, C} and {C, D, E}
+    assert rank_groups(posthoc(ranks, by_cd(ranks, 1.25), cd=1.25)).groups == (("A", "B", "C"), ("C", "D", "E"))
+    # a recorded decision overrides the distance: D-E significant splits the second bar
+    decisions = by_cd(ranks, 1.25) | {("D", "E"): True}
+    rec = posthoc(ranks, decisions, cd=1.25)
+    assert rank_groups(rec).groups == (("A", "B", "C"), ("C", "D"))
+    check_groups_match_decisions(rec)
+    # an undecided pair (null) is never joined
+    rec = posthoc(ranks, by_cd(ranks, 1.25) | {("A", "B"): None}, cd=1.25)
+    assert rank_groups(rec).groups == (("B", "C"), ("C", "D", "E"))
+    assert rank_groups(rec).undecided == 1
+
+
+def test_control_bar_spans_systems_not_different_from_control(uci):
+    rec = uci["accuracy/*/posthoc"]  # Bonferroni-Dunn against Alg. 3: only Alg. 1 differs
+    g = rank_groups(rec)
+    assert g.control == "Alg. 3"
+    assert g.groups == (tuple(s for s in g.order if s != "Alg. 1"),)
+    ranks = {"A": 1.0, "B": 2.0, "C": 3.0, "D": 4.0, "E": 5.0}
+    rec = posthoc(ranks, by_cd(ranks, 1.5, control="C"), control="C", cd=1.5, method="bonferroni_dunn")
+    assert rank_groups(rec).groups == (("B", "C", "D"),)
+    rec = posthoc(ranks, by_cd(ranks, 0.5, control="C"), control="C", cd=0.5, method="holm")
+    assert rank_groups(rec).groups == ()
+
+
+def test_missing_ranks_are_left_out_and_said():
+    rec = posthoc({"A": 1.2, "B": None, "C": 1.8}, {("A", "C"): False}, cd=1.0)  # type: ignore[dict-item]
+    g = rank_groups(rec)
+    assert g.order == ("A", "C") and g.missing == ("B",) and g.groups == (("A", "C"),)
+    assert "Not shown (no average rank): B." in draw_cd(rec).caption
+
+
+def label_boxes(fig) -> list:
+    renderer = fig.canvas.get_renderer()
+    return [t.get_window_extent(renderer) for ax in fig.axes for t in ax.texts if t.get_text()]
+
+
+def thirty_systems() -> PosthocRecord:
+    rng = np.random.default_rng(30)
+    ranks = np.sort(rng.uniform(1, 30, 30))
+    ranks[5] = ranks[4]  # a tie
+    names = [f"system-{i:02d}" + ("-with-a-long-name" if i % 7 == 0 else "") for i in range(30)]
+    r = {n: float(v) for n, v in zip(names, ranks)}
+    return posthoc(r, by_cd(r, 4.2), cd=4.2)
+
+
+def test_thirty_systems_labels_do_not_overlap():
+    rec = thirty_systems()
+    with style():
+        fig = cd_figure(rec)
+        boxes = label_boxes(fig)
+        size = fig.get_size_inches() * fig.dpi
+    assert len(boxes) == 30 + 30 + 1  # system labels, tick labels 1..30, the CD
+    for a, b in itertools.combinations(boxes, 2):
+        assert not a.overlaps(b), (a, b)
+    for box in boxes:
+        assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= size[0] and box.y1 <= size[1]
+    assert len(rank_groups(rec).groups) > 3
+    check_groups_match_decisions(rec)
+
+
+def test_cd_labels_do_not_overlap_on_examples(demsar, uci, classifiers):
+    for rec in (demsar["auc/*/posthoc"], uci["accuracy/*/posthoc"], classifiers["accuracy/reviews/posthoc"]):
+        with style():
+            boxes = label_boxes(cd_figure(rec))
+        assert all(not a.overlaps(b) for a, b in itertools.combinations(boxes, 2))
+
+
+def test_cd_caption_states_method_cd_and_direction(uci):
+    rec = uci["accuracy/*/posthoc"]
+    cap = draw_cd(rec, uci.metrics["accuracy"]).caption
+    assert "Bonferroni-Dunn" in cap and "CD = 1.472" in cap and "control Alg. 3" in cap
+    lower = MetricInfo("Error", False, 2, "mean")
+    assert "the lowest score ranks first" in draw_cd(rec, lower).caption
+
+
+# ---------------------------------------------------------------- forest plot and heatmaps
+
+def markers(fig, filled: bool) -> int:
+    return sum(1 for line in fig.axes[0].lines if line.get_marker() == "o"
+               and (line.get_markerfacecolor() != "white") == filled)
+
+
+def test_forest_marks_corrected_decisions(uci, demsar):
+    for results, rid in ((uci, "accuracy/*/pairwise"), (demsar, "auc/*/pairwise")):
+        rec = results[rid]
+        with style():
+            fig = forest_figure(rec, results.metrics[rec.metric])
+        assert markers(fig, True) == sum(1 for p in rec.pairs if p.significant)
+        assert markers(fig, False) == sum(1 for p in rec.pairs if p.significant is False)
+        texts = [t.get_text() for t in fig.axes[0].texts]
+        assert len(texts) == len(rec.pairs)
+    cap = draw_forest(uci["accuracy/*/pairwise"], uci.metrics["accuracy"]).caption
+    assert "95.7% confidence interval" in cap  # the sign test's exact interval level, from the record
+
+
+def test_forest_is_not_drawn_for_all_pairs_of_many_systems(demsar):
+    rec = demsar["auc/*/pairwise"]
+    names = [f"s{i}" for i in range(11)]
+    row = rec.pairs[0]
+    many = type(rec)(**{**rec.__dict__, "pairs": tuple(type(row)(a, b, row.test, row.pvalue_adjusted, row.significant)
+                                                       for a, b in itertools.combinations(names, 2))})
+    with pytest.raises(ValueError, match="at most 10 systems"):
+        draw_forest(many)
+    kinds = [f.name.split("-")[0] for f in figures_of(many)]
+    assert kinds == ["pvalues"]
+
+
+def test_pvalue_heatmap_cells_are_the_record(classifiers):
+    for rid in ("accuracy/reviews/pairwise", "classification/reviews/mcnemar", "accuracy/tweets/posthoc"):
+        rec = classifiers[rid]
+        with style():
+            fig = pvalue_figure(rec)
+        ax = fig.axes[0]
+        shaded = [p for p in ax.patches if p.get_facecolor()[:3] == pytest.approx(
+            tuple(int(SIGNIFICANT[i:i + 2], 16) / 255 for i in (1, 3, 5)))]
+        assert len(shaded) == sum(1 for p in rec.pairs if p.significant)
+        assert sorted(t.get_text() for t in ax.texts) == sorted(p_text(p.pvalue_adjusted) for p in rec.pairs)
+
+
+def test_confusion_cells_are_the_counts(classifiers):
+    rec = classifiers["classification/reviews/classification"]
+    out = draw_confusion(rec)
+    with style():
+        from sigreport.render.figures.heatmaps import confusion_figure
+        fig = confusion_figure(rec)
+    for ax, s in zip(fig.axes, rec.systems):
+        assert ax.get_title() == s.system
+        assert [t.get_text() for t in ax.texts] == [str(v) for row in s.confusion_matrix.matrix for v in row]
+    assert "360 items" in out.caption
+
+
+# ---------------------------------------------------------------- files: bytes, SVG, PDF, LaTeX
+
+def digest(figs: tuple[FigureOutput, ...] | list[FigureOutput]) -> str:
+    h = hashlib.sha256()
+    for f in figs:
+        h.update(f.name.encode() + f.svg.encode() + f.pdf)
+    return h.hexdigest()
+
+
+def test_same_record_same_bytes_across_draws_and_processes(demsar):
+    import matplotlib
+
+    first = draw_figures(demsar)
+    assert [f.name for f in first] == ["forest-auc-all-pairwise", "pvalues-auc-all-pairwise", "cd-auc-all-posthoc",
+                                       "pvalues-auc-all-posthoc"]
+    assert digest(first) == digest(draw_figures(demsar))
+    code = textwrap.dedent(f"""
+        import hashlib, sigreport
+        from sigreport.render.figures import draw_figures
+        h = hashlib.sha256()
+        for f in draw_figures(sigreport.analyze({str(CONFIGS / 'demsar.yaml')!r})):
+            h.update(f.name.encode() + f.svg.encode() + f.pdf)
+        print(h.hexdigest())
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == digest(first)
+    # the style was local: the user's settings are untouched and pyplot was never loaded
+    assert matplotlib.rcParams["svg.hashsalt"] is None
+    assert "matplotlib.pyplot" not in sys.modules
+
+
+def test_svg_is_inline_ready_and_self_contained(classifiers):
+    figs = draw_figures(classifiers)
+    assert {f.name.split("-")[0] for f in figs} == {"cd", "forest", "pvalues", "confusion"}
+    all_ids: list[str] = []
+    for f in figs:
+        svg = f.svg
+        assert svg.startswith("<svg ") and "<?xml" not in svg and "<!DOCTYPE" not in svg
+        assert re.search(r'viewBox="0 0 [\d.]+ [\d.]+"', svg) and 'width="100%"' in svg
+        assert "<metadata" not in svg and "<style" not in svg and "<title>" in svg
+        no_ns = re.sub(r'\sxmlns(:\w+)?="[^"]*"', "", svg)
+        assert "http" not in no_ns and "file:" not in no_ns
+        ids = re.findall(r'\bid="([^"]+)"', svg)
+        assert all(i.startswith(f.name + "-") for i in ids)
+        refs = re.findall(r'href="([^"]*)"', svg) + re.findall(r"url\(([^)]*)\)", svg)
+        assert all(r.startswith("#") and r[1:] in ids for r in refs)
+        all_ids += ids
+    assert len(all_ids) == len(set(all_ids))  # every figure on one HTML page: no id is used twice
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is missing")
+def test_pdf_is_vector_with_searchable_names(uci, tmp_path):
+    for f in draw_figures(uci):
+        assert f.pdf.startswith(b"%PDF")
+        assert b"CreationDate" not in f.pdf and b"Matplotlib" not in f.pdf
+        path = tmp_path / f"{f.name}.pdf"
+        path.write_bytes(f.pdf)
+        text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+        for system in uci.systems:
+            assert system in text, (f.name, system)
+
+
+def test_latex_snippet_escapes_caption(uci):
+    f = draw_cd(uci["accuracy/*/posthoc"], uci.metrics["accuracy"])  # the label holds a '%'
+    assert f.latex.startswith("\\begin{figure}[t]\n\\centering\n")
+    assert "\\includegraphics[width=\\columnwidth]{figures/cd-accuracy-all-posthoc.pdf}" in f.latex
+    assert "Accuracy (\\%)" in f.latex and "$\\alpha$ = 0.05" in f.latex
+    assert "\\label{fig:cd-accuracy-all-posthoc}\n\\end{figure}\n" in f.latex
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is missing")
+def test_latex_snippets_compile(uci, tmp_path):
+    figs = draw_figures(uci)
+    (tmp_path / "figures").mkdir()
+    for f in figs:
+        (tmp_path / "figures" / f"{f.name}.pdf").write_bytes(f.pdf)
+    body = "\n".join(f.latex for f in figs)
+    doc = f"\\documentclass[twocolumn]{{article}}\n\\usepackage{{graphicx}}\n\\begin{{document}}\n{body}\n\\end{{document}}\n"
+    (tmp_path / "paper.tex").write_text(doc, encoding="utf-8")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert "Overfull" not in run.stdout
+
+
+def test_matplotlib_is_not_imported_until_a_figure_is_drawn():
+    code = ("import sys, sigreport.cli, sigreport.render.figures\n"
+            "assert 'matplotlib' not in sys.modules, 'matplotlib imported'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
