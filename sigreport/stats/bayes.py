@@ -180,21 +180,20 @@ def _winner_shares(masses: np.ndarray) -> np.ndarray:
     return (is_top / is_top.sum(axis=1, keepdims=True)).sum(axis=0)
 
 
-def signed_rank_masses(
-    d: np.ndarray, rope: float, seed: int, n_samples: int = 50_000, prior_strength: float = 0.5
-) -> np.ndarray:
-    """Posterior samples (n_samples, 3) of the masses (b better, equivalent, a better) of differences ``d``.
+def _walsh_plan(
+    d: np.ndarray, rope: float, prior_strength: float
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """Distinct values in descending order, their Dirichlet parameters, and the region prefix lengths.
 
-    The engine of :func:`bayesian_signed_rank` (see the module docstring); exposed for plots and
-    for tests against baycomp's ``SignedRankTest.sample``.
+    Depends on the data only, O(u log u): every posterior sample reuses it.
     """
-    z = np.concatenate([[0.0], np.asarray(d, dtype=np.float64)])
-    counts = np.concatenate([[float(prior_strength)], np.ones(z.size - 1)])
+    z = np.concatenate([[0.0], d])
+    counts = np.concatenate([[prior_strength], np.ones(z.size - 1)])
     u, inv = np.unique(z, return_inverse=True)
     alpha = np.bincount(inv.reshape(-1), weights=counts, minlength=u.size)
     keep = alpha > 0  # prior_strength 0: the pseudo-observation carries no weight
     u, alpha = u[keep], alpha[keep]
-    two_r = 2.0 * float(rope)
+    two_r = 2.0 * rope
     m = u.size
 
     def prefix_lengths(bound: float, strict: bool) -> np.ndarray:
@@ -207,6 +206,18 @@ def signed_rank_masses(
         idx["left_gt"] = prefix_lengths(-two_r, True)
         idx["left_ge"] = prefix_lengths(-two_r, False)
     alpha = alpha[::-1].copy()  # weights are drawn for the values in descending order
+    return u[::-1].copy(), alpha, idx
+
+
+def signed_rank_masses(
+    d: np.ndarray, rope: float, seed: int, n_samples: int = 50_000, prior_strength: float = 0.5
+) -> np.ndarray:
+    """Posterior samples (n_samples, 3) of the masses (b better, equivalent, a better) of differences ``d``.
+
+    The engine of :func:`bayesian_signed_rank` (see the module docstring); exposed for plots and
+    for tests against baycomp's ``SignedRankTest.sample``.
+    """
+    u, alpha, idx = _walsh_plan(np.asarray(d, dtype=np.float64), float(rope), float(prior_strength))
     n_samples = int(n_samples)
     n_blocks = -(-n_samples // _SAMPLE_BLOCK)
     seeds = np.random.SeedSequence(int(seed)).spawn(n_blocks)

@@ -962,11 +962,10 @@ def _studentize(shift: np.ndarray, var_b: np.ndarray, n: int, sd_scale: np.ndarr
     """
     se_b = np.sqrt(var_b / n)
     zero_se = se_b <= 1e-7 * sd_scale[None, :] / math.sqrt(n)
+    still = np.abs(shift) <= 1e-10 * np.maximum(sd_scale, 1e-300)[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
         t = shift / se_b
-    still = np.abs(shift) <= 1e-10 * np.maximum(sd_scale, 1e-300)[None, :]
-    t = np.where(zero_se & still, np.nan, np.where(zero_se, np.sign(shift) * np.inf, t))
-    return t
+        return np.where(zero_se & still, np.nan, np.where(zero_se, np.sign(shift) * np.inf, t))
 
 
 def _paired_bootstrap_t(
