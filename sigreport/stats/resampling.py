@@ -38,6 +38,29 @@ permutation
     interval: ``ci_low``/``ci_high`` are ``None`` by design (no warning); run ``bootstrap`` for an
     interval. The effect size is ``None`` for both methods: a corpus-level metric has no per-item
     standard deviation to standardise by (``paired_t`` reports d_z for mean metrics).
+bootstrap_t
+    Studentized paired bootstrap ("bootstrap-t"; Efron & Tibshirani 1993, ch. 12.5 and 16.4;
+    Hall 1992, sec. 3.5), mean metric only. With paired differences d_i = a_i - b_i, mean ``d`` and
+    standard error ``se = sd(d) / sqrt(n)``, each replicate gives ``t* = (d* - d) / se*`` with its
+    own ``se*`` (the replicate's standard deviation of the differences, ddof 1), compared with the
+    observed ``t = d / se``:
+
+    * two-sided ``p = (#{|t*| >= |t|} + 1) / (B + 1)``
+    * greater ``(#{t* >= t} + 1) / (B + 1)``, less ``(#{t* <= t} + 1) / (B + 1)``
+
+    The interval is the studentized one, ``[d - q*_(1-a/2) se, d - q*_(a/2) se]`` with ``q*`` the
+    quantiles of ``t*`` (one-sided alternatives get one bound). Replicates use the same count
+    matrices as ``bootstrap`` (same seed, same resamples); ``se*`` for every replicate and pair comes
+    from the same single matmul, of the counts with ``[x | d - d_bar | (d - d_bar)^2]``, because
+    ``sum w_i (d_i - d*)^2 = sum w_i (d_i - d_bar)^2 - n (d* - d_bar)^2``. A replicate whose
+    differences are all equal (``se* = 0``) gives ``t* = +-inf`` when ``d* != d`` (it is as extreme
+    as can be) and is left out (0/0) when ``d* = d``. Corpus-level metrics (ratio, F_beta, BLEU,
+    user metrics) are refused with a ValueError: their value is not a mean of per-item differences,
+    so there is no per-item variance to studentize by. Studentizing them would need a standard
+    error per replicate, by the jackknife (n metric evaluations per replicate: O(n^2 B)) or by the
+    delta method (the replicate's second moments of the sufficient statistics, a different
+    formula per metric and none for a user's black-box function); they stay on ``bootstrap``,
+    whose percentile and BCa intervals are transformation-respecting.
 
 Ties and floating point
 -----------------------
@@ -102,8 +125,8 @@ import numpy as np
 from sigreport.stats.result import PairedTestResult, finite_or_none
 
 ALTERNATIVES = ("two-sided", "greater", "less")
-METHODS = ("bootstrap", "permutation")
-CI_METHODS = ("percentile", "bca")
+METHODS = ("bootstrap", "permutation", "bootstrap_t")
+CI_METHODS = ("percentile", "bca", "studentized")
 
 _STREAM_BLOCK = 32  # replicates per random stream: results are identical for any chunking
 _POISSON_MIN_N = 1024  # below this, bootstrap counts come from integers + bincount
@@ -661,7 +684,8 @@ def paired_resampling(
     """Paired bootstrap or approximate randomization for many pairs of systems at once.
 
     ``stats`` has shape (n_items, k_systems, n_stats): per-item sufficient statistics of
-    ``metric``. ``pairs`` lists (a, b) system indices; each result is a minus b. All pairs share
+    ``metric``. ``method`` is 'bootstrap', 'permutation' or 'bootstrap_t' (studentized, mean metric
+    only: see the module docstring). ``pairs`` lists (a, b) system indices; each result is a minus b. All pairs share
     one set of replicates, generated from ``seed`` (see the module docstring for the formulas,
     tie rule, arithmetic and stream layout). ``alpha`` is only used to warn when a p-value lies
     within two Monte Carlo standard errors of it (the decision could flip with another seed).
@@ -674,6 +698,12 @@ def paired_resampling(
     """
     x, pa, pb = _validate(stats, metric, pairs, method, n_resamples, alternative, ci_level, ci_method, alpha,
                           workers, chunk_size)
+    if method == "bootstrap_t":
+        return _paired_bootstrap_t(x, metric, pa, pb, int(n_resamples), int(seed), alternative, ci_level, ci_method,
+                                   alpha, int(workers), chunk_size)
+    if ci_method == "studentized":
+        raise ValueError("ci_method='studentized' is the interval of method='bootstrap_t'; "
+                         f"method={method!r} takes 'percentile' or 'bca'")
     n, k, s = x.shape
     n_resamples = int(n_resamples)
     seed = int(seed)
@@ -883,3 +913,190 @@ def _degenerate_pair(
         extra["exact"] = False
     return PairedTestResult(method, n, None, None, None, alternative, None, None, None, ci_level, None, None, why,
                             extra)
+
+
+# --------------------------------------------------------------------------------------------
+# Studentized bootstrap (bootstrap-t), mean metric
+# --------------------------------------------------------------------------------------------
+
+
+def _is_mean_metric(metric: CorpusMetric) -> bool:
+    return metric.func is _mean_value
+
+
+def _bootstrap_t_replicates(
+    x: np.ndarray, pa: np.ndarray, pb: np.ndarray, n_rows: int, seed: int, workers: int, chunk_size: int | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per replicate: system means (B, k), ``d* - d`` (B, P) and the differences' ``var*`` (B, P).
+
+    One matmul per chunk of the count matrix with ``[x - colmean | d - d_bar | (d - d_bar)^2]`` in
+    float64; the count matrices are those of ``bootstrap`` (same seed, same stream blocks).
+    """
+    n, k, _ = x.shape
+    P = pa.size
+    xs = np.asarray(x[:, :, 0], dtype=np.float64)
+    colmean = xs.mean(axis=0)
+    d = xs[:, pa] - xs[:, pb]
+    dc = d - d.mean(axis=0)[None, :]
+    design = np.ascontiguousarray(np.concatenate([xs - colmean[None, :], dc, dc * dc], axis=1))
+    plan = _chunk_plan(n_rows, n, 8, chunk_size)
+    seeds = np.random.SeedSequence(seed).spawn(-(-n_rows // _STREAM_BLOCK))
+    local = threading.local()
+
+    def chunk(bounds: tuple[int, int]) -> np.ndarray:
+        W = _weights("bootstrap", bounds[0], bounds[1], n, np.float64, seeds, local)
+        return W @ design
+
+    out = _run(chunk, plan, workers)
+    theta_b = out[:, :k] / n + colmean[None, :]
+    shift = out[:, k : k + P] / n  # d* - d
+    var_b = np.maximum(out[:, k + P :] - n * shift * shift, 0.0) / (n - 1)
+    return theta_b, shift, var_b
+
+
+def _studentize(shift: np.ndarray, var_b: np.ndarray, n: int, sd_scale: np.ndarray) -> np.ndarray:
+    """``t* = (d* - d) / se*``; ``se* = 0`` gives +-inf, or NaN (left out) when ``d* = d`` too.
+
+    ``se*`` counts as zero below 1e-7 of the observed standard deviation (float64 rounding of the
+    sums of squares is far smaller); ``d* = d`` within 1e-10 of the observed scale.
+    """
+    se_b = np.sqrt(var_b / n)
+    zero_se = se_b <= 1e-7 * sd_scale[None, :] / math.sqrt(n)
+    still = np.abs(shift) <= 1e-10 * np.maximum(sd_scale, 1e-300)[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = shift / se_b
+        return np.where(zero_se & still, np.nan, np.where(zero_se, np.sign(shift) * np.inf, t))
+
+
+def _paired_bootstrap_t(
+    x: np.ndarray,
+    metric: CorpusMetric,
+    pa: np.ndarray,
+    pb: np.ndarray,
+    n_resamples: int,
+    seed: int,
+    alternative: str,
+    ci_level: float,
+    ci_method: str,
+    alpha: float,
+    workers: int,
+    chunk_size: int | None,
+) -> ResamplingResult:
+    """The ``bootstrap_t`` method of :func:`paired_resampling` (see the module docstring)."""
+    if not _is_mean_metric(metric):
+        raise ValueError(
+            f"method='bootstrap_t' needs the mean metric, got {metric.name!r}: a corpus-level metric has no "
+            "per-item differences to studentize by; use method='bootstrap' (percentile or BCa interval)"
+        )
+    if ci_method == "bca":
+        raise ValueError("method='bootstrap_t' gives the studentized interval; ci_method='bca' belongs to "
+                         "method='bootstrap'")
+    n, k, _ = x.shape
+    P = pa.size
+    if n < 3:
+        msg = f"only {n} item(s): the studentized bootstrap needs at least 3"
+        pairs_out = tuple(_degenerate_t_pair(n, alternative, ci_level, n_resamples, (msg,)) for _ in range(P))
+        theta0 = np.asarray(x[:, :, 0], dtype=np.float64).mean(axis=0) if n else np.full(k, np.nan)
+        sys_ci = tuple((finite_or_none(v), None, None) for v in theta0)
+        return ResamplingResult("bootstrap_t", n, n_resamples, seed, alternative, ci_level, "studentized",
+                                pairs_out, sys_ci, (msg,))
+    xs = np.asarray(x[:, :, 0], dtype=np.float64)
+    theta = xs.mean(axis=0)
+    d_items = xs[:, pa] - xs[:, pb]
+    delta = d_items.mean(axis=0)
+    sd = d_items.std(axis=0, ddof=1)
+    scale = np.maximum(1.0, np.max(np.abs(d_items), axis=0)) if n else np.ones(P)
+    constant = sd <= 1e-12 * scale
+    se = sd / math.sqrt(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_obs = np.where(constant, np.nan, delta / np.where(constant, 1.0, se))
+
+    theta_b, shift, var_b = _bootstrap_t_replicates(x, pa, pb, n_resamples, seed, workers, chunk_size)
+    t_b = _studentize(shift, var_b, n, np.where(constant, scale, sd))
+    counts, valid = _count_p(t_b, t_obs, 1e-10 * np.abs(np.nan_to_num(t_obs)), alternative, shifted=False)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pvals = (counts + 1.0) / (valid + 1.0)
+        mc_se = np.sqrt(pvals * (1.0 - pvals) / np.maximum(valid, 1))
+    ci_lo, ci_hi = _studentized_interval(t_b, valid, delta, se, alternative, ci_level)
+    system_ci = _system_percentile_ci(theta_b, theta, ci_level)
+    out_pairs = tuple(
+        _bootstrap_t_pair(n, alternative, ci_level, alpha, float(delta[i]), float(t_obs[i]), bool(constant[i]),
+                          float(pvals[i]), float(mc_se[i]), int(valid[i]), n_resamples, float(ci_lo[i]),
+                          float(ci_hi[i]))
+        for i in range(P)
+    )
+    return ResamplingResult("bootstrap_t", n, n_resamples, seed, alternative, ci_level, "studentized", out_pairs,
+                            system_ci, ())
+
+
+def _studentized_interval(
+    t_b: np.ndarray, valid: np.ndarray, delta: np.ndarray, se: np.ndarray, alternative: str, ci_level: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """``[d - q*_(1-a/2) se, d - q*_(a/2) se]`` from the t* quantiles (Efron & Tibshirani 1993, eq. 12.22)."""
+    P = delta.size
+    srt = np.sort(t_b, axis=0)
+    lev = 1.0 - ci_level if alternative != "two-sided" else (1.0 - ci_level) / 2.0
+    q_hi = _quantiles_sorted(srt, valid, np.full(P, 1.0 - lev))
+    q_lo = _quantiles_sorted(srt, valid, np.full(P, lev))
+    with np.errstate(invalid="ignore"):
+        lo = delta - q_hi * se
+        hi = delta - q_lo * se
+    if alternative == "greater":
+        hi = np.full(P, np.inf)
+    elif alternative == "less":
+        lo = np.full(P, -np.inf)
+    return lo, hi
+
+
+def _system_percentile_ci(
+    theta_b: np.ndarray, theta: np.ndarray, ci_level: float
+) -> tuple[tuple[float | None, float | None, float | None], ...]:
+    k = theta.size
+    srt = np.sort(theta_b, axis=0)
+    lev = (1.0 - ci_level) / 2.0
+    valid = np.full(k, theta_b.shape[0])
+    lo = _quantiles_sorted(srt, valid, np.full(k, lev))
+    hi = _quantiles_sorted(srt, valid, np.full(k, 1.0 - lev))
+    return tuple((finite_or_none(theta[j]), finite_or_none(lo[j]), finite_or_none(hi[j])) for j in range(k))
+
+
+def _bootstrap_t_pair(
+    n: int, alternative: str, ci_level: float, alpha: float, d: float, t: float, constant: bool, p: float,
+    mc_se: float, valid: int, n_resamples: int, lo: float, hi: float,
+) -> PairedTestResult:
+    """One pair's result record; degenerate differences follow ``paired_t``'s conventions."""
+    warnings: list[str] = []
+    extra: dict[str, object] = {"n_resamples": valid, "mc_se": None, "ci_method": "studentized",
+                                "null": "studentized"}
+    if constant:
+        if abs(d) <= 1e-12:
+            warnings.append("the two systems have identical scores on every item: t is undefined, p taken as 1")
+            pvalue: float | None = 1.0
+        else:
+            warnings.append("the differences have zero variance: t is undefined (infinite), no p-value")
+            pvalue = None
+        return PairedTestResult("bootstrap_t", n, None, None, pvalue, alternative, d,
+                                d if alternative != "less" else None, d if alternative != "greater" else None,
+                                ci_level, None, None, tuple(warnings), extra)
+    if valid < n_resamples:
+        warnings.append(f"{n_resamples - valid} of {n_resamples} replicates had all differences equal to the "
+                        "observed mean (t* = 0/0) and were left out")
+    extra["mc_se"] = finite_or_none(mc_se)
+    if abs(p - alpha) < 2.0 * mc_se:
+        warnings.append(
+            f"the p-value is within two Monte Carlo standard errors ({mc_se:.2g}) of alpha = {alpha:g}: "
+            "the decision may change with another seed; increase n_resamples"
+        )
+    if (alternative != "less" and not math.isfinite(lo)) or (alternative != "greater" and not math.isfinite(hi)):
+        warnings.append("a quantile of t* is infinite (replicates with all differences equal): the studentized "
+                        "interval is unbounded on that side")
+    return PairedTestResult("bootstrap_t", n, finite_or_none(t), None, finite_or_none(p), alternative,
+                            finite_or_none(d), finite_or_none(lo), finite_or_none(hi), ci_level, None, None,
+                            tuple(warnings), extra)
+
+
+def _degenerate_t_pair(n: int, alternative: str, ci_level: float, n_resamples: int, why: tuple[str, ...]
+                       ) -> PairedTestResult:
+    extra: dict[str, object] = {"n_resamples": 0, "mc_se": None, "ci_method": "studentized", "null": "studentized"}
+    return PairedTestResult("bootstrap_t", n, None, None, None, alternative, None, None, None, ci_level, None, None,
+                            why, extra)

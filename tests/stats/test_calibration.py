@@ -8,6 +8,9 @@ tests known to be conservative in that shape:
   (Demšar 2006, sec. 3.1.4, ties split as there);
 - the paired t test under heavy-tailed symmetric differences (lognormal, t3): conservative
   (Efron 1969, "Student's t-test under symmetry conditions", JASA 64:1278-1302);
+- the studentized bootstrap (``bootstrap_t``) under the same heavy-tailed symmetric differences: it
+  studentizes like the t test and inherits its conservativeness there (docs/calibration.md, 0.026-0.039
+  for lognormal at n = 20-100);
 - RM-ANOVA with the seed's automatic sphericity rule under lognormal errors: Mauchly's test is
   sensitive to non-normality (Keselman, Rogan, Mendoza & Breen 1980, Psychol. Bull. 87:479-481), so
   it triggers Greenhouse-Geisser/Huynh-Feldt corrections although sphericity holds.
@@ -39,7 +42,8 @@ ALPHA = 0.05
 
 KNOWN_CONSERVATIVE = {
     ("sign", shape) for shape in ("normal", "lognormal", "skewed_diff", "heavy_t3", "correlated")
-} | {("paired_t", "lognormal"), ("paired_t", "heavy_t3"), ("rm_anova (auto sphericity)", "lognormal")}
+} | {("paired_t", "lognormal"), ("paired_t", "heavy_t3"), ("rm_anova (auto sphericity)", "lognormal"),
+     ("bootstrap_t", "lognormal"), ("bootstrap_t", "heavy_t3")}
 NOT_ASSERTED = {("rm_anova (sphericity assumed)", "correlated")}
 
 
