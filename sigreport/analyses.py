@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from sigreport.data import Block, Dataset
-from sigreport.metrics import corpus_metric
+from sigreport.data.aggregates import corpus_metric
 from sigreport.plan import AnalysisNode
 from sigreport.spec import MetricSpec, Spec, TestsSpec
 from sigreport.stats import correction, cv, omnibus, pairwise, posthoc, rank, resampling, select
@@ -553,8 +553,8 @@ def results_json(spec: Spec, dataset: Dataset, results: Mapping[str, Any], versi
 def data_info(dataset: Dataset) -> dict[str, Any]:
     info = {"scores": dataset.source.rsplit("/", 1)[-1] if dataset.source else None,
             "sha256": dataset.sha256 or None, "rows": dataset.n_rows}
-    for key, value in sorted(dataset.extra.get("files", {}).items()):
-        info[key] = value
+    for key, value in sorted(dataset.files.items()):
+        info[key] = value.as_dict()
     return info
 
 

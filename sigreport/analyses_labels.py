@@ -31,7 +31,7 @@ import numpy as np
 
 from sigreport.analyses import analysis_id, derived_seed
 from sigreport.data import Dataset
-from sigreport.labels import Annotations, AnnotationGroup, PredictionGroup, Predictions
+from sigreport.data import Annotations, AnnotationGroup, PredictionGroup, Predictions
 from sigreport.plan import AnalysisNode
 from sigreport.spec import AgreementSpec, ClassificationSpec, Spec
 from sigreport.stats import agreement as agr
@@ -419,8 +419,8 @@ def label_nodes(spec: Spec, dataset: Dataset) -> list[AnalysisNode]:
     """Plan nodes for the predictions (classification, McNemar, Cochran's Q, systems vs gold) and the
     annotations (agreement), per corpus."""
     nodes: list[AnalysisNode] = []
-    preds: Predictions | None = dataset.extra.get("predictions")  # type: ignore[assignment]
-    ann: Annotations | None = dataset.extra.get("annotations")  # type: ignore[assignment]
+    preds: Predictions | None = dataset.predictions  # type: ignore[assignment]
+    ann: Annotations | None = dataset.annotations  # type: ignore[assignment]
     aspec = spec.agreement or AgreementSpec()
     cls = spec.classification or ClassificationSpec()
     if preds is not None:

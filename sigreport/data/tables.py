@@ -1,0 +1,250 @@
+"""One reader for every input table: CSV, TSV, JSON Lines (.jsonl, .ndjson) and Parquet.
+
+:func:`read_table` returns every column as text with the frame's index holding each row's place in the
+file: the 1-based *line* of CSV, TSV and JSON Lines (blank lines and quoted line breaks counted), the
+1-based *row* of Parquet. Every message about a row quotes that number, so the readers of scores,
+predictions and annotations can never drift apart again. Operating-system errors (a missing file, a
+folder, no permission) and malformed rows (a trailing delimiter, a short row, a duplicate column name,
+a line that is not a JSON object) are :class:`~sigreport.errors.DataError`\\ s, never tracebacks.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import io
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sigreport.errors import DataError, Problem
+
+MAX_ROWS_SHOWN = 5
+DELIMITED = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+JSON_LINES = (".jsonl", ".ndjson")
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """A table read as text. ``frame.index`` holds file lines (``unit == 'line'``) or rows (Parquet)."""
+
+    path: Path
+    frame: pd.DataFrame
+    sha256: str
+    unit: str = "line"
+
+    def where(self, index: Iterable[object]) -> str:
+        """'line 3', 'lines 3, 4, 9 and 2 more': the first places of ``index`` (labels of ``frame``)."""
+        places = [int(i) for i in index]  # type: ignore[call-overload]
+        shown = ", ".join(str(x) for x in places[:MAX_ROWS_SHOWN])
+        more = f" and {len(places) - MAX_ROWS_SHOWN} more" if len(places) > MAX_ROWS_SHOWN else ""
+        return f"{self.unit}{'s' if len(places) > 1 else ''} {shown}{more}"
+
+
+def read_table(path: Path, source: str, field: str) -> Table:
+    """Read one table with every column as text; ``source``/``field``: the spec entry that names it."""
+    raw = _read_bytes(path, source, field)
+    suffix = path.suffix.lower()
+    shown = str(path)
+    digest = hashlib.sha256(raw).hexdigest()
+    try:
+        if suffix in DELIMITED:
+            return Table(path, _read_delimited(raw, DELIMITED[suffix], shown), digest)
+        if suffix in JSON_LINES:
+            return Table(path, _read_json_lines(raw, shown), digest)
+        if suffix == ".parquet":
+            return Table(path, _read_parquet(raw, path, source, field), digest, "row")
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataError(source, [Problem(source, None, field, f"cannot read {path}: {first}")]) from None
+    raise DataError(source, [Problem(source, None, field, f"{path.name}: unknown table format {suffix!r}; "
+                                     "use .csv, .tsv, .jsonl, .ndjson or .parquet")])
+
+
+def _read_bytes(path: Path, source: str, field: str) -> bytes:
+    """The file's bytes, or a DataError saying why the operating system refused them."""
+    def fail(message: str) -> DataError:
+        return DataError(source, [Problem(source, None, field, message)])
+
+    try:
+        if path.is_dir():
+            raise fail(f"{path} is a folder, not a table file")
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise fail(f"file not found: {path}") from None
+    except NotADirectoryError:
+        raise fail(f"file not found: {path} (a parent of it is a file)") from None
+    except OSError as exc:
+        raise fail(f"cannot read {path}: {exc.strerror or type(exc).__name__}") from None
+
+
+# -------------------------------------------------------------------------------------------- CSV, TSV
+
+
+def _read_delimited(raw: bytes, sep: str, shown: str) -> pd.DataFrame:
+    """Header from line 1; every row must have the header's number of fields."""
+    try:
+        grid = pd.read_csv(io.BytesIO(raw), sep=sep, header=None, dtype=str, keep_default_na=False,
+                           skip_blank_lines=False, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise DataError(shown, [Problem(shown, None, "", "the file is empty (no header line)")]) from None
+    except pd.errors.ParserError:
+        raise DataError(shown, _field_count_problems(raw, sep, shown)) from None
+    lines = _line_numbers(grid, raw)
+    missing = grid.isna()
+    blank = missing.all(axis=1).to_numpy()
+    if missing.to_numpy()[~blank].any():
+        raise DataError(shown, _field_count_problems(raw, sep, shown))
+    header = [str(h) for h in grid.iloc[0]]
+    _check_header(header, shown)
+    keep = ~blank
+    keep[0] = False
+    frame = grid.iloc[keep]
+    frame.columns = header
+    frame.index = pd.Index(lines[keep])
+    return frame
+
+
+def _line_numbers(grid: pd.DataFrame, raw: bytes) -> np.ndarray:
+    """File line where each parsed row starts: rows + line breaks inside quoted fields before it."""
+    lines = np.arange(1, len(grid) + 1, dtype=np.int64)
+    if b'"' not in raw:
+        return lines  # no quoting, so no field can hold a line break
+    breaks = np.zeros(len(grid), dtype=np.int64)
+    for col in grid.columns:
+        breaks += grid[col].str.count("\n").fillna(0).to_numpy(dtype=np.int64)
+    return lines + np.concatenate([[0], np.cumsum(breaks)[:-1]])
+
+
+def _field_count_problems(raw: bytes, sep: str, shown: str) -> list[Problem]:
+    """The slow, exact path, taken only when a row's field count differs from the header's."""
+    reader = csv.reader(io.StringIO(raw.decode("utf-8"), newline=""), delimiter=sep)
+    header = next(reader)
+    problems: list[Problem] = []
+    start = reader.line_num + 1
+    bad = 0
+    for row in reader:
+        if row and len(row) != len(header):
+            bad += 1
+            if bad <= MAX_ROWS_SHOWN:
+                hint = " (a trailing delimiter?)" if len(row) > len(header) and not any(
+                    f.strip() for f in row[len(header):]) else ""
+                problems.append(Problem(shown, None, "", f"line {start} has {len(row)} field{'s' if len(row) != 1 else ''}"
+                                        f", the header has {len(header)}{hint}"))
+        start = reader.line_num + 1
+    if bad > MAX_ROWS_SHOWN:
+        problems.append(Problem(shown, None, "", f"and {bad - MAX_ROWS_SHOWN} more lines with a wrong number of "
+                                "fields"))
+    return problems or [Problem(shown, None, "", "rows with a wrong number of fields")]
+
+
+def _check_header(header: list[str], shown: str) -> None:
+    seen: dict[str, int] = {}
+    for h in header:
+        seen[h] = seen.get(h, 0) + 1
+    dup = [h for h, n in seen.items() if n > 1]
+    if dup:
+        raise DataError(shown, [Problem(shown, 1, "", f"duplicate column name{'s' if len(dup) > 1 else ''} "
+                                        f"{', '.join(repr(d) for d in dup)} in the header; each column needs "
+                                        "its own name")])
+
+
+# -------------------------------------------------------------------------------------------- JSON Lines
+
+
+def _read_json_lines(raw: bytes, shown: str) -> pd.DataFrame:
+    """One JSON object per line; blank lines are skipped but counted."""
+    records: list[dict[str, object]] = []
+    lines: list[int] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line, object_pairs_hook=_no_duplicate_keys)
+        except _DuplicateKeys as exc:
+            problems.append(Problem(shown, None, "", f"line {number}: duplicate key{'s' if len(exc.keys) > 1 else ''} "
+                                    f"{', '.join(repr(k) for k in exc.keys)}"))
+            continue
+        except ValueError as exc:
+            problems.append(Problem(shown, None, "", f"line {number} is not valid JSON: {exc}"))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(shown, None, "", f"line {number} is not a JSON object"))
+            continue
+        records.append(obj)
+        lines.append(number)
+        if len(problems) > MAX_ROWS_SHOWN:
+            break
+    if problems:
+        raise DataError(shown, problems[:MAX_ROWS_SHOWN])
+    frame = pd.DataFrame.from_records(records) if records else pd.DataFrame()
+    frame.index = pd.Index(lines, dtype=np.int64)
+    return _as_text(frame)
+
+
+class _DuplicateKeys(ValueError):
+    def __init__(self, keys: list[str]):
+        super().__init__("duplicate keys")
+        self.keys = keys
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    keys = [k for k, _ in pairs]
+    dup = list(dict.fromkeys(k for k in keys if keys.count(k) > 1))
+    if dup:
+        raise _DuplicateKeys(dup)
+    return dict(pairs)
+
+
+# -------------------------------------------------------------------------------------------- Parquet
+
+
+def _read_parquet(raw: bytes, path: Path, source: str, field: str) -> pd.DataFrame:
+    try:
+        import pyarrow  # noqa: F401  (optional dependency: the parquet extra)
+    except ImportError:
+        raise DataError(source, [Problem(source, None, field, f"{path.name}: reading Parquet needs pyarrow "
+                                         "(pip install 'sigreport[parquet]')")]) from None
+    frame = pd.read_parquet(io.BytesIO(raw))
+    _check_header([str(c) for c in frame.columns], str(path))
+    frame.index = pd.RangeIndex(1, len(frame) + 1)
+    return _as_text(frame)
+
+
+def _as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every cell as text ('' for null), as the CSV reader gives them."""
+    frame = frame.astype(object).where(frame.notna(), "").astype(str)
+    frame.columns = [str(c) for c in frame.columns]
+    return frame
+
+
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def control_problems(table: Table, columns: dict[str, str]) -> list[Problem]:
+    """Names holding a control character (newline, tab, ESC, DEL, C1), which no report can show.
+
+    ``columns``: frame column -> the file's column name. Checked on distinct values, so the cost is
+    one pass over each column.
+    """
+    out: list[Problem] = []
+    shown = str(table.path)
+    for col, file_col in columns.items():
+        if col not in table.frame.columns:
+            continue
+        values = pd.unique(table.frame[col].to_numpy())
+        bad = [v for v in values if _UNPRINTABLE.search(v)]
+        for v in bad[:MAX_ROWS_SHOWN]:
+            at = table.frame.index[table.frame[col].to_numpy() == v]
+            out.append(Problem(shown, None, "", f"column {file_col!r} at {table.where(at)}: {v!r} contains a "
+                               "control character (a line break, tab or terminal escape); names must be printable"))
+        if len(bad) > MAX_ROWS_SHOWN:
+            out.append(Problem(shown, None, "", f"column {file_col!r}: {len(bad) - MAX_ROWS_SHOWN} more values with "
+                               "control characters"))
+    return out
