@@ -459,7 +459,7 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
     r = np.array([np.nan if v is None else v for v in ranks.values()])
     n = block.scores.shape[0]
     warnings = []
-    if not np.all(np.isfinite(r)):
+    if not np.all(np.isfinite(r)) or n < 2:  # fewer than two items: the omnibus result carries the warning
         return None
     control = block.systems.index(baseline) if baseline is not None else None
     if method in ("bonferroni_dunn", "holm", "hochberg") and control is None:

@@ -80,9 +80,10 @@ def _check_alpha(alpha: float) -> None:
         raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
 
 
-def _finite_matrix(x: np.ndarray, name: str) -> np.ndarray:
+def _finite_matrix(x: np.ndarray, name: str, allow_no_rows: bool = False) -> np.ndarray:
+    """``x`` as a finite 2-D float array; ``allow_no_rows``: zero rows (every item dropped) is fine."""
     x = np.asarray(x, dtype=float)
-    if x.ndim != 2 or x.shape[0] == 0 or x.shape[1] == 0:
+    if x.ndim != 2 or (x.shape[0] == 0 and not allow_no_rows) or x.shape[1] == 0:
         raise ValueError(f"{name} must be a non-empty 2-D array, got shape {x.shape}")
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{name} must be finite numbers (no NaN or infinity)")
@@ -127,6 +128,13 @@ def _shapiro_step(check: str, p: float, alpha: float, n_values: int) -> Selectio
     return SelectionStep(check, float(p), float(alpha), outcome)
 
 
+def _no_items(method: str, steps: tuple[SelectionStep, ...], why: str) -> Selection:
+    """The choice when no item is left (for example ``missing: drop_items`` dropped them all)."""
+    step = SelectionStep("items left to check", 0.0, None,
+                         "undefined: no item is left, so no check can be run and no test gives a value")
+    return Selection(method, (*steps, step), f"{method}: no items to analyse; {why}")
+
+
 def _items_step(n: int, what: str) -> SelectionStep:
     if n >= MIN_ITEMS_CLT:
         outcome = (
@@ -159,12 +167,15 @@ def choose_pairwise(
     """
     _check_alpha(alpha)
     d = np.asarray(differences, dtype=float)
-    d = _finite_matrix(d[:, None] if d.ndim == 1 else d, "differences")
+    d = _finite_matrix(d[:, None] if d.ndim == 1 else d, "differences", allow_no_rows=True)
     n, n_pairs = d.shape
     if labels is None:
         labels = [f"pair {j + 1}" for j in range(n_pairs)]
     if len(labels) != n_pairs:
         raise ValueError(f"{len(labels)} labels for {n_pairs} pairs")
+    if n == 0:
+        return _no_items("wilcoxon", (_items_step(n, "paired t test"),),
+                         "the rank test is kept as for any family whose normality cannot be shown")
 
     first = _items_step(n, "paired t test")
     if n >= MIN_ITEMS_CLT:
@@ -257,7 +268,7 @@ def choose_omnibus(scores: np.ndarray, alpha: float = 0.05) -> Selection:
     not to this choice.
     """
     _check_alpha(alpha)
-    x = _finite_matrix(scores, "scores")
+    x = _finite_matrix(scores, "scores", allow_no_rows=True)
     n, k = x.shape
     systems = SelectionStep(
         "number of systems k", float(k), float(MIN_SYSTEMS_OMNIBUS),
@@ -271,6 +282,9 @@ def choose_omnibus(scores: np.ndarray, alpha: float = 0.05) -> Selection:
             "pairwise test",
         )
     items = _items_step(n, "RM-ANOVA")
+    if n == 0:
+        return _no_items("friedman", (systems, items), "the rank test is kept as when the residuals cannot be "
+                         "checked")
     if n >= MIN_ITEMS_CLT:
         return Selection(
             "rm_anova", (systems, items),
