@@ -334,7 +334,7 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseAnalysis
         else:
             diffs = np.column_stack([block.scores[:, i] - block.scores[:, j] for i, j in pairs]) if pairs else \
                 np.zeros((block.scores.shape[0], 0))
-            chosen = select.choose_pairwise(diffs, ctx.alpha,
+            chosen = select.choose_pairwise(diffs, ctx.alpha, empty_ok=True,
                                             labels=[f"{block.systems[i]} vs {block.systems[j]}" for i, j in pairs])
         method, sel, w = _pinned(ctx, node_id, chosen)
         warnings += w
@@ -408,7 +408,7 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> OmnibusAnalysis |
     sel = None
     warnings: list[str] = []
     if method == "auto":
-        method, sel, warnings = _pinned(ctx, node_id, select.choose_omnibus(block.scores, ctx.alpha))
+        method, sel, warnings = _pinned(ctx, node_id, select.choose_omnibus(block.scores, ctx.alpha, empty_ok=True))
     if method == "friedman":
         f = omnibus.friedman(block.scores, ctx.metric.higher_is_better, t.tie_correction)
         ranks = {s: finite_or_none(r) for s, r in zip(block.systems, f.average_ranks)}

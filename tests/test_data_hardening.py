@@ -269,3 +269,18 @@ def test_blocks_with_no_or_one_item_give_warnings_not_crashes(cli, workdir, n_it
     om = kinds["omnibus"]
     assert om["statistic"] is None and om["pvalue"] is None and om["warnings"], om
     assert "posthoc" not in kinds or kinds["posthoc"]["method"] == "paired_t"
+
+
+def test_automatic_choices_record_that_no_item_is_left():
+    import numpy as np
+
+    from sigreport.stats.select import choose_omnibus, choose_pairwise
+
+    with pytest.raises(ValueError):  # the strict contract stays for callers that do not expect empty blocks
+        choose_pairwise(np.zeros((0, 2)))
+    pw = choose_pairwise(np.zeros((0, 2)), empty_ok=True)
+    om = choose_omnibus(np.zeros((0, 3)), empty_ok=True)
+    assert pw.method == "wilcoxon" and om.method == "friedman"
+    for sel in (pw, om):
+        assert sel.steps[-1].check == "items left to check" and sel.steps[-1].outcome.startswith("undefined")
+        assert "no items" in sel.reason

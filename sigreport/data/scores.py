@@ -46,9 +46,9 @@ def load_scores(sf: SpecFile) -> Dataset:
     table = dataclasses.replace(table, frame=df)
     keys = {k: _factorize(df[k]) for k in KEYS}
     for key in [k for k in wanted if k != "value"]:
-        problems += _blank(table, key)
+        problems += _blank(table, key, keys[key] if key in keys else _factorize(df[key]))
     problems += control_problems(table, {k: wanted.get(k, k) for k in ("system", "corpus", "metric", "item")
-                                         if k in wanted})
+                                         if k in wanted}, {k: (c.codes, c.names) for k, c in keys.items()})
     values, value_problems = _values(table, spec.data.columns.value)
     problems += value_problems
     problems += _duplicates(table, keys, cv=spec.tests.design != "items")
@@ -104,22 +104,23 @@ def _columns(sf: SpecFile, table: Table) -> tuple[pd.DataFrame, dict[str, str]]:
 
 def _factorize(col: pd.Series) -> Column:
     codes, uniques = pd.factorize(col, sort=False)
-    return Column(codes.astype(np.int64, copy=False), [str(u) for u in uniques])
+    return Column(codes.astype(np.int64, copy=False), [str(u) for u in uniques.tolist()])
 
 
-def _blank(table: Table, key: str) -> list[Problem]:
-    col = table.frame[key]
-    names = pd.unique(col.to_numpy())
-    blank = [n for n in names if not n.strip()]
+def _blank(table: Table, key: str, column: Column) -> list[Problem]:
+    blank = [k for k, n in enumerate(column.names) if not n.strip()]
     if not blank:
         return []
-    at = table.frame.index[col.isin(blank).to_numpy()]
+    at = table.frame.index[np.isin(column.codes, blank)]
     return [Problem(str(table.path), None, "", f"empty {key!r} at {table.where(at)}")]
 
 
 def _values(table: Table, column: str) -> tuple[np.ndarray, list[Problem]]:
     """Parsed values; problems for text that is not a number and for NaN or infinite numbers."""
     raw = table.frame["value"]
+    values = _fast_numbers(raw)
+    if values is not None:
+        return values, []
     values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, copy=True)
     odd = np.flatnonzero(~np.isfinite(values))
     bad: list[int] = []
@@ -145,9 +146,38 @@ def _values(table: Table, column: str) -> tuple[np.ndarray, list[Problem]]:
     return values, problems
 
 
+def _fast_numbers(raw: pd.Series) -> np.ndarray | None:
+    """Every value parsed by pyarrow when all are plain finite numbers; None sends the caller to the
+    exact path that names the offending lines."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:
+        return None
+    try:
+        values = np.asarray(pc.cast(pa.array(raw.array), pa.float64()).to_numpy(zero_copy_only=False), dtype=float)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError, ValueError):
+        return None
+    return values.copy() if np.isfinite(values).all() else None
+
+
 def _duplicates(table: Table, keys: dict[str, Column], cv: bool) -> list[Problem]:
+    combined = np.zeros(len(table.frame), dtype=np.int64)
+    span = 1
+    for k in KEYS:  # one integer per (system, corpus, item, metric) while it fits in 63 bits
+        size = max(len(keys[k].names), 1)
+        if span * size >= 2 ** 62:
+            break
+        combined = combined * size + keys[k].codes
+        span *= size
+    else:
+        dup = np.flatnonzero(pd.Series(combined).duplicated(keep=False).to_numpy())
+        return _duplicate_problem(table, dup, cv)
     codes = pd.DataFrame({k: keys[k].codes for k in KEYS})
-    dup = np.flatnonzero(codes.duplicated(keep=False).to_numpy())
+    return _duplicate_problem(table, np.flatnonzero(codes.duplicated(keep=False).to_numpy()), cv)
+
+
+def _duplicate_problem(table: Table, dup: np.ndarray, cv: bool) -> list[Problem]:
     if not len(dup):
         return []
     r = table.frame.iloc[dup[0]]
@@ -276,6 +306,6 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
     if cv:
         first_row = rows[np.unique(item_rows, return_index=True)[1]]
         frame = table.frame
-        folds_all = list(zip(frame["repeat"].to_numpy()[first_row], frame["fold"].to_numpy()[first_row]))
+        folds_all = list(zip(frame["repeat"].iloc[first_row], frame["fold"].iloc[first_row]))
         folds = tuple((str(folds_all[i][0]), str(folds_all[i][1])) for i in keep_rows)
     return Block(metric, corpus, tuple(systems), items, arr, dropped, "folds" if cv else "items", folds)

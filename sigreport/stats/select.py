@@ -150,7 +150,8 @@ def _items_step(n: int, what: str) -> SelectionStep:
 
 
 def choose_pairwise(
-    differences: np.ndarray, alpha: float = 0.05, *, labels: Sequence[str] | None = None
+    differences: np.ndarray, alpha: float = 0.05, *, labels: Sequence[str] | None = None,
+    empty_ok: bool = False,
 ) -> Selection:
     """Paired t or Wilcoxon for a family of pairs (issue 3, "The automatic choice").
 
@@ -158,6 +159,8 @@ def choose_pairwise(
     (a 1-D array is one pair). Pass them as the pairwise tests see them (rounded to the
     metric's precision); a column whose spread is floating-point noise counts as constant.
     ``labels`` name the pairs in the recorded checks (default ``pair 1``, ``pair 2``, ...).
+    ``empty_ok``: zero items (every item dropped) gives a recorded "no items" choice instead of a
+    ValueError; the tests then report null values with their own warnings.
 
     Rule: paired t when n >= 30 (no normality test is run), or when every column passes
     Shapiro-Wilk at ``alpha``; otherwise Wilcoxon signed-ranks for the whole family. A column
@@ -167,7 +170,7 @@ def choose_pairwise(
     """
     _check_alpha(alpha)
     d = np.asarray(differences, dtype=float)
-    d = _finite_matrix(d[:, None] if d.ndim == 1 else d, "differences", allow_no_rows=True)
+    d = _finite_matrix(d[:, None] if d.ndim == 1 else d, "differences", allow_no_rows=empty_ok)
     n, n_pairs = d.shape
     if labels is None:
         labels = [f"pair {j + 1}" for j in range(n_pairs)]
@@ -246,7 +249,7 @@ def additive_residuals(scores: np.ndarray) -> np.ndarray:
     return x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
 
 
-def choose_omnibus(scores: np.ndarray, alpha: float = 0.05) -> Selection:
+def choose_omnibus(scores: np.ndarray, alpha: float = 0.05, *, empty_ok: bool = False) -> Selection:
     """RM-ANOVA, Friedman or none for k systems on the same items.
 
     ``scores``: shape (n_items, k). Rule:
@@ -265,10 +268,10 @@ def choose_omnibus(scores: np.ndarray, alpha: float = 0.05) -> Selection:
     used, never a subsample; with n < 30 there are more than 5000 of them only when k > 172,
     and then the step notes that scipy's p-value is approximate. The sphericity rule
     (Mauchly's test, then Greenhouse-Geisser or Huynh-Feldt) belongs to the RM-ANOVA result,
-    not to this choice.
+    not to this choice. ``empty_ok``: as for :func:`choose_pairwise`.
     """
     _check_alpha(alpha)
-    x = _finite_matrix(scores, "scores", allow_no_rows=True)
+    x = _finite_matrix(scores, "scores", allow_no_rows=empty_ok)
     n, k = x.shape
     systems = SelectionStep(
         "number of systems k", float(k), float(MIN_SYSTEMS_OMNIBUS),
