@@ -284,3 +284,21 @@ def test_automatic_choices_record_that_no_item_is_left():
     for sel in (pw, om):
         assert sel.steps[-1].check == "items left to check" and sel.steps[-1].outcome.startswith("undefined")
         assert "no items" in sel.reason
+
+
+@pytest.mark.parametrize("pyarrow_path", [True, False])
+@pytest.mark.parametrize("blank", ["", "\n", "\r\n"])
+def test_every_csv_path_gives_the_same_line_numbers(cli, workdir, monkeypatch, pyarrow_path, blank):
+    # pyarrow's reader (no blank lines), the numpy layout + C parser, and the csv module must agree
+    from sigreport.data import tables
+
+    if not pyarrow_path:
+        monkeypatch.setattr(tables, "_parse_with_pyarrow", lambda raw, sep: None)
+        monkeypatch.setattr(tables, "_parse_unquoted", lambda raw, sep: tables.pd.read_csv(
+            tables.io.BytesIO(raw), sep=sep, header=None, dtype=str, keep_default_na=False))
+    table = HEADER + "A,c1,i1,m,0.9\n" + blank + "B,c1,i1,m,x\nA,c1,i2,m,0.7,\n"
+    expected = 3 if not blank else 4
+    spec = _spec(workdir, table)
+    assert_user_error(cli, spec, workdir.path / "out", "paths", [f"line {expected + 1} has 6 fields"])
+    spec = _spec(workdir, table.replace("0.7,\n", "0.7\n"))
+    assert_user_error(cli, spec, workdir.path / "out", "paths", [f"column 'value' at line {expected} "])
