@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sigreport.errors import Problem, UserError
+from sigreport.errors import Problem, UserError, printable
 from sigreport.version import __version__
 
 FORMATS = ("html", "pdf", "latex", "json")
@@ -31,7 +31,7 @@ class Progress:
         if not self.enabled or (not self.shown and time.monotonic() - self.start < 0.5):
             return
         self.shown = True
-        sys.stderr.write(f"\r\x1b[K[{done}/{total}] {what}"[:120])
+        sys.stderr.write(f"\r\x1b[K[{done}/{total}] {printable(what)}"[:120])
         sys.stderr.flush()
 
     def finish(self) -> None:

@@ -7,6 +7,23 @@ exits with code 2. Anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import dataclasses
+import re
+
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: object) -> str:
+    """``text`` with every control character (C0, DEL, C1, line/paragraph separators) written as an escape.
+
+    Names come from the user's files: printed raw, an ESC sequence could repaint the terminal and a
+    newline could forge an extra problem line. ``\\x1b`` is shown as the four characters ``\\x1b``.
+    """
+    s = str(text)
+    if not _UNPRINTABLE.search(s):
+        return s
+    return _UNPRINTABLE.sub(lambda m: _SHORT.get(m.group(), f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                                                  else f"\\u{ord(m.group()):04x}"), s)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -19,10 +36,12 @@ class Problem:
     message: str
 
     def render(self) -> str:
-        where = self.field or ""
+        """One line, whatever the field and message hold (control characters escaped)."""
+        where = printable(self.field or "")
         if self.line is not None:
             where = f"{where} (line {self.line})" if where else f"line {self.line}"
-        return f"{where}: {self.message}" if where else self.message
+        message = printable(self.message)
+        return f"{where}: {message}" if where else message
 
 
 class UserError(Exception):
@@ -37,7 +56,7 @@ class UserError(Exception):
 
     def render(self) -> str:
         n = len(self.problems)
-        head = f"error: {self.source} is invalid ({n} problem{'s' if n != 1 else ''})"
+        head = f"error: {printable(self.source)} is invalid ({n} problem{'s' if n != 1 else ''})"
         return "\n".join([head] + [f"  {p.render()}" for p in self.problems])
 
 

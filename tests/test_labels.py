@@ -401,7 +401,7 @@ def test_level_corpora_gives_one_score_per_corpus(cli, workdir):
 def test_averaged_metric_matches_classification_module():
     """The built-in label aggregates (macro / weighted from per-class tp, fp, fn) equal
     sigreport.stats.classification's averages, including classes whose metric is undefined."""
-    from sigreport.labels import averaged_metric
+    from sigreport.data.aggregates import label_average as averaged_metric
     from sigreport.spec import MetricSpec
     from sigreport.stats.classification import classification_metrics
 

@@ -35,7 +35,7 @@ def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) ->
     for (metric, corpus), block in dataset.blocks.items():
         nodes += score_nodes(spec, dataset.metric_specs[metric], metric, corpus, len(block.systems), block.level,
                              prev)
-    nodes += label_nodes(spec, dataset.extra.get("predictions"), dataset.extra.get("annotations"))  # type: ignore[arg-type]
+    nodes += label_nodes(spec, dataset.predictions, dataset.annotations)
     return Plan(order_nodes(nodes))
 
 
@@ -53,6 +53,6 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
 def data_info(dataset: Dataset) -> dict[str, Any]:
     info = {"scores": dataset.source.rsplit("/", 1)[-1] if dataset.source else None,
             "sha256": dataset.sha256 or None, "rows": dataset.n_rows}
-    for key, value in sorted(dataset.extra.get("files", {}).items()):
-        info[key] = value
+    for key, value in sorted(dataset.files.items()):
+        info[key] = value.as_dict()
     return info

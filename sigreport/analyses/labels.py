@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from sigreport.analyses.common import analysis_id, derived_seed
-from sigreport.labels import Annotations, AnnotationGroup, PredictionGroup, Predictions
+from sigreport.data import Annotations, AnnotationGroup, PredictionGroup, Predictions
 from sigreport.plan import Node
 from sigreport.spec import AgreementSpec, ClassificationSpec, Spec, TestsSpec
 from sigreport.stats import agreement as agr

@@ -128,7 +128,7 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
         else:
             diffs = np.column_stack([block.scores[:, i] - block.scores[:, j] for i, j in pairs]) if pairs else \
                 np.zeros((block.scores.shape[0], 0))
-            chosen = select.choose_pairwise(diffs, ctx.alpha,
+            chosen = select.choose_pairwise(diffs, ctx.alpha, empty_ok=True,
                                             labels=[f"{block.systems[i]} vs {block.systems[j]}" for i, j in pairs])
         method, sel, w = pinned(ctx.tests, ctx.previous_method, chosen)
         warnings += w
@@ -203,7 +203,7 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | F
     sel = None
     warnings: list[str] = []
     if method == "auto":
-        method, sel, warnings = pinned(ctx.tests, ctx.previous_method, select.choose_omnibus(block.scores, ctx.alpha))
+        method, sel, warnings = pinned(ctx.tests, ctx.previous_method, select.choose_omnibus(block.scores, ctx.alpha, empty_ok=True))
     if method == "friedman":
         f = omnibus.friedman(block.scores, ctx.metric.higher_is_better, t.tie_correction)
         ranks = {s: finite_or_none(r) for s, r in zip(block.systems, f.average_ranks)}
@@ -255,7 +255,7 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
     r = np.array([np.nan if v is None else v for v in ranks.values()])
     n = block.scores.shape[0]
     warnings = []
-    if not np.all(np.isfinite(r)):
+    if not np.all(np.isfinite(r)) or n < 2:  # fewer than two items: the omnibus result carries the warning
         return None
     control = block.systems.index(baseline) if baseline is not None else None
     if method in ("bonferroni_dunn", "holm", "hochberg") and control is None:

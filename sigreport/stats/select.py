@@ -80,9 +80,10 @@ def _check_alpha(alpha: float) -> None:
         raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
 
 
-def _finite_matrix(x: np.ndarray, name: str) -> np.ndarray:
+def _finite_matrix(x: np.ndarray, name: str, allow_no_rows: bool = False) -> np.ndarray:
+    """``x`` as a finite 2-D float array; ``allow_no_rows``: zero rows (every item dropped) is fine."""
     x = np.asarray(x, dtype=float)
-    if x.ndim != 2 or x.shape[0] == 0 or x.shape[1] == 0:
+    if x.ndim != 2 or (x.shape[0] == 0 and not allow_no_rows) or x.shape[1] == 0:
         raise ValueError(f"{name} must be a non-empty 2-D array, got shape {x.shape}")
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{name} must be finite numbers (no NaN or infinity)")
@@ -127,6 +128,13 @@ def _shapiro_step(check: str, p: float, alpha: float, n_values: int) -> Selectio
     return SelectionStep(check, float(p), float(alpha), outcome)
 
 
+def _no_items(method: str, steps: tuple[SelectionStep, ...], why: str) -> Selection:
+    """The choice when no item is left (for example ``missing: drop_items`` dropped them all)."""
+    step = SelectionStep("items left to check", 0.0, None,
+                         "undefined: no item is left, so no check can be run and no test gives a value")
+    return Selection(method, (*steps, step), f"{method}: no items to analyse; {why}")
+
+
 def _items_step(n: int, what: str) -> SelectionStep:
     if n >= MIN_ITEMS_CLT:
         outcome = (
@@ -142,7 +150,8 @@ def _items_step(n: int, what: str) -> SelectionStep:
 
 
 def choose_pairwise(
-    differences: np.ndarray, alpha: float = 0.05, *, labels: Sequence[str] | None = None
+    differences: np.ndarray, alpha: float = 0.05, *, labels: Sequence[str] | None = None,
+    empty_ok: bool = False,
 ) -> Selection:
     """Paired t or Wilcoxon for a family of pairs (issue 3, "The automatic choice").
 
@@ -150,6 +159,8 @@ def choose_pairwise(
     (a 1-D array is one pair). Pass them as the pairwise tests see them (rounded to the
     metric's precision); a column whose spread is floating-point noise counts as constant.
     ``labels`` name the pairs in the recorded checks (default ``pair 1``, ``pair 2``, ...).
+    ``empty_ok``: zero items (every item dropped) gives a recorded "no items" choice instead of a
+    ValueError; the tests then report null values with their own warnings.
 
     Rule: paired t when n >= 30 (no normality test is run), or when every column passes
     Shapiro-Wilk at ``alpha``; otherwise Wilcoxon signed-ranks for the whole family. A column
@@ -159,12 +170,15 @@ def choose_pairwise(
     """
     _check_alpha(alpha)
     d = np.asarray(differences, dtype=float)
-    d = _finite_matrix(d[:, None] if d.ndim == 1 else d, "differences")
+    d = _finite_matrix(d[:, None] if d.ndim == 1 else d, "differences", allow_no_rows=empty_ok)
     n, n_pairs = d.shape
     if labels is None:
         labels = [f"pair {j + 1}" for j in range(n_pairs)]
     if len(labels) != n_pairs:
         raise ValueError(f"{len(labels)} labels for {n_pairs} pairs")
+    if n == 0:
+        return _no_items("wilcoxon", (_items_step(n, "paired t test"),),
+                         "the rank test is kept as for any family whose normality cannot be shown")
 
     first = _items_step(n, "paired t test")
     if n >= MIN_ITEMS_CLT:
@@ -235,7 +249,7 @@ def additive_residuals(scores: np.ndarray) -> np.ndarray:
     return x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
 
 
-def choose_omnibus(scores: np.ndarray, alpha: float = 0.05) -> Selection:
+def choose_omnibus(scores: np.ndarray, alpha: float = 0.05, *, empty_ok: bool = False) -> Selection:
     """RM-ANOVA, Friedman or none for k systems on the same items.
 
     ``scores``: shape (n_items, k). Rule:
@@ -254,10 +268,10 @@ def choose_omnibus(scores: np.ndarray, alpha: float = 0.05) -> Selection:
     used, never a subsample; with n < 30 there are more than 5000 of them only when k > 172,
     and then the step notes that scipy's p-value is approximate. The sphericity rule
     (Mauchly's test, then Greenhouse-Geisser or Huynh-Feldt) belongs to the RM-ANOVA result,
-    not to this choice.
+    not to this choice. ``empty_ok``: as for :func:`choose_pairwise`.
     """
     _check_alpha(alpha)
-    x = _finite_matrix(scores, "scores")
+    x = _finite_matrix(scores, "scores", allow_no_rows=empty_ok)
     n, k = x.shape
     systems = SelectionStep(
         "number of systems k", float(k), float(MIN_SYSTEMS_OMNIBUS),
@@ -271,6 +285,9 @@ def choose_omnibus(scores: np.ndarray, alpha: float = 0.05) -> Selection:
             "pairwise test",
         )
     items = _items_step(n, "RM-ANOVA")
+    if n == 0:
+        return _no_items("friedman", (systems, items), "the rank test is kept as when the residuals cannot be "
+                         "checked")
     if n >= MIN_ITEMS_CLT:
         return Selection(
             "rm_anova", (systems, items),

@@ -1,0 +1,96 @@
+"""From a metric's spec to the corpus-level function the statistics use.
+
+A metric is held as per-item sufficient statistics; its corpus score is ``aggregate(totals, n)``:
+mean (one statistic), ratio (two), f_beta (tp, fp, fn), a built-in label average
+``sigreport.labels:<precision|recall|specificity|f>_<macro|weighted>`` (tp, fp, fn of every class;
+the name is kept for results.json, the function lives in :mod:`sigreport.stats.class_counts`) or a
+user function named by import path.
+
+A user's module is the user's input: failing to import it (any exception, a SyntaxError included) or
+an exception raised by the function while the analyses run is a
+:class:`~sigreport.errors.DataError` naming the metric, the module and the exception's message.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from sigreport.errors import DataError, Problem
+from sigreport.spec import MetricSpec
+from sigreport.stats.class_counts import averaged_metric
+from sigreport.stats.resampling import CorpusMetric, f_beta_metric, mean_metric, ratio_metric, user_metric
+
+LABEL_AGGREGATE_PREFIX = "sigreport.labels:"
+
+
+class AggregateImportError(Exception):
+    """The aggregate named in a metric's spec cannot be used (the message says why)."""
+
+
+def corpus_metric(m: MetricSpec, folder: Path | None = None, metric: str = "", source: str = "") -> CorpusMetric:
+    """The metric's corpus-level function; user aggregates are imported with the spec's folder on the path.
+
+    ``metric`` and ``source`` (the spec file) name the culprit when a user function raises.
+    """
+    if m.aggregate == "mean":
+        return mean_metric()
+    if m.aggregate == "ratio":
+        return ratio_metric()
+    if m.aggregate == "f_beta":
+        return f_beta_metric(m.beta)
+    if m.aggregate.startswith(LABEL_AGGREGATE_PREFIX):
+        return label_average(m)
+    func = _import(m.aggregate, folder, metric)
+    return user_metric(_guarded(func, m.aggregate, metric, source), len(m.statistics or ()), name=m.aggregate)
+
+
+def label_average(m: MetricSpec) -> CorpusMetric:
+    """A built-in ``sigreport.labels:<base>_<macro|weighted>`` aggregate over 3K statistics."""
+    base, _, average = m.aggregate[len(LABEL_AGGREGATE_PREFIX):].rpartition("_")
+    try:
+        return averaged_metric(m.aggregate, base, average, len(m.statistics or ()), m.beta, tuple(m.statistics or ()))
+    except ValueError as exc:
+        raise AggregateImportError(f"label aggregate {m.aggregate!r}: {exc}") from None
+
+
+def _import(path: str, folder: Path | None, metric: str) -> Callable[..., object]:
+    module, _, name = path.partition(":")
+    who = f" (metric {metric!r})" if metric else ""
+    added = folder is not None and str(folder) not in sys.path
+    if added:
+        sys.path.insert(0, str(folder))
+    try:
+        func = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise AggregateImportError(f"cannot import aggregate {path!r}{who}: {exc}") from None
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a failure inside the user's module is the user's
+        raise AggregateImportError(f"cannot import aggregate {path!r}{who}: importing module {module!r} raised "
+                                   f"{type(exc).__name__}: {exc}") from None
+    finally:
+        if added:
+            sys.path.remove(str(folder))
+    if not callable(func):
+        raise AggregateImportError(f"aggregate {path!r}{who}: {name!r} in module {module!r} is not a function")
+    return func
+
+
+def _guarded(func: Callable[..., object], path: str, metric: str, source: str) -> Callable[[np.ndarray, int], np.ndarray]:
+    """``func`` with any exception it raises turned into a DataError naming the metric and the module."""
+    module = path.partition(":")[0]
+
+    def call(totals: np.ndarray, n_items: int) -> np.ndarray:
+        try:
+            return func(totals, n_items)  # type: ignore[return-value]
+        except Exception as exc:  # noqa: BLE001 - the user's function failed, not sigreport
+            field = f"metrics.{metric}.aggregate" if metric else "aggregate"
+            raise DataError(source or path, [Problem(source or path, None, field,
+                                                     f"aggregate {path!r} of metric {metric!r} (module {module!r}) "
+                                                     f"raised {type(exc).__name__}: {exc}")]) from None
+
+    call.__qualname__ = getattr(func, "__qualname__", "user")
+    return call

@@ -1,0 +1,65 @@
+"""``load_data``: every table named in the spec, read, checked and assembled into one Dataset."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from sigreport.data.aggregates import corpus_metric
+from sigreport.data.annotations import read_annotations
+from sigreport.data.label_tables import Collector
+from sigreport.data.model import Block, BlockKey, DataFile, Dataset
+from sigreport.data.predictions import read_predictions, test_blocks
+from sigreport.data.scores import load_scores
+from sigreport.spec import MetricSpec, SpecFile
+
+
+def load_data(sf: SpecFile) -> Dataset:
+    """Read and check the score table and, when the spec has them, the predictions and annotations."""
+    spec = sf.spec
+    if spec.data.scores is None:
+        ds = Dataset("", "", tuple(spec.systems or ()), tuple(spec.corpora or ()), (), {}, 0)
+    else:
+        ds = load_scores(sf)
+    if not spec.has_labels():
+        return ds
+    return _with_labels(sf, ds)
+
+
+load_dataset = load_data
+
+
+def _with_labels(sf: SpecFile, ds: Dataset) -> Dataset:
+    """The dataset with predictions, annotations and classification test-metric blocks added."""
+    spec = sf.spec
+    out = Collector(sf)
+    agr = spec.agreement
+    if agr is not None and agr.systems_vs_gold and spec.data.predictions is None:
+        out.add_spec("systems_vs_gold needs data.predictions", "agreement", "systems_vs_gold")
+    if agr is not None and agr.level == "nominal":
+        for i, m in enumerate(agr.measures or ()):
+            if m.startswith("weighted"):
+                out.add_spec(f"{m} needs ordered labels: set agreement.level to ordinal (with agreement.order) or "
+                             "interval", "agreement", "measures", i)
+    files = dict(ds.files)
+    preds = ann = None
+    if spec.data.predictions is not None:
+        table, preds = read_predictions(sf, out)
+        files["predictions"] = DataFile(table.path.name, table.sha256, int(len(table.frame)))
+    if spec.data.annotations is not None:
+        table, ann = read_annotations(sf, out)
+        files["annotations"] = DataFile(table.path.name, table.sha256, int(len(table.frame)))
+    out.raise_if_any()
+    blocks: dict[BlockKey, Block] = {}
+    specs: dict[str, MetricSpec] = {}
+    if preds is not None:
+        blocks, specs = test_blocks(sf, preds, out, set(ds.metrics))
+    out.raise_if_any()
+    systems = ds.systems or (preds.systems if preds is not None else ())
+    corpora = list(ds.corpora)
+    for source in (preds.corpora if preds is not None else (), [c for c in (ann.groups if ann else {}) if c]):
+        corpora += [c for c in source if c not in corpora]
+    return dataclasses.replace(
+        ds, systems=tuple(systems), corpora=tuple(corpora), metrics=ds.metrics + tuple(specs),
+        blocks={**ds.blocks, **blocks}, metric_specs={**ds.metric_specs, **specs},
+        aggregates={**ds.aggregates, **{m: corpus_metric(s, metric=m) for m, s in specs.items()}},
+        predictions=preds, annotations=ann, files=files)

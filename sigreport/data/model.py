@@ -1,0 +1,177 @@
+"""The typed Dataset the analyses read: score blocks, predictions, annotations and input file facts.
+
+Frozen dataclasses only; no statistics, no reading. Everything that used to travel in an untyped
+``Dataset.extra`` dict has its own field here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Mapping
+
+import numpy as np
+
+from sigreport.spec import MetricSpec
+from sigreport.stats.resampling import CorpusMetric
+
+BlockKey = tuple[str, "str | None"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """Scores of one metric on one corpus (or across corpora when ``corpus`` is None).
+
+    ``stats[i, j, :]`` holds the per-item sufficient statistics of system j on item i (one column for a
+    mean metric, whose values are then ``scores[i, j]``). ``items`` name the rows: items, corpora
+    (level corpora) or ``repeat/fold`` (cross-validation designs).
+    """
+
+    metric: str
+    corpus: str | None
+    systems: tuple[str, ...]
+    items: tuple[str, ...]
+    stats: np.ndarray
+    dropped_items: int = 0
+    level: str = "items"
+    folds: tuple[tuple[str, str], ...] | None = None
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Items x systems values of a mean metric (the first statistic otherwise)."""
+        return self.stats[:, :, 0]
+
+
+@dataclasses.dataclass(frozen=True)
+class PredictionGroup:
+    """One corpus: ``gold[i]`` and ``pred[i, j]`` are label codes of item i (system j)."""
+
+    corpus: str
+    items: tuple[str, ...]
+    gold: np.ndarray
+    pred: np.ndarray
+    dropped_items: int = 0
+
+    def correct(self) -> np.ndarray:
+        """(n_items, k_systems) booleans: system j predicted item i's gold label."""
+        return self.pred == self.gold[:, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Predictions:
+    """System predictions against gold labels, per corpus, as label codes into ``labels``."""
+
+    source: str
+    labels: tuple[str, ...]
+    systems: tuple[str, ...]
+    corpora: tuple[str, ...]
+    groups: dict[str, PredictionGroup]
+
+
+@dataclasses.dataclass(frozen=True)
+class AnnotationGroup:
+    """One corpus (``None``: the table has no corpus column): ratings (n_items, n_annotators), -1 = missing.
+
+    ``annotators`` are those with at least one rating in this group.
+    """
+
+    corpus: str | None
+    items: tuple[str, ...]
+    annotators: tuple[str, ...]
+    ratings: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
+class Annotations:
+    """Annotators' ratings, per corpus, as label codes into ``labels``."""
+
+    source: str
+    labels: tuple[str, ...]
+    values: tuple[float, ...] | None  # numeric value of each label (interval level)
+    annotators: tuple[str, ...]
+    groups: dict[str | None, AnnotationGroup]
+
+
+@dataclasses.dataclass(frozen=True)
+class DataFile:
+    """One input table as results.json's ``data`` section names it: file name, sha256, rows read."""
+
+    file: str
+    sha256: str
+    rows: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"file": self.file, "sha256": self.sha256, "rows": self.rows}
+
+
+@dataclasses.dataclass(frozen=True)
+class Dataset:
+    """Everything the analyses need from the data tables, checked and in the spec's order.
+
+    ``source``/``sha256``/``n_rows`` describe the score table (empty when there is none);
+    ``files`` the label tables (``predictions``, ``annotations``); ``aggregates`` maps every metric
+    to its corpus-level function.
+    """
+
+    source: str
+    sha256: str
+    systems: tuple[str, ...]
+    corpora: tuple[str, ...]
+    metrics: tuple[str, ...]
+    blocks: dict[BlockKey, Block]
+    n_rows: int
+    metric_specs: Mapping[str, MetricSpec] = dataclasses.field(default_factory=dict)
+    aggregates: Mapping[str, CorpusMetric] = dataclasses.field(default_factory=dict)
+    predictions: Predictions | None = None
+    annotations: Annotations | None = None
+    files: Mapping[str, DataFile] = dataclasses.field(default_factory=dict)
+
+    def lookup(self, key: tuple) -> object:
+        """The data a plan node reads, by block key: ("scores", metric, corpus) -> Block; ("aggregate",
+        metric) -> the metric's CorpusMetric; ("predictions" | "annotations", corpus) -> (table, group)."""
+        kind = key[0]
+        if kind == "scores":
+            return self.blocks[(key[1], key[2])]
+        if kind == "aggregate":
+            return self.aggregates[key[1]]
+        if kind in ("predictions", "annotations"):
+            table = self.predictions if kind == "predictions" else self.annotations
+            if table is None:
+                raise KeyError(key)
+            return table, table.groups[key[1]]
+        raise KeyError(key)
+
+    def fingerprint(self, key: tuple) -> str:
+        """sha256 of the content of a block (for content-addressed caching of the analyses that read it)."""
+        h = hashlib.sha256()
+        if key[0] == "aggregate":
+            fn = self.aggregates[key[1]]
+            _digest(h, (self.metric_specs[key[1]].model_dump(mode="json"), fn.name, fn.n_stats, fn.stat_names))
+        elif key[0] in ("predictions", "annotations"):  # this corpus's group and the table's shared parts
+            table, group = self.lookup(key)  # type: ignore[misc]
+            _digest(h, ({f.name: getattr(table, f.name) for f in dataclasses.fields(table) if f.name != "groups"},
+                        group))
+        else:
+            _digest(h, self.lookup(key))
+        return h.hexdigest()
+
+
+def _digest(h: "hashlib._Hash", obj: object) -> None:
+    """Feed a stable byte form of data (dataclasses, arrays, containers, scalars) into a hash."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            h.update(f.name.encode())
+            _digest(h, getattr(obj, f.name))
+    elif isinstance(obj, np.ndarray):
+        h.update(f"{obj.dtype.str}{obj.shape}".encode())
+        h.update(np.ascontiguousarray(obj).tobytes())
+    elif isinstance(obj, Mapping):
+        for k in sorted(obj, key=str):
+            h.update(repr(k).encode())
+            _digest(h, obj[k])
+    elif isinstance(obj, (list, tuple)):
+        h.update(f"[{len(obj)}".encode())
+        for v in obj:
+            _digest(h, v)
+    else:
+        h.update(repr(obj).encode())
