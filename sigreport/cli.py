@@ -123,7 +123,7 @@ def _run(args: argparse.Namespace) -> int:
         from sigreport.archive.verify import verify_release
 
         return _verified(verify_release(Path(args.release), False))
-    from sigreport import pipeline as b
+    from sigreport.api import pipeline as b
 
     if args.command == "schema":
         from sigreport.spec import json_schema
@@ -170,7 +170,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_options(args: argparse.Namespace) -> Any:  # pipeline.RunOptions
-    from sigreport.pipeline import RunOptions
+    from sigreport.api.pipeline import RunOptions
 
     if args.scheduler and args.executor != "dask":
         raise UserError("build", [Problem("build", None, "--scheduler", "only with --executor dask")])
@@ -180,7 +180,7 @@ def _run_options(args: argparse.Namespace) -> Any:  # pipeline.RunOptions
 
 def _release(args: argparse.Namespace) -> Any:  # a ReleasePlan or None
     """Check the release flags before anything is computed."""
-    from sigreport import pipeline as b
+    from sigreport.api import pipeline as b
 
     if args.release is None:
         extra = [f for f, v in (("--archive", args.archive), ("--force", args.force), ("--previous", args.previous)) if v]

@@ -6,7 +6,7 @@ import pytest
 from conftest import CONFIGS
 
 from sigreport.analyses import collect_results
-from sigreport.pipeline import prepare
+from sigreport.api.pipeline import prepare
 from sigreport.execute import Cache, run_plan
 from sigreport.execute.pool import ProcessExecutor
 from sigreport.results import to_json

@@ -8,7 +8,7 @@ import pickle
 from conftest import CONFIGS
 
 from sigreport.version import __version__
-from sigreport.pipeline import prepare
+from sigreport.api.pipeline import prepare
 from sigreport.execute import run_plan
 from sigreport.plan import content_keys
 from sigreport.results import to_json

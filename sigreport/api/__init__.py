@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sigreport import pipeline
+from sigreport.api import pipeline
 from sigreport.errors import Problem
 from sigreport.execute import Cache, Executor, Progress, run_plan
 from sigreport.results import Results
