@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -94,11 +94,12 @@ def spec_file(source: SpecFile | str | Path) -> SpecFile:
 
 
 def prepare(spec_path: SpecFile | str | Path, out: str | Path | None = None,
-            previous: Results | None = None) -> Prepared:
+            previous: Results | None = None, frames: Mapping[str, Any] | None = None) -> Prepared:
     """Validate spec and data and expand the plan (no statistics yet). ``previous``: the previous report's
-    results, for ``selection``; nothing is read from the output folder here."""
+    results, for ``selection``; nothing is read from the output folder here. ``frames``: data frames
+    standing in for the spec's tables (Python API)."""
     sf = spec_file(spec_path)
-    ds = load_data(sf)
+    ds = load_data(sf, frames)
     dest = Path(out).resolve() if out else output_dir(sf)
     store.recover_if_idle(dest, _say)  # a report left under a hidden name by a killed build is put back first
     return Prepared(sf, ds, build_plan(sf.spec, ds, previous), dest)

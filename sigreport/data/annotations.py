@@ -7,6 +7,11 @@ interval level.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 import math
 
 import numpy as np
@@ -26,13 +31,14 @@ def _as_number(x: str) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def read_annotations(sf: SpecFile, out: Collector) -> tuple[Table, Annotations | None]:
+def read_annotations(sf: SpecFile, out: Collector, frame: "pd.DataFrame | None" = None
+                     ) -> tuple[Table, Annotations | None]:
     """Read and check ``data.annotations``; problems go to ``out``."""
     spec = sf.spec
     agr = spec.agreement or AgreementSpec()
     lc = spec.data.label_columns
     wanted = {"item": lc.item, "annotator": lc.annotator, "label": lc.label}
-    table = read_label_table(sf, spec.data.annotations, "data.annotations", wanted, {"corpus": lc.corpus}, lc != type(lc)(), out)
+    table = read_label_table(sf, spec.data.annotations, "data.annotations", wanted, {"corpus": lc.corpus}, lc != type(lc)(), out, frame)
     path, df = table.path, table.frame
     shown = str(path)
     has_corpus = "corpus" in df.columns

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+
+import pandas as pd
 
 from sigreport.data.aggregates import corpus_metric
 from sigreport.data.annotations import read_annotations
@@ -10,25 +13,36 @@ from sigreport.data.label_tables import Collector
 from sigreport.data.model import Block, BlockKey, DataFile, Dataset
 from sigreport.data.predictions import read_predictions, test_blocks
 from sigreport.data.scores import load_scores
+from sigreport.errors import SpecError
 from sigreport.spec import MetricSpec, SpecFile
 
 
-def load_data(sf: SpecFile) -> Dataset:
-    """Read and check the score table and, when the spec has them, the predictions and annotations."""
+def load_data(sf: SpecFile, frames: Mapping[str, pd.DataFrame] | None = None) -> Dataset:
+    """Read and check the score table and, when the spec has them, the predictions and annotations.
+
+    ``frames`` (Python API): data frames standing in for the tables the spec names, by role
+    (``scores``, ``predictions``, ``annotations``); a frame for a table the spec does not name is an error."""
     spec = sf.spec
+    frames = dict(frames or {})
+    named = {"scores": spec.data.scores, "predictions": spec.data.predictions, "annotations": spec.data.annotations}
+    unnamed = [role for role in frames if named.get(role, None) is None]
+    if unnamed:
+        raise SpecError(str(sf.path), [sf.problem(f"a {r} data frame was given but the spec names no data.{r} table "
+                                                  f"(set data.{r}: the frame stands in for it)", "data")
+                                       for r in unnamed])
     if spec.data.scores is None:
         ds = Dataset("", "", tuple(spec.systems or ()), tuple(spec.corpora or ()), (), {}, 0)
     else:
-        ds = load_scores(sf)
+        ds = load_scores(sf, frames.get("scores"))
     if not spec.has_labels():
         return ds
-    return _with_labels(sf, ds)
+    return _with_labels(sf, ds, frames)
 
 
 load_dataset = load_data
 
 
-def _with_labels(sf: SpecFile, ds: Dataset) -> Dataset:
+def _with_labels(sf: SpecFile, ds: Dataset, frames: Mapping[str, pd.DataFrame]) -> Dataset:
     """The dataset with predictions, annotations and classification test-metric blocks added."""
     spec = sf.spec
     out = Collector(sf)
@@ -43,10 +57,10 @@ def _with_labels(sf: SpecFile, ds: Dataset) -> Dataset:
     files = dict(ds.files)
     preds = ann = None
     if spec.data.predictions is not None:
-        table, preds = read_predictions(sf, out)
+        table, preds = read_predictions(sf, out, frames.get("predictions"))
         files["predictions"] = DataFile(table.path.name, table.sha256, int(len(table.frame)))
     if spec.data.annotations is not None:
-        table, ann = read_annotations(sf, out)
+        table, ann = read_annotations(sf, out, frames.get("annotations"))
         files["annotations"] = DataFile(table.path.name, table.sha256, int(len(table.frame)))
     out.raise_if_any()
     blocks: dict[BlockKey, Block] = {}

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sigreport.data.tables import Table, control_problems, read_table
+if TYPE_CHECKING:
+    import pandas as pd
+
+from sigreport.data.tables import Table, control_problems, frame_table, read_table
 from sigreport.errors import DataError, Problem
 from sigreport.spec import SpecFile
 
@@ -52,11 +56,11 @@ def listing(values: list[str], limit: int = 8) -> str:
 
 
 def read_label_table(sf: SpecFile, relative: str, field: str, wanted: dict[str, str], optional: dict[str, str],
-                     mapped: bool, out: Collector) -> Table:
-    """The table with its needed columns renamed to their roles and stripped; names checked printable."""
-    path = sf.resolve(relative)
-    shown = str(path)
-    table = read_table(path, str(sf.path), field)
+                     mapped: bool, out: Collector, frame: pd.DataFrame | None = None) -> Table:
+    """The table (or the data frame standing in for it) with its needed columns renamed to their roles and
+    stripped; names checked printable."""
+    table = frame_table(frame, field) if frame is not None else read_table(sf.resolve(relative), str(sf.path), field)
+    shown = str(table.path)
     df = table.frame
     missing = [c for c in wanted.values() if c not in df.columns]
     if missing:

@@ -23,6 +23,11 @@ an error, as it is for corpus-level score metrics.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 import dataclasses
 import re
 
@@ -43,14 +48,15 @@ BASES = ("precision", "recall", "specificity")
 PRED_COLUMNS = {"gold": "gold label", "pred": "predicted label"}
 
 
-def read_predictions(sf: SpecFile, out: Collector) -> tuple[Table, Predictions | None]:
+def read_predictions(sf: SpecFile, out: Collector, frame: "pd.DataFrame | None" = None
+                     ) -> tuple[Table, Predictions | None]:
     """Read and check ``data.predictions``; problems go to ``out``."""
     spec = sf.spec
     cls = spec.classification or ClassificationSpec()
     agr = spec.agreement
     lc = spec.data.label_columns
     wanted = {"system": lc.system, "corpus": lc.corpus, "item": lc.item, "gold": lc.gold, "pred": lc.pred}
-    table = read_label_table(sf, spec.data.predictions, "data.predictions", wanted, {}, lc != type(lc)(), out)
+    table = read_label_table(sf, spec.data.predictions, "data.predictions", wanted, {}, lc != type(lc)(), out, frame)
     path, df = table.path, table.frame
     shown = str(path)
     check_blank(table, ["system", "corpus", "item", "gold", "pred"], out,

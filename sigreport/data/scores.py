@@ -16,7 +16,7 @@ import pandas as pd
 from sigreport.data.aggregates import AggregateImportError, corpus_metric
 from sigreport.data.corpora import across_corpora
 from sigreport.data.model import Block, BlockKey, Dataset
-from sigreport.data.tables import MAX_ROWS_SHOWN, Table, control_problems, read_table
+from sigreport.data.tables import MAX_ROWS_SHOWN, Table, control_problems, frame_table, read_table
 from sigreport.errors import DataError, Problem
 from sigreport.spec import SpecFile
 from sigreport.stats.resampling import CorpusMetric
@@ -33,12 +33,15 @@ class Column:
     names: list[str]
 
 
-def load_scores(sf: SpecFile) -> Dataset:
-    """Read and check ``data.scores``; a Dataset of blocks, one per (metric, corpus)."""
+def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
+    """Read and check ``data.scores`` (or the data frame standing in for it); a Dataset of blocks, one per
+    (metric, corpus)."""
     spec = sf.spec
-    path = sf.resolve(spec.data.scores)
-    shown = str(path)
-    table = read_table(path, str(sf.path), "data.scores")
+    if frame is not None:
+        table = frame_table(frame, "data.scores")
+    else:
+        table = read_table(sf.resolve(spec.data.scores), str(sf.path), "data.scores")
+    shown = str(table.path)
     df, wanted = _columns(sf, table)
     if df.empty:
         raise DataError(shown, [Problem(shown, None, "", "the table has no rows")])

@@ -46,6 +46,16 @@ class Table:
         return f"{self.unit}{'s' if len(places) > 1 else ''} {shown}{more}"
 
 
+def frame_table(frame: pd.DataFrame, field: str) -> Table:
+    """A data frame standing in for the table the spec names at ``field`` (Python API): cells as text,
+    places given as row numbers (1 = the first row), sha256 of its CSV form."""
+    text = _as_text(frame.reset_index(drop=True))
+    _check_header(list(text.columns), f"<{field} data frame>")
+    text.index = pd.RangeIndex(1, len(text) + 1)
+    digest = hashlib.sha256(text.to_csv(index=False).encode("utf-8")).hexdigest()
+    return Table(Path(f"<{field} data frame>"), text, digest, "row")
+
+
 def read_table(path: Path, source: str, field: str) -> Table:
     """Read one table with every column as text; ``source``/``field``: the spec entry that names it."""
     raw = _read_bytes(path, source, field)
