@@ -16,6 +16,26 @@ from sigreport.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
 
+# The smallest valid spec and table (the source's worked example): the base of many bad-input tests.
+GOOD_DATA = """\
+system,corpus,item,metric,value
+A,c,t1,m,0.59
+A,c,t2,m,0.58
+A,c,t3,m,0.57
+B,c,t1,m,0.39
+B,c,t2,m,0.44
+B,c,t3,m,0.45
+"""
+
+GOOD_SPEC = """\
+title: t
+data:
+  scores: scores.csv
+metrics:
+  m:
+    higher_is_better: true
+"""
+
 
 @dataclass
 class CliResult:

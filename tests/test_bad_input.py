@@ -4,26 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import assert_user_error
+from conftest import GOOD_DATA, GOOD_SPEC, assert_user_error
 
-GOOD_DATA = """\
-system,corpus,item,metric,value
-A,c,t1,m,0.59
-A,c,t2,m,0.58
-A,c,t3,m,0.57
-B,c,t1,m,0.39
-B,c,t2,m,0.44
-B,c,t3,m,0.45
-"""
 
-GOOD_SPEC = """\
-title: t
-data:
-  scores: scores.csv
-metrics:
-  m:
-    higher_is_better: true
-"""
 
 # (name, spec text, data text, fragments that must appear in stderr, in order of appearance per line)
 CASES = [

@@ -12,31 +12,14 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from conftest import CONFIGS, assert_user_error
+from conftest import GOOD_DATA, GOOD_SPEC, CONFIGS, assert_user_error
 from sigreport import spec as spec_module
 from sigreport.errors import SpecError, UserError
 from sigreport.spec import MAX_DEPTH, MAX_SPEC_BYTES, SpecFile, load_spec, load_spec_file, output_dir
 
 SANITY_SECONDS = 5.0
 
-GOOD_DATA = """\
-system,corpus,item,metric,value
-A,c,t1,m,0.59
-A,c,t2,m,0.58
-A,c,t3,m,0.57
-B,c,t1,m,0.39
-B,c,t2,m,0.44
-B,c,t3,m,0.45
-"""
 
-GOOD_SPEC = """\
-title: t
-data:
-  scores: scores.csv
-metrics:
-  m:
-    higher_is_better: true
-"""
 
 LOL = '["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'
 BILLION_LAUGHS = f"a: &a {LOL}\n" + "".join(

@@ -17,17 +17,10 @@ from pathlib import Path
 import pytest
 
 from sigreport.archive import store
+from conftest import GOOD_DATA as DATA
+
 from sigreport.cli import main
 
-DATA = """\
-system,corpus,item,metric,value
-A,c,t1,m,0.59
-A,c,t2,m,0.58
-A,c,t3,m,0.57
-B,c,t1,m,0.39
-B,c,t2,m,0.44
-B,c,t3,m,0.45
-"""
 
 
 def spec_text(title: str = "old", scores: str = "scores.csv", extra: str = "") -> str:

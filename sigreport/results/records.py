@@ -11,14 +11,10 @@ from results.json only by :mod:`sigreport.results.io`.
 from __future__ import annotations
 
 import dataclasses
-import math
-import types
 from typing import Any, ClassVar
 
-import numpy as np
-
 from sigreport.stats.classification import MetricValue
-from sigreport.stats.result import EffectSize, PairedTestResult
+from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -386,28 +382,4 @@ for _cls in RECORD_TYPES:
             setattr(_cls, _name, None)
 
 
-def jsonable(obj: Any) -> Any:
-    """Records, stats results, numpy values and containers as JSON data (non-finite floats -> None)."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        custom = getattr(type(obj), "json_fields", None)
-        out = {name: jsonable(getattr(obj, name)) for name in custom or [f.name for f in dataclasses.fields(obj)]}
-        if custom:  # a row's method-specific values follow its fields
-            for k, v in (getattr(obj, "extra", None) or {}).items():
-                out.setdefault(k, jsonable(v))
-        return out
-    if isinstance(obj, types.SimpleNamespace):
-        return {k: jsonable(v) for k, v in vars(obj).items()}
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [jsonable(v) for v in obj.tolist()]
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        return x if math.isfinite(x) else None
-    return obj
+jsonable = to_jsonable  # records, stats results, numpy values and containers as JSON data

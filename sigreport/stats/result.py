@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import types
 from typing import Any
 
 import numpy as np
@@ -35,9 +36,20 @@ def finite_or_none(x: Any) -> float | None:
 
 
 def to_jsonable(obj: Any) -> Any:
-    """Recursively convert results (dataclasses, numpy scalars/arrays, tuples) to JSON data."""
+    """Recursively convert results (dataclasses, numpy scalars/arrays, tuples) to JSON data.
+
+    A dataclass may name its JSON fields and their order in a class attribute ``json_fields``
+    (attributes or properties); its ``extra`` mapping then follows them as further fields. Objects
+    with plain attributes (``types.SimpleNamespace``, as records read back from JSON) keep them."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        custom = getattr(type(obj), "json_fields", None)
+        out = {name: to_jsonable(getattr(obj, name)) for name in custom or [f.name for f in dataclasses.fields(obj)]}
+        if custom:
+            for k, v in (getattr(obj, "extra", None) or {}).items():
+                out.setdefault(k, to_jsonable(v))
+        return out
+    if isinstance(obj, types.SimpleNamespace):
+        return {k: to_jsonable(v) for k, v in vars(obj).items()}
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
