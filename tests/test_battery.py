@@ -132,7 +132,11 @@ def test_selection_fixed_keeps_the_previous_choice_and_says_so(cli, tmp_path):
     skew = np.array([0.0] * 9 + [0.4, 0.5, 0.6])
     _scores_csv(tmp_path / "s.csv", {"A": base + skew, "B": base})
     spec = _spec(tmp_path / "s.csv", pairwise="auto", selection="fixed")
-    assert analysis(build(cli, tmp_path, spec), "pairwise")["method"] == "wilcoxon"
+    first = analysis(build(cli, tmp_path, spec), "pairwise")
+    assert first["method"] == "wilcoxon"
+    # no previous report yet: it says so plainly instead of claiming a choice was kept
+    assert any("no previous report" in w for w in first["warnings"])
+    assert not any("kept from the previous report" in w for w in first["warnings"])
     # New release: 40 well-behaved items -> auto would now choose the paired t test.
     base = rng.uniform(0.2, 0.6, 40)
     _scores_csv(tmp_path / "s.csv", {"A": base + 0.02 + 0.01 * rng.standard_normal(40), "B": base})

@@ -49,6 +49,9 @@ def pinned(tests: TestsSpec, previous_method: str | None, chosen: select.Selecti
     ``previous_method`` is the method the previous report (given explicitly to the plan) chose for
     this analysis, or None when there is none."""
     warnings = []
+    if previous_method is None and tests.selection == "fixed":
+        warnings.append(f"selection is fixed, but there is no previous report with this analysis: {chosen.method} "
+                        "was chosen from this data, and later builds will keep it")
     if previous_method is not None and previous_method != chosen.method:
         if tests.selection == "fixed":
             warnings.append(f"selection is fixed: {previous_method} kept from the previous report, although the "

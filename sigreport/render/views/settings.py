@@ -90,7 +90,7 @@ def _omnibus_rows(t: Any) -> Rows:
                                                "(all pairs) or Bonferroni-Dunn (against the baseline) after Friedman",
                                        "none": "none"}.get(t.posthoc, POSTHOC_NAMES.get(t.posthoc, t.posthoc))))
     if t.pairwise == "auto" or t.omnibus == "auto":
-        rows.append(("Selection", "fixed: the previous report's choices are kept" if t.selection == "fixed"
+        rows.append(("Selection", "fixed: the previous report's choices are kept where it has the analysis (each analysis says so)" if t.selection == "fixed"
                      else "auto: chosen from this data; changes since the previous report are flagged"))
     if t.design != "items":
         methods = t.cv_methods or {"5x2cv": ["5x2cv_t", "5x2cv_f"], "kfold": ["kfold_t"],
