@@ -174,7 +174,8 @@ class TestsSpec(_Model):
     alternative: Alternative = Field(
         "two-sided", description="Alternative hypothesis for every pair (a, b), tested on a - b: greater means a "
         "scores higher than b. Pairs are (a, b) with a before b in table order (all_pairs) or (system, baseline) "
-        "(vs_baseline), so there greater means the system beats the baseline. Choose it before seeing the data.")
+        "(vs_baseline), so there greater means the system scores higher than the baseline (whatever the metric's "
+        "direction). Choose it before seeing the data.")
     comparisons: Literal["all_pairs", "vs_baseline"] = Field(
         "all_pairs", description="Compare every pair of systems (a before b in table order), or every other system "
         "with the baseline as pairs (system, baseline).")
@@ -324,8 +325,8 @@ class Spec(_Model):
         None, description="Systems to compare, in the order of every table (default: order of first appearance).")
     baseline: str | None = Field(
         None, description="The reference system. With tests.comparisons vs_baseline the pairs are (system, "
-        "baseline): estimates are system minus baseline and alternative greater means the system beats the "
-        "baseline; with all_pairs it keeps its place in the table order.")
+        "baseline): estimates are system minus baseline and alternative greater means the system scores higher "
+        "than the baseline; with all_pairs it keeps its place in the table order.")
     corpora: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None, description="Corpora to analyse (default: all in the data).")
     metrics: dict[str, MetricSpec] = Field(default_factory=dict,

@@ -7,6 +7,7 @@ level each record states, never from a default.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -298,9 +299,12 @@ def anova_source_table(r: Any, lab: Labels) -> tuple[Table, ...]:
     rows_src = getattr(r, "table", None) or ()
     if not rows_src:
         return ()
+    values = [abs(v) for a in rows_src for v in (get(a, "ss"), get(a, "ms")) if v]
+    # four significant digits of the smallest sum of squares or mean square (scores are often on [0, 1])
+    dec = min(8, max(3, 3 - math.floor(math.log10(min(values))))) if values else 3
     cols = (Column(Text("Source"), "l"), Column(Text("SS")), Column(Text("df")), Column(Text("MS")))
-    rows = tuple((Text(ANOVA_SOURCES.get(get(a, "source"), get(a, "source"))), Stat(get(a, "ss")), Df(get(a, "df")),
-                  Stat(get(a, "ms"))) for a in rows_src)
+    rows = tuple((Text(ANOVA_SOURCES.get(get(a, "source"), get(a, "source"))), Num(get(a, "ss"), dec),
+                  Df(get(a, "df")), Num(get(a, "ms"), dec)) for a in rows_src)
     return (Table((r.metric, r.corpus, "anova-table"),
                   f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: repeated-measures ANOVA table "
                   "(F = MS systems / MS error).", cols, rows),)
@@ -343,13 +347,13 @@ def bayes_sentence(p: Any, r: Any, lab: Labels) -> str:
         return f"{p.a} vs {p.b} on {metric}: no posterior ({'; '.join(p.warnings) or 'see warnings'})."
     within = f"within \u00b1{r.rope:g}"
     if p.decision == "a_better":
-        return (f"{p.a} is better than {p.b} on {metric} by more than {r.rope:g} with probability "
-                f"{p.p_a_better:.3f}.")
+        return (f"{p.a} is practically better than {p.b} on {metric} (beyond the ROPE \u00b1{r.rope:g}), with "
+                f"posterior probability {p.p_a_better:.3f}.")
     if p.decision == "b_better":
-        return (f"{p.b} is better than {p.a} on {metric} by more than {r.rope:g} with probability "
-                f"{p.p_b_better:.3f}.")
+        return (f"{p.b} is practically better than {p.a} on {metric} (beyond the ROPE \u00b1{r.rope:g}), with "
+                f"posterior probability {p.p_b_better:.3f}.")
     if p.decision == "equivalent":
-        return (f"{p.a} and {p.b} are practically equivalent on {metric}: the difference is {within} with "
+        return (f"{p.a} and {p.b} are practically equivalent on {metric} (differences {within}), with posterior "
                 f"probability {p.p_equivalent:.3f}.")
     return (f"{p.a} vs {p.b} on {metric}: undecided at {r.decision_level:g} (P(a better) = {p.p_a_better:.3f}, "
             f"P(equivalent) = {p.p_equivalent:.3f}, P(b better) = {p.p_b_better:.3f}).")
