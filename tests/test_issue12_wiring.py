@@ -435,3 +435,24 @@ def test_new_fields_read_back_from_results_json(cli, workdir):
     assert len(b.pairs) == 6
     doc = json.loads((workdir.path / "out" / "results.json").read_text())
     assert doc["tests"]["mauchly_p"] == "r" and doc["tests"]["family"] == "metric_corpus"
+
+
+def test_family_all_spans_mcnemar_and_classification_metrics(cli, workdir):
+    rows, i = ["system,corpus,item,gold,pred"], 0
+    for corpus in ("c1", "c2"):
+        for a_right, b_right, n in ((False, False, 10), (False, True, 14), (True, False, 5), (True, True, 20)):
+            for _ in range(n):
+                i += 1
+                rows += [f"a,{corpus},i{i:03d},x,{'x' if a_right else 'y'}",
+                         f"b,{corpus},i{i:03d},x,{'x' if b_right else 'y'}"]
+    doc = run(cli, workdir, """
+        title: t
+        data: {predictions: p.csv}
+        classification: {resamples: 99, labels: [x, y]}
+        tests: {family: all, correction: bonferroni}
+        """, {"p.csv": "\n".join(rows) + "\n"})
+    members = kind(doc, "mcnemar") + [a for a in kind(doc, "pairwise") if a["metric"] == "accuracy"]
+    assert len(members) == 4 and all(a["family_size"] == 4 and a["family"] == "all" for a in members)
+    for a in members:
+        (p,) = a["pairs"]
+        assert p["pvalue_adjusted"] == pytest.approx(min(1.0, 4 * p["pvalue"]), rel=1e-12)  # Bonferroni over 4
