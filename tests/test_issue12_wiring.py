@@ -313,6 +313,9 @@ def test_bayesian_signed_rank_record_is_seeded_and_oriented(cli, workdir):
         (direct.p_a_better, direct.p_equivalent, direct.p_b_better, direct.decision)
     assert p["p_a_better"] + p["p_equivalent"] + p["p_b_better"] == pytest.approx(1)
     assert p["p_a_better"] > 0.9  # A is higher on 11 of 16 items by 0.03 to 0.06
+    pw = kind(doc, "pairwise")[0]["pairs"][0]
+    assert (p["frequentist_method"], p["frequentist_pvalue_adjusted"], p["frequentist_significant"]) == \
+        ("paired_t", pw["pvalue_adjusted"], pw["significant"])
     html = (workdir.path / "out" / "index.html").read_text()
     assert "P(equivalent)" in html and "Bayesian comparison" in html
     first = (workdir.path / "out" / "results.json").read_bytes()

@@ -120,3 +120,24 @@ def apply_families(records: tuple[Any, ...], tests: TestsSpec, alpha: float) -> 
                          "correct",)
         out[r_i] = dataclasses.replace(rec, pairs=pairs, family_size=size, warnings=warnings)
     return tuple(out)
+
+
+def link_frequentist(records: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Bayesian rows with the frequentist decision on the same pair beside them (after the family correction):
+    the pairwise record of the same metric and corpus, else its first cross-validation record."""
+    tests: dict[tuple[Any, Any], Any] = {}
+    for rec in records:
+        if getattr(rec, "kind", None) in ("pairwise", "cv"):
+            tests.setdefault((rec.metric, rec.corpus), rec)
+    out = []
+    for rec in records:
+        freq = tests.get((rec.metric, rec.corpus)) if getattr(rec, "kind", None) == "bayesian" else None
+        if freq is not None:
+            by_pair = {(p.a, p.b): p for p in freq.pairs}
+            rows = tuple(dataclasses.replace(row, frequentist_method=freq.method,
+                                             frequentist_pvalue_adjusted=by_pair[(row.a, row.b)].pvalue_adjusted,
+                                             frequentist_significant=by_pair[(row.a, row.b)].significant)
+                         if (row.a, row.b) in by_pair else row for row in rec.pairs)
+            rec = dataclasses.replace(rec, pairs=rows)
+        out.append(rec)
+    return tuple(out)

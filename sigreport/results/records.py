@@ -412,6 +412,10 @@ class BayesianPair:
     decision: str
     mc_se: float | None
     warnings: tuple[str, ...]
+    # the frequentist test of the same pair (pairwise or cv record of this metric and corpus), after its correction
+    frequentist_method: str | None = None
+    frequentist_pvalue_adjusted: float | None = None
+    frequentist_significant: bool | None = None
 
 
 @dataclasses.dataclass(frozen=True)

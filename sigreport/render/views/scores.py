@@ -319,22 +319,32 @@ def bayesian_view(r: Any, lab: Labels) -> AnalysisView:
     dec = lab.decimals(r.metric)
     name = ("Bayesian signed-rank test (Benavoli et al. 2017)" if r.method == "signed_rank"
             else "correlated Bayesian t test (Corani and Benavoli 2015)")
-    cols = (Column(Text("a vs b"), "l"), Column(Text("n")), Column(Sym("mean_diff")), Column(Text("P(a better)")),
-            Column(Text("P(equivalent)")), Column(Text("P(b better)")), Column(Text("Decision"), "c"))
+    freq = [getattr(p, "frequentist_method", None) for p in r.pairs]
+    has_freq = any(m is not None for m in freq)
+    cols = [Column(Text("a vs b"), "l"), Column(Text("n")), Column(Sym("mean_diff")), Column(Text("P(a better)")),
+            Column(Text("P(equivalent)")), Column(Text("P(b better)")), Column(Text("Decision"), "c")]
+    if has_freq:
+        cols += [Column(Sym("p_adj")), Column(Text("Significant"), "c")]
     rows = tuple((Text(f"{p.a} vs {p.b}"), Int(p.n), Num(p.estimate, dec), Num(p.p_a_better, 3),
                   Num(p.p_equivalent, 3), Num(p.p_b_better, 3), Text(DECISION_TEXT.get(p.decision, p.decision)))
+                 + ((P(getattr(p, "frequentist_pvalue_adjusted", None)),
+                     Decision(getattr(p, "frequentist_significant", None))) if has_freq else ())
                  for p in r.pairs)
     notes = [f"ROPE \u00b1{r.rope:g} ({lab.metric(r.metric)} units): differences within it count as practically "
              f"equivalent; a decision needs a posterior probability of at least {r.decision_level:g}, else undecided. "
              "Better follows the metric's direction."]
     if r.method == "signed_rank":
         notes.append(f"Dirichlet-process posterior with prior strength {r.prior_strength:g} and {r.n_samples:,} "
-                     "samples from the spec's seed; the frequentist decisions are in the pairwise table.")
+                     "samples from the spec's seed.")
+    if has_freq:
+        names = sorted({PAIRWISE_NAMES.get(m, m) for m in freq if m is not None})
+        notes.append(f"p_adj and Significant: the frequentist decision on the same pair ({', '.join(names)}, after "
+                     "the family's correction), for comparison.")
     else:
         notes.append(f"Student t posterior of the mean fold difference with correlation \u03c1 = {r.rho:.3g} "
                      "(Nadeau and Bengio); exact, no sampling.")
     caption = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: {name} with a region of practical equivalence."
-    table = Table((r.metric, r.corpus, "bayesian"), caption, cols, rows, tuple(notes))
+    table = Table((r.metric, r.corpus, "bayesian"), caption, tuple(cols), rows, tuple(notes))
     sentences = tuple(bayes_sentence(p, r, lab) for p in r.pairs)
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
     return AnalysisView(r.id, r.kind, f"Bayesian comparison: {name}", (table,), sentences, (), tuple(warnings))
