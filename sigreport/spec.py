@@ -49,12 +49,22 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from sigreport.errors import Problem, SpecError
 
 Alternative = Literal["two-sided", "greater", "less"]
-Correction = Literal["holm", "bonferroni", "hochberg", "fdr_bh", "fdr_by", "none"]
-PairwiseMethod = Literal["auto", "paired_t", "wilcoxon", "sign", "bootstrap", "permutation"]
+Correction = Literal["holm", "bonferroni", "hochberg", "hommel", "fdr_bh", "fdr_by", "none"]
+PairwiseMethod = Literal["auto", "paired_t", "wilcoxon", "sign", "bootstrap", "bootstrap_t", "permutation"]
 OmnibusMethod = Literal["auto", "rm_anova", "friedman", "none"]
-PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg", "paired", "none"]
+PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg", "shaffer", "bergmann_hommel",
+                         "paired", "none"]
+Family = Literal["metric_corpus", "metric", "corpus", "all"]
 Sphericity = Literal["auto", "greenhouse_geisser", "huynh_feldt", "none"]
 Format = Literal["html", "pdf", "latex", "json"]
+
+class _At(ValueError):
+    """A cross-field problem that belongs to one field: its path (keys of the YAML) gives the line."""
+
+    def __init__(self, path: tuple[Any, ...], message: str):
+        super().__init__(message)
+        self.path = path
+
 
 class _Model(BaseModel):
     """Base of every spec model: unknown keys refused, immutable, and no silent type coercion."""
@@ -141,19 +151,49 @@ class MetricSpec(_Model):
         return self.aggregate != "mean"
 
 
+class BayesianSpec(_Model):
+    """Bayesian comparison with a ROPE (Benavoli et al. 2017; Corani and Benavoli 2015)."""
+
+    rope: dict[str, Annotated[float, Field(ge=0)]] = Field(
+        description="Per metric (its key under metrics): half-width of the region of practical equivalence, in "
+        "the metric's units; differences within [-rope, rope] count as equivalent. Metrics left out get no "
+        "Bayesian comparison.")
+    level: float = Field(0.95, gt=0.5, lt=1, description="Posterior probability a decision needs.")
+    samples: int = Field(50000, ge=1000, le=10_000_000, description="Posterior samples of the signed-rank test.")
+    prior_strength: float = Field(0.5, ge=0, description="Signed-rank test: weight of the prior pseudo-observation "
+                                  "at 0 (baycomp's default 0.5).")
+
+
 class TestsSpec(_Model):
     """Which tests run, with every statistical choice written down."""
 
     pairwise: PairwiseMethod = Field(
-        "paired_t", description="Test for each pair of systems; auto chooses paired t or Wilcoxon (see the report).")
+        "paired_t", description="Test for each pair of systems; auto chooses paired t or Wilcoxon (see the report). "
+        "bootstrap: null-shifted paired bootstrap; bootstrap_t: studentized paired bootstrap (mean metrics only; "
+        "holds alpha at small n, docs/calibration.md).")
     alternative: Alternative = Field(
-        "two-sided", description="Alternative hypothesis for every pair (a vs b, a listed before b). "
-        "Choose it before seeing the data.")
+        "two-sided", description="Alternative hypothesis for every pair (a, b), tested on a - b: greater means a "
+        "scores higher than b. Pairs are (a, b) with a before b in table order (all_pairs) or (system, baseline) "
+        "(vs_baseline), so there greater means the system scores higher than the baseline (whatever the metric's "
+        "direction). Choose it before seeing the data.")
     comparisons: Literal["all_pairs", "vs_baseline"] = Field(
-        "all_pairs", description="Compare every pair of systems, or every system with the baseline.")
-    correction: Correction = Field("holm", description="Multiple-comparison correction over the family.")
-    family: Literal["metric_corpus"] = Field(
-        "metric_corpus", description="The family a correction runs over: all comparisons of one metric on one corpus.")
+        "all_pairs", description="Compare every pair of systems (a before b in table order), or every other system "
+        "with the baseline as pairs (system, baseline).")
+    correction: Correction = Field("holm", description="Multiple-comparison correction over the family (hommel: "
+                                   "Hommel 1988, R's p.adjust).")
+    family: Family = Field(
+        "metric_corpus", description="The family a correction runs over: metric_corpus (all comparisons of one metric "
+        "on one corpus), metric (one metric over all corpora), corpus (every metric of one corpus) or all (every "
+        "pairwise test in the report).")
+    mauchly_p: Literal["r", "first_order"] = Field(
+        "r", description="Mauchly p-value that drives sphericity: auto. r: with the second-order term, as R's "
+        "mauchly.test, car, afex and pingouin (default); first_order: the chi-square p SPSS prints (the default "
+        "before sigreport 0.x). Both are in results.json.")
+    wilcoxon: Literal["auto", "exact", "normal"] = Field(
+        "auto", description="Wilcoxon null distribution: auto (exact without ties or zeros up to 50 pairs, else "
+        "normal), exact (exact conditional distribution, also with ties and zeros, up to 400 pairs), normal.")
+    continuity_correction: bool = Field(
+        True, description="Continuity correction of the Wilcoxon normal approximation (R's correct = TRUE).")
     zero_method: Literal["split", "pratt", "wilcox"] = Field(
         "split", description="Wilcoxon zero differences: split their ranks evenly (Demsar 2006), pratt (rank, then "
         "drop), wilcox (drop first, as R).")
@@ -161,14 +201,18 @@ class TestsSpec(_Model):
     ci_method: Literal["percentile", "bca"] = Field("percentile", description="Bootstrap confidence intervals.")
     omnibus: OmnibusMethod = Field("rm_anova", description="Omnibus test across all systems (three or more).")
     sphericity: Sphericity = Field(
-        "auto", description="Sphericity correction for RM-ANOVA. auto: if Mauchly's test rejects at alpha, "
+        "auto", description="Sphericity correction for RM-ANOVA. auto: if Mauchly's test (p as mauchly_p) rejects at "
+        "alpha, "
         "Huynh-Feldt when the Greenhouse-Geisser epsilon exceeds 0.75, otherwise Greenhouse-Geisser.")
     tie_correction: bool = Field(
         True, description="Friedman: tie-corrected chi-square (as R's friedman.test) or Demsar's uncorrected one; "
         "the one chosen feeds the Iman-Davenport F.")
     posthoc: PosthocMethod = Field(
         "auto", description="Post-hoc test after the omnibus test: auto fits the omnibus (paired tests after "
-        "RM-ANOVA; Nemenyi, or Bonferroni-Dunn against the baseline, after Friedman).")
+        "RM-ANOVA; Nemenyi, or Bonferroni-Dunn against the baseline, after Friedman). holm and hochberg compare "
+        "with the baseline (without one, holm runs on all pairs); shaffer and bergmann_hommel: all pairs, z tests "
+        "on average ranks (Garcia and Herrera 2008); Bergmann-Hommel up to 10 systems, above that Shaffer with a "
+        "warning.")
     selection: Literal["auto", "fixed"] = Field(
         "auto", description="fixed: keep the tests the automatic choice made for the previous report in the output "
         "folder, so that releases stay comparable (the report says when the choice would now differ).")
@@ -182,6 +226,9 @@ class TestsSpec(_Model):
         "kfold, corrected_resampled_t for resampled).")
     n_train: int | None = Field(None, ge=1, description="Training-set size (corrected resampled t).")
     n_test: int | None = Field(None, ge=1, description="Test-set size (corrected resampled t).")
+    bayesian: BayesianSpec | None = Field(
+        None, description="Bayesian comparison of every pair with a region of practical equivalence: the Bayesian "
+        "signed-rank test (items or corpora) or the correlated Bayesian t test (cross-validation designs).")
 
     @model_validator(mode="after")
     def _consistent(self) -> "TestsSpec":
@@ -214,8 +261,10 @@ class ClassificationSpec(_Model):
     resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap resamples for metric CIs.")
     ci_level: float = Field(0.95, gt=0, lt=1, description="Confidence level of the metric CIs.")
     mcnemar: Literal["auto", "exact", "chi2"] = Field(
-        "auto", description="McNemar variant: auto is exact binomial when n01 + n10 < 25, else chi-square with "
-        "continuity correction.")
+        "auto", description="McNemar variant: auto is exact binomial when n01 + n10 < 25, else chi-square "
+        "(with continuity correction unless mcnemar_correction is false).")
+    mcnemar_correction: bool = Field(
+        True, description="Continuity correction of McNemar's chi-square (R's mcnemar.test correct = TRUE).")
     test_metrics: list[str] = Field(
         default_factory=lambda: ["accuracy"],
         description="Classification metrics that also get the spec's pairwise and omnibus tests (accuracy, "
@@ -274,7 +323,10 @@ class Spec(_Model):
     data: DataSpec
     systems: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None, description="Systems to compare, in the order of every table (default: order of first appearance).")
-    baseline: str | None = Field(None, description="The reference system (listed first in pairs).")
+    baseline: str | None = Field(
+        None, description="The reference system. With tests.comparisons vs_baseline the pairs are (system, "
+        "baseline): estimates are system minus baseline and alternative greater means the system scores higher "
+        "than the baseline; with all_pairs it keeps its place in the table order.")
     corpora: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None, description="Corpora to analyse (default: all in the data).")
     metrics: dict[str, MetricSpec] = Field(default_factory=dict,
@@ -306,9 +358,26 @@ class Spec(_Model):
         if self.data.scores is None and not self.has_labels():
             raise ValueError("data needs scores (or predictions or annotations)")
         for name, m in self.metrics.items():
+            if m.corpus_level and self.tests.pairwise == "bootstrap_t":
+                raise _At(("tests", "pairwise"), f"bootstrap_t studentizes a mean of per-item scores; metric {name!r} "
+                          f"is corpus-level (aggregate {m.aggregate}): use bootstrap or permutation")
             if m.corpus_level and self.tests.pairwise not in ("bootstrap", "permutation"):
                 raise ValueError(f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only bootstrap and "
                                  f"permutation apply, not {self.tests.pairwise}")
+        if self.tests.pairwise == "bootstrap_t" and self.tests.ci_method == "bca":
+            raise _At(("tests", "ci_method"), "bootstrap_t gives the studentized interval; ci_method bca belongs to "
+                      "pairwise: bootstrap")
+        if self.tests.bayesian is not None:
+            unknown = [m for m in self.tests.bayesian.rope if m not in self.metrics]
+            if unknown:
+                raise _At(("tests", "bayesian", "rope", unknown[0]),
+                          f"a ROPE on {', '.join(map(repr, unknown))}, which is not a tested metric (metrics: "
+                          f"{', '.join(self.metrics) or 'none'})")
+            corpus_level = [m for m in self.tests.bayesian.rope if self.metrics[m].corpus_level]
+            if corpus_level and self.tests.level == "items" and self.tests.design == "items":
+                raise _At(("tests", "bayesian", "rope", corpus_level[0]),
+                          f"metric {corpus_level[0]!r} is corpus-level: the Bayesian signed-rank test needs per-item "
+                          "scores (use tests.level: corpora, or no ROPE for it)")
         if self.classification is not None and self.data.predictions is None:
             raise ValueError("classification needs data.predictions")
         if self.agreement is not None and self.data.annotations is None and not self.agreement.systems_vs_gold:
@@ -779,6 +848,9 @@ def _validate(raw: dict[Any, Any], positions: _Positions, path: Path, folder: Pa
         problems = []
         for err in exc.errors():
             loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+            at = (err.get("ctx") or {}).get("error")
+            if isinstance(at, _At):
+                loc = loc + at.path
             problems.append(Problem(source, positions.line_of(loc), _dotted(loc), _message(err)))
         raise SpecError(source, problems) from None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sigreport.analyses.common import apply_families, link_frequentist
 from sigreport.analyses.labels import label_nodes
 from sigreport.analyses.scores import score_nodes
 from sigreport.data import Dataset
@@ -46,7 +47,9 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
         corpora=tuple(dataset.corpora),
         metrics={k: MetricInfo(m.label or k, m.higher_is_better, m.decimals, m.aggregate)
                  for k, m in dataset.metric_specs.items()},
-        tests=spec.tests.model_dump(), records=tuple(r for r in results.values() if r is not None),
+        tests=spec.tests.model_dump(),
+        records=link_frequentist(apply_families(tuple(r for r in results.values() if r is not None), spec.tests,
+                                                spec.alpha)),
         sigreport_version=version, description=spec.description, spec=spec)
 
 

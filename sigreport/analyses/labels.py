@@ -35,7 +35,7 @@ from sigreport.plan import Node
 from sigreport.spec import AgreementSpec, ClassificationSpec, Spec, TestsSpec
 from sigreport.stats import agreement as agr
 from sigreport.stats import contingency, correction
-from sigreport.stats.classification import classification_metrics, f_name
+from sigreport.stats.classification import MetricValue, classification_metrics, f_name, matthews_corrcoef
 from sigreport.results.records import (AgreementPair, AgreementRecord, ClassificationRecord, CochranQRecord,
                                        ConfusionMatrix, McNemarPair, McNemarRecord, SystemClassification)
 from sigreport.stats.result import finite_or_none
@@ -82,9 +82,12 @@ def classification_analysis(spec: LabelParams, preds: Predictions, group: Predic
     for j, system in enumerate(preds.systems):
         r = classification_metrics(group.gold, group.pred[:, j], preds.labels, cls.beta, cls.positive_label,
                                    cls.resamples, seed, cls.ci_level)
-        systems.append(SystemClassification(system, r.n, ConfusionMatrix(r.labels, _matrix(r.matrix)),
-                                            dict(r.metrics)))
-        warnings += [f"{system}: {w}" for w in r.warnings]
+        mcc = matthews_corrcoef(group.gold, group.pred[:, j], len(preds.labels), 1 - cls.ci_level, cls.resamples,
+                                derived_seed(spec.seed, f"{node_id}/mcc/{system}"))
+        metrics = dict(r.metrics)
+        metrics["mcc"] = MetricValue(mcc.value, mcc.ci_low, mcc.ci_high)  # after the others: a new key, appended
+        systems.append(SystemClassification(system, r.n, ConfusionMatrix(r.labels, _matrix(r.matrix)), metrics))
+        warnings += [f"{system}: {w}" for w in r.warnings + mcc.warnings]
     if group.dropped_items:
         warnings.append(f"{group.dropped_items} item(s) dropped because some system lacks them "
                         "(data.missing: drop_items)")
@@ -109,18 +112,23 @@ def mcnemar_analysis(spec: LabelParams, preds: Predictions, group: PredictionGro
     exact = {"auto": None, "exact": True, "chi2": False}[cls.mcnemar]
     correct = group.correct()
     pairs = label_pairs(preds.systems, spec)
-    results = [contingency.mcnemar(correct[:, i], correct[:, j], exact=exact, alpha=spec.alpha) for i, j in pairs]
+    results = [contingency.mcnemar(correct[:, i], correct[:, j], exact=exact,
+                                   continuity_correction=cls.mcnemar_correction, alpha=spec.alpha) for i, j in pairs]
+    plain = [contingency.mcnemar(correct[:, i], correct[:, j], exact=False, continuity_correction=False,
+                                 alpha=spec.alpha) for i, j in pairs]
+    q = [contingency.cochran_q(correct[:, [i, j]]).statistic for i, j in pairs]
     raw = np.array([np.nan if r.pvalue is None else r.pvalue for r in results])
     adjusted = correction.adjust(raw, spec.tests.correction) if len(raw) else raw
     n = correct.shape[0]
     acc = correct.mean(axis=0) if n else np.full(correct.shape[1], np.nan)
     entries = []
-    for (i, j), r, p_adj in zip(pairs, results, adjusted):
+    for (i, j), r, p_adj, u, q_ij in zip(pairs, results, adjusted, plain, q):
         p_adj_v = finite_or_none(p_adj)
         entries.append(McNemarPair(
             preds.systems[i], preds.systems[j], n, r.n00, r.n01, r.n10, r.n11, finite_or_none(acc[i]),
             finite_or_none(acc[j]), r.statistic, r.df, r.pvalue, p_adj_v, r.exact, r.continuity_correction,
-            None if p_adj_v is None else bool(p_adj_v <= spec.alpha), r.critical_value, r.reason, r.warnings))
+            None if p_adj_v is None else bool(p_adj_v <= spec.alpha), r.critical_value, r.reason, r.warnings,
+            u.statistic, u.pvalue, finite_or_none(q_ij) if q_ij is not None else None))
     warnings = []
     if n == 0:
         warnings.append("There are no items on this corpus, so no test can be computed.")
@@ -156,9 +164,12 @@ def default_measures(aspec: AgreementSpec, n_annotators: int) -> list[str]:
 
 
 def _pair_of(r: agr.AgreementResult, matrix: np.ndarray | None) -> AgreementPair:
+    null = agr.cohen_kappa_null_test(matrix, WEIGHTS[r.measure]) if matrix is not None and r.measure in WEIGHTS \
+        else None
     return AgreementPair(r.annotators[0], r.annotators[1], r.value, r.observed_agreement, r.expected_agreement,
                          r.se, r.ci_low, r.ci_high, r.bootstrap_ci_low, r.bootstrap_ci_high, r.interpretation,
-                         r.n_items, None if matrix is None else _matrix(matrix), r.warnings)
+                         r.n_items, None if matrix is None else _matrix(matrix), r.warnings,
+                         *((null.se_null, null.statistic, null.pvalue) if null is not None else ()))
 
 
 def _analysis(node_id: str, corpus: str | None, source: str, measure: str, labels: tuple[str, ...],
@@ -218,8 +229,12 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
         if m == 2:
             r = agr.cohen_kappa(x[:, 0], x[:, 1], k, weights, (names[0], names[1]), alpha_ci, aspec.resamples,
                                 seed, ann.labels)
-            return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, r, aspec.resamples,
-                             level, matrix=agr.agreement_matrix(x[:, 0], x[:, 1], k))
+            matrix = agr.agreement_matrix(x[:, 0], x[:, 1], k)
+            null = agr.cohen_kappa_null_test(matrix, weights)
+            rec = _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, r, aspec.resamples,
+                            level, matrix=matrix)
+            return dataclasses.replace(rec, se_null=rec.se_null if rec.se_null is not None else null.se_null,
+                                       z_null=null.statistic, pvalue_null=null.pvalue)
         results = agr.pairwise_kappa_matrix(x, k, weights, names, alpha_ci, aspec.resamples, seed, ann.labels)
         iu = list(zip(*np.triu_indices(m, k=1)))
         pairs = tuple(_pair_of(r, agr.agreement_matrix(x[:, i], x[:, j], k)) for r, (i, j) in zip(results, iu))

@@ -17,10 +17,10 @@ import numpy as np
 from sigreport.analyses.common import analysis_id, derived_seed, family_entries, pinned, selection_dict, system_pairs
 from sigreport.data import Block
 from sigreport.plan import Node
-from sigreport.results.records import (DescriptivesRecord, FriedmanRecord, PairwiseRecord, PosthocRecord, PosthocRow,
-                                       RMAnovaRecord, SystemSummary)
+from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, FriedmanRecord, PairRow,
+                                       PairwiseRecord, PosthocRecord, PosthocRow, RMAnovaRecord, SystemSummary)
 from sigreport.spec import MetricSpec, Spec, TestsSpec
-from sigreport.stats import cv, omnibus, pairwise, posthoc, rank, resampling, select
+from sigreport.stats import bayes, cv, omnibus, pairwise, posthoc, rank, resampling, select
 from sigreport.stats.result import PairedTestResult, finite_or_none
 
 DEFAULT_PRECISION = 12
@@ -88,14 +88,15 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
     if method == "paired_t":
         return [pairwise.paired_t(x[:, i], x[:, j], t.alternative, ctx.alpha) for i, j in pairs], []
     if method == "wilcoxon":
-        return [rank.wilcoxon(x[:, i], x[:, j], t.alternative, t.zero_method, ctx.decimals, ctx.alpha)
-                for i, j in pairs], []
+        return [rank.wilcoxon(x[:, i], x[:, j], t.alternative, t.zero_method, ctx.decimals, ctx.alpha,
+                              mode=t.wilcoxon, correction=t.continuity_correction) for i, j in pairs], []
     if method == "sign":
         return [rank.sign_test(x[:, i], x[:, j], t.alternative, ctx.decimals, ctx.alpha) for i, j in pairs], []
-    if method in ("bootstrap", "permutation"):
+    if method in ("bootstrap", "permutation", "bootstrap_t"):
         res = resampling.paired_resampling(block.stats, ctx.aggregate, pairs, method, t.resamples,
                                            derived_seed(ctx.seed, node_id), t.alternative,
-                                           ci_method=t.ci_method, alpha=ctx.alpha)
+                                           ci_method=t.ci_method if method != "bootstrap_t" else "studentized",
+                                           alpha=ctx.alpha)
         warnings = [_system_names(w, block.systems) for w in res.warnings]
         if method == "bootstrap" and block.stats.shape[0] < SMALL_BOOTSTRAP_N:
             warnings.append(f"only {block.stats.shape[0]} items: the null-shifted bootstrap test is liberal at small n "
@@ -134,11 +135,27 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
         warnings += w
     results, w = _pair_tests(block, pairs, method, ctx, node_id)
     warnings += w
-    entries = family_entries(block.systems, pairs, results, t.correction, ctx.alpha)
+    entries = with_differences(family_entries(block.systems, pairs, results, t.correction, ctx.alpha), block, pairs,
+                               method, ctx)
     ci_level = results[0].ci_level if results else 0.95
     return PairwiseRecord(node_id, "pairwise", block.metric, block.corpus, block.level, method, t.alternative,
                             t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ci_level, entries, sel,
                             tuple(warnings))
+
+
+def with_differences(entries: tuple[PairRow, ...], block: Block, pairs: list[tuple[int, int]], method: str,
+                     ctx: Context) -> tuple[PairRow, ...]:
+    """Rows with the SD, SE and Shapiro-Wilk of a - b (per-item scores), and for paired t the
+    small-sample-corrected effect sizes g_z, d_av, g_av with intervals (issue 12)."""
+    if ctx.metric.corpus_level:
+        return entries
+    x = block.scores
+    out = []
+    for row, (i, j) in zip(entries, pairs):
+        eff = pairwise.paired_effect_sizes(x[:, i], x[:, j], row.test.ci_level) if method == "paired_t" else None
+        out.append(dataclasses.replace(row, differences=pairwise.describe_differences(x[:, i], x[:, j]),
+                                       effect_sizes=eff))
+    return tuple(out)
 
 
 CV_DEFAULTS = {"5x2cv": ["5x2cv_t", "5x2cv_f"], "kfold": ["kfold_t"], "resampled": ["corrected_resampled_t"]}
@@ -213,13 +230,15 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | F
                                 None if f.pvalue is None else bool(f.pvalue <= ctx.alpha), sel,
                                 tuple(warnings) + tuple(f.warnings))
     res = omnibus.rm_anova(block.scores)
-    decision = omnibus.apply_sphericity(res, t.sphericity, ctx.alpha)
+    decision = omnibus.apply_sphericity(res, t.sphericity, ctx.alpha, mauchly_p=t.mauchly_p)
     p_corr = finite_or_none(decision.pvalue_corrected)
+    detail = res.sphericity_detail
     return RMAnovaRecord(
         node_id, "omnibus", block.metric, block.corpus, block.level, "rm_anova", res.n, res.k, res.statistic,
         res.df1, res.df2, res.pvalue, res.sphericity, dict(res.corrections), decision.correction_applied,
         decision.reason, p_corr, None if p_corr is None else bool(p_corr <= ctx.alpha), res.effect_size, sel,
-        tuple(warnings) + tuple(res.warnings))
+        tuple(warnings) + tuple(res.warnings), res.table, res.generalized_eta_squared, detail.pvalue_second_order,
+        t.mauchly_p, detail.epsilon_hf_uncapped)
 
 
 def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) -> PosthocRecord | PairwiseRecord | None:
@@ -258,10 +277,16 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
     if not np.all(np.isfinite(r)) or n < 2:  # fewer than two items: the omnibus result carries the warning
         return None
     control = block.systems.index(baseline) if baseline is not None else None
-    if method in ("bonferroni_dunn", "holm", "hochberg") and control is None:
+    if method in ("bonferroni_dunn", "hochberg") and control is None:
         warnings.append(f"{method} compares with a control system; no baseline is set, so Nemenyi is used")
         method = "nemenyi"
-    if method == "nemenyi":
+    if method == "bergmann_hommel" and r.size > posthoc.BERGMANN_HOMMEL_MAX_K:
+        warnings.append(f"Bergmann-Hommel's exhaustive search is limited to {posthoc.BERGMANN_HOMMEL_MAX_K} systems "
+                        f"(here {r.size}); Shaffer's static procedure is used instead")
+        method = "shaffer"
+    if method in ("shaffer", "bergmann_hommel") or (method == "holm" and control is None):
+        res = posthoc.all_pairs(r, n, method, ctx.alpha)
+    elif method == "nemenyi":
         res = posthoc.nemenyi(r, n, ctx.alpha)
     elif method == "bonferroni_dunn":
         res = posthoc.bonferroni_dunn(r, n, control, ctx.alpha)
@@ -273,6 +298,43 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
                            om.significant, res.critical_difference, res.q_alpha,
                            None if res.control is None else block.systems[res.control], ctx.alpha, dict(ranks), pairs,
                            sel, tuple(warnings) + tuple(res.warnings))
+
+
+def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
+    """Bayesian signed-rank (items, corpora) or correlated Bayesian t (folds) for every pair, with the metric's ROPE.
+
+    Scores are negated for a lower-is-better metric, so that 'a better' always means a is the better system.
+    """
+    t = ctx.tests
+    spec = t.bayesian
+    assert spec is not None
+    rope = float(spec.rope[block.metric])
+    pairs = system_pairs(block.systems, t, ctx.baseline)
+    x = block.scores if ctx.metric.higher_is_better else -block.scores
+    warnings: list[str] = []
+    rows = []
+    if block.level == "folds":
+        folds = {f for _, f in block.folds or ()}
+        rho = bayes.cv_correlation(t.n_train, t.n_test) if t.n_train and t.n_test else \
+            (1.0 / len(folds) if folds else 0.5)
+        if not (t.n_train and t.n_test):
+            warnings.append(f"correlation of fold differences rho = 1/{len(folds)} (one over the number of folds; "
+                            "set tests.n_train and tests.n_test for n_test / (n_train + n_test))")
+        results = [bayes.correlated_bayesian_t(x[:, i], x[:, j], rope, rho, spec.level) for i, j in pairs]
+        method, seed, rho_v = "correlated_t", None, rho
+    else:
+        seed = derived_seed(ctx.seed, node_id)
+        results = [bayes.bayesian_signed_rank(x[:, i], x[:, j], rope, seed, spec.samples, spec.prior_strength,
+                                              spec.level) for i, j in pairs]
+        method, rho_v = "signed_rank", None
+    for (i, j), r in zip(pairs, results):
+        est = r.estimate if r.estimate is None or ctx.metric.higher_is_better else -r.estimate  # in a - b units
+        rows.append(BayesianPair(block.systems[i], block.systems[j], r.n, est, r.p_a_better, r.p_equivalent, r.p_b_better, r.decision, r.mc_se,
+                                 r.warnings))
+    return BayesianRecord(node_id, "bayesian", block.metric, block.corpus, block.level, method, t.comparisons, rope,
+                          spec.level, spec.samples if method == "signed_rank" else None,
+                          spec.prior_strength if method == "signed_rank" else None, rho_v, seed, tuple(rows),
+                          tuple(warnings))
 
 
 # -------------------------------------------------------------------------------------------- plan nodes
@@ -305,6 +367,11 @@ def run_posthoc(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, deps
     return posthoc_block(block, node_id, Context(params, aggregate), omnibus_result, pairwise_result)
 
 
+def run_bayesian(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, deps: tuple[Any, ...]) -> Any:
+    block, aggregate = inputs
+    return bayesian_block(block, node_id, Context(params, aggregate))
+
+
 def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, n_systems: int, level: str,
                 previous: Mapping[str, str]) -> list[Node]:
     """Plan nodes of one metric on one corpus (``previous``: analysis id -> the previous report's method)."""
@@ -320,11 +387,15 @@ def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, 
 
     did = analysis_id(metric, corpus, "descriptives")
     nodes = [node("descriptives", "descriptives", run_descriptives, (), "per-system summary")]
+    bayesian = []
+    if tests.bayesian is not None and metric in tests.bayesian.rope and n_systems >= 2:
+        bayesian.append(node("bayesian", "bayesian", run_bayesian, (did,),
+                             f"Bayesian, rope {tests.bayesian.rope[metric]:g}, level {tests.bayesian.level:g}"))
     if level == "folds":
         for method in tests.cv_methods or CV_DEFAULTS[tests.design]:
             nodes.append(node("cv", f"cv-{method}", run_cv, (did,),
                               f"{method}, {tests.alternative}, {tests.correction}", method))
-        return nodes
+        return nodes + bayesian
     pid = analysis_id(metric, corpus, "pairwise")
     nodes.append(node("pairwise", "pairwise", run_pairwise, (did,),
                       f"{tests.pairwise}, {tests.alternative}, {tests.correction}"))
@@ -335,4 +406,4 @@ def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, 
                           else "friedman"))
         if tests.posthoc != "none":
             nodes.append(node("posthoc", "posthoc", run_posthoc, (oid, pid), f"{tests.posthoc}"))
-    return nodes
+    return nodes + bayesian

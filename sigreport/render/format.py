@@ -43,6 +43,8 @@ SYMBOLS: dict[str, tuple[str, str]] = {
     "epsilon_HF": ("\u03b5<sub>HF</sub>", r"\varepsilon_{HF}"),
     "epsilon_LB": ("\u03b5<sub>LB</sub>", r"\varepsilon_{LB}"),
     "d_z": ("d<sub>z</sub>", "d_z"), "rank_biserial": ("r<sub>rb</sub>", "r_{rb}"),
+    "g_z": ("g<sub>z</sub>", "g_z"), "d_av": ("d<sub>av</sub>", "d_{av}"), "g_av": ("g<sub>av</sub>", "g_{av}"),
+    "generalized_eta_squared": ("\u03b7<sup>2</sup><sub>G</sub>", r"\eta^2_G"),
     "partial_eta_squared": ("\u03b7<sup>2</sup><sub>p</sub>", r"\eta^2_p"),
     "n_11": ("n<sub>11</sub>", "n_{11}"), "n_10": ("n<sub>10</sub>", "n_{10}"),
     "n_01": ("n<sub>01</sub>", "n_{01}"), "n_00": ("n<sub>00</sub>", "n_{00}"),

@@ -14,6 +14,8 @@ import dataclasses
 from typing import Any, ClassVar
 
 from sigreport.stats.classification import MetricValue
+from sigreport.stats.omnibus import AnovaRow
+from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
 
 
@@ -83,10 +85,12 @@ class PairRow:
     test: PairedTestResult
     pvalue_adjusted: float | None
     significant: bool | None
+    differences: DifferenceSummary | None = None  # SD, SE and Shapiro-Wilk of a - b (per-item designs)
+    effect_sizes: PairedEffectSizes | None = None  # d_z, g_z, d_av, g_av with CIs (paired t)
 
     json_fields: ClassVar[tuple[str, ...]] = (
         "a", "b", "n", "statistic", "df", "pvalue", "pvalue_adjusted", "significant", "estimate", "ci_low",
-        "ci_high", "critical_value", "effect_size", "warnings")
+        "ci_high", "critical_value", "effect_size", "warnings", "differences", "effect_sizes")
 
     n = property(lambda self: self.test.n)
     statistic = property(lambda self: self.test.statistic)
@@ -152,6 +156,12 @@ class RMAnovaRecord(Record):
     effect_size: EffectSize | None
     selection: dict[str, Any] | None
     warnings: tuple[str, ...]
+    # issue 12: the ANOVA table, generalized eta squared, R's Mauchly p and which p drove sphericity: auto
+    table: tuple[AnovaRow, ...] = ()
+    generalized_eta_squared: EffectSize | None = None
+    mauchly_pvalue_second_order: float | None = None
+    mauchly_p: str = "first_order"  # the Mauchly p ('r' or 'first_order') that sphericity: auto compared with alpha
+    epsilon_hf_uncapped: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -273,6 +283,10 @@ class McNemarPair:
     critical_value: float | None
     reason: str
     warnings: tuple[str, ...]
+    # chi-square without continuity correction and Cochran's Q of the two systems (they are equal)
+    statistic_uncorrected: float | None = None
+    pvalue_uncorrected: float | None = None
+    cochran_q: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -328,6 +342,10 @@ class AgreementPair:
     n_items: int
     matrix: tuple[tuple[int, ...], ...] | None
     warnings: tuple[str, ...]
+    # Cohen's (weighted) kappa: SE under kappa = 0, z and two-sided p (Fleiss, Cohen & Everitt 1969)
+    se_null: float | None = None
+    z_null: float | None = None
+    pvalue_null: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -371,11 +389,60 @@ class AgreementRecord(Record):
     matrix: tuple[tuple[int, ...], ...] | None
     pairs: tuple[AgreementPair, ...]
     warnings: tuple[str, ...]
+    # Cohen's (weighted) kappa of two annotators: z = value / se_null and its two-sided p (R irr::kappa2)
+    z_null: float | None = None
+    pvalue_null: float | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class BayesianPair:
+    """Posterior probabilities of a - b (oriented so that 'better' follows the metric's direction)."""
+
+    a: str
+    b: str
+    n: int
+    estimate: float | None
+    p_a_better: float | None
+    p_equivalent: float | None
+    p_b_better: float | None
+    decision: str
+    mc_se: float | None
+    warnings: tuple[str, ...]
+    # the frequentist test of the same pair (pairwise or cv record of this metric and corpus), after its correction
+    frequentist_method: str | None = None
+    frequentist_pvalue_adjusted: float | None = None
+    frequentist_significant: bool | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class BayesianRecord(Record):
+    """kind 'bayesian': method 'signed_rank' (items, corpora) or 'correlated_t' (cross-validation folds).
+
+    ``rope`` is the half-width of the region of practical equivalence in the metric's units;
+    ``decision_level`` the posterior probability a decision needs; ``n_samples``, ``prior_strength``
+    and ``seed`` belong to the signed-rank test, ``rho`` to the correlated t test (else null).
+    """
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    level: str
+    method: str
+    comparisons: str
+    rope: float
+    decision_level: float
+    n_samples: int | None
+    prior_strength: float | None
+    rho: float | None
+    seed: int | None
+    pairs: tuple[BayesianPair, ...]
+    warnings: tuple[str, ...]
 
 
 RECORD_TYPES: tuple[type[Record], ...] = (
     DescriptivesRecord, PairwiseRecord, RMAnovaRecord, FriedmanRecord, PosthocRecord, ClassificationRecord,
-    McNemarRecord, CochranQRecord, AgreementRecord)
+    McNemarRecord, CochranQRecord, AgreementRecord, BayesianRecord)
 for _cls in RECORD_TYPES:
     for _name in Record.HEADER_OPTIONAL:
         if _name not in {f.name for f in dataclasses.fields(_cls)}:

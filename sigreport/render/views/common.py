@@ -13,6 +13,7 @@ PAIRWISE_NAMES = {
     "wilcoxon": "Wilcoxon signed-ranks test",
     "sign": "sign test",
     "bootstrap": "paired bootstrap",
+    "bootstrap_t": "studentized paired bootstrap (bootstrap-t)",
     "permutation": "paired permutation test (approximate randomization)",
     "5x2cv_t": "Dietterich's 5x2cv paired t test",
     "5x2cv_f": "Alpaydin's combined 5x2cv F test",
@@ -23,9 +24,11 @@ PAIRWISE_NAMES = {
 }
 POSTHOC_NAMES = {"nemenyi": "Nemenyi test", "bonferroni_dunn": "Bonferroni-Dunn test",
                  "holm": "Holm step-down test on rank z", "hochberg": "Hochberg step-up test on rank z",
+                 "shaffer": "all-pairs z tests on ranks with Shaffer's static procedure",
+                 "bergmann_hommel": "all-pairs z tests on ranks with Bergmann-Hommel's procedure",
                  "paired_t": "paired t tests"}
 CORRECTION_NAMES = {
-    "holm": "Holm", "bonferroni": "Bonferroni", "hochberg": "Hochberg", "fdr_bh": "Benjamini-Hochberg",
+    "holm": "Holm", "bonferroni": "Bonferroni", "hochberg": "Hochberg", "hommel": "Hommel", "fdr_bh": "Benjamini-Hochberg",
     "fdr_by": "Benjamini-Yekutieli", "none": "no correction",
 }
 SPHERICITY_NAMES = {
@@ -133,4 +136,7 @@ def family_text(r: Any) -> str:
     family = f"{n} comparison{'s' if n != 1 else ''}"
     if r.correction == "none":
         return f"no multiple-comparison correction ({family})"
-    return f"{corr} correction over the family of the {family} of this metric on this corpus"
+    scope = {"metric": "of this metric on every corpus", "corpus": "of every metric on this corpus",
+             "all": "of every pairwise test in the report"}.get(getattr(r, "family", None) or "",
+                                                                "of this metric on this corpus")
+    return f"{corr} correction over the family of the {family} {scope}"

@@ -12,7 +12,8 @@ from typing import Any
 
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df, Int, Num, P, Stat, Sym, Table,
                                     Text, join)
-from sigreport.render.views.common import CORRECTION_NAMES, Labels, df_text, get, p_text, pct, plain, value_ci
+from sigreport.render.views.common import (CORRECTION_NAMES, Labels, df_text, family_text, get, p_text, pct, plain,
+                                           value_ci)
 
 DEC = 3  # decimals of metrics and agreement coefficients in tables
 
@@ -46,12 +47,13 @@ def _headline(r: Any) -> list[tuple[str, str]]:
     """(metric name, column header) of the summary table."""
     fn = r.f_name
     f_head = fn.upper()[0] + fn[1:]
+    mcc = [("mcc", "MCC")] if any(_metric(s, "mcc") is not None for s in r.systems) else []
     if r.positive_label is not None:
         return [("precision", "Precision"), ("recall", "Recall"), ("specificity", "Specificity"), (fn, f_head),
-                (f"{fn}_macro", f"Macro {f_head}")]
+                (f"{fn}_macro", f"Macro {f_head}")] + mcc
     return [("precision_macro", "Macro precision"), ("recall_macro", "Macro recall"),
             ("specificity_macro", "Macro specificity"), (f"{fn}_macro", f"Macro {f_head}"),
-            (f"{fn}_weighted", f"Weighted {f_head}")]
+            (f"{fn}_weighted", f"Weighted {f_head}")] + mcc
 
 
 def _value_ci_text(v: Any, level: str) -> str:
@@ -118,6 +120,9 @@ def classification_view(r: Any, lab: Labels) -> AnalysisView:
     notes = (f"Confidence intervals: {level} percentile bootstrap over items (B = {r.n_resamples}, seeded); one set of "
              "resampled items serves every metric of a system.",
              f"F-measure: F_beta = (1 + beta^2) P R / (beta^2 P + R) with beta = {r.beta:g}.")
+    if any(h == "mcc" for h, _ in heads):
+        notes += ("MCC: Matthews correlation coefficient (Gorodkin's K-class form; scikit-learn's "
+                  "matthews_corrcoef), its interval from its own seeded bootstrap of confusion matrices.",)
     return AnalysisView(r.id, r.kind, "Classification metrics", tuple(tables), tuple(sentences), notes,
                         tuple(r.warnings))
 
@@ -146,13 +151,17 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
     which = "every system against the baseline" if r.comparisons == "vs_baseline" else "every pair of systems"
     fam = (f"no multiple-comparison correction ({r.family_size} comparisons)" if r.correction == "none" else
            f"{corr} correction over the {r.family_size} comparison{'s' if r.family_size != 1 else ''} of this corpus")
+    if getattr(r, "family", "metric_corpus") != "metric_corpus":
+        fam = family_text(r)
     post = " (post-hoc tests after Cochran's Q)" if r.after == "cochran_q" else ""
     caption = (f"Classification on {where}: McNemar's test on per-item correctness for {which}{post}; {fam}; "
                f"\u03b1 = {r.alpha:g}.")
-    rule = {"auto": "the exact binomial test when n01 + n10 < 25, otherwise the chi-square test with continuity "
-                    "correction (classification.mcnemar: auto)",
+    cc = ("with continuity correction" if any(p.continuity_correction for p in r.pairs) or not r.pairs
+          else "without continuity correction (classification.mcnemar_correction: false)")
+    rule = {"auto": f"the exact binomial test when n01 + n10 < 25, otherwise the chi-square test {cc} "
+                    "(classification.mcnemar: auto)",
             "exact": "the exact binomial test for every pair (classification.mcnemar: exact)",
-            "chi2": "the chi-square test with continuity correction for every pair (classification.mcnemar: chi2)"}
+            "chi2": f"the chi-square test {cc} for every pair (classification.mcnemar: chi2)"}
     notes = ("2x2 table of each pair: n11 both right, n10 a right and b wrong, n01 a wrong and b right, n00 both "
              "wrong. Only the discordant n01 and n10 enter the test. Acc.: accuracy; cc: with continuity correction; "
              "exact: exact binomial test.",
@@ -169,6 +178,11 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
             view_notes.append("Cochran's Q was " + ("significant" if r.omnibus_significant else
                                                     "not significant (read these post-hoc tests with care)") +
                               f" at \u03b1 = {r.alpha:g}.")
+    if len(r.pairs) == 1 and getattr(r.pairs[0], "cochran_q", None) is not None:
+        p = r.pairs[0]
+        view_notes.append(f"With two systems Cochran's Q = {p.cochran_q:.4f} equals McNemar's chi-square without "
+                          f"continuity correction ({p.statistic_uncorrected:.4f}, {p_text(p.pvalue_uncorrected)}; "
+                          "Cochran 1950), so no separate omnibus test is run.")
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
     return AnalysisView(r.id, r.kind, "Pairwise comparisons: McNemar's test", (table,), tuple(sentences),
                         tuple(view_notes), tuple(warnings))
@@ -248,13 +262,21 @@ def _coef_columns(r: Any, first: str) -> list[Column]:
     else:
         cols += [Column(Sym("P_A")), Column(Sym("P_E"))]
     cols += [Column(Sym(SYMBOL_OF[r.measure])), Column(Text("SE"))]
-    if r.measure == "fleiss_kappa":
+    if r.measure == "fleiss_kappa" or _has_null_test(r):
         cols.append(Column(Sym("SE_0")))
+    if _has_null_test(r):
+        cols.append(Column(Text("p (\u03ba = 0)")))
     cols += [Column(Text(f"{level} CI" + (" (bootstrap)" if alpha else " (SE)")), "c")]
     if not alpha:
         cols.append(Column(Text(f"{level} CI (bootstrap)"), "c"))
     cols.append(Column(Text("Landis & Koch"), "l"))
     return cols
+
+
+def _has_null_test(r: Any) -> bool:
+    """Whether the kappa record (or its pairs) carries the z test against kappa = 0."""
+    return getattr(r, "z_null", None) is not None or any(getattr(p, "z_null", None) is not None
+                                                         for p in getattr(r, "pairs", ()) or ())
 
 
 def _coef_row(r: Any, x: Any, first: str) -> tuple[Cell, ...]:
@@ -268,8 +290,10 @@ def _coef_row(r: Any, x: Any, first: str) -> tuple[Cell, ...]:
     else:
         row += [Num(x.observed_agreement, DEC), Num(x.expected_agreement, DEC)]
     row += [Num(x.value, DEC), Num(x.se, DEC)]
-    if r.measure == "fleiss_kappa":
+    if r.measure == "fleiss_kappa" or _has_null_test(r):
         row.append(Num(getattr(x, "se_null", None), DEC))
+    if _has_null_test(r):
+        row.append(P(getattr(x, "pvalue_null", None)))
     row.append(CI(x.ci_low, x.ci_high, r.ci_level, DEC))
     if not alpha:
         row.append(CI(x.bootstrap_ci_low, x.bootstrap_ci_high, r.ci_level, DEC))
@@ -284,6 +308,9 @@ def _agreement_notes(r: Any) -> tuple[str, ...]:
         notes.append(f"SE: large-sample standard error under the alternative (Fleiss, Cohen and Everitt 1969), not "
                      f"the one under the null; the {level} CI (SE) is kappa \u00b1 z SE, clipped to [\u22121, 1]. "
                      f"Bootstrap CI: percentile, items resampled (B = {r.n_resamples}).")
+        if _has_null_test(r):
+            notes.append("SE0: standard error under kappa = 0 (Fleiss, Cohen and Everitt 1969); p (\u03ba = 0): "
+                         "two-sided p of z = kappa/SE0, as R's irr::kappa2.")
     if r.measure.startswith("weighted"):
         w = ("1 \u2212 |i \u2212 j|/(K \u2212 1)" if r.measure.endswith("linear")
              else "1 \u2212 (i \u2212 j)^2/(K \u2212 1)^2")
@@ -367,6 +394,10 @@ def agreement_view(r: Any, lab: Labels) -> AnalysisView:
                                         f"Agreement matrix of annotators {a} (rows) and {b} (columns) on {where}: "
                                         "items per pair of labels."))
         sentences.append(_coefficient_sentence(r, name))
+        if getattr(r, "z_null", None) is not None:
+            sentences.append(f"Test of {name} = 0: SE under the null = {plain(r.se_null, 4)}, z = {r.z_null:.2f}, "
+                             f"{p_text(r.pvalue_null)} (two-sided; Fleiss, Cohen and Everitt 1969, as R's "
+                             "irr::kappa2).")
         title = name
     return AnalysisView(r.id, r.kind, title, tuple(tables), tuple(sentences), tuple(dict.fromkeys(_agreement_notes(r))),
                         tuple(r.warnings) + tuple(f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings))

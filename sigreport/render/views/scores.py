@@ -7,14 +7,15 @@ level each record states, never from a default.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df, Int, Num, P, Stat, Sym, Table,
                                     Text, join)
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
-                                           SPHERICITY_NAMES, Labels, df_text, effect_cell, extra, family_text,
-                                           p_text, pct, plain, why_this_test)
+                                           SPHERICITY_NAMES, Labels, df_text, effect_cell, extra, family_text, get,
+                                           p_text, pct, plain, value_ci, why_this_test)
 
 
 def descriptives_view(r: Any, lab: Labels) -> AnalysisView:
@@ -38,7 +39,7 @@ def interval_level(r: Any) -> float:
 
 STAT_HEADS: dict[str, Cell] = {
     "paired_t": Sym("t"), "wilcoxon": Sym("T"), "sign": Text("wins"), "bootstrap": Sym("Delta"),
-    "permutation": Sym("Delta"), "5x2cv_f": Sym("F"),
+    "permutation": Sym("Delta"), "bootstrap_t": Sym("t"), "5x2cv_f": Sym("F"),
     **{m: Sym("t") for m in ("5x2cv_t", "kfold_t", "corrected_resampled_t", "resampled_t")},
 }
 ESTIMATE_HEADS: dict[str, Cell] = {"paired_t": Sym("mean_diff"), "wilcoxon": Text("HL estimate"),
@@ -84,14 +85,78 @@ def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
              f"\u03b1 = {r.alpha:g} for this alternative (reject when the statistic is beyond it); "
              f"p is the unadjusted p-value, p_adj is {CORRECTION_NAMES.get(r.correction, r.correction)}-adjusted."]
     notes += list(PAIRWISE_NOTES.get(r.method, ()))
+    if r.method == "wilcoxon":
+        notes.append(wilcoxon_variant_note(r.pairs))
     sentences = [pair_sentence(r, p, lab) for p in r.pairs]
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
     key = r.id.rsplit("/", 1)[-1]
     table = Table((r.metric, r.corpus, key), caption, tuple(_pairwise_columns(r, level)), rows, tuple(notes), bold)
     title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
         r.kind, f"Pairwise comparisons: {method}")
-    return AnalysisView(r.id, r.kind, title, (table,), tuple(sentences), why_this_test(r.selection),
+    tables = (table,) + differences_tables(r, lab, key)
+    warnings += [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in _difference_warnings(p)]
+    return AnalysisView(r.id, r.kind, title, tables, tuple(sentences), why_this_test(r.selection),
                         tuple(warnings))
+
+
+def wilcoxon_variant_note(pairs: Any) -> str:
+    """Which null distribution and continuity correction the Wilcoxon p-values used (tests.wilcoxon,
+    tests.continuity_correction)."""
+    exact = {bool(extra(p, "exact")) for p in pairs if p.pvalue is not None}
+    corrected = {bool(extra(p, "continuity_correction")) for p in pairs
+                 if p.pvalue is not None and not extra(p, "exact")}
+    parts = []
+    if True in exact:
+        parts.append("exact p-values come from the exact (conditional, with ties and zeros) distribution of R+")
+    if corrected:
+        parts.append("the normal approximation is " + ("with" if corrected == {True} else "without" if
+                     corrected == {False} else "with and without") + " continuity correction (R's correct = "
+                     + ("TRUE" if corrected == {True} else "FALSE" if corrected == {False} else "mixed") + ")")
+    return ("Wilcoxon p-values: " + "; ".join(parts) + ".") if parts else "Wilcoxon p-values: none computable."
+
+
+def _difference_warnings(p: Any) -> tuple[str, ...]:
+    d = getattr(p, "differences", None)
+    e = getattr(p, "effect_sizes", None)
+    return tuple(get(d, "warnings") or ()) + tuple(get(e, "warnings") or ())
+
+
+def _effect_ci(e: Any, level: float, dec: int = 2) -> Cell:
+    return value_ci(get(e, "value"), get(e, "ci_low"), get(e, "ci_high"), level, dec)
+
+
+def differences_tables(r: Any, lab: Labels, key: str) -> tuple[Table, ...]:
+    """SD and SE of a - b, Shapiro-Wilk W and p; for paired t also d_z, g_z, d_av, g_av with intervals."""
+    rows_src = [p for p in r.pairs if getattr(p, "differences", None) is not None]
+    if not rows_src:
+        return ()
+    dec = lab.decimals(r.metric)
+    effects = any(getattr(p, "effect_sizes", None) is not None for p in rows_src)
+    cols = [Column(Text("a vs b"), "l"), Column(Text("SD of a \u2212 b")), Column(Text("SE of a \u2212 b")),
+            Column(Text("Shapiro-Wilk W")), Column(Text("Shapiro-Wilk p"))]
+    if effects:
+        cols += [Column(Sym(n), "c") for n in ("d_z", "g_z", "d_av", "g_av")]
+    rows = []
+    for p in rows_src:
+        d = p.differences
+        row: list[Cell] = [Text(f"{p.a} vs {p.b}"), Num(get(d, "sd"), dec), Num(get(d, "se"), dec),
+                           Num(get(d, "shapiro_w"), 4), P(get(d, "shapiro_pvalue"))]
+        if effects:
+            e = getattr(p, "effect_sizes", None)
+            row += [_effect_ci(get(e, n), get(e, "ci_level")) if e is not None else Num(None)
+                    for n in ("d_z", "g_z", "d_av", "g_av")]
+        rows.append(tuple(row))
+    notes = ["SD and SE (= SD/\u221an) of the paired differences; Shapiro-Wilk tests their normality (R's "
+             "shapiro.test)."]
+    if effects:
+        level = next((get(p.effect_sizes, "ci_level") for p in rows_src if p.effect_sizes is not None), None)
+        notes.append("d_z = mean(d)/SD(d); d_av = mean(d)/((SD(a) + SD(b))/2); g_z and g_av multiply them by Hedges' "
+                     "small-sample correction J(n \u2212 1) (Lakens 2013); intervals"
+                     + (f" ({pct(level)})" if level is not None else "")
+                     + " from the noncentral t (Steiger and Fouladi 1997; d_av's treats SD(d)/SD_av as known).")
+    caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: the paired differences a \u2212 b"
+               + (" and standardised effect sizes." if effects else "."))
+    return (Table((r.metric, r.corpus, f"{key}-differences"), caption, tuple(cols), tuple(rows), tuple(notes)),)
 
 
 def _extra_int(key: str) -> Callable[[Any], Cell]:
@@ -108,6 +173,7 @@ PAIRWISE_EXTRA: dict[str, tuple[tuple[Cell, Callable[[Any], Cell]], ...]] = {
                  (Text("p from"), lambda p: Text("exact" if extra(p, "exact") else "normal approx."))),
     "sign": ((Text("W"), _extra_int("wins")), (Text("L"), _extra_int("losses")), (Text("T"), _extra_int("ties"))),
     "bootstrap": _RESAMPLING_EXTRA,
+    "bootstrap_t": _RESAMPLING_EXTRA,
     "permutation": _RESAMPLING_EXTRA,
     "5x2cv_f": ((Sym("df_1"), lambda p: Df(extra(p, "df1"))), (Sym("df_2"), lambda p: Df(extra(p, "df2")))),
 }
@@ -120,6 +186,9 @@ PAIRWISE_NOTES = {
     "bootstrap": ("Paired bootstrap over items (the same resampled items for every system); two-sided "
                   "p = (#{|\u0394* \u2212 \u0394| \u2265 |\u0394|} + 1)/(B + 1) (null-shifted); MC s.e. is the "
                   "Monte Carlo standard error of p.",),
+    "bootstrap_t": ("Studentized paired bootstrap over items: t = mean(d)/SE(d) is compared with "
+                    "t* = (mean(d*) \u2212 mean(d))/SE(d*) of every replicate; the interval is the studentized "
+                    "(bootstrap-t) interval; MC s.e. is the Monte Carlo standard error of p.",),
     "permutation": ("Approximate randomization: the two systems' outputs are swapped per item at random; "
                     "p = (#{|\u0394perm| \u2265 |\u0394|} + 1)/(B + 1), exact enumeration when 2^n \u2264 B.",),
     "resampled_t": ("The resampled paired t test's type I error is badly inflated (Dietterich 1998; Nadeau and "
@@ -165,6 +234,8 @@ def method_stat_text(method: str, p: Any) -> str:
         return f"{extra(p, 'wins')} wins, {extra(p, 'losses')} losses, {extra(p, 'ties')} ties"
     if method in ("bootstrap", "permutation"):
         return f"\u0394 = {s:.4g} (B = {extra(p, 'n_resamples')})"
+    if method == "bootstrap_t":
+        return f"t = {s:.2f} (bootstrap-t, B = {extra(p, 'n_resamples')})"
     return f"statistic = {s:.3g}"
 
 
@@ -185,15 +256,27 @@ def rm_anova_view(r: Any, lab: Labels) -> AnalysisView:
         rows.append((Text(SPHERICITY_NAMES.get(name, name)), Num(eps.get(name), 3), Df(c.df1), Df(c.df2),
                      Stat(r.statistic), P(c.pvalue), Text("\u2713" if applied else "")))
     eta = r.effect_size.value if r.effect_size else None
-    anova = Table((r.metric, r.corpus, "omnibus"), caption, cols, tuple(rows), (f"Partial eta squared = {plain(eta)}.",),
-                  tuple(bold))
-    m_cols = (Column(Text("Mauchly's W")), Column(Sym("chi2")), Column(Text("df")), Column(Text("p")),
-              Column(Sym("epsilon_GG")), Column(Sym("epsilon_HF")), Column(Sym("epsilon_LB")))
-    m_row = (Num(sph.mauchly_w, 4), Stat(sph.chi2), Df(sph.df), P(sph.pvalue), Num(sph.epsilon_gg, 3),
-             Num(sph.epsilon_hf, 3), Num(sph.epsilon_lb, 3))
+    ges = get(getattr(r, "generalized_eta_squared", None), "value")
+    anova = Table((r.metric, r.corpus, "omnibus"), caption, cols, tuple(rows),
+                  (f"Partial eta squared = {plain(eta)}; generalized eta squared = {plain(ges)} (Olejnik and "
+                   "Algina 2003; afex's ges).",), tuple(bold))
+    second = getattr(r, "mauchly_pvalue_second_order", None)
+    m_cols = (Column(Text("Mauchly's W")), Column(Sym("chi2")), Column(Text("df")), Column(Text("p (R)")),
+              Column(Text("p (first order)")), Column(Sym("epsilon_GG")), Column(Sym("epsilon_HF")),
+              Column(Text("HF uncapped")), Column(Sym("epsilon_LB")))
+    m_row = (Num(sph.mauchly_w, 4), Stat(sph.chi2), Df(sph.df), P(second), P(sph.pvalue), Num(sph.epsilon_gg, 3),
+             Num(sph.epsilon_hf, 3), Num(getattr(r, "epsilon_hf_uncapped", None), 3), Num(sph.epsilon_lb, 3))
+    used = getattr(r, "mauchly_p", "first_order")
+    m_notes = (("p (R) is the p-value of R's mauchly.test (with Anderson's second-order term; car, afex, pingouin); "
+                "p (first order) is the chi-square p SPSS prints. "
+                + ("p (R)" if used == "r" else "p (first order)") + f" drove sphericity: auto (tests.mauchly_p: "
+                f"{used})."),
+               "HF uncapped is the Huynh-Feldt epsilon as car prints it; the capped value (at most 1) corrects the "
+               "F test.")
     mauchly = Table((r.metric, r.corpus, "sphericity"),
                     f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: Mauchly's test of sphericity and the "
-                    "Greenhouse-Geisser, Huynh-Feldt and lower-bound epsilons.", m_cols, (m_row,))
+                    "Greenhouse-Geisser, Huynh-Feldt and lower-bound epsilons.", m_cols, (m_row,), m_notes)
+    tables = (anova,) + anova_source_table(r, lab) + (mauchly,)
     if r.statistic is None:
         sentence = f"Repeated-measures ANOVA on {lab.metric(r.metric)}: not computable ({'; '.join(r.warnings)})."
     else:
@@ -203,8 +286,87 @@ def rm_anova_view(r: Any, lab: Labels) -> AnalysisView:
                     f"{r.statistic:.2f}, {p_text(r.pvalue_corrected)} "
                     f"({SPHERICITY_NAMES.get(r.correction_applied, r.correction_applied)}), {verdict} at "
                     f"\u03b1 = {lab.alpha:g}.")
-    return AnalysisView(r.id, r.kind, "Omnibus test: repeated-measures ANOVA", (anova, mauchly), (sentence,),
+    return AnalysisView(r.id, r.kind, "Omnibus test: repeated-measures ANOVA", tables, (sentence,),
                         (f"Why this correction: {r.correction_reason}",), tuple(r.warnings))
+
+
+ANOVA_SOURCES = {"systems": "Systems", "items": "Items (subjects)", "error": "Error (systems \u00d7 items)",
+                 "total": "Total"}
+
+
+def anova_source_table(r: Any, lab: Labels) -> tuple[Table, ...]:
+    """The sums of squares, degrees of freedom and mean squares of the RM-ANOVA (sphericity assumed)."""
+    rows_src = getattr(r, "table", None) or ()
+    if not rows_src:
+        return ()
+    values = [abs(v) for a in rows_src for v in (get(a, "ss"), get(a, "ms")) if v]
+    # four significant digits of the smallest sum of squares or mean square (scores are often on [0, 1])
+    dec = min(8, max(3, 3 - math.floor(math.log10(min(values))))) if values else 3
+    cols = (Column(Text("Source"), "l"), Column(Text("SS")), Column(Text("df")), Column(Text("MS")))
+    rows = tuple((Text(ANOVA_SOURCES.get(get(a, "source"), get(a, "source"))), Num(get(a, "ss"), dec),
+                  Df(get(a, "df")), Num(get(a, "ms"), dec)) for a in rows_src)
+    return (Table((r.metric, r.corpus, "anova-table"),
+                  f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: repeated-measures ANOVA table "
+                  "(F = MS systems / MS error).", cols, rows),)
+
+
+DECISION_TEXT = {"a_better": "a better", "equivalent": "practically equivalent", "b_better": "b better",
+                 "undecided": "undecided"}
+
+
+def bayesian_view(r: Any, lab: Labels) -> AnalysisView:
+    """P(a better), P(equivalent), P(b better) per pair, the decision, and a plain-language reading."""
+    dec = lab.decimals(r.metric)
+    name = ("Bayesian signed-rank test (Benavoli et al. 2017)" if r.method == "signed_rank"
+            else "correlated Bayesian t test (Corani and Benavoli 2015)")
+    freq = [getattr(p, "frequentist_method", None) for p in r.pairs]
+    has_freq = any(m is not None for m in freq)
+    cols = [Column(Text("a vs b"), "l"), Column(Text("n")), Column(Sym("mean_diff")), Column(Text("P(a better)")),
+            Column(Text("P(equivalent)")), Column(Text("P(b better)")), Column(Text("Decision"), "c")]
+    if has_freq:
+        cols += [Column(Sym("p_adj")), Column(Text("Significant"), "c")]
+    rows = tuple((Text(f"{p.a} vs {p.b}"), Int(p.n), Num(p.estimate, dec), Num(p.p_a_better, 3),
+                  Num(p.p_equivalent, 3), Num(p.p_b_better, 3), Text(DECISION_TEXT.get(p.decision, p.decision)))
+                 + ((P(getattr(p, "frequentist_pvalue_adjusted", None)),
+                     Decision(getattr(p, "frequentist_significant", None))) if has_freq else ())
+                 for p in r.pairs)
+    notes = [f"ROPE \u00b1{r.rope:g} ({lab.metric(r.metric)} units): differences within it count as practically "
+             f"equivalent; a decision needs a posterior probability of at least {r.decision_level:g}, else undecided. "
+             "Better follows the metric's direction."]
+    if r.method == "signed_rank":
+        notes.append(f"Dirichlet-process posterior with prior strength {r.prior_strength:g} and {r.n_samples:,} "
+                     "samples from the spec's seed.")
+    if has_freq:
+        names = sorted({PAIRWISE_NAMES.get(m, m) for m in freq if m is not None})
+        notes.append(f"p_adj and Significant: the frequentist decision on the same pair ({', '.join(names)}, after "
+                     "the family's correction), for comparison.")
+    else:
+        notes.append(f"Student t posterior of the mean fold difference with correlation \u03c1 = {r.rho:.3g} "
+                     "(Nadeau and Bengio); exact, no sampling.")
+    caption = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: {name} with a region of practical equivalence."
+    table = Table((r.metric, r.corpus, "bayesian"), caption, tuple(cols), rows, tuple(notes))
+    sentences = tuple(bayes_sentence(p, r, lab) for p in r.pairs)
+    warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
+    return AnalysisView(r.id, r.kind, f"Bayesian comparison: {name}", (table,), sentences, (), tuple(warnings))
+
+
+def bayes_sentence(p: Any, r: Any, lab: Labels) -> str:
+    """One plain-language reading, e.g. 'A and B are practically equivalent on BLEU (P = 0.97 that ...)'."""
+    metric = lab.metric(r.metric)
+    if p.p_a_better is None:
+        return f"{p.a} vs {p.b} on {metric}: no posterior ({'; '.join(p.warnings) or 'see warnings'})."
+    within = f"within \u00b1{r.rope:g}"
+    if p.decision == "a_better":
+        return (f"{p.a} is practically better than {p.b} on {metric} (beyond the ROPE \u00b1{r.rope:g}), with "
+                f"posterior probability {p.p_a_better:.3f}.")
+    if p.decision == "b_better":
+        return (f"{p.b} is practically better than {p.a} on {metric} (beyond the ROPE \u00b1{r.rope:g}), with "
+                f"posterior probability {p.p_b_better:.3f}.")
+    if p.decision == "equivalent":
+        return (f"{p.a} and {p.b} are practically equivalent on {metric} (differences {within}), with posterior "
+                f"probability {p.p_equivalent:.3f}.")
+    return (f"{p.a} vs {p.b} on {metric}: undecided at {r.decision_level:g} (P(a better) = {p.p_a_better:.3f}, "
+            f"P(equivalent) = {p.p_equivalent:.3f}, P(b better) = {p.p_b_better:.3f}).")
 
 
 def omnibus_view(r: Any, lab: Labels) -> AnalysisView:
@@ -264,7 +426,10 @@ def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
     ctrl = f" against the control {r.control}" if r.control else ""
     caption = f"{where}: {name}{ctrl} on average ranks after the {r.after} test (\u03b1 = {r.alpha:g}{cd})."
     notes = ["z = (R_a \u2212 R_b)/\u221a(k(k+1)/(6N)); a pair differs significantly when its average ranks "
-             "differ by at least the critical difference (Dem\u0161ar 2006)."]
+             "differ by at least the critical difference (Dem\u0161ar 2006)." if r.critical_difference is not None
+             else "z = (R_a \u2212 R_b)/\u221a(k(k+1)/(6N)) with two-sided normal p-values; a pair differs "
+             "significantly when its adjusted p is at most \u03b1 (Garc\u00eda and Herrera 2008; scmamp's "
+             "postHocTest)."]
     if r.omnibus_significant is False:
         notes.append("The omnibus test did not reject: these post-hoc comparisons are shown for completeness "
                      "and should not be read as evidence of differences.")
@@ -283,4 +448,5 @@ VIEWS: dict[str, Callable[[Any, Labels], AnalysisView]] = {
     "cv": pairwise_view,
     "omnibus": omnibus_view,
     "posthoc": posthoc_view,
+    "bayesian": bayesian_view,
 }

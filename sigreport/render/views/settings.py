@@ -45,6 +45,14 @@ def _pairwise_text(t: Any, corpus_level: bool) -> str:
     pair = f"{PAIRWISE_NAMES.get(t.pairwise, t.pairwise)} ({t.pairwise})"
     if t.pairwise in ("wilcoxon", "auto"):
         pair += f"; Wilcoxon zero differences: {t.zero_method}; differences rounded to each metric's precision"
+        mode = getattr(t, "wilcoxon", "auto")
+        cc = "with" if getattr(t, "continuity_correction", True) else "without"
+        pair += ("; Wilcoxon p: " + {"auto": "exact without ties or zeros up to 50 pairs, else normal",
+                                     "exact": "exact (conditional, with ties and zeros)",
+                                     "normal": "normal approximation"}.get(mode, mode)
+                 + (f" {cc} continuity correction" if mode != "exact" else ""))
+    if t.pairwise == "bootstrap_t":
+        pair += f"; B = {t.resamples} resamples, studentized interval, p = (count + 1)/(B + 1)"
     if t.pairwise in ("bootstrap", "permutation", "auto") or corpus_level:
         pair += f"; B = {t.resamples} resamples, {t.ci_method} intervals, p = (count + 1)/(B + 1)"
     if t.pairwise == "auto":
@@ -64,11 +72,31 @@ def test_rows(t: Any, alpha: float, baseline: str | None, corpus_level: bool) ->
         ("Unit of analysis", unit),
         ("Pairwise test", _pairwise_text(t, corpus_level)),
         ("Comparisons", "every pair of systems" if t.comparisons == "all_pairs" else against),
-        ("Alternative", ALTERNATIVE_TEXT[t.alternative] + " (a is the system listed first in a pair)"),
-        ("Multiple-comparison correction", f"{CORRECTION_NAMES[t.correction]} ({t.correction}), family: all "
-                                           "comparisons of one metric on one corpus"),
+        ("Alternative", ALTERNATIVE_TEXT[t.alternative] + (
+            " (pairs are (system, baseline): a is the system, b the baseline)" if t.comparisons == "vs_baseline"
+            else " (a is the system listed first in a pair)")),
+        ("Multiple-comparison correction", f"{CORRECTION_NAMES[t.correction]} ({t.correction}), family: "
+                                           + FAMILY_TEXT.get(getattr(t, "family", "metric_corpus"), "")),
     ]
-    return rows + _omnibus_rows(t)
+    return rows + _omnibus_rows(t) + _bayesian_rows(t)
+
+
+FAMILY_TEXT = {"metric_corpus": "all comparisons of one metric on one corpus",
+               "metric": "all comparisons of one metric over every corpus (tests.family: metric)",
+               "corpus": "all comparisons of every metric on one corpus (tests.family: corpus)",
+               "all": "every pairwise test in the report (tests.family: all)"}
+
+
+def _bayesian_rows(t: Any) -> Rows:
+    b = getattr(t, "bayesian", None)
+    if not b:
+        return []
+    get_ = (lambda k: b[k]) if isinstance(b, Mapping) else (lambda k: getattr(b, k))
+    rope = get_("rope")
+    ropes = ", ".join(f"{m} \u00b1{w:g}" for m, w in (rope.items() if isinstance(rope, Mapping) else vars(rope).items()))
+    return [("Bayesian comparison", f"signed-rank test (items, corpora) or correlated t test (folds) with ROPE "
+             f"{ropes}; decision at posterior probability {get_('level'):g}; {get_('samples'):,} samples, prior "
+             f"strength {get_('prior_strength'):g}")]
 
 
 def _omnibus_rows(t: Any) -> Rows:
@@ -78,8 +106,11 @@ def _omnibus_rows(t: Any) -> Rows:
                   "Friedman"}[t.omnibus]
     rows = [("Omnibus test", om)]
     if t.omnibus in ("rm_anova", "auto"):
-        rows.append(("Sphericity", {"auto": "auto: if Mauchly's test rejects at \u03b1, Huynh-Feldt when the "
-                                            "Greenhouse-Geisser epsilon exceeds 0.75, otherwise Greenhouse-Geisser",
+        which = ("R's p (second-order, as mauchly.test)" if getattr(t, "mauchly_p", "first_order") == "r"
+                 else "the first-order p (SPSS)")
+        rows.append(("Sphericity", {"auto": f"auto: if Mauchly's test ({which}) rejects at \u03b1, Huynh-Feldt "
+                                            "when the Greenhouse-Geisser epsilon exceeds 0.75, otherwise "
+                                            "Greenhouse-Geisser",
                                     "none": "none (sphericity assumed)"}.get(t.sphericity,
                                                                              SPHERICITY_NAMES.get(t.sphericity, ""))))
     if t.omnibus in ("friedman", "auto"):
@@ -124,9 +155,10 @@ def label_rows(spec: Any, records: Any) -> Rows:
                      f"{pct(c.ci_level)} percentile bootstrap intervals over items (B = {c.resamples})"))
         rows.append(("Tested as metrics", ", ".join(c.test_metrics) + " (per-item statistics; the pairwise and "
                      "omnibus tests above apply)" if c.test_metrics else "none"))
-        mc = {"auto": "auto: exact binomial test when n01 + n10 < 25, otherwise chi-square with continuity "
+        cc = "with" if c.mcnemar_correction else "without"
+        mc = {"auto": f"auto: exact binomial test when n01 + n10 < 25, otherwise chi-square {cc} continuity "
                       "correction",
-              "exact": "exact binomial test", "chi2": "chi-square with continuity correction"}[c.mcnemar]
+              "exact": "exact binomial test", "chi2": f"chi-square {cc} continuity correction"}[c.mcnemar]
         omni = "; after Cochran's Q with three or more systems" if spec.tests.omnibus != "none" else ""
         rows.append(("McNemar's test", f"{mc}; on per-item correctness, the correction above over the pairs of each "
                      f"corpus{omni}"))
