@@ -256,6 +256,7 @@ def load_data(sf: SpecFile) -> Dataset:
             spec_problems.append(sf.problem(f"statistic{'s' if len(absent) > 1 else ''} {', '.join(absent)} of metric "
                                             f"{m!r} not in {shown}; present: {', '.join(present_metrics)}",
                                             "metrics", m, "statistics"))
+    spec_problems += main_table_problems(sf, corpora)
     if spec.tests.level == "corpora" and len(corpora) < 2:
         spec_problems.append(sf.problem(f"level corpora needs two or more corpora; {shown} has {len(corpora)}",
                                         "tests", "level"))
@@ -340,4 +341,16 @@ def across_corpora(blocks: dict[tuple[str, str | None], Block], spec, corpora: l
         systems = blocks[(metric, corpora[0])].systems
         dropped = sum(blocks[(metric, c)].dropped_items for c in corpora)
         out[(metric, None)] = Block(metric, None, systems, tuple(corpora), values, dropped, "corpora")
+    return out
+
+
+def main_table_problems(sf: SpecFile, corpora: list[str]) -> list[Problem]:
+    """outputs.main_table names metrics and corpora that exist (the corpora are known from the data)."""
+    opts = sf.spec.outputs.main_table
+    out = [sf.problem(f"metric {m!r} is not a metric of the spec; known: {', '.join(sf.spec.metrics)}",
+                      "outputs", "main_table", "metrics", i)
+           for i, m in enumerate(opts.metrics or []) if m not in sf.spec.metrics]
+    out += [sf.problem(f"corpus {c!r} is not analysed; known: {', '.join(corpora)}",
+                       "outputs", "main_table", "corpora", i)
+            for i, c in enumerate(opts.corpora or []) if c not in corpora]
     return out
