@@ -71,8 +71,7 @@ def sentences(col: Column_, results: Any, baseline: str | None) -> tuple[str, ..
                    f"estimate and the mean point in opposite directions).")
     if same:
         verb = "does" if len(same) == 1 else "do"
-        out.append(f"{names_text(same)} {verb} not differ significantly from it, so the best system is not "
-                   f"singled out.")
+        out.append(f"{names_text(same)} {verb} not differ significantly from it.")
     elif worse and len(worse) == len(order) - 1:
         out.append("It is the single best system.")
     undecided = [s for s in order if s in fam.undecided]
