@@ -8,6 +8,7 @@ they import nothing from the analysis, plan, data, spec or statistics layers.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -73,11 +74,21 @@ def name_parts(sections: tuple[Section, ...]) -> tuple[Section, ...]:
     anchors = names.assign(s.key for s in sections)
     elements = [e for s in sections for v in s.views for e in v.elements]
     taken = iter(names.unique_in_order([e.key for e in elements]))
-    named: dict[int, Element] = {id(e): dataclasses.replace(e, name=next(taken)) for e in elements}
+    named: dict[int, Element] = {id(e): renamed(e, next(taken)) for e in elements}
     return tuple(dataclasses.replace(
         s, anchor=names.section_anchor(anchors[s.key]),
         views=tuple(dataclasses.replace(v, elements=tuple(named[id(e)] for e in v.elements)) for v in s.views))
         for s in sections)
+
+
+def renamed(e: Element, name: str) -> Element:
+    """``e`` under its unique name; a figure's SVG ids, prefixed with the name it was drawn under, follow it
+    (two figures whose drawn names collide would otherwise share ids on one page)."""
+    if isinstance(e, Figure) and e.svg and e.key and e.key[0] != name:
+        old, new = (re.sub(r"[^A-Za-z0-9_-]", "-", str(n)) for n in (e.key[0], name))
+        svg = e.svg.replace(f'id="{old}-', f'id="{new}-').replace(f'href="#{old}-', f'href="#{new}-')
+        return dataclasses.replace(e, name=name, svg=svg.replace(f"url(#{old}-", f"url(#{new}-"))
+    return dataclasses.replace(e, name=name)
 
 
 def data_files(info: Mapping[str, Any]) -> list[str]:

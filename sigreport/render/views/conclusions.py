@@ -105,5 +105,5 @@ def baseline_sentences(order: Sequence[str], fam: Family, baseline: str) -> list
 def conclusions(results: Any, lab: Labels) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(heading, sentences) per (metric, corpus) of the main table."""
     cols = columns_of(results, options_of(results))
-    base = baseline_of(cols)
+    base = baseline_of(cols, results)
     return tuple((f"{lab.metric(c.metric)} \u2014 {lab.corpus(c.corpus)}", sentences(c, results, base)) for c in cols)

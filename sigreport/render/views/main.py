@@ -274,15 +274,19 @@ class Builder:
         return f"{PAIRWISE_NAMES.get(r.method, r.method)} ({r.comparisons.replace('_', ' ')}), {family}"
 
 
-def baseline_of(cols: Iterable[Column_]) -> str | None:
-    """The reference system of the families: the first system of every pair when the comparisons are
-    against the baseline, or a post-hoc test's control; None for all pairs."""
+def baseline_of(cols: Iterable[Column_], results: Any = None) -> str | None:
+    """The reference system of the families: the system in every pair when the comparisons are against
+    the baseline (the spec's baseline, or the second of the pair, when a single pair leaves a choice), or
+    a post-hoc test's control; None for all pairs."""
     for c in cols:
         r = c.family.record if c.family is not None else None
         if r is None or not r.pairs:
             continue
         if get(r, "comparisons") == "vs_baseline":
-            return str(r.pairs[0].a)
+            common = set.intersection(*({p.a, p.b} for p in r.pairs))
+            spec_base = get(get(results, "spec"), "baseline")
+            return str(spec_base if spec_base in common else r.pairs[0].b if r.pairs[0].b in common
+                       else sorted(common)[0])
         if r.kind == "posthoc" and get(r, "control"):
             return str(r.control)
     return None
@@ -292,7 +296,7 @@ def main_tables(results: Any, lab: Labels) -> tuple[Table, ...]:
     """The main results table of a run (several when it is too wide; see the module doc), or none."""
     opts = options_of(results)
     cols = columns_of(results, opts)
-    b = Builder(results, lab, opts, baseline_of(cols))
+    b = Builder(results, lab, opts, baseline_of(cols, results))
     if not cols or not results.systems:
         return ()
     if len(cols) <= MAX_COLUMNS:
