@@ -220,9 +220,12 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _summary(written: list[str]) -> list[str]:
     tex = [w for w in written if w.startswith("tables/") and w.endswith(".tex")]
-    out = [w for w in written if not w.startswith("tables/")]
+    figs = [w for w in written if w.startswith("figures/") and w.endswith(".pdf")]
+    out = [w for w in written if not w.startswith(("tables/", "figures/"))]
     if tex:
         out.append(f"{len(tex)} LaTeX tables and README.txt in tables/")
+    if figs:
+        out.append(f"{len(figs)} figures (PDF and .tex snippet each) and README.txt in figures/")
     return out
 
 

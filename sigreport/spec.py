@@ -294,14 +294,45 @@ class AgreementSpec(_Model):
         return self
 
 
+FigureKind = Literal["cd", "forest", "pvalues", "confusion"]
+
+
+class MainTableSpec(_Model):
+    """The main results table (systems x (metric, corpus)) at the top of the report and in main.tex/md/csv."""
+
+    metrics: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None, description="Metrics shown, in this order (default: every metric of the spec).")
+    corpora: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None, description="Corpora shown, in this order (default: every corpus analysed).")
+    cell: Literal["value", "value_ci", "value_sd"] = Field(
+        "value", description="What a cell shows: the mean (or corpus-level value), with its confidence interval, "
+        "or with the standard deviation over items.")
+    markers: bool = Field(True, description="Significance markers from the corrected pairwise decisions.")
+    decimals: int | None = Field(None, ge=0, le=10, description="Decimals of every value (default: the metric's).")
+
+    @field_validator("metrics", "corpora")
+    @classmethod
+    def _no_duplicates(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None and len(set(v)) != len(v):
+            raise ValueError(f"listed more than once: {', '.join(sorted({x for x in v if v.count(x) > 1}))}")
+        if v is not None and not v:
+            raise ValueError("name at least one, or leave the field out for all")
+        return v
+
+
 class OutputsSpec(_Model):
-    """Where the report goes and in which formats."""
+    """Where the report goes, in which formats, and which paper-ready parts it has."""
 
     dir: str | None = Field(None, description="Report folder (default: reports/<spec file name>/ beside the spec).")
     archive: str | None = Field(None, description="Archive folder of releases (build --release NAME writes "
                                 "ARCHIVE/NAME/; default: reports/ beside the spec).")
     formats: list[Format] = Field(default_factory=lambda: ["html", "pdf", "latex", "json"],
                                   description="Formats to write.")
+    main_table: MainTableSpec = Field(default_factory=MainTableSpec)
+    figures: list[FigureKind] = Field(
+        default_factory=lambda: ["cd", "forest", "pvalues", "confusion"],
+        description="Figure kinds drawn: cd (critical-difference diagrams), forest (pairwise differences with "
+        "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices); [] for none.")
 
     @field_validator("formats")
     @classmethod
@@ -310,6 +341,13 @@ class OutputsSpec(_Model):
             raise ValueError("formats are listed more than once")
         if not v:
             raise ValueError("at least one format is needed")
+        return v
+
+    @field_validator("figures")
+    @classmethod
+    def _unique_figures(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("figure kinds are listed more than once")
         return v
 
 

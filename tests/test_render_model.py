@@ -36,7 +36,7 @@ def test_report_from_results_json_alone(name, tmp_path):
     assert "Statistical choices" in html and f"seed {results.seed}" in html
     # Everything after the header and the settings (which read the spec when there is one) is the build's.
     assert _body(html) == _body((GOLDEN / name / "index.html").read_text(encoding="utf-8"))
-    out = render_tables(model.tables(), tmp_path / "tables")
+    out = render_tables([*model.main, *model.tables()], tmp_path / "tables")  # as write_report
     want = sorted(p.name for p in (GOLDEN / name / "tables").glob("*.tex"))
     assert sorted(out.files) == want
     for f in want:

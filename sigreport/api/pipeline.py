@@ -177,11 +177,27 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
         render_pdf(html, dest / "report.pdf")
         written.append("report.pdf")
     if "latex" in formats:
-        out = render_tables(model.tables(), dest / "tables", templates)
+        out = render_tables([*model.main, *model.tables()], dest / "tables", templates)
         written += [f"tables/{n}" for n in out.files] + ["tables/README.txt"]
         warning = out.warning()
         if warning and notices is not None:
             notices.append(Problem("tables", None, "", warning))
+    return written + write_paper_files(model, dest, formats)
+
+
+def write_paper_files(model: ReportModel, dest: Path, formats: list[str]) -> list[str]:
+    """main.md and main.csv (with any format but json alone), and with latex the figures as vector PDFs,
+    one ``figures/<name>.tex`` snippet each and ``figures/README.txt``. Returns the files written."""
+    from sigreport.render.figure_files import write_figures
+    from sigreport.render.markdown import csv_text, markdown
+
+    written = []
+    if model.main and set(formats) - {"json"}:
+        (dest / "main.md").write_text(markdown(model.main), encoding="utf-8")
+        (dest / "main.csv").write_text(csv_text(model.main), encoding="utf-8")
+        written += ["main.md", "main.csv"]
+    if "latex" in formats and model.figures():
+        written += write_figures(model.figures(), dest / "figures")
     return written
 
 

@@ -13,7 +13,7 @@ from sigreport.data.label_tables import Collector
 from sigreport.data.model import Block, BlockKey, DataFile, Dataset
 from sigreport.data.predictions import read_predictions, test_blocks
 from sigreport.data.scores import load_scores
-from sigreport.errors import SpecError
+from sigreport.errors import Problem, SpecError
 from sigreport.spec import MetricSpec, SpecFile
 
 
@@ -34,9 +34,24 @@ def load_data(sf: SpecFile, frames: Mapping[str, pd.DataFrame] | None = None) ->
         ds = Dataset("", "", tuple(spec.systems or ()), tuple(spec.corpora or ()), (), {}, 0)
     else:
         ds = load_scores(sf, frames.get("scores"))
-    if not spec.has_labels():
-        return ds
-    return _with_labels(sf, ds, frames)
+    if spec.has_labels():
+        ds = _with_labels(sf, ds, frames)
+    problems = main_table_problems(sf, ds)
+    if problems:
+        raise SpecError(str(sf.path), problems)
+    return ds
+
+
+def main_table_problems(sf: SpecFile, ds: Dataset) -> list[Problem]:
+    """outputs.main_table names metrics and corpora that are analysed (known only once the data is read)."""
+    opts = sf.spec.outputs.main_table
+    out = [sf.problem(f"metric {m!r} is not analysed; known: {', '.join(ds.metrics)}",
+                      "outputs", "main_table", "metrics", i)
+           for i, m in enumerate(opts.metrics or []) if m not in ds.metrics]
+    out += [sf.problem(f"corpus {c!r} is not analysed; known: {', '.join(ds.corpora)}",
+                       "outputs", "main_table", "corpora", i)
+            for i, c in enumerate(opts.corpora or []) if c not in ds.corpora]
+    return out
 
 
 load_dataset = load_data

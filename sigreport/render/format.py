@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 
 from markupsafe import Markup, escape as html_escape
 
-from sigreport.render.model import CI, Cell, Decision, Df, Int, Join, Num, P, Stat, Sym, Text
+from sigreport.render.model import CI, Cell, Decision, Df, Int, Join, Marked, Num, P, Stat, Sym, Text
 
 
 class Safe(str):
@@ -167,6 +167,9 @@ class Target:
     def concat(self, parts: Iterable[str]) -> str:
         raise NotImplementedError
 
+    def marked(self, inner: str, emphasis: str, marks: str) -> str:
+        raise NotImplementedError
+
     def dash(self) -> str:
         return self.text(DASH[self.name]) if self.name == "html" else Safe(DASH["latex"])
 
@@ -222,6 +225,7 @@ _CELLS: dict[type, Callable[..., str]] = {
     Text: lambda t, c: t.text(c.text), Num: _num, Int: _int, Df: _dfc, Stat: _stat, P: _p, CI: _ci,
     Decision: _decision, Sym: lambda t, c: t.sym(c.name, c.arg),
     Join: lambda t, c: t.concat(t.cell(p) for p in c.parts),
+    Marked: lambda t, c: t.marked(t.cell(c.inner), c.emphasis, c.marks),
 }
 
 
@@ -249,6 +253,11 @@ class Html(Target):
 
     def concat(self, parts: Iterable[str]) -> str:
         return Markup("").join(parts)
+
+    def marked(self, inner: str, emphasis: str, marks: str) -> str:
+        tag = {"best": "strong", "second": "u"}.get(emphasis)
+        out = Markup(f"<{tag}>{inner}</{tag}>") if tag else Markup(inner)
+        return out + (Markup("<sup>%s</sup>") % marks if marks else Markup(""))
 
     def svg(self, svg: str | None) -> str:
         """A figure's SVG, drawn by sigreport itself and so trusted markup."""
@@ -289,6 +298,12 @@ class Latex(Target):
 
     def concat(self, parts: Iterable[str]) -> str:
         return Safe("".join(parts))
+
+    def marked(self, inner: str, emphasis: str, marks: str) -> str:
+        cmd = {"best": r"\textbf", "second": r"\underline"}.get(emphasis)
+        out = f"{cmd}{{{inner}}}" if cmd else inner
+        sup = escape(marks, self.unprintable).replace("\u2020", r"\dag{}").replace("\u2021", r"\ddag{}")
+        return Safe(out + (rf"\textsuperscript{{{sup}}}" if marks else ""))
 
     def finalize(self, value: object) -> str:
         """Jinja ``finalize``: every printed value escaped once (Safe strings unchanged)."""

@@ -30,4 +30,5 @@ def render_html(report: ReportModel, user_dir: str | Path | None = None) -> str:
         return env.get_template("report.html.j2").render(
             css=Markup(css), title=report.title, description=report.description, version=report.version,
             spec_name=report.source, settings=report.settings, sections=report.sections,
-            data_files=report.data_files, seed=report.seed)
+            data_files=report.data_files, seed=report.seed, main=report.main, conclusions=report.conclusions,
+            key_figure=report.key_figure)

@@ -98,7 +98,17 @@ class Join:
     parts: tuple[Cell, ...]
 
 
-Cell = Union[Text, Num, Int, Df, Stat, P, CI, Decision, Sym, Join]
+@dataclasses.dataclass(frozen=True)
+class Marked:
+    """A main-table value: ``emphasis`` ``best`` (bold) or ``second`` (underlined) or none, and significance
+    ``marks`` shown as a superscript (letters naming beaten systems, a dagger against the baseline)."""
+
+    inner: Cell
+    emphasis: Literal["", "best", "second"] = ""
+    marks: str = ""
+
+
+Cell = Union[Text, Num, Int, Df, Stat, P, CI, Decision, Sym, Join, Marked]
 
 
 def join(*parts: Cell | str) -> Join:
@@ -198,6 +208,9 @@ class ReportModel:
     seed: int
     version: str
     source: str = "results.json"
+    main: tuple[Table, ...] = ()  # the main results table (parts when split), named main / main-<part>
+    conclusions: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (metric and corpus, sentences)
+    key_figure: Figure | None = None  # shown first; also in its section
 
     def tables(self) -> list[Table]:
         return [t for s in self.sections for v in s.views for t in v.tables]

@@ -16,13 +16,7 @@ from sigreport.render.figures.forest import draw_forest, forest_fits
 from sigreport.render.figures.heatmaps import draw_confusion, draw_pvalues, heatmap_fits
 from sigreport.render.figures.output import FigureOutput, latex_snippet
 from sigreport.results.collection import Results
-from sigreport.results.records import (
-    ClassificationRecord,
-    McNemarRecord,
-    PairwiseRecord,
-    PosthocRecord,
-    Record,
-)
+from sigreport.results.records import Record
 
 KINDS = ("cd", "forest", "pvalues", "confusion")
 
@@ -37,21 +31,22 @@ def figures_of(record: Record, results: Results | None = None,
     record its confusion matrices. ``results`` supplies the metric's label and direction.
     """
     metric = results.metrics.get(record.metric) if results is not None and record.metric else None
-    if isinstance(record, PosthocRecord) and record.after == "friedman":
+    kind = record.kind  # by kind and fields, so records read back from results.json draw the same figures
+    if kind == "posthoc" and getattr(record, "after", None) == "friedman":
         if "cd" in kinds:
-            yield draw_cd(record, metric)
-        if "pvalues" in kinds and heatmap_fits(record) and len(record.pairs) > 1:
-            yield draw_pvalues(record, metric)
-    elif isinstance(record, PairwiseRecord):
-        if "forest" in kinds and forest_fits(record):
-            yield draw_forest(record, metric)
-        if "pvalues" in kinds and heatmap_fits(record) and len(record.pairs) > 1:
-            yield draw_pvalues(record, metric)
-    elif isinstance(record, McNemarRecord):
-        if "pvalues" in kinds and heatmap_fits(record) and len(record.pairs) > 1:
-            yield draw_pvalues(record, metric)
-    elif isinstance(record, ClassificationRecord) and "confusion" in kinds:
-        yield draw_confusion(record)
+            yield draw_cd(record, metric)  # type: ignore[arg-type]
+        if "pvalues" in kinds and heatmap_fits(record) and len(record.pairs) > 1:  # type: ignore[attr-defined]
+            yield draw_pvalues(record, metric)  # type: ignore[arg-type]
+    elif kind in ("pairwise", "cv") or (kind == "posthoc" and hasattr(record, "correction")):
+        if "forest" in kinds and forest_fits(record):  # type: ignore[arg-type]
+            yield draw_forest(record, metric)  # type: ignore[arg-type]
+        if "pvalues" in kinds and heatmap_fits(record) and len(record.pairs) > 1:  # type: ignore[attr-defined]
+            yield draw_pvalues(record, metric)  # type: ignore[arg-type]
+    elif kind == "mcnemar":
+        if "pvalues" in kinds and heatmap_fits(record) and len(record.pairs) > 1:  # type: ignore[attr-defined]
+            yield draw_pvalues(record, metric)  # type: ignore[arg-type]
+    elif kind == "classification" and "confusion" in kinds:
+        yield draw_confusion(record)  # type: ignore[arg-type]
 
 
 def draw_figures(results: Results, kinds: Collection[str] = KINDS) -> tuple[FigureOutput, ...]:

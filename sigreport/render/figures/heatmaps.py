@@ -50,19 +50,19 @@ def family_systems(record: PairFamily) -> list[str]:
 
 def heatmap_fits(record: PairFamily) -> bool:
     """Whether the family is all pairs (a vs-baseline or vs-control family is one row: the forest shows it)."""
-    if isinstance(record, PosthocRecord):
-        return record.control is None and len(record.pairs) > 0
+    if isinstance(record, PosthocRecord) or not hasattr(record, "comparisons"):  # typed or read back
+        return getattr(record, "control", None) is None and len(record.pairs) > 0
     return record.comparisons == "all_pairs" and len(record.pairs) > 0
 
 
 def pvalue_caption(record: PairFamily, metric: MetricInfo | None = None) -> str:
     what = metric.label if metric else record.metric
     where = f" on {record.corpus}" if record.corpus else ""
-    if isinstance(record, PosthocRecord):
+    if isinstance(record, PosthocRecord) or hasattr(record, "after"):
         test = f"{record.method.replace('_', '-').title()} post-hoc test after {record.after.title()}"
         corr = "the post-hoc test's own adjustment"
     else:
-        test = f"{record.method.replace('_', ' ')} test" if not isinstance(record, McNemarRecord) else "McNemar's test"
+        test = f"{record.method.replace('_', ' ')} test" if not (isinstance(record, McNemarRecord) or record.kind == "mcnemar") else "McNemar's test"
         corr = f"the {record.correction} correction over the family"
     return (f"Adjusted p-values of every pair of systems for {what}{where} ({test}, {corr}). Dark cells: "
             f"significant at \u03b1 = {record.alpha:g}; light cells: not significant; n/a: no decision.")

@@ -8,31 +8,65 @@ they import nothing from the analysis, plan, data, spec or statistics layers.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from sigreport.render import names
-from sigreport.render.model import AnalysisView, Element, ReportModel, Section
+from sigreport.render.figures import KINDS, figures_of
+from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section
+from sigreport.render.views.conclusions import conclusions
 from sigreport.render.views.common import Labels
 from sigreport.render.views.labels import VIEWS as LABEL_VIEWS
 from sigreport.render.views.labels import matrix_owners
+from sigreport.render.views.main import main_tables
 from sigreport.render.views.scores import VIEWS as SCORE_VIEWS
 from sigreport.render.views.settings import settings_rows
 
 VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS}
 
 
-def build_report(results: Any, source: str = "results.json") -> ReportModel:
+def build_report(results: Any, source: str = "results.json",
+                 figures: Collection[str] | None = None) -> ReportModel:
     """The report model of ``results`` (a :class:`sigreport.results.Results`); ``source`` names the spec
-    file the report says it was generated from."""
+    file the report says it was generated from; ``figures``: the figure kinds drawn (default: the spec's
+    ``outputs.figures``, every kind for results read back from results.json)."""
     lab = Labels(results.metrics, results.alpha, matrix_owners(results.records))
+    kinds = figure_kinds(results) if figures is None else tuple(figures)
     groups: dict[tuple[Any, Any], list[AnalysisView]] = {}
     for r in results.records:
-        groups.setdefault((r.metric, r.corpus), []).append(VIEWS[r.kind](r, lab))
-    sections = tuple(Section(f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}", (metric, corpus), tuple(views))
-                     for (metric, corpus), views in groups.items())
-    return ReportModel(results.title, results.description, tuple(settings_rows(results)), name_parts(sections),
-                       tuple(data_files(results.data)), results.seed, results.sigreport_version, source)
+        view = VIEWS[r.kind](r, lab)
+        if kinds:
+            view = with_figures(view, r, results, kinds)
+        groups.setdefault((r.metric, r.corpus), []).append(view)
+    sections = name_parts(tuple(Section(f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}", (metric, corpus),
+                                        tuple(views)) for (metric, corpus), views in groups.items()))
+    model = ReportModel(results.title, results.description, tuple(settings_rows(results)), sections,
+                        tuple(data_files(results.data)), results.seed, results.sigreport_version, source,
+                        main_tables(results, lab), conclusions(results, lab))
+    return dataclasses.replace(model, key_figure=key_figure(model.figures()))
+
+
+def figure_kinds(results: Any) -> tuple[str, ...]:
+    """The spec's ``outputs.figures`` (duck-typed), or every kind."""
+    outputs = getattr(getattr(results, "spec", None), "outputs", None)
+    kinds = getattr(outputs, "figures", None)
+    return tuple(KINDS) if kinds is None else tuple(kinds)
+
+
+def with_figures(view: AnalysisView, record: Any, results: Any, kinds: tuple[str, ...]) -> AnalysisView:
+    """The view with the figures its record implies appended (drawn only when there are some)."""
+    figs = tuple(Figure((f.name,), f.caption, f.svg, f.pdf) for f in figures_of(record, results, kinds))
+    return dataclasses.replace(view, elements=view.elements + figs) if figs else view
+
+
+def key_figure(figures: list[Figure]) -> Figure | None:
+    """The figure shown at the top: the first critical-difference diagram, else the first forest plot."""
+    for prefix in ("cd-", "forest-"):
+        for f in figures:
+            if f.key[0] and str(f.key[0]).startswith(prefix):
+                return f
+    return None
 
 
 def name_parts(sections: tuple[Section, ...]) -> tuple[Section, ...]:
@@ -40,11 +74,21 @@ def name_parts(sections: tuple[Section, ...]) -> tuple[Section, ...]:
     anchors = names.assign(s.key for s in sections)
     elements = [e for s in sections for v in s.views for e in v.elements]
     taken = iter(names.unique_in_order([e.key for e in elements]))
-    named: dict[int, Element] = {id(e): dataclasses.replace(e, name=next(taken)) for e in elements}
+    named: dict[int, Element] = {id(e): renamed(e, next(taken)) for e in elements}
     return tuple(dataclasses.replace(
         s, anchor=names.section_anchor(anchors[s.key]),
         views=tuple(dataclasses.replace(v, elements=tuple(named[id(e)] for e in v.elements)) for v in s.views))
         for s in sections)
+
+
+def renamed(e: Element, name: str) -> Element:
+    """``e`` under its unique name; a figure's SVG ids, prefixed with the name it was drawn under, follow it
+    (two figures whose drawn names collide would otherwise share ids on one page)."""
+    if isinstance(e, Figure) and e.svg and e.key and e.key[0] != name:
+        old, new = (re.sub(r"[^A-Za-z0-9_-]", "-", str(n)) for n in (e.key[0], name))
+        svg = e.svg.replace(f'id="{old}-', f'id="{new}-').replace(f'href="#{old}-', f'href="#{new}-')
+        return dataclasses.replace(e, name=name, svg=svg.replace(f"url(#{old}-", f"url(#{new}-"))
+    return dataclasses.replace(e, name=name)
 
 
 def data_files(info: Mapping[str, Any]) -> list[str]:

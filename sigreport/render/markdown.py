@@ -1,0 +1,97 @@
+"""The main results table as Markdown (``main.md``, for release notes) and CSV (``main.csv``, for
+spreadsheets): the same model tables the HTML and LaTeX show, through a plain-text cell target.
+
+Markdown has no underline: the second best is written ``<u>...</u>`` and markers ``<sup>...</sup>``,
+which GitHub, GitLab and most Markdown renderers show. The CSV keeps a value column per (metric, corpus)
+as text (so an interval stays one cell) and beside it the rank mark and the markers, without markup.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterable, Sequence
+
+from sigreport.render.format import SYMBOLS, Target, _sci
+from sigreport.render.model import Cell, Marked, Table, Text
+
+
+class Plain(Target):
+    """Cells as plain Unicode text (a minus sign is ASCII so spreadsheets read numbers)."""
+
+    name = "plain"
+
+    def text(self, s: str) -> str:
+        return s
+
+    def signed(self, s: str) -> str:
+        return s
+
+    def sci(self, x: float, digits: int) -> str:
+        mant, e = _sci(x, digits)
+        return f"{mant}e{e}"
+
+    def p_zero(self) -> str:
+        return "<1e-300"
+
+    def sym(self, name: str, arg: str | None) -> str:
+        if name == "crit":
+            return f"crit (alpha = {arg})"
+        return re.sub(r"<[^>]+>", "", SYMBOLS[name][0]) if name in SYMBOLS else name
+
+    def concat(self, parts: Iterable[str]) -> str:
+        return "".join(parts)
+
+    def dash(self) -> str:
+        return "\u2014"
+
+    def marked(self, inner: str, emphasis: str, marks: str) -> str:
+        return inner + (f" {marks}" if marks else "")
+
+
+class MarkdownCells(Plain):
+    """Cells for a Markdown table: ``|`` escaped, bold with ``**``, underline and superscript as HTML."""
+
+    def text(self, s: str) -> str:
+        return s.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+
+    def marked(self, inner: str, emphasis: str, marks: str) -> str:
+        out = {"best": f"**{inner}**", "second": f"<u>{inner}</u>"}.get(emphasis, inner)
+        return out + (f"<sup>{self.text(marks)}</sup>" if marks else "")
+
+
+def markdown(tables: Sequence[Table]) -> str:
+    """Every table as a Markdown pipe table with its caption above and legend below."""
+    fmt = MarkdownCells()
+    out = []
+    for t in tables:
+        out.append(f"**{fmt.text(t.caption)}**\n")
+        out.append("| " + " | ".join(fmt.cell(c.header) for c in t.columns) + " |")
+        out.append("|" + "|".join(":---" if c.align == "l" else "---:" for c in t.columns) + "|")
+        out += ["| " + " | ".join(fmt.cell(c) for c in row) + " |" for row in t.rows]
+        out.append("")
+        out += [f"{fmt.text(n)}  " for n in t.notes]
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def csv_text(tables: Sequence[Table]) -> str:
+    """One CSV of all parts: a row per (part, system); per column its value, mark and markers."""
+    fmt = Plain()
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    for i, t in enumerate(tables):
+        heads = [fmt.cell(c.header) for c in t.columns[1:]]
+        if i:
+            w.writerow([])
+        w.writerow(["system", *(f"{h}{suffix}" for h in heads for suffix in ("", " [mark]", " [markers]"))])
+        for row in t.rows:
+            w.writerow([fmt.cell(row[0]), *(x for c in row[1:] for x in _csv_cell(fmt, c))])
+    return buf.getvalue()
+
+
+def _csv_cell(fmt: Plain, c: Cell) -> tuple[str, str, str]:
+    if isinstance(c, Marked):
+        return fmt.cell(c.inner), c.emphasis, c.marks
+    return fmt.cell(c if not isinstance(c, str) else Text(c)), "", ""
