@@ -94,6 +94,9 @@ def forest_figure(record: PairwiseRecord, metric: MetricInfo | None = None) -> F
     ax.set_yticks(range(len(rows)), labels, fontsize=FONT)
     ax.tick_params(axis="y", length=0)
     ax.tick_params(axis="x", labelsize=FONT - 0.5)
+    from matplotlib.ticker import MaxNLocator  # lazy, like every matplotlib import here
+
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=4))  # the narrow axis: few labels, never run together
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
     for i, text in enumerate(values):
