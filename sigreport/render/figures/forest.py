@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from sigreport.render.figures.output import FigureOutput, export, measure, new_figure, slug, style
+from sigreport.render.figures.output import (FigureOutput, export, family_systems, measure, new_figure, slug,
+                                             style)
 from sigreport.results.collection import MetricInfo
 from sigreport.results.records import PairwiseRecord
 
@@ -30,19 +31,9 @@ ROW = 0.22
 MINUS = "\u2212"
 
 
-def systems_of(record: PairwiseRecord) -> list[str]:
-    """The systems of a family in order of first appearance (the spec's order)."""
-    out: list[str] = []
-    for p in record.pairs:
-        for s in (p.a, p.b):
-            if s not in out:
-                out.append(s)
-    return out
-
-
 def forest_fits(record: PairwiseRecord) -> bool:
     """Whether the family is drawn as a forest (against a baseline, or all pairs of at most 10 systems)."""
-    return bool(record.pairs) and (record.comparisons == "vs_baseline" or len(systems_of(record)) <= MAX_SYSTEMS)
+    return bool(record.pairs) and (record.comparisons == "vs_baseline" or len(family_systems(record)) <= MAX_SYSTEMS)
 
 
 def _fmt(x: float | None, decimals: int) -> str:
@@ -152,6 +143,6 @@ def draw_forest(record: PairwiseRecord, metric: MetricInfo | None = None) -> Fig
     """A forest plot of a pairwise (or cross-validation) family's differences and intervals."""
     if not forest_fits(record):
         raise ValueError(f"{record.id}: a forest plot shows pairs against a baseline or all pairs of at most "
-                         f"{MAX_SYSTEMS} systems; this family has {len(systems_of(record))} systems")
+                         f"{MAX_SYSTEMS} systems; this family has {len(family_systems(record))} systems")
     with style():
         return export(forest_figure(record, metric), f"forest-{slug(record.id)}", caption(record, metric))

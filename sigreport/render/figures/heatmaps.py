@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Union
 
-from sigreport.render.figures.output import FigureOutput, export, measure, new_figure, slug, style
+from sigreport.render.figures.output import (FigureOutput, export, family_systems, measure, new_figure, slug,
+                                             style)
 from sigreport.results.collection import MetricInfo
 from sigreport.results.records import ClassificationRecord, McNemarRecord, PairwiseRecord, PosthocRecord
 
@@ -36,16 +37,6 @@ def p_text(p: float | None) -> str:
     if p is None or not math.isfinite(p):
         return "n/a"
     return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
-def family_systems(record: PairFamily) -> list[str]:
-    """Systems in order of first appearance in the family (the spec's order)."""
-    out: list[str] = []
-    for p in record.pairs:
-        for s in (p.a, p.b):
-            if s not in out:
-                out.append(s)
-    return out
 
 
 def heatmap_fits(record: PairFamily) -> bool:

@@ -153,3 +153,13 @@ def measure(fig: Figure, text: str, size: float, weight: str = "normal") -> tupl
     prop = FontProperties(family=RC["font.family"], size=size, weight=weight)
     w, h, _ = renderer.get_text_width_height_descent(text, prop, ismath=False)
     return w / fig.dpi, h / fig.dpi
+
+
+def family_systems(record: Any) -> list[str]:
+    """Systems of a pairwise family in order of first appearance in its pairs (the spec's order)."""
+    out: list[str] = []
+    for p in record.pairs:
+        for s in (p.a, p.b):
+            if s not in out:
+                out.append(s)
+    return out
