@@ -123,9 +123,7 @@ def _run(args: argparse.Namespace) -> int:
         from sigreport.archive.verify import verify_release
 
         return _verified(verify_release(Path(args.release), False))
-    from sigreport.api import pipeline as b
-
-    if args.command == "schema":
+    if args.command == "schema":  # the spec models only: no statistics, data or rendering imports
         from sigreport.spec import json_schema
 
         text = json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
@@ -136,6 +134,8 @@ def _run(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(text)
         return 0
+    from sigreport.api import pipeline as b
+
     if args.command == "validate":
         p = b.prepare(args.spec)
         if not args.quiet:
