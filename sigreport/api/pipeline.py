@@ -140,16 +140,6 @@ def collect_warnings(results: dict[str, Any]) -> list[Problem]:
     return out
 
 
-def report_model(p: Prepared, results: dict[str, Any]) -> ReportModel:
-    """The report model of this build (every view built once, for every format)."""
-    return build_report(collect_results(p.spec_file.spec, p.dataset, results, __version__), p.spec_file.path.name)
-
-
-def html_context(p: Prepared, results: dict[str, Any]) -> ReportModel:
-    """What the HTML template is given: the report model."""
-    return report_model(p, results)
-
-
 def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list[str],
                  templates: str | Path | None = None, notices: list[Problem] | None = None) -> list[str]:
     """Render every requested format into ``dest`` (a fresh folder). Returns the files written.
@@ -159,7 +149,7 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     from sigreport.render.html import render_html
     from sigreport.render.latex import render_tables
 
-    res = collect_results(p.spec_file.spec, p.dataset, results, __version__)
+    res = collect(p, results)
     model = build_report(res, p.spec_file.path.name)
     written = []
     if "json" in formats:
@@ -294,5 +284,3 @@ def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None
 
     return verify_release(Path(folder), rebuild, Path(data_dir) if data_dir else None, builder)
 
-
-MARKER = store.MARKER  # the report's marker file (kept here for callers that used it)
