@@ -463,3 +463,29 @@ def test_schema_output_errors(cli, tmp_path, monkeypatch):
     r = cli("schema", "-o", tmp_path / "t.json")
     assert r.code == 2 and f"{tmp_path / 't.json'}: Permission denied" in r.err and "Traceback" not in r.err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
+
+
+def test_schema_output_keeps_devices_and_links(cli, tmp_path):
+    """``schema -o`` onto a FIFO (as onto /dev/null or /dev/stdout) writes through it instead of renaming
+    a regular file over it, and onto a symbolic link replaces the link's target, keeping the link. (A
+    rename over /dev/null once turned the device into a regular file on this machine.)"""
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    assert cli("schema", "-o", fifo).code == 0
+    reader.join(10)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert json.loads(got[0])["$schema"].startswith("https://json-schema.org")
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]  # no temporary file left beside it
+
+    target = tmp_path / "shared.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert cli("schema", "-o", link).code == 0
+    assert link.is_symlink() and json.loads(target.read_text())["$schema"].startswith("https://json-schema")

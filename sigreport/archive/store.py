@@ -25,6 +25,7 @@ import fcntl
 import glob
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -422,8 +423,23 @@ def write_report_folder(dest: Path, fill: Callable[[Path], T], say: Say, version
 
 
 def write_text_file(path: Path, text: str) -> None:
-    """Write one file whole or not at all (a temporary file beside it, then rename); OS errors are user errors."""
+    """Write one file whole or not at all (a temporary file beside it, then rename); OS errors are user errors.
+
+    A symbolic link is followed (its target is replaced, the link stays). A destination that exists and is
+    not a regular file (``/dev/null``, ``/dev/stdout``, a FIFO) is written in place: renaming over it would
+    replace the device itself with a regular file.
+    """
     path = Path(path)
+    if path.is_symlink():
+        path = path.resolve()
+    if path.exists() and not path.is_dir() and not stat.S_ISREG(path.stat().st_mode):
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            exc.filename = None
+            raise os_error(path, exc) from None
+        return
     if path.is_dir():
         raise refuse(path, f"{path} is a folder; give a file name")
     if not path.parent.is_dir():
