@@ -143,10 +143,9 @@ def test_two_metrics_with_the_same_scores_get_the_same_replicates(folder, method
 def test_resample_seed_names_no_metric_and_separates_its_inputs():
     base = common.resample_seed(17, "c1", "bootstrap", 999, 60)
     assert base == common.resample_seed(17, "c1", "bootstrap", 999, 60)
-    others = {common.resample_seed(*args) for args in [(18, "c1", "bootstrap", 999, 60), (17, "c2", "bootstrap", 999, 60),
-                                                       (17, "c1", "permutation", 999, 60),
-                                                       (17, "c1", "bootstrap", 1000, 60),
-                                                       (17, "c1", "bootstrap", 999, 61), (17, None, "bootstrap", 999, 60)]}
+    variants = [(18, "c1", "bootstrap", 999, 60), (17, "c2", "bootstrap", 999, 60), (17, "c1", "permutation", 999, 60),
+                (17, "c1", "bootstrap", 1000, 60), (17, "c1", "bootstrap", 999, 61), (17, None, "bootstrap", 999, 60)]
+    others = {common.resample_seed(*args) for args in variants}
     assert len(others) == 6 and base not in others
 
 
