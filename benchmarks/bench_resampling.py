@@ -14,11 +14,18 @@ imports, data generation and exit, and the peak memory is that process's ru_maxr
 reduced sizes where the full size would take minutes or gigabytes; the scaling is printed next to
 every extrapolated number.
 
+Shared resamples (issue 11): ``--shared`` compares m metrics of one corpus (k = 20, n = 1,000,
+B = 10,000) resampled with a draw each against one shared draw (``draw_resample``), and ``--build-case``
+times the analyses of the 1M-row case (20 systems x 10 corpora x 5 metrics x 1,000 items, bootstrap
+B = 10,000, Friedman + Nemenyi), serial and with two worker processes. ``--root DIR`` runs the build
+case on another checkout (e.g. ``git archive <rev> sigreport | tar -x -C DIR``) for a before/after.
+
 Usage::
 
     python benchmarks/bench_resampling.py            # everything
     python benchmarks/bench_resampling.py --skip-peers
     python benchmarks/bench_resampling.py --workers 2 --repeat 3
+    python benchmarks/bench_resampling.py --shared --build-case --skip-cases --skip-peers
 
 sacrebleu is not a dependency of sigreport: ``pip install sacrebleu`` to include it.
 """
@@ -292,6 +299,91 @@ def peers(workers: int, null_reps: int) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
+# shared resamples
+# ----------------------------------------------------------------------------------------------
+
+
+def shared_comparison(repeat: int, n_metrics: int = 5, k: int = 20, n: int = 1000, b: int = 10_000) -> None:
+    """m metrics of one corpus: one draw per metric (as before issue 11) against one draw shared by all."""
+    sys.path.insert(0, ROOT)
+    from sigreport.stats import resampling as rs
+
+    xs = [mean_scores(n, k, seed=10 + m) for m in range(n_metrics)]
+    pairs = list(itertools.combinations(range(k), 2))
+    print(f"\n== shared resamples: {n_metrics} mean metrics, k={k}, n={n}, B={b}, {len(pairs)} pairs + system CIs ==")
+    for method in ("bootstrap", "bootstrap_t", "permutation"):
+        kind = rs.resample_kind(method, n, b)
+        own, shared, draw = [], [], []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            ref = [rs.paired_resampling(x, rs.mean_metric(), pairs, method, b, seed=7) for x in xs]
+            own.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            drawn = rs.draw_resample(kind, b, n, seed=7)
+            draw.append(time.perf_counter() - t0)
+            got = [rs.paired_resampling(x, rs.mean_metric(), pairs, method, b, seed=7, resample=drawn) for x in xs]
+            shared.append(time.perf_counter() - t0)
+            assert [r.pairs for r in got] == [r.pairs for r in ref]  # the same results
+        print(f"  {method:12s} a draw per metric {min(own):.3f} s; one shared draw {min(shared):.3f} s "
+              f"(of which the draw {min(draw):.3f} s, {drawn.weights.nbytes / 2**20:.0f} MB uint8); "
+              f"ratio {min(shared) / min(own):.2f}")
+
+
+BUILD_CASE = dict(systems=20, corpora=10, metrics=5, items=1000, resamples=10_000)
+
+
+def write_build_case(folder: str) -> str:
+    """The 1M-row case of issue 11 as a score table and spec in ``folder``; returns the spec path."""
+    import numpy as np
+    import pandas as pd
+
+    c = BUILD_CASE
+    rng = np.random.default_rng(11)
+    frames = []
+    for ci in range(c["corpora"]):
+        for mi in range(c["metrics"]):
+            item = rng.standard_normal((c["items"], 1))
+            v = 0.5 + 0.1 * item + 0.1 * rng.standard_normal((c["items"], c["systems"])) + \
+                np.linspace(0, 0.02, c["systems"])[None, :]
+            frames.append(pd.DataFrame({
+                "system": np.tile([f"s{j:02d}" for j in range(c["systems"])], c["items"]),
+                "corpus": f"c{ci}", "item": np.repeat([f"i{i}" for i in range(c["items"])], c["systems"]),
+                "metric": f"m{mi}", "value": np.round(v.reshape(-1), 6)}))
+    pd.concat(frames).to_csv(os.path.join(folder, "scores.csv"), index=False)
+    metrics = "\n".join(f"  m{mi}: {{higher_is_better: true}}" for mi in range(c["metrics"]))
+    spec = os.path.join(folder, "spec.yaml")
+    with open(spec, "w") as fh:
+        fh.write(f"title: 1M rows\nseed: 3\ndata: {{scores: scores.csv}}\nmetrics:\n{metrics}\n"
+                 f"tests: {{pairwise: bootstrap, resamples: {c['resamples']}, omnibus: friedman, posthoc: nemenyi}}\n")
+    return spec
+
+
+def build_case(repeat: int, root: str) -> None:
+    """Analyses (``run_plan``) of the 1M-row case, serial and with two worker processes."""
+    import tempfile
+
+    sys.path.insert(0, root)
+    from sigreport.api.pipeline import prepare
+    from sigreport.execute import run_plan
+    from sigreport.execute.pool import ProcessExecutor
+
+    with tempfile.TemporaryDirectory() as folder:
+        spec = write_build_case(folder)
+        p = prepare(spec)
+        c = BUILD_CASE
+        print(f"\n== 1M-row case ({root}): {c['systems']} systems x {c['corpora']} corpora x {c['metrics']} metrics x "
+              f"{c['items']} items, bootstrap B = {c['resamples']}, Friedman + Nemenyi: {len(p.plan.nodes)} analyses ==")
+        for label, make in (("serial", lambda: None), ("--jobs 2", lambda: ProcessExecutor(2))):
+            times = []
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                run_plan(p.plan, p.dataset, make())
+                times.append(time.perf_counter() - t0)
+            print(f"  analyses {label}: best {min(times):.2f} s, median {sorted(times)[len(times) // 2]:.2f} s "
+                  f"({', '.join(f'{t:.2f}' for t in times)})")
+
+
+# ----------------------------------------------------------------------------------------------
 # main
 # ----------------------------------------------------------------------------------------------
 
@@ -303,14 +395,22 @@ def main() -> None:
     ap.add_argument("--skip-peers", action="store_true")
     ap.add_argument("--null-reps", type=int, default=200,
                     help="data sets for the sacrebleu vs sigreport type I error check")
+    ap.add_argument("--shared", action="store_true", help="compare a draw per metric with one shared draw")
+    ap.add_argument("--build-case", action="store_true", help="time the analyses of the 1M-row case")
+    ap.add_argument("--skip-cases", action="store_true", help="skip the corpus and mean engine cases")
+    ap.add_argument("--root", default=ROOT, help="sigreport checkout the build case imports (default: this one)")
     ap.add_argument("--child", choices=["corpus", "mean"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         child(args.child, args.workers)
         return
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, workers={args.workers}")
+    if args.shared:
+        shared_comparison(args.repeat)
+    if args.build_case:
+        build_case(args.repeat, os.path.abspath(args.root))
     targets = {"corpus": ("process_s", 1.5), "mean": ("engine_s", 0.25)}
-    for case in ("corpus", "mean"):
+    for case in () if args.skip_cases else ("corpus", "mean"):
         runs = run_case(case, args.workers, args.repeat)
         key, limit = targets[case]
         best = min(r[key] for r in runs)

@@ -1,18 +1,21 @@
-"""What every analysis kind shares: ids, per-node seeds, pairs of systems, family corrections and the
-``selection: fixed`` rule."""
+"""What every analysis kind shares: ids, per-node seeds, the resamples shared by the metrics of a corpus, pairs
+of systems, family corrections and the ``selection: fixed`` rule."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 import itertools
+import json
+import threading
+import weakref
 from typing import Any
 
 import numpy as np
 
 from sigreport.results.records import PairRow
 from sigreport.spec import TestsSpec
-from sigreport.stats import correction, select
+from sigreport.stats import correction, resampling, select
 from sigreport.stats.result import PairedTestResult, finite_or_none
 
 
@@ -23,6 +26,92 @@ def analysis_id(metric: str, corpus: str | None, kind: str) -> str:
 def derived_seed(seed: int, node_id: str) -> int:
     """A per-analysis seed from the spec's seed and the analysis id: independent streams, same every run."""
     return int.from_bytes(hashlib.sha256(f"{seed}:{node_id}".encode()).digest()[:8], "little")
+
+
+RESAMPLE_CONTRACT = (
+    "The bootstrap and permutation replicates of a corpus are drawn once, from a seed derived from the spec's "
+    "seed, the corpus, the kind of replicates (bootstrap counts, shared by bootstrap and bootstrap_t, or "
+    "permutation swaps), B and the number of items, and nothing else: every metric of the corpus is resampled "
+    "with the same replicates, and a metric's results do not depend on which other metrics the spec has or "
+    "their order."
+)
+"""The seed contract of bootstrap and permutation tests (README, docs): what :func:`resample_seed` implements."""
+
+
+def resample_seed(seed: int, corpus: str | None, kind: str, n_resamples: int, n_items: int) -> int:
+    """The seed of a corpus's resample (see :data:`RESAMPLE_CONTRACT`): no metric or analysis id enters it, so
+    every metric measured on the corpus's items gets the same replicates whatever else the spec holds."""
+    return derived_seed(seed, json.dumps(["resample", corpus, kind, int(n_resamples), int(n_items)]))
+
+
+class SharedResamples:
+    """Resamples drawn in this process, kept while a data block that used them is alive.
+
+    The first metric of a corpus to be resampled draws the replicates; the others reuse them (drawing is
+    about half of a mean metric's bootstrap). Entries are held compactly (uint8: 10 MB for B = 10,000 x
+    1,000 items) up to ``budget`` bytes in all; beyond it a resample is drawn for its caller and not kept,
+    which costs speed, never results (a kept resample equals a fresh draw). Entries go when every block
+    that used them has been garbage-collected (the dataset of the run is gone), so a long-lived process
+    does not hold them after its builds. Thread-safe (Dask workers run tasks in threads); two threads
+    may both draw the same resample, which only costs time.
+    """
+
+    def __init__(self, budget: int = 256 << 20):
+        self.budget = budget
+        self._lock = threading.Lock()
+        self._entries: dict[tuple[str, int, int, int], tuple[resampling.Resample, dict[int, weakref.ref]]] = {}
+        self.draws = 0
+
+    def get(self, kind: str, n_rows: int, n: int, seed: int, user: object) -> resampling.Resample:
+        """The resample (kind, n_rows, n, seed), drawn now or reused; ``user`` (a data block) keeps it alive."""
+        key = (kind, int(n_rows), int(n), int(seed))
+        with self._lock:
+            self._purge()
+            hit = self._entries.get(key)
+            if hit is not None:
+                _keep(hit[1], user)
+                return hit[0]
+        drawn = resampling.draw_resample(kind, n_rows, n, seed)
+        with self._lock:
+            self.draws += 1
+            hit = self._entries.get(key)
+            if hit is not None:
+                _keep(hit[1], user)
+                return hit[0]
+            users: dict[int, weakref.ref] = {}
+            if _keep(users, user) and self._size() + drawn.weights.nbytes <= self.budget:
+                self._entries[key] = (drawn, users)
+        return drawn
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def _size(self) -> int:
+        return sum(r.weights.nbytes for r, _ in self._entries.values())
+
+    def _purge(self) -> None:
+        for key, (_, users) in list(self._entries.items()):
+            for uid, ref in list(users.items()):
+                if ref() is None:
+                    del users[uid]
+            if not users:
+                del self._entries[key]
+
+
+def _keep(users: dict[int, weakref.ref], user: object) -> bool:
+    """Record ``user`` as keeping an entry alive; False when it cannot be weakly referenced (then nothing is kept)."""
+    ref = users.get(id(user))
+    if ref is None or ref() is not user:
+        try:
+            users[id(user)] = weakref.ref(user)
+        except TypeError:
+            return False
+    return True
+
+
+SHARED_RESAMPLES = SharedResamples()
+"""This process's shared resamples (every executor's worker has its own; results never depend on it)."""
 
 
 def selection_dict(sel: select.Selection, previous: str | None = None, pinned: bool = False) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from sigreport.analyses.common import analysis_id, derived_seed, family_entries, pinned, selection_dict, system_pairs
+from sigreport.analyses.common import (SHARED_RESAMPLES, analysis_id, derived_seed, family_entries, pinned,
+                                       resample_seed, selection_dict, system_pairs)
 from sigreport.data import Block
 from sigreport.plan import Node
 from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, FriedmanRecord, PairRow,
@@ -63,8 +64,7 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
     warnings = []
     if ctx.metric.corpus_level:
         metric_fn = ctx.aggregate
-        res = resampling.paired_resampling(block.stats, metric_fn, [], "bootstrap", ctx.tests.resamples,
-                                           derived_seed(ctx.seed, node_id))
+        res = resampled(block, metric_fn, [], "bootstrap", ctx)
         for system, (value, lo, hi) in zip(block.systems, res.system_ci):
             rows.append(SystemSummary(system, block.stats.shape[0], value, None, None, lo, hi, ()))
         warnings += list(res.warnings)
@@ -81,7 +81,7 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
                                 tuple(warnings))
 
 
-def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Context, node_id: str
+def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Context
                 ) -> tuple[list[PairedTestResult], list[str]]:
     t = ctx.tests
     x = block.scores
@@ -93,10 +93,8 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
     if method == "sign":
         return [rank.sign_test(x[:, i], x[:, j], t.alternative, ctx.decimals, ctx.alpha) for i, j in pairs], []
     if method in ("bootstrap", "permutation", "bootstrap_t"):
-        res = resampling.paired_resampling(block.stats, ctx.aggregate, pairs, method, t.resamples,
-                                           derived_seed(ctx.seed, node_id), t.alternative,
-                                           ci_method=t.ci_method if method != "bootstrap_t" else "studentized",
-                                           alpha=ctx.alpha)
+        res = resampled(block, ctx.aggregate, pairs, method, ctx, alternative=t.alternative,
+                        ci_method=t.ci_method if method != "bootstrap_t" else "studentized", alpha=ctx.alpha)
         warnings = [_system_names(w, block.systems) for w in res.warnings]
         if method == "bootstrap" and block.stats.shape[0] < SMALL_BOOTSTRAP_N:
             warnings.append(f"only {block.stats.shape[0]} items: the null-shifted bootstrap test is liberal at small n "
@@ -104,6 +102,17 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
                             "its level")
         return list(res.pairs), warnings
     raise ValueError(f"unknown pairwise method {method!r}")
+
+
+def resampled(block: Block, metric: resampling.CorpusMetric, pairs: list[tuple[int, int]], method: str, ctx: Context,
+              **options: Any) -> resampling.ResamplingResult:
+    """``paired_resampling`` on the corpus's shared replicates (:func:`~sigreport.analyses.common.resample_seed`):
+    every metric of a corpus gets the same bootstrap counts or permutation swaps, drawn once per process."""
+    n, b = block.stats.shape[0], ctx.tests.resamples
+    kind = resampling.resample_kind(method, n, b)
+    seed = resample_seed(ctx.seed, block.corpus, "permutation" if method == "permutation" else "bootstrap", b, n)
+    drawn = SHARED_RESAMPLES.get(kind, b, n, seed, block) if kind is not None else None
+    return resampling.paired_resampling(block.stats, metric, pairs, method, b, seed, resample=drawn, **options)
 
 
 def _system_names(warning: str, systems: tuple[str, ...]) -> str:
@@ -133,7 +142,7 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
                                             labels=[f"{block.systems[i]} vs {block.systems[j]}" for i, j in pairs])
         method, sel, w = pinned(ctx.tests, ctx.previous_method, chosen)
         warnings += w
-    results, w = _pair_tests(block, pairs, method, ctx, node_id)
+    results, w = _pair_tests(block, pairs, method, ctx)
     warnings += w
     entries = with_differences(family_entries(block.systems, pairs, results, t.correction, ctx.alpha), block, pairs,
                                method, ctx)
