@@ -18,17 +18,9 @@ CONFIG_FILES = sorted(CONFIGS.glob("*.yaml"))
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """Build every config once (all formats) into a temporary folder."""
-    from sigreport.cli import main
-
-    out = {}
-    base = tmp_path_factory.mktemp("reports")
-    for cfg in CONFIG_FILES:
-        dest = base / cfg.stem
-        assert main(["build", "-q", "-o", str(dest), str(cfg)]) == 0, cfg
-        out[cfg.stem] = dest
-    return out
+def built(example):
+    """Every config built (all formats): the session's shared, read-only example builds."""
+    return {cfg.stem: example(cfg.stem) for cfg in CONFIG_FILES}
 
 
 def test_there_are_examples():
