@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 import yaml
 
-from conftest import CONFIGS, ROOT, needs, pdflatex_compile
+from conftest import CONFIGS, EXAMPLE_FORMATS, ROOT, needs, pdflatex_compile
 from sigreport.spec import json_schema
 
 CONFIG_FILES = sorted(CONFIGS.glob("*.yaml"))
@@ -107,16 +107,18 @@ def test_rm_anova_in_the_larger_example(built):
             assert p["pvalue_adjusted"] >= p["pvalue"]
 
 
-def test_builds_are_byte_identical(tmp_path):
+def test_builds_are_byte_identical(tmp_path, example):
     from sigreport.cli import main
 
     cfg = CONFIGS / "summarization.yaml"
-    for name in ("one", "two"):
-        assert main(["build", "-q", "-o", str(tmp_path / name), "--formats", "json,html,latex", str(cfg)]) == 0
-    files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file())
-    assert files
+    one = example("summarization")  # conftest: the session's build, in every format (the PDF too)
+    two = tmp_path / "two"
+    assert main(["build", "-q", "-o", str(two), "--formats", EXAMPLE_FORMATS, str(cfg)]) == 0
+    files = sorted(p.relative_to(two) for p in two.rglob("*") if p.is_file())
+    assert files and sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file()) == files
+    assert {"report.pdf", "index.html", "results.json"} <= {f.as_posix() for f in files}
     for f in files:
-        assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
+        assert (one / f).read_bytes() == (two / f).read_bytes(), f
 
 
 def test_default_output_dir_beside_the_spec(cli, tmp_path):
