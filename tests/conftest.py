@@ -54,6 +54,29 @@ def cli(capsys):
     return run
 
 
+EXAMPLE_FORMATS = "json,html,latex,pdf"
+
+
+@pytest.fixture(scope="session")
+def example(tmp_path_factory):
+    """``example(name)``: the folder of ``configs/<name>.yaml`` built once per session in every format.
+
+    Shared by every test that reads an example's report (a build draws every figure and the PDF: by far
+    the suite's largest cost), so treat it as read-only: a test that changes files copies the folder first.
+    """
+    built: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in built:
+            dest = tmp_path_factory.mktemp(f"example-{name}") / name
+            code = main(["build", "-q", "--formats", EXAMPLE_FORMATS, "-o", str(dest), str(CONFIGS / f"{name}.yaml")])
+            assert code == 0, name
+            built[name] = dest
+        return built[name]
+
+    return get
+
+
 @pytest.fixture
 def workdir(tmp_path):
     """A folder with helpers to write a spec and its data files."""

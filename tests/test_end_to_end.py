@@ -11,24 +11,16 @@ import jsonschema
 import pytest
 import yaml
 
-from conftest import CONFIGS, ROOT, needs, pdflatex_compile
+from conftest import CONFIGS, EXAMPLE_FORMATS, ROOT, needs, pdflatex_compile
 from sigreport.spec import json_schema
 
 CONFIG_FILES = sorted(CONFIGS.glob("*.yaml"))
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """Build every config once (all formats) into a temporary folder."""
-    from sigreport.cli import main
-
-    out = {}
-    base = tmp_path_factory.mktemp("reports")
-    for cfg in CONFIG_FILES:
-        dest = base / cfg.stem
-        assert main(["build", "-q", "-o", str(dest), str(cfg)]) == 0, cfg
-        out[cfg.stem] = dest
-    return out
+def built(example):
+    """Every config built (all formats): the session's shared, read-only example builds."""
+    return {cfg.stem: example(cfg.stem) for cfg in CONFIG_FILES}
 
 
 def test_there_are_examples():
@@ -115,16 +107,18 @@ def test_rm_anova_in_the_larger_example(built):
             assert p["pvalue_adjusted"] >= p["pvalue"]
 
 
-def test_builds_are_byte_identical(tmp_path):
+def test_builds_are_byte_identical(tmp_path, example):
     from sigreport.cli import main
 
     cfg = CONFIGS / "summarization.yaml"
-    for name in ("one", "two"):
-        assert main(["build", "-q", "-o", str(tmp_path / name), "--formats", "json,html,latex", str(cfg)]) == 0
-    files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file())
-    assert files
+    one = example("summarization")  # conftest: the session's build, in every format (the PDF too)
+    two = tmp_path / "two"
+    assert main(["build", "-q", "-o", str(two), "--formats", EXAMPLE_FORMATS, str(cfg)]) == 0
+    files = sorted(p.relative_to(two) for p in two.rglob("*") if p.is_file())
+    assert files and sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file()) == files
+    assert {"report.pdf", "index.html", "results.json"} <= {f.as_posix() for f in files}
     for f in files:
-        assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
+        assert (one / f).read_bytes() == (two / f).read_bytes(), f
 
 
 def test_default_output_dir_beside_the_spec(cli, tmp_path):

@@ -31,11 +31,8 @@ def pinned_files(report: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("name", SPECS)
-def test_golden_outputs(cli, tmp_path, name):
-    out = tmp_path / name
-    r = cli("build", CONFIGS / f"{name}.yaml", "-o", out, "--formats", "html,latex,json", "--quiet")
-    assert r.code == 0, r.err
-    got = pinned_files(out)
+def test_golden_outputs(example, name):
+    got = pinned_files(example(name))  # conftest: the example built once per session, in every format
     golden_dir = GOLDEN / name
     if UPDATE:
         shutil.rmtree(golden_dir, ignore_errors=True)

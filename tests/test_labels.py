@@ -466,21 +466,18 @@ def test_label_tables_compile_with_odd_names(cli, workdir, tmp_path):
     assert r.returncode == 0, r.stdout[-3000:]
 
 
-def test_builds_are_reproducible(cli, workdir, tmp_path):
+def test_builds_are_reproducible(tmp_path, example):
     from sigreport.cli import main
 
     cfg = CONFIGS / "classifiers.yaml"
-    for name in ("one", "two"):
-        assert main(["build", "-q", "-o", str(tmp_path / name), "--formats", "json,html,latex", str(cfg)]) == 0
+    one = example("classifiers")  # conftest: built once per session; a second, separate build must match it
+    assert main(["build", "-q", "-o", str(tmp_path / "two"), "--formats", "json,html,latex", str(cfg)]) == 0
     for f in ("results.json", "index.html", "tables/classification--reviews--mcnemar.tex"):
-        assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
+        assert (one / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
 
 
-def test_classifiers_example_contract(tmp_path):
-    from sigreport.cli import main
-
-    assert main(["build", "-q", "-o", str(tmp_path / "r"), "--formats", "json", str(CONFIGS / "classifiers.yaml")]) == 0
-    doc = json.loads((tmp_path / "r" / "results.json").read_text())
+def test_classifiers_example_contract(example):
+    doc = json.loads((example("classifiers") / "results.json").read_text())
     kinds = {a["kind"] for a in doc["analyses"]}
     assert {"classification", "mcnemar", "cochran_q", "agreement", "descriptives", "pairwise", "omnibus"} <= kinds
     measures = {a["measure"] for a in analyses(doc, "agreement")}

@@ -23,12 +23,9 @@ from sigreport.results import from_json
 
 
 @pytest.fixture(scope="module")
-def summ(tmp_path_factory) -> Path:
-    """configs/summarization.yaml built (json, html, latex) into a fresh folder."""
-    out = tmp_path_factory.mktemp("summ") / "out"
-    assert main(["build", "-q", "--formats", "json,html,latex", "-o", str(out),
-                 str(CONFIGS / "summarization.yaml")]) == 0
-    return out
+def summ(example) -> Path:
+    """configs/summarization.yaml built (every format): the session's shared, read-only build (conftest)."""
+    return example("summarization")
 
 
 def estimate(p) -> float:
@@ -66,7 +63,7 @@ def expected_marks(results) -> dict[tuple[str, str | None, str], tuple[str, str]
 
 def test_main_table_marks_follow_the_records(summ):
     results = from_json((summ / "results.json").read_text(encoding="utf-8"))
-    model = build_report(results)
+    model = build_report(results, figures=())  # the main table does not depend on the figures
     assert len(model.main) == 1 and model.main[0].name == "main"  # 6 columns: not split
     t = model.main[0]
     want = expected_marks(results)
@@ -98,7 +95,7 @@ def test_markers_come_from_corrected_decisions_not_raw_p(summ):
     for r, p in raw_only:
         for winner, loser in ((p.a, p.b), (p.b, p.a)):
             assert lett[loser] not in want[(r.metric, r.corpus, winner)][1]
-    t = build_report(results).main[0]
+    t = build_report(results, figures=()).main[0]
     cols = [(d.metric, d.corpus) for d in results.of_kind("descriptives")]
     for r, p in raw_only:
         c = cols.index((r.metric, r.corpus)) + 1
@@ -107,7 +104,7 @@ def test_markers_come_from_corrected_decisions_not_raw_p(summ):
 
 
 def test_legend_names_alpha_test_correction_and_family(summ):
-    notes = " ".join(build_report(from_json((summ / "results.json").read_text())).main[0].notes)
+    notes = " ".join(build_report(from_json((summ / "results.json").read_text()), figures=()).main[0].notes)
     assert "paired t test" in notes and "Holm correction over the 10 comparisons" in notes
     assert "\u03b1 = 0.05" in notes and "never raw p-values" in notes
     assert "lower is better for Length ratio" in notes and "a = lead-3" in notes
@@ -143,7 +140,7 @@ def test_conclusions_have_a_verb_and_come_first(summ):
     i_conc, i_main, i_set = (html.index('id="conclusions"'), html.index('id="main-results"'),
                              html.index('id="settings"'))
     assert i_conc < i_main < i_set
-    model = build_report(from_json((summ / "results.json").read_text()))
+    model = build_report(from_json((summ / "results.json").read_text()), figures=())
     assert len(model.conclusions) == 6
     verbs = re.compile(r"\b(has|is|are|do|does|differs|finds|could|compared)\b")
     for _, lines in model.conclusions:
@@ -195,11 +192,11 @@ def test_figures_in_html_and_latex_and_listed(summ):
     assert sorted(listed) == on_disk
 
 
-def test_rebuild_with_figures_is_accepted(cli, tmp_path):
+def test_rebuild_with_figures_is_accepted(cli, tmp_path, example):
     out = tmp_path / "out"
-    for _ in range(2):
-        r = cli("build", "-q", "--formats", "json,html,latex", "-o", out, CONFIGS / "demsar.yaml")
-        assert r.code == 0, r.err
+    shutil.copytree(example("demsar"), out)  # a report with figures/ (the shared build, copied: it is replaced)
+    r = cli("build", "-q", "--formats", "json,html,latex", "-o", out, CONFIGS / "demsar.yaml")
+    assert r.code == 0, r.err
     assert (out / "figures" / "cd-auc-all-posthoc.pdf").exists() and (out / "main.md").exists()
 
 
@@ -260,9 +257,8 @@ def test_main_table_options_and_split(workdir, cli):
 
 
 @needs("pdftotext")
-def test_pdf_first_page_has_conclusions_and_main_table(tmp_path):
-    out = tmp_path / "out"
-    assert main(["build", "-q", "--formats", "pdf", "-o", str(out), str(CONFIGS / "uci.yaml")]) == 0
+def test_pdf_first_page_has_conclusions_and_main_table(example):
+    out = example("uci")  # conftest: built once per session in every format, the PDF included
     text = subprocess.run(["pdftotext", "-l", "1", str(out / "report.pdf"), "-"], capture_output=True,
                           text=True).stdout
     assert "Conclusions" in text and "Main results" in text and "significantly" in text

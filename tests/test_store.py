@@ -25,7 +25,7 @@ from sigreport.cli import main
 
 def spec_text(title: str = "old", scores: str = "scores.csv", extra: str = "") -> str:
     return (f"title: {title}\ndata:\n  scores: {scores}\nmetrics:\n  m:\n    higher_is_better: true\n"
-            f"outputs:\n  formats: [json, html]\n{extra}")
+            f"outputs:\n  formats: [json, html]\n  figures: []\n{extra}")  # no test here reads a figure
 
 
 @pytest.fixture

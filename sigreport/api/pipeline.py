@@ -150,7 +150,8 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     from sigreport.render.latex import render_tables
 
     res = collect(p, results)
-    model = build_report(res, p.spec_file.path.name)
+    drawn = None if set(formats) & {"html", "pdf", "latex"} else ()  # results.json alone shows no figure
+    model = build_report(res, p.spec_file.path.name, figures=drawn)
     written = []
     if "json" in formats:
         (dest / "results.json").write_text(to_json(res), encoding="utf-8")
