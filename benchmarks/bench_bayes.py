@@ -119,7 +119,7 @@ def _shapes(n: int) -> dict[str, Shape]:
         "near rope, P=.95": (lambda s: s + 0.02 * z, 0.01, 0.95),
         "heavy tails t3": (lambda s: s + 0.02 * t3, 0.01, 0.5),
         "ties and zeros": (lambda s: np.round(s + 0.02 * z, 2), 0.01, 0.5),
-        "0/1 scores": (lambda s: (u01[0] < 0.6 + s).astype(float) - (u01[1] < 0.6).astype(float), 0.1, 0.5),
+        "0/1 scores": (lambda s: (u01[0] < 0.6 + 4 * s).astype(float) - (u01[1] < 0.6).astype(float), 0.1, 0.5),
         "rope = 0": (lambda s: s + 0.02 * z, 0.0, 0.5),
     }
 
@@ -136,12 +136,14 @@ def _tune(f: Callable[[float], np.ndarray], rope: float, target: float) -> float
     return 0.5 * (lo + hi)
 
 
-def accuracy(sizes: list[int], reference_budget: float) -> None:
+def accuracy(sizes: list[int], reference_budget: float, only: list[str] | None = None) -> None:
     """Largest |normal - Monte Carlo| of the three probabilities per shape, with the reference's standard error."""
     print(f"{'n':>6s} {'shape':18s} {'normal (left, rope, right)':28s} {'Monte Carlo':28s} {'S':>9s} "
           f"{'err':>7s} {'mc se':>7s}")
     for n in sizes:
         for name, (f, rope, target) in _shapes(n).items():
+            if only and not any(word in name for word in only):
+                continue
             d = f(_tune(f, rope, target) if target is not None else 0.0)
             pn = np.array(bayes.signed_rank_normal_probs(d, rope))
             u = np.unique(d).size + 1
@@ -161,9 +163,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--accuracy", type=int, nargs="+", metavar="N", help="compare normal with Monte Carlo at these n")
     ap.add_argument("--reference-budget", type=float, default=2e9,
                     help="accuracy: reference samples x distinct values (at least 100,000 samples, at most 2,000,000)")
+    ap.add_argument("--shapes", nargs="+", metavar="WORD", help="accuracy: only shapes whose name has one of these")
     args = ap.parse_args(argv)
     if args.accuracy:
-        accuracy(args.accuracy, args.reference_budget)
+        accuracy(args.accuracy, args.reference_budget, args.shapes)
     else:
         print(f"auto: Monte Carlo up to n = {NORMAL_ABOVE:,}, normal approximation above")
         speed(args)

@@ -165,7 +165,7 @@ class BayesianSpec(_Model):
     method: Literal["auto", "monte_carlo", "normal"] = Field(
         "auto", description="Signed-rank posterior: monte_carlo (samples posterior weights, exact up to Monte Carlo "
         "error), normal (large-n normal approximation: exact mean, delta-method covariance, integrated exactly, no "
-        "samples; within 0.001 of Monte Carlo from n = 5,000 in benchmarks/bench_bayes.py --accuracy) or auto "
+        "samples; within 0.0012 of Monte Carlo from n = 5,000 in benchmarks/bench_bayes.py --accuracy) or auto "
         "(monte_carlo up to n = 5,000 paired values, normal above). The correlated t test is exact either way.")
 
 
