@@ -162,6 +162,11 @@ class BayesianSpec(_Model):
     samples: int = Field(50000, ge=1000, le=10_000_000, description="Posterior samples of the signed-rank test.")
     prior_strength: float = Field(0.5, ge=0, description="Signed-rank test: weight of the prior pseudo-observation "
                                   "at 0 (baycomp's default 0.5).")
+    method: Literal["auto", "monte_carlo", "normal"] = Field(
+        "auto", description="Signed-rank posterior: monte_carlo (samples posterior weights, exact up to Monte Carlo "
+        "error), normal (large-n normal approximation: exact mean, delta-method covariance, integrated exactly, no "
+        "samples; within 0.0012 of Monte Carlo from n = 5,000 in benchmarks/bench_bayes.py --accuracy) or auto "
+        "(monte_carlo up to n = 5,000 paired values, normal above). The correlated t test is exact either way.")
 
 
 class TestsSpec(_Model):

@@ -334,14 +334,15 @@ def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
     else:
         seed = derived_seed(ctx.seed, node_id)
         results = [bayes.bayesian_signed_rank(x[:, i], x[:, j], rope, seed, spec.samples, spec.prior_strength,
-                                              spec.level) for i, j in pairs]
+                                              spec.level, spec.method) for i, j in pairs]
         method, rho_v = "signed_rank", None
+    posterior = bayes.resolve_posterior(spec.method, block.scores.shape[0]) if method == "signed_rank" else None
     for (i, j), r in zip(pairs, results):
         est = r.estimate if r.estimate is None or ctx.metric.higher_is_better else -r.estimate  # in a - b units
         rows.append(BayesianPair(block.systems[i], block.systems[j], r.n, est, r.p_a_better, r.p_equivalent, r.p_b_better, r.decision, r.mc_se,
                                  r.warnings))
     return BayesianRecord(node_id, "bayesian", block.metric, block.corpus, block.level, method, t.comparisons, rope,
-                          spec.level, spec.samples if method == "signed_rank" else None,
+                          spec.level, spec.samples if posterior == "monte_carlo" else None, posterior,
                           spec.prior_strength if method == "signed_rank" else None, rho_v, seed, tuple(rows),
                           tuple(warnings))
 

@@ -421,6 +421,8 @@ class BayesianRecord(Record):
     ``rope`` is the half-width of the region of practical equivalence in the metric's units;
     ``decision_level`` the posterior probability a decision needs; ``n_samples``, ``prior_strength``
     and ``seed`` belong to the signed-rank test, ``rho`` to the correlated t test (else null).
+    ``posterior``: how the signed-rank posterior was computed, ``monte_carlo`` or ``normal`` (the
+    large-n normal approximation; ``n_samples`` is then null); null for the correlated t test.
     """
 
     id: str
@@ -433,6 +435,7 @@ class BayesianRecord(Record):
     rope: float
     decision_level: float
     n_samples: int | None
+    posterior: str | None
     prior_strength: float | None
     rho: float | None
     seed: int | None

@@ -333,7 +333,10 @@ def bayesian_view(r: Any, lab: Labels) -> AnalysisView:
     notes = [f"ROPE \u00b1{r.rope:g} ({lab.metric(r.metric)} units): differences within it count as practically "
              f"equivalent; a decision needs a posterior probability of at least {r.decision_level:g}, else undecided. "
              "Better follows the metric's direction."]
-    if r.method == "signed_rank":
+    if r.method == "signed_rank" and getattr(r, "posterior", None) == "normal":
+        notes.append(f"Dirichlet-process posterior with prior strength {r.prior_strength:g}, by its large-n normal "
+                     "approximation (exact mean, delta-method covariance, integrated exactly; no sampling).")
+    elif r.method == "signed_rank":
         notes.append(f"Dirichlet-process posterior with prior strength {r.prior_strength:g} and {r.n_samples:,} "
                      "samples from the spec's seed.")
     if has_freq:

@@ -96,7 +96,17 @@ def _bayesian_rows(t: Any) -> Rows:
     ropes = ", ".join(f"{m} \u00b1{w:g}" for m, w in (rope.items() if isinstance(rope, Mapping) else vars(rope).items()))
     return [("Bayesian comparison", f"signed-rank test (items, corpora) or correlated t test (folds) with ROPE "
              f"{ropes}; decision at posterior probability {get_('level'):g}; {get_('samples'):,} samples, prior "
-             f"strength {get_('prior_strength'):g}")]
+             f"strength {get_('prior_strength'):g}{POSTERIOR_TEXT.get(_get_or(b, 'method', 'auto'), '')}")]
+
+
+# tests.bayesian.method; the threshold is sigreport.stats.bayes.NORMAL_ABOVE (tests/stats/test_bayes.py checks)
+POSTERIOR_TEXT = {"auto": "; posterior by Monte Carlo up to n = 5,000 paired values, by normal approximation above",
+                  "monte_carlo": "; posterior by Monte Carlo", "normal": "; posterior by normal approximation"}
+
+
+def _get_or(b: Any, key: str, default: Any) -> Any:
+    """A Bayesian setting from the spec model or from a spec read back from results.json (older: absent)."""
+    return b.get(key, default) if isinstance(b, Mapping) else getattr(b, key, default)
 
 
 def _omnibus_rows(t: Any) -> Rows:
