@@ -79,7 +79,8 @@ def sentences(col: Column_, results: Any, baseline: str | None) -> tuple[str, ..
         out.append(f"Comparisons involving {names_text(undecided)} could not be computed.")
     grouped = [g for g in groups(order, fam) if len(g) < len(order)]
     if grouped:
-        out.append("The tests do not separate the systems within each of these groups: "
+        out.append(f"The tests do not separate {names_text(grouped[0])}." if len(grouped) == 1 else
+                   "The tests do not separate the systems within each of these groups: "
                    + "; ".join("{" + ", ".join(g) + "}" for g in grouped) + ".")
     elif len(groups(order, fam)) == 1 and len(order) > 1:
         out.append("No pair of systems differs significantly.")
