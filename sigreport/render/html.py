@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import jinja2
@@ -9,7 +10,8 @@ from markupsafe import Markup
 
 from sigreport.render import loader, names, user_template_errors
 from sigreport.render.format import Html
-from sigreport.render.model import ReportModel
+from sigreport.render.model import ReportModel, Text
+from sigreport.render.views.settings import WHY_P_ANCHOR, WHY_P_NOTE, WHY_P_TITLE
 
 
 def environment(user_dir: str | Path | None = None) -> jinja2.Environment:
@@ -17,8 +19,15 @@ def environment(user_dir: str | Path | None = None) -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     fmt = Html()
     env.filters.update(cell=fmt.cell, cell_class=fmt.css_class, svg=fmt.svg, html_id=names.html_id,
-                       figure_id=names.figure_id)
+                       figure_id=names.figure_id, is_baseline=is_baseline)
     return env
+
+
+def is_baseline(cell: object, baseline: str | None) -> bool:
+    """Whether a row-label cell names the baseline: its name alone, or with the main table's superscript
+    letters (``lead-3 (c)``); a pair ``a vs b`` never does."""
+    return (baseline is not None and isinstance(cell, Text)
+            and re.fullmatch(re.escape(baseline) + r"( \([a-z]+\))?", cell.text) is not None)
 
 
 def render_html(report: ReportModel, user_dir: str | Path | None = None) -> str:
@@ -31,4 +40,5 @@ def render_html(report: ReportModel, user_dir: str | Path | None = None) -> str:
             css=Markup(css), title=report.title, description=report.description, version=report.version,
             spec_name=report.source, settings=report.settings, sections=report.sections,
             data_files=report.data_files, seed=report.seed, main=report.main, conclusions=report.conclusions,
-            key_figure=report.key_figure)
+            key_figure=report.key_figure, baseline=report.baseline, why_p_title=WHY_P_TITLE,
+            why_p_note=WHY_P_NOTE, why_p_anchor=WHY_P_ANCHOR)

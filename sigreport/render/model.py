@@ -211,6 +211,7 @@ class ReportModel:
     main: tuple[Table, ...] = ()  # the main results table (parts when split), named main / main-<part>
     conclusions: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (metric and corpus, sentences)
     key_figure: Figure | None = None  # shown first; also in its section
+    baseline: str | None = None  # the spec's baseline (or the families' reference), tagged in the HTML
 
     def tables(self) -> list[Table]:
         return [t for s in self.sections for v in s.views for t in v.tables]

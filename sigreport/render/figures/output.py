@@ -3,7 +3,10 @@
 Every figure is built inside :func:`style` (a local ``matplotlib.rc_context``) on a bare
 ``matplotlib.figure.Figure`` (no pyplot, so no global backend or figure registry is touched) and turned
 into bytes by :func:`export`. Same record, same bytes: the SVG hash salt is fixed, dates and creator
-tools are left out of both files, and the font is matplotlib's bundled DejaVu Sans, never a system font.
+tools are left out of both files, and the font is matplotlib's bundled DejaVu Sans; a system font is used
+only for a character DejaVu Sans lacks (CJK system names: :data:`FALLBACK_FONTS`, when installed), and a
+character no font has is drawn as a box without matplotlib's warning, the report saying so instead
+(:attr:`FigureOutput.missing`).
 
 Text choice: in the SVG text is drawn as paths (``svg.fonttype='path'``), so the browser and WeasyPrint
 need no font and the label positions measured at drawing time are exactly what is shown (with
@@ -17,9 +20,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import html
 import io
+import logging
 import re
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +36,7 @@ RC: dict[str, Any] = {
     "svg.hashsalt": "sigreport",  # clip-path ids are hashes: fixed salt, same ids on every run
     "svg.fonttype": "path",
     "pdf.fonttype": 42,
-    "font.family": "DejaVu Sans",  # shipped inside matplotlib: the same glyphs on every machine
+    "font.family": ["DejaVu Sans"],  # shipped inside matplotlib; fallbacks appended by font_families()
     "font.size": 9.0,
     "axes.unicode_minus": True,
     "axes.linewidth": 0.8,
@@ -46,6 +52,9 @@ RC: dict[str, Any] = {
 SVG_METADATA = {"Date": None, "Creator": None}
 PDF_METADATA = {"CreationDate": None, "Producer": "sigreport", "Creator": None}
 FIGURE_DIR = "figures"
+# Tried in this order for characters DejaVu Sans lacks (Latin, Greek and Cyrillic it has): CJK first.
+FALLBACK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Droid Sans Fallback", "WenQuanYi Zen Hei",
+                  "Noto Sans", "Noto Sans Symbols2")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,6 +70,7 @@ class FigureOutput:
     caption: str
     svg: str
     pdf: bytes
+    missing: str = ""  # characters no available font has, drawn as boxes (for the report's warning)
 
     @property
     def latex(self) -> str:
@@ -83,8 +93,49 @@ def style() -> Iterator[None]:
     """The figure style, set for the drawing only (restored afterwards, so a user's rcParams are kept)."""
     import matplotlib
 
-    with matplotlib.rc_context(RC):
-        yield
+    fonts = logging.getLogger("matplotlib.font_manager")  # "Failed to find font weight bold for <fallback>"
+    level = fonts.level
+    with matplotlib.rc_context({**RC, "font.family": list(font_families())}), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
+        fonts.setLevel(logging.ERROR)
+        try:
+            yield
+        finally:
+            fonts.setLevel(level)
+
+
+@functools.lru_cache(maxsize=1)
+def font_families() -> tuple[str, ...]:
+    """DejaVu Sans, then the :data:`FALLBACK_FONTS` installed on this machine (matplotlib >= 3.6 takes a
+    list and uses the first font that has each glyph). Fixed per machine, so rebuilds give the same bytes."""
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    return ("DejaVu Sans", *(f for f in FALLBACK_FONTS if f in installed))
+
+
+@functools.lru_cache(maxsize=8)
+def _charmap(family: str) -> frozenset[int]:
+    from matplotlib import font_manager, ft2font
+
+    path = font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
+    return frozenset(ft2font.FT2Font(path).get_charmap())
+
+
+def missing_warning(missing: str) -> str:
+    """The report's warning for characters drawn as boxes (matplotlib's own warning is silenced)."""
+    return (f"The figures draw {' '.join(missing)} as boxes: no installed font has these characters (tried "
+            f"{', '.join(font_families())}); the tables show the names in full.")
+
+
+def missing_glyphs(texts: list[str]) -> str:
+    """The characters of ``texts`` that no font of :func:`font_families` has, in order of appearance."""
+    maps = [_charmap(f) for f in font_families()]
+    out: list[str] = []
+    for ch in "".join(texts):
+        if not ch.isspace() and ch not in out and not any(ord(ch) in m for m in maps):
+            out.append(ch)
+    return "".join(out)
 
 
 def new_figure(width: float, height: float) -> Figure:
@@ -102,8 +153,9 @@ def export(fig: Figure, name: str, caption: str) -> FigureOutput:
     svg_buf, pdf_buf = io.BytesIO(), io.BytesIO()
     fig.savefig(svg_buf, format="svg", metadata=SVG_METADATA)
     fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
+    texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text") and a.get_visible())]
     return FigureOutput(name, caption, inline_svg(svg_buf.getvalue().decode("utf-8"), name, caption),
-                        pdf_buf.getvalue())
+                        pdf_buf.getvalue(), missing_glyphs(texts))
 
 
 def inline_svg(svg: str, name: str, caption: str) -> str:
@@ -150,7 +202,7 @@ def measure(fig: Figure, text: str, size: float, weight: str = "normal") -> tupl
     from matplotlib.font_manager import FontProperties
 
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
-    prop = FontProperties(family=RC["font.family"], size=size, weight=weight)
+    prop = FontProperties(family=list(font_families()), size=size, weight=weight)
     w, h, _ = renderer.get_text_width_height_descent(text, prop, ismath=False)
     return w / fig.dpi, h / fig.dpi
 

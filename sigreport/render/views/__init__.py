@@ -14,14 +14,15 @@ from typing import Any
 
 from sigreport.render import names
 from sigreport.render.figures import KINDS, figures_of
+from sigreport.render.figures.output import missing_warning
 from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section
-from sigreport.render.views.conclusions import conclusions
+from sigreport.render.views.conclusions import conclusions, report_baseline
 from sigreport.render.views.common import Labels
 from sigreport.render.views.labels import VIEWS as LABEL_VIEWS
 from sigreport.render.views.labels import matrix_owners
 from sigreport.render.views.main import main_tables
 from sigreport.render.views.scores import VIEWS as SCORE_VIEWS
-from sigreport.render.views.settings import settings_rows
+from sigreport.render.views.settings import settings_rows, with_why_p
 
 VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS}
 
@@ -35,7 +36,7 @@ def build_report(results: Any, source: str = "results.json",
     kinds = figure_kinds(results) if figures is None else tuple(figures)
     groups: dict[tuple[Any, Any], list[AnalysisView]] = {}
     for r in results.records:
-        view = VIEWS[r.kind](r, lab)
+        view = with_why_p(VIEWS[r.kind](r, lab), r)
         if kinds:
             view = with_figures(view, r, results, kinds)
         groups.setdefault((r.metric, r.corpus), []).append(view)
@@ -44,7 +45,7 @@ def build_report(results: Any, source: str = "results.json",
     model = ReportModel(results.title, results.description, tuple(settings_rows(results)), sections,
                         tuple(data_files(results.data)), results.seed, results.sigreport_version, source,
                         main_tables(results, lab), conclusions(results, lab))
-    return dataclasses.replace(model, key_figure=key_figure(model.figures()))
+    return dataclasses.replace(model, key_figure=key_figure(model.figures()), baseline=report_baseline(results))
 
 
 def figure_kinds(results: Any) -> tuple[str, ...]:
@@ -56,8 +57,11 @@ def figure_kinds(results: Any) -> tuple[str, ...]:
 
 def with_figures(view: AnalysisView, record: Any, results: Any, kinds: tuple[str, ...]) -> AnalysisView:
     """The view with the figures its record implies appended (drawn only when there are some)."""
-    figs = tuple(Figure((f.name,), f.caption, f.svg, f.pdf) for f in figures_of(record, results, kinds))
-    return dataclasses.replace(view, elements=view.elements + figs) if figs else view
+    outs = tuple(figures_of(record, results, kinds))
+    figs = tuple(Figure((f.name,), f.caption, f.svg, f.pdf) for f in outs)
+    lost = "".join(dict.fromkeys("".join(f.missing for f in outs)))  # characters drawn as boxes
+    warn = (missing_warning(lost),) if lost else ()
+    return dataclasses.replace(view, elements=view.elements + figs, warnings=view.warnings + warn) if figs else view
 
 
 def key_figure(figures: list[Figure]) -> Figure | None:

@@ -79,7 +79,9 @@ def sentences(col: Column_, results: Any, baseline: str | None) -> tuple[str, ..
         out.append(f"Comparisons involving {names_text(undecided)} could not be computed.")
     grouped = [g for g in groups(order, fam) if len(g) < len(order)]
     if grouped:
-        out.append("Groups the tests do not separate: " + "; ".join("{" + ", ".join(g) + "}" for g in grouped) + ".")
+        out.append(f"The tests do not separate {names_text(grouped[0])}." if len(grouped) == 1 else
+                   "The tests do not separate the systems within each of these groups: "
+                   + "; ".join("{" + ", ".join(g) + "}" for g in grouped) + ".")
     elif len(groups(order, fam)) == 1 and len(order) > 1:
         out.append("No pair of systems differs significantly.")
     return tuple(out)
@@ -100,6 +102,15 @@ def baseline_sentences(order: Sequence[str], fam: Family, baseline: str) -> list
     if undecided:
         out.append(f"The comparison of {names_text(undecided)} with the baseline could not be computed.")
     return out
+
+
+def report_baseline(results: Any) -> str | None:
+    """The system the HTML tags "(baseline)": the spec's ``baseline``, else (results read back from
+    results.json carry no spec) the reference system of the families compared against one."""
+    spec_base = getattr(getattr(results, "spec", None), "baseline", None)
+    if spec_base is not None:
+        return str(spec_base)
+    return baseline_of(columns_of(results, options_of(results)), results)
 
 
 def conclusions(results: Any, lab: Labels) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -116,7 +116,8 @@ def classification_view(r: Any, lab: Labels) -> AnalysisView:
         acc = _metric(s, "accuracy")
         main = _metric(s, fn if r.positive_label is not None else f"{fn}_macro")
         what = f"{f_head} of '{r.positive_label}'" if r.positive_label is not None else f"macro {f_head}"
-        sentences.append(f"{s.system}: accuracy {_value_ci_text(acc, level)}, {what} {_value_ci_text(main, level)}.")
+        sentences.append(f"{s.system} has accuracy {_value_ci_text(acc, level)} and {what} "
+                         f"{_value_ci_text(main, level)}.")
     notes = (f"Confidence intervals: {level} percentile bootstrap over items (B = {r.n_resamples}, seeded); one set of "
              "resampled items serves every metric of a system.",
              f"F-measure: F_beta = (1 + beta^2) P R / (beta^2 P + R) with beta = {r.beta:g}.")
@@ -190,7 +191,7 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
 
 def _mcnemar_sentence(r: Any, p: Any) -> str:
     if p.pvalue is None:
-        return f"{p.a} vs {p.b}: not computable ({'; '.join(p.warnings) or 'see warnings'})."
+        return f"{p.a} vs {p.b}: the test could not be computed ({'; '.join(p.warnings) or 'see warnings'})."
     if p.exact:
         stat = f"exact binomial test, n01 = {p.n01}, n10 = {p.n10}"
     else:
@@ -231,7 +232,7 @@ def cochran_view(r: Any, lab: Labels) -> AnalysisView:
                   (f"Accuracy: {acc}. Q = (k - 1)(k sum C_j^2 - N^2) / (k N - sum R_i^2) over per-item correctness "
                    "(Cochran 1950); it equals the tie-corrected Friedman statistic on 0/1 data.",))
     if r.statistic is None:
-        sentence = f"Cochran's Q: not computable ({'; '.join(r.warnings)})."
+        sentence = f"Cochran's Q: the test could not be computed ({'; '.join(r.warnings)})."
     else:
         verdict = "significant" if r.significant else "not significant"
         sentence = (f"Cochran's Q({df_text(r.df)}) = {r.statistic:.2f}, {p_text(r.pvalue)}: the accuracies of the "
@@ -374,13 +375,13 @@ def agreement_view(r: Any, lab: Labels) -> AnalysisView:
         tables.append(Table(("agreement", r.corpus, key), f"Agreement of each system with the gold labels on "
                             f"{where}: {name} ({r.n_items} items).", tuple(_coef_columns(r, "System")), rows,
                             (BANDS_NOTE,)))
-        sentences += [f"{p.a} vs gold: {name} = {plain(p.value)} ({_band(p.interpretation)})." for p in r.pairs]
+        sentences += [f"{p.a} vs gold: {name} is {plain(p.value)} ({_band(p.interpretation)})." for p in r.pairs]
         title = f"{name}: each system against the gold labels"
     elif r.value_kind == "mean_of_pairs":
         tables += _pairs_tables(r, where, name, key)
         values = [p.value for p in r.pairs if p.value is not None]
-        sentences.append(f"{name}, mean over the {len(r.pairs)} pairs of annotators (Light's kappa): "
-                         f"{plain(r.value)} ({_band(r.interpretation)}); pairwise from "
+        sentences.append(f"{name}, mean over the {len(r.pairs)} pairs of annotators (Light's kappa), is "
+                         f"{plain(r.value)} ({_band(r.interpretation)}); the pairwise values range from "
                          f"{plain(min(values, default=None))} to {plain(max(values, default=None))}.")
         title = f"{name}: pairs of annotators"
     else:
@@ -428,11 +429,11 @@ def _pairs_tables(r: Any, where: str, name: str, key: str) -> list[Table]:
 
 def _coefficient_sentence(r: Any, name: str) -> str:
     if r.value is None:
-        return f"{name}: not computable ({'; '.join(r.warnings) or 'see warnings'})."
+        return f"{name}: the coefficient could not be computed ({'; '.join(r.warnings) or 'see warnings'})."
     ci = (f", {pct(r.ci_level)} CI {plain(r.ci_low)} to {plain(r.ci_high)}" if r.ci_low is not None else "")
     pa = (f"; P(A) = {plain(r.observed_agreement)}, P(E) = {plain(r.expected_agreement)}"
           if r.observed_agreement is not None and r.measure != "krippendorff_alpha" else "")
-    return f"{name} ({', '.join(r.annotators)}): {plain(r.value)}, {_band(r.interpretation)} agreement{ci}{pa}."
+    return f"{name} ({', '.join(r.annotators)}) is {plain(r.value)}, {_band(r.interpretation)} agreement{ci}{pa}."
 
 
 VIEWS: dict[str, Callable[[Any, Labels], AnalysisView]] = {

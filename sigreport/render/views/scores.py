@@ -197,10 +197,12 @@ PAIRWISE_NOTES = {
 
 
 def pair_sentence(r: Any, p: Any, lab: Labels) -> str:
-    """The plain-language line: 'A > B on ROUGE-1 recall: t(2) = 6.38, p = 0.024, significant ...'."""
+    """The plain-language line: 'A > B on ROUGE-1 recall: t(2) = 6.38, p = 0.024; the difference is
+    significant ...'; every case (significant, not, zero estimate, not computable) has a verb."""
     metric = lab.metric(r.metric)
     if p.statistic is None and p.pvalue is None:
-        return f"{p.a} vs {p.b} on {metric}: not computable ({'; '.join(p.warnings) or 'see warnings'})."
+        why = "; ".join(p.warnings) or "see warnings"
+        return f"{p.a} vs {p.b} on {metric}: the test could not be computed ({why})."
     rel = ">" if (p.estimate or 0) > 0 else ("<" if (p.estimate or 0) < 0 else "=")
     stat = method_stat_text(r.method, p)
     p_part = p_text(p.pvalue)
@@ -209,13 +211,16 @@ def pair_sentence(r: Any, p: Any, lab: Labels) -> str:
         p_part += f", {corr}-adjusted {p_text(p.pvalue_adjusted)}"
     after = f" after {corr}" if r.correction != "none" else ""
     if p.significant:
-        return f"{p.a} {rel} {p.b} on {metric}: {stat}, {p_part}, significant at \u03b1 = {r.alpha:g}{after}."
-    return (f"{p.a} vs {p.b} on {metric}: {stat}, {p_part}, not significant at \u03b1 = {r.alpha:g}{after} "
-            f"(the estimated difference {rel_word(rel)}).")
+        return (f"{p.a} {rel} {p.b} on {metric}: {stat}, {p_part}; the difference is significant at "
+                f"\u03b1 = {r.alpha:g}{after}.")
+    return (f"{p.a} vs {p.b} on {metric}: {stat}, {p_part}; the difference is not significant at \u03b1 = "
+            f"{r.alpha:g}{after} ({rel_word(rel, p.a, p.b)}).")
 
 
-def rel_word(rel: str) -> str:
-    return {">": "favours a", "<": "favours b", "=": "zero"}[rel]
+def rel_word(rel: str, a: str = "a", b: str = "b") -> str:
+    """The direction of the estimate as a clause with a verb (the sentence must read in every case)."""
+    return {">": f"the estimate puts {a} above {b}", "<": f"the estimate puts {a} below {b}",
+            "=": "the estimated difference is zero"}[rel]
 
 
 def method_stat_text(method: str, p: Any) -> str:
@@ -278,7 +283,8 @@ def rm_anova_view(r: Any, lab: Labels) -> AnalysisView:
                     "Greenhouse-Geisser, Huynh-Feldt and lower-bound epsilons.", m_cols, (m_row,), m_notes)
     tables = (anova,) + anova_source_table(r, lab) + (mauchly,)
     if r.statistic is None:
-        sentence = f"Repeated-measures ANOVA on {lab.metric(r.metric)}: not computable ({'; '.join(r.warnings)})."
+        sentence = (f"Repeated-measures ANOVA on {lab.metric(r.metric)}: the test could not be computed "
+                    f"({'; '.join(r.warnings)}).")
     else:
         c = r.corrections.get(r.correction_applied or "none")
         verdict = "significant" if r.significant else "not significant"
@@ -357,7 +363,7 @@ def bayes_sentence(p: Any, r: Any, lab: Labels) -> str:
     """One plain-language reading, e.g. 'A and B are practically equivalent on BLEU (P = 0.97 that ...)'."""
     metric = lab.metric(r.metric)
     if p.p_a_better is None:
-        return f"{p.a} vs {p.b} on {metric}: no posterior ({'; '.join(p.warnings) or 'see warnings'})."
+        return f"{p.a} vs {p.b} on {metric}: there is no posterior ({'; '.join(p.warnings) or 'see warnings'})."
     within = f"within \u00b1{r.rope:g}"
     if p.decision == "a_better":
         return (f"{p.a} is practically better than {p.b} on {metric} (beyond the ROPE \u00b1{r.rope:g}), with "
@@ -368,7 +374,8 @@ def bayes_sentence(p: Any, r: Any, lab: Labels) -> str:
     if p.decision == "equivalent":
         return (f"{p.a} and {p.b} are practically equivalent on {metric} (differences {within}), with posterior "
                 f"probability {p.p_equivalent:.3f}.")
-    return (f"{p.a} vs {p.b} on {metric}: undecided at {r.decision_level:g} (P(a better) = {p.p_a_better:.3f}, "
+    return (f"{p.a} vs {p.b} on {metric}: the comparison is undecided at {r.decision_level:g} "
+            f"(P(a better) = {p.p_a_better:.3f}, "
             f"P(equivalent) = {p.p_equivalent:.3f}, P(b better) = {p.p_b_better:.3f}).")
 
 
@@ -401,7 +408,7 @@ def friedman_view(r: Any, lab: Labels) -> AnalysisView:
     table = Table((r.metric, r.corpus, "omnibus"), f"{where}: Friedman test (Dem\u0161ar 2006); the "
                   f"{variant} \u03c7\u00b2_F feeds the Iman-Davenport F.", cols, rows)
     if r.statistic is None:
-        sentence = f"Friedman test on {lab.metric(r.metric)}: not computable ({'; '.join(r.warnings)})."
+        sentence = f"Friedman test on {lab.metric(r.metric)}: the test could not be computed ({'; '.join(r.warnings)})."
     else:
         verdict = "significant" if r.significant else "not significant"
         sentence = (f"Friedman test on {lab.metric(r.metric)}: \u03c7\u00b2_F({df_text(r.df)}) = {r.statistic:.2f}, "
