@@ -14,7 +14,7 @@ from sigreport.api.pipeline import build
 from sigreport.render import format as fmt
 from sigreport.render import names
 from sigreport.render.html import render_html
-from sigreport.render.latex import render_tables
+from sigreport.render.latex import render_latex, render_tables
 from sigreport.render.model import CI, Decision, Df, Int, Num, P, Stat, Sym, Text, join
 from sigreport.render.views import build_report
 from sigreport.results import from_json
@@ -36,7 +36,7 @@ def test_report_from_results_json_alone(name, tmp_path):
     assert "Statistical choices" in html and f"seed {results.seed}" in html
     # Everything after the header and the settings (which read the spec when there is one) is the build's.
     assert _body(html) == _body((GOLDEN / name / "index.html").read_text(encoding="utf-8"))
-    out = render_tables([*model.main, *model.tables()], tmp_path / "tables")  # as write_report
+    out = render_latex(model, tmp_path / "tables")  # as write_report
     want = sorted(p.name for p in (GOLDEN / name / "tables").glob("*.tex"))
     assert sorted(out.files) == want
     for f in want:

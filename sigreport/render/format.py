@@ -225,8 +225,13 @@ def _dfc(t: Target, c: Df) -> str:
     return t.dash() if c.value is None else t.text(_df(c.value))
 
 
+def _count_text(x: float) -> str:
+    """A count or rank sum: ``21``, ``33.5`` (ties give halves), at most two decimals."""
+    return _df(x) if abs(x - round(x)) < 1e-9 else f"{x:.2f}".rstrip("0")
+
+
 def _count(t: Target, c: Count) -> str:
-    return t.dash() if c.value is None else t.signed(_df(c.value))
+    return t.dash() if c.value is None else t.signed(_count_text(c.value))
 
 
 def _stat(t: Target, c: Stat) -> str:
@@ -364,8 +369,10 @@ class Latex(Target):
                 return _fixed(x, c.decimals)
             if isinstance(c, Int):
                 return str(int(x))
-            if isinstance(c, (Df, Count)):
+            if isinstance(c, Df):
                 return _df(x)
+            if isinstance(c, Count):
+                return _count_text(x)
             if isinstance(c, Stat) and abs(x) < 1e6:
                 return _fixed(x, 3)
             if isinstance(c, Stat):

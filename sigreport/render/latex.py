@@ -321,7 +321,8 @@ def render_tables(tables: Iterable[Table], out_dir: Path, user_dir: str | Path |
         floats += [p.env or "none" for p in parts]
         kinds = ", ".join(dict.fromkeys(p.env or "bare tabular" for p in parts))
         split = f", {len(parts)} parts" if len(parts) > 1 else ""
-        listing.append((name, f"{kinds}{split}", ", ".join(pkgs), " ".join(t.caption.split())))
+        form = " (p-value matrix)" if t.compact is not None and parts[0].table.rows == t.compact.rows else ""
+        listing.append((name, f"{kinds}{split}{form}", ", ".join(pkgs), " ".join(t.caption.split())))
     figure_rows = [(f"../figures/{f.name}.tex", "figure (with ../figures/" + f"{f.name}.pdf)", "graphicx",
                     " ".join(f.caption.split())) for f in figures]
     with user_template_errors(user_dir):

@@ -46,7 +46,8 @@ class Df:
 
 @dataclasses.dataclass(frozen=True)
 class Count:
-    """A statistic that is a count (sign-test wins, a rank sum): an integer when whole, else two decimals."""
+    """A statistic that is a count (sign-test wins, a rank sum): an integer when whole, else at most two
+    decimals (a rank sum with ties: ``33.5``)."""
 
     value: float | None
 

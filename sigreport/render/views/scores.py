@@ -66,7 +66,8 @@ def _pairwise_row(r: Any, p: Any, level: float, dec: int, has_df: bool) -> tuple
                        CI(p.ci_low, p.ci_high, level, dec, unbounded=True), stat(p.statistic)]
     if has_df:
         row.append(Df(p.df))
-    row += [stat(p.critical_value), P(p.pvalue), P(p.pvalue_adjusted), effect_cell(p.effect_size),
+    crit = stat if r.method == "sign" or (r.method == "wilcoxon" and extra(p, "exact")) else Stat  # else a z
+    row += [crit(p.critical_value), P(p.pvalue), P(p.pvalue_adjusted), effect_cell(p.effect_size),
             Decision(p.significant)]
     row += [value(p) for _, value in PAIRWISE_EXTRA.get(r.method, ())]
     return tuple(row)
