@@ -131,6 +131,8 @@ def test_notation_in_math_mode(reports):
     assert r"Friedman $\chi^2_F$" in text and r"Iman-Davenport $F_F$" in text and r"Kendall's $W$" in text
     pairwise = (reports["summarizers"] / "tables" / "rouge1_recall--texts--pairwise.tex").read_text()
     assert r"$p_{\text{adj}}$" in pairwise and "$d_z$ = 3.68" in pairwise and " & $n$ & " in pairwise
+    matrix = (reports["summarization"] / "tables" / "rouge1--cnn-dm--pairwise.tex").read_text()
+    assert r"\textbf{\boldmath $2.4\times 10^{-12}$}" in matrix  # significant: bold, math included
 
 
 def test_every_float_is_table_or_table_star_and_wide_tables_are_split(reports):

@@ -345,8 +345,7 @@ class Latex(Target):
         return Safe("".join(parts))
 
     def marked(self, inner: str, emphasis: str, marks: str) -> str:
-        cmd = {"best": r"\textbf", "second": r"\underline"}.get(emphasis)
-        out = f"{cmd}{{{inner}}}" if cmd else inner
+        out = bold(inner) if emphasis == "best" else rf"\underline{{{inner}}}" if emphasis == "second" else inner
         sup = escape(marks, self.unprintable).replace("\u2020", r"\dag{}").replace("\u2021", r"\ddag{}")
         return Safe(out + (rf"\textsuperscript{{{sup}}}" if marks else ""))
 
@@ -393,8 +392,13 @@ class Latex(Target):
         """One table row's cells joined with ``&``; bold wraps every non-empty cell."""
         parts = [self.cell(c) for c in cells]
         if bold:
-            parts = [rf"\textbf{{{p}}}" if p else p for p in parts]
+            parts = [bold(p) if p else p for p in parts]
         return Safe(" & ".join(parts))
+
+
+def bold(latex: str) -> Safe:
+    """Bold text and bold math alike (``\\textbf`` alone leaves ``$p_{adj}$`` or ``$1.9\\times 10^{-9}$`` light)."""
+    return Safe(rf"\textbf{{\boldmath {latex}}}" if "$" in latex else rf"\textbf{{{latex}}}")
 
 
 def words(name: str) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 import jinja2
 
 from sigreport.render import loader, names, user_template_errors
-from sigreport.render.format import SYMBOLS, Latex, Safe, escape, placeholder
+from sigreport.render.format import SYMBOLS, Latex, Safe, bold, escape, placeholder
 from sigreport.render.markdown import Plain
 from sigreport.render.model import Cell, Figure, LatexOptions, Lines, Marked, Num, ReportModel, Table, Text
 
@@ -259,14 +259,14 @@ def _set_part(part: Part, fmt: Latex, opts: LatexOptions) -> SetPart:
                    "".join(ch if ch.isprintable() else " " for ch in plain))
 
 
-def _set_cell(c: Cell, fmt: Latex, numeric: bool, bold: bool) -> str:
-    if numeric and not bold:
+def _set_cell(c: Cell, fmt: Latex, numeric: bool, strong: bool) -> str:
+    if numeric and not strong:
         n = fmt.number(c)
         if n is not None:
             return n
     s = fmt.cell(c)
-    if bold and s:
-        s = rf"\textbf{{{s}}}"
+    if strong and s:
+        s = bold(s)
     return f"{{{s}}}" if numeric else s
 
 
