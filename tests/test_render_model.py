@@ -139,6 +139,7 @@ def test_cv_interval_label_follows_alpha(cli, tmp_path):
     """alpha: 0.2 gives 80% intervals in the cross-validation tests, and the table says 80%."""
     spec = (CONFIGS / "cv_5x2.yaml").read_text(encoding="utf-8")
     spec = spec.replace("alpha: 0.05", "alpha: 0.2").replace("data/cv_5x2.csv", str(CONFIGS / "data/cv_5x2.csv"))
+    spec += "\noutputs:\n  latex:\n    pairwise: rows  # the interval column (auto gives the p-value matrix)\n"
     (tmp_path / "spec.yaml").write_text(spec, encoding="utf-8")
     r = cli("build", tmp_path / "spec.yaml", "-o", tmp_path / "out", "--formats", "json,latex,html", "--quiet")
     assert r.code == 0, r.err
