@@ -72,8 +72,9 @@ PROSE_NOTATION: dict[str, str] = {
     "generalized_eta_squared", "\u03b7\u00b2_p": "partial_eta_squared", "n_11": "n_11", "n_10": "n_10",
     "n_01": "n_01", "n_00": "n_00", "D_o": "D_o", "D_e": "D_e", "SE_0": "SE_0", "\u03c7\u00b2": "chi2",
 }
-_PROSE_RE = re.compile("(?<![A-Za-z0-9_])(" + "|".join(re.escape(k) for k in sorted(PROSE_NOTATION, key=len, reverse=True))
-                       + ")(?![A-Za-z0-9_])")
+_PROSE_TOKENS = "|".join(re.escape(k) for k in sorted(PROSE_NOTATION, key=len, reverse=True))
+_SPEC_KEY = r"(?:tests|outputs|classification|agreement|data|metrics)\.[a-z0-9_.]*[a-z0-9_]"  # e.g. tests.mauchly_p
+_PROSE_RE = re.compile(f"(?<![A-Za-z0-9_])({_PROSE_TOKENS}|{_SPEC_KEY})(?![A-Za-z0-9_])")
 
 _SPECIALS = {
     "\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
@@ -83,8 +84,10 @@ _SPECIALS = {
     "\u2265": r"$\geq$", "\u2264": r"$\leq$", "\u03b5": r"$\varepsilon$", "\u03c7": r"$\chi$",
     "\u03b7": r"$\eta$", "\u2026": r"\dots{}", "\u221a": r"$\surd$", "\u00b2": r"\textsuperscript{2}",
     "\u00b3": r"\textsuperscript{3}", "\u2022": r"\textbullet{}", "\u2248": r"$\approx$", "\u00b1": r"$\pm$",
-    "\u00b7": r"$\cdot$", "\u2192": r"$\rightarrow$", "\u2193": r"$\downarrow$", "\u2191": r"$\uparrow$", "\u03ba": r"$\kappa$",
-    "\u03c1": r"$\rho$", "\u03a3": r"$\Sigma$", "\u03c3": r"$\sigma$", "\u03bc": r"$\mu$", "\u03b2": r"$\beta$", "\u03c4": r"$\tau$",
+    "\u00b7": r"$\cdot$", "\u2192": r"$\rightarrow$", "\u2193": r"$\downarrow$", "\u2191": r"$\uparrow$",
+    "\u03ba": r"$\kappa$",
+    "\u03c1": r"$\rho$", "\u03a3": r"$\Sigma$",
+    "\u03c3": r"$\sigma$", "\u03bc": r"$\mu$", "\u03b2": r"$\beta$", "\u03c4": r"$\tau$",
     "\u2260": r"$\neq$", "\u2032": r"$'$", "\u2013": "--", "\u201c": "``", "\u201d": "''",
 }
 
@@ -354,9 +357,11 @@ class Latex(Target):
         return Safe(r"\begin{tabular}[b]{@{}c@{}}" + r" \\ ".join(parts) + r"\end{tabular}")
 
     def prose(self, s: str) -> Safe:
-        """A caption or note: words escaped, the notation of :data:`PROSE_NOTATION` in math mode."""
+        """A caption or note: words escaped, the notation of :data:`PROSE_NOTATION` in math mode, spec keys
+        (``tests.mauchly_p``) in typewriter type."""
         parts = _PROSE_RE.split(s)
-        out = [self.sym(PROSE_NOTATION[p], None) if i % 2 else self.text(p) for i, p in enumerate(parts)]
+        out = [self.text(p) if i % 2 == 0 else self.sym(PROSE_NOTATION[p], None) if p in PROSE_NOTATION
+               else rf"\texttt{{{self.text(p)}}}" for i, p in enumerate(parts)]
         return Safe("".join(out))
 
     def number(self, c: Cell | str) -> str | None:

@@ -325,11 +325,11 @@ def render_tables(tables: Iterable[Table], out_dir: Path, user_dir: str | Path |
         listing.append((name, f"{kinds}{split}{form}", ", ".join(pkgs), " ".join(t.caption.split())))
     figure_rows = [(f"../figures/{f.name}.tex", "figure (with ../figures/" + f"{f.name}.pdf)", "graphicx",
                     " ".join(f.caption.split())) for f in figures]
+    needed = {p for _, _, ps, _ in listing for p in ps.split(", ")} | ({"graphicx"} if figures else set())
     with user_template_errors(user_dir):
         readme = plain_environment(user_dir).get_template("README.txt.j2").render(
             tables=listing, figures=figure_rows, options=options, column_width=COLUMN_WIDTH, text_width=TEXT_WIDTH,
-            long_rows=LONG_TABLE_ROWS,
-            packages=sorted({p for _, _, ps, _ in listing for p in ps.split(", ")} | ({"graphicx"} if figures else set())))
+            long_rows=LONG_TABLE_ROWS, packages=sorted(needed))
     (out_dir / "README.txt").write_text(readme, encoding="utf-8")
     return LatexTables(tuple(files), tuple(sorted(fmt.unprintable)), tuple(floats))
 

@@ -157,7 +157,7 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
     caption = (f"Classification on {where}: McNemar's test on per-item correctness for {which}{post}; {fam}; "
                f"\u03b1 = {r.alpha:g}.")
     cc = ("with continuity correction" if any(p.continuity_correction for p in r.pairs) or not r.pairs
-          else "without continuity correction (as the spec's classification section asks)")
+          else "without continuity correction (classification.mcnemar_correction: false)")
     rule = {"auto": f"the exact binomial test when n01 + n10 < 25, otherwise the chi-square test {cc} "
                     "(classification.mcnemar: auto)",
             "exact": "the exact binomial test for every pair (classification.mcnemar: exact)",
@@ -230,7 +230,8 @@ def cochran_view(r: Any, lab: Labels) -> AnalysisView:
     table = Table(("classification", r.corpus, "cochran-q"),
                   f"Classification on {where}: Cochran's Q test that all {r.k} systems have the same accuracy "
                   f"(chi-square on k - 1 df; \u03b1 = {r.alpha:g}).", cols, rows,
-                  (f"Accuracy: {acc}. Q = (k - 1)(k \u03a3 C_j\u00b2 \u2212 N\u00b2) / (k N \u2212 \u03a3 R_i\u00b2) over per-item correctness "
+                  (f"Accuracy: {acc}. Q = (k - 1)(k \u03a3 C_j\u00b2 \u2212 N\u00b2) / (k N \u2212 \u03a3 R_i\u00b2) "
+                   "over per-item correctness "
                    "(Cochran 1950); it equals the tie-corrected Friedman statistic on 0/1 data.",))
     if r.statistic is None:
         sentence = f"Cochran's Q: not computable ({'; '.join(r.warnings)})."

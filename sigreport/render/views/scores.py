@@ -96,7 +96,8 @@ def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
     key = r.id.rsplit("/", 1)[-1]
     table = Table((r.metric, r.corpus, key), caption, tuple(_pairwise_columns(r, level)), rows, tuple(notes), bold,
-                  compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, key), caption, adjusted_text(r.correction), r.alpha))
+                  compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, key), caption, adjusted_text(r.correction),
+                                        r.alpha))
     title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
         r.kind, f"Pairwise comparisons: {method}")
     tables = (table,) + differences_tables(r, lab, key)
@@ -280,8 +281,8 @@ def rm_anova_view(r: Any, lab: Labels) -> AnalysisView:
     used = getattr(r, "mauchly_p", "first_order")
     m_notes = (("p (R) is the p-value of R's mauchly.test (with Anderson's second-order term; car, afex, pingouin); "
                 "p (first order) is the chi-square p SPSS prints. "
-                + ("p (R)" if used == "r" else "p (first order)") + " drove sphericity: auto (the spec's Mauchly p: "
-                + ("R" if used == "r" else "first order") + ")."),
+                + ("p (R)" if used == "r" else "p (first order)") + f" drove sphericity: auto (tests.mauchly_p: "
+                f"{used})."),
                "HF uncapped is the Huynh-Feldt epsilon as car prints it; the capped value (at most 1) corrects the "
                "F test.")
     mauchly = Table((r.metric, r.corpus, "sphericity"),
@@ -445,7 +446,8 @@ def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
         notes.append("The omnibus test did not reject: these post-hoc comparisons are shown for completeness "
                      "and should not be read as evidence of differences.")
     table = Table((r.metric, r.corpus, "posthoc"), caption, cols, rows, tuple(notes), bold,
-                  compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, "posthoc"), caption, f"adjusted ({name})", r.alpha))
+                  compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, "posthoc"), caption, f"adjusted ({name})",
+                                        r.alpha))
     sentences = [f"{p.a} vs {p.b}: average ranks differ by {abs(p.rank_difference or 0):.3f}"
                  + (f" \u2265 CD {r.critical_difference:.3f}" if p.significant and r.critical_difference
                     else f" < CD {r.critical_difference:.3f}" if r.critical_difference else "")
