@@ -311,11 +311,12 @@ def render_tables(tables: Iterable[Table], out_dir: Path, user_dir: str | Path |
         name = names.table_file(t.name)
         parts = layout(t, options)
         set_parts = [_set_part(p, fmt, options) for p in parts]
+        context = {"parts": set_parts, "table": t, "label": set_parts[0].label}  # table, label: as before the parts
         with user_template_errors(user_dir):
-            body = template.render(parts=set_parts, packages=())
+            body = template.render(context, packages=())
         pkgs = packages_of(body)
         with user_template_errors(user_dir):
-            text = template.render(parts=set_parts, packages=pkgs)
+            text = template.render(context, packages=pkgs)
         (out_dir / name).write_text(text, encoding="utf-8")
         files.append(name)
         floats += [p.env or "none" for p in parts]
