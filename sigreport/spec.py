@@ -325,6 +325,23 @@ class MainTableSpec(_Model):
         return v
 
 
+class LatexSpec(_Model):
+    """How the LaTeX tables are set for a paper (the fit rule is in the README's LaTeX section)."""
+
+    float: Literal["auto", "table", "table*", "none"] = Field(
+        "auto", description="The float of every table: auto (table when it fits a column of a 10pt two-column "
+        "article, table* when it fits the text width, else split by columns), table, table*, or none (a bare "
+        "tabular for you to wrap).")
+    siunitx: bool = Field(False, description="Numeric columns as siunitx S columns (needs \\usepackage{siunitx}).")
+    pairwise: Literal["rows", "matrix", "auto"] = Field(
+        "auto", description="Pairwise tables: rows (one row per pair with every statistic), matrix (a compact "
+        "k x k matrix of adjusted p-values with the significant ones marked), or auto (the matrix when the rows "
+        "would not fit the text width).")
+    caption_prefix: str = Field("", description="Text put before every table caption.")
+    label_prefix: str = Field("tab:", pattern=r"^[A-Za-z0-9:_.-]*$",
+                              description="Put before every table name in its \\label (letters, digits, : _ . -).")
+
+
 class OutputsSpec(_Model):
     """Where the report goes, in which formats, and which paper-ready parts it has."""
 
@@ -334,6 +351,7 @@ class OutputsSpec(_Model):
     formats: list[Format] = Field(default_factory=lambda: ["html", "pdf", "latex", "json"],
                                   description="Formats to write.")
     main_table: MainTableSpec = Field(default_factory=MainTableSpec)
+    latex: LatexSpec = Field(default_factory=LatexSpec)
     figures: list[FigureKind] = Field(
         default_factory=lambda: ["cd", "forest", "pvalues", "confusion"],
         description="Figure kinds drawn: cd (critical-difference diagrams), forest (pairwise differences with "

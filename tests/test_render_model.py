@@ -16,7 +16,7 @@ from sigreport.api.pipeline import build
 from sigreport.render import format as fmt
 from sigreport.render import names
 from sigreport.render.html import render_html
-from sigreport.render.latex import render_tables
+from sigreport.render.latex import render_latex, render_tables
 from sigreport.render.model import CI, Decision, Df, Int, Num, P, Stat, Sym, Text, join
 from sigreport.render.views import build_report
 from sigreport.results import from_json
@@ -41,7 +41,7 @@ def test_report_from_results_json_alone(name, tmp_path):
     assert "Statistical choices" in html and f"seed {results.seed}" in html
     # Everything after the header and the settings (which read the spec when there is one) is the build's.
     assert _body(html) == _body((GOLDEN / name / "index.html").read_text(encoding="utf-8"))
-    out = render_tables([*model.main, *model.tables()], tmp_path / "tables")  # as write_report
+    out = render_latex(model, tmp_path / "tables")  # as write_report
     want = sorted(p.name for p in (GOLDEN / name / "tables").glob("*.tex"))
     assert sorted(out.files) == want
     for f in want:
@@ -144,6 +144,7 @@ def test_cv_interval_label_follows_alpha(cli, tmp_path):
     """alpha: 0.2 gives 80% intervals in the cross-validation tests, and the table says 80%."""
     spec = (CONFIGS / "cv_5x2.yaml").read_text(encoding="utf-8")
     spec = spec.replace("alpha: 0.05", "alpha: 0.2").replace("data/cv_5x2.csv", str(CONFIGS / "data/cv_5x2.csv"))
+    spec += "\noutputs:\n  latex:\n    pairwise: rows  # the interval column (auto gives the p-value matrix)\n"
     (tmp_path / "spec.yaml").write_text(spec, encoding="utf-8")
     r = cli("build", tmp_path / "spec.yaml", "-o", tmp_path / "out", "--formats", "json,latex,html", "--quiet")
     assert r.code == 0, r.err

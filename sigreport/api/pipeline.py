@@ -147,7 +147,7 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     Warnings about the output itself (characters LaTeX cannot print) are appended to ``notices``.
     """
     from sigreport.render.html import render_html
-    from sigreport.render.latex import render_tables
+    from sigreport.render.latex import render_latex
 
     res = collect(p, results)
     drawn = None if set(formats) & {"html", "pdf", "latex"} else ()  # results.json alone shows no figure
@@ -168,7 +168,7 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
         render_pdf(html, dest / "report.pdf")
         written.append("report.pdf")
     if "latex" in formats:
-        out = render_tables([*model.main, *model.tables()], dest / "tables", templates)
+        out = render_latex(model, dest / "tables", templates)
         written += [f"tables/{n}" for n in out.files] + ["tables/README.txt"]
         warning = out.warning()
         if warning and notices is not None:

@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterable
 
 from markupsafe import Markup, escape as html_escape
 
-from sigreport.render.model import CI, Cell, Decision, Df, Int, Join, Marked, Num, P, Stat, Sym, Text
+import re
+
+from sigreport.render.model import CI, Cell, Count, Decision, Df, Int, Join, Lines, Marked, Num, P, Stat, Sym, Text
 
 
 class Safe(str):
@@ -52,7 +54,27 @@ SYMBOLS: dict[str, tuple[str, str]] = {
     "D_o": ("D<sub>o</sub>", "D_o"), "D_e": ("D<sub>e</sub>", "D_e"), "P_A": ("P(A)", "P(A)"),
     "P_E": ("P(E)", "P(E)"), "SE_0": ("SE<sub>0</sub>", r"SE_0"),
     "minus_infinity": ("\u2212\u221e", r"-\infty"), "infinity": ("\u221e", r"\infty"),
+    "p": ("p", "p"), "n": ("n", "n"), "N": ("N", "N"), "W": ("W", "W"), "B": ("B", "B"), "Q": ("Q", "Q"),
+    "chi2_F": ("\u03c7<sup>2</sup><sub>F</sub>", r"\chi^2_F"), "F_F": ("F<sub>F</sub>", "F_F"),
+    "q_alpha": ("q<sub>\u03b1</sub>", r"q_\alpha"), "R_a": ("R<sub>a</sub>", "R_a"), "R_b": ("R<sub>b</sub>", "R_b"),
+    "R_i": ("R<sub>i</sub>", "R_i"), "C_j": ("C<sub>j</sub>", "C_j"), "SD_av": ("SD<sub>av</sub>", r"\mathit{SD}_{av}"),
+    "proportion_of_wins": ("proportion of wins", r"\text{proportion of wins}"),
+    "mean": ("mean", r"\text{mean}"), "SD": ("SD", r"\mathit{SD}"), "SE": ("SE", r"\mathit{SE}"),
 }
+
+# Notation written in captions and notes (plain strings) as it would be typed: each token, as a whole word,
+# is set in math mode in LaTeX (its symbol's LaTeX). A system or corpus name that happens to equal one of
+# these tokens would be set in math too, which prints it legibly; nothing else in prose is touched.
+PROSE_NOTATION: dict[str, str] = {
+    "p_adj": "p_adj", "\u03c7\u00b2_F": "chi2_F", "F_F": "F_F", "d_z": "d_z", "g_z": "g_z", "d_av": "d_av",
+    "g_av": "g_av", "SD_av": "SD_av", "R_a": "R_a", "R_b": "R_b", "R_i": "R_i", "C_j": "C_j", "q_\u03b1": "q_alpha",
+    "\u03b5_GG": "epsilon_GG", "\u03b5_HF": "epsilon_HF", "\u03b5_LB": "epsilon_LB", "\u03b7\u00b2_G":
+    "generalized_eta_squared", "\u03b7\u00b2_p": "partial_eta_squared", "n_11": "n_11", "n_10": "n_10",
+    "n_01": "n_01", "n_00": "n_00", "D_o": "D_o", "D_e": "D_e", "SE_0": "SE_0", "\u03c7\u00b2": "chi2",
+}
+_PROSE_TOKENS = "|".join(re.escape(k) for k in sorted(PROSE_NOTATION, key=len, reverse=True))
+_SPEC_KEY = r"(?:tests|outputs|classification|agreement|data|metrics)\.[a-z0-9_.]*[a-z0-9_]"  # e.g. tests.mauchly_p
+_PROSE_RE = re.compile(f"(?<![A-Za-z0-9_])({_PROSE_TOKENS}|{_SPEC_KEY})(?![A-Za-z0-9_])")
 
 _SPECIALS = {
     "\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
@@ -62,8 +84,10 @@ _SPECIALS = {
     "\u2265": r"$\geq$", "\u2264": r"$\leq$", "\u03b5": r"$\varepsilon$", "\u03c7": r"$\chi$",
     "\u03b7": r"$\eta$", "\u2026": r"\dots{}", "\u221a": r"$\surd$", "\u00b2": r"\textsuperscript{2}",
     "\u00b3": r"\textsuperscript{3}", "\u2022": r"\textbullet{}", "\u2248": r"$\approx$", "\u00b1": r"$\pm$",
-    "\u00b7": r"$\cdot$", "\u2192": r"$\rightarrow$", "\u2193": r"$\downarrow$", "\u03ba": r"$\kappa$",
-    "\u03c1": r"$\rho$", "\u03c3": r"$\sigma$", "\u03bc": r"$\mu$", "\u03b2": r"$\beta$", "\u03c4": r"$\tau$",
+    "\u00b7": r"$\cdot$", "\u2192": r"$\rightarrow$", "\u2193": r"$\downarrow$", "\u2191": r"$\uparrow$",
+    "\u03ba": r"$\kappa$",
+    "\u03c1": r"$\rho$", "\u03a3": r"$\Sigma$",
+    "\u03c3": r"$\sigma$", "\u03bc": r"$\mu$", "\u03b2": r"$\beta$", "\u03c4": r"$\tau$",
     "\u2260": r"$\neq$", "\u2032": r"$'$", "\u2013": "--", "\u201c": "``", "\u201d": "''",
 }
 
@@ -170,6 +194,17 @@ class Target:
     def marked(self, inner: str, emphasis: str, marks: str) -> str:
         raise NotImplementedError
 
+    def lines(self, parts: list[str]) -> str:
+        """Stacked lines; plain targets write them on one line, separated by a dash."""
+        return self.concat(self._between(parts, self.text(" \u2014 ")))
+
+    @staticmethod
+    def _between(parts: list[str], sep: str) -> list[str]:
+        out: list[str] = []
+        for p in parts:
+            out += [sep, p] if out else [p]
+        return out
+
     def dash(self) -> str:
         return self.text(DASH[self.name]) if self.name == "html" else Safe(DASH["latex"])
 
@@ -191,6 +226,15 @@ def _int(t: Target, c: Int) -> str:
 
 def _dfc(t: Target, c: Df) -> str:
     return t.dash() if c.value is None else t.text(_df(c.value))
+
+
+def _count_text(x: float) -> str:
+    """A count or rank sum: ``21``, ``33.5`` (ties give halves), at most two decimals."""
+    return _df(x) if abs(x - round(x)) < 1e-9 else f"{x:.2f}".rstrip("0")
+
+
+def _count(t: Target, c: Count) -> str:
+    return t.dash() if c.value is None else t.signed(_count_text(c.value))
 
 
 def _stat(t: Target, c: Stat) -> str:
@@ -222,9 +266,10 @@ def _decision(t: Target, c: Decision) -> str:
 
 
 _CELLS: dict[type, Callable[..., str]] = {
-    Text: lambda t, c: t.text(c.text), Num: _num, Int: _int, Df: _dfc, Stat: _stat, P: _p, CI: _ci,
+    Text: lambda t, c: t.text(c.text), Num: _num, Int: _int, Df: _dfc, Count: _count, Stat: _stat, P: _p, CI: _ci,
     Decision: _decision, Sym: lambda t, c: t.sym(c.name, c.arg),
     Join: lambda t, c: t.concat(t.cell(p) for p in c.parts),
+    Lines: lambda t, c: t.lines([t.cell(p) for p in c.parts]),
     Marked: lambda t, c: t.marked(t.cell(c.inner), c.emphasis, c.marks),
 }
 
@@ -249,7 +294,7 @@ class Html(Target):
     def sym(self, name: str, arg: str | None) -> str:
         if name == "crit":
             return html_escape(f"crit (\u03b1 = {arg})")
-        return Markup(SYMBOLS[name][0]) if name in SYMBOLS else html_escape(name)
+        return Markup(SYMBOLS[name][0]) if name in SYMBOLS else html_escape(words(name))
 
     def concat(self, parts: Iterable[str]) -> str:
         return Markup("").join(parts)
@@ -258,6 +303,9 @@ class Html(Target):
         tag = {"best": "strong", "second": "u"}.get(emphasis)
         out = Markup(f"<{tag}>{inner}</{tag}>") if tag else Markup(inner)
         return out + (Markup("<sup>%s</sup>") % marks if marks else Markup(""))
+
+    def lines(self, parts: list[str]) -> str:
+        return self.concat(self._between(parts, Markup("<br>")))
 
     def svg(self, svg: str | None) -> str:
         """A figure's SVG, drawn by sigreport itself and so trusted markup."""
@@ -294,16 +342,52 @@ class Latex(Target):
             return Safe(r"$\text{crit}_{\alpha=" + escape(arg, self.unprintable) + "}$")
         if name in SYMBOLS:
             return Safe(f"${SYMBOLS[name][1]}$")
-        return Safe(r"$\text{" + escape(name, self.unprintable) + "}$")
+        return Safe(escape(words(name), self.unprintable))
 
     def concat(self, parts: Iterable[str]) -> str:
         return Safe("".join(parts))
 
     def marked(self, inner: str, emphasis: str, marks: str) -> str:
-        cmd = {"best": r"\textbf", "second": r"\underline"}.get(emphasis)
-        out = f"{cmd}{{{inner}}}" if cmd else inner
+        out = bold(inner) if emphasis == "best" else rf"\underline{{{inner}}}" if emphasis == "second" else inner
         sup = escape(marks, self.unprintable).replace("\u2020", r"\dag{}").replace("\u2021", r"\ddag{}")
         return Safe(out + (rf"\textsuperscript{{{sup}}}" if marks else ""))
+
+    def lines(self, parts: list[str]) -> str:
+        """A nested one-column tabular (no package needed), bottom-aligned with the other heads."""
+        return Safe(r"\begin{tabular}[b]{@{}c@{}}" + r" \\ ".join(parts) + r"\end{tabular}")
+
+    def prose(self, s: str) -> Safe:
+        """A caption or note: words escaped, the notation of :data:`PROSE_NOTATION` in math mode, spec keys
+        (``tests.mauchly_p``) in typewriter type."""
+        parts = _PROSE_RE.split(s)
+        out = [self.text(p) if i % 2 == 0 else self.sym(PROSE_NOTATION[p], None) if p in PROSE_NOTATION
+               else rf"\texttt{{{self.text(p)}}}" for i, p in enumerate(parts)]
+        return Safe("".join(out))
+
+    def number(self, c: Cell | str) -> str | None:
+        """The cell as a bare number for a siunitx ``S`` column (``-0.123``, ``1.9e-9``), or ``None`` when it
+        is not a plain number (text, an interval, a dash, a marked value)."""
+        if isinstance(c, (Num, Int, Df, Count, Stat, P)) and _finite(c.value):
+            x = float(c.value)  # type: ignore[arg-type]
+            if isinstance(c, Num):
+                return _fixed(x, c.decimals)
+            if isinstance(c, Int):
+                return str(int(x))
+            if isinstance(c, Df):
+                return _df(x)
+            if isinstance(c, Count):
+                return _count_text(x)
+            if isinstance(c, Stat) and abs(x) < 1e6:
+                return _fixed(x, 3)
+            if isinstance(c, Stat):
+                mant, e = _sci(x, 3)
+                return f"{mant}e{e}"
+            if 0.001 <= x:
+                return f"{x:#.4g}" if x < 1 else "1"
+            if x > 0:
+                mant, e = _sci(x, 2)
+                return f"{mant}e{e}"
+        return None
 
     def finalize(self, value: object) -> str:
         """Jinja ``finalize``: every printed value escaped once (Safe strings unchanged)."""
@@ -313,8 +397,18 @@ class Latex(Target):
         """One table row's cells joined with ``&``; bold wraps every non-empty cell."""
         parts = [self.cell(c) for c in cells]
         if bold:
-            parts = [rf"\textbf{{{p}}}" if p else p for p in parts]
+            parts = [bold(p) if p else p for p in parts]
         return Safe(" & ".join(parts))
+
+
+def bold(latex: str) -> Safe:
+    """Bold text and bold math alike (``\\textbf`` alone leaves ``$p_{adj}$`` or ``$1.9\\times 10^{-9}$`` light)."""
+    return Safe(rf"\textbf{{\boldmath {latex}}}" if "$" in latex else rf"\textbf{{{latex}}}")
+
+
+def words(name: str) -> str:
+    """An identifier shown as words: ``proportion_of_wins`` -> ``proportion of wins``."""
+    return name.replace("_", " ")
 
 
 def html(c: Cell | str) -> str:

@@ -45,6 +45,14 @@ class Df:
 
 
 @dataclasses.dataclass(frozen=True)
+class Count:
+    """A statistic that is a count (sign-test wins, a rank sum): an integer when whole, else at most two
+    decimals (a rank sum with ties: ``33.5``)."""
+
+    value: float | None
+
+
+@dataclasses.dataclass(frozen=True)
 class Stat:
     """A test statistic: three decimals, scientific notation from one million on."""
 
@@ -99,6 +107,13 @@ class Join:
 
 
 @dataclasses.dataclass(frozen=True)
+class Lines:
+    """Cells stacked on lines of their own (a column head: metric above corpus); one line in plain text."""
+
+    parts: tuple[Cell, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class Marked:
     """A main-table value: ``emphasis`` ``best`` (bold) or ``second`` (underlined) or none, and significance
     ``marks`` shown as a superscript (letters naming beaten systems, a dagger against the baseline)."""
@@ -108,7 +123,7 @@ class Marked:
     marks: str = ""
 
 
-Cell = Union[Text, Num, Int, Df, Stat, P, CI, Decision, Sym, Join, Marked]
+Cell = Union[Text, Num, Int, Df, Count, Stat, P, CI, Decision, Sym, Join, Lines, Marked]
 
 
 def join(*parts: Cell | str) -> Join:
@@ -147,6 +162,7 @@ class Table:
     notes: tuple[str, ...] = ()
     bold_rows: tuple[int, ...] = ()
     name: str = ""
+    compact: Table | None = None  # the same decisions in fewer columns (a k x k matrix of a pairwise family)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -167,6 +183,23 @@ class Figure:
 
 
 Element = Union[Table, Figure]
+
+
+@dataclasses.dataclass(frozen=True)
+class LatexOptions:
+    """``outputs.latex``: how tables are set for a paper (see :mod:`sigreport.render.latex` for the rule).
+
+    ``float``: ``auto`` (the fit rule), ``table``, ``table*`` or ``none`` (a bare tabular);
+    ``siunitx``: numeric columns as ``S`` columns; ``pairwise``: ``rows`` (one row per pair), ``matrix``
+    (the compact k x k form) or ``auto`` (the matrix when the rows do not fit the text width);
+    ``caption_prefix`` is put before every caption, ``label_prefix`` before every name in a label.
+    """
+
+    float: str = "auto"
+    siunitx: bool = False
+    pairwise: str = "auto"
+    caption_prefix: str = ""
+    label_prefix: str = "tab:"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -212,6 +245,7 @@ class ReportModel:
     conclusions: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (metric and corpus, sentences)
     key_figure: Figure | None = None  # shown first; also in its section
     baseline: str | None = None  # the spec's baseline (or the families' reference), tagged in the HTML
+    latex: LatexOptions = LatexOptions()  # outputs.latex of the spec
 
     def tables(self) -> list[Table]:
         return [t for s in self.sections for v in s.views for t in v.tables]

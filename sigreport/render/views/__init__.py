@@ -16,8 +16,8 @@ from sigreport.render import names
 from sigreport.render.figures import KINDS, figures_of
 from sigreport.render.figures.output import missing_warning
 from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section
+from sigreport.render.views.common import Labels, latex_options
 from sigreport.render.views.conclusions import conclusions, report_baseline
-from sigreport.render.views.common import Labels
 from sigreport.render.views.labels import VIEWS as LABEL_VIEWS
 from sigreport.render.views.labels import matrix_owners
 from sigreport.render.views.main import main_tables
@@ -45,7 +45,8 @@ def build_report(results: Any, source: str = "results.json",
     model = ReportModel(results.title, results.description, tuple(settings_rows(results)), sections,
                         tuple(data_files(results.data)), results.seed, results.sigreport_version, source,
                         main_tables(results, lab), conclusions(results, lab))
-    return dataclasses.replace(model, key_figure=key_figure(model.figures()), baseline=report_baseline(results))
+    return dataclasses.replace(model, key_figure=key_figure(model.figures()), baseline=report_baseline(results),
+                               latex=latex_options(results))
 
 
 def figure_kinds(results: Any) -> tuple[str, ...]:

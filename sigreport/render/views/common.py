@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sigreport.render.model import CI, Cell, Num, Sym, join
+from sigreport.render.model import CI, Cell, Column, LatexOptions, Marked, Num, P, Sym, Table, Text, join
 
 PAIRWISE_NAMES = {
     "paired_t": "paired t test",
@@ -140,3 +140,47 @@ def family_text(r: Any) -> str:
              "all": "of every pairwise test in the report"}.get(getattr(r, "family", None) or "",
                                                                 "of this metric on this corpus")
     return f"{corr} correction over the family of the {family} {scope}"
+
+
+def pvalue_matrix(pairs: Any, key: tuple[str | None, ...], caption: str, adjusted: str,
+                  alpha: float) -> Table | None:
+    """A pairwise family in few columns, for a narrow page: the adjusted p-value of every pair in a k x k
+    matrix (rows and columns the systems; a family against one baseline has the baseline as its only
+    column), significant ones in bold, the diagonal a dash. ``None`` for fewer than two pairs.
+
+    The decisions are the family's own (``significant``), never recomputed from the p-values shown.
+    """
+    pairs = [p for p in pairs]
+    if len(pairs) < 2:
+        return None
+    systems = list(dict.fromkeys(s for p in pairs for s in (p.a, p.b)))
+    by_pair = {frozenset((p.a, p.b)): p for p in pairs}
+    bs = {p.b for p in pairs}
+    baseline = next(iter(bs)) if len(bs) == 1 and len(pairs) == len(systems) - 1 else None
+    cols = [baseline] if baseline is not None else systems
+    rows = [s for s in systems if s != baseline]
+
+    def cell(a: str, b: str) -> Cell:
+        if a == b:
+            return Num(None)
+        p = by_pair.get(frozenset((a, b)))
+        if p is None:
+            return Text("")
+        value = P(get(p, "pvalue_adjusted"))
+        return Marked(value, "best") if get(p, "significant") else value
+
+    table_rows = tuple((Text(a), *(cell(a, b) for b in cols)) for a in rows)
+    note = (f"Each cell: the {adjusted} p-value of the row system against the column system; bold: significant "
+            f"at \u03b1 = {alpha:g} after correction. The HTML report has the full table (estimates, intervals, "
+            "statistics).")
+    return Table(key, caption, (Column(Text(""), "l"), *(Column(Text(b)) for b in cols)), table_rows, (note,))
+
+
+def latex_options(results: Any) -> LatexOptions:
+    """The spec's ``outputs.latex``, duck-typed (defaults for results read back from results.json)."""
+    lx = get(get(getattr(results, "spec", None), "outputs"), "latex")
+    if lx is None:
+        return LatexOptions()
+    d = LatexOptions()
+    return LatexOptions(get(lx, "float", d.float), bool(get(lx, "siunitx", d.siunitx)), get(lx, "pairwise", d.pairwise),
+                        get(lx, "caption_prefix", d.caption_prefix), get(lx, "label_prefix", d.label_prefix))

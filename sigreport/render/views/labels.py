@@ -13,7 +13,7 @@ from typing import Any
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df, Int, Num, P, Stat, Sym, Table,
                                     Text, join)
 from sigreport.render.views.common import (CORRECTION_NAMES, Labels, df_text, family_text, get, p_text, pct, plain,
-                                           value_ci)
+                                           pvalue_matrix, value_ci)
 
 DEC = 3  # decimals of metrics and agreement coefficients in tables
 
@@ -84,7 +84,7 @@ def classification_view(r: Any, lab: Labels) -> AnalysisView:
     fn = r.f_name
     f_head = fn.upper()[0] + fn[1:]
     pos = f" (positive class: {r.positive_label})" if r.positive_label is not None else ""
-    cols = (Column(Text("System"), "l"), Column(Text("n")), Column(Text("Accuracy"), "c"),
+    cols = (Column(Text("System"), "l"), Column(Sym("n")), Column(Text("Accuracy"), "c"),
             *(Column(Text(h), "c") for _, h in heads))
     rows = tuple((Text(s.system), Int(s.n), _with_ci(_metric(s, "accuracy"), r.ci_level),
                   *(_with_ci(_metric(s, name), r.ci_level) for name, _ in heads)) for s in r.systems)
@@ -142,7 +142,7 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
     corr = CORRECTION_NAMES.get(r.correction, r.correction)
     cols = (Column(Text("a vs b"), "l"), Column(Text("Acc. a")), Column(Text("Acc. b")), Column(Sym("n_11")),
             Column(Sym("n_10")), Column(Sym("n_01")), Column(Sym("n_00")), Column(Text("Test"), "l"),
-            Column(Text("Statistic")), Column(Text("df")), Column(Text("p")), Column(Sym("p_adj")),
+            Column(Text("Statistic")), Column(Text("df")), Column(Sym("p")), Column(Sym("p_adj")),
             Column(Text("Significant"), "c"))
     rows = tuple((Text(f"{p.a} vs {p.b}"), Num(p.accuracy_a, DEC), Num(p.accuracy_b, DEC), Int(p.n11), Int(p.n10),
                   Int(p.n01), Int(p.n00), _test_name(p),
@@ -169,7 +169,9 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
              f"Variant: {rule.get(r.method, r.method)}. Chi-square: (|n01 \u2212 n10| \u2212 1)^2 / (n01 + n10) on "
              "1 df; exact: two-sided binomial test of n01 in n01 + n10 trials with p = 1/2, whose statistic is "
              f"min(n01, n10). p_adj: {corr}-adjusted.")
-    table = Table(("classification", r.corpus, "mcnemar"), caption, cols, rows, notes, bold)
+    adjusted = "unadjusted" if r.correction == "none" else f"{corr}-adjusted"
+    table = Table(("classification", r.corpus, "mcnemar"), caption, cols, rows, notes, bold,
+                  compact=pvalue_matrix(r.pairs, ("classification", r.corpus, "mcnemar"), caption, adjusted, r.alpha))
     sentences = [_mcnemar_sentence(r, p) for p in r.pairs]
     view_notes = []
     if r.after == "cochran_q":
@@ -222,14 +224,15 @@ def _mcnemar_sentence(r: Any, p: Any) -> str:
 
 def cochran_view(r: Any, lab: Labels) -> AnalysisView:
     where = lab.corpus(r.corpus)
-    cols = (Column(Text("Systems")), Column(Text("Items")), Column(Text("Q")), Column(Text("df")), Column(Text("p")),
+    cols = (Column(Text("Systems")), Column(Text("Items")), Column(Sym("Q")), Column(Text("df")), Column(Sym("p")),
             Column(Text("Significant"), "c"))
     rows = ((Int(r.k), Int(r.n), Stat(r.statistic), Df(r.df), P(r.pvalue), Decision(r.significant)),)
     acc = ", ".join(f"{s} {plain(a)}" for s, a in r.accuracy.items())
     table = Table(("classification", r.corpus, "cochran-q"),
                   f"Classification on {where}: Cochran's Q test that all {r.k} systems have the same accuracy "
                   f"(chi-square on k - 1 df; \u03b1 = {r.alpha:g}).", cols, rows,
-                  (f"Accuracy: {acc}. Q = (k - 1)(k sum C_j^2 - N^2) / (k N - sum R_i^2) over per-item correctness "
+                  (f"Accuracy: {acc}. Q = (k - 1)(k \u03a3 C_j\u00b2 \u2212 N\u00b2) / (k N \u2212 \u03a3 R_i\u00b2) "
+                   "over per-item correctness "
                    "(Cochran 1950); it equals the tie-corrected Friedman statistic on 0/1 data.",))
     if r.statistic is None:
         sentence = f"Cochran's Q: the test could not be computed ({'; '.join(r.warnings)})."
@@ -256,7 +259,7 @@ def _band(x: str | None) -> str:
 def _coef_columns(r: Any, first: str) -> list[Column]:
     level = pct(r.ci_level)
     alpha = r.measure == "krippendorff_alpha"
-    cols = [Column(Text(first), "l"), Column(Text("n"))]
+    cols = [Column(Text(first), "l"), Column(Sym("n"))]
     if alpha:
         if r.observed_agreement is not None:
             cols += [Column(Sym("D_o")), Column(Sym("D_e"))]

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sigreport.render import names
-from sigreport.render.model import CI, Cell, Column, Marked, Num, Table, Text, join
+from sigreport.render.model import CI, Cell, Column, Lines, Marked, Num, Table, Text, join
 from sigreport.render.views.common import CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES, Labels, get, pct
 
 MAX_COLUMNS = 6
@@ -173,8 +173,8 @@ class Builder:
     def header(self, col: Column_) -> Cell:
         info = self.results.metrics[col.metric]
         arrow = "\u2191" if info.higher_is_better else "\u2193"
-        where = "" if col.corpus is None else f" \u2014 {col.corpus}"
-        return Text(f"{info.label} {arrow}{where}")
+        head = Text(f"{info.label} {arrow}")
+        return head if col.corpus is None else Lines((head, Text(col.corpus)))
 
     def value(self, col: Column_, s: Any) -> Cell:
         d = self.decimals(col.metric)

@@ -11,16 +11,16 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df, Int, Num, P, Stat, Sym, Table,
-                                    Text, join)
+from sigreport.render.model import (CI, AnalysisView, Cell, Column, Count, Decision, Df, Int, Num, P, Stat,
+                                    Sym, Table, Text, join)
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
                                            SPHERICITY_NAMES, Labels, df_text, effect_cell, extra, family_text, get,
-                                           p_text, pct, plain, value_ci, why_this_test)
+                                           p_text, pct, plain, pvalue_matrix, value_ci, why_this_test)
 
 
 def descriptives_view(r: Any, lab: Labels) -> AnalysisView:
     dec = lab.decimals(r.metric)
-    cols = (Column(Text("System"), "l"), Column(Text("n")), Column(Text("Mean")), Column(Text("SD")),
+    cols = (Column(Text("System"), "l"), Column(Sym("n")), Column(Text("Mean")), Column(Text("SD")),
             Column(Text("Median")), Column(Text(f"{pct(r.ci_level)} CI of the mean"), "c"))
     rows = tuple((Text(s.system), Int(s.n), Num(s.mean, dec), Num(s.sd, dec), Num(s.median, dec),
                   CI(s.ci_low, s.ci_high, r.ci_level, dec, unbounded=True)) for s in r.systems)
@@ -46,23 +46,28 @@ ESTIMATE_HEADS: dict[str, Cell] = {"paired_t": Sym("mean_diff"), "wilcoxon": Tex
                                    "sign": Text("Median diff.")}
 
 
+COUNT_STATISTICS = ("sign", "wilcoxon")  # statistic and critical value are counts or rank sums
+
+
 def _pairwise_columns(r: Any, level: float) -> list[Column]:
-    cols = [Column(Text("a vs b"), "l"), Column(Text("n")), Column(ESTIMATE_HEADS.get(r.method, Sym("delta_ab"))),
+    cols = [Column(Text("a vs b"), "l"), Column(Sym("n")), Column(ESTIMATE_HEADS.get(r.method, Sym("delta_ab"))),
             Column(Text(f"{pct(level)} CI"), "c"), Column(STAT_HEADS.get(r.method, Text("Statistic")))]
     if any(p.df is not None for p in r.pairs):
         cols.append(Column(Text("df")))
-    cols += [Column(Sym("crit", f"{r.alpha:g}")), Column(Text("p")), Column(Sym("p_adj")), Column(Text("Effect")),
+    cols += [Column(Sym("crit", f"{r.alpha:g}")), Column(Sym("p")), Column(Sym("p_adj")), Column(Text("Effect")),
              Column(Text("Significant"), "c")]
     cols += [Column(head) for head, _ in PAIRWISE_EXTRA.get(r.method, ())]
     return cols
 
 
 def _pairwise_row(r: Any, p: Any, level: float, dec: int, has_df: bool) -> tuple[Cell, ...]:
+    stat = Count if r.method in COUNT_STATISTICS else Stat
     row: list[Cell] = [Text(f"{p.a} vs {p.b}"), Int(p.n), Num(p.estimate, dec),
-                       CI(p.ci_low, p.ci_high, level, dec, unbounded=True), Stat(p.statistic)]
+                       CI(p.ci_low, p.ci_high, level, dec, unbounded=True), stat(p.statistic)]
     if has_df:
         row.append(Df(p.df))
-    row += [Stat(p.critical_value), P(p.pvalue), P(p.pvalue_adjusted), effect_cell(p.effect_size),
+    crit = stat if r.method == "sign" or (r.method == "wilcoxon" and extra(p, "exact")) else Stat  # else a z
+    row += [crit(p.critical_value), P(p.pvalue), P(p.pvalue_adjusted), effect_cell(p.effect_size),
             Decision(p.significant)]
     row += [value(p) for _, value in PAIRWISE_EXTRA.get(r.method, ())]
     return tuple(row)
@@ -90,13 +95,20 @@ def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
     sentences = [pair_sentence(r, p, lab) for p in r.pairs]
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
     key = r.id.rsplit("/", 1)[-1]
-    table = Table((r.metric, r.corpus, key), caption, tuple(_pairwise_columns(r, level)), rows, tuple(notes), bold)
+    table = Table((r.metric, r.corpus, key), caption, tuple(_pairwise_columns(r, level)), rows, tuple(notes), bold,
+                  compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, key), caption, adjusted_text(r.correction),
+                                        r.alpha))
     title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
         r.kind, f"Pairwise comparisons: {method}")
     tables = (table,) + differences_tables(r, lab, key)
     warnings += [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in _difference_warnings(p)]
     return AnalysisView(r.id, r.kind, title, tables, tuple(sentences), why_this_test(r.selection),
                         tuple(warnings))
+
+
+def adjusted_text(correction: str) -> str:
+    """'Holm-adjusted', or 'unadjusted' without a correction."""
+    return "unadjusted" if correction == "none" else f"{CORRECTION_NAMES.get(correction, correction)}-adjusted"
 
 
 def wilcoxon_variant_note(pairs: Any) -> str:
@@ -250,7 +262,7 @@ def rm_anova_view(r: Any, lab: Labels) -> AnalysisView:
                f"{r.n} items, with sphericity corrections (applied: "
                f"{SPHERICITY_NAMES.get(r.correction_applied or '', r.correction_applied or 'none')}).")
     cols = (Column(Text("Correction"), "l"), Column(Sym("epsilon")), Column(Sym("df_1")), Column(Sym("df_2")),
-            Column(Text("F")), Column(Text("p")), Column(Text("Applied"), "c"))
+            Column(Sym("F")), Column(Sym("p")), Column(Text("Applied"), "c"))
     eps = {"none": 1.0, "greenhouse_geisser": sph.epsilon_gg, "huynh_feldt": sph.epsilon_hf,
            "lower_bound": sph.epsilon_lb}
     rows, bold = [], []
@@ -268,7 +280,7 @@ def rm_anova_view(r: Any, lab: Labels) -> AnalysisView:
     second = getattr(r, "mauchly_pvalue_second_order", None)
     m_cols = (Column(Text("Mauchly's W")), Column(Sym("chi2")), Column(Text("df")), Column(Text("p (R)")),
               Column(Text("p (first order)")), Column(Sym("epsilon_GG")), Column(Sym("epsilon_HF")),
-              Column(Text("HF uncapped")), Column(Sym("epsilon_LB")))
+              Column(join(Sym("epsilon_HF"), " uncapped")), Column(Sym("epsilon_LB")))
     m_row = (Num(sph.mauchly_w, 4), Stat(sph.chi2), Df(sph.df), P(second), P(sph.pvalue), Num(sph.epsilon_gg, 3),
              Num(sph.epsilon_hf, 3), Num(getattr(r, "epsilon_hf_uncapped", None), 3), Num(sph.epsilon_lb, 3))
     used = getattr(r, "mauchly_p", "first_order")
@@ -327,7 +339,7 @@ def bayesian_view(r: Any, lab: Labels) -> AnalysisView:
             else "correlated Bayesian t test (Corani and Benavoli 2015)")
     freq = [getattr(p, "frequentist_method", None) for p in r.pairs]
     has_freq = any(m is not None for m in freq)
-    cols = [Column(Text("a vs b"), "l"), Column(Text("n")), Column(Sym("mean_diff")), Column(Text("P(a better)")),
+    cols = [Column(Text("a vs b"), "l"), Column(Sym("n")), Column(Sym("mean_diff")), Column(Text("P(a better)")),
             Column(Text("P(equivalent)")), Column(Text("P(b better)")), Column(Text("Decision"), "c")]
     if has_freq:
         cols += [Column(Sym("p_adj")), Column(Text("Significant"), "c")]
@@ -396,14 +408,14 @@ def friedman_view(r: Any, lab: Labels) -> AnalysisView:
     ranks = _ranks_table((f"{r.metric}--{r.corpus}--ranks",), f"{where}: average ranks of {r.k} systems over "
                          f"{r.n} {over} (1 = best).", r.average_ranks)
     idv = r.iman_davenport
-    cols = (Column(Text("Statistic"), "l"), Column(Text("Value")), Column(Text("df")), Column(Text("p")))
+    cols = (Column(Text("Statistic"), "l"), Column(Text("Value")), Column(Text("df")), Column(Sym("p")))
     rows: tuple[tuple[Cell, ...], ...] = (
-        (Text(f"Friedman \u03c7\u00b2_F ({variant})"), Stat(r.statistic), Df(r.df), P(r.pvalue)),
-        (Text("Iman-Davenport F_F (from the \u03c7\u00b2_F above)"), Stat(idv.statistic),
+        (join("Friedman ", Sym("chi2_F"), f" ({variant})"), Stat(r.statistic), Df(r.df), P(r.pvalue)),
+        (join("Iman-Davenport ", Sym("F_F"), " (from the ", Sym("chi2_F"), " above)"), Stat(idv.statistic),
          join(Df(idv.df1), ", ", Df(idv.df2)), P(idv.pvalue)),
-        (Text("Friedman \u03c7\u00b2_F, uncorrected" if r.tie_correction else "Friedman \u03c7\u00b2_F, tie-corrected"),
+        (join("Friedman ", Sym("chi2_F"), ", uncorrected" if r.tie_correction else ", tie-corrected"),
          Stat(r.statistic_uncorrected if r.tie_correction else r.statistic_tie_corrected), Df(r.df), Text("")),
-        (Text("Kendall's W"), Num(r.kendall_w, 3), Text(""), Text("")),
+        (join("Kendall's ", Sym("W")), Num(r.kendall_w, 3), Text(""), Text("")),
     )
     table = Table((r.metric, r.corpus, "omnibus"), f"{where}: Friedman test (Dem\u0161ar 2006); the "
                   f"{variant} \u03c7\u00b2_F feeds the Iman-Davenport F.", cols, rows)
@@ -425,7 +437,7 @@ def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
         return pairwise_view(r, lab)
     where = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}"
     name = POSTHOC_NAMES.get(r.method, r.method)
-    cols = (Column(Text("a vs b"), "l"), Column(Text("Rank diff.")), Column(Text("z")), Column(Text("p")),
+    cols = (Column(Text("a vs b"), "l"), Column(Text("Rank diff.")), Column(Sym("z")), Column(Sym("p")),
             Column(Sym("p_adj")), Column(Text("Significant"), "c"))
     rows = tuple((Text(f"{p.a} vs {p.b}"), Num(p.rank_difference, 3), Stat(p.statistic), P(p.pvalue),
                   P(p.pvalue_adjusted), Decision(p.significant)) for p in r.pairs)
@@ -443,7 +455,9 @@ def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
     if r.omnibus_significant is False:
         notes.append("The omnibus test did not reject: these post-hoc comparisons are shown for completeness "
                      "and should not be read as evidence of differences.")
-    table = Table((r.metric, r.corpus, "posthoc"), caption, cols, rows, tuple(notes), bold)
+    table = Table((r.metric, r.corpus, "posthoc"), caption, cols, rows, tuple(notes), bold,
+                  compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, "posthoc"), caption, f"adjusted ({name})",
+                                        r.alpha))
     sentences = [f"{p.a} vs {p.b}: average ranks differ by {abs(p.rank_difference or 0):.3f}"
                  + (f" \u2265 CD {r.critical_difference:.3f}" if p.significant and r.critical_difference
                     else f" < CD {r.critical_difference:.3f}" if r.critical_difference else "")
