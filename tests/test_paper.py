@@ -262,3 +262,19 @@ def test_pdf_first_page_has_conclusions_and_main_table(example):
     text = subprocess.run(["pdftotext", "-l", "1", str(out / "report.pdf"), "-"], capture_output=True,
                           text=True).stdout
     assert "Conclusions" in text and "Main results" in text and "significantly" in text
+
+
+@pytest.mark.parametrize("name", ["demsar", "summarization", "classifiers"])
+def test_html_prose_shows_notation_not_underscores(example, name):
+    """Captions and notes in the HTML set the notation as symbols (p<sub>adj</sub>, chi-square with its
+    subscript), as the LaTeX sets it in math mode: no typed token such as ``p_adj`` or ``q_alpha`` is left
+    in a caption or a note."""
+    from sigreport.render.format import PROSE_NOTATION
+
+    page = (example(name) / "index.html").read_text(encoding="utf-8")
+    prose = re.findall(r'<(?:figcaption|p class="(?:tablenote|why)")[^>]*>(.*?)</(?:figcaption|p)>', page, re.S)
+    assert prose
+    text = "\n".join(re.sub(r"<svg.*?</svg>", "", p, flags=re.S) for p in prose)
+    left = {tok for tok in PROSE_NOTATION if "_" in tok and re.search(rf"(?<![\w.]){re.escape(tok)}(?!\w)", text)}
+    assert not left, left
+    assert "<sub>" in text

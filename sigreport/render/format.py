@@ -205,6 +205,17 @@ class Target:
             out += [sep, p] if out else [p]
         return out
 
+    def code(self, s: str) -> str:
+        """A spec key (``tests.mauchly_p``) as code."""
+        raise NotImplementedError
+
+    def prose(self, s: str) -> str:
+        """A caption or note: words escaped, the notation of :data:`PROSE_NOTATION` as its symbol (math mode
+        in LaTeX, sub- and superscripts in HTML), spec keys (``tests.mauchly_p``) as code."""
+        parts = _PROSE_RE.split(s)
+        return self.concat(self.text(p) if i % 2 == 0 else self.sym(PROSE_NOTATION[p], None)
+                           if p in PROSE_NOTATION else self.code(p) for i, p in enumerate(parts))
+
     def dash(self) -> str:
         return self.text(DASH[self.name]) if self.name == "html" else Safe(DASH["latex"])
 
@@ -307,6 +318,9 @@ class Html(Target):
     def lines(self, parts: list[str]) -> str:
         return self.concat(self._between(parts, Markup("<br>")))
 
+    def code(self, s: str) -> str:
+        return Markup("<code>%s</code>") % s
+
     def svg(self, svg: str | None) -> str:
         """A figure's SVG, drawn by sigreport itself and so trusted markup."""
         return Markup(svg or "")
@@ -356,13 +370,8 @@ class Latex(Target):
         """A nested one-column tabular (no package needed), bottom-aligned with the other heads."""
         return Safe(r"\begin{tabular}[b]{@{}c@{}}" + r" \\ ".join(parts) + r"\end{tabular}")
 
-    def prose(self, s: str) -> Safe:
-        """A caption or note: words escaped, the notation of :data:`PROSE_NOTATION` in math mode, spec keys
-        (``tests.mauchly_p``) in typewriter type."""
-        parts = _PROSE_RE.split(s)
-        out = [self.text(p) if i % 2 == 0 else self.sym(PROSE_NOTATION[p], None) if p in PROSE_NOTATION
-               else rf"\texttt{{{self.text(p)}}}" for i, p in enumerate(parts)]
-        return Safe("".join(out))
+    def code(self, s: str) -> str:
+        return Safe(rf"\texttt{{{self.text(s)}}}")
 
     def number(self, c: Cell | str) -> str | None:
         """The cell as a bare number for a siunitx ``S`` column (``-0.123``, ``1.9e-9``), or ``None`` when it

@@ -18,8 +18,8 @@ def environment(user_dir: str | Path | None = None) -> jinja2.Environment:
     env = jinja2.Environment(loader=loader("html", user_dir), autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     fmt = Html()
-    env.filters.update(cell=fmt.cell, cell_class=fmt.css_class, svg=fmt.svg, html_id=names.html_id,
-                       figure_id=names.figure_id, is_baseline=is_baseline)
+    env.filters.update(cell=fmt.cell, prose=fmt.prose, cell_class=fmt.css_class, svg=fmt.svg,
+                       html_id=names.html_id, figure_id=names.figure_id, is_baseline=is_baseline)
     return env
 
 
