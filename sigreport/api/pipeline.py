@@ -11,7 +11,7 @@ import dataclasses
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sigreport.analyses import build_plan, collect_results
 from sigreport.version import __version__
@@ -24,11 +24,12 @@ from sigreport.execute.cache import code_digest
 from sigreport.execute import Cache, CacheError, Executor, SerialExecutor, run_plan
 from sigreport.execute.dask import DaskExecutor, DaskUnavailable
 from sigreport.plan import Plan
-from sigreport.render.model import ReportModel
-from sigreport.render.views import build_report
 from sigreport.results import Results, from_json, to_json
 from sigreport.results.io import from_dict
 from sigreport.spec import SpecFile, load_spec_file, output_dir
+
+if TYPE_CHECKING:  # rendering (jinja2, matplotlib) is imported only by builds that render
+    from sigreport.render.model import ReportModel
 
 Progress = Callable[[int, int, str], None]
 
@@ -146,15 +147,18 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
 
     Warnings about the output itself (characters LaTeX cannot print) are appended to ``notices``.
     """
-    from sigreport.render.html import render_html
-    from sigreport.render.latex import render_tables
-
     res = collect(p, results)
-    model = build_report(res, p.spec_file.path.name)
     written = []
     if "json" in formats:
         (dest / "results.json").write_text(to_json(res), encoding="utf-8")
         written.append("results.json")
+    if set(formats) <= {"json"}:
+        return written  # nothing to render: jinja2 and matplotlib are never imported
+    from sigreport.render.html import render_html
+    from sigreport.render.latex import render_tables
+    from sigreport.render.views import build_report
+
+    model = build_report(res, p.spec_file.path.name)
     html = None
     if "html" in formats or "pdf" in formats:
         html = render_html(model, templates)
@@ -175,7 +179,7 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     return written + write_paper_files(model, dest, formats)
 
 
-def write_paper_files(model: ReportModel, dest: Path, formats: list[str]) -> list[str]:
+def write_paper_files(model: "ReportModel", dest: Path, formats: list[str]) -> list[str]:
     """main.md and main.csv (with any format but json alone), and with latex the figures as vector PDFs,
     one ``figures/<name>.tex`` snippet each and ``figures/README.txt``. Returns the files written."""
     from sigreport.render.figure_files import write_figures

@@ -36,9 +36,9 @@ import functools
 import math
 
 import numpy as np
-from scipy import stats as sps
 
 from sigreport.stats.correction import adjust
+from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import finite_or_none
 
 STEP_METHODS = ("holm", "hochberg")
