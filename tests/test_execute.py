@@ -119,5 +119,21 @@ def test_cli_unreachable_dask_scheduler_is_a_user_error(cli, tmp_path):
     spec = _copy_example(tmp_path)
     r = cli("build", spec, "-o", tmp_path / "out", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9",
             "--no-cache")
-    assert r.code == 2 and "cannot reach the Dask scheduler" in r.err and "Traceback" not in r.err
+    assert r.code == 2 and "Traceback" not in r.err
+    last = r.err.splitlines()[-1]  # earlier lines: progress (the data was read before the cluster was asked)
+    assert last.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9: ") and \
+        last.endswith("; nothing was written"), r.err
     assert not (tmp_path / "out").exists()
+
+
+def test_cli_unusable_cache_folder_is_one_clear_line_before_anything_runs(cli, tmp_path):
+    spec = _copy_example(tmp_path)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    cases = {blocker: "it is a file, not a folder", blocker / "sub": "it cannot be written (Not a directory)"}
+    for folder, why in cases.items():
+        r = cli("build", spec, "-o", tmp_path / "out", "--cache", folder)
+        assert r.code == 2 and r.out == ""
+        assert r.err == (f"error: cannot use the cache folder {folder}: {why}; pass --no-cache or another "
+                         "--cache DIR; nothing was written\n"), r.err
+        assert not (tmp_path / "out").exists() and blocker.read_text() == "x"
