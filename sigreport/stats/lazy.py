@@ -32,3 +32,4 @@ class LazyModule:
 
 
 scipy_stats: Any = LazyModule("scipy.stats")
+scipy_special: Any = LazyModule("scipy.special")
