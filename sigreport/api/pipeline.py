@@ -197,7 +197,6 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
 
         if shown:
             phase(progress, "writing the PDF")
-
         render_pdf(html, dest / "report.pdf")
         written.append("report.pdf")
     if "latex" in formats:
