@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -20,24 +21,72 @@ FORMATS = ("html", "pdf", "latex", "json")
 
 
 class Progress:
-    """A one-line progress display on a terminal, only for builds that take more than a moment."""
+    """What a build is doing, on standard error: the phases (data read and plan, analyses i/N with an
+    estimate of the time left, rendering, PDF).
 
-    def __init__(self, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty()
+    On a terminal one line is rewritten in place (and erased at the end); elsewhere (a log, a pipe, CI)
+    each phase is one plain line, and a long run of analyses adds a line every ``every`` seconds.
+    Disabled (``--quiet``), it prints nothing. Standard output is left to the build's result.
+    """
+
+    def __init__(self, enabled: bool, stream: Any = None, every: float = 10.0):
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = enabled
+        self.tty = enabled and self.stream.isatty()
+        self.every = every
         self.start = time.monotonic()
         self.shown = False
+        self.run_start: float | None = None
+        self.last = 0.0
+
+    def phase(self, text: str, transient: bool = False) -> None:
+        """A new phase; ``transient`` ones (work that may still fail on the user's input) only on a terminal."""
+        if self.tty:
+            self._rewrite(text)
+        elif self.enabled and not transient:
+            self._line(text)
 
     def __call__(self, done: int, total: int, what: str) -> None:
-        if not self.enabled or (not self.shown and time.monotonic() - self.start < 0.5):
+        """Analyses: ``done`` of ``total`` finished, the last one ``what``."""
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if self.run_start is None or done == 0:
+            self.run_start = now
+        text = f"analyses {done}/{total}{time_left(now - self.run_start, done, total)}"
+        if self.tty:
+            if done == total or now - self.last >= 0.1:
+                self._rewrite(f"{text}: {printable(what)}")
+        elif 0 < done < total and now - max(self.last, self.run_start) >= self.every:
+            self._line(text)
+
+    def _rewrite(self, text: str) -> None:
+        now = time.monotonic()
+        if not self.shown and now - self.start < 0.5:  # a build that takes a moment shows nothing
             return
         self.shown = True
-        sys.stderr.write(f"\r\x1b[K[{done}/{total}] {printable(what)}"[:120])
-        sys.stderr.flush()
+        self.last = now
+        width = max(20, shutil.get_terminal_size().columns - 1)
+        self.stream.write(f"\r\x1b[K{printable(text)}"[:width + 4])
+        self.stream.flush()
+
+    def _line(self, text: str) -> None:
+        self.last = time.monotonic()
+        self.stream.write(f"{printable(text)}\n")
+        self.stream.flush()
 
     def finish(self) -> None:
         if self.shown:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def time_left(elapsed: float, done: int, total: int) -> str:
+    """", about 2 min left" from the pace so far (empty until one analysis is done, and at the end)."""
+    if done <= 0 or done >= total or elapsed <= 0:
+        return ""
+    left = elapsed / done * (total - done)
+    return f", about {left:.0f} s left" if left < 90 else f", about {left / 60:.0f} min left"
 
 
 def _formats(value: str) -> list[str]:

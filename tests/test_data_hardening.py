@@ -218,7 +218,7 @@ def test_user_aggregate_module_that_fails_to_import(cli, workdir, kind, source, 
 def test_user_aggregate_that_raises_when_called(cli, workdir):
     spec = _aggregate_spec(workdir, "agg_call_raises",
                            "def precision(totals, n_items):\n    raise ZeroDivisionError('empty class')\n")
-    r = cli("build", "-o", workdir.path / "out", spec)
+    r = cli("build", "-q", "-o", workdir.path / "out", spec)  # -q: no progress lines before the error
     assert r.code == 2 and "Traceback" not in r.err, r
     assert "metrics.p.aggregate" in r.err and "'agg_call_raises'" in r.err and "metric 'p'" in r.err
     assert "ZeroDivisionError: empty class" in r.err

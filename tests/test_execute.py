@@ -119,5 +119,93 @@ def test_cli_unreachable_dask_scheduler_is_a_user_error(cli, tmp_path):
     spec = _copy_example(tmp_path)
     r = cli("build", spec, "-o", tmp_path / "out", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9",
             "--no-cache")
-    assert r.code == 2 and "cannot reach the Dask scheduler" in r.err and "Traceback" not in r.err
+    assert r.code == 2 and "Traceback" not in r.err
+    last = r.err.splitlines()[-1]  # earlier lines: progress (the data was read before the cluster was asked)
+    assert last.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9: ") and \
+        last.endswith("; nothing was written"), r.err
     assert not (tmp_path / "out").exists()
+
+
+def test_cli_unusable_cache_folder_is_one_clear_line_before_anything_runs(cli, tmp_path):
+    spec = _copy_example(tmp_path)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    cases = {blocker: "it is a file, not a folder", blocker / "sub": "it cannot be written (Not a directory)"}
+    for folder, why in cases.items():
+        r = cli("build", spec, "-o", tmp_path / "out", "--cache", folder)
+        assert r.code == 2 and r.out == ""
+        assert r.err == (f"error: cannot use the cache folder {folder}: {why}; pass --no-cache or another "
+                         "--cache DIR; nothing was written\n"), r.err
+        assert not (tmp_path / "out").exists() and blocker.read_text() == "x"
+
+
+def test_build_reports_its_phases_in_order_on_standard_error_only(cli, tmp_path):
+    spec = _copy_example(tmp_path).with_name("summarizers.yaml")  # 6 rows, html + pdf + latex + json
+    r = cli("build", spec, "-o", tmp_path / "out", "--no-cache")
+    assert r.code == 0, r.err
+    lines = r.err.splitlines()  # not a terminal: one plain line per phase, nothing rewritten in place
+    assert "\r" not in r.err and "\x1b" not in r.err
+    assert [line.split(" ")[0] for line in lines] == ["read", "ran", "writing", "writing"], r.err
+    assert lines[0] == "read 6 score rows (2 systems, 1 corpus, 1 metric) and planned 2 analyses in " \
+        + lines[0].rsplit(" in ", 1)[1] and lines[0].endswith(" s")
+    assert lines[1].startswith("ran 2 analyses in ")
+    assert lines[2] == "writing json, html, latex" and lines[3] == "writing the PDF"
+    assert r.out.startswith("wrote ") and not any(x.startswith(("read ", "ran ", "writing")) for x in r.out.splitlines())
+
+
+def test_quiet_build_prints_nothing(cli, tmp_path):
+    spec = _copy_example(tmp_path).with_name("summarizers.yaml")
+    r = cli("build", spec, "-o", tmp_path / "out", "--no-cache", "--formats", "json", "-q")
+    assert r.code == 0 and r.out == "" and r.err == ""
+    assert (tmp_path / "out" / "results.json").is_file()
+
+
+class _Stream:
+    def __init__(self, tty: bool):
+        self.tty, self.text = tty, ""
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, s: str) -> None:
+        self.text += s
+
+    def flush(self) -> None:
+        pass
+
+
+def test_progress_rewrites_one_line_on_a_terminal_with_the_time_left():
+    from sigreport.cli import Progress
+
+    s = _Stream(tty=True)
+    p = Progress(True, s)
+    p.start -= 1.0  # past the half second a quick build stays silent for
+    p.phase("reading scores.csv", transient=True)
+    p(0, 4, "starting")
+    p.run_start -= 6.0  # one analysis took 6 s: three are left
+    p.last = 0.0
+    p(1, 4, "m/c/pairwise")
+    p.finish()
+    assert s.text.startswith("\r\x1b[Kreading scores.csv\r\x1b[K")
+    assert "\r\x1b[Kanalyses 1/4, about 18 s left: m/c/pairwise" in s.text
+    assert s.text.endswith("\r\x1b[K") and "\n" not in s.text
+
+
+def test_progress_off_a_terminal_writes_phase_lines_and_a_line_per_interval():
+    from sigreport.cli import Progress
+
+    s = _Stream(tty=False)
+    p = Progress(True, s, every=0.0)
+    p.phase("reading scores.csv", transient=True)  # may still fail on the user's data: terminal only
+    p.phase("read 6 score rows")
+    p(0, 3, "starting")
+    p(1, 3, "a")
+    p(3, 3, "c")  # the end is the pipeline's "ran N analyses" line
+    assert s.text.splitlines()[0] == "read 6 score rows"
+    assert s.text.splitlines()[1].startswith("analyses 1/3, about ") and len(s.text.splitlines()) == 2
+    quiet = _Stream(tty=True)
+    q = Progress(False, quiet)
+    q.phase("x")
+    q(1, 2, "y")
+    q.finish()
+    assert quiet.text == ""

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sigreport.analyses import build_plan, collect_results
 from sigreport.version import __version__
@@ -24,11 +25,12 @@ from sigreport.execute.cache import code_digest
 from sigreport.execute import Cache, CacheError, Executor, SerialExecutor, run_plan
 from sigreport.execute.dask import DaskExecutor, DaskUnavailable
 from sigreport.plan import Plan
-from sigreport.render.model import ReportModel
-from sigreport.render.views import build_report
 from sigreport.results import Results, from_json, to_json
 from sigreport.results.io import from_dict
 from sigreport.spec import SpecFile, load_spec_file, output_dir
+
+if TYPE_CHECKING:  # rendering (jinja2, matplotlib) is imported only by builds that render
+    from sigreport.render.model import ReportModel
 
 Progress = Callable[[int, int, str], None]
 
@@ -45,6 +47,7 @@ class RunOptions:
 
 
 CACHE_DIR = ".sigreport-cache"
+FORMAT_ORDER = ("json", "html", "latex", "pdf")
 
 
 def executor_for(run: RunOptions) -> Executor:
@@ -65,19 +68,41 @@ def open_cache(run: RunOptions, sf: SpecFile) -> Cache | None:
     try:
         return Cache.open(folder, f"{__version__}+{code_digest()}")
     except CacheError as exc:
-        source = str(sf.path)
-        raise UserError(source, [Problem(source, None, "--cache", f"{exc}; pass --no-cache or another --cache DIR")]
-                        ) from None
+        raise RunError(f"cannot use the {exc}; pass --no-cache or another --cache DIR; nothing was written"
+                       ) from None
 
 
-def run_analyses(p: "Prepared", run: RunOptions, progress: Progress | None) -> dict[str, Any]:
-    """Run the plan with the chosen executor and cache; executor failures are user errors."""
-    cache = open_cache(run, p.spec_file)
+def run_analyses(p: "Prepared", run: RunOptions, progress: Progress | None,
+                 cache: Cache | None | bool = True) -> dict[str, Any]:
+    """Run the plan with the chosen executor and cache (``True``: open the one ``run`` names); executor
+    failures are user errors, raised before any report file is written."""
+    if cache is True:
+        cache = open_cache(run, p.spec_file)
+    t0 = time.monotonic()
     try:
-        return run_plan(p.plan, p.dataset, executor_for(run), progress, cache)
+        results = run_plan(p.plan, p.dataset, executor_for(run), progress, cache or None)
     except DaskUnavailable as exc:
-        source = str(p.spec_file.path)
-        raise UserError(source, [Problem(source, None, "--executor", str(exc))]) from None
+        raise RunError(f"{exc}; nothing was written") from None
+    hits = f", {cache.hits} from the cache" if isinstance(cache, Cache) else ""
+    phase(progress, f"ran {len(p.plan.nodes):,} analyses in {time.monotonic() - t0:.1f} s{hits}")
+    return results
+
+
+class RunError(UserError):
+    """A build option that cannot be used (the cache folder, the Dask scheduler): one line, exit 2."""
+
+    def __init__(self, message: str):
+        super().__init__("build", [Problem("build", None, "", message)])
+
+    def render(self) -> str:
+        return f"error: {self.problems[0].render()}"
+
+
+def phase(progress: Progress | None, text: str, transient: bool = False) -> None:
+    """Tell the progress display (the CLI's, which has ``phase``) that a build phase begins."""
+    tell = getattr(progress, "phase", None)
+    if tell is not None:
+        tell(text, transient)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,21 +166,27 @@ def collect_warnings(results: dict[str, Any]) -> list[Problem]:
 
 
 def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list[str],
-                 templates: str | Path | None = None, notices: list[Problem] | None = None) -> list[str]:
+                 templates: str | Path | None = None, notices: list[Problem] | None = None,
+                 progress: Progress | None = None) -> list[str]:
     """Render every requested format into ``dest`` (a fresh folder). Returns the files written.
 
     Warnings about the output itself (characters LaTeX cannot print) are appended to ``notices``.
     """
-    from sigreport.render.html import render_html
-    from sigreport.render.latex import render_latex
-
+    shown = [f for f in FORMAT_ORDER if f in formats and f != "pdf"]
+    phase(progress, f"writing {', '.join(shown)}" if shown else "writing the PDF")
     res = collect(p, results)
-    drawn = None if set(formats) & {"html", "pdf", "latex"} else ()  # results.json alone shows no figure
-    model = build_report(res, p.spec_file.path.name, figures=drawn)
     written = []
     if "json" in formats:
         (dest / "results.json").write_text(to_json(res), encoding="utf-8")
         written.append("results.json")
+    if set(formats) <= {"json"}:
+        return written  # nothing to render: jinja2 and matplotlib are never imported
+    from sigreport.render.html import render_html
+    from sigreport.render.latex import render_latex
+    from sigreport.render.views import build_report
+
+    # figures carry their vector PDF only for LaTeX (HTML and the PDF report embed the SVG)
+    model = build_report(res, p.spec_file.path.name, figure_pdf="latex" in formats)
     html = None
     if "html" in formats or "pdf" in formats:
         html = render_html(model, templates)
@@ -165,6 +196,8 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     if "pdf" in formats:
         from sigreport.render.pdf import render_pdf
 
+        if shown:
+            phase(progress, "writing the PDF")
         render_pdf(html, dest / "report.pdf")
         written.append("report.pdf")
     if "latex" in formats:
@@ -176,7 +209,7 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     return written + write_paper_files(model, dest, formats)
 
 
-def write_paper_files(model: ReportModel, dest: Path, formats: list[str]) -> list[str]:
+def write_paper_files(model: "ReportModel", dest: Path, formats: list[str]) -> list[str]:
     """main.md and main.csv (with any format but json alone), and with latex the figures as vector PDFs,
     one ``figures/<name>.tex`` snippet each and ``figures/README.txt``. Returns the files written."""
     from sigreport.render.figure_files import write_figures
@@ -207,13 +240,18 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     say = say or _say
     sf = spec_file(spec_path)
     dest = release.dest if release else (Path(out).resolve() if out else output_dir(sf))
+    cache = open_cache(run, sf)  # an unusable cache folder stops the build before the data is read
+    t0 = time.monotonic()
+    phase(progress, f"reading {_data_names(sf)}", transient=True)
     ds = load_data(sf)
     with store.locked(dest, wait):
         store.recover(dest, say)
         store.check_inputs_outside(dest, input_paths(sf, templates))
         store.check_destination(dest)
         p = Prepared(sf, ds, build_plan(sf.spec, ds, previous or previous_of(release, dest)), dest)
-        results = run_analyses(p, run, progress)
+        phase(progress, f"read {_shape(ds)} and planned {len(p.plan.nodes):,} analyses in "
+                        f"{time.monotonic() - t0:.1f} s")
+        results = run_analyses(p, run, progress, cache)
         warnings = collect_warnings(results)
         if strict and warnings:
             raise StrictError(str(p.spec_file.path), warnings)
@@ -222,7 +260,7 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
             fmts = [*fmts, "json"]  # a release's diff and index read its results.json
 
         def fill(tmp: Path) -> list[str]:
-            written = write_report(p, results, tmp, fmts, templates, warnings)
+            written = write_report(p, results, tmp, fmts, templates, warnings, progress)
             if release:
                 given = releases.release_inputs(p.spec_file, fmts, templates, __version__)
                 written += releases.finish_release(release, tmp, given)
@@ -232,6 +270,19 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     if release:
         releases.write_index(release.archive)
     return dest, written, warnings
+
+
+def _data_names(sf: SpecFile) -> str:
+    data = sf.spec.data
+    return ", ".join(Path(f).name for f in (data.scores, data.predictions, data.annotations) if f) or "the data"
+
+
+def _shape(ds: Dataset) -> str:
+    """"1,000,000 score rows (20 systems, 10 corpora, 5 metrics)", for the progress display."""
+    counts = [(len(ds.systems), "system", "systems"), (len(ds.corpora), "corpus", "corpora"),
+              (len(ds.metrics), "metric", "metrics")]
+    parts = ", ".join(f"{n:,} {one if n == 1 else many}" for n, one, many in counts)
+    return f"{ds.n_rows:,} score rows ({parts})" if ds.n_rows else f"the data ({parts})"
 
 
 def _say(message: str) -> None:

@@ -49,6 +49,8 @@ class Cache:
     @classmethod
     def open(cls, folder: str | Path, version: str) -> "Cache":
         folder = Path(folder)
+        if folder.exists() and not folder.is_dir():
+            raise CacheError(f"cache folder {folder}: it is a file, not a folder")
         try:
             folder.mkdir(parents=True, exist_ok=True)
             key_file = folder / ".key"
@@ -63,7 +65,7 @@ class Cache:
             probe.write_bytes(b"")
             probe.unlink()
         except OSError as exc:
-            raise CacheError(f"cache folder {folder}: {exc.strerror or exc}") from None
+            raise CacheError(f"cache folder {folder}: it cannot be written ({exc.strerror or exc})") from None
         if len(key) != 32:
             raise CacheError(f"cache folder {folder}: its .key file is damaged; delete the folder")
         return cls(folder, key, version)

@@ -50,7 +50,9 @@ class DaskExecutor:
                 self.client = Client(self.cluster)
         except (OSError, TimeoutError) as exc:
             self.close()
-            raise DaskUnavailable(f"cannot reach the Dask scheduler {self.scheduler}: {exc}") from None
+            where = f"the Dask scheduler at {self.scheduler}" if self.scheduler else "a local Dask cluster"
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise DaskUnavailable(f"cannot reach {where}: {reason}") from None
         self.data = self.client.scatter(dataset, broadcast=True)
 
     def run(self, tasks: Sequence[Task], done: Callable[[Node], None]) -> list[Any]:

@@ -11,6 +11,7 @@ results.json alone.
 from __future__ import annotations
 
 import json
+import math
 import types
 from typing import Any
 
@@ -21,8 +22,92 @@ SCHEMA_VERSION = 1
 
 
 def to_json(results: Results) -> str:
-    """The results.json text (the same bytes for the same results)."""
-    return json.dumps(results.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The results.json text (the same bytes for the same results): exactly ``json.dumps(results.to_dict(),
+    indent=2, ensure_ascii=False, allow_nan=False) + "\\n"``, written by :func:`dumps_indented`."""
+    return dumps_indented(results.to_dict()) + "\n"
+
+
+def dumps_indented(doc: Any) -> str:
+    """``json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)``, byte for byte, in one pass.
+
+    With ``indent`` the json module falls back to its pure-Python encoder, a chain of generators that
+    costs seconds on a large report; this writes the same text with one function call per container and
+    C-level string escaping (tests/test_startup.py compares the two on every example and edge case)."""
+    parts: list[str] = []
+    _write(doc, "\n", parts)
+    return "".join(parts)
+
+
+_escape = json.encoder.encode_basestring  # the C function json.dumps uses with ensure_ascii=False
+
+
+def _scalar(v: Any) -> str | None:
+    """The JSON text of a string, number, bool or None as json.dumps writes it; None for containers."""
+    if isinstance(v, str):
+        return _escape(v)
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return int.__repr__(v)
+    if isinstance(v, float):
+        if v != v or v in (math.inf, -math.inf):
+            raise ValueError("Out of range float values are not JSON compliant: " + repr(v))
+        return float.__repr__(v)
+    return None
+
+
+def _key(k: Any) -> str:
+    """A dict key as json.dumps writes it (strings escaped; numbers, bools and None as their text)."""
+    if isinstance(k, str):
+        return _escape(k)
+    text = _scalar(k)
+    if text is None:
+        raise TypeError(f"keys must be str, int, float, bool or None, not {type(k).__name__}")
+    return f'"{text}"'
+
+
+def _write(v: Any, newline: str, out: list[str]) -> None:
+    kind = type(v)
+    if kind is float:
+        if v != v or v in (math.inf, -math.inf):
+            raise ValueError("Out of range float values are not JSON compliant: " + repr(v))
+        out.append(float.__repr__(v))
+        return
+    if kind is str:
+        out.append(_escape(v))
+        return
+    if isinstance(v, dict):
+        if not v:
+            out.append("{}")
+            return
+        inner = newline + "  "
+        sep = "{" + inner
+        for k, x in v.items():
+            out.append(sep + _key(k) + ": ")
+            sep = "," + inner
+            _write(x, inner, out)
+        out.append(newline + "}")
+        return
+    if isinstance(v, (list, tuple)):
+        if not v:
+            out.append("[]")
+            return
+        inner = newline + "  "
+        sep = "[" + inner
+        for x in v:
+            out.append(sep)
+            sep = "," + inner
+            _write(x, inner, out)
+        out.append(newline + "]")
+        return
+    text = _scalar(v)
+    if text is None:
+        raise TypeError(f"Object of type {type(v).__name__} is not JSON serializable")
+    out.append(text)
 
 
 class LoadedRecord(types.SimpleNamespace, Record):

@@ -48,8 +48,8 @@ import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
+from sigreport.stats.lazy import scipy_stats as stats
 from sigreport.stats.result import finite_or_none
 
 MEASURES = ("cohen_kappa", "weighted_kappa_linear", "weighted_kappa_quadratic", "fleiss_kappa",

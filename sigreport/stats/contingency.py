@@ -24,8 +24,8 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from scipy import stats
 
+from sigreport.stats.lazy import scipy_stats as stats
 from sigreport.stats.result import finite_or_none
 
 EXACT_THRESHOLD = 25

@@ -54,8 +54,8 @@ import dataclasses
 import math
 
 import numpy as np
-from scipy import stats
 
+from sigreport.stats.lazy import scipy_stats as stats
 from sigreport.stats.pairwise import t_critical
 from sigreport.stats.result import finite_or_none
 

@@ -24,8 +24,8 @@ import dataclasses
 import math
 
 import numpy as np
-from scipy import stats as sps
 
+from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import EffectSize, finite_or_none
 
 SPHERICITY_MODES = ("auto", "greenhouse_geisser", "huynh_feldt", "none")

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
-from scipy import stats as sps
 
+from sigreport.stats.lazy import scipy_special as special
+from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -34,6 +36,45 @@ class Descriptives:
     warnings: tuple[str, ...] = ()
 
 
+def _regular(*values: float) -> bool:
+    """Every value finite and the degrees of freedom (the last) positive: where scipy.stats' ``t`` and
+    ``nct`` only pass their arguments on to scipy.special (checked in tests/stats/test_special_paths.py)."""
+    return all(math.isfinite(v) for v in values) and values[-1] > 0
+
+
+def t_sf(x: float, df: float) -> float:
+    """``scipy.stats.t.sf(x, df)``: for regular arguments its own ``special.stdtr(df, -x)``, without the
+    ~50 us of argument handling per call (a 1M-row report makes tens of thousands of calls)."""
+    return float(special.stdtr(df, -x)) if _regular(x, df) else float(sps.t.sf(x, df))
+
+
+def t_cdf(x: float, df: float) -> float:
+    """``scipy.stats.t.cdf(x, df)`` (``special.stdtr(df, x)`` for regular arguments)."""
+    return float(special.stdtr(df, x)) if _regular(x, df) else float(sps.t.cdf(x, df))
+
+
+def t_ppf(q: float, df: float) -> float:
+    """``scipy.stats.t.ppf(q, df)`` (``special.stdtrit(df, q) * 1 + 0``, as it computes it, for 0 < q < 1 and
+    regular df)."""
+    if 0.0 < q < 1.0 and _regular(df):
+        return float(special.stdtrit(df, q)) * 1.0 + 0.0
+    return float(sps.t.ppf(q, df))
+
+
+def nct_cdf(x: float, df: float, ncp: float) -> float:
+    """``scipy.stats.nct.cdf(x, df, ncp)`` (``special.nctdtr(df, ncp, x)`` for regular arguments)."""
+    return float(special.nctdtr(df, ncp, x)) if _regular(x, ncp, df) else float(sps.nct.cdf(x, df, ncp))
+
+
+def shapiro(d: np.ndarray) -> Any:
+    """``scipy.stats.shapiro(d)``. For a finite 1-d float array of 3 or more values, the function under its
+    nan-policy/axis wrapper, which would only pass the same array on (a quarter of the time per call)."""
+    raw = getattr(sps.shapiro, "__wrapped__", None)
+    if raw is not None and d.ndim == 1 and d.size >= 3 and d.dtype == np.float64 and np.isfinite(d).all():
+        return raw(d)
+    return sps.shapiro(d)
+
+
 def describe(x: np.ndarray, ci_level: float = 0.95) -> Descriptives:
     """n, mean, sd (ddof 1), median and the t confidence interval of the mean."""
     x = np.asarray(x, dtype=float)
@@ -46,33 +87,33 @@ def describe(x: np.ndarray, ci_level: float = 0.95) -> Descriptives:
         warnings.append("only one item: the standard deviation and the CI of the mean are undefined")
         return Descriptives(n, mean, None, float(np.median(x)), None, None, ci_level, tuple(warnings))
     sd = float(np.std(x, ddof=1))
-    half = sps.t.ppf(0.5 + ci_level / 2, n - 1) * sd / np.sqrt(n)
+    half = t_ppf(0.5 + ci_level / 2, n - 1) * sd / np.sqrt(n)
     return Descriptives(n, mean, sd, float(np.median(x)), mean - half, mean + half, ci_level, ())
 
 
 def _t_pvalue(t: float, df: float, alternative: str) -> float:
     if alternative == "two-sided":
-        return float(2 * sps.t.sf(abs(t), df))
+        return float(2 * t_sf(abs(t), df))
     if alternative == "greater":
-        return float(sps.t.sf(t, df))
-    return float(sps.t.cdf(t, df))
+        return t_sf(t, df)
+    return t_cdf(t, df)
 
 
 def t_critical(alpha: float, df: float, alternative: str) -> float:
     """Critical t at level alpha: the rejection region is |t| >= c (two-sided), t >= c or t <= c."""
     if alternative == "two-sided":
-        return float(sps.t.ppf(1 - alpha / 2, df))
+        return t_ppf(1 - alpha / 2, df)
     if alternative == "greater":
-        return float(sps.t.ppf(1 - alpha, df))
-    return float(sps.t.ppf(alpha, df))
+        return t_ppf(1 - alpha, df)
+    return t_ppf(alpha, df)
 
 
 def _t_interval(mean: float, se: float, df: float, level: float, alternative: str) -> tuple[float, float]:
     """Confidence interval matching the alternative (one-sided bounds for one-sided tests, as R)."""
     if alternative == "two-sided":
-        h = sps.t.ppf(0.5 + level / 2, df) * se
+        h = t_ppf(0.5 + level / 2, df) * se
         return mean - h, mean + h
-    q = sps.t.ppf(level, df) * se
+    q = t_ppf(level, df) * se
     return (mean - q, np.inf) if alternative == "greater" else (-np.inf, mean + q)
 
 
@@ -118,7 +159,7 @@ def paired_t(
     p = _t_pvalue(t, df, alternative)
     lo, hi = _t_interval(mean, se, df, ci_level, alternative)
     if n >= 3:
-        sw = sps.shapiro(d)
+        sw = shapiro(d)
         extra["shapiro_pvalue"] = float(sw.pvalue)
         extra["normality_rejected"] = bool(sw.pvalue < alpha)
         if sw.pvalue < alpha and n < 30:
@@ -173,7 +214,7 @@ def describe_differences(a: np.ndarray, b: np.ndarray) -> DifferenceSummary:
     if n < 3 or sd <= 1e-12 * max(1.0, float(np.max(np.abs(d)))):
         why = "n < 3" if n < 3 else "the differences are constant"
         return DifferenceSummary(n, mean, sd, se, None, None, (f"Shapiro-Wilk is undefined: {why}",))
-    sw = sps.shapiro(d)
+    sw = shapiro(d)
     return DifferenceSummary(n, mean, sd, se, float(sw.statistic), float(sw.pvalue))
 
 
@@ -220,7 +261,7 @@ def noncentral_t_ci(t: float, df: float, level: float) -> tuple[float | None, fl
     tail = (1 - level) / 2
 
     def f(ncp: float, target: float) -> float:
-        v = float(sps.nct.cdf(t, df, ncp))
+        v = nct_cdf(t, df, ncp)
         if not math.isfinite(v):  # scipy returns NaN far in a tail; the cdf is then ~0 or ~1
             v = 1.0 - float(sps.nct.sf(t, df, ncp))
         if not math.isfinite(v):

@@ -36,9 +36,9 @@ import functools
 import math
 
 import numpy as np
-from scipy import stats as sps
 
 from sigreport.stats.correction import adjust
+from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import finite_or_none
 
 STEP_METHODS = ("holm", "hochberg")
@@ -114,8 +114,12 @@ def _se(k: int, n: int) -> float:
     return math.sqrt(k * (k + 1) / (6.0 * n))
 
 
+@functools.lru_cache(maxsize=256)
 def nemenyi_q(k: int, alpha: float = 0.05) -> float:
-    """Nemenyi q_alpha = studentized range quantile q(1 - alpha; k, inf) / sqrt(2) (Demšar Table 5a)."""
+    """Nemenyi q_alpha = studentized range quantile q(1 - alpha; k, inf) / sqrt(2) (Demšar Table 5a).
+
+    Cached per (k, alpha): the quantile is a numerical inversion of a numerical integral (~10 ms), and
+    a report asks for the same one once per metric and corpus."""
     if k < 2:
         raise ValueError("the studentized range needs k >= 2")
     return float(sps.studentized_range.ppf(1 - alpha, k, np.inf) / math.sqrt(2))

@@ -55,8 +55,8 @@ import functools
 import math
 
 import numpy as np
-from scipy import stats as sps
 
+from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none
 
 ALTERNATIVES = ("two-sided", "greater", "less")

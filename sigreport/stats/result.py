@@ -40,10 +40,21 @@ def to_jsonable(obj: Any) -> Any:
 
     A dataclass may name its JSON fields and their order in a class attribute ``json_fields``
     (attributes or properties); its ``extra`` mapping then follows them as further fields. Objects
-    with plain attributes (``types.SimpleNamespace``, as records read back from JSON) keep them."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        custom = getattr(type(obj), "json_fields", None)
-        out = {name: to_jsonable(getattr(obj, name)) for name in custom or [f.name for f in dataclasses.fields(obj)]}
+    with plain attributes (``types.SimpleNamespace``, as records read back from JSON) keep them.
+
+    Linear in the size of the result: plain numbers and strings return at once, and each class's
+    field names are looked up once (a 1M-row report has hundreds of thousands of values)."""
+    kind = type(obj)
+    if kind is str or kind is bool or kind is int or obj is None:
+        return obj
+    if kind is float:
+        return obj if math.isfinite(obj) else None
+    fields = _FIELDS.get(kind)
+    if fields is None and dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        fields = _fields_of(kind)
+    if fields is not None:
+        names, custom = fields
+        out = {name: to_jsonable(getattr(obj, name)) for name in names}
         if custom:
             for k, v in (getattr(obj, "extra", None) or {}).items():
                 out.setdefault(k, to_jsonable(v))
@@ -63,6 +74,17 @@ def to_jsonable(obj: Any) -> Any:
     if isinstance(obj, (float, np.floating)):
         return finite_or_none(obj)
     return obj
+
+
+_FIELDS: dict[type, tuple[tuple[str, ...], bool]] = {}
+
+
+def _fields_of(cls: type) -> tuple[tuple[str, ...], bool]:
+    """A dataclass's JSON field names (its ``json_fields``, else its fields) and whether they were named."""
+    custom = getattr(cls, "json_fields", None)
+    names = tuple(custom) if custom else tuple(f.name for f in dataclasses.fields(cls))
+    _FIELDS[cls] = (names, bool(custom))
+    return _FIELDS[cls]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -38,9 +38,9 @@ import warnings as _warnings
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
 from sigreport.stats.correction import METHODS as CORRECTIONS
+from sigreport.stats.lazy import scipy_stats as stats
 
 #: Items from which the t test / RM-ANOVA is used without a normality check (CLT rule).
 MIN_ITEMS_CLT = 30

@@ -1,0 +1,391 @@
+"""Benchmark of whole ``sigreport`` processes against the targets of issue 11 ("Fast at every size").
+
+Every case is generated into a temporary folder (not timed), then run as a whole process
+(``python -m sigreport.cli ...``, as the console script) ``--repeat`` times. Each run's wall time and peak memory are measured
+(peak memory: ``ru_maxrss`` of the child from ``os.wait4``, which covers the child and the worker
+processes it waited for). The table shows the median wall time and the largest peak memory against
+the targets, and, where the case has one, the ratio to its peer measured in the same run.
+
+Cases (targets from the issue, for a 2-core machine):
+
+==========  =======================================================================  ================
+name        case                                                                     target
+==========  =======================================================================  ================
+boot1m      1M-row CSV (20 systems x 10 corpora x 5 metrics x 1,000 items), paired   <= 8 s, <= 1 GB
+            bootstrap B = 10,000, Friedman + Nemenyi, html+latex+json
+t1m         the same data with paired t + RM-ANOVA                                   <= 4 s
+validate1m  ``sigreport validate`` of that spec (peer: pandas' pyarrow CSV reader)    <= 1.5 s
+validate6   ``sigreport validate`` of a 6-row spec (configs/summarizers.yaml)        <= 0.8 s
+json6       ``sigreport build --formats json`` of that 6-row spec                    <= 1.2 s
+engine      corpus BLEU, k = 20, n = 100,000, B = 1,000, all pairs + CIs (the        <= 0.8 s engine,
+            child of ``bench_resampling.py``)                                        <= 1.5 s process,
+                                                                                     <= 600 MB
+pdf         the PDF alone (``render_pdf`` of the built index.html, in its own        <= 6 s
+            process) of a 10 x 3 x 2 x 5,000-item bootstrap report
+boot10m     10M rows (100 systems x 5 corpora x 2 metrics x 10,000 items),          <= 60 s, <= 6 GB
+            bootstrap B = 1,000, Friedman + Nemenyi, json
+cache       boot1m rebuilt with ``--cache`` after one metric's data changed, vs.     <= 0.25 x cold
+            the cold build into an empty cache (the peer)
+jobs        boot1m with ``--jobs 2`` vs. ``--jobs 1`` (the peer), no cache           <= 0.65 x
+==========  =======================================================================  ================
+
+Usage::
+
+    python benchmarks/bench_build.py --quick                 # the small and 1M cases (a few minutes)
+    python benchmarks/bench_build.py                         # everything (boot10m takes minutes)
+    python benchmarks/bench_build.py --cases validate6,json6 --repeat 5 --keep /tmp/bench-build
+
+The machine may be shared: the load average before and after is printed; figures measured on a busy
+machine are upper bounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SIGREPORT = [sys.executable, "-m", "sigreport.cli"]
+
+
+@dataclasses.dataclass
+class Run:
+    """One measured process: wall seconds, peak memory (MB) and anything the child reported."""
+
+    seconds: float
+    rss_mb: float
+    info: dict
+    cpu: float = 0.0  # user + system CPU seconds of the child and its reaped workers
+
+
+@dataclasses.dataclass
+class Row:
+    """One line of the final table."""
+
+    case: str
+    measured: str
+    target: str
+    ok: bool
+    peer: str = ""
+
+
+def run(cmd: list[str], cwd: Path | None = None) -> Run:
+    """Run ``cmd`` to completion; wall time and the child's peak RSS (it and its reaped workers)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env, stdout=fo, stderr=fe)
+        _, status, usage = os.wait4(proc.pid, 0)  # not proc.wait(): wait4 also gives the child's rusage
+        seconds = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        fo.seek(0)
+        fe.seek(0)
+        out, err = fo.read(), fe.read()
+    if proc.returncode != 0:
+        raise SystemExit(f"failed ({proc.returncode}): {' '.join(map(str, cmd))}\n{err.decode()[-3000:]}")
+    info: dict = {}
+    last = out.decode().strip().splitlines()[-1:] if out else []
+    if last and last[0].startswith("{"):
+        info = json.loads(last[0])
+    return Run(seconds, usage.ru_maxrss / 1024, info, usage.ru_utime + usage.ru_stime)
+
+
+def repeat(cmd: list[str], n: int, before: Callable[[], None] | None = None) -> list[Run]:
+    out = []
+    for _ in range(n):
+        if before is not None:
+            before()
+        out.append(run(cmd))
+    return out
+
+
+def median(runs: list[Run]) -> float:
+    return statistics.median(r.seconds for r in runs)
+
+
+def peak(runs: list[Run]) -> float:
+    return max(r.rss_mb for r in runs)
+
+
+def cpu(runs: list[Run]) -> str:
+    """" (CPU 3.1 s)": the median CPU time, the figure a shared, loaded machine distorts least."""
+    return f" (CPU {statistics.median(r.cpu for r in runs):.1f} s)"
+
+
+# ----------------------------------------------------------------------------------------------
+# generated cases
+# ----------------------------------------------------------------------------------------------
+
+
+def write_scores(path: Path, systems: int, corpora: int, metrics: int, items: int, seed: int = 0) -> None:
+    """A long CSV (system, corpus, item, metric, value), written one system at a time (bounded memory).
+
+    Each system has its own mean (0.50 + 0.002 x index) and items share a difficulty, so some pairs
+    differ and some do not, as in a real benchmark."""
+    rng = np.random.default_rng(seed)
+    c, m, i = np.meshgrid(np.arange(corpora), np.arange(metrics), np.arange(items), indexing="ij")
+    c, m, i = c.ravel(), m.ravel(), i.ravel()
+    suffix = (",c" + c.astype(str).astype(object) + ",i" + i.astype(str).astype(object) + ",m"
+              + m.astype(str).astype(object) + ",")
+    difficulty = rng.standard_normal(c.size) * 0.1
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write("system,corpus,item,metric,value\n")
+        for s in range(systems):
+            values = np.round(0.5 + 0.002 * s + difficulty + 0.1 * rng.standard_normal(c.size), 4)
+            fh.write("\n".join(f"S{s}" + suffix + values.astype(str).astype(object)) + "\n")
+
+
+def write_spec(folder: Path, metrics: int, tests: str, formats: str, name: str = "spec.yaml",
+               scores: str = "scores.csv") -> Path:
+    metric_lines = "".join(f"  m{k}: {{higher_is_better: true, decimals: 3}}\n" for k in range(metrics))
+    spec = folder / name
+    spec.write_text(f"title: bench\nseed: 1\ndata: {{scores: {scores}}}\nmetrics:\n{metric_lines}"
+                    f"tests: {tests}\noutputs: {{formats: [{formats}]}}\n", encoding="utf-8")
+    return spec
+
+
+BOOT = "{pairwise: bootstrap, resamples: %d, omnibus: friedman, posthoc: nemenyi}"
+T_ANOVA = "{pairwise: paired_t, omnibus: rm_anova}"
+
+
+def case_1m(root: Path) -> Path:
+    folder = root / "1m"
+    if not (folder / "scores.csv").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        write_scores(folder / "scores.csv", 20, 10, 5, 1000)
+    write_spec(folder, 5, BOOT % 10_000, "html, latex, json", "boot.yaml")
+    write_spec(folder, 5, T_ANOVA, "html, latex, json", "t.yaml")
+    return folder
+
+
+def build(spec: Path, out: Path, *extra: str) -> list[str]:
+    return [*SIGREPORT, "build", "-q", str(spec), "-o", str(out), *extra]
+
+
+def fresh(path: Path) -> Callable[[], None]:
+    return lambda: shutil.rmtree(path, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# cases
+# ----------------------------------------------------------------------------------------------
+
+
+def mb(x: float) -> str:
+    return f"{x / 1024:.2f} GB" if x >= 1024 else f"{x:.0f} MB"
+
+
+def c_boot1m(root: Path, n: int) -> list[Row]:
+    folder = case_1m(root)
+    out = root / "out-boot1m"
+    runs = repeat(build(folder / "boot.yaml", out, "--no-cache"), n, fresh(out))
+    t, rss = median(runs), peak(runs)
+    return [Row("boot1m: 1M rows, bootstrap B=10,000 + Friedman/Nemenyi, html+latex+json",
+                f"{t:.1f} s{cpu(runs)}, {mb(rss)}", "<= 8 s, <= 1 GB", t <= 8 and rss <= 1024)]
+
+
+def c_t1m(root: Path, n: int) -> list[Row]:
+    folder = case_1m(root)
+    out = root / "out-t1m"
+    runs = repeat(build(folder / "t.yaml", out, "--no-cache"), n, fresh(out))
+    t, rss = median(runs), peak(runs)
+    return [Row("t1m: 1M rows, paired t + RM-ANOVA, html+latex+json", f"{t:.1f} s{cpu(runs)}, {mb(rss)}", "<= 4 s", t <= 4)]
+
+
+PYARROW_READ = "import sys, pandas; pandas.read_csv(sys.argv[1], engine='pyarrow')"
+
+
+def c_validate1m(root: Path, n: int) -> list[Row]:
+    folder = case_1m(root)
+    runs = repeat([*SIGREPORT, "validate", "-q", folder / "boot.yaml"], n)
+    peer = repeat([sys.executable, "-c", PYARROW_READ, folder / "scores.csv"], n)
+    t, tp = median(runs), median(peer)
+    return [Row("validate1m: validate of the 1M-row spec", f"{t:.2f} s{cpu(runs)}, {mb(peak(runs))}", "<= 1.5 s", t <= 1.5,
+                f"{t / tp:.1f}x pandas pyarrow read_csv process ({tp:.2f} s{cpu(peer)})")]
+
+
+def small_spec(root: Path) -> Path:
+    folder = root / "small"
+    if not folder.exists():
+        shutil.copytree(ROOT / "configs", folder, ignore=shutil.ignore_patterns("*.py"))
+    return folder / "summarizers.yaml"
+
+
+def c_validate6(root: Path, n: int) -> list[Row]:
+    spec = small_spec(root)
+    runs = repeat([*SIGREPORT, "validate", "-q", spec], n)
+    base = repeat([sys.executable, "-c", "pass"], n)
+    t, tb = median(runs), median(base)
+    return [Row("validate6: validate of a 6-row spec", f"{t:.2f} s{cpu(runs)}", "<= 0.8 s", t <= 0.8,
+                f"bare python start-up {tb:.2f} s")]
+
+
+def c_json6(root: Path, n: int) -> list[Row]:
+    spec = small_spec(root)
+    out = root / "out-json6"
+    runs = repeat(build(spec, out, "--formats", "json", "--no-cache"), n, fresh(out))
+    t = median(runs)
+    return [Row("json6: build --formats json of a 6-row spec", f"{t:.2f} s{cpu(runs)}", "<= 1.2 s", t <= 1.2)]
+
+
+def c_engine(root: Path, n: int) -> list[Row]:
+    runs = repeat([sys.executable, HERE / "bench_resampling.py", "--child", "corpus", "--workers", "2"], n)
+    engine = statistics.median(r.info["engine_s"] for r in runs)
+    t, rss = median(runs), peak(runs)
+    return [Row("engine: corpus BLEU k=20 n=100,000 B=1,000, all pairs + CIs",
+                f"{engine:.2f} s engine, {t:.2f} s process{cpu(runs)}, {mb(rss)}", "<= 0.8 s, <= 1.5 s, <= 600 MB",
+                engine <= 0.8 and t <= 1.5 and rss <= 600)]
+
+
+PDF_ONLY = ("import sys; from pathlib import Path; from sigreport.render.pdf import render_pdf; "
+            "render_pdf(Path(sys.argv[1]).read_text(encoding='utf-8'), Path(sys.argv[2]))")
+
+
+def c_pdf(root: Path, n: int) -> list[Row]:
+    folder = root / "pdf"
+    if not (folder / "scores.csv").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        write_scores(folder / "scores.csv", 10, 3, 2, 5000)
+    spec = write_spec(folder, 2, BOOT % 10_000, "html")
+    out = root / "out-pdf"
+    fresh(out)()
+    run(build(spec, out, "--no-cache"))
+    runs = repeat([sys.executable, "-c", PDF_ONLY, out / "index.html", root / "report.pdf"], n)
+    t = median(runs)
+    return [Row("pdf: the PDF alone of a 10x3x2x5,000 bootstrap report", f"{t:.1f} s{cpu(runs)}, {mb(peak(runs))}",
+                "<= 6 s", t <= 6)]
+
+
+def c_boot10m(root: Path, n: int) -> list[Row]:
+    folder = root / "10m"
+    if not (folder / "scores.csv").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        write_scores(folder / "scores.csv", 100, 5, 2, 10_000)
+    spec = write_spec(folder, 2, BOOT % 1000, "json")
+    out = root / "out-10m"
+    runs = repeat(build(spec, out, "--no-cache"), n, fresh(out))
+    t, rss = median(runs), peak(runs)
+    return [Row("boot10m: 10M rows (100x5x2x10,000), bootstrap B=1,000 + Friedman/Nemenyi, json",
+                f"{t:.1f} s{cpu(runs)}, {mb(rss)}", "<= 60 s, <= 6 GB", t <= 60 and rss <= 6144)]
+
+
+def c_cache(root: Path, n: int) -> list[Row]:
+    """Cold build into an empty cache, then a rebuild after changing metric m0's values (every run starts
+    from the original data and an empty cache)."""
+    folder = case_1m(root)
+    work = root / "cache"
+    colds, warms = [], []
+    for _ in range(n):
+        fresh(work)()
+        work.mkdir()
+        shutil.copy(folder / "scores.csv", work / "scores.csv")
+        spec = write_spec(work, 5, BOOT % 10_000, "html, latex, json")
+        cache, out = work / "cache", work / "out"
+        colds.append(run(build(spec, out, "--cache", str(cache))))
+        change_metric(work / "scores.csv", "m0")
+        fresh(out)()
+        warms.append(run(build(spec, out, "--cache", str(cache))))
+    cold, warm = median(colds), median(warms)
+    return [Row("cache: boot1m rebuilt after one metric's data changed", f"{warm:.1f} s{cpu(warms)}", "<= 0.25 x cold",
+                warm <= 0.25 * cold, f"{warm / cold:.2f}x cold build ({cold:.1f} s{cpu(colds)})")]
+
+
+def change_metric(path: Path, metric: str) -> None:
+    """Add 0.0001 to every value of ``metric`` (a changed block for each corpus of that metric)."""
+    import pandas as pd
+
+    df = pd.read_csv(path, dtype={"value": float}, keep_default_na=False)
+    hit = df["metric"] == metric
+    df.loc[hit, "value"] = (df.loc[hit, "value"] + 0.0001).round(4)
+    df.to_csv(path, index=False)
+
+
+def c_jobs(root: Path, n: int) -> list[Row]:
+    folder = case_1m(root)
+    out = root / "out-jobs"
+    one = repeat(build(folder / "boot.yaml", out, "--no-cache", "--jobs", "1"), n, fresh(out))
+    two = repeat(build(folder / "boot.yaml", out, "--no-cache", "--jobs", "2"), n, fresh(out))
+    t1, t2 = median(one), median(two)
+    return [Row("jobs: boot1m with --jobs 2", f"{t2:.1f} s{cpu(two)}, {mb(peak(two))}", "<= 0.65 x --jobs 1",
+                t2 <= 0.65 * t1, f"{t2 / t1:.2f}x --jobs 1 ({t1:.1f} s{cpu(one)})")]
+
+
+CASES: dict[str, Callable[[Path, int], list[Row]]] = {
+    "validate6": c_validate6, "json6": c_json6, "validate1m": c_validate1m, "t1m": c_t1m, "boot1m": c_boot1m,
+    "engine": c_engine, "pdf": c_pdf, "cache": c_cache, "jobs": c_jobs, "boot10m": c_boot10m,
+}
+QUICK = ("validate6", "json6", "validate1m", "t1m", "engine")
+
+
+def table(rows: list[Row]) -> str:
+    head = ("case", "measured: wall time (median), CPU, peak memory", "target", "", "peer ratio")
+    cells = [head] + [(r.case, r.measured, r.target, "pass" if r.ok else "FAIL", r.peer) for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
+    lines = ["| " + " | ".join(c[i].ljust(widths[i]) for i in range(len(head))) + " |" for c in cells]
+    lines.insert(1, "| " + " | ".join("-" * w for w in widths) + " |")
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+        mem = next(int(x.split()[1]) for x in Path("/proc/meminfo").read_text().splitlines()
+                   if x.startswith("MemTotal"))
+        ram = f"{mem / 1024 ** 2:.0f} GB RAM"
+    except (OSError, StopIteration, ValueError):
+        ram = "RAM unknown"
+    return f"{os.cpu_count()} CPUs ({model}), {ram}, Python {sys.version.split()[0]}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cases", help=f"comma-separated subset of {','.join(CASES)}")
+    ap.add_argument("--quick", action="store_true", help=f"only {','.join(QUICK)}")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per case (median shown; default 3)")
+    ap.add_argument("--keep", type=Path, help="generate the cases here and keep them (re-used on the next run)")
+    args = ap.parse_args()
+    names = args.cases.split(",") if args.cases else list(QUICK if args.quick else CASES)
+    unknown = [x for x in names if x not in CASES]
+    if unknown:
+        ap.error(f"unknown case(s) {', '.join(unknown)}; known: {', '.join(CASES)}")
+    root = args.keep or Path(tempfile.mkdtemp(prefix="bench-build-"))
+    root.mkdir(parents=True, exist_ok=True)
+    print(f"sigreport whole-process benchmark; {machine()}; median of {args.repeat} runs")
+    print(f"load average before: {', '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
+    rows: list[Row] = []
+    try:
+        for name in names:
+            t0 = time.perf_counter()
+            new = CASES[name](root, args.repeat)
+            rows += new
+            for r in new:  # as each case ends: a long run cut short still leaves its figures
+                print(f"  {name} ({time.perf_counter() - t0:.0f} s): {r.measured}; target {r.target}: "
+                      f"{'pass' if r.ok else 'FAIL'}{'; ' + r.peer if r.peer else ''}", file=sys.stderr, flush=True)
+    finally:
+        if rows:
+            print(table(rows))
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    print(f"load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())} (the machine is shared with "
+          "other jobs: figures measured under load are upper bounds)")
+
+
+if __name__ == "__main__":
+    main()

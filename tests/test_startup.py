@@ -1,0 +1,94 @@
+"""Start-up: each command imports only what it uses (issue 11).
+
+Importing scipy.stats, statsmodels, weasyprint, matplotlib or jinja2 costs from a few hundred
+milliseconds to seconds each; ``--help``, ``validate``, ``schema`` and a json-only build must not pay
+for the ones they never call. Each case runs in a fresh interpreter (``sys.modules`` of the test process
+is polluted by every other test) and reports which of the watched modules got imported. These are not
+timing tests: the timings are in ``benchmarks/bench_build.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from conftest import CONFIGS, ROOT
+
+WATCHED = ("numpy", "pandas", "scipy", "scipy.stats", "statsmodels", "weasyprint", "matplotlib", "jinja2",
+           "pydantic", "sigreport.render", "sigreport.stats")
+RENDERING = {"weasyprint", "matplotlib", "jinja2", "sigreport.render"}
+
+SCRIPT = textwrap.dedent("""
+    import contextlib, io, json, sys
+    from sigreport.cli import main
+    args = json.loads(sys.argv[1])
+    code = None
+    if args:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(args)
+            except SystemExit as exc:
+                code = exc.code
+    watched = json.loads(sys.argv[2])
+    print(json.dumps({"code": code, "loaded": sorted(m for m in watched if m in sys.modules)}))
+""")
+
+
+def loaded_after(*args: str) -> tuple[object, set[str]]:
+    """Exit code of ``sigreport ARGS`` in a fresh interpreter, and the watched modules it imported."""
+    r = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps([str(a) for a in args]), json.dumps(WATCHED)],
+                       capture_output=True, text=True, cwd=ROOT, check=True)
+    info = json.loads(r.stdout.strip().splitlines()[-1])
+    return info["code"], set(info["loaded"])
+
+
+def small_spec(tmp_path: Path) -> Path:
+    """configs/summarizers.yaml (6 score rows, paired t + RM-ANOVA) copied with its data."""
+    (tmp_path / "data").mkdir()
+    shutil.copy(CONFIGS / "data" / "summarizers.csv", tmp_path / "data")
+    shutil.copy(CONFIGS / "summarizers.yaml", tmp_path)
+    return tmp_path / "summarizers.yaml"
+
+
+def test_importing_the_cli_imports_no_library():
+    code, loaded = loaded_after()
+    assert code is None and not loaded, loaded
+
+
+def test_help_imports_no_library():
+    code, loaded = loaded_after("--help")
+    assert code == 0 and not loaded, loaded
+
+
+def test_validate_reads_the_data_but_imports_no_statistics_or_rendering(tmp_path):
+    code, loaded = loaded_after("validate", small_spec(tmp_path))
+    assert code == 0
+    assert "pandas" in loaded  # it does read the table: the check is not vacuous
+    assert not loaded & ({"scipy.stats", "statsmodels"} | RENDERING), loaded
+
+
+def test_json_only_build_imports_no_rendering(tmp_path):
+    spec = small_spec(tmp_path)
+    code, loaded = loaded_after("build", spec, "--formats", "json", "-o", tmp_path / "out", "--no-cache", "-q")
+    assert code == 0 and (tmp_path / "out" / "results.json").is_file()
+    assert "scipy.stats" in loaded  # the paired t test ran (Shapiro-Wilk is scipy.stats')
+    assert not loaded & ({"statsmodels"} | RENDERING), loaded
+
+
+def test_html_build_imports_the_renderer_but_not_the_pdf_engine(tmp_path):
+    spec = small_spec(tmp_path)
+    code, loaded = loaded_after("build", spec, "--formats", "html", "-o", tmp_path / "out", "--no-cache", "-q")
+    assert code == 0
+    assert {"jinja2", "sigreport.render"} <= loaded
+    assert "weasyprint" not in loaded
+
+
+def test_schema_imports_only_the_spec_models(tmp_path):
+    code, loaded = loaded_after("schema", "-o", tmp_path / "schema.json")
+    assert code == 0
+    assert not loaded & ({"numpy", "pandas", "scipy", "statsmodels"} | RENDERING), loaded
