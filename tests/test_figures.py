@@ -331,3 +331,23 @@ def test_matplotlib_is_not_imported_until_a_figure_is_drawn():
     code = ("import sys, sigreport.cli, sigreport.render.figures\n"
             "assert 'matplotlib' not in sys.modules, 'matplotlib imported'\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_figures_skip_the_vector_pdf_when_latex_is_not_written(demsar, tmp_path):
+    """Only LaTeX output uses a figure's PDF (HTML and the PDF report embed the SVG), so a model built with
+    ``figure_pdf=False`` carries the same SVGs and no PDF bytes; an html build writes no figures/ folder,
+    a latex build writes every figure's PDF."""
+    from sigreport.cli import main
+    from sigreport.render.views import build_report
+
+    with_pdf, without = build_report(demsar), build_report(demsar, figure_pdf=False)
+    assert with_pdf.figures() and all(f.pdf for f in with_pdf.figures())
+    assert [f.svg for f in without.figures()] == [f.svg for f in with_pdf.figures()]
+    assert not any(f.pdf for f in without.figures())
+    html = tmp_path / "html"
+    assert main(["build", "-q", "--no-cache", "--formats", "html", "-o", str(html), str(CONFIGS / "demsar.yaml")]) == 0
+    assert not (html / "figures").exists() and "<svg" in (html / "index.html").read_text(encoding="utf-8")
+    tex = tmp_path / "tex"
+    assert main(["build", "-q", "--no-cache", "--formats", "latex", "-o", str(tex), str(CONFIGS / "demsar.yaml")]) == 0
+    pdfs = sorted((tex / "figures").glob("*.pdf"))
+    assert pdfs and all(p.read_bytes().startswith(b"%PDF") for p in pdfs)

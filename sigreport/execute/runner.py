@@ -4,7 +4,9 @@ The runner knows nothing of analysis kinds. It walks the DAG in waves (every nod
 dependencies are done), answers what it can from the cache, and hands the rest to an executor,
 which looks each node's blocks up in the dataset (:meth:`~sigreport.plan.BlockSource.lookup`) and calls
 the node's function with them, the node's parameters and its dependencies' results. Every executor
-gives the same results: a node's randomness comes from the spec's seed and its id only.
+gives the same results: a node's randomness comes from the spec's seed and the node's parameters and
+data (bootstrap and permutation replicates: the corpus, B and the number of items; see
+``sigreport.analyses.common.RESAMPLE_CONTRACT``), never from the order or place it runs in.
 """
 
 from __future__ import annotations

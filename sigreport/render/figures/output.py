@@ -19,6 +19,7 @@ no Type 3 fonts, which some publishers' PDF checks reject.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import functools
 import html
@@ -148,11 +149,28 @@ def new_figure(width: float, height: float) -> Figure:
     return fig
 
 
+# Whether export() also writes the vector PDF. Only LaTeX output uses it (HTML and the PDF report embed
+# the SVG), and embedding the font makes it most of a figure's cost, so a build without LaTeX skips it.
+_WITH_PDF: contextvars.ContextVar[bool] = contextvars.ContextVar("sigreport_figure_pdf", default=True)
+
+
+@contextlib.contextmanager
+def vector_pdf(wanted: bool) -> Iterator[None]:
+    """Within the block, figures carry their PDF bytes only if ``wanted`` (else ``pdf`` is empty)."""
+    token = _WITH_PDF.set(wanted)
+    try:
+        yield
+    finally:
+        _WITH_PDF.reset(token)
+
+
 def export(fig: Figure, name: str, caption: str) -> FigureOutput:
-    """Write ``fig`` as SVG and PDF with fixed metadata; call inside :func:`style`."""
+    """Write ``fig`` as SVG and (unless :func:`vector_pdf` says not) PDF with fixed metadata; call inside
+    :func:`style`."""
     svg_buf, pdf_buf = io.BytesIO(), io.BytesIO()
     fig.savefig(svg_buf, format="svg", metadata=SVG_METADATA)
-    fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
+    if _WITH_PDF.get():
+        fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
     texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text") and a.get_visible())]
     return FigureOutput(name, caption, inline_svg(svg_buf.getvalue().decode("utf-8"), name, caption),
                         pdf_buf.getvalue(), missing_glyphs(texts))

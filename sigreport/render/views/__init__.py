@@ -14,7 +14,7 @@ from typing import Any
 
 from sigreport.render import names
 from sigreport.render.figures import KINDS, figures_of
-from sigreport.render.figures.output import missing_warning
+from sigreport.render.figures.output import missing_warning, vector_pdf
 from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section
 from sigreport.render.views.common import Labels, latex_options
 from sigreport.render.views.conclusions import conclusions, report_baseline
@@ -28,18 +28,20 @@ VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS}
 
 
 def build_report(results: Any, source: str = "results.json",
-                 figures: Collection[str] | None = None) -> ReportModel:
+                 figures: Collection[str] | None = None, figure_pdf: bool = True) -> ReportModel:
     """The report model of ``results`` (a :class:`sigreport.results.Results`); ``source`` names the spec
     file the report says it was generated from; ``figures``: the figure kinds drawn (default: the spec's
-    ``outputs.figures``, every kind for results read back from results.json)."""
+    ``outputs.figures``, every kind for results read back from results.json); ``figure_pdf``: whether
+    figures also carry their vector PDF (needed by LaTeX output only)."""
     lab = Labels(results.metrics, results.alpha, matrix_owners(results.records))
     kinds = figure_kinds(results) if figures is None else tuple(figures)
     groups: dict[tuple[Any, Any], list[AnalysisView]] = {}
-    for r in results.records:
-        view = with_why_p(VIEWS[r.kind](r, lab), r)
-        if kinds:
-            view = with_figures(view, r, results, kinds)
-        groups.setdefault((r.metric, r.corpus), []).append(view)
+    with vector_pdf(figure_pdf):
+        for r in results.records:
+            view = with_why_p(VIEWS[r.kind](r, lab), r)
+            if kinds:
+                view = with_figures(view, r, results, kinds)
+            groups.setdefault((r.metric, r.corpus), []).append(view)
     sections = name_parts(tuple(Section(f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}", (metric, corpus),
                                         tuple(views)) for (metric, corpus), views in groups.items()))
     model = ReportModel(results.title, results.description, tuple(settings_rows(results)), sections,
