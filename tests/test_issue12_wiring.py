@@ -81,7 +81,7 @@ def test_rm_anova_reports_r_mauchly_p_table_and_uncapped_hf(cli, workdir, mauchl
                                                          + table["error"]["ss"]), rel=1e-12)
     html = (workdir.path / "out" / "index.html").read_text()
     used = "p (R)" if mauchly_p is None else "p (first order)"
-    assert f"{used} drove sphericity: auto (tests.mauchly_p: {mauchly_p or 'r'})" in html
+    assert f"{used} drove sphericity: auto (<code>tests.mauchly_p</code>: {mauchly_p or 'r'})" in html  # key as code
     assert "repeated-measures ANOVA table" in html and "generalized eta squared" in html
 
 
