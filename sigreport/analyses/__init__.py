@@ -17,7 +17,8 @@ from sigreport.analyses.scores import score_nodes
 from sigreport.data import Dataset
 from sigreport.plan import Plan, order_nodes
 from sigreport.results import MetricInfo, Results
-from sigreport.spec import Spec
+from sigreport.errors import Problem
+from sigreport.spec import Spec, SpecFile
 
 __all__ = ["build_plan", "collect_results", "previous_methods"]
 
@@ -38,6 +39,34 @@ def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) ->
                              prev)
     nodes += label_nodes(spec, dataset.predictions, dataset.annotations)
     return Plan(order_nodes(nodes))
+
+
+# Which analyses a figure kind is drawn from (sigreport.render.figures.figures_of), as a test on plan nodes.
+FIGURE_SOURCES: dict[str, tuple[str, Any]] = {
+    "cd": ("a Friedman post-hoc test (tests.omnibus: friedman with three or more systems)",
+           lambda n: n.kind == "posthoc" and n.params.tests.omnibus == "friedman"),
+    "forest": ("a pairwise or cross-validation family of score comparisons",
+               lambda n: n.kind in ("pairwise", "cv", "posthoc")),
+    "pvalues": ("a family of pairwise comparisons (scores, a post-hoc test or McNemar)",
+                lambda n: n.kind in ("pairwise", "cv", "posthoc", "mcnemar")),
+    "confusion": ("a classification analysis (data.predictions with gold labels)",
+                  lambda n: n.kind == "classification"),
+}
+
+
+def figure_problems(sf: SpecFile, plan: Plan) -> list[Problem]:
+    """A figure kind the spec lists explicitly in ``outputs.figures`` but no analysis of the plan can draw
+    (the default list draws what applies and is never an error)."""
+    outputs = sf.spec.outputs
+    if "figures" not in outputs.model_fields_set:
+        return []
+    out = []
+    for i, kind in enumerate(outputs.figures):
+        needs, test = FIGURE_SOURCES[kind]
+        if not any(test(n) for n in plan.nodes):
+            out.append(sf.problem(f"figure {kind!r} needs {needs}, and this spec's plan has none; remove it from "
+                                  "the list", "outputs", "figures", i))
+    return out
 
 
 def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str) -> Results:

@@ -14,13 +14,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sigreport.analyses import build_plan, collect_results
+from sigreport.analyses import build_plan, collect_results, figure_problems
 from sigreport.version import __version__
 from sigreport.archive import releases, store
 from sigreport.archive.manifest import read_manifest
 from sigreport.archive.verify import VerifyResult, verify_release
 from sigreport.data import Dataset, load_data
-from sigreport.errors import Problem, StrictError, UserError
+from sigreport.errors import Problem, SpecError, StrictError, UserError
 from sigreport.execute.cache import code_digest
 from sigreport.execute import Cache, CacheError, Executor, SerialExecutor, run_plan
 from sigreport.execute.dask import DaskExecutor, DaskUnavailable
@@ -127,7 +127,16 @@ def prepare(spec_path: SpecFile | str | Path, out: str | Path | None = None,
     ds = load_data(sf, frames)
     dest = Path(out).resolve() if out else output_dir(sf)
     store.recover_if_idle(dest, _say)  # a report left under a hidden name by a killed build is put back first
-    return Prepared(sf, ds, build_plan(sf.spec, ds, previous), dest)
+    return Prepared(sf, ds, plan_of(sf, ds, previous), dest)
+
+
+def plan_of(sf: SpecFile, ds: Dataset, previous: Results | None) -> Plan:
+    """The plan of a validated spec on its data; a figure kind listed that no analysis can draw is an error."""
+    plan = build_plan(sf.spec, ds, previous)
+    problems = figure_problems(sf, plan)
+    if problems:
+        raise SpecError(str(sf.path), problems)
+    return plan
 
 
 def previous_of(release: releases.ReleasePlan | None, dest: Path) -> Results | None:
@@ -248,7 +257,7 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
         store.recover(dest, say)
         store.check_inputs_outside(dest, input_paths(sf, templates))
         store.check_destination(dest)
-        p = Prepared(sf, ds, build_plan(sf.spec, ds, previous or previous_of(release, dest)), dest)
+        p = Prepared(sf, ds, plan_of(sf, ds, previous or previous_of(release, dest)), dest)
         phase(progress, f"read {_shape(ds)} and planned {len(p.plan.nodes):,} analyses in "
                         f"{time.monotonic() - t0:.1f} s")
         results = run_analyses(p, run, progress, cache)
