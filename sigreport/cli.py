@@ -272,9 +272,10 @@ def _summary(written: list[str]) -> list[str]:
     figs = [w for w in written if w.startswith("figures/") and w.endswith(".pdf")]
     out = [w for w in written if not w.startswith(("tables/", "figures/"))]
     if tex:
-        out.append(f"{len(tex)} LaTeX tables and README.txt in tables/")
+        out.append(f"{len(tex)} LaTeX table{'s' if len(tex) != 1 else ''} and README.txt in tables/")
     if figs:
-        out.append(f"{len(figs)} figures (PDF and .tex snippet each) and README.txt in figures/")
+        out.append(f"{len(figs)} figure{'s' if len(figs) != 1 else ''} (PDF and .tex snippet each) and README.txt "
+                   "in figures/")
     return out
 
 
