@@ -170,10 +170,70 @@ def export(fig: Figure, name: str, caption: str) -> FigureOutput:
     svg_buf, pdf_buf = io.BytesIO(), io.BytesIO()
     fig.savefig(svg_buf, format="svg", metadata=SVG_METADATA)
     if _WITH_PDF.get():
-        fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
+        with subset_cache():
+            fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
     texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text") and a.get_visible())]
     return FigureOutput(name, caption, inline_svg(svg_buf.getvalue().decode("utf-8"), name, caption),
                         pdf_buf.getvalue(), missing_glyphs(texts))
+
+
+class _SubsetBytes:
+    """A font subset already saved to bytes (stands in for fontTools' ``TTFont`` in matplotlib's PDF backend)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+@dataclasses.dataclass(frozen=True)
+class _Subset:
+    font: _SubsetBytes
+    glyph_index_map: dict[int, int]
+
+
+# (font file, face, glyph ids) -> (subset font file bytes, glyph index map); bounded, oldest dropped first
+_SUBSETS: dict[tuple[str, int, frozenset[int]], tuple[bytes, dict[int, int]]] = {}
+_SUBSETS_MAX = 64
+
+
+@contextlib.contextmanager
+def subset_cache() -> Iterator[None]:
+    """Within the block, matplotlib's PDF backend reuses the embedded font subset of an earlier figure
+    with the same glyphs instead of subsetting the font again with fontTools.
+
+    Why: subsetting DejaVu Sans is about half of a figure's PDF cost, and the figures of one report
+    mostly draw the same characters (system names, digits). fontTools' subsetting is deterministic, so
+    the cached bytes are the bytes a fresh subset would give: the PDFs are unchanged. Only matplotlib's
+    ``get_glyphs_subset`` / ``font_as_file`` pair of 3.11+ is wrapped (restored on exit); with other
+    versions the block does nothing.
+    """
+    from matplotlib.backends import _backend_pdf_ps as ps
+
+    original, as_file = getattr(ps, "get_glyphs_subset", None), getattr(ps, "font_as_file", None)
+    if original is None or as_file is None or not hasattr(ps, "SubsetResults"):
+        yield
+        return
+
+    def get_glyphs_subset(fontfile: Any, glyphs: Any) -> Any:
+        key = (str(fontfile), int(getattr(fontfile, "face_index", 0)), frozenset(glyphs))
+        hit = _SUBSETS.get(key)
+        if hit is None:
+            with original(fontfile, glyphs) as sub:
+                hit = (as_file(sub.font).getvalue(), dict(sub.glyph_index_map))
+            if len(_SUBSETS) >= _SUBSETS_MAX:
+                del _SUBSETS[next(iter(_SUBSETS))]
+            _SUBSETS[key] = hit
+        return contextlib.nullcontext(_Subset(_SubsetBytes(hit[0]), hit[1]))
+
+    def font_as_file(font: Any) -> io.BytesIO:
+        return io.BytesIO(font.data) if isinstance(font, _SubsetBytes) else as_file(font)
+
+    ps.get_glyphs_subset, ps.font_as_file = get_glyphs_subset, font_as_file  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        ps.get_glyphs_subset, ps.font_as_file = original, as_file  # type: ignore[assignment]
 
 
 def inline_svg(svg: str, name: str, caption: str) -> str:
