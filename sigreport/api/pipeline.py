@@ -7,6 +7,7 @@ output folder that holds any of it, and reads the previous report explicitly, on
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 import time
@@ -269,7 +270,8 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
             fmts = [*fmts, "json"]  # a release's diff and index read its results.json
 
         def fill(tmp: Path) -> list[str]:
-            written = write_report(p, results, tmp, fmts, templates, warnings, progress)
+            with _figure_workers(run.jobs, fmts):  # --jobs N also draws the figures in N processes (same bytes)
+                written = write_report(p, results, tmp, fmts, templates, warnings, progress)
             if release:
                 given = releases.release_inputs(p.spec_file, fmts, templates, __version__)
                 written += releases.finish_release(release, tmp, given)
@@ -279,6 +281,15 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     if release:
         releases.write_index(release.archive)
     return dest, written, warnings
+
+
+def _figure_workers(jobs: int, formats: list[str]) -> Any:
+    """Figures drawn in ``jobs`` processes; nothing imported for a json-only build (it renders nothing)."""
+    if jobs <= 1 or set(formats) <= {"json"}:
+        return contextlib.nullcontext()
+    from sigreport.render.figures.output import figure_workers
+
+    return figure_workers(jobs)
 
 
 def _data_names(sf: SpecFile) -> str:

@@ -292,7 +292,8 @@ class Html(Target):
         return html_escape(s)
 
     def signed(self, s: str) -> str:
-        return Markup("\u2212" + s[1:]) if s.startswith("-") else html_escape(s)
+        # s is a formatted number (digits, point, sign, exponent): nothing in it to escape
+        return Markup("\u2212" + s[1:]) if s.startswith("-") else Markup(s)
 
     def sci(self, x: float, digits: int) -> str:
         mant, e = _sci(x, digits)
@@ -308,7 +309,8 @@ class Html(Target):
         return Markup(SYMBOLS[name][0]) if name in SYMBOLS else html_escape(words(name))
 
     def concat(self, parts: Iterable[str]) -> str:
-        return Markup("").join(parts)
+        # Markup("").join(parts), without re-escaping the parts that are markup already (most of them)
+        return Markup("".join(p if isinstance(p, Markup) else html_escape(p) for p in parts))
 
     def marked(self, inner: str, emphasis: str, marks: str) -> str:
         tag = {"best": "strong", "second": "u"}.get(emphasis)

@@ -25,10 +25,12 @@ import functools
 import html
 import io
 import logging
+import multiprocessing
 import re
 import warnings
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.figure import Figure
@@ -164,16 +166,122 @@ def vector_pdf(wanted: bool) -> Iterator[None]:
         _WITH_PDF.reset(token)
 
 
+# How many worker processes may draw a report's figures (the build's --jobs); 1: drawn in this process.
+_WORKERS: contextvars.ContextVar[int] = contextvars.ContextVar("sigreport_figure_workers", default=1)
+_TASK: Callable[[int], Any] | None = None  # the function the forked workers call (inherited, never pickled)
+T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def figure_workers(jobs: int) -> Iterator[None]:
+    """Within the block, :func:`map_figures` may draw in up to ``jobs`` worker processes."""
+    token = _WORKERS.set(max(1, int(jobs)))
+    try:
+        yield
+    finally:
+        _WORKERS.reset(token)
+
+
+def _call(i: int) -> Any:
+    assert _TASK is not None
+    return _TASK(i)
+
+
+def map_figures(draw: Callable[[int], T], n: int) -> list[T]:
+    """``[draw(0), ..., draw(n - 1)]``, in that order; in forked worker processes when
+    :func:`figure_workers` allows more than one and there are at least two items.
+
+    Why processes: drawing and exporting (matplotlib, pure Python) is most of a large report's render
+    time and holds the GIL. Byte-identical to drawing here: each figure is drawn inside :func:`style` from
+    the same record with the same rcParams, fixed SVG hash salt and font list (:func:`font_families`, a
+    property of the machine), and nothing is shared between figures but the font subset cache (which only
+    saves work). Workers are forked so ``draw`` (a closure over the records) is inherited, not pickled;
+    only the finished :class:`FigureOutput` values travel back. Without ``fork`` (Windows, macOS
+    defaults aside) the figures are drawn here.
+    """
+    global _TASK
+    jobs = min(_WORKERS.get(), n)
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [draw(i) for i in range(n)]
+    font_families()  # once, before forking: every worker inherits the same list
+    _TASK = draw
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(_call, range(n)))
+    finally:
+        _TASK = None
+
+
 def export(fig: Figure, name: str, caption: str) -> FigureOutput:
     """Write ``fig`` as SVG and (unless :func:`vector_pdf` says not) PDF with fixed metadata; call inside
     :func:`style`."""
     svg_buf, pdf_buf = io.BytesIO(), io.BytesIO()
     fig.savefig(svg_buf, format="svg", metadata=SVG_METADATA)
     if _WITH_PDF.get():
-        fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
+        with subset_cache():
+            fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
     texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text") and a.get_visible())]
     return FigureOutput(name, caption, inline_svg(svg_buf.getvalue().decode("utf-8"), name, caption),
                         pdf_buf.getvalue(), missing_glyphs(texts))
+
+
+class _SubsetBytes:
+    """A font subset already saved to bytes (stands in for fontTools' ``TTFont`` in matplotlib's PDF backend)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+@dataclasses.dataclass(frozen=True)
+class _Subset:
+    font: _SubsetBytes
+    glyph_index_map: dict[int, int]
+
+
+# (font file, face, glyph ids) -> (subset font file bytes, glyph index map); bounded, oldest dropped first
+_SUBSETS: dict[tuple[str, int, frozenset[int]], tuple[bytes, dict[int, int]]] = {}
+_SUBSETS_MAX = 64
+
+
+@contextlib.contextmanager
+def subset_cache() -> Iterator[None]:
+    """Within the block, matplotlib's PDF backend reuses the embedded font subset of an earlier figure
+    with the same glyphs instead of subsetting the font again with fontTools.
+
+    Why: subsetting DejaVu Sans is about half of a figure's PDF cost, and the figures of one report
+    mostly draw the same characters (system names, digits). fontTools' subsetting is deterministic, so
+    the cached bytes are the bytes a fresh subset would give: the PDFs are unchanged. Only matplotlib's
+    ``get_glyphs_subset`` / ``font_as_file`` pair of 3.11+ is wrapped (restored on exit); with other
+    versions the block does nothing.
+    """
+    from matplotlib.backends import _backend_pdf_ps as ps
+
+    original, as_file = getattr(ps, "get_glyphs_subset", None), getattr(ps, "font_as_file", None)
+    if original is None or as_file is None or not hasattr(ps, "SubsetResults"):
+        yield
+        return
+
+    def get_glyphs_subset(fontfile: Any, glyphs: Any) -> Any:
+        key = (str(fontfile), int(getattr(fontfile, "face_index", 0)), frozenset(glyphs))
+        hit = _SUBSETS.get(key)
+        if hit is None:
+            with original(fontfile, glyphs) as sub:
+                hit = (as_file(sub.font).getvalue(), dict(sub.glyph_index_map))
+            if len(_SUBSETS) >= _SUBSETS_MAX:
+                del _SUBSETS[next(iter(_SUBSETS))]
+            _SUBSETS[key] = hit
+        return contextlib.nullcontext(_Subset(_SubsetBytes(hit[0]), hit[1]))
+
+    def font_as_file(font: Any) -> io.BytesIO:
+        return io.BytesIO(font.data) if isinstance(font, _SubsetBytes) else as_file(font)
+
+    ps.get_glyphs_subset, ps.font_as_file = get_glyphs_subset, font_as_file  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        ps.get_glyphs_subset, ps.font_as_file = original, as_file  # type: ignore[assignment]
 
 
 def inline_svg(svg: str, name: str, caption: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from sigreport.render import names
 from sigreport.render.figures import KINDS, figures_of
-from sigreport.render.figures.output import missing_warning, vector_pdf
+from sigreport.render.figures.output import FigureOutput, map_figures, missing_warning, vector_pdf
 from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section
 from sigreport.render.views.common import Labels, latex_options
 from sigreport.render.views.conclusions import conclusions, report_baseline
@@ -36,12 +36,12 @@ def build_report(results: Any, source: str = "results.json",
     lab = Labels(results.metrics, results.alpha, matrix_owners(results.records))
     kinds = figure_kinds(results) if figures is None else tuple(figures)
     groups: dict[tuple[Any, Any], list[AnalysisView]] = {}
-    with vector_pdf(figure_pdf):
-        for r in results.records:
-            view = with_why_p(VIEWS[r.kind](r, lab), r)
-            if kinds:
-                view = with_figures(view, r, results, kinds)
-            groups.setdefault((r.metric, r.corpus), []).append(view)
+    drawn = draw_records(results, kinds, figure_pdf) if kinds else []
+    for i, r in enumerate(results.records):
+        view = with_why_p(VIEWS[r.kind](r, lab), r)
+        if kinds:
+            view = with_figures(view, r, results, kinds, drawn[i])
+        groups.setdefault((r.metric, r.corpus), []).append(view)
     sections = name_parts(tuple(Section(f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}", (metric, corpus),
                                         tuple(views)) for (metric, corpus), views in groups.items()))
     model = ReportModel(results.title, results.description, tuple(settings_rows(results)), sections,
@@ -58,9 +58,24 @@ def figure_kinds(results: Any) -> tuple[str, ...]:
     return tuple(KINDS) if kinds is None else tuple(kinds)
 
 
-def with_figures(view: AnalysisView, record: Any, results: Any, kinds: tuple[str, ...]) -> AnalysisView:
-    """The view with the figures its record implies appended (drawn only when there are some)."""
-    outs = tuple(figures_of(record, results, kinds))
+def draw_records(results: Any, kinds: tuple[str, ...], figure_pdf: bool) -> list[tuple[FigureOutput, ...]]:
+    """Every record's figures, in record order: in worker processes when the build allows (see
+    :func:`~sigreport.render.figures.output.map_figures`), else here."""
+    records = results.records
+
+    def draw(i: int) -> tuple[FigureOutput, ...]:
+        with vector_pdf(figure_pdf):
+            return tuple(figures_of(records[i], results, kinds))
+
+    return map_figures(draw, len(records))
+
+
+def with_figures(view: AnalysisView, record: Any, results: Any, kinds: tuple[str, ...],
+                 outs: tuple[FigureOutput, ...] | None = None) -> AnalysisView:
+    """The view with the figures its record implies appended (drawn only when there are some; ``outs``:
+    already drawn)."""
+    if outs is None:
+        outs = tuple(figures_of(record, results, kinds))
     figs = tuple(Figure((f.name,), f.caption, f.svg, f.pdf) for f in outs)
     lost = "".join(dict.fromkeys("".join(f.missing for f in outs)))  # characters drawn as boxes
     warn = (missing_warning(lost),) if lost else ()
