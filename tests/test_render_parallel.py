@@ -25,8 +25,7 @@ def _figures(model) -> list[tuple[str, str, bytes]]:
 
 def test_figures_drawn_in_two_workers_are_the_serial_bytes(results):
     serial = build_report(results, "summarization.yaml")
-    with output.figure_workers(2):
-        parallel = build_report(results, "summarization.yaml")
+    parallel = build_report(results, "summarization.yaml", figure_jobs=2)
     assert len(_figures(serial)) >= 2  # several figures, so the workers really share them out
     assert _figures(parallel) == _figures(serial)
     assert render_html(parallel) == render_html(serial)

@@ -7,7 +7,6 @@ output folder that holds any of it, and reads the previous report explicitly, on
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import sys
 import time
@@ -177,8 +176,9 @@ def collect_warnings(results: dict[str, Any]) -> list[Problem]:
 
 def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list[str],
                  templates: str | Path | None = None, notices: list[Problem] | None = None,
-                 progress: Progress | None = None) -> list[str]:
+                 progress: Progress | None = None, jobs: int = 1) -> list[str]:
     """Render every requested format into ``dest`` (a fresh folder). Returns the files written.
+    ``jobs``: worker processes that may draw the figures (the build's --jobs; same bytes).
 
     Warnings about the output itself (characters LaTeX cannot print) are appended to ``notices``.
     """
@@ -196,7 +196,7 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     from sigreport.render.views import build_report
 
     # figures carry their vector PDF only for LaTeX (HTML and the PDF report embed the SVG)
-    model = build_report(res, p.spec_file.path.name, figure_pdf="latex" in formats)
+    model = build_report(res, p.spec_file.path.name, figure_pdf="latex" in formats, figure_jobs=jobs)
     html = None
     if "html" in formats or "pdf" in formats:
         html = render_html(model, templates)
@@ -270,8 +270,7 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
             fmts = [*fmts, "json"]  # a release's diff and index read its results.json
 
         def fill(tmp: Path) -> list[str]:
-            with _figure_workers(run.jobs, fmts):  # --jobs N also draws the figures in N processes (same bytes)
-                written = write_report(p, results, tmp, fmts, templates, warnings, progress)
+            written = write_report(p, results, tmp, fmts, templates, warnings, progress, run.jobs)
             if release:
                 given = releases.release_inputs(p.spec_file, fmts, templates, __version__)
                 written += releases.finish_release(release, tmp, given)
@@ -281,15 +280,6 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     if release:
         releases.write_index(release.archive)
     return dest, written, warnings
-
-
-def _figure_workers(jobs: int, formats: list[str]) -> Any:
-    """Figures drawn in ``jobs`` processes; nothing imported for a json-only build (it renders nothing)."""
-    if jobs <= 1 or set(formats) <= {"json"}:
-        return contextlib.nullcontext()
-    from sigreport.render.figures.output import figure_workers
-
-    return figure_workers(jobs)
 
 
 def _data_names(sf: SpecFile) -> str:

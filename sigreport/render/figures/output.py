@@ -151,35 +151,33 @@ def new_figure(width: float, height: float) -> Figure:
     return fig
 
 
-# Whether export() also writes the vector PDF. Only LaTeX output uses it (HTML and the PDF report embed
-# the SVG), and embedding the font makes it most of a figure's cost, so a build without LaTeX skips it.
-_WITH_PDF: contextvars.ContextVar[bool] = contextvars.ContextVar("sigreport_figure_pdf", default=True)
+@dataclasses.dataclass(frozen=True)
+class FigureSettings:
+    """How a report's figures are produced (never what they show).
+
+    ``pdf``: whether :func:`export` also writes the vector PDF. Only LaTeX output uses it (HTML and the
+    PDF report embed the SVG), and embedding the font makes it most of a figure's cost.
+    ``jobs``: how many worker processes :func:`map_figures` may draw in (the build's ``--jobs``).
+    """
+
+    pdf: bool = True
+    jobs: int = 1
 
 
-@contextlib.contextmanager
-def vector_pdf(wanted: bool) -> Iterator[None]:
-    """Within the block, figures carry their PDF bytes only if ``wanted`` (else ``pdf`` is empty)."""
-    token = _WITH_PDF.set(wanted)
-    try:
-        yield
-    finally:
-        _WITH_PDF.reset(token)
-
-
-# How many worker processes may draw a report's figures (the build's --jobs); 1: drawn in this process.
-_WORKERS: contextvars.ContextVar[int] = contextvars.ContextVar("sigreport_figure_workers", default=1)
+_SETTINGS: contextvars.ContextVar[FigureSettings] = contextvars.ContextVar("sigreport_figures",
+                                                                           default=FigureSettings())
 _TASK: Callable[[int], Any] | None = None  # the function the forked workers call (inherited, never pickled)
 T = TypeVar("T")
 
 
 @contextlib.contextmanager
-def figure_workers(jobs: int) -> Iterator[None]:
-    """Within the block, :func:`map_figures` may draw in up to ``jobs`` worker processes."""
-    token = _WORKERS.set(max(1, int(jobs)))
+def figure_settings(pdf: bool = True, jobs: int = 1) -> Iterator[None]:
+    """Within the block (and in workers forked within it), figures are produced with these settings."""
+    token = _SETTINGS.set(FigureSettings(pdf, max(1, int(jobs))))
     try:
         yield
     finally:
-        _WORKERS.reset(token)
+        _SETTINGS.reset(token)
 
 
 def _call(i: int) -> Any:
@@ -189,7 +187,7 @@ def _call(i: int) -> Any:
 
 def map_figures(draw: Callable[[int], T], n: int) -> list[T]:
     """``[draw(0), ..., draw(n - 1)]``, in that order; in forked worker processes when
-    :func:`figure_workers` allows more than one and there are at least two items.
+    :func:`figure_settings` allows more than one and there are at least two items.
 
     Why processes: drawing and exporting (matplotlib, pure Python) is most of a large report's render
     time and holds the GIL. Byte-identical to drawing here: each figure is drawn inside :func:`style` from
@@ -200,7 +198,7 @@ def map_figures(draw: Callable[[int], T], n: int) -> list[T]:
     defaults aside) the figures are drawn here.
     """
     global _TASK
-    jobs = min(_WORKERS.get(), n)
+    jobs = min(_SETTINGS.get().jobs, n)
     if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return [draw(i) for i in range(n)]
     font_families()  # once, before forking: every worker inherits the same list
@@ -213,11 +211,11 @@ def map_figures(draw: Callable[[int], T], n: int) -> list[T]:
 
 
 def export(fig: Figure, name: str, caption: str) -> FigureOutput:
-    """Write ``fig`` as SVG and (unless :func:`vector_pdf` says not) PDF with fixed metadata; call inside
+    """Write ``fig`` as SVG and (unless :func:`figure_settings` says not) PDF with fixed metadata; call inside
     :func:`style`."""
     svg_buf, pdf_buf = io.BytesIO(), io.BytesIO()
     fig.savefig(svg_buf, format="svg", metadata=SVG_METADATA)
-    if _WITH_PDF.get():
+    if _SETTINGS.get().pdf:
         with subset_cache():
             fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
     texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text") and a.get_visible())]

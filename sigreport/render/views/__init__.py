@@ -14,7 +14,7 @@ from typing import Any
 
 from sigreport.render import names
 from sigreport.render.figures import KINDS, figures_of
-from sigreport.render.figures.output import FigureOutput, map_figures, missing_warning, vector_pdf
+from sigreport.render.figures.output import FigureOutput, figure_settings, map_figures, missing_warning
 from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section
 from sigreport.render.views.common import Labels, latex_options
 from sigreport.render.views.conclusions import conclusions, report_baseline
@@ -28,19 +28,22 @@ VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS}
 
 
 def build_report(results: Any, source: str = "results.json",
-                 figures: Collection[str] | None = None, figure_pdf: bool = True) -> ReportModel:
+                 figures: Collection[str] | None = None, figure_pdf: bool = True,
+                 figure_jobs: int = 1) -> ReportModel:
     """The report model of ``results`` (a :class:`sigreport.results.Results`); ``source`` names the spec
     file the report says it was generated from; ``figures``: the figure kinds drawn (default: the spec's
     ``outputs.figures``, every kind for results read back from results.json); ``figure_pdf``: whether
-    figures also carry their vector PDF (needed by LaTeX output only)."""
+    figures also carry their vector PDF (needed by LaTeX output only); ``figure_jobs``: worker processes
+    that may draw them (same bytes as drawing here)."""
     lab = Labels(results.metrics, results.alpha, matrix_owners(results.records))
     kinds = figure_kinds(results) if figures is None else tuple(figures)
     groups: dict[tuple[Any, Any], list[AnalysisView]] = {}
-    drawn = draw_records(results, kinds, figure_pdf) if kinds else []
+    with figure_settings(figure_pdf, figure_jobs):
+        drawn = draw_records(results, kinds) if kinds else []
     for i, r in enumerate(results.records):
         view = with_why_p(VIEWS[r.kind](r, lab), r)
         if kinds:
-            view = with_figures(view, r, results, kinds, drawn[i])
+            view = with_figures(view, drawn[i])
         groups.setdefault((r.metric, r.corpus), []).append(view)
     sections = name_parts(tuple(Section(f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}", (metric, corpus),
                                         tuple(views)) for (metric, corpus), views in groups.items()))
@@ -58,24 +61,19 @@ def figure_kinds(results: Any) -> tuple[str, ...]:
     return tuple(KINDS) if kinds is None else tuple(kinds)
 
 
-def draw_records(results: Any, kinds: tuple[str, ...], figure_pdf: bool) -> list[tuple[FigureOutput, ...]]:
-    """Every record's figures, in record order: in worker processes when the build allows (see
+def draw_records(results: Any, kinds: tuple[str, ...]) -> list[tuple[FigureOutput, ...]]:
+    """Every record's figures, in record order: in worker processes when the settings allow (see
     :func:`~sigreport.render.figures.output.map_figures`), else here."""
     records = results.records
 
     def draw(i: int) -> tuple[FigureOutput, ...]:
-        with vector_pdf(figure_pdf):
-            return tuple(figures_of(records[i], results, kinds))
+        return tuple(figures_of(records[i], results, kinds))
 
     return map_figures(draw, len(records))
 
 
-def with_figures(view: AnalysisView, record: Any, results: Any, kinds: tuple[str, ...],
-                 outs: tuple[FigureOutput, ...] | None = None) -> AnalysisView:
-    """The view with the figures its record implies appended (drawn only when there are some; ``outs``:
-    already drawn)."""
-    if outs is None:
-        outs = tuple(figures_of(record, results, kinds))
+def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...]) -> AnalysisView:
+    """The view with its record's figures (``outs``, drawn by :func:`draw_records`) appended."""
     figs = tuple(Figure((f.name,), f.caption, f.svg, f.pdf) for f in outs)
     lost = "".join(dict.fromkeys("".join(f.missing for f in outs)))  # characters drawn as boxes
     warn = (missing_warning(lost),) if lost else ()
