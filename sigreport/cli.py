@@ -97,13 +97,15 @@ def _formats(value: str) -> list[str]:
     return items
 
 
-def _jobs(value: str) -> int:
+def _jobs(value: str) -> int | str:
+    if value == "auto":
+        return value
     try:
         n = int(value)
     except ValueError:
         n = 0
     if n < 1:
-        raise argparse.ArgumentTypeError(f"--jobs takes a whole number of at least 1, not {value!r}")
+        raise argparse.ArgumentTypeError(f"--jobs takes auto or a whole number of at least 1, not {value!r}")
     return n
 
 
@@ -122,8 +124,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--archive", metavar="DIR", help="archive folder (default: outputs.archive, else reports/ beside the spec)")
     b.add_argument("--force", action="store_true", help="replace an existing release of that name")
     b.add_argument("--previous", metavar="DIR", help="report to compare with (default: the archive's newest release)")
-    b.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
-                   help="run independent analyses in N worker processes (same results for every N)")
+    b.add_argument("-j", "--jobs", type=_jobs, default="auto", metavar="N",
+                   help="run independent analyses and figures in N worker processes (same results for every N; "
+                   "default auto: one per core from 200,000 score rows, else 1)")
     b.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="where analyses run: this machine (default) or a Dask cluster (pip install 'sigreport[dask]')")
     b.add_argument("--scheduler", metavar="ADDRESS",

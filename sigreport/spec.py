@@ -336,7 +336,8 @@ class LatexSpec(_Model):
     pairwise: Literal["rows", "matrix", "auto"] = Field(
         "auto", description="Pairwise tables: rows (one row per pair with every statistic), matrix (a compact "
         "k x k matrix of adjusted p-values with the significant ones marked), or auto (the matrix when the rows "
-        "would not fit the text width).")
+        "would not fit the text width). Except with rows, the per-pair table of paired differences and effect "
+        "sizes of a family of more than 40 pairs is left out (results.json always has it).")
     caption_prefix: str = Field("", description="Text put before every table caption.")
     label_prefix: str = Field("tab:", pattern=r"^[A-Za-z0-9:_.-]*$",
                               description="Put before every table name in its \\label (letters, digits, : _ . -).")

@@ -209,3 +209,27 @@ def test_progress_off_a_terminal_writes_phase_lines_and_a_line_per_interval():
     q(1, 2, "y")
     q.finish()
     assert quiet.text == ""
+
+
+def test_jobs_auto_uses_every_core_only_for_large_data(monkeypatch):
+    """--jobs auto (the CLI default): one worker per usable core from AUTO_JOBS_ROWS score rows, else one
+    (forking workers costs more than a small build's analyses); a number is taken as given; Dask's auto is
+    one worker per core whatever the size."""
+    import types
+
+    from sigreport.api import pipeline
+
+    monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    small, large = (types.SimpleNamespace(n_rows=n) for n in (pipeline.AUTO_JOBS_ROWS - 1, pipeline.AUTO_JOBS_ROWS))
+    assert pipeline.workers_for("auto", small) == 1
+    assert pipeline.workers_for("auto", large) == 3
+    assert pipeline.workers_for("auto", small, dask=True) == 3
+    assert pipeline.workers_for(2, small) == 2 and pipeline.workers_for(1, large) == 1
+
+
+def test_cli_jobs_option_accepts_auto_and_defaults_to_it():
+    from sigreport.cli import parser
+
+    assert parser().parse_args(["build", "s.yaml"]).jobs == "auto"
+    assert parser().parse_args(["build", "s.yaml", "-j", "auto"]).jobs == "auto"
+    assert parser().parse_args(["build", "s.yaml", "-j", "3"]).jobs == 3

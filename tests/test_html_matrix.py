@@ -24,7 +24,8 @@ def scores(k: int, n: int = 40) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["system", "corpus", "item", "metric", "value"])
 
 
-def spec(k: int, html: str | None = None, comparisons: str = "all_pairs") -> sigreport.spec.Spec:
+def spec(k: int, html: str | None = None, comparisons: str = "all_pairs",
+         latex: str | None = None) -> sigreport.spec.Spec:
     doc: dict = {"title": "t", "alpha": 0.05, "seed": 0, "data": {"scores": "unused.csv"},
                  "systems": [f"S{i:02d}" for i in range(k)],
                  "metrics": {"m": {"higher_is_better": True, "decimals": 3}},
@@ -34,6 +35,8 @@ def spec(k: int, html: str | None = None, comparisons: str = "all_pairs") -> sig
         doc["baseline"] = "S00"
     if html is not None:
         doc["outputs"]["html"] = {"pairwise": html}
+    if latex is not None:
+        doc["outputs"]["latex"] = {"pairwise": latex}
     return sigreport.load_spec(doc)
 
 
@@ -80,18 +83,26 @@ def test_large_family_sentences_per_system(large):
     assert not any(" on m: " in s for s in view.sentences)  # no sentence per pair
 
 
-def test_large_family_per_pair_tables_and_heat_map_stay_out_of_html(large, tmp_path):
+def test_large_family_per_pair_tables_out_of_html_and_latex_and_no_heat_map(large, tmp_path):
     page = render_html(large)
     diffs = [t for t in large.tables() if t.key[-1] == "pairwise-differences" or "differences" in t.caption]
     assert diffs and not any(t.in_html for t in diffs)
     assert all(f'id="tab-{t.name}"' not in page for t in diffs)
-    figure = next(f for f in large.figures() if f.name.startswith("pvalues-"))
-    assert figure.screen_only
-    assert re.search(rf'<figure class="fig screen-only" id="fig-{re.escape(figure.name)}"', page)
+    assert not [f for f in large.figures() if f.name.startswith("pvalues-")]  # the matrix is the heat map
     note = pairwise_table(large).compact.notes[0]  # the LaTeX matrix points to results.json, not to the HTML
     assert "in results.json" in note and "HTML" not in note
-    out = render_latex(large, tmp_path / "tables")  # LaTeX keeps every table
-    assert len(out.files) == len(large.tables()) + len(large.main)
+    out = render_latex(large, tmp_path / "tables")  # every table but the per-pair differences (LaTeX: a matrix)
+    assert len(out.files) == len(large.tables()) - len(diffs) + len(large.main)
+    assert not any("differences" in f for f in out.files)
+
+
+def test_large_family_per_pair_tables_in_latex_with_rows(tmp_path):
+    """outputs.latex.pairwise: rows asks for one row per pair in LaTeX: the differences come back too."""
+    model = build_report(sigreport.analyze(spec(11, latex="rows"), scores=scores(11)), figure_pdf=False)
+    diffs = [t for t in model.tables() if "differences" in t.key[-1]]
+    assert diffs and all(t.pair_detail and not t.in_html for t in diffs)
+    out = render_latex(model, tmp_path / "tables")
+    assert len(out.files) == len(model.tables()) + len(model.main)
 
 
 def test_small_family_keeps_rows():
@@ -100,7 +111,7 @@ def test_small_family_keeps_rows():
     assert t.html_form is None
     view = next(v for s in model.sections for v in s.views if v.kind == "pairwise")
     assert len(view.sentences) == 10 and all(" on m: t(39) = " in s for s in view.sentences)  # one per pair
-    assert not any(f.screen_only for f in model.figures())
+    assert [f for f in model.figures() if f.name.startswith("pvalues-")]  # small family: its heat map
     assert 'class="matrix"' not in render_html(model)
 
 
@@ -116,7 +127,8 @@ def test_option(k, option, matrix):
 
 
 def test_latex_does_not_depend_on_the_html_option(tmp_path):
-    """Same tables; only the matrix's note says where the full rows are (the HTML, or results.json)."""
+    """Same tables (the differences left out: LaTeX writes the family as a matrix either way); only the
+    matrix's note says where the full rows are (the HTML, or results.json)."""
     texts = []
     for option in ("rows", "matrix"):
         out = tmp_path / option

@@ -8,6 +8,7 @@ output folder that holds any of it, and reads the previous report explicitly, on
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -41,7 +42,7 @@ class RunOptions:
     """Where and how the analyses run: worker processes, executor, Dask scheduler, cache folder ("" = the
     default ``.sigreport-cache/`` beside the spec; None = no cache). Results are the same bytes for all."""
 
-    jobs: int = 1
+    jobs: int | str = 1  # or "auto": see workers_for
     executor: str = "local"
     scheduler: str | None = None
     cache: str | None = None
@@ -49,6 +50,24 @@ class RunOptions:
 
 CACHE_DIR = ".sigreport-cache"
 FORMAT_ORDER = ("json", "html", "latex", "pdf")
+
+
+AUTO_JOBS_ROWS = 200_000  # --jobs auto: one worker per core from this many score rows
+
+
+def workers_for(jobs: int | str, ds: Dataset, dask: bool = False) -> int:
+    """The worker processes of a build: ``jobs``, or for ``"auto"`` (the CLI's default) one per usable core
+    when the data has at least :data:`AUTO_JOBS_ROWS` score rows, else 1. Why the threshold: forking
+    workers and sending results back costs ~0.1 s, more than a small build's analyses and figures take
+    (the 6-row example builds in 0.7 s); a 1M-row build saves a third of its time with 2 workers. With
+    the Dask executor ``"auto"`` is one worker per core. Results are the same bytes for every count."""
+    if jobs != "auto":
+        return int(jobs)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without affinity (macOS, Windows)
+        cores = os.cpu_count() or 1
+    return max(1, cores) if dask or ds.n_rows >= AUTO_JOBS_ROWS else 1
 
 
 def executor_for(run: RunOptions) -> Executor:
@@ -260,13 +279,15 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     t0 = time.monotonic()
     phase(progress, f"reading {_data_names(sf)}", transient=True)
     ds = load_data(sf)
+    run = dataclasses.replace(run, jobs=workers_for(run.jobs, ds, run.executor == "dask"))
     with store.locked(dest, wait):
         store.recover(dest, say)
         store.check_inputs_outside(dest, input_paths(sf, templates))
         store.check_destination(dest)
         p = Prepared(sf, ds, plan_of(sf, ds, previous or previous_of(release, dest)), dest)
+        workers = f"; {run.jobs} worker processes" if run.jobs > 1 and run.executor != "dask" else ""
         phase(progress, f"read {_shape(ds)} and planned {len(p.plan.nodes):,} analyses in "
-                        f"{time.monotonic() - t0:.1f} s")
+                        f"{time.monotonic() - t0:.1f} s{workers}")
         results = run_analyses(p, run, progress, cache)
         warnings = collect_warnings(results)
         if strict and warnings:

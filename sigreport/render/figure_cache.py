@@ -134,9 +134,10 @@ def lookup(store: FigureStore, record: Any, metric: Any, kinds: Sequence[str],
     return key, None
 
 
-def draw_cached(records: Sequence[Any], metrics: Any, kinds: Sequence[str],
+def draw_cached(records: Sequence[Any], metrics: Any, kinds: Sequence[Sequence[str]],
                 draw: Callable[[int], tuple[FigureOutput, ...]]) -> list[tuple[FigureOutput, ...]]:
-    """``[draw(i) for each record i]``: from the store set by :func:`figure_cache` where it has them, the
+    """``[draw(i) for each record i]`` (``kinds[i]``: the figure kinds of record i, part of its key): from
+    the store set by :func:`figure_cache` where it has them, the
     others drawn by :func:`~sigreport.render.figures.output.map_figures` (in workers when the settings
     allow) and stored. Without a store, everything is drawn."""
     store = _STORE.get()
@@ -144,8 +145,8 @@ def draw_cached(records: Sequence[Any], metrics: Any, kinds: Sequence[str],
     if store is None:
         return map_figures(draw, n)
     pdf = current_settings().pdf
-    found = [lookup(store, r, metrics.get(r.metric) if getattr(r, "metric", None) else None, kinds, pdf)
-             for r in records]
+    found = [lookup(store, r, metrics.get(r.metric) if getattr(r, "metric", None) else None, k, pdf)
+             for r, k in zip(records, kinds)]
     out = [value for _, value in found]
     missing = [i for i in range(n) if out[i] is None]
     for i, value in zip(missing, map_figures(lambda j: draw(missing[j]), len(missing))):

@@ -346,6 +346,16 @@ def render_tables(tables: Iterable[Table], out_dir: Path, user_dir: str | Path |
     return LatexTables(tuple(files), tuple(sorted(fmt.unprintable)), tuple(floats))
 
 
+def latex_tables(model: ReportModel) -> list[Table]:
+    """The tables written to LaTeX, main table first: every table, but a family's per-pair detail
+    (``pair_detail``: its paired differences) of more than :data:`LONG_TABLE_ROWS` rows only with
+    ``outputs.latex.pairwise: rows``. Otherwise LaTeX writes such a family as a k x k matrix (a paper's
+    page), and its detail would be the rows the matrix replaced (190 for 20 systems, 9,500 on a 1M-row
+    report), pages of them; results.json has every pair's."""
+    rows = model.latex.pairwise == "rows"
+    return [*model.main, *(t for t in model.tables() if rows or not t.pair_detail or len(t.rows) <= LONG_TABLE_ROWS)]
+
+
 def render_latex(model: ReportModel, out_dir: Path, user_dir: str | Path | None = None) -> LatexTables:
-    """The report's LaTeX tables (main table first) with the spec's ``outputs.latex`` options."""
-    return render_tables([*model.main, *model.tables()], out_dir, user_dir, model.latex, model.figures())
+    """The report's LaTeX tables (:func:`latex_tables`) with the spec's ``outputs.latex`` options."""
+    return render_tables(latex_tables(model), out_dir, user_dir, model.latex, model.figures())

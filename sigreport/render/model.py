@@ -182,6 +182,8 @@ class Table:
     compact: Table | None = None  # the same decisions in fewer columns (a k x k matrix of a pairwise family)
     html_form: Table | None = None  # what the HTML shows instead of the rows (a large family's matrix)
     in_html: bool = True  # False: LaTeX (and results.json) only, e.g. per-pair tables of a family shown as a matrix
+    pair_detail: bool = False  # per-pair detail of a family (paired differences): in LaTeX when short or asked
+    # for (see sigreport.render.latex.latex_tables)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from sigreport.render import names
@@ -38,13 +38,13 @@ def build_report(results: Any, source: str = "results.json",
     that may draw them (same bytes as drawing here)."""
     lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), html_pairwise(results))
     kinds = figure_kinds(results) if figures is None else tuple(figures)
+    views = [with_why_p(VIEWS[r.kind](r, lab), r) for r in results.records]
+    if kinds:
+        with figure_settings(figure_pdf, figure_jobs):
+            drawn = draw_records(results, [kinds_of(view, kinds) for view in views])
+        views = [with_figures(view, figs) for view, figs in zip(views, drawn)]
     groups: dict[tuple[Any, Any], list[AnalysisView]] = {}
-    with figure_settings(figure_pdf, figure_jobs):
-        drawn = draw_records(results, kinds) if kinds else []
-    for i, r in enumerate(results.records):
-        view = with_why_p(VIEWS[r.kind](r, lab), r)
-        if kinds:
-            view = with_figures(view, drawn[i])
+    for r, view in zip(results.records, views):
         groups.setdefault((r.metric, r.corpus), []).append(view)
     sections = name_parts(tuple(Section(f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}", (metric, corpus),
                                         tuple(views)) for (metric, corpus), views in groups.items()))
@@ -62,25 +62,32 @@ def figure_kinds(results: Any) -> tuple[str, ...]:
     return tuple(KINDS) if kinds is None else tuple(kinds)
 
 
-def draw_records(results: Any, kinds: tuple[str, ...]) -> list[tuple[FigureOutput, ...]]:
-    """Every record's figures, in record order: from the build's figure cache where it has them
-    (:func:`~sigreport.render.figure_cache.draw_cached`), the rest drawn in worker processes when the
-    settings allow (see :func:`~sigreport.render.figures.output.map_figures`), else here."""
+def kinds_of(view: AnalysisView, kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """The figure kinds drawn for one record's view: ``kinds`` without the p-value heat map when the HTML
+    shows the family as a p-value matrix. The matrix holds the same numbers, bold when significant and
+    tinted by direction, so the map would repeat it (without its numbers, beyond 12 systems); drawing it
+    cost most of a large report's build (100 heat maps: ~9 of a 1M-row build's 23 s)."""
+    if "pvalues" in kinds and any(t.html_form is not None for t in view.tables):
+        return tuple(k for k in kinds if k != "pvalues")
+    return kinds
+
+
+def draw_records(results: Any, kinds: Sequence[tuple[str, ...]]) -> list[tuple[FigureOutput, ...]]:
+    """Every record's figures (``kinds[i]``: the kinds drawn for record i), in record order: from the build's
+    figure cache where it has them (:func:`~sigreport.render.figure_cache.draw_cached`), the rest drawn in
+    worker processes when the settings allow (see :func:`~sigreport.render.figures.output.map_figures`),
+    else here."""
     records = results.records
 
     def draw(i: int) -> tuple[FigureOutput, ...]:
-        return tuple(figures_of(records[i], results, kinds))
+        return tuple(figures_of(records[i], results, kinds[i]))
 
     return draw_cached(records, results.metrics, kinds, draw)
 
 
 def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...]) -> AnalysisView:
-    """The view with its record's figures (``outs``, drawn by :func:`draw_records`) appended. A p-value heat
-    map of a family the HTML shows as a p-value matrix is left out of the PDF (``screen_only``): the matrix
-    holds the same numbers, tinted by direction, and drawing the map cost the PDF more than the rest of its page."""
-    matrix = any(t.html_form is not None for t in view.tables)  # the heat map's numbers are a table already
-    figs = tuple(Figure((f.name,), f.caption, f.svg, f.pdf, screen_only=matrix and f.name.startswith("pvalues-"))
-                 for f in outs)
+    """The view with its record's figures (``outs``, drawn by :func:`draw_records`) appended."""
+    figs = tuple(Figure((f.name,), f.caption, f.svg, f.pdf) for f in outs)
     lost = "".join(dict.fromkeys("".join(f.missing for f in outs)))  # characters drawn as boxes
     warn = (missing_warning(lost),) if lost else ()
     return dataclasses.replace(view, elements=view.elements + figs, warnings=view.warnings + warn) if figs else view

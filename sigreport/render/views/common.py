@@ -244,7 +244,7 @@ def html_matrix(table: Table, pairs: Any, lab: Labels, adjusted: str, alpha: flo
             f"at \u03b1 = {alpha:g} after correction, \u25b2 the row system is the better one, \u25bc the column "
             f"system. The {n} pairs are shown as a matrix (outputs.html.pairwise; auto shows one row per pair up to "
             f"{MATRIX_PAIRS} pairs); every pair's estimate, interval and statistics are in results.json and, with "
-            "outputs.latex.pairwise: rows, in the LaTeX table.")
+            "outputs.latex.pairwise: rows, in the LaTeX tables.")
     return dataclasses.replace(compact, notes=(note,))
 
 

@@ -107,7 +107,7 @@ def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
     title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
         r.kind, f"Pairwise comparisons: {method}")
     per_pair = differences_tables(r, lab, key)
-    if table.html_form is not None:  # one row per pair: in LaTeX and results.json, not beside the matrix
+    if table.html_form is not None:  # one row per pair: in LaTeX (rows) and results.json, not beside the matrix
         per_pair = tuple(dataclasses.replace(t, in_html=False) for t in per_pair)
     tables = (table,) + per_pair
     warnings += [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in _difference_warnings(p)]
@@ -177,7 +177,8 @@ def differences_tables(r: Any, lab: Labels, key: str) -> tuple[Table, ...]:
                      + " from the noncentral t (Steiger and Fouladi 1997; d_av's treats SD(d)/SD_av as known).")
     caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: the paired differences a \u2212 b"
                + (" and standardised effect sizes." if effects else "."))
-    return (Table((r.metric, r.corpus, f"{key}-differences"), caption, tuple(cols), tuple(rows), tuple(notes)),)
+    return (Table((r.metric, r.corpus, f"{key}-differences"), caption, tuple(cols), tuple(rows), tuple(notes),
+                  pair_detail=True),)
 
 
 def _extra_int(key: str) -> Callable[[Any], Cell]:
