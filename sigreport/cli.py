@@ -109,6 +109,16 @@ def _jobs(value: str) -> int | str:
     return n
 
 
+def _megabytes(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"--cache-limit takes a whole number of megabytes (0 or more), not {value!r}")
+    return n
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="sigreport", description="Significance reports for comparing systems.")
     ap.add_argument("--version", action="version", version=f"sigreport {__version__}")
@@ -133,6 +143,9 @@ def parser() -> argparse.ArgumentParser:
                    help="Dask scheduler address (tcp://host:port); default: a local cluster of --jobs workers")
     b.add_argument("--cache", metavar="DIR", help="cache of analysis results (default: .sigreport-cache/ beside the spec)")
     b.add_argument("--no-cache", action="store_true", help="compute every analysis afresh and cache nothing")
+    b.add_argument("--cache-limit", type=_megabytes, default=2048, metavar="MB",
+                   help="after the build, least recently used cache entries are removed down to MB megabytes "
+                   "(default 2048; never what this build used)")
     b.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                    help="when another build is writing the same folder, wait this long for it (default 0: stop)")
     v = sub.add_parser("validate", help="check the spec and the data; compute nothing")
@@ -227,7 +240,7 @@ def _run_options(args: argparse.Namespace) -> Any:  # pipeline.RunOptions
     if args.scheduler and args.executor != "dask":
         raise UserError("build", [Problem("build", None, "--scheduler", "only with --executor dask")])
     cache = None if args.no_cache else (args.cache or "")  # "" = the default folder beside the spec
-    return RunOptions(args.jobs, args.executor, args.scheduler, cache)
+    return RunOptions(args.jobs, args.executor, args.scheduler, cache, args.cache_limit * 1024**2)
 
 
 def _release(args: argparse.Namespace) -> Any:  # a ReleasePlan or None

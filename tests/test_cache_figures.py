@@ -4,7 +4,9 @@ with ``--jobs 2``; a hit is not drawn again; a corrupted or foreign entry is red
 
 from __future__ import annotations
 
+import os
 import secrets
+import time
 import shutil
 from pathlib import Path
 
@@ -181,3 +183,28 @@ def test_no_cache_keeps_no_figures(project, draws):
     run(project, "two", cache=False)
     assert len(draws) == 2 * first > 0
     assert not (project / "cache").exists() and not (project / ".sigreport-cache").exists()
+
+
+def test_a_build_prunes_the_cache_to_what_it_used(project):
+    """With a zero limit (--cache-limit 0) the cache keeps exactly the entries of the last build: after a
+    metric changed, the old entries of that metric go (analyses and figures alike), the rebuild's stay and
+    a third build still hits every one of them."""
+    def entries() -> set[str]:
+        return {p.name for p in (project / "cache").rglob("*.pkl")}
+
+    def build_once(out: str) -> Cache:
+        options = RunOptions(jobs=1, cache=str(project / "cache"), cache_limit=0)
+        build(project / "spec.yaml", project / out, FORMATS, run=options)
+        return Cache.open(project / "cache", "unused")
+
+    build_once("a")
+    first = entries()
+    for path in (project / "cache").rglob("*.pkl"):  # an hour ago (a build keeps what the last 2 s wrote)
+        os.utime(path, (time.time() - 3600,) * 2)
+    change_metric(project, "rouge1")
+    build_once("b")
+    second = entries()
+    assert first - second and second - first  # the changed metric's old entries went, its new ones came
+    assert len(second) == len(first)  # exactly one build's worth
+    dest, _, _ = build(project / "spec.yaml", project / "c", FORMATS, run=RunOptions(jobs=1, cache=str(project / "cache")))
+    assert entries() == second and files(project / "c") == files(project / "b")

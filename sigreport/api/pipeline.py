@@ -22,6 +22,7 @@ from sigreport.archive.manifest import read_manifest
 from sigreport.archive.verify import VerifyResult, verify_release
 from sigreport.data import Dataset, load_data
 from sigreport.errors import Problem, SpecError, StrictError, UserError
+from sigreport.execute.cache import LIMIT as CACHE_LIMIT
 from sigreport.execute.cache import code_digest
 from sigreport.execute import Cache, CacheError, Executor, SerialExecutor, run_plan
 from sigreport.execute.dask import DaskExecutor, DaskUnavailable
@@ -46,6 +47,7 @@ class RunOptions:
     executor: str = "local"
     scheduler: str | None = None
     cache: str | None = None
+    cache_limit: int = CACHE_LIMIT  # bytes the cache folder keeps after the build (least recently used go)
 
 
 CACHE_DIR = ".sigreport-cache"
@@ -276,7 +278,7 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     sf = spec_file(spec_path)
     dest = release.dest if release else (Path(out).resolve() if out else output_dir(sf))
     cache = open_cache(run, sf)  # an unusable cache folder stops the build before the data is read
-    t0 = time.monotonic()
+    t0, started = time.monotonic(), time.time()
     phase(progress, f"reading {_data_names(sf)}", transient=True)
     ds = load_data(sf)
     run = dataclasses.replace(run, jobs=workers_for(run.jobs, ds, run.executor == "dask"))
@@ -307,6 +309,11 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
             return written
 
         written = store.write_report_folder(dest, fill, say, __version__)
+    if cache is not None:  # what this build used or wrote stays (2 s: file times of coarse file systems)
+        removed, freed = cache.prune(run.cache_limit, since=started - 2)
+        if removed:
+            phase(progress, f"cache: removed {removed:,} least recently used entries ({freed / 1e6:,.0f} MB) to keep "
+                            f"it under {run.cache_limit / 1e6:,.0f} MB")
     if release:
         from sigreport.archive import releases
 

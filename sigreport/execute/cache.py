@@ -21,10 +21,12 @@ import os
 import pickle
 import secrets
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 MAGIC = b"sigreport-cache-1\n"
+LIMIT = 2 * 1024**3  # bytes a cache folder keeps after a build (least recently used entries go first)
 PACKAGE = Path(__file__).resolve().parent.parent
 
 
@@ -104,6 +106,10 @@ class Cache:
             self.misses += 1
             return False, None
         self.hits += 1
+        try:  # the entry's time is its last use: prune keeps the recently used ones
+            os.utime(self._path(key))
+        except OSError:
+            pass
         return True, value
 
     def put(self, key: str, value: Any) -> None:
@@ -117,3 +123,39 @@ class Cache:
             os.replace(tmp, path)
         except OSError:  # a cache that fills up mid-build only costs speed
             pass
+
+    def prune(self, limit: int = LIMIT, since: float | None = None) -> tuple[int, int]:
+        """Remove the least recently used entries (of every section) until the folder holds at most ``limit``
+        bytes, but never one used or written at or after ``since`` (this build's start: a build never
+        removes what it needs). Leftover temporary files of killed builds, older than a day, go first.
+        Returns (entries removed, bytes freed).
+
+        Why: every changed input adds entries and a new sigreport version orphans all old ones; without
+        this the folder beside the spec would only grow. Entries are found again by their content key, so
+        removing one only costs a recomputation; a build racing with another's removal sees a miss."""
+        entries, total, removed, freed = [], 0, 0, 0
+        stale = time.time() - 86_400
+        for path in self.folder.rglob("*"):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            if path.name.startswith(".tmp-") and st.st_mtime < stale:
+                removed, freed = removed + _remove(path), freed + st.st_size
+            elif path.suffix == ".pkl" and path.is_file():
+                entries.append((st.st_mtime, st.st_size, path))
+                total += st.st_size
+        for mtime, size, path in sorted(entries):
+            if total <= limit or (since is not None and mtime >= since):
+                break
+            if _remove(path):
+                removed, freed, total = removed + 1, freed + size, total - size
+        return removed, freed
+
+
+def _remove(path: Path) -> int:
+    try:
+        path.unlink()
+        return 1
+    except OSError:
+        return 0
