@@ -149,3 +149,23 @@ def test_latex_long_all_pairs_family_is_a_matrix():
     for k, matrix in ((11, True), (5, False)):
         t = next(t for t in report(k).tables() if t.key[-1] == "posthoc")
         assert (layout(t)[0].table.rows == t.compact.rows) is matrix, k
+
+
+@pytest.mark.parametrize("k, html, comparisons", [(11, None, "all_pairs"), (5, None, "all_pairs"),
+                                                  (5, "matrix", "all_pairs"), (11, "rows", "all_pairs"),
+                                                  (11, None, "vs_baseline"), (11, "matrix", "vs_baseline")])
+def test_heat_map_is_left_out_exactly_where_the_view_is_a_matrix(k, html, comparisons):
+    """The figure kinds are decided from the record before its view is built (so figures are drawn while the
+    views are): the decision must be the view's own, for every kind of family (pairwise, the Nemenyi
+    post-hoc after Friedman) and every option."""
+    from sigreport.render.figures import KINDS
+    from sigreport.render.views import VIEWS, kinds_of
+    from sigreport.render.views.common import Labels
+
+    results = sigreport.analyze(spec(k, html, comparisons), scores=scores(k))
+    lab = Labels(results.metrics, results.alpha, html_pairwise=html or "auto")
+    families = [r for r in results.records if getattr(r, "pairs", None)]
+    assert {r.kind for r in families} >= {"pairwise", "posthoc"}
+    for r in families:
+        matrix = any(t.html_form is not None for t in VIEWS[r.kind](r, lab).tables)
+        assert ("pvalues" not in kinds_of(r, tuple(KINDS), lab)) is matrix, (r.id, html, comparisons)

@@ -211,19 +211,25 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     phase(progress, f"writing {', '.join(shown)}" if shown else "writing the PDF")
     res = collect(p, results)
     written = []
-    if "json" in formats:
-        (dest / "results.json").write_text(to_json(res), encoding="utf-8")
-        written.append("results.json")
+
+    def write_json() -> None:
+        if "json" in formats:
+            (dest / "results.json").write_text(to_json(res), encoding="utf-8")
+            written.append("results.json")
+
     if set(formats) <= {"json"}:
+        write_json()
         return written  # nothing to render: jinja2 and matplotlib are never imported
     from sigreport.render.figure_cache import figure_cache
     from sigreport.render.html import render_html
     from sigreport.render.latex import render_latex
     from sigreport.render.views import build_report
 
-    # figures carry their vector PDF only for LaTeX (HTML and the PDF report embed the SVG)
+    # figures carry their vector PDF only for LaTeX (HTML and the PDF report embed the SVG); results.json is
+    # written while worker processes draw them
     with figure_cache(cache.section("figures") if cache is not None else None):
-        model = build_report(res, p.spec_file.path.name, figure_pdf="latex" in formats, figure_jobs=jobs)
+        model = build_report(res, p.spec_file.path.name, figure_pdf="latex" in formats, figure_jobs=jobs,
+                             meanwhile=write_json)
     html = None
     if "html" in formats or "pdf" in formats:
         html = render_html(model, templates)

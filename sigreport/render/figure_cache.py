@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from sigreport.render.figures import output
-from sigreport.render.figures.output import FigureOutput, current_settings, font_families, map_figures
+from sigreport.render.figures.output import FigureOutput, current_settings, font_families, start_figures
 from sigreport.results.records import jsonable
 
 KEY_SCHEMA = "sigreport-figures-1"
@@ -59,7 +59,7 @@ _STORE: contextvars.ContextVar[FigureStore | None] = contextvars.ContextVar("sig
 
 @contextlib.contextmanager
 def figure_cache(store: FigureStore | None) -> Iterator[None]:
-    """Within the block, :func:`draw_cached` answers from ``store`` and fills it (None: no cache)."""
+    """Within the block, :func:`start_cached` answers from ``store`` and fills it (None: no cache)."""
     token = _STORE.set(store)
     try:
         yield
@@ -134,22 +134,27 @@ def lookup(store: FigureStore, record: Any, metric: Any, kinds: Sequence[str],
     return key, None
 
 
-def draw_cached(records: Sequence[Any], metrics: Any, kinds: Sequence[Sequence[str]],
-                draw: Callable[[int], tuple[FigureOutput, ...]]) -> list[tuple[FigureOutput, ...]]:
-    """``[draw(i) for each record i]`` (``kinds[i]``: the figure kinds of record i, part of its key): from
-    the store set by :func:`figure_cache` where it has them, the
-    others drawn by :func:`~sigreport.render.figures.output.map_figures` (in workers when the settings
-    allow) and stored. Without a store, everything is drawn."""
+def start_cached(records: Sequence[Any], metrics: Any, kinds: Sequence[Sequence[str]],
+                 draw: Callable[[int], tuple[FigureOutput, ...]]) -> Callable[[], list[tuple[FigureOutput, ...]]]:
+    """Begin ``[draw(i) for each record i]`` (``kinds[i]``: the figure kinds of record i, part of its key) and
+    return the function that waits for the list: from the store set by :func:`figure_cache` where it has
+    them, the others drawn by :func:`~sigreport.render.figures.output.start_figures` (in workers when the
+    settings allow, while the caller works) and stored when waited for. Without a store, all are drawn."""
     store = _STORE.get()
     n = len(records)
     if store is None:
-        return map_figures(draw, n)
+        return start_figures(draw, n)
     pdf = current_settings().pdf
     found = [lookup(store, r, metrics.get(r.metric) if getattr(r, "metric", None) else None, k, pdf)
              for r, k in zip(records, kinds)]
     out = [value for _, value in found]
     missing = [i for i in range(n) if out[i] is None]
-    for i, value in zip(missing, map_figures(lambda j: draw(missing[j]), len(missing))):
-        out[i] = value
-        store.put(found[i][0], value)
-    return out  # type: ignore[return-value]
+    drawing = start_figures(lambda j: draw(missing[j]), len(missing))
+
+    def wait() -> list[tuple[FigureOutput, ...]]:
+        for i, value in zip(missing, drawing()):
+            out[i] = value
+            store.put(found[i][0], value)
+        return out  # type: ignore[return-value]
+
+    return wait

@@ -193,28 +193,47 @@ def _call(i: int) -> Any:
 
 
 def map_figures(draw: Callable[[int], T], n: int) -> list[T]:
-    """``[draw(0), ..., draw(n - 1)]``, in that order; in forked worker processes when
-    :func:`figure_settings` allows more than one and there are at least two items.
+    """``[draw(0), ..., draw(n - 1)]``, in that order: :func:`start_figures` and wait for them."""
+    return start_figures(draw, n)()
+
+
+def start_figures(draw: Callable[[int], T], n: int) -> Callable[[], list[T]]:
+    """Begin ``[draw(0), ..., draw(n - 1)]`` in forked worker processes when :func:`figure_settings` allows
+    more than one and there are at least two items, and return the function that waits for them and gives
+    them in order; the caller does other work meanwhile (the build writes results.json and builds the
+    report's views). Without workers, the figures are drawn here when that function is called.
 
     Why processes: drawing and exporting (matplotlib, pure Python) is most of a large report's render
     time and holds the GIL. Byte-identical to drawing here: each figure is drawn inside :func:`style` from
     the same record with the same rcParams, fixed SVG hash salt and font list (:func:`font_families`, a
     property of the machine), and nothing is shared between figures but the font subset cache (which only
-    saves work). Workers are forked so ``draw`` (a closure over the records) is inherited, not pickled;
-    only the finished :class:`FigureOutput` values travel back. Without ``fork`` (Windows, macOS
-    defaults aside) the figures are drawn here.
+    saves work). Workers are forked (when the pool starts, here) so ``draw`` (a closure over the records)
+    is inherited, not pickled; only the finished :class:`FigureOutput` values travel back. Without
+    ``fork`` (Windows, macOS defaults aside) the figures are drawn here.
     """
     global _TASK
     jobs = min(current_settings().jobs, n)
     if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return [draw(i) for i in range(n)]
+        return lambda: [draw(i) for i in range(n)]
     font_families()  # once, before forking: every worker inherits the same list
     _TASK = draw
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
     try:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            return list(pool.map(_call, range(n)))
-    finally:
+        futures = [pool.submit(_call, i) for i in range(n)]  # the first submit forks every worker
+    except BaseException:
+        pool.shutdown(cancel_futures=True)
         _TASK = None
+        raise
+
+    def wait() -> list[T]:
+        global _TASK
+        try:
+            return [f.result() for f in futures]
+        finally:
+            pool.shutdown(cancel_futures=True)
+            _TASK = None
+
+    return wait
 
 
 def export(fig: Figure, name: str, caption: str) -> FigureOutput:

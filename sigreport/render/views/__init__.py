@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from sigreport.render import names
 from sigreport.render.figures import KINDS, figures_of
-from sigreport.render.figure_cache import draw_cached
+from sigreport.render.figure_cache import start_cached
 from sigreport.render.figures.output import FigureOutput, figure_settings, missing_warning
 from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section
-from sigreport.render.views.common import Labels, html_pairwise, latex_options
+from sigreport.render.views.common import Labels, html_pairwise, latex_options, shown_as_matrix
 from sigreport.render.views.conclusions import conclusions, report_baseline
 from sigreport.render.views.labels import VIEWS as LABEL_VIEWS
 from sigreport.render.views.labels import matrix_owners
@@ -30,18 +30,25 @@ VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS}
 
 def build_report(results: Any, source: str = "results.json",
                  figures: Collection[str] | None = None, figure_pdf: bool = True,
-                 figure_jobs: int = 1) -> ReportModel:
+                 figure_jobs: int = 1, meanwhile: Callable[[], None] | None = None) -> ReportModel:
     """The report model of ``results`` (a :class:`sigreport.results.Results`); ``source`` names the spec
     file the report says it was generated from; ``figures``: the figure kinds drawn (default: the spec's
     ``outputs.figures``, every kind for results read back from results.json); ``figure_pdf``: whether
     figures also carry their vector PDF (needed by LaTeX output only); ``figure_jobs``: worker processes
-    that may draw them (same bytes as drawing here)."""
+    that may draw them (same bytes as drawing here); ``meanwhile``: work the caller has to do anyway,
+    done here while the workers draw (the build writes results.json), as the views are."""
     lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), html_pairwise(results))
     kinds = figure_kinds(results) if figures is None else tuple(figures)
-    views = [with_why_p(VIEWS[r.kind](r, lab), r) for r in results.records]
-    if kinds:
-        with figure_settings(figure_pdf, figure_jobs):
-            drawn = draw_records(results, [kinds_of(view, kinds) for view in views])
+    with figure_settings(figure_pdf, figure_jobs):
+        drawing = draw_records(results, [kinds_of(r, kinds, lab) for r in results.records]) if kinds else None
+        try:
+            if meanwhile is not None:
+                meanwhile()
+            views = [with_why_p(VIEWS[r.kind](r, lab), r) for r in results.records]
+            main, said = main_tables(results, lab), conclusions(results, lab)
+        finally:  # the workers are waited for (and stopped) whatever happened here
+            drawn = drawing() if drawing is not None else None
+    if drawn is not None:
         views = [with_figures(view, figs) for view, figs in zip(views, drawn)]
     groups: dict[tuple[Any, Any], list[AnalysisView]] = {}
     for r, view in zip(results.records, views):
@@ -50,7 +57,7 @@ def build_report(results: Any, source: str = "results.json",
                                         tuple(views)) for (metric, corpus), views in groups.items()))
     model = ReportModel(results.title, results.description, tuple(settings_rows(results)), sections,
                         tuple(data_files(results.data)), results.seed, results.sigreport_version, source,
-                        main_tables(results, lab), conclusions(results, lab))
+                        main, said)
     return dataclasses.replace(model, key_figure=key_figure(model.figures()), baseline=report_baseline(results),
                                latex=latex_options(results))
 
@@ -62,27 +69,32 @@ def figure_kinds(results: Any) -> tuple[str, ...]:
     return tuple(KINDS) if kinds is None else tuple(kinds)
 
 
-def kinds_of(view: AnalysisView, kinds: tuple[str, ...]) -> tuple[str, ...]:
-    """The figure kinds drawn for one record's view: ``kinds`` without the p-value heat map when the HTML
-    shows the family as a p-value matrix. The matrix holds the same numbers, bold when significant and
-    tinted by direction, so the map would repeat it (without its numbers, beyond 12 systems); drawing it
-    cost most of a large report's build (100 heat maps: ~9 of a 1M-row build's 23 s)."""
-    if "pvalues" in kinds and any(t.html_form is not None for t in view.tables):
+def kinds_of(record: Any, kinds: tuple[str, ...], lab: Labels) -> tuple[str, ...]:
+    """The figure kinds drawn for one record: ``kinds`` without the p-value heat map of a family the HTML
+    shows as a p-value matrix (:func:`~.common.shown_as_matrix`; the views of these kinds follow it). The
+    matrix holds the same numbers, bold when significant and tinted by direction, so the map would repeat
+    it (without its numbers, beyond 12 systems); drawing it cost most of a large report's build (100 heat
+    maps: ~9 of a 1M-row build's 23 s). Decided from the record, before its view is built, so that the
+    figures are drawn while the views are."""
+    if "pvalues" in kinds and record.kind in MATRIX_KINDS and shown_as_matrix(record.pairs, lab.html_pairwise):
         return tuple(k for k in kinds if k != "pvalues")
     return kinds
 
 
-def draw_records(results: Any, kinds: Sequence[tuple[str, ...]]) -> list[tuple[FigureOutput, ...]]:
-    """Every record's figures (``kinds[i]``: the kinds drawn for record i), in record order: from the build's
-    figure cache where it has them (:func:`~sigreport.render.figure_cache.draw_cached`), the rest drawn in
-    worker processes when the settings allow (see :func:`~sigreport.render.figures.output.map_figures`),
-    else here."""
+MATRIX_KINDS = ("pairwise", "cv", "posthoc")  # records whose view has the HTML matrix (with_html_matrix)
+
+
+def draw_records(results: Any, kinds: Sequence[tuple[str, ...]]) -> Callable[[], list[tuple[FigureOutput, ...]]]:
+    """Begin drawing every record's figures (``kinds[i]``: the kinds drawn for record i) and return the
+    function that waits for them, in record order: from the build's figure cache where it has them
+    (:func:`~sigreport.render.figure_cache.start_cached`), the rest drawn in worker processes when the
+    settings allow (see :func:`~sigreport.render.figures.output.start_figures`), else when waited for."""
     records = results.records
 
     def draw(i: int) -> tuple[FigureOutput, ...]:
         return tuple(figures_of(records[i], results, kinds[i]))
 
-    return draw_cached(records, results.metrics, kinds, draw)
+    return start_cached(records, results.metrics, kinds, draw)
 
 
 def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...]) -> AnalysisView:

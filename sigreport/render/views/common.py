@@ -177,8 +177,7 @@ def pvalue_matrix(pairs: Any, key: tuple[str | None, ...], caption: str, adjuste
         return None
     systems = list(dict.fromkeys(s for p in pairs for s in (p.a, p.b)))
     by_pair = {frozenset((p.a, p.b)): p for p in pairs}
-    bs = {p.b for p in pairs}
-    baseline = next(iter(bs)) if len(bs) == 1 and len(pairs) == len(systems) - 1 else None
+    baseline = family_baseline(pairs, systems)
     cols = [baseline] if baseline is not None else systems
     rows = [s for s in systems if s != baseline]
 
@@ -197,6 +196,26 @@ def pvalue_matrix(pairs: Any, key: tuple[str | None, ...], caption: str, adjuste
             f"at \u03b1 = {alpha:g} after correction. The HTML report has the full table (estimates, intervals, "
             "statistics).")
     return Table(key, caption, (Column(Text(""), "l"), *(Column(Text(b)) for b in cols)), table_rows, (note,))
+
+
+def family_baseline(pairs: Sequence[Any], systems: Sequence[str]) -> str | None:
+    """The system every pair is against (a family against one baseline), or None (e.g. every pair)."""
+    bs = {p.b for p in pairs}
+    return next(iter(bs)) if len(bs) == 1 and len(pairs) == len(systems) - 1 else None
+
+
+def shown_as_matrix(pairs: Any, option: str) -> bool:
+    """Whether the HTML shows a family as its p-value matrix, by ``outputs.html.pairwise`` (``option``):
+    ``matrix`` always (two pairs or more), ``rows`` never, ``auto`` for a family of every pair (not one
+    against a baseline, whose matrix would have as many rows) of more than :data:`MATRIX_PAIRS` pairs
+    (10 or more systems)."""
+    pairs = list(pairs)
+    if len(pairs) < 2 or option == "rows":
+        return False
+    if option == "matrix":
+        return True
+    systems = list(dict.fromkeys(s for p in pairs for s in (p.a, p.b)))
+    return len(pairs) > MATRIX_PAIRS and family_baseline(pairs, systems) is None
 
 
 def html_pairwise(results: Any) -> str:
@@ -231,14 +250,10 @@ def with_html_matrix(table: Table, pairs: Any, lab: Labels, adjusted: str, alpha
 
 def html_matrix(table: Table, pairs: Any, lab: Labels, adjusted: str, alpha: float) -> Table | None:
     """The matrix the HTML shows instead of the rows of ``table`` (its ``compact`` form with notes for the
-    HTML), or ``None`` to show the rows, by ``outputs.html.pairwise``: ``matrix`` always (when there is one),
-    ``rows`` never, ``auto`` for a family of every pair (not one against a baseline, whose matrix would have
-    as many rows) of more than :data:`MATRIX_PAIRS` pairs (10 or more systems)."""
+    HTML), or ``None`` to show the rows (see :func:`shown_as_matrix`)."""
     compact = table.compact
     n = len(pairs)
-    if compact is None or lab.html_pairwise == "rows":
-        return None
-    if lab.html_pairwise == "auto" and (len(compact.columns) <= 2 or n <= MATRIX_PAIRS):
+    if compact is None or not shown_as_matrix(pairs, lab.html_pairwise):
         return None
     note = (f"Each cell: the {adjusted} p-value of the row system against the column system; bold: significant "
             f"at \u03b1 = {alpha:g} after correction, \u25b2 the row system is the better one, \u25bc the column "
