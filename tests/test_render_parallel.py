@@ -41,18 +41,18 @@ def test_cached_font_subsets_give_the_pdf_matplotlib_writes(results, monkeypatch
     assert all(pdf for _, _, pdf in _figures(plain))
 
 
-def test_work_done_while_the_workers_draw_runs_once_and_a_failure_stops_them(results):
-    """``meanwhile`` (the build writes results.json there) runs once, while the figures are drawn in workers;
-    when it fails, the error reaches the caller and no worker process is left behind."""
+
+def test_a_failure_while_the_workers_draw_stops_them(results, monkeypatch):
+    """The views are built while the workers draw; when that fails, the error reaches the caller and no
+    worker process is left behind."""
     import multiprocessing
 
-    calls = []
-    model = build_report(results, "summarization.yaml", figure_jobs=2, meanwhile=lambda: calls.append(1))
-    assert calls == [1] and len(model.figures()) >= 2
+    from sigreport.render import views
 
-    def fail() -> None:
+    def fail(results, lab):
         raise OSError("disk full")
 
+    monkeypatch.setattr(views, "main_tables", fail)
     with pytest.raises(OSError, match="disk full"):
-        build_report(results, "summarization.yaml", figure_jobs=2, meanwhile=fail)
+        build_report(results, "summarization.yaml", figure_jobs=2)
     assert multiprocessing.active_children() == []

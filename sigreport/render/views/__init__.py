@@ -30,20 +30,17 @@ VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS}
 
 def build_report(results: Any, source: str = "results.json",
                  figures: Collection[str] | None = None, figure_pdf: bool = True,
-                 figure_jobs: int = 1, meanwhile: Callable[[], None] | None = None) -> ReportModel:
+                 figure_jobs: int = 1) -> ReportModel:
     """The report model of ``results`` (a :class:`sigreport.results.Results`); ``source`` names the spec
     file the report says it was generated from; ``figures``: the figure kinds drawn (default: the spec's
     ``outputs.figures``, every kind for results read back from results.json); ``figure_pdf``: whether
     figures also carry their vector PDF (needed by LaTeX output only); ``figure_jobs``: worker processes
-    that may draw them (same bytes as drawing here); ``meanwhile``: work the caller has to do anyway,
-    done here while the workers draw (the build writes results.json), as the views are."""
+    that may draw them (same bytes as drawing here), while this process builds the views."""
     lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), html_pairwise(results))
     kinds = figure_kinds(results) if figures is None else tuple(figures)
     with figure_settings(figure_pdf, figure_jobs):
         drawing = draw_records(results, [kinds_of(r, kinds, lab) for r in results.records]) if kinds else None
         try:
-            if meanwhile is not None:
-                meanwhile()
             views = [with_why_p(VIEWS[r.kind](r, lab), r) for r in results.records]
             main, said = main_tables(results, lab), conclusions(results, lab)
         finally:  # the workers are waited for (and stopped) whatever happened here
