@@ -48,7 +48,7 @@ def dumps_indented(doc: Any) -> str:
 
     With ``indent`` the json module falls back to its pure-Python encoder, a chain of generators that
     costs seconds on a large report; this writes the same text with one function call per container and
-    C-level string escaping (tests/test_startup.py compares the two on every example and edge case)."""
+    C-level string escaping (tests/test_results_json.py compares the two on edge cases and random documents)."""
     parts: list[str] = []
     _write(doc, "\n", parts)
     return "".join(parts)
