@@ -183,6 +183,7 @@ class Target:
     """Shared number rules; a subclass gives the syntax of one target."""
 
     name = ""
+    _memo: dict[Cell, str]  # the cells formatted so far (see cell), made on first use
 
     def text(self, s: str) -> str:
         raise NotImplementedError
@@ -247,7 +248,7 @@ class Target:
         if isinstance(c, str):
             return self.text(c)
         try:
-            memo: dict[Cell, str] = self._memo  # type: ignore[has-type]
+            memo = self._memo
         except AttributeError:
             memo = self._memo = {}
         try:

@@ -62,6 +62,7 @@ class _Measure(Plain):
     times, so each distinct text is measured once (:meth:`width`)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._widths: dict[str, float] = {}
 
     def width(self, s: str) -> float:
