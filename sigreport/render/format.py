@@ -128,14 +128,21 @@ def placeholder(ch: str) -> str:
     return f"[U+{ord(ch):04X}]"
 
 
+# ASCII characters escape() changes: the specials and the control characters (placeholders) but tab and newline
+_ASCII_CHANGED = re.compile(r"[\\~^&%$#_{}<>\x00-\x08\x0b-\x1f\x7f]")
+
+
 def escape(value: object, unprintable: set[str] | None = None) -> str:
     """Escape text for LaTeX; :class:`Safe` strings pass unchanged.
 
-    Characters pdflatex cannot print become ``[U+XXXX]`` and are added to ``unprintable``.
+    Characters pdflatex cannot print become ``[U+XXXX]`` and are added to ``unprintable``. Most text of a
+    report (names, numbers, words) is ASCII without a special: it is returned as it is, in one C-level scan.
     """
     if isinstance(value, Safe):
         return str(value)
     s = "" if value is None else str(value)
+    if s.isascii() and _ASCII_CHANGED.search(s) is None:
+        return s
     out = []
     for ch in s:
         if ch in _SPECIALS:
@@ -157,8 +164,10 @@ def _finite(x: float | None) -> bool:
 
 
 def _fixed(x: float, decimals: int) -> str:
+    """``x`` with ``decimals`` decimals; a value that rounds to zero is written without a sign (``0.000``, never
+    ``-0.000``; a positive one already is)."""
     s = f"{x:.{decimals}f}"
-    return f"{0:.{decimals}f}" if float(s) == 0 else s
+    return f"{0:.{decimals}f}" if s[:1] == "-" and float(s) == 0 else s
 
 
 def _df(x: float) -> str:
@@ -174,6 +183,7 @@ class Target:
     """Shared number rules; a subclass gives the syntax of one target."""
 
     name = ""
+    _memo: dict[Cell, str]  # the cells formatted so far (see cell), made on first use
 
     def text(self, s: str) -> str:
         raise NotImplementedError
@@ -226,25 +236,43 @@ class Target:
         return self.text(DASH[self.name]) if self.name == "html" else Safe(DASH["latex"])
 
     def cell(self, c: Cell | str) -> str:
-        """One cell (or plain string) in this target's syntax, escaped once. Cells are frozen values, so each
-        distinct one is formatted once per formatter (a k x k matrix holds every p-value twice, a report of
-        many families the same names and dashes thousands of times)."""
+        """One cell (or plain string) in this target's syntax, escaped once.
+
+        Numbers (and the intervals and joins that hold them) are formatted directly: they rarely repeat, and
+        hashing a frozen cell costs about as much as formatting it. Cells that do repeat (a k x k matrix holds
+        every p-value twice, a report of many families the same names and dashes thousands of times) are
+        frozen values, so each distinct one is formatted once per formatter."""
+        fn = _DIRECT.get(type(c))
+        if fn is not None:
+            return fn(self, c)
         if isinstance(c, str):
             return self.text(c)
-        memo: dict[Cell, str] = self.__dict__.setdefault("_memo", {})
+        try:
+            memo = self._memo
+        except AttributeError:
+            memo = self._memo = {}
         try:
             return memo[c]
         except KeyError:
             pass
         except TypeError:  # a cell holding something unhashable: format it every time
             return _CELLS[type(c)](self, c)
-        fn: Callable[[Target, Cell], str] = _CELLS[type(c)]
-        out = memo[c] = fn(self, c)
+        out = memo[c] = _CELLS[type(c)](self, c)
         return out
 
 
 def _num(t: Target, c: Num) -> str:
-    return t.signed(_fixed(c.value, c.decimals)) if _finite(c.value) else t.dash()  # type: ignore[arg-type]
+    return _number(t, c.value, c.decimals)  # type: ignore[arg-type]
+
+
+def _number(t: Target, x: float | None, decimals: int) -> str:
+    """``t.signed(_fixed(x, decimals))`` when ``x`` is finite, else the dash (inlined: the most common cell)."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return t.dash()
+    s = f"{x:.{decimals}f}"
+    if s[:1] == "-" and float(s) == 0:
+        s = f"{0:.{decimals}f}"
+    return t.signed(s)
 
 
 def _int(t: Target, c: Int) -> str:
@@ -267,7 +295,7 @@ def _count(t: Target, c: Count) -> str:
 def _stat(t: Target, c: Stat) -> str:
     if c.value is None:
         return t.dash()
-    return _num(t, Num(c.value, 3)) if abs(c.value) < 1e6 else t.sci(c.value, 3)
+    return _number(t, c.value, 3) if abs(c.value) < 1e6 else t.sci(c.value, 3)
 
 
 def _p(t: Target, c: P) -> str:
@@ -283,8 +311,8 @@ def _ci(t: Target, c: CI) -> str:
     lo, hi = c.low, c.high
     if (lo is None and hi is None) or (not c.unbounded and (lo is None or hi is None)):
         return t.dash()
-    lo_s = _num(t, Num(lo, c.decimals)) if lo is not None else t.sym("minus_infinity", None)
-    hi_s = _num(t, Num(hi, c.decimals)) if hi is not None else t.sym("infinity", None)
+    lo_s = _number(t, lo, c.decimals) if lo is not None else t.sym("minus_infinity", None)
+    hi_s = _number(t, hi, c.decimals) if hi is not None else t.sym("infinity", None)
     return t.concat([t.text("["), lo_s, t.text(", "), hi_s, t.text("]")])
 
 
@@ -295,11 +323,13 @@ def _decision(t: Target, c: Decision) -> str:
 _CELLS: dict[type, Callable[..., str]] = {
     Text: lambda t, c: t.text(c.text), Num: _num, Int: _int, Df: _dfc, Count: _count, Stat: _stat, P: _p, CI: _ci,
     Decision: _decision, Sym: lambda t, c: t.sym(c.name, c.arg),
-    Join: lambda t, c: t.concat(t.cell(p) for p in c.parts),
+    Join: lambda t, c: t.concat([t.cell(p) for p in c.parts]),
     Lines: lambda t, c: t.lines([t.cell(p) for p in c.parts]),
     Marked: lambda t, c: t.marked(t.cell(c.inner), c.emphasis, c.marks),
     Versus: lambda t, c: t.versus(c),
 }
+# formatted without the memo (see Target.cell): numbers rarely repeat; a Join is mostly a number with its interval
+_DIRECT: dict[type, Callable[..., str]] = {k: _CELLS[k] for k in (Num, Int, Df, Count, Stat, P, CI, Decision, Join)}
 
 
 class Html(Target):
@@ -369,9 +399,15 @@ class Latex(Target):
 
     def __init__(self) -> None:
         self.unprintable: set[str] = set()
+        self._texts: dict[str, Safe] = {}  # plain strings escaped so far (names and words repeat thousands of times)
 
     def text(self, s: str) -> str:
-        return Safe(escape(s, self.unprintable))
+        if type(s) is not str:  # Safe (unchanged), or a subclass equal to a plain string that escapes otherwise
+            return Safe(escape(s, self.unprintable))
+        out = self._texts.get(s)
+        if out is None:
+            out = self._texts[s] = Safe(escape(s, self.unprintable))
+        return out
 
     def signed(self, s: str) -> str:
         return Safe("$-$" + s[1:]) if s.startswith("-") else Safe(s)

@@ -56,7 +56,21 @@ OTHER_WIDTH = 6.0  # a character not in the table (Greek, accented letters, symb
 
 
 class _Measure(Plain):
-    """Cells as the characters pdflatex prints for them (for the width estimate only)."""
+    """Cells as the characters pdflatex prints for them (for the width estimate only), and their widths.
+
+    One measure serves every table of a render: a report repeats the same names and numbers thousands of
+    times, so each distinct text is measured once (:meth:`width`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._widths: dict[str, float] = {}
+
+    def width(self, s: str) -> float:
+        """:func:`text_width` of ``s`` (not bold), computed once per distinct text."""
+        w = self._widths.get(s)
+        if w is None:
+            w = self._widths[s] = text_width(s)
+        return w
 
     def signed(self, s: str) -> str:
         return "\u2212" + s[1:] if s.startswith("-") else s
@@ -84,11 +98,13 @@ def text_width(s: str, bold: bool = False) -> float:
     return w * BOLD if bold else w
 
 
-def column_widths(table: Table, limit: float | None = None) -> list[float]:
+def column_widths(table: Table, limit: float | None = None, measure: _Measure | None = None) -> list[float]:
     """Estimated natural width of each column: its widest cell, header included. With ``limit``, measuring
-    stops after the first row that makes the table wider than it (enough to know it does not fit)."""
-    m = _Measure()
-    widths = [max(text_width(m.cell(part)) for part in (c.header.parts if isinstance(c.header, Lines) else (c.header,)))
+    stops after the first row that makes the table wider than it (enough to know it does not fit).
+    ``measure``: one shared by the tables of a render (each distinct text measured once)."""
+    m = measure or _Measure()
+    cell, width = m.cell, m.width
+    widths = [max(width(cell(part)) for part in (c.header.parts if isinstance(c.header, Lines) else (c.header,)))
               for c in table.columns]
     bold_rows = set(table.bold_rows)
     for i, row in enumerate(table.rows):
@@ -96,11 +112,18 @@ def column_widths(table: Table, limit: float | None = None) -> list[float]:
         for j, c in enumerate(row):
             if isinstance(c, Versus):
                 c = c.as_marked()
-            inner = c.inner if isinstance(c, Marked) else c
-            w = text_width(m.cell(inner), bold or (isinstance(c, Marked) and c.emphasis == "best"))
-            if isinstance(c, Marked) and c.marks:
-                w += 0.7 * text_width(c.marks)
-            widths[j] = max(widths[j], w)
+            if isinstance(c, Marked):
+                w = width(cell(c.inner))
+                if bold or c.emphasis == "best":
+                    w = w * BOLD
+                if c.marks:
+                    w += 0.7 * text_width(c.marks)
+            else:
+                w = width(cell(c))
+                if bold:
+                    w = w * BOLD
+            if w > widths[j]:
+                widths[j] = w
         if limit is not None and _span(widths) > limit:
             break
     return widths
@@ -132,12 +155,21 @@ class Part:
 
 def chosen_form(table: Table, opts: LatexOptions) -> Table:
     """The table itself, or its compact form (pairwise matrix) as ``outputs.latex.pairwise`` asks."""
+    return _chosen(table, opts, _Measure())[0]
+
+
+def _chosen(table: Table, opts: LatexOptions, m: _Measure) -> tuple[Table, list[float] | None]:
+    """:func:`chosen_form`, with the table's column widths when measuring them chose it (``layout`` reuses them:
+    a table that fits was measured to its last row)."""
     if table.compact is None or opts.pairwise == "rows":
-        return table
+        return table, None
     long = len(table.compact.columns) > 2 and len(table.rows) > LONG_TABLE_ROWS  # all pairs, split by rows
-    if opts.pairwise == "matrix" or long or _span(column_widths(table, TEXT_WIDTH)) > TEXT_WIDTH:
-        return dataclasses.replace(table.compact, name=table.name)
-    return table
+    if opts.pairwise == "matrix" or long:
+        return dataclasses.replace(table.compact, name=table.name), None
+    widths = column_widths(table, TEXT_WIDTH, m)
+    if _span(widths) > TEXT_WIDTH:
+        return dataclasses.replace(table.compact, name=table.name), None
+    return table, widths
 
 
 def split_columns(widths: Sequence[float], limit: float) -> list[tuple[int, ...]]:
@@ -160,10 +192,12 @@ def env_for(width: float, opts: LatexOptions) -> str:
     return "table" if width <= COLUMN_WIDTH else "table*"
 
 
-def layout(table: Table, opts: LatexOptions = LatexOptions()) -> list[Part]:
-    """The parts a table is written as: its form, split by columns (to fit) and rows (long tables)."""
-    t = chosen_form(table, opts)
-    widths = column_widths(t)
+def layout(table: Table, opts: LatexOptions = LatexOptions(), measure: _Measure | None = None) -> list[Part]:
+    """The parts a table is written as: its form, split by columns (to fit) and rows (long tables).
+    ``measure``: one shared by the tables of a render."""
+    m = measure or _Measure()
+    t, measured = _chosen(table, opts, m)
+    widths = measured if measured is not None else column_widths(t, measure=m)
     limit = COLUMN_WIDTH if opts.float == "table" else TEXT_WIDTH
     groups = split_columns(widths, limit) if _span(widths) > limit and len(widths) > 2 else [
         tuple(range(len(widths)))]
@@ -259,7 +293,9 @@ def _set_part(part: Part, fmt: Latex, opts: LatexOptions) -> SetPart:
     header = Safe(" & ".join(f"{{{fmt.cell(c.header)}}}" if numeric[k] else fmt.cell(c.header)
                              for k, c in enumerate(cols)))
     bold_rows = set(t.bold_rows)
-    body = tuple(Safe(" & ".join(_set_cell(c, fmt, numeric[k], i in bold_rows) for k, c in enumerate(cells)))
+    text_only = not any(numeric.values())
+    body = tuple(Safe(" & ".join([fmt.cell(c) for c in cells] if text_only and i not in bold_rows else
+                                 [_set_cell(c, fmt, numeric[k], i in bold_rows) for k, c in enumerate(cells)]))
                  for i, cells in rows)
     suffix = f" (part {part.index} of {part.count})" if part.count > 1 else ""
     caption = Safe(escape(opts.caption_prefix, fmt.unprintable) + fmt.prose(t.caption + suffix))
@@ -318,9 +354,10 @@ def render_tables(tables: Iterable[Table], out_dir: Path, user_dir: str | Path |
         template = env.get_template("table.tex.j2")
     out_dir.mkdir(parents=True, exist_ok=True)
     files, listing, floats = [], [], []
+    measure = _Measure()
     for t in tables:
         name = names.table_file(t.name)
-        parts = layout(t, options)
+        parts = layout(t, options, measure)
         set_parts = [_set_part(p, fmt, options) for p in parts]
         context = {"parts": set_parts, "table": t, "label": set_parts[0].label}  # table, label: as before the parts
         with user_template_errors(user_dir):

@@ -4,7 +4,7 @@ every analysis record in plan order. ``Results.to_dict()`` is exactly the conten
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from sigreport.results.records import Record, jsonable
@@ -60,19 +60,20 @@ class Results:
     def of_kind(self, kind: str) -> list[Record]:
         return [r for r in self.records if r.kind == kind]
 
-    def to_dict(self) -> dict[str, Any]:
-        """The results.json document (the contract in README "results.json")."""
+    def to_dict(self, convert: Callable[[Any], Any] = jsonable) -> dict[str, Any]:
+        """The results.json document (the contract in README "results.json"). ``convert`` makes JSON data of
+        the records and mappings; results.io passes one that defers it to the writer (a single pass)."""
         return {
             "schema_version": self.schema_version,
             "sigreport_version": self.sigreport_version,
             "title": self.title,
             "alpha": self.alpha,
             "seed": self.seed,
-            "data": jsonable(dict(self.data)),
+            "data": convert(dict(self.data)),
             "systems": list(self.systems),
             "corpora": list(self.corpora),
-            "metrics": {k: jsonable(m) for k, m in self.metrics.items()},
-            "tests": jsonable(dict(self.tests)),
-            "analyses": [jsonable(r) for r in self.records],
+            "metrics": {k: convert(m) for k, m in self.metrics.items()},
+            "tests": convert(dict(self.tests)),
+            "analyses": [convert(r) for r in self.records],
         }
 

@@ -79,6 +79,15 @@ def to_jsonable(obj: Any) -> Any:
 _FIELDS: dict[type, tuple[tuple[str, ...], bool]] = {}
 
 
+def json_fields_of(kind: type) -> tuple[tuple[str, ...], bool] | None:
+    """For a dataclass type: its JSON field names and whether they were named (``json_fields``, then ``extra``
+    follows them), as :func:`to_jsonable` writes its instances; ``None`` for any other type."""
+    fields = _FIELDS.get(kind)
+    if fields is None and dataclasses.is_dataclass(kind):
+        fields = _fields_of(kind)
+    return fields
+
+
 def _fields_of(cls: type) -> tuple[tuple[str, ...], bool]:
     """A dataclass's JSON field names (its ``json_fields``, else its fields) and whether they were named."""
     custom = getattr(cls, "json_fields", None)
