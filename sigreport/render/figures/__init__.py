@@ -9,7 +9,8 @@ so importing this package (or running ``sigreport --help`` / ``validate``) does 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
+from typing import Any
 
 from sigreport.render.figures.critical_difference import RankGroups, draw_cd, rank_groups
 from sigreport.render.figures.forest import draw_forest, forest_fits
@@ -21,9 +22,9 @@ from sigreport.results.records import Record
 KINDS = ("cd", "forest", "pvalues", "confusion")
 
 
-def figures_of(record: Record, results: Results | None = None,
-               kinds: Collection[str] = KINDS) -> Iterator[FigureOutput]:
-    """Every figure one record implies, in a fixed order.
+def figure_plan(record: Record, results: Results | None = None,
+                kinds: Collection[str] = KINDS) -> list[Callable[[], FigureOutput]]:
+    """The drawings one record implies, in a fixed order, not yet drawn (cheap: the rules alone).
 
     A Friedman post-hoc record gives a CD diagram (and, for all pairs, its p-value heatmap); a pairwise
     or cross-validation family a forest plot when it fits (vs baseline, or all pairs of at most 10
@@ -32,21 +33,34 @@ def figures_of(record: Record, results: Results | None = None,
     """
     metric = results.metrics.get(record.metric) if results is not None and record.metric else None
     kind = record.kind  # by kind and fields, so records read back from results.json draw the same figures
+    r: Any = record
+    pvalues = "pvalues" in kinds and kind in ("posthoc", "pairwise", "cv", "mcnemar")
+    if pvalues:
+        pvalues = heatmap_fits(r) and len(r.pairs) > 1
+    out: list[Callable[[], FigureOutput]] = []
     if kind == "posthoc" and getattr(record, "after", None) == "friedman":
         if "cd" in kinds:
-            yield draw_cd(record, metric)  # type: ignore[arg-type]
-        if "pvalues" in kinds and heatmap_fits(record) and len(record.pairs) > 1:  # type: ignore[attr-defined]
-            yield draw_pvalues(record, metric)  # type: ignore[arg-type]
+            out.append(lambda: draw_cd(r, metric))
+        if pvalues:
+            out.append(lambda: draw_pvalues(r, metric))
     elif kind in ("pairwise", "cv") or (kind == "posthoc" and hasattr(record, "correction")):
-        if "forest" in kinds and forest_fits(record):  # type: ignore[arg-type]
-            yield draw_forest(record, metric)  # type: ignore[arg-type]
-        if "pvalues" in kinds and heatmap_fits(record) and len(record.pairs) > 1:  # type: ignore[attr-defined]
-            yield draw_pvalues(record, metric)  # type: ignore[arg-type]
+        if "forest" in kinds and forest_fits(r):
+            out.append(lambda: draw_forest(r, metric))
+        if pvalues:
+            out.append(lambda: draw_pvalues(r, metric))
     elif kind == "mcnemar":
-        if "pvalues" in kinds and heatmap_fits(record) and len(record.pairs) > 1:  # type: ignore[attr-defined]
-            yield draw_pvalues(record, metric)  # type: ignore[arg-type]
+        if pvalues:
+            out.append(lambda: draw_pvalues(r, metric))
     elif kind == "classification" and "confusion" in kinds:
-        yield draw_confusion(record)  # type: ignore[arg-type]
+        out.append(lambda: draw_confusion(r))
+    return out
+
+
+def figures_of(record: Record, results: Results | None = None,
+               kinds: Collection[str] = KINDS) -> Iterator[FigureOutput]:
+    """Every figure one record implies (:func:`figure_plan`), drawn, in order."""
+    for draw in figure_plan(record, results, kinds):
+        yield draw()
 
 
 def draw_figures(results: Results, kinds: Collection[str] = KINDS) -> tuple[FigureOutput, ...]:
@@ -59,5 +73,5 @@ def draw_figures(results: Results, kinds: Collection[str] = KINDS) -> tuple[Figu
 
 __all__ = [
     "KINDS", "FigureOutput", "RankGroups", "draw_cd", "draw_confusion", "draw_figures", "draw_forest",
-    "draw_pvalues", "figures_of", "forest_fits", "heatmap_fits", "latex_snippet", "rank_groups",
+    "draw_pvalues", "figure_plan", "figures_of", "forest_fits", "heatmap_fits", "latex_snippet", "rank_groups",
 ]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from sigreport.render import names
-from sigreport.render.figures import KINDS, figures_of
+from sigreport.render.figures import KINDS, figure_plan
 from sigreport.render.figure_cache import start_cached
 from sigreport.render.figures.output import FigureOutput, figure_settings, missing_warning
 from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section
@@ -85,13 +85,24 @@ def draw_records(results: Any, kinds: Sequence[tuple[str, ...]]) -> Callable[[],
     """Begin drawing every record's figures (``kinds[i]``: the kinds drawn for record i) and return the
     function that waits for them, in record order: from the build's figure cache where it has them
     (:func:`~sigreport.render.figure_cache.start_cached`), the rest drawn in worker processes when the
-    settings allow (see :func:`~sigreport.render.figures.output.start_figures`), else when waited for."""
+    settings allow (see :func:`~sigreport.render.figures.output.start_figures`), else when waited for.
+    Records that draw nothing (descriptives, omnibus tests, large families) are not even looked up."""
     records = results.records
+    plans = [figure_plan(r, results, k) for r, k in zip(records, kinds)]
+    drawn = [i for i, plan in enumerate(plans) if plan]
 
-    def draw(i: int) -> tuple[FigureOutput, ...]:
-        return tuple(figures_of(records[i], results, kinds[i]))
+    def draw(j: int) -> tuple[FigureOutput, ...]:
+        return tuple(f() for f in plans[drawn[j]])
 
-    return start_cached(records, results.metrics, kinds, draw)
+    waiting = start_cached([records[i] for i in drawn], results.metrics, [kinds[i] for i in drawn], draw)
+
+    def wait() -> list[tuple[FigureOutput, ...]]:
+        out: list[tuple[FigureOutput, ...]] = [()] * len(records)
+        for i, figs in zip(drawn, waiting()):
+            out[i] = figs
+        return out
+
+    return wait
 
 
 def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...]) -> AnalysisView:
