@@ -20,6 +20,7 @@ import numpy as np
 from sigreport.stats.lazy import scipy_special as special
 from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none
+from sigreport.stats.tails import nct_sf
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
@@ -301,7 +302,7 @@ def _nct_cdf_many(t: np.ndarray, df: float, ncp: np.ndarray) -> np.ndarray:
         v[i] = float(sps.nct.cdf(t[i], df, ncp[i]))
     bad = ~np.isfinite(v)
     if bad.any():
-        v[bad] = 1.0 - np.asarray(sps.nct.sf(t[bad], df, ncp[bad]), dtype=np.float64)
+        v[bad] = 1.0 - nct_sf(t[bad], df, ncp[bad])
         bad = ~np.isfinite(v)
         v[bad] = np.where(ncp[bad] > t[bad], 0.0, 1.0)
     return v

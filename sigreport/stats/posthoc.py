@@ -40,6 +40,7 @@ import numpy as np
 from sigreport.stats.correction import adjust
 from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import finite_or_none
+from sigreport.stats.tails import norm_sf
 
 STEP_METHODS = ("holm", "hochberg")
 ALL_PAIRS_METHODS = ("holm", "shaffer", "bergmann_hommel")
@@ -153,7 +154,7 @@ def nemenyi(average_ranks: np.ndarray, n: int, alpha: float = 0.05) -> PosthocRe
     ia, ib = np.triu_indices(k, 1)
     diff = r[ia] - r[ib]
     z = diff / se
-    p = 2 * sps.norm.sf(np.abs(z))
+    p = 2 * norm_sf(np.abs(z))
     # scipy's studentized range sf has ~1e-14 absolute error far in the tail; keep it inside the
     # exact bounds P(|Z_a - Z_b| >= q) <= P(range >= q) <= (number of pairs) P(|Z_a - Z_b| >= q).
     p_tukey = studentized_range_sf(np.abs(z) * math.sqrt(2), k, p == 0)
@@ -188,7 +189,7 @@ def _versus_control(r: np.ndarray, n: int, control: int) -> tuple[np.ndarray, np
     others = np.array([i for i in range(k) if i != control], dtype=int)
     diff = r[others] - r[control]
     z = diff / _se(k, n)
-    p = 2 * sps.norm.sf(np.abs(z))
+    p = 2 * norm_sf(np.abs(z))
     return others, diff, z, p
 
 
@@ -386,7 +387,7 @@ def all_pairs(
     ia, ib = np.triu_indices(k, 1)
     diff = r[ia] - r[ib]
     z = diff / se
-    p = np.minimum(1.0, 2 * sps.norm.sf(np.abs(z)))
+    p = np.minimum(1.0, 2 * norm_sf(np.abs(z)))
     if method == "holm":
         p_adj = adjust(p, "holm")
     elif method == "shaffer":
