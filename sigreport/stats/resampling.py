@@ -544,7 +544,8 @@ def _quantiles_sorted(sorted_cols: np.ndarray, valid: np.ndarray, q: np.ndarray)
     return _interpolate(ok, h, lo, sorted_cols[lo, cols], sorted_cols[hi, cols])
 
 
-def _quantiles(cols: np.ndarray, valid: np.ndarray, qs: Sequence[np.ndarray]) -> list[np.ndarray]:
+def _quantiles(cols: np.ndarray, valid: np.ndarray, qs: Sequence[np.ndarray], overwrite: bool = False
+               ) -> list[np.ndarray]:
     """``[_quantiles_sorted(np.sort(cols, axis=0), valid, q) for q in qs]``, the same floats, by selection.
 
     A quantile reads two order statistics of each column, and selecting them (``partition``) costs a
@@ -554,6 +555,8 @@ def _quantiles(cols: np.ndarray, valid: np.ndarray, qs: Sequence[np.ndarray]) ->
     x, -0.0 + 0.0 is 0.0). Used when every column is complete (``valid`` = all rows, no NaN, which
     ``partition`` would also put last) and asks for the same ranks, the usual case (percentile intervals);
     otherwise the columns are sorted as before. tests/stats/test_resampling_quantiles.py compares both.
+    ``overwrite``: ``cols`` may be reordered within each column when it is held column by column (its
+    transpose C-contiguous), which saves a copy; its values are then only good for these quantiles.
     """
     n_rows, n_cols = cols.shape
     ranks = [_quantile_ranks(n_cols, valid, q) for q in qs]
@@ -563,7 +566,8 @@ def _quantiles(cols: np.ndarray, valid: np.ndarray, qs: Sequence[np.ndarray]) ->
         srt = np.sort(cols, axis=0)
         return [_quantiles_sorted(srt, valid, q) for q in qs]
     wanted = sorted({int(r[2][0]) for r in ranks} | {int(r[3][0]) for r in ranks})
-    work = np.array(cols.T, order="C")  # (columns, rows), a copy: each column's replicates contiguous to partition
+    # (columns, rows): each column's replicates contiguous to partition; a copy unless the caller gives them up
+    work = cols.T if overwrite and cols.T.flags.c_contiguous else np.array(cols.T, order="C")
     at: dict[int, np.ndarray] = {}
     start = 0
     for k in wanted:  # ascending: rank k is selected among the values above the previous rank selected
@@ -571,6 +575,12 @@ def _quantiles(cols: np.ndarray, valid: np.ndarray, qs: Sequence[np.ndarray]) ->
         at[k] = work[:, k].copy()
         start = k + 1
     return [_interpolate(ok, h, lo, at[int(lo[0])], at[int(hi[0])]) for ok, h, lo, hi in ranks]
+
+
+def _pair_differences(theta_t: np.ndarray, pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+    """(P, B) replicate differences theta*_a - theta*_b of every pair from the (k, B) replicate values."""
+    out = np.take(theta_t, pa, axis=0)
+    return np.subtract(out, np.take(theta_t, pb, axis=0), out=out)
 
 
 def _count_p(
@@ -901,7 +911,7 @@ def paired_resampling(
         # selecting, and the rows gathered from the small (k, B) transpose cost a third of a column gather.
         # Elementwise the same subtraction of the same values; layout-sensitive reductions below copy to C order.
         theta_t = np.ascontiguousarray(theta_b.T)
-        stat_b = (np.take(theta_t, pa, axis=0) - np.take(theta_t, pb, axis=0)).T
+        stat_b = _pair_differences(theta_t, pa, pb).T
     else:
         sys_tot_a = totals[pa]  # (P, s)
         sys_tot_b = totals[pb]
@@ -937,6 +947,7 @@ def paired_resampling(
     ci_lo = np.full(P, np.nan)
     ci_hi = np.full(P, np.nan)
     accel = None
+    reordered = False
     if method == "bootstrap" and P:
         one = alternative != "two-sided"
         lev = 1.0 - ci_level if one else (1.0 - ci_level) / 2.0
@@ -955,7 +966,8 @@ def paired_resampling(
                 num2 = z0 - za
                 q1 = special.ndtr(z0 + num1 / (1.0 - accel * num1))
                 q2 = special.ndtr(z0 + num2 / (1.0 - accel * num2))
-        ci_lo, ci_hi = _quantiles(stat_b, valid, (q1, q2))
+        ci_lo, ci_hi = _quantiles(stat_b, valid, (q1, q2), overwrite=True)
+        reordered = True  # stat_b's columns are no longer in replicate order: see the interval warning below
         if alternative == "greater":
             ci_hi = np.full(P, np.inf)
         elif alternative == "less":
@@ -981,7 +993,7 @@ def paired_resampling(
     # --- assemble pairs --------------------------------------------------------------------------
     out_pairs = []
     srt: np.ndarray | None = None  # the sorted replicates, made only for a degenerate interval's warning
-    n_used_default = stat_b.shape[0]
+    n_used_default = n_rows
     for idx in range(P):  # assembling result objects only; every number above is vectorised
         pw: list[str] = []
         d = delta[idx]
@@ -1021,8 +1033,8 @@ def paired_resampling(
             if ci_method == "bca" and accel is not None and not np.isfinite(accel[idx]):
                 pw.append("the jackknife values of the difference are all equal: the BCa acceleration is undefined")
             if (alternative != "less" and not np.isfinite(lo)) or (alternative != "greater" and not np.isfinite(hi)):
-                if srt is None:
-                    srt = np.sort(stat_b, axis=0)
+                if srt is None:  # the replicate differences as computed above (recomputed if reordered), sorted
+                    srt = np.sort(_pair_differences(theta_t, pa, pb).T if reordered else stat_b, axis=0)
                 if valid[idx] > 0 and np.all(srt[: valid[idx], idx] == srt[0, idx]):
                     pw.append("every bootstrap replicate gives the same difference: the interval is a single point")
                     lo = srt[0, idx] if alternative != "less" else lo

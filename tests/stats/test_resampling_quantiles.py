@@ -87,3 +87,16 @@ def test_the_input_is_left_as_it_was():
     before = x.copy()
     _quantiles(x, np.full(9, 500), (np.full(9, 0.025), np.full(9, 0.975)))
     assert np.array_equal(x, before)
+
+
+@pytest.mark.parametrize("kind", ["normal", "ties", "zeros"])
+def test_overwriting_columns_held_pair_by_pair_gives_the_same_quantiles(kind):
+    rng = np.random.default_rng(7)
+    x = columns(rng, 10_000, 190, kind)
+    held = np.ascontiguousarray(x.T).T  # (B, P) held column by column, as the engine holds replicate differences
+    qs = (np.full(190, 0.025), np.full(190, 0.975))
+    want = reference(x, np.full(190, 10_000), qs)
+    assert_same(_quantiles(held, np.full(190, 10_000), qs, overwrite=True), want)
+    if kind == "normal":
+        assert not np.array_equal(held, x)  # it was partitioned in place (x, C-ordered, would have been copied)
+    assert np.array_equal(np.sort(held, axis=0), np.sort(x, axis=0))
