@@ -88,9 +88,7 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
     t = ctx.tests
     x = block.scores
     if method == "paired_t":
-        diffs = differences if differences is not None else [None] * len(pairs)
-        return [pairwise.paired_t(x[:, i], x[:, j], t.alternative, ctx.alpha, differences=dd)
-                for (i, j), dd in zip(pairs, diffs)], []
+        return pairwise.paired_t_family(x, pairs, t.alternative, ctx.alpha, differences=differences), []
     if method == "wilcoxon":
         return [rank.wilcoxon(x[:, i], x[:, j], t.alternative, t.zero_method, ctx.decimals, ctx.alpha,
                               mode=t.wilcoxon, correction=t.continuity_correction) for i, j in pairs], []

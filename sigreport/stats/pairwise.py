@@ -185,6 +185,66 @@ def paired_t(
                             finite_or_none(hi), ci_level, crit, EffectSize("d_z", mean / sd), tuple(warnings), extra)
 
 
+def paired_t_family(x: np.ndarray, pairs: Sequence[tuple[int, int]], alternative: str = "two-sided",
+                    alpha: float = 0.05, ci_level: float = 0.95,
+                    differences: Sequence[DifferenceSummary | None] | None = None) -> list[PairedTestResult]:
+    """``[paired_t(x[:, i], x[:, j], alternative, alpha, ci_level, differences=dd) for (i, j), dd in ...]``.
+
+    The pairs whose summary (:func:`describe_differences` of the same columns) has a Shapiro-Wilk p-value
+    (n >= 3, differences not constant) need only that summary's mean and SD; their t, p-value and interval
+    are computed for the whole family in array operations, each element the same IEEE operation on the same
+    doubles as :func:`paired_t` performs on one pair (its ``sd / sqrt(n)``, ``mean / se``, ``stdtr``, ``mean -
+    t_ppf * se``), so the same floats; every other pair, or a non-finite t, goes through :func:`paired_t`.
+    tests/stats/test_pairwise_family.py compares the two on many families.
+    """
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"unknown alternative {alternative!r}")
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2:
+        raise ValueError("x must be an items x systems matrix")
+    n = int(x.shape[0])
+    diffs = list(differences) if differences is not None else [None] * len(pairs)
+    if len(diffs) != len(pairs):
+        raise ValueError("differences must have one summary per pair")
+    fast = [k for k, dd in enumerate(diffs) if dd is not None and dd.n == n and dd.shapiro_pvalue is not None
+            and dd.mean is not None and dd.sd is not None]
+    out: list[PairedTestResult | None] = [None] * len(pairs)
+    if fast:
+        df = n - 1
+        mean = np.array([float(diffs[k].mean) for k in fast])  # type: ignore[union-attr, arg-type]
+        sd = np.array([float(diffs[k].sd) for k in fast])  # type: ignore[union-attr, arg-type]
+        se = sd / np.sqrt(n)
+        t = mean / se
+        if alternative == "two-sided":
+            p = 2 * special.stdtr(df, -np.abs(t))
+            h = t_ppf(0.5 + ci_level / 2, df) * se
+            lo, hi = mean - h, mean + h
+        else:
+            p = special.stdtr(df, -t) if alternative == "greater" else special.stdtr(df, t)
+            q = t_ppf(ci_level, df) * se
+            lo, hi = (mean - q, np.full(len(fast), np.inf)) if alternative == "greater" else \
+                (np.full(len(fast), -np.inf), mean + q)
+        crit = t_critical(alpha, df, alternative)
+        rows = zip(fast, mean.tolist(), sd.tolist(), t.tolist(), p.tolist(), lo.tolist(), hi.tolist())
+        for k, m_k, sd_k, t_k, p_k, lo_k, hi_k in rows:
+            if not (math.isfinite(t_k) and df > 0):
+                continue  # paired_t's own path (scipy.stats for a non-finite t)
+            sw_p = diffs[k].shapiro_pvalue  # type: ignore[union-attr]
+            warnings: tuple[str, ...] = ()
+            if sw_p < alpha and n < 30:  # type: ignore[operator]
+                warnings = (f"Shapiro-Wilk rejects normality of the differences (p = {sw_p:.3g} < {alpha:g}) with "
+                            f"only {n} items: the t test's p-value is doubtful; consider wilcoxon or bootstrap",)
+            extra: dict[str, object] = {"shapiro_pvalue": float(sw_p),  # type: ignore[arg-type]
+                                        "normality_rejected": bool(sw_p < alpha)}  # type: ignore[operator]
+            out[k] = PairedTestResult("paired_t", n, t_k, float(df), p_k, alternative, m_k, finite_or_none(lo_k),
+                                      finite_or_none(hi_k), ci_level, crit, EffectSize("d_z", m_k / sd_k), warnings,
+                                      extra)
+    for k, (i, j) in enumerate(pairs):
+        if out[k] is None:
+            out[k] = paired_t(x[:, i], x[:, j], alternative, alpha, ci_level, differences=diffs[k])
+    return out  # type: ignore[return-value]
+
+
 # ---------------------------------------------------------------------------------------------
 # Differences and small-sample-corrected paired effect sizes (issue 12)
 # ---------------------------------------------------------------------------------------------
