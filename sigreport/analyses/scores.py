@@ -72,8 +72,7 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
         warnings.append(f"corpus-level metric ({ctx.metric.aggregate}): the value is computed from summed per-item "
                         f"statistics; the CI is a percentile bootstrap over items (B = {ctx.tests.resamples})")
     else:
-        for j, system in enumerate(block.systems):
-            d = pairwise.describe(block.scores[:, j], 0.95)
+        for system, d in zip(block.systems, pairwise.describe_columns(block.scores, 0.95)):
             rows.append(SystemSummary(system, d.n, d.mean, d.sd, d.median, d.ci_low, d.ci_high, d.warnings))
     if block.dropped_items:
         warnings.append(f"{block.dropped_items} item(s) dropped because some system lacks them (data.missing: drop_items)")

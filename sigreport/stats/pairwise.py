@@ -95,6 +95,31 @@ def describe(x: np.ndarray, ci_level: float = 0.95) -> Descriptives:
     return Descriptives(n, mean, sd, float(np.median(x)), mean - half, mean + half, ci_level, ())
 
 
+def describe_columns(x: np.ndarray, ci_level: float = 0.95) -> list[Descriptives]:
+    """``[describe(x[:, j], ci_level) for j in range(x.shape[1])]`` of an items x systems matrix, in whole-array passes.
+
+    Each system's scores become one contiguous row of the transpose, and numpy reduces each row of a
+    2-d array along its last axis with the same pairwise summation (and ``median`` selects with the same
+    partition) as it does a 1-d array, so mean, SD, median and interval are the same floats as
+    :func:`describe` gives column by column (tests/stats/test_pairwise_family.py compares them). Fewer
+    than two items, or a non-finite score, go column by column.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2:
+        raise ValueError("x must be an items x systems matrix")
+    n, k = x.shape
+    if n < 2 or k == 0 or not np.isfinite(x).all():
+        return [describe(x[:, j], ci_level) for j in range(k)]
+    rows = np.ascontiguousarray(x.T)
+    mean = np.mean(rows, axis=1)
+    sd = np.std(rows, axis=1, ddof=1)
+    median = np.median(rows, axis=1)
+    half = t_ppf(0.5 + ci_level / 2, n - 1) * sd / np.sqrt(n)
+    lo, hi = mean - half, mean + half
+    return [Descriptives(n, m, s, med, a, b, ci_level, ())  # the interval's ends numpy floats, as describe's
+            for m, s, med, a, b in zip(mean.tolist(), sd.tolist(), median.tolist(), lo, hi)]
+
+
 def _t_pvalue(t: float, df: float, alternative: str) -> float:
     if alternative == "two-sided":
         return float(2 * t_sf(abs(t), df))

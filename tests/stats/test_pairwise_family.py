@@ -62,3 +62,21 @@ def test_paired_effect_sizes_family_equals_one_pair_at_a_time(n):
         got = paired_effect_sizes_family(x, pairs, level, describe_differences_many(x, pairs))
         want = [paired_effect_sizes(x[:, i], x[:, j], level) for i, j in pairs]
         assert [repr(g) for g in got] == [repr(w) for w in want]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 7, 30, 1000, 10_001])
+def test_describe_columns_equals_describe_column_by_column(n):
+    from sigreport.stats.pairwise import describe, describe_columns
+
+    rng = np.random.default_rng(n)
+    for x in (rng.standard_normal((n, 9)) * 1e3 + 1e6, np.round(rng.random((n, 4)), 2), np.zeros((n, 3)),
+              rng.standard_normal((n, 0))):
+        if n and x.shape[1]:
+            x[:, 0] = -0.0  # a column of negative zeros
+        for level in (0.95, 0.5):
+            got = describe_columns(x, level)
+            want = [describe(x[:, j], level) for j in range(x.shape[1])]
+            assert [repr(g) for g in got] == [repr(w) for w in want]
+    x = rng.standard_normal((max(n, 3), 3))
+    x[1, 1] = np.nan
+    assert [repr(g) for g in describe_columns(x)] == [repr(describe(x[:, j])) for j in range(3)]
