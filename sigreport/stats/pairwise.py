@@ -380,11 +380,14 @@ def noncentral_t_ci(t: float, df: float, level: float) -> tuple[float | None, fl
 def _nct_cdf_many(t: np.ndarray, df: float, ncp: np.ndarray) -> np.ndarray:
     """:func:`nct_cdf` element by element, with the two fallbacks of :func:`noncentral_t_ci`'s ``f`` (scipy's
     ``nct.sf`` where the cdf is not finite, then 0 or 1), in whole-array calls of the same ufuncs."""
-    v = np.empty(t.shape)
     regular = np.isfinite(t) & np.isfinite(ncp) & bool(math.isfinite(df) and df > 0)
-    v[regular] = special.nctdtr(df, ncp[regular], t[regular])
-    for i in np.flatnonzero(~regular):
-        v[i] = float(sps.nct.cdf(t[i], df, ncp[i]))
+    if regular.all():  # the usual case: one call, no masks (the same ufunc on the same elements)
+        v = np.asarray(special.nctdtr(df, ncp, t), dtype=np.float64)
+    else:
+        v = np.empty(t.shape)
+        v[regular] = special.nctdtr(df, ncp[regular], t[regular])
+        for i in np.flatnonzero(~regular):
+            v[i] = float(sps.nct.cdf(t[i], df, ncp[i]))
     bad = ~np.isfinite(v)
     if bad.any():
         v[bad] = 1.0 - nct_sf(t[bad], df, ncp[bad])
@@ -406,8 +409,9 @@ def noncentral_t_cis(t: np.ndarray, df: float, level: float) -> list[tuple[float
     target = np.concatenate([np.full(m, 1 - tail), np.full(m, tail)])
     span = 10.0 + 2.0 * np.abs(tt)
     lo, hi = tt - span, tt + span
-    f_lo = _nct_cdf_many(tt, df, lo) - target
-    f_hi = _nct_cdf_many(tt, df, hi) - target
+    # Both bounds of t[i] start from the same bracket: the cdf at its ends is evaluated once for the two.
+    f_lo = np.concatenate([_nct_cdf_many(t, df, lo[:m])] * 2) - target
+    f_hi = np.concatenate([_nct_cdf_many(t, df, hi[:m])] * 2) - target
     ok = ~(f_lo * f_hi > 0)
     roots = np.full(2 * m, np.nan)
     sel = np.flatnonzero(ok)
