@@ -100,3 +100,61 @@ def test_overwriting_columns_held_pair_by_pair_gives_the_same_quantiles(kind):
     if kind == "normal":
         assert not np.array_equal(held, x)  # it was partitioned in place (x, C-ordered, would have been copied)
     assert np.array_equal(np.sort(held, axis=0), np.sort(x, axis=0))
+
+
+# --- _percentile_pairs: counts and percentile quantiles a few pairs at a time (reference: the whole-matrix
+# functions it replaces, _count_p and _quantiles on D = (theta_t[pa] - theta_t[pb]).T) ----------------------
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+@pytest.mark.parametrize("k,rows", [(2, 50), (7, 999), (20, 10_000), (25, 333)])
+def test_percentile_pairs_equal_whole_matrix_counts_and_quantiles(alternative, k, rows):
+    from sigreport.stats.resampling import _count_p, _percentile_pairs
+
+    rng = np.random.default_rng(k * rows)
+    theta_t = np.round(rng.standard_normal((k, rows)) * 0.01, 3)  # rounded: ties and zero differences
+    theta_t[1] = theta_t[0]  # identical systems: every difference 0
+    pa, pb = (np.asarray(v, dtype=np.int64) for v in np.triu_indices(k, 1))
+    pa, pb = np.concatenate([pa, pb[:3]]), np.concatenate([pb, pa[:3]])  # a few reversed pairs
+    delta = np.round(rng.standard_normal(pa.size) * 0.01, 3)
+    tol = 1e-10 * np.abs(delta)
+    for level in (0.95, 0.9):
+        lev = (1 - level) / 2 if alternative == "two-sided" else 1 - level
+        qs = (np.full(pa.size, lev), np.full(pa.size, 1 - lev))
+        counts, valid, quantiles = _percentile_pairs(theta_t, pa, pb, delta, tol, alternative, qs)
+        d = (theta_t[pa] - theta_t[pb]).T
+        want_counts, want_valid = _count_p(d.copy(), delta, tol, alternative, shifted=True)
+        assert np.array_equal(counts, want_counts) and np.array_equal(valid, want_valid)
+        assert_same(quantiles, _quantiles(d, want_valid, qs))
+
+
+def test_percentile_pairs_decline_undefined_replicates():
+    from sigreport.stats.resampling import _percentile_pairs
+
+    theta_t = np.random.default_rng(3).standard_normal((4, 100))
+    pa, pb = np.array([0, 1]), np.array([2, 3])
+    qs = (np.full(2, 0.025), np.full(2, 0.975))
+    theta_t[2, 5] = np.nan
+    assert _percentile_pairs(theta_t, pa, pb, np.zeros(2), np.zeros(2), "two-sided", qs) is None
+    theta_t[2, 5] = 1e308
+    theta_t[0, 5] = -1e308  # the difference overflows to -inf
+    with np.errstate(over="ignore"):
+        assert _percentile_pairs(theta_t, pa, pb, np.zeros(2), np.zeros(2), "two-sided", qs) is None
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_bootstrap_results_are_the_same_with_and_without_the_blocked_path(alternative, monkeypatch):
+    from sigreport.stats import resampling as R
+
+    rng = np.random.default_rng(4)
+    n, k = 300, 9
+    x = np.round(0.5 + rng.standard_normal((n, 1)) * 0.1 + rng.standard_normal((n, k)) * 0.1, 3)[:, :, None]
+    x[:, 2] = x[:, 1]
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)] + [(3, 0)]
+    counts = np.stack([x[:, :, 0] * 0 + (x[:, :, 0] > 0.5), np.ones((n, k))], axis=2)  # a ratio metric, exact
+    for stats, metric in ((x, R.mean_metric()), (counts, R.ratio_metric())):
+        run = lambda: R.paired_resampling(stats, metric, pairs, "bootstrap", 2000, 11, alternative)  # noqa: E731
+        blocked = run()
+        with monkeypatch.context() as m:
+            m.setattr(R, "_percentile_pairs", lambda *a: None)
+            whole = run()
+        assert repr(blocked) == repr(whole)
