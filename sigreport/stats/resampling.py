@@ -803,6 +803,12 @@ faults as filling it (8 ms instead of 4 ms per 10,000 x 1,000 replicates). A wor
 thread; the calling thread keeps one chunk's worth. The buffer's contents never outlive a chunk."""
 
 
+def release_workspace() -> None:
+    """Free this thread's weight buffer (an executor calls it when a run's analyses are done, so that a long-lived
+    process, or the rendering that follows, does not hold one chunk of replicates it no longer needs)."""
+    _WORKSPACE.__dict__.clear()
+
+
 def _weights(
     kind: str,
     start: int,
