@@ -254,3 +254,18 @@ def test_in_background_runs_in_a_forked_process_and_reports_its_failure(tmp_path
 
     with pytest.raises(OSError, match="No space left"):
         in_background(fail, allowed=True)()
+
+
+def test_serial_executor_frees_the_resampling_engines_buffer_when_the_run_ends():
+    import numpy as np
+
+    from sigreport.execute.runner import SerialExecutor
+    from sigreport.stats import resampling
+
+    x = np.random.default_rng(0).standard_normal((1200, 3, 1))
+    ex = SerialExecutor()
+    ex.start(object())  # type: ignore[arg-type]
+    resampling.paired_resampling(x, resampling.mean_metric(), [(0, 1)], "bootstrap", 200, 1)
+    assert resampling._WORKSPACE.__dict__  # kept between nodes of a run
+    ex.close()
+    assert not resampling._WORKSPACE.__dict__

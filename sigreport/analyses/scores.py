@@ -72,8 +72,7 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
         warnings.append(f"corpus-level metric ({ctx.metric.aggregate}): the value is computed from summed per-item "
                         f"statistics; the CI is a percentile bootstrap over items (B = {ctx.tests.resamples})")
     else:
-        for j, system in enumerate(block.systems):
-            d = pairwise.describe(block.scores[:, j], 0.95)
+        for system, d in zip(block.systems, pairwise.describe_columns(block.scores, 0.95)):
             rows.append(SystemSummary(system, d.n, d.mean, d.sd, d.median, d.ci_low, d.ci_high, d.warnings))
     if block.dropped_items:
         warnings.append(f"{block.dropped_items} item(s) dropped because some system lacks them (data.missing: drop_items)")
@@ -88,9 +87,7 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
     t = ctx.tests
     x = block.scores
     if method == "paired_t":
-        diffs = differences if differences is not None else [None] * len(pairs)
-        return [pairwise.paired_t(x[:, i], x[:, j], t.alternative, ctx.alpha, differences=dd)
-                for (i, j), dd in zip(pairs, diffs)], []
+        return pairwise.paired_t_family(x, pairs, t.alternative, ctx.alpha, differences=differences), []
     if method == "wilcoxon":
         return [rank.wilcoxon(x[:, i], x[:, j], t.alternative, t.zero_method, ctx.decimals, ctx.alpha,
                               mode=t.wilcoxon, correction=t.continuity_correction) for i, j in pairs], []

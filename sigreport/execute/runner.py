@@ -60,7 +60,10 @@ class SerialExecutor:
         return out
 
     def close(self) -> None:
+        from sigreport.stats.resampling import release_workspace
+
         self.dataset = None  # type: ignore[assignment]
+        release_workspace()  # the resampling engine's per-thread buffer, kept between nodes of this run
         limits = getattr(self, "_limits", None)
         if limits is not None:
             limits.restore_original_limits()

@@ -27,6 +27,7 @@ import numpy as np
 
 from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import EffectSize, finite_or_none
+from sigreport.stats.tails import chi2_sf, f_sf
 
 SPHERICITY_MODES = ("auto", "greenhouse_geisser", "huynh_feldt", "none")
 CORRECTION_NAMES = ("none", "greenhouse_geisser", "huynh_feldt", "lower_bound")
@@ -222,7 +223,7 @@ def _corrected(statistic: float | None, df1: float, df2: float, epsilon: float |
     if epsilon is None or not math.isfinite(epsilon) or df1 <= 0 or df2 <= 0:
         return CorrectedF(None, None, None)
     d1, d2 = epsilon * df1, epsilon * df2
-    p = None if statistic is None else finite_or_none(sps.f.sf(statistic, d1, d2))
+    p = None if statistic is None else finite_or_none(f_sf(statistic, d1, d2))
     return CorrectedF(float(d1), float(d2), p)
 
 
@@ -275,8 +276,8 @@ def mauchly_pvalue_second_order(chi2: float, p: int, nu: int) -> float | None:
         return None
     k = p + 1
     w2 = (p + 2.0) * (p - 1.0) * (p - 2.0) * (2.0 * p**3 + 6.0 * p**2 + 3.0 * k + 2.0) / (288.0 * (nu * p * rho) ** 2)
-    p1 = float(sps.chi2.sf(chi2, f))
-    p2 = float(sps.chi2.sf(chi2, f + 4))
+    p1 = float(chi2_sf(chi2, f))
+    p2 = float(chi2_sf(chi2, f + 4))
     return finite_or_none(min(1.0, max(0.0, p1 + w2 * (p2 - p1))))
 
 
@@ -412,7 +413,7 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
             )
     else:
         statistic = ms_systems / ms_error
-        pvalue = finite_or_none(sps.f.sf(statistic, df1, df2))
+        pvalue = finite_or_none(f_sf(statistic, df1, df2))
         pes = ss_systems / (ss_systems + ss_error)
 
     # --- sphericity --------------------------------------------------------------------------
@@ -461,7 +462,7 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
                 )
             else:
                 chi2 = float(chi2_val)
-                sph_p = finite_or_none(sps.chi2.sf(chi2, sph_df))
+                sph_p = finite_or_none(chi2_sf(chi2, sph_df))
                 sph_p2 = mauchly_pvalue_second_order(chi2, pp, n_df)
     sphericity = SphericityResult(w, chi2, sph_df, sph_p, gg, hf, lb)
     table, ss_items = _anova_table(x, ss_systems, ss_error, df1, df2)
@@ -642,7 +643,7 @@ def friedman(scores: np.ndarray, higher_is_better: bool = True, tie_correction: 
         chi2_tie = a * (k - 1) / d_tie_scaled
 
     statistic = chi2_tie if tie_correction else chi2_unc
-    pvalue = None if statistic is None else finite_or_none(sps.chi2.sf(statistic, df))
+    pvalue = None if statistic is None else finite_or_none(chi2_sf(statistic, df))
 
     # Iman-Davenport. gap = N(k-1) - chi2, evaluated through exact numerators.
     iman = no_id
@@ -663,7 +664,7 @@ def friedman(scores: np.ndarray, higher_is_better: bool = True, tie_correction: 
             iman = ImanDavenport(None, id_df1, id_df2, None)
         else:
             f_f = (n - 1) * statistic / (n * (k - 1) - statistic)
-            iman = ImanDavenport(float(f_f), id_df1, id_df2, finite_or_none(sps.f.sf(f_f, id_df1, id_df2)))
+            iman = ImanDavenport(float(f_f), id_df1, id_df2, finite_or_none(f_sf(f_f, id_df1, id_df2)))
 
     return FriedmanResult(
         method="friedman",

@@ -20,6 +20,7 @@ import numpy as np
 from sigreport.stats.lazy import scipy_special as special
 from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none
+from sigreport.stats.tails import nct_sf
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
@@ -92,6 +93,31 @@ def describe(x: np.ndarray, ci_level: float = 0.95) -> Descriptives:
     sd = float(np.std(x, ddof=1))
     half = t_ppf(0.5 + ci_level / 2, n - 1) * sd / np.sqrt(n)
     return Descriptives(n, mean, sd, float(np.median(x)), mean - half, mean + half, ci_level, ())
+
+
+def describe_columns(x: np.ndarray, ci_level: float = 0.95) -> list[Descriptives]:
+    """``[describe(x[:, j], ci_level) for j in range(x.shape[1])]`` of an items x systems matrix, in whole-array passes.
+
+    Each system's scores become one contiguous row of the transpose, and numpy reduces each row of a
+    2-d array along its last axis with the same pairwise summation (and ``median`` selects with the same
+    partition) as it does a 1-d array, so mean, SD, median and interval are the same floats as
+    :func:`describe` gives column by column (tests/stats/test_pairwise_family.py compares them). Fewer
+    than two items, or a non-finite score, go column by column.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2:
+        raise ValueError("x must be an items x systems matrix")
+    n, k = x.shape
+    if n < 2 or k == 0 or not np.isfinite(x).all():
+        return [describe(x[:, j], ci_level) for j in range(k)]
+    rows = np.ascontiguousarray(x.T)
+    mean = np.mean(rows, axis=1)
+    sd = np.std(rows, axis=1, ddof=1)
+    median = np.median(rows, axis=1)
+    half = t_ppf(0.5 + ci_level / 2, n - 1) * sd / np.sqrt(n)
+    lo, hi = mean - half, mean + half
+    return [Descriptives(n, m, s, med, a, b, ci_level, ())  # the interval's ends numpy floats, as describe's
+            for m, s, med, a, b in zip(mean.tolist(), sd.tolist(), median.tolist(), lo, hi)]
 
 
 def _t_pvalue(t: float, df: float, alternative: str) -> float:
@@ -182,6 +208,66 @@ def paired_t(
         warnings.append("n < 3: Shapiro-Wilk cannot check normality of the differences")
     return PairedTestResult("paired_t", n, float(t), float(df), p, alternative, mean, finite_or_none(lo),
                             finite_or_none(hi), ci_level, crit, EffectSize("d_z", mean / sd), tuple(warnings), extra)
+
+
+def paired_t_family(x: np.ndarray, pairs: Sequence[tuple[int, int]], alternative: str = "two-sided",
+                    alpha: float = 0.05, ci_level: float = 0.95,
+                    differences: Sequence[DifferenceSummary | None] | None = None) -> list[PairedTestResult]:
+    """``[paired_t(x[:, i], x[:, j], alternative, alpha, ci_level, differences=dd) for (i, j), dd in ...]``.
+
+    The pairs whose summary (:func:`describe_differences` of the same columns) has a Shapiro-Wilk p-value
+    (n >= 3, differences not constant) need only that summary's mean and SD; their t, p-value and interval
+    are computed for the whole family in array operations, each element the same IEEE operation on the same
+    doubles as :func:`paired_t` performs on one pair (its ``sd / sqrt(n)``, ``mean / se``, ``stdtr``, ``mean -
+    t_ppf * se``), so the same floats; every other pair, or a non-finite t, goes through :func:`paired_t`.
+    tests/stats/test_pairwise_family.py compares the two on many families.
+    """
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"unknown alternative {alternative!r}")
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2:
+        raise ValueError("x must be an items x systems matrix")
+    n = int(x.shape[0])
+    diffs = list(differences) if differences is not None else [None] * len(pairs)
+    if len(diffs) != len(pairs):
+        raise ValueError("differences must have one summary per pair")
+    fast = [k for k, dd in enumerate(diffs) if dd is not None and dd.n == n and dd.shapiro_pvalue is not None
+            and dd.mean is not None and dd.sd is not None]
+    out: list[PairedTestResult | None] = [None] * len(pairs)
+    if fast:
+        df = n - 1
+        mean = np.array([float(diffs[k].mean) for k in fast])  # type: ignore[union-attr, arg-type]
+        sd = np.array([float(diffs[k].sd) for k in fast])  # type: ignore[union-attr, arg-type]
+        se = sd / np.sqrt(n)
+        t = mean / se
+        if alternative == "two-sided":
+            p = 2 * special.stdtr(df, -np.abs(t))
+            h = t_ppf(0.5 + ci_level / 2, df) * se
+            lo, hi = mean - h, mean + h
+        else:
+            p = special.stdtr(df, -t) if alternative == "greater" else special.stdtr(df, t)
+            q = t_ppf(ci_level, df) * se
+            lo, hi = (mean - q, np.full(len(fast), np.inf)) if alternative == "greater" else \
+                (np.full(len(fast), -np.inf), mean + q)
+        crit = t_critical(alpha, df, alternative)
+        rows = zip(fast, mean.tolist(), sd.tolist(), t.tolist(), p.tolist(), lo.tolist(), hi.tolist())
+        for k, m_k, sd_k, t_k, p_k, lo_k, hi_k in rows:
+            if not (math.isfinite(t_k) and df > 0):
+                continue  # paired_t's own path (scipy.stats for a non-finite t)
+            sw_p = diffs[k].shapiro_pvalue  # type: ignore[union-attr]
+            warnings: tuple[str, ...] = ()
+            if sw_p < alpha and n < 30:  # type: ignore[operator]
+                warnings = (f"Shapiro-Wilk rejects normality of the differences (p = {sw_p:.3g} < {alpha:g}) with "
+                            f"only {n} items: the t test's p-value is doubtful; consider wilcoxon or bootstrap",)
+            extra: dict[str, object] = {"shapiro_pvalue": float(sw_p),  # type: ignore[arg-type]
+                                        "normality_rejected": bool(sw_p < alpha)}  # type: ignore[operator]
+            out[k] = PairedTestResult("paired_t", n, t_k, float(df), p_k, alternative, m_k, finite_or_none(lo_k),
+                                      finite_or_none(hi_k), ci_level, crit, EffectSize("d_z", m_k / sd_k), warnings,
+                                      extra)
+    for k, (i, j) in enumerate(pairs):
+        if out[k] is None:
+            out[k] = paired_t(x[:, i], x[:, j], alternative, alpha, ci_level, differences=diffs[k])
+    return out  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,14 +380,17 @@ def noncentral_t_ci(t: float, df: float, level: float) -> tuple[float | None, fl
 def _nct_cdf_many(t: np.ndarray, df: float, ncp: np.ndarray) -> np.ndarray:
     """:func:`nct_cdf` element by element, with the two fallbacks of :func:`noncentral_t_ci`'s ``f`` (scipy's
     ``nct.sf`` where the cdf is not finite, then 0 or 1), in whole-array calls of the same ufuncs."""
-    v = np.empty(t.shape)
     regular = np.isfinite(t) & np.isfinite(ncp) & bool(math.isfinite(df) and df > 0)
-    v[regular] = special.nctdtr(df, ncp[regular], t[regular])
-    for i in np.flatnonzero(~regular):
-        v[i] = float(sps.nct.cdf(t[i], df, ncp[i]))
+    if regular.all():  # the usual case: one call, no masks (the same ufunc on the same elements)
+        v = np.asarray(special.nctdtr(df, ncp, t), dtype=np.float64)
+    else:
+        v = np.empty(t.shape)
+        v[regular] = special.nctdtr(df, ncp[regular], t[regular])
+        for i in np.flatnonzero(~regular):
+            v[i] = float(sps.nct.cdf(t[i], df, ncp[i]))
     bad = ~np.isfinite(v)
     if bad.any():
-        v[bad] = 1.0 - np.asarray(sps.nct.sf(t[bad], df, ncp[bad]), dtype=np.float64)
+        v[bad] = 1.0 - nct_sf(t[bad], df, ncp[bad])
         bad = ~np.isfinite(v)
         v[bad] = np.where(ncp[bad] > t[bad], 0.0, 1.0)
     return v
@@ -320,8 +409,9 @@ def noncentral_t_cis(t: np.ndarray, df: float, level: float) -> list[tuple[float
     target = np.concatenate([np.full(m, 1 - tail), np.full(m, tail)])
     span = 10.0 + 2.0 * np.abs(tt)
     lo, hi = tt - span, tt + span
-    f_lo = _nct_cdf_many(tt, df, lo) - target
-    f_hi = _nct_cdf_many(tt, df, hi) - target
+    # Both bounds of t[i] start from the same bracket: the cdf at its ends is evaluated once for the two.
+    f_lo = np.concatenate([_nct_cdf_many(t, df, lo[:m])] * 2) - target
+    f_hi = np.concatenate([_nct_cdf_many(t, df, hi[:m])] * 2) - target
     ok = ~(f_lo * f_hi > 0)
     roots = np.full(2 * m, np.nan)
     sel = np.flatnonzero(ok)

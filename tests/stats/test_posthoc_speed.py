@@ -39,3 +39,16 @@ def test_nemenyi_p_values_equal_pair_by_pair_integrals(k: int, n: int, spread: f
     assert got.tobytes() == want.tobytes()
     if n >= 5000 and spread >= 0.3:
         assert (want == 0).any()  # the case where integrals are skipped is exercised
+
+
+@pytest.mark.parametrize("k", [2, 3, 7, 20, 100])
+def test_studentized_range_sf_equals_scipy_stats_exactly(k: int) -> None:
+    # expected: scipy.stats.studentized_range.sf(q, k, np.inf) of the installed scipy, value by value
+    from sigreport.stats.posthoc import _studentized_range_sf_inf
+
+    rng = np.random.default_rng(k)
+    q = np.concatenate([rng.uniform(0, 8, 300), rng.exponential(1.0, 50), [1e-300, 1e-9, 0.5, 3.3, 7.0, 12.0, 40.0,
+                                                                           0.0, -0.0, -1.0, np.inf, np.nan]])
+    got = _studentized_range_sf_inf(q, k)
+    want = np.asarray(stats.studentized_range.sf(q, k, np.inf), dtype=np.float64)
+    assert got.tobytes() == want.tobytes()

@@ -1,0 +1,65 @@
+"""Tail probabilities of scipy.stats distributions through the scipy.special functions scipy.stats calls.
+
+``scipy.stats.f.sf(x, d1, d2)`` checks and broadcasts its arguments and then, for an argument strictly
+inside the support and positive finite degrees of freedom, returns ``scipy.special.fdtrc(d1, d2, x)``;
+``chi2.sf`` returns ``chdtrc(df, x)``, ``norm.sf`` returns ``ndtr(-x)`` and ``nct.sf`` returns
+``clip(_nct_sf(x, df, nc), 0, 1)``. Calling those functions directly gives the same floats, and it
+spares a build that needs nothing else from scipy.stats importing it (~0.6-1 CPU-s: scipy builds every
+distribution's docstring at import). Anything outside the regular case (a bound of the support, an
+infinite or NaN argument, a non-positive degree of freedom) goes to scipy.stats itself, so the edge cases
+are scipy's by construction. tests/stats/test_special_paths.py checks every function against scipy.stats
+on a grid that includes those edges, exactly.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sigreport.stats.lazy import scipy_special as special
+from sigreport.stats.lazy import scipy_stats as sps
+
+
+def _positive_finite(*values: float) -> bool:
+    return all(math.isfinite(v) and v > 0 for v in values)
+
+
+def f_sf(x: float, dfn: float, dfd: float) -> float:
+    """``scipy.stats.f.sf(x, dfn, dfd)``: ``special.fdtrc(dfn, dfd, x)`` for 0 < x < inf and positive finite dfs."""
+    x, dfn, dfd = float(x), float(dfn), float(dfd)
+    if _positive_finite(x, dfn, dfd):
+        return float(special.fdtrc(dfn, dfd, x))
+    return float(sps.f.sf(x, dfn, dfd))
+
+
+def chi2_sf(x: float, df: float) -> float:
+    """``scipy.stats.chi2.sf(x, df)``: ``special.chdtrc(df, x)`` for 0 < x < inf and a positive finite df."""
+    x, df = float(x), float(df)
+    if _positive_finite(x, df):
+        return float(special.chdtrc(df, x))
+    return float(sps.chi2.sf(x, df))
+
+
+def norm_sf(x: np.ndarray) -> np.ndarray:
+    """``scipy.stats.norm.sf(x)`` of a float64 array: ``special.ndtr(-x)`` when every x is finite."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim == 1 and np.isfinite(x).all():
+        return np.asarray(special.ndtr(-x), dtype=np.float64)
+    return np.asarray(sps.norm.sf(x), dtype=np.float64)
+
+
+def nct_sf(x: np.ndarray, df: float, nc: np.ndarray) -> np.ndarray:
+    """``scipy.stats.nct.sf(x, df, nc)`` of float64 arrays x and nc (same length) and one df:
+    ``clip(special._ufuncs._nct_sf(x, df, nc), 0, 1)`` (with overflow warnings off, as scipy) when every x
+    and nc is finite and df is positive and finite."""
+    x = np.asarray(x, dtype=np.float64)
+    nc = np.asarray(nc, dtype=np.float64)
+    df = float(df)
+    if x.ndim == 1 and x.shape == nc.shape and _positive_finite(df) and np.isfinite(x).all() \
+            and np.isfinite(nc).all():
+        from scipy.special import _ufuncs  # scipy.stats.nct's own ``scu``; importing it loads nothing new
+
+        with np.errstate(over="ignore"):
+            return np.asarray(np.clip(_ufuncs._nct_sf(x, df, nc), 0, 1), dtype=np.float64)
+    return np.asarray(sps.nct.sf(x, df, nc), dtype=np.float64)
