@@ -1,9 +1,35 @@
-"""PDF from the report's own HTML with weasyprint; nothing is fetched from anywhere."""
+"""PDF from the report's own HTML with weasyprint; nothing is fetched from anywhere.
+
+WeasyPrint gets the page in a form made for print (:func:`print_input`), not the screen page as it is:
+its cost grows with every element it parses, styles and draws, even those the print CSS hides, and the
+screen page's figures are most of its elements. The print form:
+
+- leaves out what print does not show: figures marked ``screen-only`` (a p-value heatmap whose table
+  shows the same numbers) and the table of contents;
+- gives each figure as an image (``<img src="sigreport-figure:N">``) served from memory by the URL
+  fetcher, so its thousands of SVG elements are parsed by the SVG reader alone and never enter the HTML
+  tree, the CSS cascade and the box tree;
+- writes each figure's labels as text instead of glyph outlines (:mod:`.figures.svg_text`): the same
+  glyphs at the same positions, several times cheaper to draw, and searchable in the PDF.
+
+What the PDF shows is unchanged: the print CSS already hid the left-out parts, and the image is sized as
+the inline SVG was (the container's width up to the figure's natural width, ``max-height`` from the
+print CSS, the aspect ratio kept).
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 from typing import Any
+
+from sigreport.render.figures.svg_text import glyphs_to_text
+
+FIGURE_SCHEME = "sigreport-figure"
+_SCREEN_ONLY = re.compile(r'<figure class="[^"]*\bscreen-only\b[^"]*"[^>]*>.*?</figure>\n?', re.S)
+_TOC = re.compile(r'<nav class="toc"[^>]*>.*?</nav>\n?', re.S)
+_SVG = re.compile(r"<svg\b[^>]*>.*?</svg>", re.S)
 
 
 class FetchRefused(Exception):
@@ -15,28 +41,83 @@ def refuse_fetch(url: str, *args: object, **kwargs: object) -> dict:
     raise FetchRefused(f"sigreport reports fetch nothing (refused {url[:80]})")
 
 
-def _fetcher() -> Any:
-    """weasyprint >= 70 takes a URLFetcher object; older versions a function. Both refuse everything."""
+@dataclasses.dataclass(frozen=True)
+class PrintInput:
+    """What WeasyPrint reads: the print page and its figures (``sigreport-figure:N`` -> SVG bytes)."""
+
+    html: str
+    figures: dict[str, bytes]
+
+
+def print_input(page: str) -> PrintInput:
+    """The report page ``page`` (``render_html``'s output) in the form made for print (module docstring)."""
+    page = _TOC.sub("", _SCREEN_ONLY.sub("", page))
+    figures: dict[str, bytes] = {}
+
+    def hoist(m: re.Match[str]) -> str:
+        url = f"{FIGURE_SCHEME}:{len(figures)}"
+        svg, img = as_image(m.group(0), url)
+        figures[url] = svg.encode("utf-8")
+        return img
+
+    return PrintInput(_SVG.sub(hoist, page), figures)
+
+
+def as_image(svg: str, url: str) -> tuple[str, str]:
+    """(the figure's SVG as an image file, the ``<img>`` that shows it at ``url``).
+
+    The inline root is sized by its container (``width="100%"``, the natural width as ``max-width``); an
+    image needs its own size, so the root gets the natural size from its ``viewBox`` (in pt, the unit
+    matplotlib writes) and the ``<img>`` the container rule. ``aria-label`` becomes the ``alt`` text.
+    """
+    root = re.match(r"<svg\b[^>]*>", svg)
+    assert root is not None
+    box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', root.group(0))
+    label = re.search(r'aria-label="([^"]*)"', root.group(0))
+    if box is None:  # not a figure sigreport drew: shown as it was
+        return svg, svg
+    width, height = box.groups()
+    new_root = re.sub(r'\swidth="100%" style="[^"]*"', "", root.group(0), count=1)
+    new_root = new_root.replace("<svg", f'<svg width="{width}pt" height="{height}pt"', 1)
+    alt = label.group(1) if label else ""
+    img = (f'<img class="figure" src="{url}" alt="{alt}" '
+           f'style="width:100%;max-width:{width}pt;height:auto">')
+    return glyphs_to_text(new_root + svg[root.end():]), img
+
+
+def _fetcher(figures: dict[str, bytes] | None = None) -> Any:
+    """weasyprint >= 70 takes a URLFetcher object; older versions a function. Both refuse everything but
+    the print page's own figures, which are served from memory."""
+    figures = figures or {}
     try:
-        from weasyprint.urls import URLFetcher
+        from weasyprint.urls import URLFetcher, URLFetcherResponse
     except ImportError:  # pragma: no cover - older weasyprint
-        return refuse_fetch
+        def fetch(url: str, *args: object, **kwargs: object) -> dict:
+            if url in figures:
+                return {"string": figures[url], "mime_type": "image/svg+xml"}
+            return refuse_fetch(url)
+
+        return fetch
 
     class RefusingFetcher(URLFetcher):
         def fetch(self, url: str, headers: object = None) -> Any:
+            if url in figures:
+                return URLFetcherResponse(url, figures[url], {"Content-Type": "image/svg+xml"})
             refuse_fetch(url)
 
         def __call__(self, url: str, *args: object, **kwargs: object) -> Any:
-            refuse_fetch(url)
+            return self.fetch(url)
 
     return RefusingFetcher()
 
 
 def render_pdf(html: str, out: Path) -> None:
+    """``out``: the PDF of the report page ``html`` (``render_html``'s output), from its print form."""
     import logging
 
     from weasyprint import HTML
 
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
     logging.getLogger("fontTools").setLevel(logging.ERROR)
-    HTML(string=html, url_fetcher=_fetcher(), base_url=None).write_pdf(str(out))
+    doc = print_input(html)
+    HTML(string=doc.html, url_fetcher=_fetcher(doc.figures), base_url=None).write_pdf(str(out))

@@ -1,0 +1,134 @@
+"""A figure's SVG with its glyph outlines turned back into text, for the PDF.
+
+Why: the report's SVG draws text as outlines (``svg.fonttype='path'``, see :mod:`.output`): one
+``<use>`` of a glyph path per character. WeasyPrint parses and draws every one of them (a forest plot of
+45 pairs has ~1,500), which made the figures most of the PDF's cost; as text (one ``<text>`` per
+label) it draws them several times faster, and the words become searchable in the PDF.
+
+Exact, not approximate: each label keeps the position of every glyph matplotlib laid out (kerning
+included) as a per-character ``x`` list, in the same font (DejaVu Sans, the face and weight named by
+the glyph ids), so nothing moves. A label is converted only when this can be verified: the group has
+matplotlib's plain form (the label in a comment, one transform of translate, optional rotate and scale,
+glyph ``<use>`` elements shifted along the baseline only), every glyph is from a DejaVu Sans face, and
+the glyphs are, one for one and in order, the font's own glyphs of the label's characters (its
+``cmap``). Anything else (mathtext, ligatures such as "ff", right-to-left or fallback-font labels) keeps
+its outlines. Same input, same bytes.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import importlib.util
+import re
+from pathlib import Path
+
+# matplotlib's DejaVu Sans faces by the PostScript name in its glyph ids -> (file, weight, style)
+FACES = {
+    "DejaVuSans": ("DejaVuSans.ttf", "normal", "normal"),
+    "DejaVuSans-Bold": ("DejaVuSans-Bold.ttf", "bold", "normal"),
+    "DejaVuSans-Oblique": ("DejaVuSans-Oblique.ttf", "normal", "oblique"),
+    "DejaVuSans-BoldOblique": ("DejaVuSans-BoldOblique.ttf", "bold", "oblique"),
+}
+FAMILY = "DejaVu Sans"
+FONT_SCALE = 100.0  # matplotlib's TextToPath.FONT_SCALE: glyph units per font-size unit
+
+_NUM = r"-?\d+(?:\.\d+)?(?:e-?\d+)?"
+# One label as matplotlib writes it: <g id="..."> <!-- text --> <g transform="..."> [<defs>...</defs>] <use/>... </g> </g>
+_GROUP = re.compile(
+    r'(?P<indent>[ \t]*)<g id="(?P<id>[^"]*)">\s*<!-- (?P<text>.*?) -->\s*'
+    rf'<g transform="translate\((?P<tx>{_NUM}) (?P<ty>{_NUM})\)(?: rotate\((?P<rot>{_NUM})\))? '
+    rf'scale\((?P<s>{_NUM}) (?P<sy>{_NUM})\)">\s*'
+    r'(?P<defs><defs>\s*(?:<path [^>]*/>\s*)*</defs>\s*)?'
+    r'(?P<uses>(?:<use [^>]*/>\s*)+)</g>\s*</g>')
+_USE = re.compile(rf'<use xlink:href="#(?P<ref>[^"]*)"(?: transform="translate\((?P<x>{_NUM}) 0\)")?/>')
+_PATH = re.compile(r'<path id="(?P<id>[^"]*)"[^>]*/>')
+
+
+def glyphs_to_text(svg: str) -> str:
+    """``svg`` (a figure as :func:`.output.inline_svg` writes it) with every
+    label that can be verified drawn as ``<text>`` (see the module docstring); glyph definitions no
+    remaining ``<use>`` refers to are dropped, the rest is unchanged."""
+    defs: list[str] = []
+
+    def convert(m: re.Match[str]) -> str:
+        text = label(m)
+        if text is None:
+            return m.group(0)
+        if m.group("defs"):
+            defs.append(m.group("defs").strip())  # glyphs first defined here may serve an outlined label
+        return text
+
+    out = _GROUP.sub(convert, svg)
+    if defs:
+        used = set(re.findall(r'href="#([^"]*)"', out))
+        kept = [p.group(0) for d in defs for p in _PATH.finditer(d) if p.group("id") in used]
+        if kept:
+            out = re.sub(r"(<svg\b[^>]*>)", lambda r: r.group(1) + "\n <defs>\n  " + "\n  ".join(kept)
+                         + "\n </defs>", out, count=1)
+    return out
+
+
+def label(m: re.Match[str]) -> str | None:
+    """The ``<text>`` for one matched label group, or None when it cannot be verified."""
+    chars = html.unescape(m.group("text"))
+    uses = list(_USE.finditer(m.group("uses")))
+    if len(uses) != len(chars) or len(_USE.sub("", m.group("uses")).strip()) or float(m.group("sy")) != -float(m.group("s")):
+        return None
+    face = None
+    xs = []
+    for ch, use in zip(chars, uses):
+        name, _, gid = use.group("ref").rpartition("-")  # <figure prefix>-<face>-<glyph index, hex>
+        glyph_face = face_of(name)
+        face = glyph_face if face is None else face
+        if glyph_face is None or glyph_face != face or not re.fullmatch(r"[0-9a-f]+", gid):
+            return None
+        if glyph_index(face, ch) != int(gid, 16):
+            return None
+        xs.append(float(use.group("x") or 0.0))
+    assert face is not None
+    _, weight, style = FACES[face]
+    scale = float(m.group("s"))
+    transform = f"translate({m.group('tx')} {m.group('ty')})"
+    if m.group("rot") is not None and float(m.group("rot")) != 0:
+        transform += f" rotate({m.group('rot')})"
+    positions = " ".join(_short(x * scale) for x in xs)
+    attrs = (f'font-family="{FAMILY}" font-size="{_short(scale * FONT_SCALE)}"'
+             + (f' font-weight="{weight}"' if weight != "normal" else "")
+             + (f' font-style="{style}"' if style != "normal" else ""))
+    return (f'{m.group("indent")}<g id="{m.group("id")}" transform="{transform}">'
+            f'<text x="{positions}" y="0" {attrs}>{html.escape(chars, quote=False)}</text></g>\n')
+
+
+def face_of(name: str) -> str | None:
+    """The :data:`FACES` name a glyph id's font part (``<figure prefix>-DejaVuSans-Bold``) ends with."""
+    for face in sorted(FACES, key=len, reverse=True):
+        if name == face or name.endswith("-" + face):
+            return face
+    return None
+
+
+def _short(x: float) -> str:
+    """A coordinate as matplotlib's SVG writes them: fixed point, at most 6 decimals, no trailing zeros."""
+    s = f"{x:.6f}".rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+def glyph_index(face: str, ch: str) -> int | None:
+    """The index of the glyph ``face`` (a :data:`FACES` name) draws for ``ch``, from its ``cmap``."""
+    cmap, order = _font_tables(face)
+    name = cmap.get(ord(ch))
+    return order.get(name) if name is not None else None
+
+
+@functools.lru_cache(maxsize=len(FACES))
+def _font_tables(face: str) -> tuple[dict[int, str], dict[str, int]]:
+    """(``cmap``: code point -> glyph name, glyph name -> index) of matplotlib's own copy of the face (the
+    file its outlines came from)."""
+    from fontTools.ttLib import TTFont
+
+    spec = importlib.util.find_spec("matplotlib")
+    assert spec is not None and spec.submodule_search_locations
+    path = Path(spec.submodule_search_locations[0]) / "mpl-data" / "fonts" / "ttf" / FACES[face][0]
+    font = TTFont(path, lazy=True)
+    return font.getBestCmap(), {n: i for i, n in enumerate(font.getGlyphOrder())}

@@ -1,0 +1,134 @@
+"""What WeasyPrint reads for the PDF: the print form of the report page (sigreport.render.pdf.print_input)
+and figure labels as text (sigreport.render.figures.svg_text). Both exist for the PDF's speed; these
+tests check the mechanism and that the figures keep their looks (same glyphs, same positions)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+
+from pathlib import Path
+
+import matplotlib
+import pytest
+from fontTools.ttLib import TTFont
+
+from conftest import needs
+from sigreport.render.figures import output
+from sigreport.render.figures.svg_text import glyph_index, glyphs_to_text
+from sigreport.render.pdf import FetchRefused, _fetcher, print_input, render_pdf
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def drawn(labels: list[dict]) -> str:
+    """An inline figure (as the report embeds it) with one text artist per ``labels`` entry (kwargs of
+    ``fig.text``; ``s`` the text)."""
+    with output.style():
+        fig = output.new_figure(3, 2)
+        for i, kw in enumerate(labels):
+            fig.text(0.05, 0.9 - 0.15 * i, **kw)
+        return output.export(fig, "t", "caption").svg
+
+
+def texts(svg: str) -> list[ET.Element]:
+    return list(ET.fromstring(svg).iter(f"{SVG_NS}text"))
+
+
+def refs_resolve(svg: str) -> bool:
+    ids = set(re.findall(r'\bid="([^"]+)"', svg))
+    return all(r in ids for r in re.findall(r'href="#([^"]+)"', svg))
+
+
+def test_plain_bold_and_rotated_labels_become_text_at_matplotlibs_glyph_positions():
+    svg = drawn([{"s": "S1 vs S2"}, {"s": "AVAV", "fontweight": "bold"}, {"s": "0.5", "rotation": 90}])
+    out = glyphs_to_text(svg)
+    found = {t.text: t for t in texts(out)}
+    assert set(found) == {"S1 vs S2", "AVAV", "0.5"}
+    assert "<use" not in out and "DejaVuSans" not in out  # no glyph outline left or defined
+    assert found["AVAV"].get("font-weight") == "bold" and found["S1 vs S2"].get("font-weight") is None
+    # the rotated label keeps its rotation (on its group)
+    group = re.search(r'<g id="t-text_3" transform="translate\([^)]*\) rotate\(-90\)"><text', out)
+    assert group is not None
+    # "AVAV" is kerned: the glyph positions are matplotlib's, not plain advances. Original: <use> shifted by
+    # translate(x 0) in font units of the group's scale(s -s).
+    m = re.search(r'<!-- AVAV -->\s*<g transform="translate\([^)]*\) scale\(([\d.]+) [-\d.]+\)">(.*?)</g>', svg, re.S)
+    scale = float(m.group(1))
+    original = [0.0] + [float(x) * scale for x in re.findall(r'translate\(([\d.]+) 0\)', m.group(2))]
+    converted = [float(x) for x in found["AVAV"].get("x").split()]
+    assert converted == pytest.approx(original, abs=1e-5)
+    assert float(found["AVAV"].get("font-size")) == pytest.approx(scale * 100)
+    # ... and kerned: A then V closer than A's own advance width
+    font = TTFont(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans-Bold.ttf")
+    plain = font["hmtx"]["A"][0] / font["head"].unitsPerEm * scale * 100
+    assert converted[1] < plain - 0.1
+
+
+def test_unverifiable_labels_keep_their_outlines_and_every_reference_resolves():
+    # "Die" first defines D, i, e; "Difference" (an "ff" ligature: glyphs != characters) and mathtext keep
+    # outlines and still find the glyphs the converted label defined.
+    svg = drawn([{"s": "Die"}, {"s": "Difference"}, {"s": r"$\alpha^2$"}])
+    out = glyphs_to_text(svg)
+    assert [t.text for t in texts(out)] == ["Die"]
+    assert "<!-- Difference -->" in out and refs_resolve(out)
+    assert out.count("<use") == svg.count("<use") - 3
+
+
+def test_a_glyph_that_is_not_the_fonts_glyph_for_the_character_is_not_trusted():
+    svg = drawn([{"s": "ab"}])
+    b = glyph_index("DejaVuSans", "b")
+    c = glyph_index("DejaVuSans", "c")
+    tampered = svg.replace(f"DejaVuSans-{b:x}\"", f"DejaVuSans-{c:x}\"")
+    assert tampered != svg
+    assert texts(glyphs_to_text(svg)) and not texts(glyphs_to_text(tampered))
+
+
+def page(figures: str) -> str:
+    return ('<html><head><style>figure.fig img.figure { display: block; }</style></head><body>'
+            '<nav class="toc" aria-label="Contents"><h2>Contents</h2></nav>' + figures + "</body></html>")
+
+
+def test_print_form_leaves_out_screen_only_figures_and_serves_figures_as_images():
+    svg = drawn([{"s": "S1 vs S2"}])
+    html = page(f'<figure class="fig" id="fig-a">{svg}<figcaption>A</figcaption></figure>\n'
+                f'<figure class="fig screen-only" id="fig-b">{svg}<figcaption>B</figcaption></figure>\n')
+    doc = print_input(html)
+    assert "screen-only" not in doc.html and "fig-b" not in doc.html and "<nav" not in doc.html
+    assert "<svg" not in doc.html and list(doc.figures) == ["sigreport-figure:0"]
+    img = re.search(r'<img class="figure" src="sigreport-figure:0" alt="caption" style="([^"]*)">', doc.html)
+    assert img and "max-width:216pt" in img.group(1)  # 3 in at 72 pt
+    root = ET.fromstring(doc.figures["sigreport-figure:0"])
+    assert (root.get("width"), root.get("height")) == ("216pt", "144pt")  # an image needs its own size
+    assert [t.text for t in root.iter(f"{SVG_NS}text")] == ["S1 vs S2"]
+
+
+def test_fetcher_serves_the_pages_figures_and_refuses_everything_else():
+    fetch = _fetcher({"sigreport-figure:0": b"<svg/>"})
+    assert fetch("sigreport-figure:0").read() == b"<svg/>"
+    for url in ("sigreport-figure:1", "file:///etc/hostname", "http://example.com/a.svg", "data:,x"):
+        with pytest.raises(FetchRefused):
+            fetch(url)
+
+
+def test_examples_print_form_has_every_figure_as_an_image_with_text_labels(example):
+    html = (example("demsar") / "index.html").read_text(encoding="utf-8")
+    shown = len(re.findall(r'<figure class="fig(?: key)?" id=', html))
+    doc = print_input(html)
+    assert shown and len(doc.figures) == shown and doc.html.count('<img class="figure"') == shown
+    for svg in doc.figures.values():
+        root = ET.fromstring(svg)  # a well-formed SVG file
+        assert root.get("width", "").endswith("pt") and list(root.iter(f"{SVG_NS}text"))
+        assert refs_resolve(svg.decode())
+
+
+@needs("pdftotext")
+def test_figure_labels_are_text_in_the_pdf(example, tmp_path):
+    """The critical-difference diagram's "CD = ..." label is drawn as text: pdftotext reads it."""
+    html = (example("demsar") / "index.html").read_text(encoding="utf-8")
+    label = re.search(r"<!-- (CD = [\d.]+) -->", html)
+    assert label is not None
+    render_pdf(html, tmp_path / "r.pdf")
+    text = subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    assert label.group(1) in text
