@@ -11,8 +11,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 import pytest
 from fontTools.ttLib import TTFont
+from PIL import Image, ImageFilter
+from weasyprint import HTML
 
 from conftest import needs
 from sigreport.render.figures import output
@@ -42,12 +45,15 @@ def refs_resolve(svg: str) -> bool:
 
 
 def test_plain_bold_and_rotated_labels_become_text_at_matplotlibs_glyph_positions():
-    svg = drawn([{"s": "S1 vs S2"}, {"s": "AVAV", "fontweight": "bold"}, {"s": "0.5", "rotation": 90}])
+    svg = drawn([{"s": "S1 vs  S2"}, {"s": "AVAV", "fontweight": "bold"}, {"s": "0.5", "rotation": 90}])
     out = glyphs_to_text(svg)
     found = {t.text: t for t in texts(out)}
-    assert set(found) == {"S1 vs S2", "AVAV", "0.5"}
+    assert set(found) == {"S1 vs  S2", "AVAV", "0.5"}
+    # one x per character, the two spaces kept (SVG would otherwise collapse them and shift the rest)
+    spaced = found["S1 vs  S2"]
+    assert len(spaced.get("x").split()) == 9 and spaced.get("{http://www.w3.org/XML/1998/namespace}space") == "preserve"
     assert "<use" not in out and "DejaVuSans" not in out  # no glyph outline left or defined
-    assert found["AVAV"].get("font-weight") == "bold" and found["S1 vs S2"].get("font-weight") is None
+    assert found["AVAV"].get("font-weight") == "bold" and found["S1 vs  S2"].get("font-weight") is None
     # the rotated label keeps its rotation (on its group)
     group = re.search(r'<g id="t-text_3" transform="translate\([^)]*\) rotate\(-90\)"><text', out)
     assert group is not None
@@ -103,10 +109,25 @@ def test_print_form_leaves_out_screen_only_figures_and_serves_figures_as_images(
     assert [t.text for t in root.iter(f"{SVG_NS}text")] == ["S1 vs S2"]
 
 
-def test_fetcher_serves_the_pages_figures_and_refuses_everything_else():
-    fetch = _fetcher({"sigreport-figure:0": b"<svg/>"})
+def test_labels_font_is_matplotlibs_own_file_declared_for_the_faces_used():
+    svg = drawn([{"s": "plain"}, {"s": "bold", "fontweight": "bold"}])
+    doc = print_input(page(f'<figure class="fig" id="fig-a">{svg}<figcaption>A</figcaption></figure>'))
+    assert sorted(doc.fonts) == ["sigreport-font:DejaVuSans", "sigreport-font:DejaVuSans-Bold"]
+    assert doc.fonts["sigreport-font:DejaVuSans"] == Path(matplotlib.get_data_path()) / "fonts/ttf/DejaVuSans.ttf"
+    faces = re.findall(r'@font-face \{ font-family: "sigreport DejaVu Sans"; src: url\("([^"]+)"\); '
+                       r'font-weight: (\w+)', doc.html)
+    assert sorted(faces) == [("sigreport-font:DejaVuSans", "normal"), ("sigreport-font:DejaVuSans-Bold", "bold")]
+    label = texts(doc.figures["sigreport-figure:0"].decode())[0]
+    assert label.get("font-family") == "'sigreport DejaVu Sans', 'DejaVu Sans'"
+
+
+def test_fetcher_serves_the_pages_resources_and_refuses_everything_else():
+    font = Path(matplotlib.get_data_path()) / "fonts/ttf/DejaVuSans.ttf"
+    fetch = _fetcher({"sigreport-figure:0": b"<svg/>", "sigreport-font:DejaVuSans": font})
     assert fetch("sigreport-figure:0").read() == b"<svg/>"
-    for url in ("sigreport-figure:1", "file:///etc/hostname", "http://example.com/a.svg", "data:,x"):
+    assert fetch("sigreport-font:DejaVuSans").read() == font.read_bytes()
+    for url in ("sigreport-figure:1", "sigreport-font:Other", font.as_uri(), "file:///etc/hostname",
+                "http://example.com/a.svg", "data:,x"):
         with pytest.raises(FetchRefused):
             fetch(url)
 
@@ -123,8 +144,10 @@ def test_examples_print_form_has_every_figure_as_an_image_with_text_labels(examp
 
 
 @needs("pdftotext")
+@needs("pdffonts")
 def test_figure_labels_are_text_in_the_pdf(example, tmp_path):
-    """The critical-difference diagram's "CD = ..." label is drawn as text: pdftotext reads it."""
+    """The critical-difference diagram's "CD = ..." label is drawn as text (pdftotext reads it) in
+    matplotlib's own DejaVu Sans, embedded under the labels' family name."""
     html = (example("demsar") / "index.html").read_text(encoding="utf-8")
     label = re.search(r"<!-- (CD = [\d.]+) -->", html)
     assert label is not None
@@ -132,3 +155,38 @@ def test_figure_labels_are_text_in_the_pdf(example, tmp_path):
     text = subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True,
                           check=True).stdout
     assert label.group(1) in text
+    fonts = subprocess.run(["pdffonts", str(tmp_path / "r.pdf")], capture_output=True, text=True, check=True).stdout
+    assert "sigreport-DejaVu-Sans" in fonts
+
+
+def ink(pdf: Path, png: Path) -> "Image.Image":
+    subprocess.run(["pdftoppm", "-png", "-r", "150", "-f", "1", "-l", "1", "-singlefile", str(pdf),
+                    str(png.with_suffix(""))], check=True)
+    return Image.open(png).convert("L")
+
+
+def covered(a: "Image.Image", b: "Image.Image") -> float:
+    """Share of ``a``'s dark pixels that are dark in ``b`` within one pixel (anti-aliasing and hinting
+    differ between outlines and text; a label moved by 3 px, half a point, covers about 65%)."""
+    dark = np.asarray(a) < 128
+    near = np.asarray(b.filter(ImageFilter.MinFilter(3))) < 160
+    return float((dark & near).sum() / dark.sum())
+
+
+@needs("pdftoppm")
+def test_labels_as_text_draw_where_the_outlines_were(tmp_path):
+    """The PDF of a figure from its print form (labels as text, an <img>) against the same page as
+    WeasyPrint drew it before (inline SVG, labels as outlines): every label, kerned, bold, rotated, with
+    runs of spaces and minus signs, lands on the same pixels at 150 dpi."""
+    svg = drawn([{"s": "S1 vs  S2 (kerning: AV To)"}, {"s": "bold 0.003", "fontweight": "bold"},
+                 {"s": "rotated 0.5", "rotation": 90}, {"s": "\u22120.016 [\u22120.020, \u22120.012]"}])
+    html = (f'<html><head></head><body><figure class="fig" id="fig-a">{svg}<figcaption>A</figcaption></figure>'
+            "</body></html>")
+    assert print_input(html).figures["sigreport-figure:0"].count(b"<text") == 4
+    HTML(string=html, url_fetcher=_fetcher(), base_url=None).write_pdf(tmp_path / "outlines.pdf")
+    render_pdf(html, tmp_path / "text.pdf")
+    before, after = ink(tmp_path / "outlines.pdf", tmp_path / "a.png"), ink(tmp_path / "text.pdf", tmp_path / "b.png")
+    assert covered(before, after) > 0.97 and covered(after, before) > 0.97
+    shifted = Image.new("L", after.size, 255)
+    shifted.paste(after, (3, 0))
+    assert covered(before, shifted) < 0.8  # the measure sees a shift of half a point

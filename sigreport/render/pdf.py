@@ -24,9 +24,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from sigreport.render.figures import svg_text
 from sigreport.render.figures.svg_text import glyphs_to_text
 
 FIGURE_SCHEME = "sigreport-figure"
+FONT_SCHEME = "sigreport-font"
 _SCREEN_ONLY = re.compile(r'<figure class="[^"]*\bscreen-only\b[^"]*"[^>]*>.*?</figure>\n?', re.S)
 _TOC = re.compile(r'<nav class="toc"[^>]*>.*?</nav>\n?', re.S)
 _SVG = re.compile(r"<svg\b[^>]*>.*?</svg>", re.S)
@@ -43,10 +45,16 @@ def refuse_fetch(url: str, *args: object, **kwargs: object) -> dict:
 
 @dataclasses.dataclass(frozen=True)
 class PrintInput:
-    """What WeasyPrint reads: the print page and its figures (``sigreport-figure:N`` -> SVG bytes)."""
+    """What WeasyPrint reads: the print page, its figures (``sigreport-figure:N`` -> SVG bytes) and the
+    font faces their labels are set in (``sigreport-font:<face>`` -> the font file)."""
 
     html: str
     figures: dict[str, bytes]
+    fonts: dict[str, Path] = dataclasses.field(default_factory=dict)
+
+    def resources(self) -> dict[str, bytes | Path]:
+        """Every URL the page may load, and what it gets."""
+        return {**self.figures, **self.fonts}
 
 
 def print_input(page: str) -> PrintInput:
@@ -60,7 +68,23 @@ def print_input(page: str) -> PrintInput:
         figures[url] = svg.encode("utf-8")
         return img
 
-    return PrintInput(_SVG.sub(hoist, page), figures)
+    page = _SVG.sub(hoist, page)
+    faces = sorted(set().union(*(svg_text.faces(f.decode("utf-8")) for f in figures.values())))
+    fonts = {f"{FONT_SCHEME}:{face}": svg_text.font_path(face) for face in faces}
+    if fonts:
+        page = page.replace("</head>", font_faces(faces) + "</head>", 1)
+    return PrintInput(page, figures, fonts)
+
+
+def font_faces(faces: list[str]) -> str:
+    """The ``@font-face`` rules of the labels' family (:data:`.svg_text.FAMILY`): matplotlib's own files of
+    ``faces``, so the PDF shows the glyphs matplotlib measured whatever fonts the machine has."""
+    rules = []
+    for face in faces:
+        _, weight, style = svg_text.FACES[face]
+        rules.append(f'@font-face {{ font-family: "{svg_text.FAMILY}"; src: url("{FONT_SCHEME}:{face}"); '
+                     f"font-weight: {weight}; font-style: {style}; }}")
+    return "<style>\n" + "\n".join(rules) + "\n</style>\n"
 
 
 def as_image(svg: str, url: str) -> tuple[str, str]:
@@ -85,24 +109,33 @@ def as_image(svg: str, url: str) -> tuple[str, str]:
     return glyphs_to_text(new_root + svg[root.end():]), img
 
 
-def _fetcher(figures: dict[str, bytes] | None = None) -> Any:
+def _fetcher(resources: dict[str, bytes | Path] | None = None) -> Any:
     """weasyprint >= 70 takes a URLFetcher object; older versions a function. Both refuse everything but
-    the print page's own figures, which are served from memory."""
-    figures = figures or {}
+    the print page's own resources (:meth:`PrintInput.resources`): its figures, served from memory, and
+    the labels' font files, read from matplotlib's own folder."""
+    resources = resources or {}
+
+    def body(url: str) -> bytes:
+        found = resources[url]
+        return found.read_bytes() if isinstance(found, Path) else found
+
+    def kind(url: str) -> str:
+        return "image/svg+xml" if url.startswith(FIGURE_SCHEME + ":") else "font/ttf"
+
     try:
         from weasyprint.urls import URLFetcher, URLFetcherResponse
     except ImportError:  # pragma: no cover - older weasyprint
         def fetch(url: str, *args: object, **kwargs: object) -> dict:
-            if url in figures:
-                return {"string": figures[url], "mime_type": "image/svg+xml"}
+            if url in resources:
+                return {"string": body(url), "mime_type": kind(url)}
             return refuse_fetch(url)
 
         return fetch
 
     class RefusingFetcher(URLFetcher):
         def fetch(self, url: str, headers: object = None) -> Any:
-            if url in figures:
-                return URLFetcherResponse(url, figures[url], {"Content-Type": "image/svg+xml"})
+            if url in resources:
+                return URLFetcherResponse(url, body(url), {"Content-Type": kind(url)})
             refuse_fetch(url)
 
         def __call__(self, url: str, *args: object, **kwargs: object) -> Any:
@@ -120,4 +153,4 @@ def render_pdf(html: str, out: Path) -> None:
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
     logging.getLogger("fontTools").setLevel(logging.ERROR)
     doc = print_input(html)
-    HTML(string=doc.html, url_fetcher=_fetcher(doc.figures), base_url=None).write_pdf(str(out))
+    HTML(string=doc.html, url_fetcher=_fetcher(doc.resources()), base_url=None).write_pdf(str(out))

@@ -30,11 +30,17 @@ FACES = {
     "DejaVuSans-Oblique": ("DejaVuSans-Oblique.ttf", "normal", "oblique"),
     "DejaVuSans-BoldOblique": ("DejaVuSans-BoldOblique.ttf", "bold", "oblique"),
 }
-FAMILY = "DejaVu Sans"
+# The family the labels ask for: matplotlib's own font files under a name of their own (the PDF's print
+# page declares it with @font-face, see sigreport.render.pdf), then the installed DejaVu Sans.
+FAMILY = "sigreport DejaVu Sans"
+FAMILIES = f"'{FAMILY}', 'DejaVu Sans'"
 FONT_SCALE = 100.0  # matplotlib's TextToPath.FONT_SCALE: glyph units per font-size unit
 
 _NUM = r"-?\d+(?:\.\d+)?(?:e-?\d+)?"
-# One label as matplotlib writes it: <g id="..."> <!-- text --> <g transform="..."> [<defs>...</defs>] <use/>... </g> </g>
+_BY_STYLE = {(weight, style): face for face, (_, weight, style) in FACES.items()}
+_TEXT = re.compile(r'<text [^>]*font-family="[^"]*"[^>]*>')
+# One label as matplotlib writes it:
+# <g id="..."> <!-- text --> <g transform="..."> [<defs>...</defs>] <use/>... </g> </g>
 _GROUP = re.compile(
     r'(?P<indent>[ \t]*)<g id="(?P<id>[^"]*)">\s*<!-- (?P<text>.*?) -->\s*'
     rf'<g transform="translate\((?P<tx>{_NUM}) (?P<ty>{_NUM})\)(?: rotate\((?P<rot>{_NUM})\))? '
@@ -73,7 +79,8 @@ def label(m: re.Match[str]) -> str | None:
     """The ``<text>`` for one matched label group, or None when it cannot be verified."""
     chars = html.unescape(m.group("text"))
     uses = list(_USE.finditer(m.group("uses")))
-    if len(uses) != len(chars) or len(_USE.sub("", m.group("uses")).strip()) or float(m.group("sy")) != -float(m.group("s")):
+    plain = not _USE.sub("", m.group("uses")).strip() and float(m.group("sy")) == -float(m.group("s"))
+    if len(uses) != len(chars) or not plain:
         return None
     face = None
     xs = []
@@ -93,11 +100,30 @@ def label(m: re.Match[str]) -> str | None:
     if m.group("rot") is not None and float(m.group("rot")) != 0:
         transform += f" rotate({m.group('rot')})"
     positions = " ".join(_short(x * scale) for x in xs)
-    attrs = (f'font-family="{FAMILY}" font-size="{_short(scale * FONT_SCALE)}"'
+    attrs = (f'font-family="{FAMILIES}" font-size="{_short(scale * FONT_SCALE)}"'
              + (f' font-weight="{weight}"' if weight != "normal" else "")
              + (f' font-style="{style}"' if style != "normal" else ""))
+    # xml:space="preserve": one x per character, so runs of spaces must not collapse
     return (f'{m.group("indent")}<g id="{m.group("id")}" transform="{transform}">'
-            f'<text x="{positions}" y="0" {attrs}>{html.escape(chars, quote=False)}</text></g>\n')
+            f'<text xml:space="preserve" x="{positions}" y="0" {attrs}>{html.escape(chars, quote=False)}</text>'
+            "</g>\n")
+
+
+def faces(svg: str) -> set[str]:
+    """The :data:`FACES` the ``<text>`` labels of ``svg`` (:func:`glyphs_to_text`'s output) are set in."""
+    out = set()
+    for tag in _TEXT.findall(svg):
+        weight = re.search(r'font-weight="(\w+)"', tag)
+        style = re.search(r'font-style="(\w+)"', tag)
+        out.add(_BY_STYLE[(weight.group(1) if weight else "normal", style.group(1) if style else "normal")])
+    return out
+
+
+def font_path(face: str) -> Path:
+    """matplotlib's own file of ``face`` (a :data:`FACES` name): the outlines in its SVG came from it."""
+    spec = importlib.util.find_spec("matplotlib")
+    assert spec is not None and spec.submodule_search_locations
+    return Path(spec.submodule_search_locations[0]) / "mpl-data" / "fonts" / "ttf" / FACES[face][0]
 
 
 def face_of(name: str) -> str | None:
@@ -127,8 +153,5 @@ def _font_tables(face: str) -> tuple[dict[int, str], dict[str, int]]:
     file its outlines came from)."""
     from fontTools.ttLib import TTFont
 
-    spec = importlib.util.find_spec("matplotlib")
-    assert spec is not None and spec.submodule_search_locations
-    path = Path(spec.submodule_search_locations[0]) / "mpl-data" / "fonts" / "ttf" / FACES[face][0]
-    font = TTFont(path, lazy=True)
+    font = TTFont(font_path(face), lazy=True)
     return font.getBestCmap(), {n: i for i, n in enumerate(font.getGlyphOrder())}
