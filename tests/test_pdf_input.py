@@ -51,12 +51,12 @@ def test_plain_bold_and_rotated_labels_become_text_at_matplotlibs_glyph_position
     assert set(found) == {"S1 vs  S2", "AVAV", "0.5"}
     # one x per character, the two spaces kept (SVG would otherwise collapse them and shift the rest)
     spaced = found["S1 vs  S2"]
-    assert len(spaced.get("x").split()) == 9 and spaced.get("{http://www.w3.org/XML/1998/namespace}space") == "preserve"
+    assert len(spaced.get("x").split()) == 9
+    assert spaced.get("{http://www.w3.org/XML/1998/namespace}space") == "preserve"
     assert "<use" not in out and "DejaVuSans" not in out  # no glyph outline left or defined
     assert found["AVAV"].get("font-weight") == "bold" and found["S1 vs  S2"].get("font-weight") is None
-    # the rotated label keeps its rotation (on its group)
-    group = re.search(r'<g id="t-text_3" transform="translate\([^)]*\) rotate\(-90\)"><text', out)
-    assert group is not None
+    # the rotated label keeps its rotation
+    assert re.search(r'<g id="t-text_3"><text [^>]*transform="translate\([^)]*\) rotate\(-90\)"', out)
     # "AVAV" is kerned: the glyph positions are matplotlib's, not plain advances. Original: <use> shifted by
     # translate(x 0) in font units of the group's scale(s -s).
     m = re.search(r'<!-- AVAV -->\s*<g transform="translate\([^)]*\) scale\(([\d.]+) [-\d.]+\)">(.*?)</g>', svg, re.S)
@@ -71,14 +71,20 @@ def test_plain_bold_and_rotated_labels_become_text_at_matplotlibs_glyph_position
     assert converted[1] < plain - 0.1
 
 
-def test_unverifiable_labels_keep_their_outlines_and_every_reference_resolves():
-    # "Die" first defines D, i, e; "Difference" (an "ff" ligature: glyphs != characters) and mathtext keep
-    # outlines and still find the glyphs the converted label defined.
-    svg = drawn([{"s": "Die"}, {"s": "Difference"}, {"s": r"$\alpha^2$"}])
+def test_ligatures_and_lines_become_text_and_mathtext_keeps_its_outlines():
+    # "Die" first defines D, i, e; the mathtext label keeps outlines (and so its glyph definitions); the
+    # "ff" ligature (one glyph for two letters) is set as two f's, the second at the first's advance.
+    svg = drawn([{"s": "Die"}, {"s": "Difference\nfirst"}, {"s": r"$\alpha^2$"}])
     out = glyphs_to_text(svg)
-    assert [t.text for t in texts(out)] == ["Die"]
-    assert "<!-- Difference -->" in out and refs_resolve(out)
-    assert out.count("<use") == svg.count("<use") - 3
+    found = texts(out)
+    assert [t.text for t in found] == ["Die", "Difference", "first"]
+    assert re.search(r'<g id="t-text_2"><text [^>]*>Difference</text><text [^>]*>first</text></g>', out)
+    assert "<!-- $\\alpha^2$ -->" in out and "<use" in out and refs_resolve(out)
+    x = [float(v) for v in found[1].get("x").split()]
+    size = float(found[1].get("font-size"))
+    font = TTFont(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf")
+    assert x[3] - x[2] == pytest.approx(font["hmtx"]["f"][0] / font["head"].unitsPerEm * size, abs=1e-5)
+    assert len(re.findall(r"DejaVuSans-[0-9a-f]+\"", svg)) > len(re.findall(r"DejaVuSans-[0-9a-f]+\"", out)) > 0
 
 
 def test_a_glyph_that_is_not_the_fonts_glyph_for_the_character_is_not_trusted():
@@ -176,13 +182,14 @@ def covered(a: "Image.Image", b: "Image.Image") -> float:
 @needs("pdftoppm")
 def test_labels_as_text_draw_where_the_outlines_were(tmp_path):
     """The PDF of a figure from its print form (labels as text, an <img>) against the same page as
-    WeasyPrint drew it before (inline SVG, labels as outlines): every label, kerned, bold, rotated, with
-    runs of spaces and minus signs, lands on the same pixels at 150 dpi."""
-    svg = drawn([{"s": "S1 vs  S2 (kerning: AV To)"}, {"s": "bold 0.003", "fontweight": "bold"},
+    WeasyPrint drew it before (inline SVG, labels as outlines): every label, kerned, bold, rotated, in two
+    lines, with ligatures, runs of spaces and minus signs, lands on the same pixels at 150 dpi."""
+    svg = drawn([{"s": "Difference fi ffl\n← second    first →"}, {"s": "S1 vs  S2 (kerning: AV To)"},
+                 {"s": "bold 0.003", "fontweight": "bold"},
                  {"s": "rotated 0.5", "rotation": 90}, {"s": "\u22120.016 [\u22120.020, \u22120.012]"}])
     html = (f'<html><head></head><body><figure class="fig" id="fig-a">{svg}<figcaption>A</figcaption></figure>'
             "</body></html>")
-    assert print_input(html).figures["sigreport-figure:0"].count(b"<text") == 4
+    assert print_input(html).figures["sigreport-figure:0"].count(b"<text") == 6
     HTML(string=html, url_fetcher=_fetcher(), base_url=None).write_pdf(tmp_path / "outlines.pdf")
     render_pdf(html, tmp_path / "text.pdf")
     before, after = ink(tmp_path / "outlines.pdf", tmp_path / "a.png"), ink(tmp_path / "text.pdf", tmp_path / "b.png")

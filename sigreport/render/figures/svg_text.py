@@ -10,9 +10,10 @@ included) as a per-character ``x`` list, in the same font (DejaVu Sans, the face
 the glyph ids), so nothing moves. A label is converted only when this can be verified: the group has
 matplotlib's plain form (the label in a comment, one transform of translate, optional rotate and scale,
 glyph ``<use>`` elements shifted along the baseline only), every glyph is from a DejaVu Sans face, and
-the glyphs are, one for one and in order, the font's own glyphs of the label's characters (its
-``cmap``). Anything else (mathtext, ligatures such as "ff", right-to-left or fallback-font labels) keeps
-its outlines. Same input, same bytes.
+the glyphs are, in order, the font's own glyphs of the label's characters (its ``cmap``) or of a Latin
+ligature of them ("ff", "fi", ...: its letters are then set one after the other at their advance
+widths). Anything else (mathtext, right-to-left or fallback-font labels) keeps its outlines. Same
+input, same bytes.
 """
 
 from __future__ import annotations
@@ -34,19 +35,23 @@ FACES = {
 # page declares it with @font-face, see sigreport.render.pdf), then the installed DejaVu Sans.
 FAMILY = "sigreport DejaVu Sans"
 FAMILIES = f"'{FAMILY}', 'DejaVu Sans'"
+# Latin ligatures by their letters (longest first) and their compatibility code point in the font's cmap
+LIGATURES = (("ffi", "\ufb03"), ("ffl", "\ufb04"), ("ff", "\ufb00"), ("fi", "\ufb01"), ("fl", "\ufb02"))
 FONT_SCALE = 100.0  # matplotlib's TextToPath.FONT_SCALE: glyph units per font-size unit
 
 _NUM = r"-?\d+(?:\.\d+)?(?:e-?\d+)?"
 _BY_STYLE = {(weight, style): face for face, (_, weight, style) in FACES.items()}
 _TEXT = re.compile(r'<text [^>]*font-family="[^"]*"[^>]*>')
-# One label as matplotlib writes it:
-# <g id="..."> <!-- text --> <g transform="..."> [<defs>...</defs>] <use/>... </g> </g>
-_GROUP = re.compile(
-    r'(?P<indent>[ \t]*)<g id="(?P<id>[^"]*)">\s*<!-- (?P<text>.*?) -->\s*'
-    rf'<g transform="translate\((?P<tx>{_NUM}) (?P<ty>{_NUM})\)(?: rotate\((?P<rot>{_NUM})\))? '
-    rf'scale\((?P<s>{_NUM}) (?P<sy>{_NUM})\)">\s*'
-    r'(?P<defs><defs>\s*(?:<path [^>]*/>\s*)*</defs>\s*)?'
-    r'(?P<uses>(?:<use [^>]*/>\s*)+)</g>\s*</g>')
+# One label as matplotlib writes it: <g id="..."> then per line of text <!-- line --> <g transform="...">
+# [<defs>...</defs>] <use/>... </g>, then </g>. _LINE reads one line; _GROUP finds a whole label.
+_LINE_FORM = (r'<!-- (?P<text>[^\n]*?) -->\s*'
+              rf'<g transform="translate\((?P<tx>{_NUM}) (?P<ty>{_NUM})\)(?: rotate\((?P<rot>{_NUM})\))? '
+              rf'scale\((?P<s>{_NUM}) (?P<sy>{_NUM})\)">\s*'
+              r'(?P<defs><defs>\s*(?:<path [^>]*/>\s*)*</defs>\s*)?'
+              r'(?P<uses>(?:<use [^>]*/>\s*)+)</g>')
+_LINE = re.compile(_LINE_FORM)
+_GROUP = re.compile(r'(?P<indent>[ \t]*)<g id="(?P<id>[^"]*)">\s*(?P<lines>(?:'
+                    + re.sub(r"\(\?P<\w+>", "(?:", _LINE_FORM) + r'\s*)+)</g>')
 _USE = re.compile(rf'<use xlink:href="#(?P<ref>[^"]*)"(?: transform="translate\((?P<x>{_NUM}) 0\)")?/>')
 _PATH = re.compile(r'<path id="(?P<id>[^"]*)"[^>]*/>')
 
@@ -58,12 +63,13 @@ def glyphs_to_text(svg: str) -> str:
     defs: list[str] = []
 
     def convert(m: re.Match[str]) -> str:
-        text = label(m)
-        if text is None:
+        lines = list(_LINE.finditer(m.group("lines")))
+        texts = [line_text(line) for line in lines]
+        if any(t is None for t in texts):
             return m.group(0)
-        if m.group("defs"):
-            defs.append(m.group("defs").strip())  # glyphs first defined here may serve an outlined label
-        return text
+        # glyphs first defined here may serve a label left as outlines
+        defs.extend(line.group("defs").strip() for line in lines if line.group("defs"))
+        return f'{m.group("indent")}<g id="{m.group("id")}">{"".join(t for t in texts if t)}</g>\n'
 
     out = _GROUP.sub(convert, svg)
     if defs:
@@ -75,25 +81,30 @@ def glyphs_to_text(svg: str) -> str:
     return out
 
 
-def label(m: re.Match[str]) -> str | None:
-    """The ``<text>`` for one matched label group, or None when it cannot be verified."""
+def line_text(m: re.Match[str]) -> str | None:
+    """The ``<text>`` for one line of a label (an :data:`_LINE` match), or None when it cannot be verified."""
     chars = html.unescape(m.group("text"))
     uses = list(_USE.finditer(m.group("uses")))
     plain = not _USE.sub("", m.group("uses")).strip() and float(m.group("sy")) == -float(m.group("s"))
-    if len(uses) != len(chars) or not plain:
+    if not plain:
         return None
     face = None
-    xs = []
-    for ch, use in zip(chars, uses):
+    xs: list[float] = []  # one per character, in glyph units
+    for use in uses:
         name, _, gid = use.group("ref").rpartition("-")  # <figure prefix>-<face>-<glyph index, hex>
         glyph_face = face_of(name)
         face = glyph_face if face is None else face
         if glyph_face is None or glyph_face != face or not re.fullmatch(r"[0-9a-f]+", gid):
             return None
-        if glyph_index(face, ch) != int(gid, 16):
+        drawn = characters(face, int(gid, 16), chars[len(xs):])
+        if drawn is None:
             return None
-        xs.append(float(use.group("x") or 0.0))
-    assert face is not None
+        x = float(use.group("x") or 0.0)
+        for ch in drawn:  # a ligature's letters one after the other, each at its own advance
+            xs.append(x)
+            x += advance(face, ch)
+    if face is None or len(xs) != len(chars):
+        return None
     _, weight, style = FACES[face]
     scale = float(m.group("s"))
     transform = f"translate({m.group('tx')} {m.group('ty')})"
@@ -104,9 +115,8 @@ def label(m: re.Match[str]) -> str | None:
              + (f' font-weight="{weight}"' if weight != "normal" else "")
              + (f' font-style="{style}"' if style != "normal" else ""))
     # xml:space="preserve": one x per character, so runs of spaces must not collapse
-    return (f'{m.group("indent")}<g id="{m.group("id")}" transform="{transform}">'
-            f'<text xml:space="preserve" x="{positions}" y="0" {attrs}>{html.escape(chars, quote=False)}</text>'
-            "</g>\n")
+    return (f'<text xml:space="preserve" transform="{transform}" x="{positions}" y="0" {attrs}>'
+            f"{html.escape(chars, quote=False)}</text>")
 
 
 def faces(svg: str) -> set[str]:
@@ -140,18 +150,38 @@ def _short(x: float) -> str:
     return "0" if s in ("-0", "") else s
 
 
+def characters(face: str, glyph: int, rest: str) -> str | None:
+    """The characters at the start of ``rest`` that ``glyph`` of ``face`` draws: the first one when it is
+    that character's own glyph, the letters of a Latin ligature ("ff", "fi", "fl", "ffi", "ffl", which
+    matplotlib's text shaping uses) when it is the ligature's, else None."""
+    if rest and glyph_index(face, rest[0]) == glyph:
+        return rest[0]
+    for letters, ligature in LIGATURES:
+        if rest.startswith(letters) and glyph_index(face, ligature) == glyph:
+            return letters
+    return None
+
+
+def advance(face: str, ch: str) -> float:
+    """How far ``face`` moves on after ``ch``, in matplotlib's glyph units (:data:`FONT_SCALE` per em)."""
+    cmap, _, widths, per_em = _font_tables(face)
+    return widths[cmap[ord(ch)]] / per_em * FONT_SCALE
+
+
 def glyph_index(face: str, ch: str) -> int | None:
     """The index of the glyph ``face`` (a :data:`FACES` name) draws for ``ch``, from its ``cmap``."""
-    cmap, order = _font_tables(face)
+    cmap, order, _, _ = _font_tables(face)
     name = cmap.get(ord(ch))
     return order.get(name) if name is not None else None
 
 
 @functools.lru_cache(maxsize=len(FACES))
-def _font_tables(face: str) -> tuple[dict[int, str], dict[str, int]]:
-    """(``cmap``: code point -> glyph name, glyph name -> index) of matplotlib's own copy of the face (the
-    file its outlines came from)."""
+def _font_tables(face: str) -> tuple[dict[int, str], dict[str, int], dict[str, int], int]:
+    """(``cmap``: code point -> glyph name, glyph name -> index, glyph name -> advance width, units per em)
+    of matplotlib's own copy of the face (the file its outlines came from)."""
     from fontTools.ttLib import TTFont
 
     font = TTFont(font_path(face), lazy=True)
-    return font.getBestCmap(), {n: i for i, n in enumerate(font.getGlyphOrder())}
+    widths = {name: metrics[0] for name, metrics in font["hmtx"].metrics.items()}
+    return (font.getBestCmap(), {n: i for i, n in enumerate(font.getGlyphOrder())}, widths,
+            font["head"].unitsPerEm)
