@@ -45,10 +45,12 @@ def refs_resolve(svg: str) -> bool:
 
 
 def test_plain_bold_and_rotated_labels_become_text_at_matplotlibs_glyph_positions():
-    svg = drawn([{"s": "S1 vs  S2"}, {"s": "AVAV", "fontweight": "bold"}, {"s": "0.5", "rotation": 90}])
+    svg = drawn([{"s": "S1 vs  S2"}, {"s": "AVAV", "fontweight": "bold"}, {"s": "0.5", "rotation": 90},
+                 {"s": "white", "color": "white", "alpha": 0.5}])
     out = glyphs_to_text(svg)
     found = {t.text: t for t in texts(out)}
-    assert set(found) == {"S1 vs  S2", "AVAV", "0.5"}
+    assert set(found) == {"S1 vs  S2", "AVAV", "0.5", "white"}
+    assert found["white"].get("style") == "fill: #ffffff; opacity: 0.5" and found["0.5"].get("style") is None
     # one x per character, the two spaces kept (SVG would otherwise collapse them and shift the rest)
     spaced = found["S1 vs  S2"]
     assert len(spaced.get("x").split()) == 9
@@ -185,11 +187,11 @@ def test_labels_as_text_draw_where_the_outlines_were(tmp_path):
     WeasyPrint drew it before (inline SVG, labels as outlines): every label, kerned, bold, rotated, in two
     lines, with ligatures, runs of spaces and minus signs, lands on the same pixels at 150 dpi."""
     svg = drawn([{"s": "Difference fi ffl\n← second    first →"}, {"s": "S1 vs  S2 (kerning: AV To)"},
-                 {"s": "bold 0.003", "fontweight": "bold"},
+                 {"s": "bold 0.003", "fontweight": "bold"}, {"s": "red, half opaque", "color": "#d62728", "alpha": 0.6},
                  {"s": "rotated 0.5", "rotation": 90}, {"s": "\u22120.016 [\u22120.020, \u22120.012]"}])
     html = (f'<html><head></head><body><figure class="fig" id="fig-a">{svg}<figcaption>A</figcaption></figure>'
             "</body></html>")
-    assert print_input(html).figures["sigreport-figure:0"].count(b"<text") == 6
+    assert print_input(html).figures["sigreport-figure:0"].count(b"<text") == 7
     HTML(string=html, url_fetcher=_fetcher(), base_url=None).write_pdf(tmp_path / "outlines.pdf")
     render_pdf(html, tmp_path / "text.pdf")
     before, after = ink(tmp_path / "outlines.pdf", tmp_path / "a.png"), ink(tmp_path / "text.pdf", tmp_path / "b.png")

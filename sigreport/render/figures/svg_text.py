@@ -8,12 +8,12 @@ label) it draws them several times faster, and the words become searchable in th
 Exact, not approximate: each label keeps the position of every glyph matplotlib laid out (kerning
 included) as a per-character ``x`` list, in the same font (DejaVu Sans, the face and weight named by
 the glyph ids), so nothing moves. A label is converted only when this can be verified: the group has
-matplotlib's plain form (the label in a comment, one transform of translate, optional rotate and scale,
-glyph ``<use>`` elements shifted along the baseline only), every glyph is from a DejaVu Sans face, and
-the glyphs are, in order, the font's own glyphs of the label's characters (its ``cmap``) or of a Latin
-ligature of them ("ff", "fi", ...: its letters are then set one after the other at their advance
-widths). Anything else (mathtext, right-to-left or fallback-font labels) keeps its outlines. Same
-input, same bytes.
+matplotlib's plain form (the label in a comment per line, one transform of translate, optional rotate
+and scale, a colour or opacity if any, glyph ``<use>`` elements shifted along the baseline only), every
+glyph is from a DejaVu Sans face, and the glyphs are, in order, the font's own glyphs of the label's
+characters (its ``cmap``) or of a Latin ligature of them ("ff", "fi", ...: its letters are then set one
+after the other at their advance widths). Anything else (mathtext, right-to-left or fallback-font
+labels) keeps its outlines. Same input, same bytes.
 """
 
 from __future__ import annotations
@@ -45,11 +45,14 @@ _TEXT = re.compile(r'<text [^>]*font-family="[^"]*"[^>]*>')
 # One label as matplotlib writes it: <g id="..."> then per line of text <!-- line --> <g transform="...">
 # [<defs>...</defs>] <use/>... </g>, then </g>. _LINE reads one line; _GROUP finds a whole label.
 _LINE_FORM = (r'<!-- (?P<text>[^\n]*?) -->\s*'
-              rf'<g transform="translate\((?P<tx>{_NUM}) (?P<ty>{_NUM})\)(?: rotate\((?P<rot>{_NUM})\))? '
+              r'<g (?:style="(?P<style>[^"]*)" )?'
+              rf'transform="translate\((?P<tx>{_NUM}) (?P<ty>{_NUM})\)(?: rotate\((?P<rot>{_NUM})\))? '
               rf'scale\((?P<s>{_NUM}) (?P<sy>{_NUM})\)">\s*'
               r'(?P<defs><defs>\s*(?:<path [^>]*/>\s*)*</defs>\s*)?'
               r'(?P<uses>(?:<use [^>]*/>\s*)+)</g>')
 _LINE = re.compile(_LINE_FORM)
+# the text's colour and opacity, as matplotlib writes them on a label's group (black and opaque: none)
+_STYLE = re.compile(r"(?:fill: #[0-9a-f]{6}|opacity: [\d.]+)(?:; (?:fill: #[0-9a-f]{6}|opacity: [\d.]+))*")
 _GROUP = re.compile(r'(?P<indent>[ \t]*)<g id="(?P<id>[^"]*)">\s*(?P<lines>(?:'
                     + re.sub(r"\(\?P<\w+>", "(?:", _LINE_FORM) + r'\s*)+)</g>')
 _USE = re.compile(rf'<use xlink:href="#(?P<ref>[^"]*)"(?: transform="translate\((?P<x>{_NUM}) 0\)")?/>')
@@ -86,7 +89,8 @@ def line_text(m: re.Match[str]) -> str | None:
     chars = html.unescape(m.group("text"))
     uses = list(_USE.finditer(m.group("uses")))
     plain = not _USE.sub("", m.group("uses")).strip() and float(m.group("sy")) == -float(m.group("s"))
-    if not plain:
+    style = m.group("style")
+    if not plain or (style is not None and not _STYLE.fullmatch(style)):
         return None
     face = None
     xs: list[float] = []  # one per character, in glyph units
@@ -105,7 +109,7 @@ def line_text(m: re.Match[str]) -> str | None:
             x += advance(face, ch)
     if face is None or len(xs) != len(chars):
         return None
-    _, weight, style = FACES[face]
+    _, weight, font_style = FACES[face]
     scale = float(m.group("s"))
     transform = f"translate({m.group('tx')} {m.group('ty')})"
     if m.group("rot") is not None and float(m.group("rot")) != 0:
@@ -113,7 +117,8 @@ def line_text(m: re.Match[str]) -> str | None:
     positions = " ".join(_short(x * scale) for x in xs)
     attrs = (f'font-family="{FAMILIES}" font-size="{_short(scale * FONT_SCALE)}"'
              + (f' font-weight="{weight}"' if weight != "normal" else "")
-             + (f' font-style="{style}"' if style != "normal" else ""))
+             + (f' font-style="{font_style}"' if font_style != "normal" else "")
+             + (f' style="{style}"' if style else ""))
     # xml:space="preserve": one x per character, so runs of spaces must not collapse
     return (f'<text xml:space="preserve" transform="{transform}" x="{positions}" y="0" {attrs}>'
             f"{html.escape(chars, quote=False)}</text>")
