@@ -99,7 +99,8 @@ def test_a_glyph_that_is_not_the_fonts_glyph_for_the_character_is_not_trusted():
 
 
 def page(figures: str) -> str:
-    return ('<html><head><style>figure.fig img.figure { display: block; }</style></head><body>'
+    return ('<html><head><style>figure.fig svg { display: block; }\n@media print { .fig svg { max-height: 64mm; } }'
+            '</style></head><body>'
             '<nav class="toc" aria-label="Contents"><h2>Contents</h2></nav>' + figures + "</body></html>")
 
 
@@ -109,6 +110,9 @@ def test_print_form_leaves_out_screen_only_figures_and_serves_figures_as_images(
                 f'<figure class="fig screen-only" id="fig-b">{svg}<figcaption>B</figcaption></figure>\n')
     doc = print_input(html)
     assert "screen-only" not in doc.html and "fig-b" not in doc.html and "<nav" not in doc.html
+    # the stylesheet's rules for a figure's svg apply to its image too (so print's max-height does)
+    assert "figure.fig svg, figure.fig img.figure { display: block; }" in doc.html
+    assert "@media print { .fig svg, .fig img.figure { max-height: 64mm; } }" in doc.html
     assert "<svg" not in doc.html and list(doc.figures) == ["sigreport-figure:0"]
     img = re.search(r'<img class="figure" src="sigreport-figure:0" alt="caption" style="([^"]*)">', doc.html)
     assert img and "max-width:216pt" in img.group(1)  # 3 in at 72 pt

@@ -13,8 +13,8 @@ screen page's figures are most of its elements. The print form:
   glyphs at the same positions, several times cheaper to draw, and searchable in the PDF.
 
 What the PDF shows is unchanged: the print CSS already hid the left-out parts, and the image is sized as
-the inline SVG was (the container's width up to the figure's natural width, ``max-height`` from the
-print CSS, the aspect ratio kept).
+the inline SVG was (the container's width up to the figure's natural width, the stylesheet's rules for
+the SVG applied to the image, so ``max-height`` from the print CSS, the aspect ratio kept).
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ FONT_SCHEME = "sigreport-font"
 _SCREEN_ONLY = re.compile(r'<figure class="[^"]*\bscreen-only\b[^"]*"[^>]*>.*?</figure>\n?', re.S)
 _TOC = re.compile(r'<nav class="toc"[^>]*>.*?</nav>\n?', re.S)
 _SVG = re.compile(r"<svg\b[^>]*>.*?</svg>", re.S)
+_STYLE = re.compile(r"(<style\b[^>]*>)(.*?)(</style>)", re.S)
+# a selector whose last part is the element svg (``figure.fig svg``), before the next "," or "{"
+_SVG_SELECTOR = re.compile(r"(?:^|(?<=[{},;]))(\s*)([^\s{},;@/][^{},;@/]*?\s)?svg(?=\s*[,{])")
 
 
 class FetchRefused(Exception):
@@ -60,6 +63,7 @@ class PrintInput:
 def print_input(page: str) -> PrintInput:
     """The report page ``page`` (``render_html``'s output) in the form made for print (module docstring)."""
     page = _TOC.sub("", _SCREEN_ONLY.sub("", page))
+    page = _STYLE.sub(lambda m: m.group(1) + image_rules(m.group(2)) + m.group(3), page)
     figures: dict[str, bytes] = {}
 
     def hoist(m: re.Match[str]) -> str:
@@ -85,6 +89,17 @@ def font_faces(faces: list[str]) -> str:
         rules.append(f'@font-face {{ font-family: "{svg_text.FAMILY}"; src: url("{FONT_SCHEME}:{face}"); '
                      f"font-weight: {weight}; font-style: {style}; }}")
     return "<style>\n" + "\n".join(rules) + "\n</style>\n"
+
+
+def image_rules(css: str) -> str:
+    """``css`` with every rule for a figure's inline ``<svg>`` (its last selector part ``svg``) applying
+    to the figure's image (``img.figure``) too: the image is sized as the SVG was (by the page's own
+    stylesheet or a user's), e.g. ``figure.fig svg { max-height: 64mm }`` in print."""
+    def both(m: re.Match[str]) -> str:
+        ancestors = m.group(2) or ""
+        return f"{m.group(1)}{ancestors}svg, {ancestors}img.figure"
+
+    return _SVG_SELECTOR.sub(both, css)
 
 
 def as_image(svg: str, url: str) -> tuple[str, str]:
