@@ -119,6 +119,8 @@ def test_print_form_leaves_out_screen_only_figures_and_serves_figures_as_images(
     root = ET.fromstring(doc.figures["sigreport-figure:0"])
     assert (root.get("width"), root.get("height")) == ("216pt", "144pt")  # an image needs its own size
     assert [t.text for t in root.iter(f"{SVG_NS}text")] == ["S1 vs S2"]
+    other = '<svg width="10" height="10"><rect width="5" height="5"/></svg>'  # not a sigreport figure
+    assert print_input(page(other)).figures == {} and other in print_input(page(other)).html
 
 
 def test_labels_font_is_matplotlibs_own_file_declared_for_the_faces_used():

@@ -68,9 +68,11 @@ def print_input(page: str) -> PrintInput:
 
     def hoist(m: re.Match[str]) -> str:
         url = f"{FIGURE_SCHEME}:{len(figures)}"
-        svg, img = as_image(m.group(0), url)
-        figures[url] = svg.encode("utf-8")
-        return img
+        image = as_image(m.group(0), url)
+        if image is None:  # not a figure as sigreport draws them: left inline
+            return m.group(0)
+        figures[url] = image[0].encode("utf-8")
+        return image[1]
 
     page = _SVG.sub(hoist, page)
     faces = sorted(set().union(*(svg_text.faces(f.decode("utf-8")) for f in figures.values())))
@@ -102,8 +104,9 @@ def image_rules(css: str) -> str:
     return _SVG_SELECTOR.sub(both, css)
 
 
-def as_image(svg: str, url: str) -> tuple[str, str]:
-    """(the figure's SVG as an image file, the ``<img>`` that shows it at ``url``).
+def as_image(svg: str, url: str) -> tuple[str, str] | None:
+    """(the figure's SVG as an image file, the ``<img>`` that shows it at ``url``), or None for an SVG
+    without the ``viewBox`` sigreport's figures have.
 
     The inline root is sized by its container (``width="100%"``, the natural width as ``max-width``); an
     image needs its own size, so the root gets the natural size from its ``viewBox`` (in pt, the unit
@@ -113,8 +116,8 @@ def as_image(svg: str, url: str) -> tuple[str, str]:
     assert root is not None
     box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', root.group(0))
     label = re.search(r'aria-label="([^"]*)"', root.group(0))
-    if box is None:  # not a figure sigreport drew: shown as it was
-        return svg, svg
+    if box is None:
+        return None
     width, height = box.groups()
     new_root = re.sub(r'\swidth="100%" style="[^"]*"', "", root.group(0), count=1)
     new_root = new_root.replace("<svg", f'<svg width="{width}pt" height="{height}pt"', 1)
