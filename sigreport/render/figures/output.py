@@ -8,10 +8,12 @@ only for a character DejaVu Sans lacks (CJK system names: :data:`FALLBACK_FONTS`
 character no font has is drawn as a box without matplotlib's warning, the report saying so instead
 (:attr:`FigureOutput.missing`).
 
-Text choice: in the SVG text is drawn as paths (``svg.fonttype='path'``), so the browser and WeasyPrint
-need no font and the label positions measured at drawing time are exactly what is shown (with
-``'none'`` a substituted font of other widths could make labels collide); the words stay available
-to screen readers through the root's ``aria-label`` and ``<title>``. In the PDF the font is embedded as a
+Text choice: in the SVG text is drawn as paths (``svg.fonttype='path'``), so the browser needs no font
+and the label positions measured at drawing time are exactly what is shown (with ``'none'`` a
+substituted font of other widths could make labels collide); the words stay available to screen
+readers through the root's ``aria-label`` and ``<title>``. The PDF report turns the outlines back into
+text (:mod:`.svg_text`: the same glyphs at the same positions, in matplotlib's own font files, which is
+far cheaper for WeasyPrint to draw than one glyph reference per character). In the PDF the font is embedded as a
 TrueType subset (``pdf.fonttype=42``): text stays text (searchable, ``pdftotext`` reads it) and there are
 no Type 3 fonts, which some publishers' PDF checks reject.
 """
