@@ -25,12 +25,12 @@ def scores(k: int, n: int = 40) -> pd.DataFrame:
 
 
 def spec(k: int, html: str | None = None, comparisons: str = "all_pairs",
-         latex: str | None = None) -> sigreport.spec.Spec:
+         latex: str | None = None, figures: tuple[str, ...] = ("pvalues",)) -> sigreport.spec.Spec:
     doc: dict = {"title": "t", "alpha": 0.05, "seed": 0, "data": {"scores": "unused.csv"},
                  "systems": [f"S{i:02d}" for i in range(k)],
                  "metrics": {"m": {"higher_is_better": True, "decimals": 3}},
                  "tests": {"pairwise": "paired_t", "omnibus": "friedman", "comparisons": comparisons},
-                 "outputs": {"figures": ["pvalues"]}}
+                 "outputs": {"figures": list(figures)}}
     if comparisons == "vs_baseline":
         doc["baseline"] = "S00"
     if html is not None:
@@ -169,3 +169,17 @@ def test_heat_map_is_left_out_exactly_where_the_view_is_a_matrix(k, html, compar
     for r in families:
         matrix = any(t.html_form is not None for t in VIEWS[r.kind](r, lab).tables)
         assert ("pvalues" not in kinds_of(r, tuple(KINDS), lab)) is matrix, (r.id, html, comparisons)
+
+
+def test_forest_plot_of_a_matrix_family_is_left_out_of_the_pdf_only():
+    """10 systems (45 pairs, a matrix in the HTML): the forest plot stays on screen (the only per-pair estimates
+    the HTML shows) but is screen-only, so the PDF leaves it out; 9 systems (36 pairs, rows) print it."""
+    from sigreport.render.pdf import print_input
+
+    for k, matrix in ((10, True), (9, False)):
+        model = build_report(sigreport.analyze(spec(k, figures=("forest",)), scores=scores(k)), figure_pdf=False)
+        forest = [f for f in model.figures() if f.name.startswith("forest-")]
+        assert len(forest) == 1 and forest[0].screen_only is matrix, k
+        page = render_html(model)
+        assert f'id="fig-{forest[0].name}"' in page  # on screen either way
+        assert (f'id="fig-{forest[0].name}"' in print_input(page).html) is not matrix, k

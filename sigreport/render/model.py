@@ -201,7 +201,7 @@ class Figure:
     svg: str | None = None
     pdf: bytes | None = None
     name: str = ""
-    screen_only: bool = False  # left out of the PDF: a table of its view shows the same numbers (a p-value matrix)
+    screen_only: bool = False  # left out of the PDF (a large family's forest plot, unreadable at print size)
 
 
 Element = Union[Table, Figure]

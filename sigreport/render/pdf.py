@@ -4,8 +4,8 @@ WeasyPrint gets the page in a form made for print (:func:`print_input`), not the
 its cost grows with every element it parses, styles and draws, even those the print CSS hides, and the
 screen page's figures are most of its elements. The print form:
 
-- leaves out what print does not show: figures marked ``screen-only`` (a p-value heatmap whose table
-  shows the same numbers) and the table of contents;
+- leaves out what print does not show: figures marked ``screen-only`` (the forest plot of a family shown
+  as a matrix, unreadable at print size) and the table of contents;
 - gives each figure as an image (``<img src="sigreport-figure:N">``) served from memory by the URL
   fetcher, so its thousands of SVG elements are parsed by the SVG reader alone and never enter the HTML
   tree, the CSS cascade and the box tree;

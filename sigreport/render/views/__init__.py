@@ -106,8 +106,13 @@ def draw_records(results: Any, kinds: Sequence[tuple[str, ...]]) -> Callable[[],
 
 
 def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...]) -> AnalysisView:
-    """The view with its record's figures (``outs``, drawn by :func:`draw_records`) appended."""
-    figs = tuple(Figure((f.name,), f.caption, f.svg, f.pdf) for f in outs)
+    """The view with its record's figures (``outs``, drawn by :func:`draw_records`) appended. The forest plot
+    of a family the HTML shows as a matrix (10 systems: 45 intervals) is left out of the PDF
+    (``screen_only``): at a printed figure's height its rows are ~2 pt high, unreadable, and it cost the
+    PDF more than the rest of its page. On screen it stays: the only per-pair estimates the HTML shows."""
+    matrix = any(t.html_form is not None for t in view.tables)
+    figs = tuple(Figure((f.name,), f.caption, f.svg, f.pdf, screen_only=matrix and f.name.startswith("forest-"))
+                 for f in outs)
     lost = "".join(dict.fromkeys("".join(f.missing for f in outs)))  # characters drawn as boxes
     warn = (missing_warning(lost),) if lost else ()
     return dataclasses.replace(view, elements=view.elements + figs, warnings=view.warnings + warn) if figs else view
