@@ -70,9 +70,10 @@ def test_large_family_is_a_matrix_with_direction(large):
     assert html.count("<tr") == 1 + 11  # header and one row per system, not 55 pair rows
     # S10 has the highest mean: its row is all significant wins, its column all losses
     row10 = re.search(r"<tr><td class=\"l\">S10</td>(.*?)</tr>", html).group(1)
-    assert row10.count('class="r win"') == 10 and "\u25b2" in row10 and "loss" not in row10
+    assert row10.count('class="r sig win"') == 10 and "\u25b2" in row10 and "loss" not in row10
     row00 = re.search(r"<tr><td class=\"l\">S00</td>(.*?)</tr>", html).group(1)
-    assert row00.count('class="r loss"') == 10 and "\u25bc" in row00 and "win" not in row00
+    assert row00.count('class="r sig loss"') == 10 and "\u25bc" in row00 and "win" not in row00
+    assert "<strong>" not in html and "td.sig { font-weight: bold; }" in page  # bold by the cell's class
 
 
 def test_large_family_sentences_per_system(large):

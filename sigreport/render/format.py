@@ -375,20 +375,22 @@ class Html(Target):
         return Markup(svg or "")
 
     def versus(self, c: Versus) -> str:
-        """The p-value, bold when significant, then a triangle pointing up when the row system is the better
-        one, down when the column system is (significant pairs only)."""
-        out = self.cell(c.as_marked())
+        """The p-value (bold when significant, by the cell's class: see :meth:`css_class`), then a triangle
+        pointing up when the row system is the better one, down when the column system is (significant
+        pairs only). No ``<strong>`` per cell: a 20-system matrix has hundreds, and every inline element
+        costs the PDF a box to lay out."""
+        out = self.cell(P(c.value))
         if c.significant and c.row_better is not None:
             return Markup(f'{out}<span class="dir">{UP if c.row_better else DOWN}</span>')
         return out
 
     def css_class(self, c: Cell | str) -> str:
-        """Extra CSS class of a table cell: ``yes`` for a significant decision; ``win`` or ``loss`` for a
-        significant matrix cell whose row system is better or worse."""
+        """Extra CSS class of a table cell: ``yes`` for a significant decision; ``sig`` (bold) for a
+        significant matrix cell, with ``win`` or ``loss`` when its row system is better or worse."""
         if isinstance(c, Decision):
             return " yes" if c.significant is True else ""
-        if isinstance(c, Versus) and c.significant and c.row_better is not None:
-            return " win" if c.row_better else " loss"
+        if isinstance(c, Versus) and c.significant:
+            return " sig" + ("" if c.row_better is None else " win" if c.row_better else " loss")
         return ""
 
 
