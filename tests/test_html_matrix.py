@@ -85,15 +85,25 @@ def test_large_family_sentences_per_system(large):
 
 
 def test_large_family_per_pair_tables_out_of_html_and_latex_and_no_heat_map(large, tmp_path):
-    page = render_html(large)
-    diffs = [t for t in large.tables() if t.key[-1] == "pairwise-differences" or "differences" in t.caption]
-    assert diffs and not any(t.in_html for t in diffs)
-    assert all(f'id="tab-{t.name}"' not in page for t in diffs)
+    """55 pairs: the HTML shows the matrix and LaTeX writes it (over 40 rows), so the paired-differences table
+    would be shown nowhere: it is not built (results.json has every pair's differences)."""
+    assert not [t for t in large.tables() if "differences" in t.key[-1]]
     assert not [f for f in large.figures() if f.name.startswith("pvalues-")]  # the matrix is the heat map
     note = pairwise_table(large).compact.notes[0]  # the LaTeX matrix points to results.json, not to the HTML
     assert "in results.json" in note and "HTML" not in note
-    out = render_latex(large, tmp_path / "tables")  # every table but the per-pair differences (LaTeX: a matrix)
-    assert len(out.files) == len(large.tables()) - len(diffs) + len(large.main)
+    out = render_latex(large, tmp_path / "tables")
+    assert len(out.files) == len(large.tables()) + len(large.main)
+
+
+def test_large_family_differences_in_html_rows_but_not_in_latex(tmp_path):
+    """outputs.html.pairwise: rows shows the 55 rows and their differences in the HTML; LaTeX (auto) writes
+    the family as a matrix and leaves the 55-row differences table out."""
+    model = report(11, "rows")
+    diffs = [t for t in model.tables() if "differences" in t.key[-1]]
+    assert len(diffs) == 1 and diffs[0].in_html and diffs[0].pair_detail and len(diffs[0].rows) == 55
+    assert f'id="tab-{diffs[0].name}"' in render_html(model)
+    out = render_latex(model, tmp_path / "tables")
+    assert len(out.files) == len(model.tables()) - 1 + len(model.main)
     assert not any("differences" in f for f in out.files)
 
 

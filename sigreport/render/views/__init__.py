@@ -36,7 +36,9 @@ def build_report(results: Any, source: str = "results.json",
     ``outputs.figures``, every kind for results read back from results.json); ``figure_pdf``: whether
     figures also carry their vector PDF (needed by LaTeX output only); ``figure_jobs``: worker processes
     that may draw them (same bytes as drawing here), while this process builds the views."""
-    lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), html_pairwise(results))
+    latex = latex_options(results)
+    lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), html_pairwise(results),
+                 latex.pairwise)
     kinds = figure_kinds(results) if figures is None else tuple(figures)
     with figure_settings(figure_pdf, figure_jobs):
         drawing = draw_records(results, [kinds_of(r, kinds, lab) for r in results.records]) if kinds else None
@@ -56,7 +58,7 @@ def build_report(results: Any, source: str = "results.json",
                         tuple(data_files(results.data)), results.seed, results.sigreport_version, source,
                         main, said)
     return dataclasses.replace(model, key_figure=key_figure(model.figures()), baseline=report_baseline(results),
-                               latex=latex_options(results))
+                               latex=latex)
 
 
 def figure_kinds(results: Any) -> tuple[str, ...]:

@@ -45,11 +45,12 @@ class Labels:
     corpus names, the run's alpha, and which agreement record shows the shared matrix."""
 
     def __init__(self, metrics: Mapping[str, Any], alpha: float, matrix_owners: frozenset[str] = frozenset(),
-                 html_pairwise: str = "auto"):
+                 html_pairwise: str = "auto", latex_pairwise: str = "auto"):
         self.metrics = metrics
         self.alpha = alpha
         self.matrix_owners = matrix_owners  # agreement records that show the two-annotator matrix
         self.html_pairwise = html_pairwise  # outputs.html.pairwise: rows, matrix or auto
+        self.latex_pairwise = latex_pairwise  # outputs.latex.pairwise: rows, matrix or auto
 
     def higher(self, m: str | None) -> bool | None:
         """Whether higher values of metric ``m`` are better (``None`` for an unknown metric)."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Count, Decision, Df, Int, Num, P, Stat,
                                     Sym, Table, Text, join)
+from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
                                            SPHERICITY_NAMES, Labels, a_better, df_text, effect_cell, extra,
                                            family_text, get, p_text, pct, plain, pvalue_matrix,
@@ -106,9 +107,13 @@ def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
                  else [pair_sentence(r, p, lab) for p in r.pairs])
     title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
         r.kind, f"Pairwise comparisons: {method}")
-    per_pair = differences_tables(r, lab, key)
-    if table.html_form is not None:  # one row per pair: in LaTeX (rows) and results.json, not beside the matrix
-        per_pair = tuple(dataclasses.replace(t, in_html=False) for t in per_pair)
+    if table.html_form is None:
+        per_pair = differences_tables(r, lab, key)
+    elif lab.latex_pairwise == "rows" or sum(getattr(p, "differences", None) is not None for p in r.pairs) <= \
+            LONG_TABLE_ROWS:  # one row per pair: not beside the matrix; in LaTeX when short or rows are asked for
+        per_pair = tuple(dataclasses.replace(t, in_html=False) for t in differences_tables(r, lab, key))
+    else:  # nothing would show it (LaTeX leaves out a long one: see render.latex.latex_tables); results.json has it
+        per_pair = ()
     tables = (table,) + per_pair
     warnings += [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in _difference_warnings(p)]
     return AnalysisView(r.id, r.kind, title, tables, tuple(sentences), why_this_test(r.selection),
