@@ -269,3 +269,40 @@ def test_serial_executor_frees_the_resampling_engines_buffer_when_the_run_ends()
     assert resampling._WORKSPACE.__dict__  # kept between nodes of a run
     ex.close()
     assert not resampling._WORKSPACE.__dict__
+
+
+def test_workers_take_the_nodes_of_a_corpus_together_when_there_are_enough_corpora():
+    """Nodes are batched by corpus (they share its resample) only with at least four corpora per worker;
+    fewer, and they go one by one (a few big batches would leave workers idle)."""
+    import types
+
+    from sigreport.execute.pool import batches
+
+    tasks = [(types.SimpleNamespace(id=f"{m}/{c}", corpus=c), ()) for m in ("m0", "m1") for c in range(8)]
+    grouped = batches(tasks, jobs=2)
+    assert len(grouped) == 8 and all(len({t[0].corpus for t in g}) == 1 for g in grouped)
+    assert [t[0].id for t in grouped[0]] == ["m0/0", "m1/0"]  # plan order within a batch
+    assert batches(tasks, jobs=3) == [[t] for t in tasks]  # 8 corpora < 4 x 3 workers
+
+
+def test_corpus_batches_in_two_workers_give_the_serial_bytes(tmp_path):
+    """Eight corpora, bootstrap and Friedman/Nemenyi: the batched two-worker run equals the serial one."""
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    rows = ["system,corpus,item,metric,value"]
+    for c in range(8):
+        base = rng.standard_normal(30)
+        for j, s in enumerate("ABCD"):
+            for m in ("m0", "m1"):
+                v = 0.5 + 0.1 * base + 0.05 * rng.standard_normal(30) + 0.02 * j
+                rows += [f"{s},c{c},i{i},{m},{v[i]:.6f}" for i in range(30)]
+    (tmp_path / "scores.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "spec.yaml").write_text(
+        "title: t\nseed: 3\ndata: {scores: scores.csv}\nmetrics:\n  m0: {higher_is_better: true}\n"
+        "  m1: {higher_is_better: true}\ntests: {pairwise: bootstrap, resamples: 499, omnibus: friedman}\n")
+    from sigreport.execute.pool import batches
+
+    p = prepare(tmp_path / "spec.yaml")
+    assert len(batches([(n, ()) for n in p.plan.nodes], 2)) == 8  # the batched path is the one tested
+    assert _json(p, run_plan(p.plan, p.dataset, ProcessExecutor(2))) == _json(p, run_plan(p.plan, p.dataset))

@@ -29,9 +29,25 @@ def _init(dataset: BlockSource | None) -> None:
     _LIMITS = threadpool_limits(limits=1)
 
 
-def _work(node: Node, deps: tuple[Any, ...]) -> Any:
+def _work(batch: Sequence[Task]) -> list[Any]:
     assert _DATASET is not None
-    return run_node(node, _DATASET, deps)
+    return [run_node(node, _DATASET, deps) for node, deps in batch]
+
+
+def batches(tasks: Sequence[Task], jobs: int) -> list[list[Task]]:
+    """The tasks in the batches a worker runs in one go: one batch per corpus (plan order kept) when there
+    are at least four corpora per worker, else one task each.
+
+    Why: the nodes of one corpus share its resample (every metric's bootstrap reuses the corpus's counts,
+    drawn once per process; see ``sigreport.analyses.common.SharedResamples``). Spread over the workers
+    node by node, each worker drew the counts of every corpus; by corpus, each draws its own. With fewer
+    corpora the batches would be too few to keep every worker busy to the end, so nodes go one by one."""
+    groups: dict[Any, list[Task]] = {}
+    for task in tasks:
+        groups.setdefault(task[0].corpus, []).append(task)
+    if len(groups) < 4 * jobs:
+        return [[task] for task in tasks]
+    return list(groups.values())
 
 
 class ProcessExecutor:
@@ -54,11 +70,14 @@ class ProcessExecutor:
 
     def run(self, tasks: Sequence[Task], done: Callable[[Node], None]) -> list[Any]:
         assert self.pool is not None
-        futures = [self.pool.submit(_work, node, deps) for node, deps in tasks]
-        node_of = dict(zip(futures, (node for node, _ in tasks)))
+        groups = batches(tasks, self.jobs)
+        futures = [self.pool.submit(_work, batch) for batch in groups]
+        batch_of = dict(zip(futures, groups))
         for fut in concurrent.futures.as_completed(futures):
-            done(node_of[fut])
-        return [f.result() for f in futures]
+            for node, _ in batch_of[fut]:
+                done(node)
+        found = {id(node): value for batch, fut in zip(groups, futures) for (node, _), value in zip(batch, fut.result())}
+        return [found[id(node)] for node, _ in tasks]
 
     def close(self) -> None:
         global _DATASET
