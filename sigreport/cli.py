@@ -136,7 +136,7 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--previous", metavar="DIR", help="report to compare with (default: the archive's newest release)")
     b.add_argument("-j", "--jobs", type=_jobs, default="auto", metavar="N",
                    help="run independent analyses and figures in N worker processes (same results for every N; "
-                   "default auto: one per core from 200,000 score rows, else 1)")
+                   "default auto: one per core, at most 8, from 200,000 score rows, else 1)")
     b.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="where analyses run: this machine (default) or a Dask cluster (pip install 'sigreport[dask]')")
     b.add_argument("--scheduler", metavar="ADDRESS",

@@ -225,6 +225,9 @@ def test_jobs_auto_uses_every_core_only_for_large_data(monkeypatch):
     assert pipeline.workers_for("auto", large) == 3
     assert pipeline.workers_for("auto", small, dask=True) == 3
     assert pipeline.workers_for(2, small) == 2 and pipeline.workers_for(1, large) == 1
+    monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    assert pipeline.workers_for("auto", large) == pipeline.AUTO_JOBS_MAX == 8  # capped: memory per worker
+    assert pipeline.workers_for(16, large) == 16  # a number is taken as given
 
 
 def test_cli_jobs_option_accepts_auto_and_defaults_to_it():
