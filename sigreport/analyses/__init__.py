@@ -20,7 +20,7 @@ from sigreport.results import MetricInfo, Results
 from sigreport.errors import Problem
 from sigreport.spec import Spec, SpecFile
 
-__all__ = ["build_plan", "collect_results", "previous_methods"]
+__all__ = ["build_plan", "collect_results", "previous_methods", "uses_scipy_stats"]
 
 
 def previous_methods(previous: Results | None) -> dict[str, str]:
@@ -39,6 +39,13 @@ def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) ->
                              prev)
     nodes += label_nodes(spec, dataset.predictions, dataset.annotations)
     return Plan(order_nodes(nodes))
+
+
+def uses_scipy_stats(spec: Spec) -> bool:
+    """Whether the spec's analyses will import scipy.stats: a Friedman omnibus test (chosen or possibly
+    chosen by ``auto``), whose post-hoc tests need the studentized range (Nemenyi's p-values and critical
+    difference). The build imports it while the data is read (see :meth:`sigreport.stats.lazy.LazyModule.prefetch`)."""
+    return spec.tests.omnibus in ("friedman", "auto")
 
 
 # Which analyses a figure kind is drawn from (sigreport.render.figures.figures_of), as a test on plan nodes.

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sigreport.analyses import build_plan, collect_results, figure_problems
+from sigreport.analyses import build_plan, collect_results, figure_problems, uses_scipy_stats
 from sigreport.version import __version__
 from sigreport.archive import store
 from sigreport.archive.manifest import read_manifest
@@ -32,6 +32,7 @@ from sigreport.plan import Plan
 from sigreport.results import Results, from_json, to_json
 from sigreport.results.io import from_dict
 from sigreport.spec import SpecFile, load_spec_file, output_dir
+from sigreport.stats.lazy import scipy_stats
 
 if TYPE_CHECKING:  # rendering (jinja2, matplotlib) is imported only by builds that render
     from sigreport.archive import releases  # imported by the release paths only (validate need not pay)
@@ -338,7 +339,11 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     cache = open_cache(run, sf)  # an unusable cache folder stops the build before the data is read
     t0, started = time.monotonic(), time.time()
     phase(progress, f"reading {_data_names(sf)}", transient=True)
-    ds = load_data(sf)
+    imported = scipy_stats.prefetch() if uses_scipy_stats(sf.spec) else (lambda: None)  # while the data is read
+    try:
+        ds = load_data(sf)
+    finally:
+        imported()  # before any process is forked, whatever happened
     run = dataclasses.replace(run, jobs=workers_for(run.jobs, ds, run.executor == "dask"))
     with store.locked(dest, wait):
         store.recover(dest, say)
