@@ -177,20 +177,18 @@ def pvalue_matrix(pairs: Any, key: tuple[str | None, ...], caption: str, adjuste
     if len(pairs) < 2:
         return None
     systems = list(dict.fromkeys(s for p in pairs for s in (p.a, p.b)))
-    by_pair = {frozenset((p.a, p.b)): p for p in pairs}
     baseline = family_baseline(pairs, systems)
     cols = [baseline] if baseline is not None else systems
     rows = [s for s in systems if s != baseline]
+    # both cells of a pair, from one reading of it (a 20-system matrix has 380 cells of 190 pairs)
+    cells: dict[tuple[str, str], Cell] = {}
+    for p in pairs:
+        first, value, significant = better(p), get(p, "pvalue_adjusted"), get(p, "significant")
+        cells[(p.b, p.a)] = Versus(value, significant, None if first is None else not first)
+        cells[(p.a, p.b)] = Versus(value, significant, first)
 
     def cell(a: str, b: str) -> Cell:
-        if a == b:
-            return Num(None)
-        p = by_pair.get(frozenset((a, b)))
-        if p is None:
-            return Text("")
-        first = better(p)
-        row_better = None if first is None else first if p.a == a else not first
-        return Versus(get(p, "pvalue_adjusted"), get(p, "significant"), row_better)
+        return Num(None) if a == b else cells.get((a, b), Text(""))
 
     table_rows = tuple((Text(a), *(cell(a, b) for b in cols)) for a in rows)
     note = (f"Each cell: the {adjusted} p-value of the row system against the column system; bold: significant "
