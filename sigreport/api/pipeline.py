@@ -7,9 +7,7 @@ output folder that holds any of it, and reads the previous report explicitly, on
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
-import multiprocessing
 import os
 import sys
 import time
@@ -17,6 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sigreport import forking
 from sigreport.analyses import build_plan, collect_results, figure_problems, uses_scipy_stats
 from sigreport.version import __version__
 from sigreport.archive import store
@@ -238,14 +237,6 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     return written
 
 
-_BACKGROUND: Callable[[], Any] | None = None  # what the forked process of in_background runs (inherited)
-
-
-def _background() -> None:
-    assert _BACKGROUND is not None
-    _BACKGROUND()
-
-
 def in_background(work: Callable[[], Any], allowed: bool) -> Callable[[], None]:
     """Run ``work`` in a forked process when ``allowed`` (the build has worker processes to spare: --jobs
     2 or more) and return the function that waits for it and raises what it raised; else run it now.
@@ -253,27 +244,15 @@ def in_background(work: Callable[[], Any], allowed: bool) -> Callable[[], None]:
     Why: writing results.json is ~1 s of a 1M-row build (19 MB of text) and needs nothing the rendering
     makes, so with two cores it costs nothing in another process. The same function writes the same
     bytes wherever it runs. The process is forked before the figure workers start (no threads yet)."""
-    global _BACKGROUND
-    if not allowed or "fork" not in multiprocessing.get_all_start_methods():
-        work()
+    wait = forking.start(lambda _: (work(), None)[1], 1, 1 if allowed else 0)
+    if not allowed:
+        wait()  # now, here
         return lambda: None
-    _BACKGROUND = work
-    pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
-    try:
-        future = pool.submit(_background)  # forks the process now
-    except BaseException:
-        pool.shutdown()
-        raise
-    finally:
-        _BACKGROUND = None
 
-    def wait() -> None:
-        try:
-            future.result()
-        finally:
-            pool.shutdown()
+    def done() -> None:
+        wait()
 
-    return wait
+    return done
 
 
 def render_formats(model: "ReportModel", dest: Path, formats: list[str], templates: str | Path | None,

@@ -27,12 +27,12 @@ import functools
 import html
 import io
 import logging
-import multiprocessing
 import re
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from sigreport import forking
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.axes import Axes
@@ -161,7 +161,7 @@ class FigureSettings:
 
     ``pdf``: whether :func:`export` also writes the vector PDF. Only LaTeX output uses it (HTML and the
     PDF report embed the SVG), and embedding the font makes it most of a figure's cost.
-    ``jobs``: how many worker processes :func:`map_figures` may draw in (the build's ``--jobs``).
+    ``jobs``: how many worker processes :func:`start_figures` may draw in (the build's ``--jobs``).
     """
 
     pdf: bool = True
@@ -170,7 +170,6 @@ class FigureSettings:
 
 _SETTINGS: contextvars.ContextVar[FigureSettings] = contextvars.ContextVar("sigreport_figures",
                                                                            default=FigureSettings())
-_TASK: Callable[[int], Any] | None = None  # the function the forked workers call (inherited, never pickled)
 T = TypeVar("T")
 
 
@@ -189,21 +188,11 @@ def current_settings() -> FigureSettings:
     return _SETTINGS.get()
 
 
-def _call(i: int) -> Any:
-    assert _TASK is not None
-    return _TASK(i)
-
-
-def map_figures(draw: Callable[[int], T], n: int) -> list[T]:
-    """``[draw(0), ..., draw(n - 1)]``, in that order: :func:`start_figures` and wait for them."""
-    return start_figures(draw, n)()
-
-
 def start_figures(draw: Callable[[int], T], n: int) -> Callable[[], list[T]]:
     """Begin ``[draw(0), ..., draw(n - 1)]`` in forked worker processes when :func:`figure_settings` allows
     more than one and there are at least two items, and return the function that waits for them and gives
-    them in order; the caller does other work meanwhile (the build writes results.json and builds the
-    report's views). Without workers, the figures are drawn here when that function is called.
+    them in order; the caller does other work meanwhile (the build builds the report's views). Without
+    workers, the figures are drawn here when that function is called (:func:`sigreport.forking.start`).
 
     Why processes: drawing and exporting (matplotlib, pure Python) is most of a large report's render
     time and holds the GIL. Byte-identical to drawing here: each figure is drawn inside :func:`style` from
@@ -213,29 +202,11 @@ def start_figures(draw: Callable[[int], T], n: int) -> Callable[[], list[T]]:
     is inherited, not pickled; only the finished :class:`FigureOutput` values travel back. Without
     ``fork`` (Windows, macOS defaults aside) the figures are drawn here.
     """
-    global _TASK
     jobs = min(current_settings().jobs, n)
-    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return lambda: [draw(i) for i in range(n)]
+    if jobs <= 1:
+        return forking.start(draw, n, 0)
     font_families()  # once, before forking: every worker inherits the same list
-    _TASK = draw
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
-    try:
-        futures = [pool.submit(_call, i) for i in range(n)]  # the first submit forks every worker
-    except BaseException:
-        pool.shutdown(cancel_futures=True)
-        _TASK = None
-        raise
-
-    def wait() -> list[T]:
-        global _TASK
-        try:
-            return [f.result() for f in futures]
-        finally:
-            pool.shutdown(cancel_futures=True)
-            _TASK = None
-
-    return wait
+    return forking.start(draw, n, jobs)
 
 
 def export(fig: Figure, name: str, caption: str) -> FigureOutput:

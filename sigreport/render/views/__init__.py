@@ -40,15 +40,17 @@ def build_report(results: Any, source: str = "results.json",
     lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), html_pairwise(results),
                  latex.pairwise)
     kinds = figure_kinds(results) if figures is None else tuple(figures)
+    matrix = [in_matrix(r, lab) for r in results.records]
     with figure_settings(figure_pdf, figure_jobs):
-        drawing = draw_records(results, [kinds_of(r, kinds, lab) for r in results.records]) if kinds else None
+        drawing = draw_records(results, [kinds_of(r, kinds, lab, m) for r, m in zip(results.records, matrix)]
+                               ) if kinds else None
         try:
             views = [with_why_p(VIEWS[r.kind](r, lab), r) for r in results.records]
             main, said = main_tables(results, lab), conclusions(results, lab)
         finally:  # the workers are waited for (and stopped) whatever happened here
             drawn = drawing() if drawing is not None else None
     if drawn is not None:
-        views = [with_figures(view, figs) for view, figs in zip(views, drawn)]
+        views = [with_figures(view, figs, m) for view, figs, m in zip(views, drawn, matrix)]
     groups: dict[tuple[Any, Any], list[AnalysisView]] = {}
     for r, view in zip(results.records, views):
         groups.setdefault((r.metric, r.corpus), []).append(view)
@@ -68,19 +70,24 @@ def figure_kinds(results: Any) -> tuple[str, ...]:
     return tuple(KINDS) if kinds is None else tuple(kinds)
 
 
-def kinds_of(record: Any, kinds: tuple[str, ...], lab: Labels) -> tuple[str, ...]:
-    """The figure kinds drawn for one record: ``kinds`` without the p-value heat map of a family the HTML
-    shows as a p-value matrix (:func:`~.common.shown_as_matrix`; the views of these kinds follow it). The
-    matrix holds the same numbers, bold when significant and tinted by direction, so the map would repeat
-    it (without its numbers, beyond 12 systems); drawing it cost most of a large report's build (100 heat
-    maps: ~9 of a 1M-row build's 23 s). Decided from the record, before its view is built, so that the
-    figures are drawn while the views are."""
-    if "pvalues" in kinds and record.kind in MATRIX_KINDS and shown_as_matrix(record.pairs, lab.html_pairwise):
-        return tuple(k for k in kinds if k != "pvalues")
-    return kinds
+def in_matrix(record: Any, lab: Labels) -> bool:
+    """Whether the record is a family the HTML shows as a p-value matrix (:func:`~.common.shown_as_matrix`;
+    the views of :data:`MATRIX_KINDS` follow it). Decided from the record, before its view is built, so
+    that the figures are drawn while the views are."""
+    return record.kind in MATRIX_KINDS and shown_as_matrix(record.pairs, lab.html_pairwise)
 
 
 MATRIX_KINDS = ("pairwise", "cv", "posthoc")  # records whose view has the HTML matrix (with_html_matrix)
+
+
+def kinds_of(record: Any, kinds: tuple[str, ...], lab: Labels, matrix: bool | None = None) -> tuple[str, ...]:
+    """The figure kinds drawn for one record: ``kinds`` without the p-value heat map of a family shown as a
+    matrix (``matrix``, else :func:`in_matrix`). The matrix holds the same numbers, bold when significant
+    and tinted by direction, so the map would repeat it (without its numbers, beyond 12 systems); drawing
+    it cost most of a large report's build (100 heat maps: ~9 of a 1M-row build's 23 s)."""
+    if "pvalues" in kinds and (in_matrix(record, lab) if matrix is None else matrix):
+        return tuple(k for k in kinds if k != "pvalues")
+    return kinds
 
 
 def draw_records(results: Any, kinds: Sequence[tuple[str, ...]]) -> Callable[[], list[tuple[FigureOutput, ...]]]:
@@ -107,12 +114,11 @@ def draw_records(results: Any, kinds: Sequence[tuple[str, ...]]) -> Callable[[],
     return wait
 
 
-def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...]) -> AnalysisView:
+def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...], matrix: bool) -> AnalysisView:
     """The view with its record's figures (``outs``, drawn by :func:`draw_records`) appended. The forest plot
-    of a family the HTML shows as a matrix (10 systems: 45 intervals) is left out of the PDF
-    (``screen_only``): at a printed figure's height its rows are ~2 pt high, unreadable, and it cost the
-    PDF more than the rest of its page. On screen it stays: the only per-pair estimates the HTML shows."""
-    matrix = any(t.html_form is not None for t in view.tables)
+    of a family shown as a matrix (``matrix``, :func:`in_matrix`; 10 systems: 45 intervals) is left out of
+    the PDF (``screen_only``): at a printed figure's height its rows are ~2 pt high, unreadable, and it cost
+    the PDF more than the rest of its page. On screen it stays: the only per-pair estimates the HTML shows."""
     figs = tuple(Figure((f.name,), f.caption, f.svg, f.pdf, screen_only=matrix and f.name.startswith("forest-"))
                  for f in outs)
     lost = "".join(dict.fromkeys("".join(f.missing for f in outs)))  # characters drawn as boxes
