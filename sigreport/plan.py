@@ -114,9 +114,16 @@ def content_keys(plan: Plan, source: BlockSource, version: str) -> dict[str, str
     """A stable sha256 content key per node: function, parameters, block fingerprints, dependency keys and
     the sigreport version. Equal keys mean equal results (the functions are deterministic)."""
     keys: dict[str, str] = {}
+    prints: dict[tuple, str] = {}  # a block is read by several nodes (a metric's tests on one corpus)
+
+    def fingerprint(k: tuple) -> str:
+        if k not in prints:
+            prints[k] = source.fingerprint(k)
+        return prints[k]
+
     for n in plan.nodes:
         doc = {"fn": function_name(n.fn), "params": canonical(n.params), "id": n.id,
-               "blocks": [[list(k), source.fingerprint(k)] for k in n.blocks],
+               "blocks": [[list(k), fingerprint(k)] for k in n.blocks],
                "deps": [keys[d] for d in n.depends_on], "version": version}
         keys[n.id] = hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     return keys

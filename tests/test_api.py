@@ -61,3 +61,27 @@ def test_results_round_trip_through_json():
     back = from_json(to_json(r))
     assert back.to_dict() == r.to_dict()
     assert [x.id for x in back.records] == [x.id for x in r.records]
+
+
+def test_a_build_leaves_the_garbage_collector_as_it_found_it(tmp_path):
+    """api.pipeline.long_lived freezes what a build keeps (gc.freeze) and unfreezes at the end, also when
+    the build stops with an error: a caller's process is left with nothing frozen."""
+    import gc
+
+    from sigreport.api.pipeline import build, keep, long_lived
+
+    assert gc.get_freeze_count() == 0
+    keep()  # outside a build: does nothing
+    assert gc.get_freeze_count() == 0
+    with long_lived():
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
+    build(CONFIGS / "demsar.yaml", tmp_path / "out", formats=["json"])
+    assert gc.get_freeze_count() == 0
+    (tmp_path / "scores.csv").write_text("system,corpus,item,metric,value\n")  # no rows: stops while reading
+    spec = (CONFIGS / "demsar.yaml").read_text()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(re.sub(r"(?m)^(\s*scores:).*$", r"\1 scores.csv", spec, count=1))
+    with pytest.raises(sigreport.DataError):
+        build(bad, tmp_path / "out2", formats=["json"])
+    assert gc.get_freeze_count() == 0

@@ -49,3 +49,26 @@ def test_content_keys_are_stable_and_follow_the_data(tmp_path):
     changed = {i for i in keys if keys[i] != keys2[i]}
     assert changed and all(i.startswith(f"{metric}/") for i in changed), changed
     assert keys != content_keys(p.plan, p.dataset, "another-version")
+
+
+def test_block_fingerprints_hash_names_as_one_update_with_the_same_bytes():
+    """data.model._digest feeds a tuple of names in one update: the digest equals feeding them one by one
+    (the cache keys of earlier builds stay valid), and still follows every name."""
+    import hashlib
+
+    from sigreport.data.model import _digest
+
+    def one_by_one(h, obj):  # the general loop, for a tuple of str
+        h.update(f"[{len(obj)}".encode())
+        for v in obj:
+            h.update(repr(v).encode())
+
+    for names in [(), ("a",), tuple(f"item {i}'\"\\" for i in range(1000)), ("x", "é", "中")]:
+        fast, slow = hashlib.sha256(), hashlib.sha256()
+        _digest(fast, names)
+        one_by_one(slow, names)
+        assert fast.hexdigest() == slow.hexdigest()
+    a, b = hashlib.sha256(), hashlib.sha256()
+    _digest(a, ("ab", "c"))
+    _digest(b, ("a", "bc"))
+    assert a.hexdigest() != b.hexdigest()  # repr quotes keep the boundaries

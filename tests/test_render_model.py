@@ -203,3 +203,55 @@ def test_every_character_called_printable_compiles(tmp_path):
     body = "\n".join(f"x{fmt.escape(ch)}x\\par" for ch in chars)
     r = pdflatex_compile(body, tmp_path)
     assert r.returncode == 0, r.stdout[-2000:]
+
+
+def test_rows_are_made_when_first_read_and_equal_their_tuple():
+    """render.model.Rows: the count without making them, equal to (and pickled as) the tuple of rows."""
+    import pickle
+
+    from sigreport.render.model import Rows
+
+    made = []
+
+    def make():
+        made.append(1)
+        return [(Text("a"), Int(1)), (Text("b"), Int(2))]
+
+    rows = Rows(2, make)
+    assert len(rows) == 2 and not made
+    assert rows == ((Text("a"), Int(1)), (Text("b"), Int(2)))
+    assert rows[1] == (Text("b"), Int(2)) and list(rows)[0] == (Text("a"), Int(1))
+    assert made == [1]  # made once
+    assert pickle.loads(pickle.dumps(rows)) == tuple(rows) and type(pickle.loads(pickle.dumps(rows))) is tuple
+    with pytest.raises(ValueError, match="promised 3 rows and made 2"):
+        Rows(3, make).made()
+
+
+def test_a_large_family_shown_as_matrices_never_makes_its_rows(tmp_path):
+    """A family of 190 pairs is a matrix in the HTML and in LaTeX (outputs.latex.pairwise: auto); its rows
+    are not made, and with pairwise: rows they are (and written)."""
+    import numpy as np
+
+    import sigreport
+    from sigreport.render.model import Rows
+
+    rng = np.random.default_rng(0)
+    lines = ["system,corpus,item,metric,value"]
+    lines += [f"s{j:02d},c,i{i},m,{rng.normal(j / 40, 1):.4f}" for j in range(20) for i in range(30)]
+    (tmp_path / "scores.csv").write_text("\n".join(lines) + "\n")
+    spec = {"title": "t", "data": {"scores": "scores.csv"}, "metrics": {"m": {"higher_is_better": True}},
+            "tests": {"pairwise": "paired_t", "omnibus": "none"}, "outputs": {"formats": ["html", "latex"]}}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    model = build_report(sigreport.analyze(tmp_path / "spec.yaml"), figures=())
+    family = next(t for t in model.tables() if isinstance(t.rows, Rows))
+    assert len(family.rows) == 190
+    render_latex(model, tmp_path / "tables")
+    from sigreport.render.html import render_html as html
+    html(model)
+    assert family.rows._rows is None  # neither output read them
+    spec["outputs"]["latex"] = {"pairwise": "rows"}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    model = build_report(sigreport.analyze(tmp_path / "spec.yaml"), figures=())
+    family = next(t for t in model.tables() if isinstance(t.rows, Rows))
+    render_latex(model, tmp_path / "tables2")
+    assert family.rows._rows is not None and len(family.rows.made()) == 190

@@ -173,6 +173,9 @@ def _digest(h: "hashlib._Hash", obj: object) -> None:
             _digest(h, obj[k])
     elif isinstance(obj, (list, tuple)):
         h.update(f"[{len(obj)}".encode())
+        if all(type(v) is str for v in obj):  # item names: the bytes the loop below would feed, in one update
+            h.update("".join(map(repr, obj)).encode())
+            return
         for v in obj:
             _digest(h, v)
     else:

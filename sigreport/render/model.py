@@ -10,7 +10,8 @@ that figures drawn later slot into the same sections.
 from __future__ import annotations
 
 import dataclasses
-from typing import ClassVar, Literal, Union
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, ClassVar, Literal, Union, overload
 
 # -------------------------------------------------------------------------------------------- cells
 
@@ -162,6 +163,62 @@ class Column:
     align: Literal["l", "r", "c"] = "r"
 
 
+class Rows(Sequence[tuple[Cell, ...]]):
+    """A table's rows, made the first time one is read; their number is known before.
+
+    Why: a family of 20 systems has 190 pairs, and the HTML and LaTeX show it as a matrix (the rows are
+    only written with ``outputs.html.pairwise`` or ``outputs.latex.pairwise: rows``); making 190 rows of
+    twelve cells for each of a large report's 50 families, to count them, was a tenth of its views' time.
+    Equal to the tuple of its rows; pickled as that tuple.
+    """
+
+    __slots__ = ("_n", "_make", "_rows")
+
+    def __init__(self, n: int, make: Callable[[], Sequence[tuple[Cell, ...]]]):
+        self._n = n
+        self._make: Callable[[], Sequence[tuple[Cell, ...]]] | None = make
+        self._rows: tuple[tuple[Cell, ...], ...] | None = None
+
+    def made(self) -> tuple[tuple[Cell, ...], ...]:
+        """The rows (made now if they were not)."""
+        if self._rows is None:
+            assert self._make is not None
+            rows = tuple(self._make())
+            if len(rows) != self._n:
+                raise ValueError(f"a table promised {self._n} rows and made {len(rows)}")
+            self._rows, self._make = rows, None
+        return self._rows
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[Cell, ...]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[tuple[Cell, ...]]: ...
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.made()[i]
+
+    def __iter__(self) -> Iterator[tuple[Cell, ...]]:
+        return iter(self.made())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Rows, tuple)):
+            return self.made() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.made())
+
+    def __repr__(self) -> str:
+        return f"Rows({self._n})" if self._rows is None else repr(self._rows)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (tuple, (self.made(),))
+
+
 @dataclasses.dataclass(frozen=True)
 class Table:
     """A table with caption; ``notes`` go under it; ``key`` names it (see :mod:`sigreport.render.names`).
@@ -175,7 +232,7 @@ class Table:
     key: tuple[str | None, ...]
     caption: str
     columns: tuple[Column, ...]
-    rows: tuple[tuple[Cell, ...], ...]
+    rows: Sequence[tuple[Cell, ...]]  # a tuple, or Rows made when first read
     notes: tuple[str, ...] = ()
     bold_rows: tuple[int, ...] = ()
     name: str = ""

@@ -213,10 +213,11 @@ def export(fig: Figure, name: str, caption: str) -> FigureOutput:
     """Write ``fig`` as SVG and (unless :func:`figure_settings` says not) PDF with fixed metadata; call inside
     :func:`style`."""
     svg_buf, pdf_buf = io.BytesIO(), io.BytesIO()
-    fig.savefig(svg_buf, format="svg", metadata=SVG_METADATA)
-    if current_settings().pdf:
-        with subset_cache():
-            fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
+    with shared_text_metrics():
+        fig.savefig(svg_buf, format="svg", metadata=SVG_METADATA)
+        if current_settings().pdf:
+            with subset_cache():
+                fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
     return FigureOutput(name, caption, inline_svg(svg_buf.getvalue().decode("utf-8"), name, caption),
                         pdf_buf.getvalue(), missing_glyphs(drawn_texts(fig)))
 
@@ -300,6 +301,56 @@ def subset_cache() -> Iterator[None]:
         yield
     finally:
         ps.get_glyphs_subset, ps.font_as_file = original, as_file  # type: ignore[assignment]
+
+
+# (renderer class, text, font properties, math mode, dpi, text rc settings) -> (width, height, descent)
+_METRICS: dict[tuple[Any, ...], tuple[float, float, float]] = {}
+_METRICS_MAX = 8192
+# the settings a vector renderer's text measurement reads besides its arguments
+_METRIC_RC = ("text.hinting", "text.hinting_factor", "text.kerning_factor", "text.usetex", "pdf.use14corefonts",
+              "mathtext.fontset", "mathtext.default")
+_VECTOR_RENDERERS = {("matplotlib.backends.backend_svg", "RendererSVG"), ("matplotlib.backends.backend_pdf", "RendererPdf")}
+
+
+@contextlib.contextmanager
+def shared_text_metrics() -> Iterator[None]:
+    """Within the block, the SVG and PDF renderers measure each text once per process, not once per file.
+
+    matplotlib keeps a text's measured size for one renderer object, and every ``savefig`` makes a new
+    one: each figure measured its labels again, twice (SVG and PDF), though a report's figures share most
+    labels (axis numbers, system names). The vector renderers' measurement is a function of the renderer
+    class, the text, its font properties, math mode, resolution and the text settings in the key, so the
+    values, and the files, are the ones a fresh measurement gives (tests/test_figures.py compares the
+    bytes with and without). Only ``matplotlib.text._get_text_metrics_with_cache`` is wrapped, for
+    matplotlib's SVG and PDF renderers (any other goes through unchanged), and restored on exit.
+    """
+    import matplotlib
+    import matplotlib.text as mtext
+
+    original = getattr(mtext, "_get_text_metrics_with_cache", None)
+    if original is None:
+        yield
+        return
+    rc = tuple(matplotlib.rcParams[k] for k in _METRIC_RC)
+
+    def measured(renderer: Any, text: str, prop: Any, ismath: Any, dpi: float) -> Any:
+        kind = type(getattr(renderer, "_renderer", renderer))  # a vector backend's MixedModeRenderer wraps it
+        if (kind.__module__, kind.__qualname__) not in _VECTOR_RENDERERS:
+            return original(renderer, text, prop, ismath, dpi)
+        key = (kind, text, prop.copy(), ismath, dpi, rc)  # a copy: FontProperties is mutable
+        hit = _METRICS.get(key)
+        if hit is None:
+            hit = original(renderer, text, prop, ismath, dpi)
+            if len(_METRICS) >= _METRICS_MAX:
+                del _METRICS[next(iter(_METRICS))]
+            _METRICS[key] = hit
+        return hit
+
+    mtext._get_text_metrics_with_cache = measured
+    try:
+        yield
+    finally:
+        mtext._get_text_metrics_with_cache = original
 
 
 def inline_svg(svg: str, name: str, caption: str) -> str:

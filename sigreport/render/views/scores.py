@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from sigreport.render.model import (CI, AnalysisView, Cell, Column, Count, Decision, Df, Int, Num, P, Stat,
+from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count, Decision, Df, Int, Num, P, Stat,
                                     Sym, Table, Text, join)
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
@@ -81,7 +81,7 @@ def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
     method = PAIRWISE_NAMES.get(r.method, r.method)
     level = interval_level(r)
     has_df = any(p.df is not None for p in r.pairs)
-    rows = tuple(_pairwise_row(r, p, level, dec, has_df) for p in r.pairs)
+    rows = Rows(len(r.pairs), lambda: [_pairwise_row(r, p, level, dec, has_df) for p in r.pairs])
     bold = tuple(i for i, p in enumerate(r.pairs) if p.significant)
     alt = ALTERNATIVE_TEXT[r.alternative]
     which = "every system against the baseline" if r.comparisons == "vs_baseline" else "every pair of systems"
