@@ -9,7 +9,9 @@ only the results travel back (pickled). Where the platform has no ``fork``, the 
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
@@ -49,3 +51,162 @@ def start(task: Callable[[int], T], n: int, workers: int) -> Callable[[], list[T
             _TASK = None
 
     return wait
+
+
+class Ready:
+    """Worker processes forked ahead of their work and made ready by ``warm`` (imports, first-use caches)
+    while the caller goes on; later :meth:`run` shares a list of items out among them (pickled both ways).
+
+    Why: a figure worker forked when the figures are due first spends ~0.6 CPU-s getting ready (importing
+    matplotlib, first measurements), in every worker, on cores that are busy drawing. Here one process
+    is forked at the start of a build, gets ready while this one reads the data, and then forks the
+    other workers, which inherit its readiness: one warm-up, not one per worker. Plain ``fork`` and one
+    pipe per worker, no threads: the build forks other workers later (the analyses), which must not
+    inherit a thread's locks. An item a worker could not do (it raised, or the worker is gone) is done
+    here by the caller's own function, which then raises what it raises.
+    """
+
+    def __init__(self, workers: int, warm: Callable[[], None]):
+        import os
+
+        self._conns: list[Any] = []
+        self._pid = 0  # the first worker (it forks the others)
+        self._others: list[int] | None = None  # their pids, once the first one has said them
+        if workers < 1 or "fork" not in multiprocessing.get_all_start_methods():
+            return
+        pipes = [multiprocessing.Pipe() for _ in range(workers)]
+        pid = os.fork()
+        if pid == 0:  # the first worker: never returns
+            for mine, _ in pipes:
+                mine.close()
+            _first(warm, [theirs for _, theirs in pipes])
+        for _, theirs in pipes:
+            theirs.close()
+        self._pid, self._conns = pid, [mine for mine, _ in pipes]
+
+    @property
+    def size(self) -> int:
+        """How many workers there are (0: none; :meth:`run` then works here)."""
+        return len(self._conns)
+
+    def _ready(self, timeout: float | None) -> list[int]:
+        """The other workers' pids (the first worker sends them when it has forked them)."""
+        if self._others is None and self._conns:
+            try:
+                if timeout is None or self._conns[0].poll(timeout):
+                    self._others = list(self._conns[0].recv())
+            except (OSError, EOFError):
+                self._others = []
+        return self._others or []
+
+    def run(self, fn: Callable[[Any], T], items: list[Any], here: Callable[[int], T]) -> Callable[[], list[T]]:
+        """Begin ``[fn(items[0]), ...]`` in the workers (worker w takes items w, w + size, ...; ``fn`` a module
+        function, items and results picklable) and return the function that waits for them in order.
+        ``here(i)``: the same result made in this process, for an item no worker delivered."""
+        if not self._conns or len(items) < 2:
+            return lambda: [here(i) for i in range(len(items))]
+        self._ready(None)  # the workers exist (the first is ready long before a build's figures are due)
+        n = len(self._conns)
+        sent = []
+        for w, conn in enumerate(self._conns):
+            share = list(range(w, len(items), n))
+            try:
+                conn.send((fn, [items[i] for i in share]))
+                sent.append((conn, share))
+            except (OSError, EOFError):  # the worker is gone: its share is done here
+                sent.append((None, share))
+
+        def wait() -> list[T]:
+            out: list[Any] = [None] * len(items)
+            for conn, share in sent:
+                got = None
+                if conn is not None:
+                    try:
+                        got = conn.recv()
+                    except (OSError, EOFError):
+                        got = None
+                for j, i in enumerate(share):
+                    ok, value = got[j] if isinstance(got, list) and j < len(got) else (False, None)
+                    out[i] = value if ok else here(i)
+            return out
+
+        return wait
+
+    def close(self) -> None:
+        """Stop the workers and wait for the first (which waits for the others); a worker still busy (the
+        build stopped early) is killed (SIGKILL: no handler of the build's runs in it)."""
+        import os
+        import signal
+
+        if not self._conns:
+            return
+        others = self._ready(0)
+        for conn in self._conns:
+            try:
+                conn.send(None)  # a worker waiting for work ends by itself
+            except (OSError, EOFError):
+                pass
+            conn.close()
+        self._conns = []
+        for _ in range(100):  # idle workers end within milliseconds
+            try:
+                if os.waitpid(self._pid, os.WNOHANG)[0]:
+                    return
+            except ChildProcessError:
+                return
+            time.sleep(0.01)
+        for pid in [*others, self._pid]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self._pid, 0)
+
+
+def _first(warm: Callable[[], None], conns: list[Any]) -> None:
+    """The first :class:`Ready` worker: get ready, fork the others (they inherit it), tell their pids, serve."""
+    import os
+
+    try:
+        with contextlib.suppress(Exception):  # a failed warm-up only makes the first items slower
+            warm()
+        others = []
+        for w in range(1, len(conns)):
+            pid = os.fork()
+            if pid == 0:
+                for v, conn in enumerate(conns):
+                    if v != w:
+                        conn.close()
+                _serve(conns[w])
+                os._exit(0)
+            others.append(pid)
+        for conn in conns[1:]:
+            conn.close()
+        conns[0].send(others)
+        _serve(conns[0])
+        for pid in others:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+    finally:
+        os._exit(0)
+
+
+def _serve(conn: Any) -> None:
+    """A :class:`Ready` worker's work: each share sent, until told to stop (or the pipe closes)."""
+    try:
+        while True:
+            try:
+                msg = conn.recv()
+            except (OSError, EOFError):
+                return
+            if msg is None:
+                return
+            fn, items = msg
+            out = []
+            for item in items:
+                try:
+                    out.append((True, fn(item)))
+                except Exception:  # noqa: BLE001 - done again by the caller, where the error is raised
+                    out.append((False, None))
+            conn.send(out)
+    except (OSError, EOFError):  # the caller is gone
+        return

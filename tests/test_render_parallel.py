@@ -56,3 +56,105 @@ def test_a_failure_while_the_workers_draw_stops_them(results, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         build_report(results, "summarization.yaml", figure_jobs=2)
     assert multiprocessing.active_children() == []
+
+
+def _square(x: int) -> int:
+    if x < 0:
+        raise ValueError(f"negative: {x}")
+    return x * x
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:  # a zombie (dead, not yet reaped) counts as gone
+        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_workers_forked_ahead_share_the_items_and_leave_nothing_behind():
+    """forking.Ready: one worker gets ready and forks the others; run gives every item's result in order;
+    close ends them all (the first worker and the ones it forked)."""
+    import os
+
+    from sigreport import forking
+
+    warmed = []
+    ready = forking.Ready(3, lambda: warmed.append(os.getpid()))
+    assert ready.size == 3 and warmed == []  # warmed in the worker, not here
+    assert ready.run(_square, list(range(10)), lambda i: -1)() == [i * i for i in range(10)]
+    assert ready.run(_square, list(range(7)), lambda i: -1)() == [i * i for i in range(7)]  # again, same workers
+    pids = [ready._pid, *ready._others]
+    assert len(set(pids)) == 3 and all(_alive(p) for p in pids)
+    ready.close()
+    assert not any(_alive(p) for p in pids)
+
+
+def test_an_item_a_worker_failed_is_done_here_where_its_error_is_raised():
+    from sigreport import forking
+
+    ready = forking.Ready(2, lambda: None)
+    try:
+        here = []
+        out = ready.run(_square, [1, -2, 3, 4], lambda i: here.append(i) or _square([1, -2, 3, 4][i]) if i != 1
+                        else "done here")()
+        assert out == [1, "done here", 9, 16] and here == []  # only the failed item came back here
+        with pytest.raises(ValueError, match="negative: -5"):
+            ready.run(_square, [1, -5], lambda i: _square([1, -5][i]))()
+    finally:
+        ready.close()
+
+
+def test_when_the_workers_are_gone_their_items_are_done_here():
+    import os
+    import signal
+
+    from sigreport import forking
+
+    ready = forking.Ready(2, lambda: None)
+    ready._ready(None)
+    for pid in [ready._pid, *ready._others]:
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(ready._pid, 0)
+    try:
+        assert ready.run(_square, [2, 3, 4], lambda i: _square([2, 3, 4][i]))() == [4, 9, 16]
+    finally:
+        ready.close()
+
+
+def test_figures_drawn_by_workers_forked_ahead_are_the_serial_bytes(results):
+    from sigreport import forking
+    from sigreport.render.figures import warm_up
+
+    serial = build_report(results, "summarization.yaml")
+    ready = forking.Ready(2, warm_up)
+    try:
+        ahead = build_report(results, "summarization.yaml", figure_jobs=2, figure_workers=ready)
+    finally:
+        ready.close()
+    assert _figures(ahead) == _figures(serial)
+
+
+def test_which_builds_fork_their_figure_workers_ahead(tmp_path, monkeypatch):
+    """api.pipeline.figure_workers_ahead: --jobs 2+ (or auto with a large score file) and figures to draw."""
+    from sigreport.api import pipeline
+    from sigreport.api.pipeline import RunOptions, figure_workers_ahead, spec_file
+
+    monkeypatch.setattr(pipeline, "auto_workers", lambda: 2)
+    sf = spec_file(CONFIGS / "summarization.yaml")
+    assert figure_workers_ahead(sf, RunOptions(jobs=3), None) == 3
+    assert figure_workers_ahead(sf, RunOptions(jobs=1), None) == 0
+    assert figure_workers_ahead(sf, RunOptions(jobs=3), ["json"]) == 0  # nothing drawn
+    assert figure_workers_ahead(sf, RunOptions(jobs=3, executor="dask"), None) == 0
+    assert figure_workers_ahead(sf, RunOptions(jobs="auto"), None) == 0  # a small score file
+    monkeypatch.setattr(pipeline, "AUTO_AHEAD_BYTES", 1)
+    assert figure_workers_ahead(sf, RunOptions(jobs="auto"), None) == 2
+    none = tmp_path / "s.yaml"
+    text = (CONFIGS / "summarization.yaml").read_text()
+    assert "\noutputs:" not in text
+    none.write_text(text.replace("data/", str(CONFIGS / "data") + "/") + "outputs:\n  figures: []\n")
+    assert figure_workers_ahead(spec_file(none), RunOptions(jobs=3), None) == 0

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from sigreport.render.figures import output
+from sigreport.render.figures import draw_record
 from sigreport.render.figures.output import FigureOutput, current_settings, font_families, start_figures
 from sigreport.results.records import jsonable
 
@@ -142,14 +143,18 @@ def start_cached(records: Sequence[Any], metrics: Any, kinds: Sequence[Sequence[
     settings allow, while the caller works) and stored when waited for. Without a store, all are drawn."""
     store = _STORE.get()
     n = len(records)
-    if store is None:
-        return start_figures(draw, n)
     pdf = current_settings().pdf
-    found = [lookup(store, r, metrics.get(r.metric) if getattr(r, "metric", None) else None, k, pdf)
-             for r, k in zip(records, kinds)]
+    metric = [metrics.get(r.metric) if getattr(r, "metric", None) else None for r in records]
+
+    def portable(which: Sequence[int]) -> tuple[Callable[[Any], tuple[FigureOutput, ...]], list[Any]]:
+        return draw_record, [(records[i], metric[i], tuple(kinds[i]), pdf) for i in which]  # see draw_record
+
+    if store is None:
+        return start_figures(draw, n, portable(range(n)))
+    found = [lookup(store, r, m, k, pdf) for r, m, k in zip(records, metric, kinds)]
     out = [value for _, value in found]
     missing = [i for i in range(n) if out[i] is None]
-    drawing = start_figures(lambda j: draw(missing[j]), len(missing))
+    drawing = start_figures(lambda j: draw(missing[j]), len(missing), portable(missing))
 
     def wait() -> list[tuple[FigureOutput, ...]]:
         for i, value in zip(missing, drawing()):

@@ -56,6 +56,40 @@ def figure_plan(record: Record, results: Results | None = None,
     return out
 
 
+class _Metric:
+    """Stands in for a Results in :func:`figure_plan`, which reads ``results.metrics.get(record.metric)``."""
+
+    def __init__(self, name: str | None, metric: Any):
+        self.metrics = {name: metric} if name is not None and metric is not None else {}
+
+
+def draw_record(item: tuple[Record, Any, Collection[str], bool]) -> tuple[FigureOutput, ...]:
+    """The figures of one record, drawn: ``item`` is (record, its metric's MetricInfo or None, figure kinds,
+    whether to make PDFs), everything :func:`figure_plan` reads, so that a worker forked before the
+    records existed can be sent it (pickled) and draw the same bytes as the caller would."""
+    from sigreport.render.figures.output import figure_settings
+
+    record, metric, kinds, pdf = item
+    with figure_settings(pdf, 1):
+        return tuple(draw() for draw in figure_plan(record, _Metric(getattr(record, "metric", None), metric),
+                                                    kinds))  # type: ignore[arg-type]
+
+
+def warm_up() -> None:
+    """Make this process ready to draw (a figure worker forked ahead, :class:`sigreport.forking.Ready`):
+    import matplotlib's figure, SVG and PDF modules and fontTools' subsetter, and export one small figure
+    with text in both formats. What it leaves behind are caches keyed by their inputs (fonts, text
+    measurements, font subsets), so the figures drawn after it are the bytes they would be without it."""
+    from sigreport.render.figures.output import export, figure_settings, new_figure, style
+
+    with style():
+        fig = new_figure(1.0, 0.5)
+        fig.text(0.1, 0.5, "0123456789 (.) CD = around", fontsize=8)
+        fig.text(0.1, 0.2, "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ", fontsize=7, fontweight="bold")
+        with figure_settings(True, 1):
+            export(fig, "warm-up", "")
+
+
 def figures_of(record: Record, results: Results | None = None,
                kinds: Collection[str] = KINDS) -> Iterator[FigureOutput]:
     """Every figure one record implies (:func:`figure_plan`), drawn, in order."""
@@ -72,6 +106,7 @@ def draw_figures(results: Results, kinds: Collection[str] = KINDS) -> tuple[Figu
 
 
 __all__ = [
-    "KINDS", "FigureOutput", "RankGroups", "draw_cd", "draw_confusion", "draw_figures", "draw_forest",
+    "KINDS", "FigureOutput", "RankGroups", "draw_cd", "draw_confusion", "draw_figures", "draw_forest", "draw_record",
     "draw_pvalues", "figure_plan", "figures_of", "forest_fits", "heatmap_fits", "latex_snippet", "rank_groups",
+    "warm_up",
 ]

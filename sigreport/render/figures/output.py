@@ -166,6 +166,7 @@ class FigureSettings:
 
     pdf: bool = True
     jobs: int = 1
+    ready: forking.Ready | None = None  # workers forked ahead (see sigreport.render.figures.warm_up), used instead of forking new ones
 
 
 _SETTINGS: contextvars.ContextVar[FigureSettings] = contextvars.ContextVar("sigreport_figures",
@@ -174,9 +175,9 @@ T = TypeVar("T")
 
 
 @contextlib.contextmanager
-def figure_settings(pdf: bool = True, jobs: int = 1) -> Iterator[None]:
+def figure_settings(pdf: bool = True, jobs: int = 1, ready: forking.Ready | None = None) -> Iterator[None]:
     """Within the block (and in workers forked within it), figures are produced with these settings."""
-    token = _SETTINGS.set(FigureSettings(pdf, max(1, int(jobs))))
+    token = _SETTINGS.set(FigureSettings(pdf, max(1, int(jobs)), ready))
     try:
         yield
     finally:
@@ -188,7 +189,8 @@ def current_settings() -> FigureSettings:
     return _SETTINGS.get()
 
 
-def start_figures(draw: Callable[[int], T], n: int) -> Callable[[], list[T]]:
+def start_figures(draw: Callable[[int], T], n: int,
+                  portable: tuple[Callable[[Any], T], list[Any]] | None = None) -> Callable[[], list[T]]:
     """Begin ``[draw(0), ..., draw(n - 1)]`` in forked worker processes when :func:`figure_settings` allows
     more than one and there are at least two items, and return the function that waits for them and gives
     them in order; the caller does other work meanwhile (the build builds the report's views). Without
@@ -198,11 +200,17 @@ def start_figures(draw: Callable[[int], T], n: int) -> Callable[[], list[T]]:
     time and holds the GIL. Byte-identical to drawing here: each figure is drawn inside :func:`style` from
     the same record with the same rcParams, fixed SVG hash salt and font list (:func:`font_families`, a
     property of the machine), and nothing is shared between figures but the font subset cache (which only
-    saves work). Workers are forked (when the pool starts, here) so ``draw`` (a closure over the records)
+    saves work). ``portable``: the same work as a module function and picklable items (``fn(items[i])``
+    is ``draw(i)``), which workers made ready ahead (``ready`` of :func:`figure_settings`, :func:`sigreport.render.figures.warm_up`)
+    take instead. Workers are forked (when the pool starts, here) so ``draw`` (a closure over the records)
     is inherited, not pickled; only the finished :class:`FigureOutput` values travel back. Without
     ``fork`` (Windows, macOS defaults aside) the figures are drawn here.
     """
-    jobs = min(current_settings().jobs, n)
+    settings = current_settings()
+    if settings.ready is not None and settings.ready.size and portable is not None:
+        fn, items = portable  # fn(items[i]) is draw(i), made in workers forked and warmed ahead
+        return settings.ready.run(fn, items, draw)
+    jobs = min(settings.jobs, n)
     if jobs <= 1:
         return forking.start(draw, n, 0)
     font_families()  # once, before forking: every worker inherits the same list

@@ -30,18 +30,19 @@ VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS}
 
 def build_report(results: Any, source: str = "results.json",
                  figures: Collection[str] | None = None, figure_pdf: bool = True,
-                 figure_jobs: int = 1) -> ReportModel:
+                 figure_jobs: int = 1, figure_workers: Any = None) -> ReportModel:
     """The report model of ``results`` (a :class:`sigreport.results.Results`); ``source`` names the spec
     file the report says it was generated from; ``figures``: the figure kinds drawn (default: the spec's
     ``outputs.figures``, every kind for results read back from results.json); ``figure_pdf``: whether
     figures also carry their vector PDF (needed by LaTeX output only); ``figure_jobs``: worker processes
-    that may draw them (same bytes as drawing here), while this process builds the views."""
+    that may draw them (same bytes as drawing here), while this process builds the views;
+    ``figure_workers``: a :class:`sigreport.forking.Ready` of workers forked and warmed ahead to draw them in."""
     latex = latex_options(results)
     lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), html_pairwise(results),
                  latex.pairwise)
     kinds = figure_kinds(results) if figures is None else tuple(figures)
     matrix = [in_matrix(r, lab) for r in results.records]
-    with figure_settings(figure_pdf, figure_jobs):
+    with figure_settings(figure_pdf, figure_jobs, figure_workers):
         drawing = draw_records(results, [kinds_of(r, kinds, lab, m) for r, m in zip(results.records, matrix)]
                                ) if kinds else None
         try:
