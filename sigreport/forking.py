@@ -1,10 +1,16 @@
 """Work in forked processes that inherit what it needs (nothing pickled on the way in).
 
-One mechanism for the places that hand CPU work to other processes for the length of one step: the
-figures of a report (``sigreport.render.figures.output.start_figures``) and the writing of
-results.json while the report renders (``sigreport.api.pipeline.in_background``). The task is a
-closure over the caller's data; the workers are forked when the pool starts, so they inherit it, and
-only the results travel back (pickled). Where the platform has no ``fork``, the work runs here.
+Two mechanisms for the places that hand CPU work to other processes for the length of one step:
+
+- :func:`start`: the task is a closure over the caller's data; the workers are forked when the pool
+  starts, so they inherit it, and only the results travel back (pickled). Used for the writing of
+  results.json while the report renders (``sigreport.api.pipeline.in_background``) and for the
+  figures of a report when no workers were made ready ahead (``render.figures.output.start_figures``).
+- :class:`Ready`: workers forked before their work exists (at the start of a build) and made ready
+  (imports) while the caller goes on; the items travel to them pickled. Used for a large build's
+  figures (``sigreport.api.pipeline.figure_workers_ahead``).
+
+Where the platform has no ``fork``, the work runs here.
 """
 
 from __future__ import annotations
