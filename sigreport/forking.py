@@ -20,7 +20,7 @@ import multiprocessing
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 _TASK: Callable[[int], Any] | None = None  # what the forked workers call (inherited, never pickled)
@@ -31,14 +31,29 @@ def _call(i: int) -> Any:
     return _TASK(i)
 
 
-def start(task: Callable[[int], T], n: int, workers: int) -> Callable[[], list[T]]:
+class Waiting(Generic[T]):
+    """Work begun elsewhere: call it to wait for the results; :meth:`cancel` gives them up (the caller is
+    stopping with an error: its workers are stopped rather than waited for, and nothing is done here)."""
+
+    def __init__(self, wait: Callable[[], T], cancel: Callable[[], None] | None = None):
+        self._wait, self._cancel = wait, cancel
+
+    def __call__(self) -> T:
+        return self._wait()
+
+    def cancel(self) -> None:
+        if self._cancel is not None:
+            self._cancel()
+
+
+def start(task: Callable[[int], T], n: int, workers: int) -> Waiting[list[T]]:
     """Begin ``[task(0), ..., task(n - 1)]`` in ``workers`` forked processes and return the function that
     waits for them and gives the results in order (raising what a task raised). With no workers (0), no
     tasks or no ``fork``, the tasks run here when that function is called. Fork before any thread of the
     caller's can hold a lock the task needs (the caller's job)."""
     global _TASK
     if workers < 1 or n < 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return lambda: [task(i) for i in range(n)]
+        return Waiting(lambda: [task(i) for i in range(n)])
     _TASK = task
     pool = ProcessPoolExecutor(min(workers, n), mp_context=multiprocessing.get_context("fork"))
     try:
@@ -48,15 +63,18 @@ def start(task: Callable[[int], T], n: int, workers: int) -> Callable[[], list[T
         _TASK = None
         raise
 
-    def wait() -> list[T]:
+    def stop() -> None:
         global _TASK
+        pool.shutdown(cancel_futures=True)
+        _TASK = None
+
+    def wait() -> list[T]:
         try:
             return [f.result() for f in futures]
         finally:
-            pool.shutdown(cancel_futures=True)
-            _TASK = None
+            stop()
 
-    return wait
+    return Waiting(wait, stop)
 
 
 class Ready:
@@ -76,6 +94,7 @@ class Ready:
         import os
 
         self._conns: list[Any] = []
+        self._pending = 0  # shares sent whose results were not read: those workers may be busy
         self._pid = 0  # the first worker (it forks the others)
         self._others: list[int] | None = None  # their pids, once the first one has said them
         if workers < 1 or "fork" not in multiprocessing.get_all_start_methods():
@@ -105,21 +124,22 @@ class Ready:
                 self._others = []
         return self._others or []
 
-    def run(self, fn: Callable[[Any], T], items: list[Any], here: Callable[[int], T]) -> Callable[[], list[T]]:
+    def run(self, fn: Callable[[Any], T], items: list[Any], here: Callable[[int], T]) -> Waiting[list[T]]:
         """Begin ``[fn(items[0]), ...]`` in the workers (worker w takes items w, w + size, ...; ``fn`` a module
         function, items and results picklable) and return the function that waits for them in order.
         ``here(i)``: the same result made in this process, for an item no worker delivered."""
         if not self._conns or len(items) < 2:
-            return lambda: [here(i) for i in range(len(items))]
+            return Waiting(lambda: [here(i) for i in range(len(items))])
         self._ready(None)  # the workers exist (the first is ready long before a build's figures are due)
         n = len(self._conns)
         sent = []
         for w, conn in enumerate(self._conns):
             share = list(range(w, len(items), n))
             try:
-                conn.send((fn, [items[i] for i in share]))
+                conn.send((fn, [items[i] for i in share]))  # pickled before anything is written
                 sent.append((conn, share))
-            except (OSError, EOFError):  # the worker is gone: its share is done here
+                self._pending += 1
+            except Exception:  # noqa: BLE001 - the worker is gone, or an item does not pickle: done here
                 sent.append((None, share))
 
         def wait() -> list[T]:
@@ -129,32 +149,34 @@ class Ready:
                 if conn is not None:
                     try:
                         got = conn.recv()
-                    except (OSError, EOFError):
+                    except (OSError, EOFError):  # the worker is gone (killed): its share is done here
                         got = None
+                    self._pending -= 1
                 for j, i in enumerate(share):
                     ok, value = got[j] if isinstance(got, list) and j < len(got) else (False, None)
                     out[i] = value if ok else here(i)
             return out
 
-        return wait
+        return Waiting(wait)  # cancelled: nothing is read back, and close() kills the busy workers
 
     def close(self) -> None:
-        """Stop the workers and wait for the first (which waits for the others); a worker still busy (the
-        build stopped early) is killed (SIGKILL: no handler of the build's runs in it)."""
+        """Stop the workers and wait for the first (which waits for the others). Idle workers are told to
+        end; workers that may be busy (a share not read back: the build stopped early) or still getting
+        ready are killed at once (SIGKILL: no handler of the build's runs in them)."""
         import os
         import signal
 
         if not self._conns:
             return
         others = self._ready(0)
+        idle = self._others is not None and not self._pending
         for conn in self._conns:
-            try:
-                conn.send(None)  # a worker waiting for work ends by itself
-            except (OSError, EOFError):
-                pass
-            conn.close()
+            if idle:
+                with contextlib.suppress(OSError, EOFError):
+                    conn.send(None)  # a worker waiting for work ends by itself
+            conn.close()  # a worker forked but not yet said reads the end of its pipe and ends
         self._conns = []
-        for _ in range(100):  # idle workers end within milliseconds
+        for _ in range(100 if idle else 0):  # idle workers end within milliseconds
             try:
                 if os.waitpid(self._pid, os.WNOHANG)[0]:
                     return

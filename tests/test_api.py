@@ -68,6 +68,7 @@ def test_a_build_leaves_the_garbage_collector_as_it_found_it(tmp_path):
     the build stops with an error: a caller's process is left with nothing frozen."""
     import gc
 
+    from sigreport.api import pipeline
     from sigreport.api.pipeline import build, keep, long_lived
 
     assert gc.get_freeze_count() == 0
@@ -76,7 +77,12 @@ def test_a_build_leaves_the_garbage_collector_as_it_found_it(tmp_path):
     with long_lived():
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
-    build(CONFIGS / "demsar.yaml", tmp_path / "out", formats=["json"])
+    during = []
+    load = pipeline.load_data
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pipeline, "load_data", lambda sf: during.append(gc.get_freeze_count()) or load(sf))
+        build(CONFIGS / "demsar.yaml", tmp_path / "out", formats=["json"])
+    assert during and during[0] > 0  # the build did freeze
     assert gc.get_freeze_count() == 0
     (tmp_path / "scores.csv").write_text("system,corpus,item,metric,value\n")  # no rows: stops while reading
     spec = (CONFIGS / "demsar.yaml").read_text()
@@ -85,3 +91,10 @@ def test_a_build_leaves_the_garbage_collector_as_it_found_it(tmp_path):
     with pytest.raises(sigreport.DataError):
         build(bad, tmp_path / "out2", formats=["json"])
     assert gc.get_freeze_count() == 0
+    gc.freeze()  # a caller that froze its own objects (a preloading server before it forks) is left alone
+    try:
+        mine = gc.get_freeze_count()
+        build(CONFIGS / "demsar.yaml", tmp_path / "out3", formats=["json"])
+        assert 0.9 * mine < gc.get_freeze_count() <= mine  # neither unfrozen nor added to (a few freed)
+    finally:
+        gc.unfreeze()

@@ -64,6 +64,17 @@ def _square(x: int) -> int:
     return x * x
 
 
+def _gone(pids: list[int]) -> bool:
+    """Whether every process of ``pids`` has ended (a killed process ends a moment after the signal)."""
+    import time
+
+    for _ in range(200):
+        if not any(_alive(p) for p in pids):
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def _alive(pid: int) -> bool:
     import os
 
@@ -90,7 +101,7 @@ def test_workers_forked_ahead_share_the_items_and_leave_nothing_behind():
     pids = [ready._pid, *ready._others]
     assert len(set(pids)) == 3 and all(_alive(p) for p in pids)
     ready.close()
-    assert not any(_alive(p) for p in pids)
+    assert _gone(pids)
 
 
 def test_an_item_a_worker_failed_is_done_here_where_its_error_is_raised():
@@ -126,17 +137,60 @@ def test_when_the_workers_are_gone_their_items_are_done_here():
         ready.close()
 
 
-def test_figures_drawn_by_workers_forked_ahead_are_the_serial_bytes(results):
+def _nothing_here(monkeypatch):
+    """Make forking.Ready.run fail the test if any item comes back to be done in this process."""
+    from sigreport import forking
+
+    run = forking.Ready.run
+
+    def strict(self, fn, items, here):
+        return run(self, fn, items, lambda i: pytest.fail(f"item {i} was done in the parent"))
+
+    monkeypatch.setattr(forking.Ready, "run", strict)
+
+
+def test_figures_drawn_by_workers_forked_ahead_are_the_serial_bytes(results, monkeypatch):
     from sigreport import forking
     from sigreport.render.figures import warm_up
 
     serial = build_report(results, "summarization.yaml")
+    _nothing_here(monkeypatch)  # every figure comes from the workers
     ready = forking.Ready(2, warm_up)
     try:
         ahead = build_report(results, "summarization.yaml", figure_jobs=2, figure_workers=ready)
     finally:
         ready.close()
     assert _figures(ahead) == _figures(serial)
+
+
+def test_a_failure_while_workers_forked_ahead_draw_stops_them_without_drawing_here(results, monkeypatch):
+    """The views fail while the workers draw: the error reaches the caller at once, nothing is drawn in
+    this process to make up for the workers, and closing kills the busy workers."""
+    from sigreport import forking
+    from sigreport.render import views
+    from sigreport.render.figures import warm_up
+
+    _nothing_here(monkeypatch)
+    monkeypatch.setattr(views, "main_tables", lambda results, lab: (_ for _ in ()).throw(OSError("disk full")))
+    ready = forking.Ready(2, warm_up)
+    try:
+        with pytest.raises(OSError, match="disk full"):
+            build_report(results, "summarization.yaml", figure_jobs=2, figure_workers=ready)
+        pids = [ready._pid, *(ready._others or [])]
+    finally:
+        ready.close()
+    assert len(pids) == 2 and _gone(pids)
+
+
+def test_workers_still_getting_ready_are_stopped_at_once():
+    import time
+
+    from sigreport import forking
+
+    ready = forking.Ready(2, lambda: time.sleep(30))  # never ready in this test's time
+    first = ready._pid
+    ready.close()  # kills the first worker (it has forked no other yet) instead of waiting for it
+    assert _gone([first])
 
 
 def test_which_builds_fork_their_figure_workers_ahead(tmp_path, monkeypatch):

@@ -8,6 +8,7 @@ output folder that holds any of it, and reads the previous report explicitly, on
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import gc
 import os
@@ -280,7 +281,8 @@ def in_background(work: Callable[[], Any], allowed: bool) -> Callable[[], None]:
 
     Why: writing results.json is ~1 s of a 1M-row build (19 MB of text) and needs nothing the rendering
     makes, so with two cores it costs nothing in another process. The same function writes the same
-    bytes wherever it runs. The process is forked before the figure workers start (no threads yet)."""
+    bytes wherever it runs. The process is forked once the figures are drawn (their workers stopped: no
+    threads then)."""
     wait = forking.start(lambda _: (work(), None)[1], 1, 1 if allowed else 0)
     if not allowed:
         wait()  # now, here
@@ -429,27 +431,38 @@ def _build(sf: SpecFile, dest: Path, cache: Cache | None, formats: list[str] | N
     return dest, written, warnings
 
 
+_KEEPING: contextvars.ContextVar[bool] = contextvars.ContextVar("sigreport_keeping", default=False)
+
+
 @contextlib.contextmanager
 def long_lived() -> Iterator[None]:
     """Within: what exists when :func:`keep` is called (modules, the data, the results) is left out of the
-    cyclic garbage collector's full passes (``gc.freeze``); after: everything is as before (``gc.unfreeze``).
+    cyclic garbage collector's full passes (``gc.freeze``); after: ``gc.unfreeze``. A caller that froze
+    objects itself (the freeze-before-fork pattern of a preloading server) is left alone: nothing is
+    frozen or unfrozen then; nor by a build inside another (the outer one unfreezes).
 
     Why: a full pass walks every tracked object, and a 1M-row build holds millions (its records, pairs
     and views); the passes that the growing heap triggered were ~0.6 s of the 1M-row bootstrap build in
     the main process, and more in every forked worker, which inherits the heap (frozen objects are also
     not written to by the collector there, so their pages stay shared). Nothing is lost: frozen objects
-    are still freed when their last reference goes; only cycles among them wait for the end of the build.
+    are still freed when their last reference goes; only cycles among them wait for the end of the build
+    (a few MB at 100k rows).
     """
+    if _KEEPING.get() or gc.get_freeze_count():
+        yield
+        return
+    token = _KEEPING.set(True)
     gc.freeze()
     try:
         yield
     finally:
         gc.unfreeze()
+        _KEEPING.reset(token)
 
 
 def keep() -> None:
-    """Mark the objects that now exist as long-lived (see :func:`long_lived`), inside a build only."""
-    if gc.get_freeze_count():
+    """Mark the objects that now exist as long-lived (see :func:`long_lived`), inside a build that froze."""
+    if _KEEPING.get():
         gc.freeze()
 
 

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from sigreport.render.figures import output
+from sigreport.forking import Waiting
 from sigreport.render.figures import draw_record
 from sigreport.render.figures.output import FigureOutput, current_settings, font_families, start_figures
 from sigreport.results.records import jsonable
@@ -136,7 +137,7 @@ def lookup(store: FigureStore, record: Any, metric: Any, kinds: Sequence[str],
 
 
 def start_cached(records: Sequence[Any], metrics: Any, kinds: Sequence[Sequence[str]],
-                 draw: Callable[[int], tuple[FigureOutput, ...]]) -> Callable[[], list[tuple[FigureOutput, ...]]]:
+                 draw: Callable[[int], tuple[FigureOutput, ...]]) -> Waiting[list[tuple[FigureOutput, ...]]]:
     """Begin ``[draw(i) for each record i]`` (``kinds[i]``: the figure kinds of record i, part of its key) and
     return the function that waits for the list: from the store set by :func:`figure_cache` where it has
     them, the others drawn by :func:`~sigreport.render.figures.output.start_figures` (in workers when the
@@ -162,4 +163,4 @@ def start_cached(records: Sequence[Any], metrics: Any, kinds: Sequence[Sequence[
             store.put(found[i][0], value)
         return out  # type: ignore[return-value]
 
-    return wait
+    return Waiting(wait, drawing.cancel)

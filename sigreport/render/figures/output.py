@@ -190,7 +190,7 @@ def current_settings() -> FigureSettings:
 
 
 def start_figures(draw: Callable[[int], T], n: int,
-                  portable: tuple[Callable[[Any], T], list[Any]] | None = None) -> Callable[[], list[T]]:
+                  portable: tuple[Callable[[Any], T], list[Any]] | None = None) -> forking.Waiting[list[T]]:
     """Begin ``[draw(0), ..., draw(n - 1)]`` in forked worker processes when :func:`figure_settings` allows
     more than one and there are at least two items, and return the function that waits for them and gives
     them in order; the caller does other work meanwhile (the build builds the report's views). Without
@@ -199,8 +199,8 @@ def start_figures(draw: Callable[[int], T], n: int,
     Why processes: drawing and exporting (matplotlib, pure Python) is most of a large report's render
     time and holds the GIL. Byte-identical to drawing here: each figure is drawn inside :func:`style` from
     the same record with the same rcParams, fixed SVG hash salt and font list (:func:`font_families`, a
-    property of the machine), and nothing is shared between figures but the font subset cache (which only
-    saves work). ``portable``: the same work as a module function and picklable items (``fn(items[i])``
+    property of the machine), and nothing is shared between figures but caches keyed by their inputs (font
+    subsets, text measurements: they only save work). ``portable``: the same work as a module function and picklable items (``fn(items[i])``
     is ``draw(i)``), which workers made ready ahead (``ready`` of :func:`figure_settings`, :func:`sigreport.render.figures.warm_up`)
     take instead. Workers are forked (when the pool starts, here) so ``draw`` (a closure over the records)
     is inherited, not pickled; only the finished :class:`FigureOutput` values travel back. Without
@@ -311,12 +311,11 @@ def subset_cache() -> Iterator[None]:
         ps.get_glyphs_subset, ps.font_as_file = original, as_file  # type: ignore[assignment]
 
 
-# (renderer class, text, font properties, math mode, dpi, text rc settings) -> (width, height, descent)
+# (renderer class, text, font properties, math mode, dpi, (text rc settings, font list)) -> (width, height, descent)
 _METRICS: dict[tuple[Any, ...], tuple[float, float, float]] = {}
 _METRICS_MAX = 8192
-# the settings a vector renderer's text measurement reads besides its arguments
-_METRIC_RC = ("text.hinting", "text.hinting_factor", "text.kerning_factor", "text.usetex", "pdf.use14corefonts",
-              "mathtext.fontset", "mathtext.default")
+# the settings a vector renderer's measurement of plain (not math) text reads besides its arguments
+_METRIC_RC = ("text.hinting", "text.hinting_factor", "text.kerning_factor", "text.usetex", "pdf.use14corefonts")
 _VECTOR_RENDERERS = {("matplotlib.backends.backend_svg", "RendererSVG"), ("matplotlib.backends.backend_pdf", "RendererPdf")}
 
 
@@ -326,9 +325,10 @@ def shared_text_metrics() -> Iterator[None]:
 
     matplotlib keeps a text's measured size for one renderer object, and every ``savefig`` makes a new
     one: each figure measured its labels again, twice (SVG and PDF), though a report's figures share most
-    labels (axis numbers, system names). The vector renderers' measurement is a function of the renderer
-    class, the text, its font properties, math mode, resolution and the text settings in the key, so the
-    values, and the files, are the ones a fresh measurement gives (tests/test_figures.py compares the
+    labels (axis numbers, system names). The vector renderers' measurement of plain text is a function of
+    the renderer class, the text, its font properties, resolution, the text settings and the font list in
+    the key, so the values, and the files, are the ones a fresh measurement gives (math text, which reads
+    more settings, is measured afresh) (tests/test_figures.py compares the
     bytes with and without). Only ``matplotlib.text._get_text_metrics_with_cache`` is wrapped, for
     matplotlib's SVG and PDF renderers (any other goes through unchanged), and restored on exit.
     """
@@ -339,12 +339,15 @@ def shared_text_metrics() -> Iterator[None]:
     if original is None:
         yield
         return
-    rc = tuple(matplotlib.rcParams[k] for k in _METRIC_RC)
+    from matplotlib import font_manager
+
+    fonts = font_manager.fontManager
+    rc = (tuple(matplotlib.rcParams[k] for k in _METRIC_RC), id(fonts), len(fonts.ttflist))
 
     def measured(renderer: Any, text: str, prop: Any, ismath: Any, dpi: float) -> Any:
         kind = type(getattr(renderer, "_renderer", renderer))  # a vector backend's MixedModeRenderer wraps it
-        if (kind.__module__, kind.__qualname__) not in _VECTOR_RENDERERS:
-            return original(renderer, text, prop, ismath, dpi)
+        if ismath or (kind.__module__, kind.__qualname__) not in _VECTOR_RENDERERS:
+            return original(renderer, text, prop, ismath, dpi)  # math and TeX read more settings: not kept
         key = (kind, text, prop.copy(), ismath, dpi, rc)  # a copy: FontProperties is mutable
         hit = _METRICS.get(key)
         if hit is None:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
+from sigreport.forking import Waiting
 from sigreport.render import names
 from sigreport.render.figures import KINDS, figure_plan
 from sigreport.render.figure_cache import start_cached
@@ -48,8 +49,11 @@ def build_report(results: Any, source: str = "results.json",
         try:
             views = [with_why_p(VIEWS[r.kind](r, lab), r) for r in results.records]
             main, said = main_tables(results, lab), conclusions(results, lab)
-        finally:  # the workers are waited for (and stopped) whatever happened here
-            drawn = drawing() if drawing is not None else None
+        except BaseException:  # the workers are stopped, not waited for, whatever happened here
+            if drawing is not None:
+                drawing.cancel()
+            raise
+        drawn = drawing() if drawing is not None else None
     if drawn is not None:
         views = [with_figures(view, figs, m) for view, figs, m in zip(views, drawn, matrix)]
     groups: dict[tuple[Any, Any], list[AnalysisView]] = {}
@@ -91,7 +95,7 @@ def kinds_of(record: Any, kinds: tuple[str, ...], lab: Labels, matrix: bool | No
     return kinds
 
 
-def draw_records(results: Any, kinds: Sequence[tuple[str, ...]]) -> Callable[[], list[tuple[FigureOutput, ...]]]:
+def draw_records(results: Any, kinds: Sequence[tuple[str, ...]]) -> Waiting[list[tuple[FigureOutput, ...]]]:
     """Begin drawing every record's figures (``kinds[i]``: the kinds drawn for record i) and return the
     function that waits for them, in record order: from the build's figure cache where it has them
     (:func:`~sigreport.render.figure_cache.start_cached`), the rest drawn in worker processes when the
@@ -112,7 +116,7 @@ def draw_records(results: Any, kinds: Sequence[tuple[str, ...]]) -> Callable[[],
             out[i] = figs
         return out
 
-    return wait
+    return Waiting(wait, waiting.cancel)
 
 
 def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...], matrix: bool) -> AnalysisView:
