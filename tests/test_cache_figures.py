@@ -15,7 +15,7 @@ from conftest import CONFIGS
 
 from sigreport.api.pipeline import RunOptions, build
 from sigreport.execute.cache import Cache
-from sigreport.render import views
+from sigreport.render import figure_cache as cache_module
 from sigreport.render.figure_cache import figure_cache, figure_key
 from sigreport.results.io import from_json
 
@@ -33,22 +33,16 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def draws(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The ids of the records whose figures are drawn (``draw_records`` runs each record's ``figure_plan``)."""
+    """The ids of the records whose figures are drawn (``start_cached`` draws each record with
+    ``draw_record``; these builds draw in this process)."""
     drawn: list[str] = []
-    real = views.figure_plan
+    real = cache_module.draw_record
 
-    def counting(record, results=None, kinds=()):
-        plan = real(record, results, kinds)
-        if not plan:
-            return plan
+    def counting(item):
+        drawn.append(item[0].id)
+        return real(item)
 
-        def first():
-            drawn.append(record.id)
-            return plan[0]()
-
-        return [first, *plan[1:]]
-
-    monkeypatch.setattr(views, "figure_plan", counting)
+    monkeypatch.setattr(cache_module, "draw_record", counting)
     return drawn
 
 

@@ -275,7 +275,7 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     return written
 
 
-def in_background(work: Callable[[], Any], allowed: bool) -> Callable[[], None]:
+def in_background(work: Callable[[], Any], allowed: bool) -> Callable[[], object]:
     """Run ``work`` in a forked process when ``allowed`` (the build has worker processes to spare: --jobs
     2 or more) and return the function that waits for it and raises what it raised; else run it now.
 
@@ -287,11 +287,7 @@ def in_background(work: Callable[[], Any], allowed: bool) -> Callable[[], None]:
     if not allowed:
         wait()  # now, here
         return lambda: None
-
-    def done() -> None:
-        wait()
-
-    return done
+    return wait
 
 
 def render_formats(model: "ReportModel", dest: Path, formats: list[str], templates: str | Path | None,

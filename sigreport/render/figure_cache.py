@@ -32,7 +32,7 @@ import functools
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from sigreport.render.figures import output
@@ -136,26 +136,22 @@ def lookup(store: FigureStore, record: Any, metric: Any, kinds: Sequence[str],
     return key, None
 
 
-def start_cached(records: Sequence[Any], metrics: Any, kinds: Sequence[Sequence[str]],
-                 draw: Callable[[int], tuple[FigureOutput, ...]]) -> Waiting[list[tuple[FigureOutput, ...]]]:
-    """Begin ``[draw(i) for each record i]`` (``kinds[i]``: the figure kinds of record i, part of its key) and
+def start_cached(records: Sequence[Any], metrics: Any,
+                 kinds: Sequence[Sequence[str]]) -> Waiting[list[tuple[FigureOutput, ...]]]:
+    """Begin drawing each record's figures (``kinds[i]``: the figure kinds of record i, part of its key) and
     return the function that waits for the list: from the store set by :func:`figure_cache` where it has
     them, the others drawn by :func:`~sigreport.render.figures.output.start_figures` (in workers when the
     settings allow, while the caller works) and stored when waited for. Without a store, all are drawn."""
     store = _STORE.get()
-    n = len(records)
     pdf = current_settings().pdf
     metric = [metrics.get(r.metric) if getattr(r, "metric", None) else None for r in records]
-
-    def portable(which: Sequence[int]) -> tuple[Callable[[Any], tuple[FigureOutput, ...]], list[Any]]:
-        return draw_record, [(records[i], metric[i], tuple(kinds[i]), pdf) for i in which]  # see draw_record
-
+    items = [(r, m, tuple(k), pdf) for r, m, k in zip(records, metric, kinds)]  # what draw_record draws
     if store is None:
-        return start_figures(draw, n, portable(range(n)))
+        return start_figures(draw_record, items)
     found = [lookup(store, r, m, k, pdf) for r, m, k in zip(records, metric, kinds)]
     out = [value for _, value in found]
-    missing = [i for i in range(n) if out[i] is None]
-    drawing = start_figures(lambda j: draw(missing[j]), len(missing), portable(missing))
+    missing = [i for i in range(len(records)) if out[i] is None]
+    drawing = start_figures(draw_record, [items[i] for i in missing])
 
     def wait() -> list[tuple[FigureOutput, ...]]:
         for i, value in zip(missing, drawing()):

@@ -32,6 +32,11 @@ def figure_plan(record: Record, results: Results | None = None,
     record its confusion matrices. ``results`` supplies the metric's label and direction.
     """
     metric = results.metrics.get(record.metric) if results is not None and record.metric else None
+    return record_plan(record, metric, kinds)
+
+
+def record_plan(record: Record, metric: Any, kinds: Collection[str] = KINDS) -> list[Callable[[], FigureOutput]]:
+    """:func:`figure_plan` with the record's metric (its ``MetricInfo``, or None) given instead of the results."""
     kind = record.kind  # by kind and fields, so records read back from results.json draw the same figures
     r: Any = record
     pvalues = "pvalues" in kinds and kind in ("posthoc", "pairwise", "cv", "mcnemar")
@@ -56,23 +61,15 @@ def figure_plan(record: Record, results: Results | None = None,
     return out
 
 
-class _Metric:
-    """Stands in for a Results in :func:`figure_plan`, which reads ``results.metrics.get(record.metric)``."""
-
-    def __init__(self, name: str | None, metric: Any):
-        self.metrics = {name: metric} if name is not None and metric is not None else {}
-
-
 def draw_record(item: tuple[Record, Any, Collection[str], bool]) -> tuple[FigureOutput, ...]:
     """The figures of one record, drawn: ``item`` is (record, its metric's MetricInfo or None, figure kinds,
-    whether to make PDFs), everything :func:`figure_plan` reads, so that a worker forked before the
+    whether to make PDFs), everything :func:`record_plan` reads, so that a worker forked before the
     records existed can be sent it (pickled) and draw the same bytes as the caller would."""
     from sigreport.render.figures.output import figure_settings
 
     record, metric, kinds, pdf = item
     with figure_settings(pdf, 1):
-        return tuple(draw() for draw in figure_plan(record, _Metric(getattr(record, "metric", None), metric),
-                                                    kinds))  # type: ignore[arg-type]
+        return tuple(draw() for draw in record_plan(record, metric, kinds))
 
 
 def warm_up() -> None:
@@ -108,5 +105,5 @@ def draw_figures(results: Results, kinds: Collection[str] = KINDS) -> tuple[Figu
 __all__ = [
     "KINDS", "FigureOutput", "RankGroups", "draw_cd", "draw_confusion", "draw_figures", "draw_forest", "draw_record",
     "draw_pvalues", "figure_plan", "figures_of", "forest_fits", "heatmap_fits", "latex_snippet", "rank_groups",
-    "warm_up",
+    "record_plan", "warm_up",
 ]

@@ -189,32 +189,31 @@ def current_settings() -> FigureSettings:
     return _SETTINGS.get()
 
 
-def start_figures(draw: Callable[[int], T], n: int,
-                  portable: tuple[Callable[[Any], T], list[Any]] | None = None) -> forking.Waiting[list[T]]:
-    """Begin ``[draw(0), ..., draw(n - 1)]`` in forked worker processes when :func:`figure_settings` allows
-    more than one and there are at least two items, and return the function that waits for them and gives
-    them in order; the caller does other work meanwhile (the build builds the report's views). Without
-    workers, the figures are drawn here when that function is called (:func:`sigreport.forking.start`).
+def start_figures(fn: Callable[[Any], T], items: list[Any]) -> forking.Waiting[list[T]]:
+    """Begin ``[fn(item) for item in items]`` (``fn`` a module function, the items picklable) in worker
+    processes when :func:`figure_settings` allows more than one and there are at least two items, and return
+    the function that waits for them and gives them in order; the caller does other work meanwhile (the
+    build builds the report's views). Without workers, the figures are drawn here when that function is
+    called (:func:`sigreport.forking.start`).
 
     Why processes: drawing and exporting (matplotlib, pure Python) is most of a large report's render
     time and holds the GIL. Byte-identical to drawing here: each figure is drawn inside :func:`style` from
     the same record with the same rcParams, fixed SVG hash salt and font list (:func:`font_families`, a
     property of the machine), and nothing is shared between figures but caches keyed by their inputs (font
-    subsets, text measurements: they only save work). ``portable``: the same work as a module function and picklable items (``fn(items[i])``
-    is ``draw(i)``), which workers made ready ahead (``ready`` of :func:`figure_settings`, :func:`sigreport.render.figures.warm_up`)
-    take instead. Workers are forked (when the pool starts, here) so ``draw`` (a closure over the records)
-    is inherited, not pickled; only the finished :class:`FigureOutput` values travel back. Without
-    ``fork`` (Windows, macOS defaults aside) the figures are drawn here.
+    subsets, text measurements: they only save work). Workers made ready ahead (``ready`` of
+    :func:`figure_settings`, :func:`sigreport.render.figures.warm_up`) are sent the items (pickled); else
+    workers are forked now, inheriting the items, and only the finished :class:`FigureOutput` values
+    travel back. Without ``fork`` (Windows, macOS defaults aside) the figures are drawn here.
     """
     settings = current_settings()
-    if settings.ready is not None and settings.ready.size and portable is not None:
-        fn, items = portable  # fn(items[i]) is draw(i), made in workers forked and warmed ahead
+    draw = lambda i: fn(items[i])  # noqa: E731 - done here, or in workers forked now
+    if settings.ready is not None and settings.ready.size:
         return settings.ready.run(fn, items, draw)
-    jobs = min(settings.jobs, n)
+    jobs = min(settings.jobs, len(items))
     if jobs <= 1:
-        return forking.start(draw, n, 0)
+        return forking.start(draw, len(items), 0)
     font_families()  # once, before forking: every worker inherits the same list
-    return forking.start(draw, n, jobs)
+    return forking.start(draw, len(items), jobs)
 
 
 def export(fig: Figure, name: str, caption: str) -> FigureOutput:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from sigreport.forking import Waiting
@@ -102,13 +102,8 @@ def draw_records(results: Any, kinds: Sequence[tuple[str, ...]]) -> Waiting[list
     settings allow (see :func:`~sigreport.render.figures.output.start_figures`), else when waited for.
     Records that draw nothing (descriptives, omnibus tests, large families) are not even looked up."""
     records = results.records
-    plans = [figure_plan(r, results, k) for r, k in zip(records, kinds)]
-    drawn = [i for i, plan in enumerate(plans) if plan]
-
-    def draw(j: int) -> tuple[FigureOutput, ...]:
-        return tuple(f() for f in plans[drawn[j]])
-
-    waiting = start_cached([records[i] for i in drawn], results.metrics, [kinds[i] for i in drawn], draw)
+    drawn = [i for i, (r, k) in enumerate(zip(records, kinds)) if figure_plan(r, results, k)]
+    waiting = start_cached([records[i] for i in drawn], results.metrics, [kinds[i] for i in drawn])
 
     def wait() -> list[tuple[FigureOutput, ...]]:
         out: list[tuple[FigureOutput, ...]] = [()] * len(records)
