@@ -44,7 +44,8 @@ from yaml.parser import Parser
 from yaml.reader import Reader
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator,
+                      model_validator)
 
 from sigreport.errors import Problem, SpecError
 
@@ -96,11 +97,69 @@ class LabelColumnsSpec(_Model):
     label: str = "label"
 
 
+class TableSource(_Model):
+    """A score table with how to read it: its layout, several files by a glob, names taken from file names."""
+
+    format: Literal["table"] = Field("table", description="A table of scores (the default format).")
+    path: str | None = Field(
+        None, description="The table (.csv, .tsv, .jsonl, .parquet), or a glob pattern of several (data/*.csv); "
+        "leave it out when a data frame is given to the Python API.")
+    layout: Literal["long", "wide"] = Field(
+        "long", description="long: one score per row (system, corpus, item, metric, value); wide: one row per "
+        "corpus or item (see rows) and one column per system, or two header rows of metric and system "
+        "(header: [metric, system]).")
+    rows: Literal["item", "corpus"] = Field(
+        "item", description="Wide layout: what a row is; its name is in the first column (or the data frame's "
+        "index).")
+    header: list[Literal["metric", "system"]] = Field(
+        default_factory=lambda: ["system"], min_length=1, max_length=2,
+        description="Wide layout: the header rows (a data frame's column levels), e.g. [metric, system].")
+    from_name: str | None = Field(
+        None, description="Names taken from each file's name: a pattern with {system}, {corpus} and/or {metric} "
+        "(e.g. '{system}.csv' or '{corpus}/{system}.csv', matched against the end of the path); those columns "
+        "are then not in the files.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "TableSource":
+        if self.layout == "wide" and len(set(self.header)) != len(self.header):
+            raise ValueError("header lists a level more than once")
+        if self.from_name is not None:
+            names = re.findall(r"{([^{}]*)}", self.from_name)
+            bad = [n for n in names if n not in ("system", "corpus", "metric")]
+            if bad or not names or len(set(names)) != len(names):
+                raise ValueError("from_name needs one or more of {system}, {corpus}, {metric}, each once; given "
+                                 f"{', '.join('{' + n + '}' for n in names) or 'none'}")
+            if self.layout == "wide" and ("system" in names or ("metric" in names and "metric" in self.header)):
+                raise ValueError("a wide table has its systems in the header: from_name may name {corpus} (and "
+                                 "{metric} when the header has no metric row)")
+        return self
+
+
+def _source_format(value: Any) -> str | None:
+    """Which model reads ``data.scores``: a path (text), or a mapping by its ``format`` (default table)."""
+    if isinstance(value, str):
+        return "path"
+    if isinstance(value, dict):
+        return value.get("format", "table") if isinstance(value.get("format", "table"), str) else None
+    return getattr(value, "format", None)
+
+
+SOURCE_FORMATS = {"table": TableSource}
+SOURCE_PATH_FIELDS = ("path",)  # fields of the source models that name files
+ScoresSource = Annotated[
+    Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")],
+    Discriminator(_source_format, custom_error_type="source_format",
+                  custom_error_message="expected a file name or a mapping with format: "
+                  + ", ".join(SOURCE_FORMATS)),
+]
+
+
 class DataSpec(_Model):
     """Where the scores are and how to read them. Relative paths resolve against the spec's folder."""
 
-    scores: str | None = Field(
-        None, description="Long table of per-item scores: .csv, .tsv, .jsonl (or .parquet with pyarrow).")
+    scores: ScoresSource | None = Field(
+        None, description="Long table of per-item scores: .csv, .tsv, .jsonl (or .parquet with pyarrow); or a "
+        "mapping naming its format and how to read it.")
     columns: ColumnsSpec = Field(default_factory=ColumnsSpec, description="Map the standard column names to yours.")
     missing: Literal["error", "drop_items"] = Field(
         "error", description="A system lacking an item another system has: stop with an error, or drop that item "
@@ -110,6 +169,27 @@ class DataSpec(_Model):
                                     "missing ratings allowed.")
     label_columns: LabelColumnsSpec = Field(default_factory=LabelColumnsSpec,
                                             description="Column names of predictions and annotations.")
+
+    @property
+    def source(self) -> TableSource | None:
+        """``scores`` as a source model (a plain file name is a long table)."""
+        if self.scores is None:
+            return None
+        return TableSource(path=self.scores) if isinstance(self.scores, str) else self.scores
+
+    def named_files(self) -> list[str]:
+        """Every path the data section names (relative to the spec's folder; globs as written)."""
+        out = [f for f in (self.predictions, self.annotations) if f]
+        source = self.source
+        for name in SOURCE_PATH_FIELDS:
+            value = getattr(source, name, None)
+            if isinstance(value, str):
+                out.append(value)
+            elif isinstance(value, dict):
+                out += [v for v in value.values() if isinstance(v, str)]
+            elif isinstance(value, list):
+                out += [v for v in value if isinstance(v, str)]
+        return out
 
 
 class MetricSpec(_Model):
@@ -392,7 +472,8 @@ class Spec(_Model):
     description: str | None = Field(None, description="A paragraph shown under the title.")
     alpha: float = Field(0.05, gt=0, lt=1, description="Significance level.")
     seed: int = Field(0, ge=0, description="Seed of every random choice (resampling); same seed, same report.")
-    data: DataSpec
+    data: DataSpec = Field(default_factory=DataSpec, description="The data tables (leave out when data frames "
+                           "are given to the Python API).")
     systems: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None, description="Systems to compare, in the order of every table (default: order of first appearance).")
     baseline: str | None = Field(
@@ -425,10 +506,6 @@ class Spec(_Model):
             raise ValueError("tests.comparisons vs_baseline needs a baseline system")
         if self.data.scores is not None and not self.metrics:
             raise ValueError("metrics: name at least one metric of data.scores")
-        if self.data.scores is None and self.metrics:
-            raise ValueError("metrics are read from data.scores, which is missing")
-        if self.data.scores is None and not self.has_labels():
-            raise ValueError("data needs scores (or predictions or annotations)")
         for name, m in self.metrics.items():
             if m.corpus_level and self.tests.pairwise == "bootstrap_t":
                 raise _At(("tests", "pairwise"), f"bootstrap_t studentizes a mean of per-item scores; metric {name!r} "
@@ -450,11 +527,22 @@ class Spec(_Model):
                 raise _At(("tests", "bayesian", "rope", corpus_level[0]),
                           f"metric {corpus_level[0]!r} is corpus-level: the Bayesian signed-rank test needs per-item "
                           "scores (use tests.level: corpora, or no ROPE for it)")
-        if self.classification is not None and self.data.predictions is None:
-            raise ValueError("classification needs data.predictions")
-        if self.agreement is not None and self.data.annotations is None and not self.agreement.systems_vs_gold:
-            raise ValueError("agreement needs data.annotations")
         return self
+
+    def data_problems(self, frames: Any = ()) -> list[tuple[tuple[Any, ...], str]]:
+        """(field path, message) of what the data section lacks, given the roles of the data frames passed to
+        the Python API (a frame stands in for a table the spec does not name)."""
+        has = {r: getattr(self.data, r) is not None or r in frames for r in ("scores", "predictions", "annotations")}
+        out: list[tuple[tuple[Any, ...], str]] = []
+        if not has["scores"] and self.metrics:
+            out.append((("metrics",), "metrics are read from data.scores, which is missing"))
+        if not any(has.values()):
+            out.append((("data",), "data needs scores (or predictions or annotations)"))
+        if self.classification is not None and not has["predictions"]:
+            out.append((("classification",), "classification needs data.predictions"))
+        if self.agreement is not None and not has["annotations"] and not self.agreement.systems_vs_gold:
+            out.append((("agreement",), "agreement needs data.annotations"))
+        return out
 
     def has_labels(self) -> bool:
         """Whether the spec has classification or annotation data."""
@@ -704,7 +792,10 @@ def _dotted(path: tuple[Any, ...]) -> str:
 def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
     """Field names of the model found at ``loc`` (for 'unknown key' messages)."""
     model: Any = Spec
-    for part in loc:
+    for k, part in enumerate(loc):
+        if loc[k - 2:k] == ("data", "scores") and part in SOURCE_FORMATS:  # the source model's tag
+            model = SOURCE_FORMATS[part]
+            continue
         if isinstance(part, int) or model is None:
             continue
         field = model.model_fields.get(part) if hasattr(model, "model_fields") else None
@@ -921,12 +1012,20 @@ def _validate(raw: dict[Any, Any], positions: _Positions, path: Path, folder: Pa
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+            loc = _without_tags(tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))))
             at = (err.get("ctx") or {}).get("error")
             if isinstance(at, _At):
                 loc = loc + at.path
             problems.append(Problem(source, positions.line_of(loc), _dotted(loc), _message(err)))
         raise SpecError(source, problems) from None
+
+
+def _without_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A field path without the tag pydantic puts after ``data.scores`` to say which source model it tried."""
+    for i in range(2, len(loc)):
+        if loc[i - 2:i] == ("data", "scores") and loc[i] in (*SOURCE_FORMATS, "path"):
+            return loc[:i] + loc[i + 1:]
+    return loc
 
 
 def output_dir(sf: SpecFile) -> Path:

@@ -94,4 +94,6 @@ def data_info(dataset: Dataset) -> dict[str, Any]:
             "sha256": dataset.sha256 or None, "rows": dataset.n_rows}
     for key, value in sorted(dataset.files.items()):
         info[key] = value.as_dict()
+    if dataset.source_info:  # how a native source was read (its format, the field library's version and signature)
+        info["source"] = dict(dataset.source_info)
     return info

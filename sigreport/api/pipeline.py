@@ -24,7 +24,7 @@ from sigreport.version import __version__
 from sigreport.archive import store
 from sigreport.archive.manifest import read_manifest
 from sigreport.archive.verify import VerifyResult, verify_release
-from sigreport.data import Dataset, load_data
+from sigreport.data import Dataset, load_data, with_frames
 from sigreport.errors import Problem, SpecError, StrictError, UserError
 from sigreport.execute.cache import LIMIT as CACHE_LIMIT
 from sigreport.execute.cache import code_digest
@@ -105,7 +105,8 @@ def figure_workers_ahead(sf: SpecFile, run: RunOptions, formats: list[str] | Non
     if run.jobs != "auto":
         return int(run.jobs) if int(run.jobs) > 1 else 0
     try:
-        size = sf.resolve(spec.data.scores).stat().st_size if spec.data.scores else 0
+        path = spec.data.source.path if spec.data.source is not None else None
+        size = sf.resolve(path).stat().st_size if path else 0
     except OSError:
         return 0  # the read reports it
     return auto_workers() if size >= AUTO_AHEAD_BYTES and auto_workers() > 1 else 0
@@ -184,7 +185,7 @@ def prepare(spec_path: SpecFile | str | Path, out: str | Path | None = None,
     """Validate spec and data and expand the plan (no statistics yet). ``previous``: the previous report's
     results, for ``selection``; nothing is read from the output folder here. ``frames``: data frames
     standing in for the spec's tables (Python API)."""
-    sf = spec_file(spec_path)
+    sf = with_frames(spec_file(spec_path), frames or {})
     ds = load_data(sf, frames)
     dest = Path(out).resolve() if out else output_dir(sf)
     store.recover_if_idle(dest, _say)  # a report left under a hidden name by a killed build is put back first
@@ -464,7 +465,7 @@ def keep() -> None:
 
 def _data_names(sf: SpecFile) -> str:
     data = sf.spec.data
-    return ", ".join(Path(f).name for f in (data.scores, data.predictions, data.annotations) if f) or "the data"
+    return ", ".join(Path(f).name for f in data.named_files()) or "the data"
 
 
 def _shape(ds: Dataset) -> str:
@@ -483,7 +484,7 @@ def input_paths(sf: SpecFile, templates: str | Path | None = None) -> list[Path]
     """Every file or folder a build reads: the output folder may hold none of them (it is replaced whole)."""
     data = sf.spec.data
     paths = [sf.path.resolve()] if sf.from_file else []
-    paths += [sf.resolve(f) for f in (data.scores, data.predictions, data.annotations) if f]
+    paths += [sf.resolve(f) for f in data.named_files()]
     if templates:
         paths.append(Path(templates).resolve())
     for m in sf.spec.metrics.values():

@@ -13,7 +13,7 @@ from sigreport.data.model import Block, BlockKey, DataFile, Dataset
 from sigreport.data.predictions import read_predictions, test_blocks
 from sigreport.data.scores import load_scores
 from sigreport.errors import Problem, SpecError
-from sigreport.spec import MetricSpec, SpecFile
+from sigreport.spec import MetricSpec, SpecFile, TableSource
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,14 +24,9 @@ def load_data(sf: SpecFile, frames: Mapping[str, pd.DataFrame] | None = None) ->
 
     ``frames`` (Python API): data frames standing in for the tables the spec names, by role
     (``scores``, ``predictions``, ``annotations``); a frame for a table the spec does not name is an error."""
-    spec = sf.spec
     frames = dict(frames or {})
-    named = {"scores": spec.data.scores, "predictions": spec.data.predictions, "annotations": spec.data.annotations}
-    unnamed = [role for role in frames if named.get(role, None) is None]
-    if unnamed:
-        raise SpecError(str(sf.path), [sf.problem(f"a {r} data frame was given but the spec names no data.{r} table "
-                                                  f"(set data.{r}: the frame stands in for it)", "data")
-                                       for r in unnamed])
+    sf = with_frames(sf, frames)
+    spec = sf.spec
     if spec.data.scores is None:
         ds = Dataset("", "", tuple(spec.systems or ()), tuple(spec.corpora or ()), (), {}, 0)
     else:
@@ -42,6 +37,27 @@ def load_data(sf: SpecFile, frames: Mapping[str, pd.DataFrame] | None = None) ->
     if problems:
         raise SpecError(str(sf.path), problems)
     return ds
+
+
+FRAME_STANDS_IN = "<data frame>"  # data.predictions / data.annotations when a data frame stands in for them
+
+
+def with_frames(sf: SpecFile, frames: Mapping[str, pd.DataFrame]) -> SpecFile:
+    """The spec with each data frame given to the Python API standing in for its table, named in the spec or not
+    (a data frame needs no path); a SpecError when the data section then lacks what the spec needs."""
+    spec = sf.spec
+    problems = [sf.problem(message, *path) for path, message in spec.data_problems(frames)]
+    if problems:
+        raise SpecError(str(sf.path), problems)
+    update: dict[str, object] = {}
+    if "scores" in frames and spec.data.scores is None:
+        update["scores"] = TableSource()
+    update.update({role: FRAME_STANDS_IN for role in ("predictions", "annotations")
+                   if role in frames and getattr(spec.data, role) is None})
+    if not update:
+        return sf
+    data = spec.data.model_copy(update=update)
+    return dataclasses.replace(sf, spec=spec.model_copy(update={"data": data}))
 
 
 def main_table_problems(sf: SpecFile, ds: Dataset) -> list[Problem]:

@@ -131,6 +131,7 @@ class Dataset:
     predictions: Predictions | None = None
     annotations: Annotations | None = None
     files: Mapping[str, DataFile] = dataclasses.field(default_factory=dict)
+    source_info: Mapping[str, object] = dataclasses.field(default_factory=dict)
 
     def lookup(self, key: tuple) -> object:
         """The data a plan node reads, by block key: ("scores", metric, corpus) -> Block; ("aggregate",

@@ -18,8 +18,8 @@ import numpy as np
 from sigreport.data.aggregates import AggregateImportError, corpus_metric
 from sigreport.data.corpora import across_corpora
 from sigreport.data.model import Block, BlockKey, Dataset
-from sigreport.data.tables import (MAX_ROWS_SHOWN, Table, control_problems, factorize, frame_table, plain_numbers,
-                                   read_table, text_series)
+from sigreport.data.sources import read_source
+from sigreport.data.tables import MAX_ROWS_SHOWN, Table, control_problems, factorize, plain_numbers, text_series
 from sigreport.errors import DataError, Problem
 from sigreport.spec import SpecFile
 from sigreport.stats.resampling import CorpusMetric
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 KEYS = ("system", "corpus", "item", "metric")
 NUMBER_WORDS = ("nan", "inf", "-inf", "+inf")
+BOOLEAN_WORDS = ("true", "false")  # scores of a yes/no outcome (True/False of a data frame): 1 and 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,10 +44,8 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     """Read and check ``data.scores`` (or the data frame standing in for it); a Dataset of blocks, one per
     (metric, corpus)."""
     spec = sf.spec
-    if frame is not None:
-        table = frame_table(frame, "data.scores")
-    else:
-        table = read_table(sf.resolve(spec.data.scores), str(sf.path), "data.scores")
+    source = read_source(sf, frame)
+    table = source.table
     shown = str(table.path)
     keys, value_cells, wanted = _columns(sf, table)
     if not len(table):
@@ -70,7 +69,7 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     if spec.tests.level == "corpora":
         blocks = {(m, None): across_corpora(m, [blocks[(m, c)] for c in corpora], aggregates[m]) for m in spec.metrics}
     return Dataset(shown, table.sha256, tuple(systems), tuple(corpora), tuple(spec.metrics), blocks, n_rows,
-                   dict(spec.metrics), aggregates)
+                   dict(spec.metrics), aggregates, source_info=dict(source.info))
 
 
 def _order(declared: Sequence[str] | None, present: list[str]) -> list[str]:
@@ -99,14 +98,19 @@ def _columns(sf: SpecFile, table: Table) -> tuple[dict[str, Column], Sequence[st
         wanted["item"] = cols.item
     else:
         wanted["item"] = cols.item
+    constant.update(_named_once(sf, present))
     missing = [c for role, c in wanted.items() if c not in present and role not in constant]
-    if "item" in constant:
-        present = (*present, cols.item)
     if missing:
-        raise DataError(shown, [Problem(shown, 1, "", f"missing column{'s' if len(missing) > 1 else ''} "
-                                        f"{', '.join(repr(m) for m in missing)}; present: "
-                                        f"{', '.join(repr(str(c)) for c in present)}"
-                                        + ("" if cols == type(cols)() else " (mapped in data.columns)"))])
+        frame = table.unit == "row" and shown.startswith("<")
+        hints = [f"name exactly one {r} in the spec's {r + 's' if r == 'metric' else 'corpora'} to go without it"
+                 for r in ("metric", "corpus") if wanted[r] in missing]
+        raise DataError(shown, [Problem(shown, None if frame else 1, "",
+                                        f"missing column{'s' if len(missing) > 1 else ''} "
+                                        f"{', '.join(repr(m) for m in missing)}"
+                                        + (" in the data frame" if frame else "") + "; present: "
+                                        f"{', '.join(repr(str(c)) for c in present) or 'none'}"
+                                        + ("" if cols == type(cols)() else " (mapped in data.columns)")
+                                        + (f" ({'; '.join(hints)})" if hints else ""))])
     n = len(table)
     keys = {role: Column(np.zeros(n, dtype=np.int64), [constant[role]]) if role in constant
             else Column(*factorize(table.cells[c])) for role, c in wanted.items() if role != "value"}
@@ -114,6 +118,20 @@ def _columns(sf: SpecFile, table: Table) -> tuple[dict[str, Column], Sequence[st
     if cv:
         keys["item"] = _joined(keys["repeat"], keys["fold"])
     return keys, table.cells[wanted["value"]], wanted
+
+
+def _named_once(sf: SpecFile, present: Sequence[str]) -> dict[str, str]:
+    """The metric and corpus a table without that column has: the one the spec names, when it names exactly one
+    (a metric held as several statistics needs its metric column)."""
+    spec = sf.spec
+    cols = spec.data.columns
+    out = {}
+    metrics = list(spec.metrics.items())
+    if cols.metric not in present and len(metrics) == 1 and not metrics[0][1].corpus_level:
+        out["metric"] = metrics[0][0]
+    if cols.corpus not in present and spec.corpora is not None and len(spec.corpora) == 1:
+        out["corpus"] = spec.corpora[0]
+    return out
 
 
 def _joined(a: Column, b: Column) -> Column:
@@ -157,7 +175,9 @@ def _values(table: Table, cells: Sequence[str], column: str) -> tuple[np.ndarray
     if len(odd):  # only rows pandas could not read as a finite number: retry without surrounding spaces
         text = raw.iloc[odd].str.strip()
         again = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
-        words = text.str.lower().isin(NUMBER_WORDS).to_numpy()
+        lower = text.str.lower()
+        again = np.where(lower == "true", 1.0, np.where(lower == "false", 0.0, again))  # pred == gold: 1 / 0
+        words = lower.isin(NUMBER_WORDS + BOOLEAN_WORDS).to_numpy()
         is_bad = np.isnan(again) & ~words
         bad = list(odd[is_bad])
         nonfinite = list(odd[~is_bad & ~np.isfinite(again)])
