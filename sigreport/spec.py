@@ -83,6 +83,9 @@ class ColumnsSpec(_Model):
     value: str = "value"
     fold: str = Field("fold", description="Cross-validation designs: the fold column.")
     repeat: str = Field("repeat", description="Cross-validation designs: the repetition column.")
+    n_train: str = Field("n_train", description="Cross-validation designs: optional column of each fold's training "
+                         "size (with n_test; the corrected resampled t and the correlated Bayesian t use their means).")
+    n_test: str = Field("n_test", description="Cross-validation designs: optional column of each fold's test size.")
 
 
 class LabelColumnsSpec(_Model):
@@ -309,19 +312,30 @@ class TestsSpec(_Model):
     cv_methods: list[Literal["5x2cv_t", "5x2cv_f", "kfold_t", "corrected_resampled_t", "resampled_t"]] | None = Field(
         None, description="Tests for a cross-validation design (default: 5x2cv_t and 5x2cv_f for 5x2cv, kfold_t for "
         "kfold, corrected_resampled_t for resampled).")
-    n_train: int | None = Field(None, ge=1, description="Training-set size (corrected resampled t).")
-    n_test: int | None = Field(None, ge=1, description="Test-set size (corrected resampled t).")
+    n_train: Annotated[int, Field(ge=1)] | dict[str, Annotated[int, Field(ge=1)]] | None = Field(
+        None, description="Training-set size (corrected resampled t, correlated Bayesian t): one number, or one per "
+        "corpus; n_train and n_test columns in the data (one pair per fold) take precedence.")
+    n_test: Annotated[int, Field(ge=1)] | dict[str, Annotated[int, Field(ge=1)]] | None = Field(
+        None, description="Test-set size: one number, or one per corpus (as n_train).")
     bayesian: BayesianSpec | None = Field(
         None, description="Bayesian comparison of every pair with a region of practical equivalence: the Bayesian "
         "signed-rank test (items or corpora) or the correlated Bayesian t test (cross-validation designs).")
 
     @model_validator(mode="after")
     def _consistent(self) -> "TestsSpec":
-        if self.design != "items" and (self.n_train is None or self.n_test is None):
-            methods = self.cv_methods or (["corrected_resampled_t"] if self.design == "resampled" else [])
-            if "corrected_resampled_t" in methods:
-                raise ValueError("corrected_resampled_t needs n_train and n_test (Nadeau and Bengio's correction)")
+        if (self.n_train is None) != (self.n_test is None) or (
+                isinstance(self.n_train, dict) and isinstance(self.n_test, dict) and set(self.n_train) != set(self.n_test)):
+            raise ValueError("n_train and n_test go together (for the same corpora)")
         return self
+
+    def sizes_of(self, corpus: str) -> tuple[int, int] | None:
+        """(n_train, n_test) the spec gives for a corpus, or None."""
+        train, test = self.n_train, self.n_test
+        if isinstance(train, dict) and isinstance(test, dict):
+            return (train[corpus], test[corpus]) if corpus in train and corpus in test else None
+        if isinstance(train, int) and isinstance(test, int):
+            return train, test
+        return None
 
 
 def _label_text(v: Any) -> Any:

@@ -219,7 +219,8 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseR
         elif method == "kfold_t":
             r = cv.kfold_paired_t(a, b, t.alternative, ctx.alpha)
         elif method == "corrected_resampled_t":
-            r = cv.corrected_resampled_t(a, b, t.n_train, t.n_test, t.alternative, ctx.alpha)
+            n_train, n_test = fold_sizes(block, t)  # type: ignore[misc]  # known: checked when the data was read
+            r = cv.corrected_resampled_t(a, b, n_train, n_test, t.alternative, ctx.alpha)
         else:
             r = cv.resampled_t(a, b, t.alternative, ctx.alpha)
         results.append(r)
@@ -233,6 +234,13 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseR
     return PairwiseRecord(node_id, "cv", block.metric, block.corpus, block.level, method, t.alternative,
                           t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ci_level, entries, None,
                           tuple(warnings))
+
+
+def fold_sizes(block: Block, t: Any) -> tuple[float, float] | None:
+    """(n_train, n_test) of a block's folds: the means of the data's per-fold sizes, else the spec's (per corpus)."""
+    if block.n_train is not None and block.n_test is not None:
+        return block.n_train, block.n_test
+    return t.sizes_of(str(block.corpus))
 
 
 def _natural(s: str) -> tuple[int, Any]:
@@ -345,9 +353,9 @@ def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
     rows = []
     if block.level == "folds":
         folds = {f for _, f in block.folds or ()}
-        rho = bayes.cv_correlation(t.n_train, t.n_test) if t.n_train and t.n_test else \
-            (1.0 / len(folds) if folds else 0.5)
-        if not (t.n_train and t.n_test):
+        sizes = fold_sizes(block, t)
+        rho = bayes.cv_correlation(*sizes) if sizes else (1.0 / len(folds) if folds else 0.5)
+        if not sizes:
             warnings.append(f"correlation of fold differences rho = 1/{len(folds)} (one over the number of folds; "
                             "set tests.n_train and tests.n_test for n_test / (n_train + n_test))")
         results = [bayes.correlated_bayesian_t(x[:, i], x[:, j], rope, rho, spec.level) for i, j in pairs]

@@ -35,6 +35,8 @@ class Block:
     dropped_items: int = 0
     level: str = "items"
     folds: tuple[tuple[str, str], ...] | None = None
+    n_train: float | None = None  # cross-validation: mean training and test sizes of the folds, when the data has them
+    n_test: float | None = None
 
     @property
     def scores(self) -> np.ndarray:

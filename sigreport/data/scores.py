@@ -62,8 +62,13 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     if spec_problems or problems:
         raise DataError(str(sf.path) if spec_problems and not problems else shown, spec_problems + problems)
     blocks, n_rows = _blocks(sf, table, keys, values, needed, problems)
+    if not problems:
+        blocks = _fold_sizes(sf, table, keys, blocks, problems)
     if problems:
         raise DataError(shown, problems)
+    spec_problems = _sizes_known(sf, blocks)
+    if spec_problems:
+        raise DataError(str(sf.path), spec_problems)
     systems = _order(spec.systems, keys["system"].names)
     corpora = _order(spec.corpora, keys["corpus"].names)
     if spec.tests.level == "corpora":
@@ -300,6 +305,62 @@ def _blocks(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndar
             if block is not None:
                 blocks[(metric, corpus)] = block
     return blocks, int(len(used))
+
+
+def _fold_sizes(sf: SpecFile, table: Table, keys: dict[str, Column], blocks: dict[BlockKey, Block],
+                problems: list[Problem]) -> dict[BlockKey, Block]:
+    """Cross-validation designs: each block with the mean training and test sizes of its folds, from the
+    table's optional n_train and n_test columns (one pair per fold, the same for every system and metric)."""
+    cols = sf.spec.data.columns
+    present = [c for c in (cols.n_train, cols.n_test) if c in table.columns]
+    if sf.spec.tests.design == "items" or not present:
+        return blocks
+    shown = str(table.path)
+    if len(present) == 1:
+        problems.append(Problem(shown, None, "", f"column {present[0]!r} needs its partner "
+                                f"{({cols.n_train, cols.n_test} - set(present)).pop()!r} (fold sizes)"))
+        return blocks
+    sizes = []
+    for column in present:
+        v = plain_numbers(table.cells[column])
+        if v is None or (v <= 0).any():
+            problems.append(Problem(shown, None, "", f"column {column!r} holds fold sizes: positive numbers only"))
+            return blocks
+        sizes.append(v)
+    corpus_names = keys["corpus"].names
+    item = keys["item"]
+    out = {}
+    for key, block in blocks.items():
+        rows = np.flatnonzero(keys["corpus"].codes == corpus_names.index(str(block.corpus)))
+        wanted = set(block.items)
+        means = []
+        for v, column in zip(sizes, present):
+            per_fold: dict[str, set[float]] = {}
+            for r in rows[np.isin(item.codes[rows], [k for k, n in enumerate(item.names) if n in wanted])].tolist():
+                per_fold.setdefault(item.names[item.codes[r]], set()).add(float(v[r]))
+            clash = [f for f, found in per_fold.items() if len(found) > 1]
+            if clash:
+                problems.append(Problem(shown, None, "", f"column {column!r}: fold {clash[0]!r} of corpus "
+                                        f"{block.corpus!r} has several sizes; one per fold"))
+                return blocks
+            means.append(float(np.mean([next(iter(per_fold[f])) for f in block.items])))
+        out[key] = dataclasses.replace(block, n_train=means[0], n_test=means[1])
+    return out
+
+
+def _sizes_known(sf: SpecFile, blocks: dict[BlockKey, Block]) -> list[Problem]:
+    """The corrected resampled t needs the training and test sizes of every corpus: from the data or the spec."""
+    t = sf.spec.tests
+    methods = t.cv_methods or (["corrected_resampled_t"] if t.design == "resampled" else [])
+    if t.design == "items" or "corrected_resampled_t" not in methods:
+        return []
+    lacking = sorted({str(b.corpus) for b in blocks.values()
+                      if b.n_train is None and (t.sizes_of(str(b.corpus)) is None)})
+    if not lacking:
+        return []
+    return [sf.problem(f"corrected_resampled_t needs n_train and n_test (Nadeau and Bengio's correction) for corpus "
+                       f"{', '.join(map(repr, lacking))}: set tests.n_train and tests.n_test (a number, or one per "
+                       "corpus), or give n_train and n_test columns in the data", "tests", "n_train")]
 
 
 def _groups(key: np.ndarray) -> dict[int, np.ndarray]:
