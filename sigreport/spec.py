@@ -157,6 +157,13 @@ ScoresSource = Annotated[
 ]
 
 
+OutcomesSource = Annotated[
+    Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")],
+    Discriminator(_source_format, custom_error_type="source_format",
+                  custom_error_message="expected a file name or a mapping with format: table"),
+]
+
+
 class DataSpec(_Model):
     """Where the scores are and how to read them. Relative paths resolve against the spec's folder."""
 
@@ -172,6 +179,12 @@ class DataSpec(_Model):
                                     "missing ratings allowed.")
     label_columns: LabelColumnsSpec = Field(default_factory=LabelColumnsSpec,
                                             description="Column names of predictions and annotations.")
+    outcomes: OutcomesSource | None = Field(
+        None, description="Paired yes/no outcomes without gold labels: system (the condition), item (the subject), "
+        "value (1/0, true/false or yes/no), optionally corpus; long or wide (one row per subject, one column per "
+        "system), as data.scores. Analysed with McNemar's test for every pair and Cochran's Q.")
+    outcome_columns: ColumnsSpec = Field(default_factory=ColumnsSpec,
+                                         description="Column names of data.outcomes, when they differ from the defaults.")
 
     @property
     def source(self) -> TableSource | None:
@@ -183,6 +196,8 @@ class DataSpec(_Model):
     def named_files(self) -> list[str]:
         """Every path the data section names (relative to the spec's folder; globs as written)."""
         out = [f for f in (self.predictions, self.annotations) if f]
+        if self.outcomes is not None:
+            out.append(self.outcomes if isinstance(self.outcomes, str) else self.outcomes.path or "")
         source = self.source
         for name in SOURCE_PATH_FIELDS:
             value = getattr(source, name, None)
@@ -479,6 +494,15 @@ class OutputsSpec(_Model):
         return v
 
 
+class OutcomesSpec(_Model):
+    """McNemar's test and Cochran's Q on paired yes/no outcomes (data.outcomes)."""
+
+    mcnemar: Literal["auto", "exact", "chi2"] = Field(
+        "auto", description="McNemar variant: auto is exact binomial when n01 + n10 < 25, else chi-square.")
+    mcnemar_correction: bool = Field(True, description="Continuity correction of McNemar's chi-square "
+                                     "(R's mcnemar.test correct = TRUE).")
+
+
 class Spec(_Model):
     """A sigreport experiment spec."""
 
@@ -501,6 +525,7 @@ class Spec(_Model):
     tests: TestsSpec = Field(default_factory=TestsSpec)
     classification: ClassificationSpec | None = Field(None, description="Analyses of data.predictions.")
     agreement: AgreementSpec | None = Field(None, description="Analyses of data.annotations.")
+    outcomes: OutcomesSpec | None = Field(None, description="Options of the analyses of data.outcomes.")
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
 
     @field_validator("systems", "corpora")
@@ -546,12 +571,15 @@ class Spec(_Model):
     def data_problems(self, frames: Any = ()) -> list[tuple[tuple[Any, ...], str]]:
         """(field path, message) of what the data section lacks, given the roles of the data frames passed to
         the Python API (a frame stands in for a table the spec does not name)."""
-        has = {r: getattr(self.data, r) is not None or r in frames for r in ("scores", "predictions", "annotations")}
+        has = {r: getattr(self.data, r) is not None or r in frames
+               for r in ("scores", "predictions", "annotations", "outcomes")}
         out: list[tuple[tuple[Any, ...], str]] = []
         if not has["scores"] and self.metrics:
             out.append((("metrics",), "metrics are read from data.scores, which is missing"))
         if not any(has.values()):
-            out.append((("data",), "data needs scores (or predictions or annotations)"))
+            out.append((("data",), "data needs scores (or predictions, annotations or outcomes)"))
+        if self.outcomes is not None and not has["outcomes"]:
+            out.append((("outcomes",), "outcomes needs data.outcomes"))
         if self.classification is not None and not has["predictions"]:
             out.append((("classification",), "classification needs data.predictions"))
         if self.agreement is not None and not has["annotations"] and not self.agreement.systems_vs_gold:
@@ -559,8 +587,8 @@ class Spec(_Model):
         return out
 
     def has_labels(self) -> bool:
-        """Whether the spec has classification or annotation data."""
-        return self.data.predictions is not None or self.data.annotations is not None
+        """Whether the spec has classification, annotation or paired-outcome data."""
+        return self.data.predictions is not None or self.data.annotations is not None or self.data.outcomes is not None
 
 
 # --------------------------------------------------------------------------------------------
@@ -807,7 +835,7 @@ def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
     """Field names of the model found at ``loc`` (for 'unknown key' messages)."""
     model: Any = Spec
     for k, part in enumerate(loc):
-        if loc[k - 2:k] == ("data", "scores") and part in SOURCE_FORMATS:  # the source model's tag
+        if loc[k - 2:k] in (("data", "scores"), ("data", "outcomes")) and part in SOURCE_FORMATS:  # a source's tag
             model = SOURCE_FORMATS[part]
             continue
         if isinstance(part, int) or model is None:
@@ -1037,7 +1065,7 @@ def _validate(raw: dict[Any, Any], positions: _Positions, path: Path, folder: Pa
 def _without_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     """A field path without the tag pydantic puts after ``data.scores`` to say which source model it tried."""
     for i in range(2, len(loc)):
-        if loc[i - 2:i] == ("data", "scores") and loc[i] in (*SOURCE_FORMATS, "path"):
+        if loc[i - 2:i] in (("data", "scores"), ("data", "outcomes")) and loc[i] in (*SOURCE_FORMATS, "path"):
             return loc[:i] + loc[i + 1:]
     return loc
 

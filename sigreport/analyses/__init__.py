@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sigreport.analyses.common import apply_families, link_frequentist
-from sigreport.analyses.labels import label_nodes
+from sigreport.analyses.labels import label_nodes, outcome_nodes
 from sigreport.analyses.scores import score_nodes
 from sigreport.data import Dataset
 from sigreport.plan import Plan, order_nodes
@@ -38,6 +38,8 @@ def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) ->
         nodes += score_nodes(spec, dataset.metric_specs[metric], metric, corpus, len(block.systems), block.level,
                              prev)
     nodes += label_nodes(spec, dataset.predictions, dataset.annotations)
+    if dataset.outcomes is not None:
+        nodes += outcome_nodes(spec, dataset.outcomes)
     return Plan(order_nodes(nodes))
 
 

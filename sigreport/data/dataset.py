@@ -10,6 +10,7 @@ from sigreport.data.aggregates import corpus_metric
 from sigreport.data.annotations import read_annotations
 from sigreport.data.label_tables import Collector
 from sigreport.data.model import Block, BlockKey, DataFile, Dataset
+from sigreport.data.outcomes import read_outcomes
 from sigreport.data.predictions import read_predictions, test_blocks
 from sigreport.data.scores import load_scores
 from sigreport.errors import Problem, SpecError
@@ -54,6 +55,8 @@ def with_frames(sf: SpecFile, frames: Mapping[str, pd.DataFrame]) -> SpecFile:
         update["scores"] = TableSource()
     update.update({role: FRAME_STANDS_IN for role in ("predictions", "annotations")
                    if role in frames and getattr(spec.data, role) is None})
+    if "outcomes" in frames and spec.data.outcomes is None:
+        update["outcomes"] = TableSource()
     if not update:
         return sf
     data = spec.data.model_copy(update=update)
@@ -95,18 +98,23 @@ def _with_labels(sf: SpecFile, ds: Dataset, frames: Mapping[str, pd.DataFrame]) 
     if spec.data.annotations is not None:
         table, ann = read_annotations(sf, out, frames.get("annotations"))
         files["annotations"] = DataFile(table.path.name, table.sha256, int(len(table.frame)))
+    outcomes = None
+    if spec.data.outcomes is not None:
+        table, outcomes = read_outcomes(sf, out, frames.get("outcomes"))
+        files["outcomes"] = DataFile(table.path.name, table.sha256, len(table))
     out.raise_if_any()
     blocks: dict[BlockKey, Block] = {}
     specs: dict[str, MetricSpec] = {}
     if preds is not None:
         blocks, specs = test_blocks(sf, preds, out, set(ds.metrics))
     out.raise_if_any()
-    systems = ds.systems or (preds.systems if preds is not None else ())
+    systems = ds.systems or (preds.systems if preds is not None else outcomes.systems if outcomes is not None else ())
     corpora = list(ds.corpora)
-    for source in (preds.corpora if preds is not None else (), [c for c in (ann.groups if ann else {}) if c]):
+    for source in (preds.corpora if preds is not None else (), [c for c in (ann.groups if ann else {}) if c],
+                   outcomes.corpora if outcomes is not None else ()):
         corpora += [c for c in source if c not in corpora]
     return dataclasses.replace(
         ds, systems=tuple(systems), corpora=tuple(corpora), metrics=ds.metrics + tuple(specs),
         blocks={**ds.blocks, **blocks}, metric_specs={**ds.metric_specs, **specs},
         aggregates={**ds.aggregates, **{m: corpus_metric(s, metric=m) for m, s in specs.items()}},
-        predictions=preds, annotations=ann, files=files)
+        predictions=preds, annotations=ann, files=files, outcomes=outcomes)

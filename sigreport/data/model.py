@@ -77,6 +77,31 @@ class Predictions:
 
 
 @dataclasses.dataclass(frozen=True)
+class OutcomeGroup:
+    """One corpus of paired yes/no outcomes: ``outcome[i, j]`` is system j's outcome on subject i."""
+
+    corpus: str
+    items: tuple[str, ...]
+    outcome: np.ndarray
+    dropped_items: int = 0
+
+    def correct(self) -> np.ndarray:
+        """(n_items, k_systems) booleans, the yes outcomes: what McNemar's test and Cochran's Q compare (the
+        name is the predictions' one, whose 'yes' is a right label)."""
+        return self.outcome
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcomes:
+    """Paired yes/no outcomes of the systems (conditions) on the same subjects, per corpus."""
+
+    source: str
+    systems: tuple[str, ...]
+    corpora: tuple[str, ...]
+    groups: dict[str, OutcomeGroup]
+
+
+@dataclasses.dataclass(frozen=True)
 class AnnotationGroup:
     """One corpus (``None``: the table has no corpus column): ratings (n_items, n_annotators), -1 = missing.
 
@@ -134,6 +159,7 @@ class Dataset:
     annotations: Annotations | None = None
     files: Mapping[str, DataFile] = dataclasses.field(default_factory=dict)
     source_info: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    outcomes: Outcomes | None = None
 
     def lookup(self, key: tuple) -> object:
         """The data a plan node reads, by block key: ("scores", metric, corpus) -> Block; ("aggregate",
@@ -143,8 +169,8 @@ class Dataset:
             return self.blocks[(key[1], key[2])]
         if kind == "aggregate":
             return self.aggregates[key[1]]
-        if kind in ("predictions", "annotations"):
-            table = self.predictions if kind == "predictions" else self.annotations
+        if kind in ("predictions", "annotations", "outcomes"):
+            table = {"predictions": self.predictions, "annotations": self.annotations, "outcomes": self.outcomes}[kind]
             if table is None:
                 raise KeyError(key)
             return table, table.groups[key[1]]
@@ -158,7 +184,7 @@ class Dataset:
             parts = (self.metric_specs[key[1]].model_dump(mode="json"), fn.name, fn.n_stats, fn.stat_names)
             code = getattr(fn.func, "source_digest", None)  # a user aggregate: its module's bytes
             _digest(h, parts if code is None else (*parts, code))
-        elif key[0] in ("predictions", "annotations"):  # this corpus's group and the table's shared parts
+        elif key[0] in ("predictions", "annotations", "outcomes"):  # this corpus's group and the table's shared parts
             table, group = self.lookup(key)  # type: ignore[misc]
             _digest(h, ({f.name: getattr(table, f.name) for f in dataclasses.fields(table) if f.name != "groups"},
                         group))

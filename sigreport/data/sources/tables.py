@@ -49,19 +49,22 @@ class FilesTable(Table):
         return f"{shown}{more}"
 
 
-def table_source(sf: SpecFile, source: TableSource, frame: pd.DataFrame | None) -> Table:
-    """The long table of a table source (or of the data frame standing in for it)."""
-    cols = sf.spec.data.columns
+def table_source(sf: SpecFile, source: TableSource, frame: pd.DataFrame | None, cols: ColumnsSpec | None = None,
+                 role: str = "scores") -> Table:
+    """The long table of a table source (or of the data frame standing in for it) at ``data.<role>``, its
+    columns named as ``cols`` (default ``data.columns``) says."""
+    cols = cols or sf.spec.data.columns
+    field = f"data.{role}"
     if frame is not None:
-        return wide_frame(frame, source, cols) if source.layout == "wide" else frame_table(frame, "data.scores")
+        return wide_frame(frame, source, cols, field) if source.layout == "wide" else frame_table(frame, field)
     if source.path is None:
-        raise DataError(str(sf.path), [sf.problem("data.scores names no path: give one, or pass the scores as a "
-                                                  "data frame to the Python API", "data", "scores")])
-    files = matched_files(sf, source.path, ("data", "scores", "path"))
+        raise DataError(str(sf.path), [sf.problem(f"{field} names no path: give one, or pass a data frame to the "
+                                                  "Python API", "data", role)])
+    files = matched_files(sf, source.path, ("data", role, "path"))
     tables = []
     for path in files:
-        table = wide_file(sf, path, source, cols) if source.layout == "wide" else \
-            read_table(path, str(sf.path), "data.scores")
+        table = wide_file(sf, path, source, cols, field) if source.layout == "wide" else \
+            read_table(path, str(sf.path), field)
         if source.from_name is not None:
             table = with_name_columns(table, path, source.from_name, cols)
         tables.append(table)
@@ -148,13 +151,13 @@ class Grid:
     unit: str = "line"
 
 
-def wide_file(sf: SpecFile, path: Path, source: TableSource, cols: ColumnsSpec) -> Table:
+def wide_file(sf: SpecFile, path: Path, source: TableSource, cols: ColumnsSpec, field: str) -> Table:
     """A wide table file as the long table."""
     if path.suffix.lower() in DELIMITED:
-        grid = _delimited_grid(path, DELIMITED[path.suffix.lower()], len(source.header), str(sf.path))
+        grid = _delimited_grid(path, DELIMITED[path.suffix.lower()], len(source.header), str(sf.path), field)
         raw_digest = hashlib.sha256(path.read_bytes()).hexdigest()
     else:  # JSON Lines, Parquet: one header row, the reader's own
-        table = read_table(path, str(sf.path), "data.scores")
+        table = read_table(path, str(sf.path), field)
         if len(source.header) > 1:
             shown = str(path)
             raise DataError(shown, [Problem(shown, None, "", "two header rows need a .csv or .tsv file (or a data "
@@ -169,8 +172,8 @@ def _as_list(cells: Sequence[str]) -> list[str]:
     return cells if isinstance(cells, list) else cells.to_pylist()  # type: ignore[attr-defined]
 
 
-def _delimited_grid(path: Path, sep: str, n_header: int, source: str) -> Grid:
-    table = read_table(path, source, "data.scores") if n_header == 1 else None  # one header: the common reader
+def _delimited_grid(path: Path, sep: str, n_header: int, source: str, field: str) -> Grid:
+    table = read_table(path, source, field) if n_header == 1 else None  # one header: the common reader
     if table is not None:
         return Grid([list(table.columns)], [list(r) for r in zip(*(_as_list(table.cells[c]) for c in table.columns))],
                     [int(p) for p in table.places])
@@ -197,17 +200,17 @@ def _delimited_grid(path: Path, sep: str, n_header: int, source: str) -> Grid:
     return Grid(header, [r for _, r in body], [line for line, _ in body])
 
 
-def wide_frame(frame: pd.DataFrame, source: TableSource, cols: ColumnsSpec) -> Table:
+def wide_frame(frame: pd.DataFrame, source: TableSource, cols: ColumnsSpec, field: str = "data.scores") -> Table:
     """A wide data frame (rows named by its index, or its first column when the index is the default one;
     one or two column levels) as the long table."""
     import pandas as pd
 
     levels = frame.columns.nlevels
-    shown = "<data.scores data frame>"
+    shown = f"<{field} data frame>"
     if levels != len(source.header):
-        raise DataError(shown, [Problem(shown, None, "data.scores.header",
+        raise DataError(shown, [Problem(shown, None, f"{field}.header",
                                         f"the data frame has {levels} column level{'s' if levels > 1 else ''}, "
-                                        f"data.scores.header names {len(source.header)}: {', '.join(source.header)}")])
+                                        f"{field}.header names {len(source.header)}: {', '.join(source.header)}")])
     plain_index = isinstance(frame.index, pd.RangeIndex) and frame.index.name is None
     body = frame if not plain_index else frame.iloc[:, 1:]
     names = frame.index if not plain_index else frame.iloc[:, 0]

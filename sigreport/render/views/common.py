@@ -37,7 +37,7 @@ SPHERICITY_NAMES = {
     "lower_bound": "lower bound",
 }
 ALTERNATIVE_TEXT = {"two-sided": "two-sided", "greater": "one-sided, H1: a > b", "less": "one-sided, H1: a < b"}
-SECTION_NAMES = {"classification": "Classification", "agreement": "Agreement"}  # sections named by a kind
+SECTION_NAMES = {"classification": "Classification", "agreement": "Agreement", "outcomes": "Paired outcomes"}  # sections named by a kind
 
 
 class Labels:
