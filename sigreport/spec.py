@@ -138,6 +138,44 @@ class TableSource(_Model):
         return self
 
 
+TEXT_METRICS = {  # sacrebleu metric -> (per-sentence statistics, higher is better, label)
+    "bleu": (10, True, "BLEU"), "chrf": (18, True, "chrF2"), "chrf++": (24, True, "chrF2++"), "ter": (2, False, "TER")}
+
+
+class TextSource(_Model):
+    """MT or summarisation outputs as text files (line i = sentence i), scored by sacrebleu (sigreport[mt])."""
+
+    format: Literal["text"]
+    hypotheses: dict[str, str] = Field(min_length=1, description="System -> its output file (one sentence a line).")
+    references: list[str] = Field(min_length=1, description="Reference files (one per reference set), same lines.")
+    metrics: list[Literal["bleu", "chrf", "chrf++", "ter"]] = Field(
+        default_factory=lambda: ["bleu", "chrf"], min_length=1,
+        description="sacrebleu metrics, each held as per-sentence sufficient statistics so that its corpus value "
+        "is resampled exactly (corpus-level: tests.pairwise bootstrap or permutation). Each becomes a metric of "
+        "the spec (override its label or decimals under metrics).")
+    corpus: str | None = Field(None, min_length=1, description="The test set's name (default: the one corpus the "
+                               "spec names, else 'test').")
+    tokenize: str | None = Field(None, description="sacrebleu's BLEU tokenizer (default 13a; zh, intl, char, none, ...).")
+    lowercase: bool = Field(False, description="Lowercase before scoring (BLEU, chrF; TER is case-insensitive "
+                            "unless this is false, as sacrebleu's TER default).")
+
+
+def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
+    """The metrics a native source defines (a raw ``data.scores`` mapping): name -> MetricSpec fields."""
+    if not isinstance(scores, dict):
+        return {}
+    if scores.get("format") == "text":
+        chosen = scores.get("metrics", ["bleu", "chrf"])
+        out = {}
+        for m in chosen if isinstance(chosen, list) else []:
+            if isinstance(m, str) and m in TEXT_METRICS:
+                n, higher, label = TEXT_METRICS[m]
+                out[m] = {"label": label, "higher_is_better": higher, "decimals": 2,
+                          "aggregate": f"sigreport.sacrebleu:{m}", "statistics": [f"{m}:{j}" for j in range(n)]}
+        return out
+    return {}
+
+
 def _source_format(value: Any) -> str | None:
     """Which model reads ``data.scores``: a path (text), or a mapping by its ``format`` (default table)."""
     if isinstance(value, str):
@@ -147,10 +185,10 @@ def _source_format(value: Any) -> str | None:
     return getattr(value, "format", None)
 
 
-SOURCE_FORMATS = {"table": TableSource}
-SOURCE_PATH_FIELDS = ("path",)  # fields of the source models that name files
+SOURCE_FORMATS = {"table": TableSource, "text": TextSource}
+SOURCE_PATH_FIELDS = ("path", "hypotheses", "references")  # fields of the source models that name files
 ScoresSource = Annotated[
-    Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")],
+    Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")] | Annotated[TextSource, Tag("text")],
     Discriminator(_source_format, custom_error_type="source_format",
                   custom_error_message="expected a file name or a mapping with format: "
                   + ", ".join(SOURCE_FORMATS)),
@@ -527,6 +565,21 @@ class Spec(_Model):
     agreement: AgreementSpec | None = Field(None, description="Analyses of data.annotations.")
     outcomes: OutcomesSpec | None = Field(None, description="Options of the analyses of data.outcomes.")
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _with_source_metrics(cls, raw: Any) -> Any:
+        """The metrics a native source defines (sacrebleu's), unless the spec defines them; a partial entry
+        under ``metrics`` overrides their fields (label, decimals)."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("data"), dict):
+            return raw
+        found = source_metrics(raw["data"].get("scores"))
+        given = raw.get("metrics") if raw.get("metrics") is not None else {}
+        if not found or not isinstance(given, dict):
+            return raw
+        merged = {**found, **{k: ({**found[k], **v} if k in found and isinstance(v, dict) else v)
+                              for k, v in given.items()}}
+        return {**raw, "metrics": merged}
 
     @field_validator("systems", "corpora")
     @classmethod

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from sigreport.data.sources.tables import table_source
 from sigreport.data.tables import Table
-from sigreport.spec import SpecFile
+from sigreport.spec import SpecFile, TextSource
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,4 +34,8 @@ def read_source(sf: SpecFile, frame: pd.DataFrame | None = None) -> SourceTable:
     """The long score table of ``data.scores`` (or of the data frame standing in for it)."""
     source = sf.spec.data.source
     assert source is not None
+    if isinstance(source, TextSource):
+        from sigreport.data.sources.text import text_source
+
+        return SourceTable(*text_source(sf, source))
     return SourceTable(table_source(sf, source, frame))
