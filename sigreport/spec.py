@@ -160,6 +160,24 @@ class TextSource(_Model):
                             "unless this is false, as sacrebleu's TER default).")
 
 
+class TrecSource(_Model):
+    """TREC runs with their qrels, per-query values from ir_measures (pytrec_eval; sigreport[ir])."""
+
+    format: Literal["trec"]
+    runs: str = Field(description="Run file(s), a glob pattern (runs/*.run): 'qid Q0 docid rank score tag' lines; "
+                      "each file is a system, named by the file name without its suffix.")
+    qrels: str = Field(description="Relevance judgements: 'qid iteration docid relevance' lines.")
+    measures: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=lambda: ["nDCG@10", "RR", "AP"], min_length=1,
+        description="ir_measures measure names (nDCG@10, RR, AP, P@10, R@1000, ...), each a per-query metric "
+        "(higher is better).")
+    missing: Literal["zero", "drop"] = Field(
+        "zero", description="A query of the qrels that a run does not answer: zero (scored 0, as trec_eval -c and "
+        "ir_measures do) or drop (only queries every run answers are analysed).")
+    corpus: str | None = Field(None, min_length=1, description="The collection's name (default: the one corpus the "
+                               "spec names, else the qrels file name without its suffix).")
+
+
 def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
     """The metrics a native source defines (a raw ``data.scores`` mapping): name -> MetricSpec fields."""
     if not isinstance(scores, dict):
@@ -173,6 +191,10 @@ def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
                 out[m] = {"label": label, "higher_is_better": higher, "decimals": 2,
                           "aggregate": f"sigreport.sacrebleu:{m}", "statistics": [f"{m}:{j}" for j in range(n)]}
         return out
+    if scores.get("format") == "trec":
+        chosen = scores.get("measures", ["nDCG@10", "RR", "AP"])
+        return {m: {"label": m, "higher_is_better": True, "decimals": 4}
+                for m in (chosen if isinstance(chosen, list) else []) if isinstance(m, str) and m}
     return {}
 
 
@@ -185,10 +207,11 @@ def _source_format(value: Any) -> str | None:
     return getattr(value, "format", None)
 
 
-SOURCE_FORMATS = {"table": TableSource, "text": TextSource}
-SOURCE_PATH_FIELDS = ("path", "hypotheses", "references")  # fields of the source models that name files
+SOURCE_FORMATS = {"table": TableSource, "text": TextSource, "trec": TrecSource}
+SOURCE_PATH_FIELDS = ("path", "hypotheses", "references", "runs", "qrels")  # fields of the source models that name files
 ScoresSource = Annotated[
-    Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")] | Annotated[TextSource, Tag("text")],
+    Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")] | Annotated[TextSource, Tag("text")]
+    | Annotated[TrecSource, Tag("trec")],
     Discriminator(_source_format, custom_error_type="source_format",
                   custom_error_message="expected a file name or a mapping with format: "
                   + ", ".join(SOURCE_FORMATS)),
@@ -225,7 +248,7 @@ class DataSpec(_Model):
                                          description="Column names of data.outcomes, when they differ from the defaults.")
 
     @property
-    def source(self) -> TableSource | None:
+    def source(self) -> TableSource | TextSource | TrecSource | None:
         """``scores`` as a source model (a plain file name is a long table)."""
         if self.scores is None:
             return None

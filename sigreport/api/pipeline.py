@@ -105,7 +105,7 @@ def figure_workers_ahead(sf: SpecFile, run: RunOptions, formats: list[str] | Non
     if run.jobs != "auto":
         return int(run.jobs) if int(run.jobs) > 1 else 0
     try:
-        path = spec.data.source.path if spec.data.source is not None else None
+        path = getattr(spec.data.source, "path", None)
         size = sf.resolve(path).stat().st_size if path else 0
     except OSError:
         return 0  # the read reports it

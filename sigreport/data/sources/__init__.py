@@ -11,12 +11,13 @@ the module that needs them, when a spec names that format.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from sigreport.data.sources.tables import table_source
 from sigreport.data.tables import Table
-from sigreport.spec import SpecFile, TextSource
+from sigreport.errors import DataError
+from sigreport.spec import SpecFile, TextSource, TrecSource
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,5 +38,17 @@ def read_source(sf: SpecFile, frame: pd.DataFrame | None = None) -> SourceTable:
     if isinstance(source, TextSource):
         from sigreport.data.sources.text import text_source
 
-        return SourceTable(*text_source(sf, source))
+        return SourceTable(*_imported(sf, lambda: text_source(sf, source)))
+    if isinstance(source, TrecSource):
+        from sigreport.data.sources.trec import trec_source
+
+        return SourceTable(*_imported(sf, lambda: trec_source(sf, source)))
     return SourceTable(table_source(sf, source, frame))
+
+
+def _imported(sf: SpecFile, read: Callable[[], tuple[Table, dict[str, object]]]) -> tuple[Table, dict[str, object]]:
+    """``read()``, with a missing field library (an optional extra not installed) as a one-line DataError."""
+    try:
+        return read()
+    except ImportError as exc:
+        raise DataError(str(sf.path), [sf.problem(str(exc), "data", "scores", "format")]) from None
