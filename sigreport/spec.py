@@ -178,6 +178,21 @@ class TrecSource(_Model):
                                "spec names, else the qrels file name without its suffix).")
 
 
+class LmEvalSource(_Model):
+    """lm-evaluation-harness output with --log_samples: <path>/<model>/samples_<task>_<date>.jsonl."""
+
+    format: Literal["lm_eval"]
+    path: str = Field(description="The --output_path folder: one folder per model (the system), each with "
+                      "samples_<task>_<date>.jsonl files (the task is the corpus, doc_id the item; the latest date "
+                      "of a task is read).")
+    metrics: list[Annotated[str, Field(min_length=1)]] = Field(
+        min_length=1, description="The per-sample metric keys to analyse (acc, acc_norm, exact_match, ...), each a "
+        "mean metric, higher is better (override under metrics). When a task logs several filters, its metrics "
+        "are named 'metric,filter' as in lm-eval's results (exact_match,strict-match).")
+    tasks: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None, description="Tasks to read (default: every task found).")
+
+
 def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
     """The metrics a native source defines (a raw ``data.scores`` mapping): name -> MetricSpec fields."""
     if not isinstance(scores, dict):
@@ -191,6 +206,10 @@ def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
                 out[m] = {"label": label, "higher_is_better": higher, "decimals": 2,
                           "aggregate": f"sigreport.sacrebleu:{m}", "statistics": [f"{m}:{j}" for j in range(n)]}
         return out
+    if scores.get("format") == "lm_eval":
+        chosen = scores.get("metrics", [])
+        return {m: {"higher_is_better": True, "decimals": 4}
+                for m in (chosen if isinstance(chosen, list) else []) if isinstance(m, str) and m}
     if scores.get("format") == "trec":
         chosen = scores.get("measures", ["nDCG@10", "RR", "AP"])
         return {m: {"label": m, "higher_is_better": True, "decimals": 4}
@@ -207,11 +226,11 @@ def _source_format(value: Any) -> str | None:
     return getattr(value, "format", None)
 
 
-SOURCE_FORMATS = {"table": TableSource, "text": TextSource, "trec": TrecSource}
+SOURCE_FORMATS = {"table": TableSource, "text": TextSource, "trec": TrecSource, "lm_eval": LmEvalSource}
 SOURCE_PATH_FIELDS = ("path", "hypotheses", "references", "runs", "qrels")  # fields of the source models that name files
 ScoresSource = Annotated[
     Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")] | Annotated[TextSource, Tag("text")]
-    | Annotated[TrecSource, Tag("trec")],
+    | Annotated[TrecSource, Tag("trec")] | Annotated[LmEvalSource, Tag("lm_eval")],
     Discriminator(_source_format, custom_error_type="source_format",
                   custom_error_message="expected a file name or a mapping with format: "
                   + ", ".join(SOURCE_FORMATS)),
@@ -248,7 +267,7 @@ class DataSpec(_Model):
                                          description="Column names of data.outcomes, when they differ from the defaults.")
 
     @property
-    def source(self) -> TableSource | TextSource | TrecSource | None:
+    def source(self) -> TableSource | TextSource | TrecSource | LmEvalSource | None:
         """``scores`` as a source model (a plain file name is a long table)."""
         if self.scores is None:
             return None

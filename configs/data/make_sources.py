@@ -51,6 +51,42 @@ def mt(folder: Path, n: int = 120, seed: int = 11) -> None:
         (folder / f"{name}.en").write_text("\n".join(out) + "\n")
 
 
+def lm_eval(folder: Path, seed: int = 3) -> None:
+    """A hand-made lm-evaluation-harness --log_samples folder (no model was run): the layout of
+    EvaluationTracker.save_results_samples (lm_eval/loggers/evaluation_tracker.py: <output_path>/<model name
+    with '/' as '__'>/samples_<task>_<date>.jsonl, one JSON object a line, arguments as gen_args_i/arg_j,
+    target as text) and the per-sample dict of evaluator.evaluate (lm_eval/evaluator.py: doc_id, doc, target,
+    arguments, resps, filtered_resps, filter, metrics, doc_hash, prompt_hash, target_hash, then each metric's
+    value). arc_easy logs acc and acc_norm under the filter 'none'; gsm8k logs exact_match under two filters."""
+    rng = np.random.default_rng(seed)
+    date = "2026-01-05T10-20-30.123456"
+    for model, skill in (("org__model-small", 0.45), ("org__model-base", 0.6), ("org__model-large", 0.7)):
+        out = folder / model
+        out.mkdir(parents=True, exist_ok=True)
+        with open(out / f"samples_arc_easy_{date}.jsonl", "w") as f:
+            for doc_id in range(80):
+                hard = doc_id % 5 / 10
+                acc = float(rng.random() < skill - hard + 0.2)
+                norm = float(rng.random() < skill - hard + 0.25)
+                f.write(json.dumps(_sample(doc_id, "none", {"acc": acc, "acc_norm": norm}, f"choice {doc_id % 4}")) + "\n")
+        with open(out / f"samples_gsm8k_{date}.jsonl", "w") as f:
+            for doc_id in range(60):
+                strict = float(rng.random() < skill - 0.2)
+                flexible = max(strict, float(rng.random() < skill - 0.1))
+                for filt, value in (("strict-match", strict), ("flexible-extract", flexible)):
+                    f.write(json.dumps(_sample(doc_id, filt, {"exact_match": value}, str(doc_id * 3))) + "\n")
+
+
+def _sample(doc_id: int, filt: str, metrics: dict[str, float], target: str) -> dict[str, object]:
+    prompt = f"Question {doc_id}?"
+    return {"doc_id": doc_id, "doc": {"question": prompt, "answer": target}, "target": target,
+            "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": f" {target}"}},
+            "resps": [[["-1.25", "False"]]], "filtered_resps": [["-1.25", "False"]], "filter": filt,
+            "metrics": list(metrics), "doc_hash": f"{doc_id:064x}", "prompt_hash": f"{doc_id + 1:064x}",
+            "target_hash": f"{doc_id + 2:064x}", **metrics}
+
+
 if __name__ == "__main__":
     trec(HERE / "trec")
     mt(HERE / "mt")
+    lm_eval(HERE / "lm_eval")

@@ -61,7 +61,7 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     spec_problems, needed, aggregates = _against_spec(sf, shown, keys)
     if spec_problems or problems:
         raise DataError(str(sf.path) if spec_problems and not problems else shown, spec_problems + problems)
-    blocks, n_rows = _blocks(sf, table, keys, values, needed, problems)
+    blocks, n_rows = _blocks(sf, table, keys, values, needed, problems, source.per_task_metrics)
     if not problems:
         blocks = _fold_sizes(sf, table, keys, blocks, problems)
     if problems:
@@ -275,8 +275,10 @@ def _positions(names: list[str], wanted: Sequence[str]) -> np.ndarray:
 
 
 def _blocks(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarray,
-            needed: dict[str, list[str]], problems: list[Problem]) -> tuple[dict[BlockKey, Block], int]:
-    """One items x systems x statistics array per (metric, corpus), filled by vectorised indexing."""
+            needed: dict[str, list[str]], problems: list[Problem], sparse: bool = False
+            ) -> tuple[dict[BlockKey, Block], int]:
+    """One items x systems x statistics array per (metric, corpus), filled by vectorised indexing. ``sparse``: a
+    metric may be absent from a corpus (lm-eval tasks log their own metrics); else that is a problem."""
     spec = sf.spec
     cv = spec.tests.design != "items"
     systems = _order(spec.systems, keys["system"].names)
@@ -297,7 +299,8 @@ def _blocks(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndar
         for c, corpus in enumerate(corpora):
             parts = [groups[c * width + all_names.index(n)] for n in names if c * width + all_names.index(n) in groups]
             if not parts:
-                problems.append(Problem(shown, None, "", f"metric {metric!r} has no rows on corpus {corpus!r}"))
+                if not sparse:
+                    problems.append(Problem(shown, None, "", f"metric {metric!r} has no rows on corpus {corpus!r}"))
                 continue
             rows = used[np.sort(np.concatenate(parts))]
             block = _block(sf, table, keys, values, rows, sys_of, stat_of[name_of[rows]], metric, corpus, len(names),

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from sigreport.data.sources.tables import table_source
 from sigreport.data.tables import Table
 from sigreport.errors import DataError
-from sigreport.spec import SpecFile, TextSource, TrecSource
+from sigreport.spec import LmEvalSource, SpecFile, TextSource, TrecSource
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,6 +29,7 @@ class SourceTable:
 
     table: Table
     info: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    per_task_metrics: bool = False  # a metric may be absent from a corpus (each lm-eval task logs its own)
 
 
 def read_source(sf: SpecFile, frame: pd.DataFrame | None = None) -> SourceTable:
@@ -39,6 +40,10 @@ def read_source(sf: SpecFile, frame: pd.DataFrame | None = None) -> SourceTable:
         from sigreport.data.sources.text import text_source
 
         return SourceTable(*_imported(sf, lambda: text_source(sf, source)))
+    if isinstance(source, LmEvalSource):
+        from sigreport.data.sources.lm_eval import lm_eval_source
+
+        return SourceTable(*lm_eval_source(sf, source), per_task_metrics=True)
     if isinstance(source, TrecSource):
         from sigreport.data.sources.trec import trec_source
 
