@@ -125,3 +125,9 @@ def test_table_source_mistakes(tmp_path, long_demsar):
         sigreport.load_spec({**DEMSAR, "data": {"scores": {"path": "x.csv", "sheet": 1}}})
     with pytest.raises(sigreport.SpecError, match="metrics are read from data.scores, which is missing"):
         analyses(DEMSAR)  # no data section and no data frame
+
+
+def test_the_wide_example_is_the_uci_example():
+    """configs/wide.yaml reads data/uci_wide.csv (uci_accuracy.csv reshaped): the same analyses as uci.yaml."""
+    wide = sigreport.analyze(CONFIGS / "wide.yaml").to_dict()["analyses"]
+    assert wide == sigreport.analyze(CONFIGS / "uci.yaml").to_dict()["analyses"]

@@ -1,5 +1,6 @@
-"""Writes the example data of the native sources (configs/trec.yaml, configs/mt.yaml, configs/lm_eval.yaml,
-configs/outcomes.yaml): synthetic, seeded, no network. Run from the repository: python configs/data/make_sources.py
+"""Writes the example data of the sources (configs/trec.yaml, mt.yaml, lm_eval.yaml, wide.yaml, outcomes.yaml,
+sklearn.yaml): synthetic and seeded, or from data shipped in a package (wine, in scikit-learn); no network.
+Run from the repository: python configs/data/make_sources.py (sklearn_cv needs scikit-learn)
 """
 
 from __future__ import annotations
@@ -86,7 +87,56 @@ def _sample(doc_id: int, filt: str, metrics: dict[str, float], target: str) -> d
             "target_hash": f"{doc_id + 2:064x}", **metrics}
 
 
+def wide(folder: Path) -> None:
+    """The UCI accuracy table (uci_accuracy.csv) as people keep it: data sets x algorithms."""
+    import csv
+
+    rows = list(csv.DictReader(open(folder / "uci_accuracy.csv")))
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    corpora = list(dict.fromkeys(r["corpus"] for r in rows))
+    value = {(r["corpus"], r["system"]): r["value"] for r in rows}
+    with open(folder / "uci_wide.csv", "w", newline="") as f:
+        out = csv.writer(f, lineterminator="\n")
+        out.writerow(["dataset", *systems])
+        for c in corpora:
+            out.writerow([c, *(value[(c, s)] for s in systems)])
+
+
+def outcomes(folder: Path, n: int = 60, seed: int = 5) -> None:
+    """Paired yes/no outcomes: 60 patients, whether each of three treatments helped (one row per patient)."""
+    rng = np.random.default_rng(seed)
+    frailty = rng.normal(size=n)
+    with open(folder / "outcomes.csv", "w") as f:
+        f.write("patient,placebo,drug_a,drug_b\n")
+        for i in range(n):
+            helped = [rng.random() < 1 / (1 + np.exp(frailty[i] - b)) for b in (-0.6, 0.2, 0.5)]
+            f.write(f"p{i + 1}," + ",".join("yes" if h else "no" for h in helped) + "\n")
+
+
+def sklearn_cv(folder: Path) -> None:
+    """Three scikit-learn classifiers under 5 x 3 repeated k-fold on wine (shipped with scikit-learn), through
+    sigreport.from_sklearn.cross_validate: per-fold accuracy and macro F1 with each fold's sizes."""
+    from sklearn.datasets import load_wine
+    from sklearn.model_selection import RepeatedStratifiedKFold, cross_validate
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    import sigreport
+
+    X, y = load_wine(return_X_y=True)
+    cv = RepeatedStratifiedKFold(n_splits=3, n_repeats=5, random_state=0)
+    models = {"knn": KNeighborsClassifier(), "tree": DecisionTreeClassifier(random_state=0), "nb": GaussianNB()}
+    results = {name: cross_validate(m, X, y, cv=cv, scoring=["accuracy", "f1_macro"], return_indices=True)
+               for name, m in models.items()}
+    frame = sigreport.from_sklearn.cross_validate(results, corpus="wine", cv=cv)
+    frame.to_csv(folder / "sklearn_cv.csv", index=False, float_format="%.17g")
+
+
 if __name__ == "__main__":
     trec(HERE / "trec")
     mt(HERE / "mt")
     lm_eval(HERE / "lm_eval")
+    wide(HERE)
+    outcomes(HERE)
+    sklearn_cv(HERE)
