@@ -77,6 +77,11 @@ def test_a_frame_without_its_columns_says_column_not_line():
     assert p.line is None and "line" not in p.render()
     assert p.message.startswith("missing columns 'system', 'corpus', 'value' in the data frame; present: "
                                 "'dataset', 'A', 'B'")
+    twice = pd.DataFrame([["A", "c", "m", 1.0, 2.0]], columns=["system", "corpus", "metric", "value", "value"])
+    with pytest.raises(sigreport.DataError) as info:
+        analyses({**DEMSAR, "systems": None, "metrics": {"m": {"higher_is_better": True}}}, scores=twice)
+    p = info.value.problems[0]
+    assert p.line is None and "duplicate column name 'value'" in p.message
 
 
 def test_booleans_are_scores_of_one_and_zero():
