@@ -9,8 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-
-from sigreport.results.compare import compare_text, strip_figures
 import yaml
 
 from conftest import CONFIGS, ROOT, needs, pdflatex_compile
@@ -22,6 +20,7 @@ from sigreport.render.latex import render_latex, render_tables
 from sigreport.render.model import CI, Decision, Df, Int, Num, P, Stat, Sym, Text, join
 from sigreport.render.views import build_report
 from sigreport.results import from_json
+from sigreport.results.compare import compare_text, strip_figures
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 EXAMPLES = sorted(p.name for p in GOLDEN.iterdir() if (p / "results.json").exists())
