@@ -27,6 +27,7 @@ from sigreport.archive.verify import VerifyResult, verify_release
 from sigreport.data import Dataset, load_data
 from sigreport.errors import Problem, SpecError, StrictError, UserError
 from sigreport.execute.cache import LIMIT as CACHE_LIMIT
+from sigreport.execute.cache import check_folder as check_cache_folder
 from sigreport.execute.cache import code_digest
 from sigreport.execute import Cache, CacheError, Executor, SerialExecutor, run_plan
 from sigreport.execute.dask import DaskExecutor, DaskUnavailable
@@ -121,16 +122,38 @@ def executor_for(run: RunOptions) -> Executor:
     return SerialExecutor()
 
 
-def open_cache(run: RunOptions, sf: SpecFile) -> Cache | None:
-    """The result cache, or None; a folder that cannot be used is a user error before anything runs."""
+def cache_folder(run: RunOptions, sf: SpecFile) -> Path | None:
+    """The cache folder a build uses: ``--cache DIR``, else ``.sigreport-cache/`` beside the spec; None: no cache."""
     if run.cache is None:
         return None
-    folder = Path(run.cache) if run.cache else sf.folder / CACHE_DIR
+    return Path(run.cache) if run.cache else sf.folder / CACHE_DIR
+
+
+def check_cache(run: RunOptions, sf: SpecFile) -> None:
+    """Refuse a cache folder that cannot be sigreport's (a file, a foreign non-empty folder) before the data
+    is read; writes nothing (the cache is created by :func:`open_cache` once the output folder is accepted)."""
+    folder = cache_folder(run, sf)
+    if folder is not None:
+        try:
+            check_cache_folder(folder)
+        except CacheError as exc:
+            raise _cache_error(exc) from None
+
+
+def open_cache(run: RunOptions, sf: SpecFile) -> Cache | None:
+    """The result cache (created and tagged when missing), or None; a folder or key that cannot be used is a
+    user error before any analysis runs."""
+    folder = cache_folder(run, sf)
+    if folder is None:
+        return None
     try:
         return Cache.open(folder, f"{__version__}+{code_digest()}")
     except CacheError as exc:
-        raise RunError(f"cannot use the {exc}; pass --no-cache or another --cache DIR; nothing was written"
-                       ) from None
+        raise _cache_error(exc) from None
+
+
+def _cache_error(exc: CacheError) -> "RunError":
+    return RunError(f"cannot use the {exc}; pass --no-cache or another --cache DIR; nothing was written")
 
 
 def run_analyses(p: "Prepared", run: RunOptions, progress: Progress | None,
@@ -350,10 +373,9 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     say = say or _say
     sf = spec_file(spec_path)
     dest = release.dest if release else (Path(out).resolve() if out else output_dir(sf))
-    cache = open_cache(run, sf)  # an unusable cache folder stops the build before the data is read
+    check_cache(run, sf)  # an unusable cache folder stops the build before the data is read
     with long_lived(), ready_workers(figure_workers_ahead(sf, run, formats)) as drawers:
-        return _build(sf, dest, cache, formats, strict, progress, templates, release, previous, wait, say, run,
-                      drawers)
+        return _build(sf, dest, formats, strict, progress, templates, release, previous, wait, say, run, drawers)
 
 
 @contextlib.contextmanager
@@ -371,7 +393,7 @@ def ready_workers(n: int) -> Iterator[forking.Ready | None]:
         ready.close()
 
 
-def _build(sf: SpecFile, dest: Path, cache: Cache | None, formats: list[str] | None, strict: bool,
+def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
            progress: Progress | None, templates: str | Path | None, release: releases.ReleasePlan | None,
            previous: Results | None, wait: float, say: store.Say, run: RunOptions,
            drawers: forking.Ready | None = None) -> tuple[Path, list[str], list[Problem]]:
@@ -391,6 +413,7 @@ def _build(sf: SpecFile, dest: Path, cache: Cache | None, formats: list[str] | N
         store.recover(dest, say)
         store.check_inputs_outside(dest, input_paths(sf, templates))
         store.check_destination(dest)
+        cache = open_cache(run, sf)  # only now: a refused build leaves no cache folder behind
         p = Prepared(sf, ds, plan_of(sf, ds, previous or previous_of(release, dest)), dest)
         workers = f"; {run.jobs} worker processes" if run.jobs > 1 and run.executor != "dask" else ""
         phase(progress, f"read {_shape(ds)} and planned {len(p.plan.nodes):,} analyses in "
