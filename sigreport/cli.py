@@ -132,7 +132,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     b.add_argument("--release", metavar="NAME", help="write the report as release NAME of the archive, with its manifest")
     b.add_argument("--archive", metavar="DIR", help="archive folder (default: outputs.archive, else reports/ beside the spec)")
-    b.add_argument("--force", action="store_true", help="replace an existing release of that name")
+    b.add_argument("--force", action="store_true", help="replace an existing release of that name (with -o: let a "
+                   "plain report replace a release folder)")
     b.add_argument("--previous", metavar="DIR", help="report to compare with (default: the archive's newest release)")
     b.add_argument("-j", "--jobs", type=_jobs, default="auto", metavar="N",
                    help="run independent analyses and figures in N worker processes (same results for every N; "
@@ -221,7 +222,7 @@ def _run(args: argparse.Namespace) -> int:
     progress = Progress(not args.quiet)
     try:
         dest, written, warnings = b.build(args.spec, args.output, args.formats, args.strict, progress, args.templates,
-                                          release, wait=args.wait, run=_run_options(args))
+                                          release, wait=args.wait, run=_run_options(args), force=args.force)
     finally:
         progress.finish()
     if not args.quiet:
@@ -248,7 +249,8 @@ def _release(args: argparse.Namespace) -> Any:  # a ReleasePlan or None
     from sigreport.api import pipeline as b
 
     if args.release is None:
-        extra = [f for f, v in (("--archive", args.archive), ("--force", args.force), ("--previous", args.previous)) if v]
+        extra = [f for f, v in (("--archive", args.archive), ("--force", args.force and not args.output),
+                                ("--previous", args.previous)) if v]
         if extra:
             raise UserError("build", [Problem("build", None, extra[0], "only with --release NAME")])
         return None

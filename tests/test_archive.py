@@ -12,8 +12,11 @@ no omnibus test, so each engineered change moves exactly one thing:
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -432,3 +435,146 @@ def test_release_manifest_holds_user_aggregate_module(tmp_path: Path, capsys: py
     module.write_text(module.read_text() + "# edited\n")
     code, out, _ = run(capsys, "verify", release)
     assert code == 1 and "input changed: agg_released.py" in out
+
+
+# ---- archives that are not sigreport's, immutability under --wait and -o, damaged documents -------------
+
+
+def test_a_folder_that_is_not_an_archive_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--release v1 --archive site`` where site/ holds the user's own index.html (or index.json, or other
+    files): exit 2, nothing written; an empty folder becomes an archive, marked as sigreport's."""
+    spec = project / "spec.yaml"
+    for name, text in (("index.html", "<h1>my site</h1>"), ("index.json", '{"pages": []}'), ("notes.txt", "mine")):
+        site = project / f"site-{name}"
+        site.mkdir()
+        (site / name).write_text(text)
+        code, _, err = run(capsys, "build", spec, "--release", "v1", "--archive", site)
+        assert code == 2 and "is not a sigreport archive" in err and "Traceback" not in err, err
+        assert [p.name for p in site.iterdir()] == [name] and (site / name).read_text() == text
+    empty = project / "empty"
+    empty.mkdir()
+    assert run(capsys, "build", spec, "--release", "v1", "--archive", empty, "-q")[0] == 0
+    assert (empty / releases.ARCHIVE_MARKER).is_file() and (empty / "index.json").is_file()
+    (empty / "README.md").write_text("notes on our releases")  # a marked archive may hold the user's notes
+    assert run(capsys, "build", spec, "--release", "v2", "--archive", empty, "-q")[0] == 0
+
+
+def test_an_archive_of_an_earlier_version_is_recognised(archive: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """An archive written before the marker (its index.json is sigreport's) is an archive: marked on its
+    next index rewrite."""
+    copy = tmp_path / "a"
+    shutil.copytree(archive, copy)
+    (copy / releases.ARCHIVE_MARKER).unlink()
+    assert releases.is_archive(copy)
+    releases.write_index(copy)
+    assert (copy / releases.ARCHIVE_MARKER).is_file()
+
+
+def test_a_release_written_while_a_build_waited_is_not_replaced(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Two ``--release v1 --wait 60`` builds: the second planned before the first wrote v1 and waited for its
+    lock; once it has the lock it finds v1 written and stops (exit 2), leaving the first build's release."""
+    from sigreport.archive import store
+
+    spec, dest = project / "spec.yaml", project / "reports" / "v1"
+    dest.parent.mkdir()
+    fd = os.open(store.lock_path(dest), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # the first build holds the release's lock
+    first: list[int] = []
+
+    def nap(seconds: float) -> None:  # the first build finishes while the second one waits
+        if not first:
+            os.close(fd)
+            with monkeypatch.context() as m:
+                m.setattr(store.time, "sleep", time.sleep)
+                first.append(main(["build", str(spec), "--release", "v1", "-q", "--no-cache"]))
+
+    monkeypatch.setattr(store.time, "sleep", nap)
+    code, _, err = run(capsys, "build", spec, "--release", "v1", "--wait", "60", "--no-cache")
+    assert first == [0] and code == 2, err
+    assert "release 'v1' was written by another build while this one waited" in err and "Traceback" not in err
+    assert read_manifest(dest)["sequence"] == 1
+
+
+def test_a_plain_build_into_a_release_folder_is_refused_unless_forced(project: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``build -o ARCHIVE/v1`` would replace a release behind the index's back: exit 2; with --force the
+    report replaces it and the index is rewritten without it."""
+    spec = project / "spec.yaml"
+    for n in ("v1", "v2"):
+        assert run(capsys, "build", spec, "--release", n, "-q")[0] == 0
+    v1 = project / "reports" / "v1"
+    before = {p.name: p.read_bytes() for p in v1.iterdir()}
+    code, _, err = run(capsys, "build", spec, "-o", v1)
+    assert code == 2 and f"{v1} is a release" in err and "--force" in err and "Traceback" not in err
+    assert {p.name: p.read_bytes() for p in v1.iterdir()} == before
+    assert run(capsys, "build", spec, "-o", v1, "--force", "-q")[0] == 0
+    assert not (v1 / MANIFEST_NAME).exists()
+    index = json.loads((project / "reports" / "index.json").read_text())
+    assert [r["release"] for r in index["releases"]] == ["v2"]
+
+
+def damage(folder: Path, name: str, edit: str) -> None:
+    """Hand-edit or damage one JSON file of a release folder."""
+    path = folder / name
+    if edit == "truncated":
+        path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    elif edit == "not UTF-8":
+        path.write_bytes(b"\xff\xfe" + path.read_bytes())
+    elif edit == "NaN":
+        path.write_text(path.read_text().replace('"seed": 0', '"seed": NaN', 1))
+    elif edit == "deep nesting":
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    elif edit == "wrong type":
+        doc = json.loads(path.read_text())
+        if name == "results.json":
+            next(a for a in doc["analyses"] if a["kind"] == "pairwise")["pairs"][0]["significant"] = "yes"
+        else:
+            doc["inputs"][0]["sha256"] = 5
+        path.write_text(json.dumps(doc))
+
+
+EDITS = [(n, e) for n in ("results.json", "manifest.json")
+         for e in ("truncated", "not UTF-8", "NaN", "deep nesting", "wrong type")]
+FIELD = {("results.json", "wrong type"): "analyses[1].pairs[0].significant: expected true or false or null, got "
+                                          '"yes"', ("manifest.json", "wrong type"): "inputs[0].sha256: expected a sha256"}
+
+
+@pytest.mark.parametrize("name,edit", EDITS)
+def test_hand_edited_json_is_a_user_error_everywhere(archive: Path, tmp_path: Path, name: str, edit: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """diff, verify (with and without the rebuild) and --previous: one line naming the file (and the field),
+    exit 2, no traceback."""
+    shutil.copytree(archive, tmp_path / "a")
+    bad = tmp_path / "a" / "v2"
+    damage(bad, name, edit)
+    commands = [("diff", archive / "v1", bad), ("diff", "v1", "v2", "--archive", tmp_path / "a"),
+                ("verify", bad, "--no-rebuild"), ("verify", bad),
+                ("build", archive.parent / "spec.yaml", "--release", "p", "--archive", tmp_path / "p",
+                 "--previous", bad, "-q")]
+    for argv in commands:
+        code, out, err = run(capsys, *argv)
+        if name == "results.json" and argv[0] == "verify":
+            assert code == 1 and "results.json (changed)" in out, (argv, out, err)  # a changed file, not an error
+            continue
+        assert code == 2 and "Traceback" not in err, (argv, err)
+        assert len(err.strip().splitlines()) == 1 and str(bad / name) in err, (argv, err)
+        assert FIELD.get((name, edit), "") in err, (argv, err)
+
+
+def test_one_damaged_release_does_not_stop_later_release_builds(archive: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """v3's results.json and v2's manifest damaged: a new release builds (exit 0), compares with v1, the
+    index leaves v2 and v3 out, and a warning names each."""
+    copy = tmp_path / "a"
+    shutil.copytree(archive, copy)
+    damage(copy / "v3", "results.json", "truncated")
+    damage(copy / "v2", "manifest.json", "wrong type")
+    code, _, err = run(capsys, "build", archive.parent / "spec.yaml", "--release", "v4", "--archive", copy, "-q")
+    assert code == 0 and "Traceback" not in err, err
+    assert "release v3 is not used as the previous release" in err and "left release v3 out of the index" in err
+    assert "skipped v2 in the archive" in err and "inputs[0].sha256" in err
+    assert read_manifest(copy / "v4")["previous"] == "v1"
+    index = json.loads((copy / "index.json").read_text())
+    assert [r["release"] for r in index["releases"]] == ["v4", "v1"]

@@ -223,17 +223,23 @@ def plan_of(sf: SpecFile, ds: Dataset, previous: Results | None) -> Plan:
     return plan
 
 
-def previous_of(release: releases.ReleasePlan | None, dest: Path) -> Results | None:
-    """The previous report: a release's previous release (or --previous), else the report in ``dest``."""
+def previous_of(release: releases.ReleasePlan | None, dest: Path, say: store.Say | None = None) -> Results | None:
+    """The previous report: a release's previous release (or --previous), else the report in ``dest``. A
+    release's previous report that cannot be used is a user error naming its results.json (``--previous``)
+    or is skipped with a line through ``say`` (a damaged release of the archive)."""
     if release is None:
         return previous_results(dest)
     from sigreport.archive import releases
+    from sigreport.archive.documents import document_error
 
-    doc = releases.previous_results(release.archive, release.name, release.previous_dir)
-    try:
-        return from_dict(doc) if doc is not None else None
-    except (ValueError, KeyError, TypeError):
+    found = releases.previous_report(release.archive, release.name, release.previous_dir, say)
+    if found is None:
         return None
+    path, doc = found
+    try:
+        return from_dict(doc)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise document_error(path, "", f"cannot be used as the previous report: {exc}") from None
 
 
 def previous_results(dest: Path) -> Results | None:
@@ -361,7 +367,8 @@ def write_paper_files(model: "ReportModel", dest: Path, formats: list[str]) -> l
 def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, formats: list[str] | None = None,
           strict: bool = False, progress: Progress | None = None, templates: str | Path | None = None,
           release: releases.ReleasePlan | None = None, previous: Results | None = None, wait: float = 0.0,
-          say: store.Say | None = None, run: RunOptions = RunOptions()) -> tuple[Path, list[str], list[Problem]]:
+          say: store.Say | None = None, run: RunOptions = RunOptions(),
+          force: bool = False) -> tuple[Path, list[str], list[Problem]]:
     """Run a whole build; returns (report folder, files written, warnings).
 
     The output folder is locked for the whole build (a second build waits ``wait`` seconds, then stops
@@ -369,13 +376,16 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     ``release`` (from :func:`plan_release`) the report goes into the archive with its manifest, and the
     index is rewritten. The previous report (for ``selection``) is ``previous``, else the release's
     previous one, else the report in the output folder: read here, explicitly, and handed to the plan.
+    A release folder is replaced only by a release build with ``--force`` (a plain build into it needs
+    ``force``, and then the archive's index is rewritten).
     """
     say = say or _say
     sf = spec_file(spec_path)
     dest = release.dest if release else (Path(out).resolve() if out else output_dir(sf))
     check_cache(run, sf)  # an unusable cache folder stops the build before the data is read
     with long_lived(), ready_workers(figure_workers_ahead(sf, run, formats)) as drawers:
-        return _build(sf, dest, formats, strict, progress, templates, release, previous, wait, say, run, drawers)
+        return _build(sf, dest, formats, strict, progress, templates, release, previous, wait, say, run, drawers,
+                      force)
 
 
 @contextlib.contextmanager
@@ -396,7 +406,7 @@ def ready_workers(n: int) -> Iterator[forking.Ready | None]:
 def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
            progress: Progress | None, templates: str | Path | None, release: releases.ReleasePlan | None,
            previous: Results | None, wait: float, say: store.Say, run: RunOptions,
-           drawers: forking.Ready | None = None) -> tuple[Path, list[str], list[Problem]]:
+           drawers: forking.Ready | None = None, force: bool = False) -> tuple[Path, list[str], list[Problem]]:
     t0, started = time.monotonic(), time.time()
     phase(progress, f"reading {_data_names(sf)}", transient=True)
     imported = scipy_stats.prefetch() if uses_scipy_stats(sf.spec) else (lambda: None)  # while the data is read
@@ -413,8 +423,9 @@ def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
         store.recover(dest, say)
         store.check_inputs_outside(dest, input_paths(sf, templates))
         store.check_destination(dest)
+        replaces_release = check_release_destination(dest, release, force)
         cache = open_cache(run, sf)  # only now: a refused build leaves no cache folder behind
-        p = Prepared(sf, ds, plan_of(sf, ds, previous or previous_of(release, dest)), dest)
+        p = Prepared(sf, ds, plan_of(sf, ds, previous or previous_of(release, dest, say)), dest)
         workers = f"; {run.jobs} worker processes" if run.jobs > 1 and run.executor != "dask" else ""
         phase(progress, f"read {_shape(ds)} and planned {len(p.plan.nodes):,} analyses in "
                         f"{time.monotonic() - t0:.1f} s{workers}")
@@ -443,11 +454,31 @@ def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
         if removed:
             phase(progress, f"cache: removed {removed:,} least recently used entries ({freed / 1e6:,.0f} MB) to keep "
                             f"it under {run.cache_limit / 1e6:,.0f} MB")
-    if release:
+    if release or replaces_release:
         from sigreport.archive import releases
 
-        releases.write_index(release.archive)
+        releases.write_index(release.archive if release else dest.parent, say)
     return dest, written, warnings
+
+
+def check_release_destination(dest: Path, release: releases.ReleasePlan | None, force: bool) -> bool:
+    """With the output folder's lock held: a release build's folder is still as planned (a build that
+    waited may find the release written meanwhile: refused, releases are immutable); a plain build into a
+    release folder (``-o ARCHIVE/NAME``) is refused unless ``force``. Returns whether a plain build replaces
+    a release of a sigreport archive (its index is then rewritten)."""
+    from sigreport.archive import releases
+
+    if release is not None:
+        releases.check_release_unchanged(release)
+        return False
+    if not releases.is_release_folder(dest):
+        return False
+    if not force:
+        raise store.refuse(dest, f"{dest} is a release (it holds {releases.MANIFEST_NAME}); releases are "
+                                 "immutable and listed in their archive's index: rebuild it with --release "
+                                 f"{dest.name} --archive {dest.parent} --force, or pass --force to replace it "
+                                 "with a plain report")
+    return releases.is_archive(dest.parent)
 
 
 _KEEPING: contextvars.ContextVar[bool] = contextvars.ContextVar("sigreport_keeping", default=False)

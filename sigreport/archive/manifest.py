@@ -18,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from sigreport.archive.documents import check, document_error, load_json
 from sigreport.errors import Problem, UserError
 
 MANIFEST_NAME = "manifest.json"
@@ -127,32 +128,31 @@ def dumps(doc: Mapping[str, Any]) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+INPUT_ENTRY = {"role!": "str", "name!": "str", "path!": "str", "size": "int", "sha256!": "sha256"}
+MANIFEST = {"release!": "str", "sequence!": "int", "previous": "str|null", "sigreport_version": "str|null",
+            "python_version": "str|null", "libraries!": ("map", "str|null"),
+            "spec!": {"name": "str", "path": "str", "copy": "str", "sha256!": "sha256", "text": "str"},
+            "inputs!": ("list", INPUT_ENTRY), "templates": "str|null", "seed": "int", "resamples": "int|null",
+            "formats": ("list", "str"), "outputs!": ("map", "sha256"), "built_at": "str",
+            "platform": ("map", "any")}
+"""The fields of a manifest sigreport reads back (``verify``, ``diff``, the index), with their JSON types."""
+
+
 def read_manifest(folder: Path) -> dict[str, Any]:
-    """Read and check a release's manifest; anything that is not sigreport's manifest is a user error."""
+    """Read and check a release's manifest; anything that is not sigreport's manifest, or a manifest with a
+    field of the wrong type (edited by hand, damaged), is a user error naming the file and the field."""
     path = folder / MANIFEST_NAME
-    source = str(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.is_file() and not path.is_symlink():
+        source = str(path)
         raise UserError(source, [Problem(source, None, "", f"{folder} is not a sigreport release "
-                                         f"(no {MANIFEST_NAME})")]) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise UserError(source, [Problem(source, None, "", f"not a sigreport manifest: {exc}")]) from None
-    problems = manifest_problems(doc, source)
-    if problems:
-        raise UserError(source, problems[:1])
-    return doc
-
-
-def manifest_problems(doc: Any, source: str) -> list[Problem]:
+                                         f"(no {MANIFEST_NAME})")])
+    doc = load_json(path, "manifest")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        return [Problem(source, None, "format", f"not a sigreport manifest (expected format '{FORMAT}')")]
+        raise document_error(path, "format", f"not a sigreport manifest (expected format '{FORMAT}')")
     if doc.get("manifest_version") != MANIFEST_VERSION:
-        return [Problem(source, None, "manifest_version",
-                        f"manifest version {doc.get('manifest_version')!r} is not supported "
-                        f"(this sigreport reads {MANIFEST_VERSION})")]
-    shapes = {"release": str, "sequence": int, "spec": dict, "inputs": list, "outputs": dict, "libraries": dict}
-    for key, kind in shapes.items():
-        if not isinstance(doc.get(key), kind):
-            return [Problem(source, None, key, f"missing or not a {kind.__name__}; not a sigreport manifest")]
-    return []
+        raise document_error(path, "manifest_version", f"manifest version {doc.get('manifest_version')!r} is not "
+                             f"supported (this sigreport reads {MANIFEST_VERSION})")
+    check(doc, MANIFEST, path, "manifest")
+    if doc["sequence"] < 1:
+        raise document_error(path, "sequence", f"expected a build number of 1 or more, got {doc['sequence']}")
+    return doc
