@@ -635,6 +635,8 @@ def _parse_yaml(text: str, source: str, loader_class: type[_SpecLoader] | None =
         raise SpecError(source, [Problem(source, exc.line, "", exc.message)]) from None
     except yaml.YAMLError as exc:
         line, what = _yaml_error(exc, text)
+        if "maximum nesting depth" in what:  # libyaml (0.2.5+) scans ahead and has a limit of its own
+            raise SpecError(source, [Problem(source, line, "", f"nesting deeper than {MAX_DEPTH} levels")]) from None
         raise SpecError(source, [Problem(source, line, "", f"not valid YAML: {what}")]) from None
     except RecursionError:  # pragma: no cover - MAX_DEPTH keeps composing far from the recursion limit
         raise SpecError(source, [Problem(source, None, "", f"nesting deeper than {MAX_DEPTH} levels")]) from None
