@@ -16,14 +16,17 @@ import fcntl
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from sigreport.archive import diff as diffs
 from sigreport.archive import releases
-from sigreport.archive.manifest import MANIFEST_NAME, read_manifest, software_versions
+from sigreport.archive.manifest import MANIFEST_NAME, manifest_digest, read_manifest, sha256_file, software_versions
 from sigreport.cli import main
 
 NOISE = [0.01, -0.02, 0.015, -0.005, 0.02, -0.015, 0.005, -0.01, 0.012, -0.012, 0.008, -0.008]
@@ -578,3 +581,158 @@ def test_one_damaged_release_does_not_stop_later_release_builds(archive: Path, t
     assert read_manifest(copy / "v4")["previous"] == "v1"
     index = json.loads((copy / "index.json").read_text())
     assert [r["release"] for r in index["releases"]] == ["v4", "v1"]
+
+
+# ---- verify: a forged release, a published digest, and the three outcomes ---------------------------------
+
+
+def forge(release: Path, spec_hash: str | None) -> None:
+    """The forgery: flip a pairwise decision in results.json, write the file's new hash into the manifest and,
+    unless ``spec_hash`` is None, put that value in the manifest's spec hash."""
+    doc = json.loads((release / "results.json").read_text(encoding="utf-8"))
+    pair = next(a for a in doc["analyses"] if a["kind"] == "pairwise")["pairs"][0]
+    pair["significant"] = not pair["significant"]
+    (release / "results.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    m = json.loads((release / MANIFEST_NAME).read_text(encoding="utf-8"))
+    m["outputs"]["results.json"] = sha256_file(release / "results.json")
+    if spec_hash is not None:
+        m["spec"]["sha256"] = spec_hash
+    (release / MANIFEST_NAME).write_text(json.dumps(m, indent=2), encoding="utf-8")
+
+
+@pytest.mark.parametrize("spec_hash", [None, "0" * 64, "anything"])
+def test_a_forged_release_does_not_verify(archive: Path, tmp_path: Path, spec_hash: str | None,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Editing results.json and its hash in the manifest (and the manifest's spec hash) is caught: the spec
+    copy no longer has the manifest's hash (tampering), the rebuild still runs and shows the flipped
+    decision; a published digest catches the rewritten manifest without a rebuild."""
+    copy = tmp_path / "a"
+    shutil.copytree(archive, copy)
+    release = copy / "v3"  # the release whose inputs are the current table
+    published = manifest_digest(release)
+    assert run(capsys, "verify", release, "--digest", published)[0] == 0
+    forge(release, spec_hash)
+    code, out, err = run(capsys, "verify", release)
+    if spec_hash == "anything":  # not a sha256 at all: the manifest is refused, naming the field
+        assert code == 2 and "spec.sha256: expected a sha256" in err and "Traceback" not in err
+        return
+    head = "release v3 does not verify:" if spec_hash else "release v3: not reproduced"  # files tampered, or not
+    assert code == 1 and out.startswith(head), out
+    assert "rebuild differs from the manifest: results.json (changed: $.analyses[1].pairs[0].significant" in out
+    if spec_hash is not None:
+        assert "output differs from the manifest: spec.yaml (sha256" in out
+        assert "manifest.json (its spec text does not have its spec sha256)" in out
+    code, out, _ = run(capsys, "verify", release, "--no-rebuild", "--digest", published)
+    assert code == 1 and f"manifest.json (sha256 {manifest_digest(release)[:12]}…, not the published" in out
+
+
+def rebuilt_with(monkeypatch: pytest.MonkeyPatch, edit: Callable[[Path], None]) -> None:
+    """verify's rebuild writes the report, then ``edit`` changes it (what another machine might write)."""
+    from sigreport.api import pipeline
+
+    real = pipeline.build
+
+    def build(spec: Path, out: Path, *args: object, **kwargs: object) -> object:
+        done = real(spec, out, *args, **kwargs)
+        edit(Path(out))
+        return done
+
+    monkeypatch.setattr(pipeline, "build", build)
+
+
+def scale_first_pvalue(factor: float) -> Callable[[Path], None]:
+    def edit(out: Path) -> None:
+        doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        pair = next(a for a in doc["analyses"] if a["kind"] == "pairwise")["pairs"][0]
+        pair["pvalue"] *= factor
+        (out / "results.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return edit
+
+
+def replace_in_html(old: str, new: str, inside_svg: bool) -> Callable[[Path], None]:
+    def edit(out: Path) -> None:
+        page = (out / "index.html").read_text(encoding="utf-8")
+        start = page.index("<svg") if inside_svg else 0
+        at = page.index(old, start)
+        assert not inside_svg or at < page.index("</svg>", start)
+        (out / "index.html").write_text(page[:at] + new + page[at + len(old):], encoding="utf-8")
+    return edit
+
+
+@pytest.mark.parametrize("case,edit,outcome", [
+    ("a p-value 1e-12 apart", scale_first_pvalue(1 + 1e-12), "reproduced"),
+    ("a figure's drawing", replace_in_html("<path", "<path data-x='1'", inside_svg=True), "reproduced"),
+    ("a p-value 1e-6 apart", scale_first_pvalue(1 + 1e-6), "not reproduced"),
+    ("text outside the figures", replace_in_html("<title>Archive example", "<title>Archive exampel", False),
+     "not reproduced"),
+])
+def test_verify_outcomes(archive: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                         case: str, edit: Callable[[Path], None], outcome: str) -> None:
+    """A rebuild that differs only in a float within tolerance or inside a figure is "reproduced" (exit 0,
+    the largest relative difference named); beyond tolerance or in text it is "not reproduced" (exit 1)."""
+    rebuilt_with(monkeypatch, edit)
+    code, out, _ = run(capsys, "verify", archive / "v3")
+    if outcome == "reproduced":
+        assert code == 0 and out.startswith("ok: release v3: reproduced: same decisions, numbers within tolerance"), out
+        if "p-value" in case:
+            assert "(largest relative difference 1.0e-12)" in out and "numbers within tolerance: results.json" in out
+    else:
+        assert code == 1 and out.startswith("release v3: not reproduced"), out
+        assert f"rebuild differs from the manifest: {'index.html' if 'text' in case else 'results.json'}" in out
+
+
+def test_verify_reproduces_a_release_across_blas_kernels(tmp_path: Path) -> None:
+    """The real thing: a release built with OpenBLAS's Haswell kernels, verified with its Sandybridge kernels
+    (as on another CPU). results.json differs in the last digits (the paired t tests' p-values; measured
+    3.7e-14 at most on this example), so verify says "reproduced" on another machine, and byte-identical
+    with the kernel it was built with."""
+    import numpy as np
+
+    if not np._core._multiarray_umath.__cpu_features__.get("AVX2"):
+        pytest.skip("the Haswell kernels need a CPU with AVX2")
+    import threadpoolctl
+
+    if not any(lib["internal_api"] == "openblas" for lib in threadpoolctl.threadpool_info()):
+        pytest.skip("numpy is not linked with OpenBLAS")
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "data").mkdir()
+    shutil.copy(root / "configs" / "summarization.yaml", tmp_path)
+    shutil.copy(root / "configs" / "data" / "summarization.csv", tmp_path / "data")
+
+    def cli(kernel: str, *argv: str) -> subprocess.CompletedProcess[str]:
+        code = "import sys; from sigreport.cli import main; sys.exit(main(sys.argv[1:]))"
+        return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=root,
+                              env={**os.environ, "OPENBLAS_CORETYPE": kernel}, timeout=600)
+
+    built = cli("Haswell", "build", "-q", "--no-cache", str(tmp_path / "summarization.yaml"), "--release", "v1",
+                "--formats", "json,html")
+    assert built.returncode == 0, built.stderr
+    release = tmp_path / "reports" / "v1"
+    assert [b["kernel"] for b in read_manifest(release)["platform"]["blas"]] == ["Haswell"] * 2
+    other = cli("Sandybridge", "verify", str(release))
+    assert other.returncode == 0, other.stdout + other.stderr
+    assert other.stdout.startswith("ok: release v1: reproduced: same decisions, numbers within tolerance "
+                                   "(largest relative difference"), other.stdout
+    assert "on another machine (blas: " in other.stdout and "Sandybridge" in other.stdout
+    assert "numbers within tolerance: results.json" in other.stdout
+    same = cli("Haswell", "verify", str(release))
+    assert same.returncode == 0 and "rebuilt byte-identical" in same.stdout, same.stdout
+
+
+def test_verify_says_when_it_cannot_rebuild(archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No input found (or no previous release beside a copied release): exit 1, "could not rebuild", never ok."""
+    code, out, _ = run(capsys, "verify", archive / "v3", "--data", tmp_path)
+    assert code == 1 and "could not rebuild: input not found: data/scores.csv" in out and "--data" in out
+    shutil.copytree(archive / "v3", tmp_path / "v3")
+    code, out, _ = run(capsys, "verify", tmp_path / "v3")
+    assert code == 1 and "could not rebuild: the previous release 'v2' it was analysed against cannot be read" in out
+
+
+def test_manifest_records_the_platform(archive: Path) -> None:
+    """What the last digits of a build depend on, so that verify can say "another machine"."""
+    from sigreport.archive.manifest import platform_info
+
+    recorded = read_manifest(archive / "v1")["platform"]
+    assert set(recorded) == {"machine", "cpu", "simd", "blas", "os", "python"}
+    assert recorded == platform_info()  # the same process built it
+    assert all(set(b) == {"library", "version", "kernel"} for b in recorded["blas"]) and recorded["blas"]

@@ -23,7 +23,7 @@ from sigreport.analyses import build_plan, collect_results, figure_problems, use
 from sigreport.version import __version__
 from sigreport.archive import store
 from sigreport.archive.manifest import read_manifest
-from sigreport.archive.verify import VerifyResult, verify_release
+from sigreport.archive.verify import CannotRebuild, VerifyResult, verify_release
 from sigreport.data import Dataset, load_data
 from sigreport.errors import Problem, SpecError, StrictError, UserError
 from sigreport.execute.cache import LIMIT as CACHE_LIMIT
@@ -567,18 +567,26 @@ def plan_release(spec_path: str | Path, name: str, archive: str | Path | None = 
     return releases.plan_release_for(spec_file(spec_path), name, archive, force, previous)
 
 
-def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None = None) -> VerifyResult:
-    """``sigreport verify``: check a release against its manifest, rebuilding it unless ``rebuild`` is False."""
+def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None = None,
+           digest: str | None = None) -> VerifyResult:
+    """``sigreport verify``: check a release against its manifest (and the manifest against a published
+    ``digest``), rebuilding it unless ``rebuild`` is False. The rebuild uses no cache."""
     folder = Path(folder)
-    previous = None
+    previous, missing = None, None
     try:  # a release was analysed against its previous release (selection): so is its rebuild
         name = read_manifest(folder).get("previous")
-        previous = previous_results(folder.parent / name) if isinstance(name, str) and name else None
     except UserError:
-        pass  # verify_release reports an unreadable manifest itself
+        name = None  # verify_release reports an unreadable manifest itself
+    if isinstance(name, str) and name:
+        previous = previous_results(folder.parent / name)
+        if previous is None:
+            missing = (f"the previous release '{name}' it was analysed against cannot be read at "
+                       f"{folder.parent / name}; verify the release inside its archive")
 
     def builder(spec: Path, out: Path, formats: list[str], templates: str | None) -> None:
+        if missing:
+            raise CannotRebuild(missing)
         build(spec, out, formats or None, templates=templates, previous=previous)
 
-    return verify_release(Path(folder), rebuild, Path(data_dir) if data_dir else None, builder)
+    return verify_release(Path(folder), rebuild, Path(data_dir) if data_dir else None, builder, digest)
 

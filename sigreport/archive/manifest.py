@@ -78,6 +78,62 @@ def software_versions(libraries: Iterable[str] = LIBRARIES) -> dict[str, str | N
     return out
 
 
+SIMD_LEVELS = ("AVX512_SPR", "AVX512_ICL", "AVX512_SKX", "AVX512F", "AVX2", "AVX", "SSE42", "SSE2", "SVE", "ASIMD",
+               "NEON", "VSX4", "VSX3", "VSX2", "VX")
+"""numpy's names of CPU SIMD extensions, best first: the platform records the best one this CPU offers."""
+
+
+def platform_info() -> dict[str, Any]:
+    """What the numbers of a build may depend on besides the software versions: the CPU (model, the best
+    SIMD level numpy found), the BLAS libraries loaded with their kernel (OpenBLAS picks one per CPU, or
+    ``OPENBLAS_CORETYPE``), the operating system and Python. ``verify`` compares it with its own to say
+    whether a rebuild ran on another machine. Call it after the build (the BLAS libraries are loaded then)."""
+    return {"machine": platform.machine(), "cpu": cpu_model(), "simd": simd_level(), "blas": blas_libraries(),
+            "os": platform.platform(), "python": f"{platform.python_implementation()} {platform.python_version()}"}
+
+
+def cpu_model() -> str | None:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith(("model name", "Processor", "cpu model")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def simd_level() -> str | None:
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+    except ImportError:  # pragma: no cover - numpy before 2.0
+        return None
+    return next((name for name in SIMD_LEVELS if features.get(name)), None)
+
+
+def blas_libraries() -> list[dict[str, str | None]]:
+    """Each BLAS library loaded in this process (``threadpoolctl``): its implementation, version and kernel."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:  # pragma: no cover - a dependency; a manifest is still written without it
+        return []
+    seen = []
+    for lib in threadpool_info():
+        if lib.get("user_api") == "blas":
+            entry = {"library": lib.get("internal_api"), "version": lib.get("version"),
+                     "kernel": lib.get("architecture") or lib.get("threading_layer")}
+            if entry not in seen:
+                seen.append(entry)
+    return sorted(seen, key=lambda e: tuple(str(v) for v in e.values()))  # not the order they were loaded in
+
+
+def manifest_digest(folder: Path) -> str:
+    """sha256 of a release's manifest.json: it holds the hash of every other file and input, so this one
+    value pins the whole release; published elsewhere (a release note, a tag), it lets ``verify --digest``
+    detect a manifest rewritten to match edited files."""
+    return sha256_file(folder / MANIFEST_NAME)
+
+
 def output_hashes(folder: Path) -> dict[str, str]:
     """sha256 of every output file of a release folder, by POSIX path relative to it.
 
@@ -97,7 +153,7 @@ def build_manifest(*, release: str, sequence: int, sigreport_version: str, spec_
                    spec_path: str, inputs: Iterable[InputFile], outputs: Mapping[str, str], seed: int,
                    resamples: int | None, formats: Iterable[str], previous: str | None,
                    software: Mapping[str, str | None] | None = None, templates: str | None = None,
-                   built_at: str | None = None) -> dict[str, Any]:
+                   built_at: str | None = None, machine: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The manifest document. ``sequence`` is the build order within the archive (1, 2, ...): the index
     lists releases by it, newest first, because names need not sort and clocks need not agree."""
     soft = dict(software if software is not None else software_versions())
@@ -119,6 +175,8 @@ def build_manifest(*, release: str, sequence: int, sigreport_version: str, spec_
         "formats": list(formats),
         "outputs": dict(sorted(outputs.items())),
     }
+    if machine is not None:
+        doc["platform"] = dict(machine)
     if built_at is not None:
         doc["built_at"] = built_at
     return doc

@@ -23,7 +23,7 @@ from sigreport.archive import store
 from sigreport.archive.diff import descriptives_key
 from sigreport.archive.documents import read_results_document
 from sigreport.archive.manifest import (DIFF_NAME, MANIFEST_NAME, SPEC_COPY, InputFile, build_manifest,
-                                        describe_input, dumps, output_hashes, read_manifest)
+                                        describe_input, dumps, output_hashes, platform_info, read_manifest)
 from sigreport.errors import Problem, UserError
 from sigreport.spec import SpecFile
 
@@ -325,7 +325,7 @@ def finish_release(plan: ReleasePlan, folder: Path, given: ReleaseInputs) -> lis
         release=plan.name, sequence=next_sequence(plan.archive), sigreport_version=given.sigreport_version,
         spec_text=given.spec_text, spec_name=given.spec_name, spec_path=given.spec_path, inputs=given.inputs,
         outputs={}, seed=given.seed, resamples=given.resamples, formats=given.formats, templates=given.templates,
-        previous=prev[0] if prev else None,
+        previous=prev[0] if prev else None, machine=platform_info(),
         built_at=datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat())
     if prev is not None and prev[1].get("schema_version") == read_results(folder).get("schema_version"):
         d = diffs.diff_results(prev[1], read_results(folder), prev[2], manifest, prev[0], plan.name)
