@@ -22,7 +22,7 @@ from sigreport import forking
 from sigreport.analyses import build_plan, collect_results, figure_problems, uses_scipy_stats
 from sigreport.version import __version__
 from sigreport.archive import store
-from sigreport.archive.manifest import read_manifest
+from sigreport.archive.manifest import MANIFEST_NAME, read_manifest
 from sigreport.archive.verify import CannotRebuild, VerifyResult, verify_release
 from sigreport.data import Dataset, load_data
 from sigreport.errors import Problem, SpecError, StrictError, UserError
@@ -466,15 +466,15 @@ def check_release_destination(dest: Path, release: releases.ReleasePlan | None, 
     waited may find the release written meanwhile: refused, releases are immutable); a plain build into a
     release folder (``-o ARCHIVE/NAME``) is refused unless ``force``. Returns whether a plain build replaces
     a release of a sigreport archive (its index is then rewritten)."""
+    if release is None and not (dest / MANIFEST_NAME).is_file():  # a plain report: releases need not be imported
+        return False
     from sigreport.archive import releases
 
     if release is not None:
         releases.check_release_unchanged(release)
         return False
-    if not releases.is_release_folder(dest):
-        return False
     if not force:
-        raise store.refuse(dest, f"{dest} is a release (it holds {releases.MANIFEST_NAME}); releases are "
+        raise store.refuse(dest, f"{dest} is a release (it holds {MANIFEST_NAME}); releases are "
                                  "immutable and listed in their archive's index: rebuild it with --release "
                                  f"{dest.name} --archive {dest.parent} --force, or pass --force to replace it "
                                  "with a plain report")
