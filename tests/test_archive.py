@@ -736,3 +736,18 @@ def test_manifest_records_the_platform(archive: Path) -> None:
     assert set(recorded) == {"machine", "cpu", "simd", "blas", "os", "python"}
     assert recorded == platform_info()  # the same process built it
     assert all(set(b) == {"library", "version", "kernel"} for b in recorded["blas"]) and recorded["blas"]
+
+
+def test_a_previous_report_that_cannot_be_used(archive: Path, project: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """--previous DIR whose results.json lacks a field the plan reads: exit 2 naming the file; one of another
+    schema version: built without its choices, with a warning (an upgrade must not stop release builds)."""
+    doc = results(archive, "v2")
+    for name, edited in (("no-title", {k: v for k, v in doc.items() if k != "title"}), ("v2", doc | {"schema_version": 2})):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(edited), encoding="utf-8")
+    code, _, err = run(capsys, "build", project / "spec.yaml", "--release", "p1", "--previous", tmp_path / "no-title")
+    assert code == 2 and f"{tmp_path / 'no-title' / 'results.json'}: cannot be used as the previous report" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    code, _, err = run(capsys, "build", project / "spec.yaml", "--release", "p2", "--previous", tmp_path / "v2", "-q")
+    assert code == 0 and "schema_version 2, this sigreport writes 1: its test choices are not carried over" in err

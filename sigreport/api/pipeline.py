@@ -33,7 +33,7 @@ from sigreport.execute import Cache, CacheError, Executor, SerialExecutor, run_p
 from sigreport.execute.dask import DaskExecutor, DaskUnavailable
 from sigreport.plan import Plan
 from sigreport.results import Results, from_json, to_json
-from sigreport.results.io import from_dict
+from sigreport.results.io import SCHEMA_VERSION, from_dict
 from sigreport.spec import SpecFile, load_spec_file, output_dir
 from sigreport.stats.lazy import scipy_stats
 
@@ -236,6 +236,11 @@ def previous_of(release: releases.ReleasePlan | None, dest: Path, say: store.Say
     if found is None:
         return None
     path, doc = found
+    if doc.get("schema_version") != SCHEMA_VERSION:  # written by another sigreport: nothing to carry over
+        (say or _say)(f"sigreport: the previous report {path} has results.json schema_version "
+                      f"{doc.get('schema_version')}, this sigreport writes {SCHEMA_VERSION}: its test choices are "
+                      "not carried over")
+        return None
     try:
         return from_dict(doc)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
