@@ -156,12 +156,18 @@ def check_folder(folder: Path) -> None:
             return
         if not folder.is_dir():
             raise CacheError(f"cache folder {folder}: it is a file, not a folder")
-        if is_own_folder(folder) or is_legacy_folder(folder) or not any(folder.iterdir()):
+        if is_own_folder(folder) or is_legacy_folder(folder) or all(map(_being_claimed, os.listdir(folder))):
             return
     except OSError as exc:
         raise CacheError(f"cache folder {folder}: it cannot be read ({exc.strerror or exc})") from None
     raise CacheError(f"cache folder {folder}: it is not empty and not a sigreport cache (no {TAG} of "
                      "sigreport's); the cache keeps to a folder of its own: give a new or empty folder")
+
+
+def _being_claimed(name: str) -> bool:
+    """A file :func:`claim` writes: a folder holding only these is empty, or being made a cache by another
+    build at this moment."""
+    return name in (TAG, ".gitignore") or name.startswith((".tag-", ".probe-"))
 
 
 def claim(folder: Path) -> None:
@@ -171,12 +177,12 @@ def claim(folder: Path) -> None:
     if is_own_folder(folder):
         return
     legacy = is_legacy_folder(folder)
-    (folder / ".gitignore").write_text("*\n", encoding="utf-8")
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tag-")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(TAG_TEXT)
     os.chmod(tmp, 0o644)
     os.replace(tmp, folder / TAG)
+    (folder / ".gitignore").write_text("*\n", encoding="utf-8")
     if legacy:
         (folder / LEGACY_KEY).unlink(missing_ok=True)
 
