@@ -79,10 +79,14 @@ def classification_analysis(spec: LabelParams, preds: Predictions, group: Predic
     seed = np.random.default_rng(derived_seed(spec.seed, node_id))
     systems = []
     warnings: list[str] = []
+    positive = cls.positive_label if cls.positive_label in group.labels else None
+    if cls.positive_label is not None and positive is None:
+        warnings.append(f"the positive label {cls.positive_label!r} does not occur in corpus {group.corpus!r}: "
+                        "no metric of the positive class there")
     for j, system in enumerate(preds.systems):
-        r = classification_metrics(group.gold, group.pred[:, j], preds.labels, cls.beta, cls.positive_label,
+        r = classification_metrics(group.gold, group.pred[:, j], group.labels, cls.beta, positive,
                                    cls.resamples, seed, cls.ci_level)
-        mcc = matthews_corrcoef(group.gold, group.pred[:, j], len(preds.labels), 1 - cls.ci_level, cls.resamples,
+        mcc = matthews_corrcoef(group.gold, group.pred[:, j], len(group.labels), 1 - cls.ci_level, cls.resamples,
                                 derived_seed(spec.seed, f"{node_id}/mcc/{system}"))
         metrics = dict(r.metrics)
         metrics["mcc"] = MetricValue(mcc.value, mcc.ci_low, mcc.ci_high)  # after the others: a new key, appended
@@ -91,8 +95,8 @@ def classification_analysis(spec: LabelParams, preds: Predictions, group: Predic
     if group.dropped_items:
         warnings.append(f"{group.dropped_items} item(s) dropped because some system lacks them "
                         "(data.missing: drop_items)")
-    return ClassificationRecord(node_id, CLASSIFICATION, CLASSIFICATION, group.corpus, preds.labels,
-                                  cls.positive_label, float(cls.beta), f_name(cls.beta), float(cls.ci_level),
+    return ClassificationRecord(node_id, CLASSIFICATION, CLASSIFICATION, group.corpus, group.labels,
+                                  positive, float(cls.beta), f_name(cls.beta), float(cls.ci_level),
                                   "bootstrap_percentile", int(cls.resamples), len(group.items),
                                   group.dropped_items, tuple(systems), tuple(warnings))
 
@@ -267,8 +271,8 @@ def systems_vs_gold_analysis(spec: LabelParams, preds: Predictions, group: Predi
                              ) -> AgreementRecord:
     """Kappa between each system's predictions and the gold labels (one pair per system)."""
     aspec = spec.agreement or AgreementSpec()
-    labels = tuple(aspec.order) if aspec.order else preds.labels
-    recode = np.array([labels.index(lab) for lab in preds.labels], dtype=np.int64)
+    labels = tuple(aspec.order) if aspec.order else group.labels  # a declared order is the whole scale
+    recode = np.array([labels.index(lab) for lab in group.labels], dtype=np.int64)
     gold = recode[group.gold]
     k = len(labels)
     rng = np.random.default_rng(derived_seed(spec.seed, node_id))
