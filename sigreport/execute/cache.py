@@ -52,7 +52,7 @@ SECTIONS = ("figures",)  # subfolders of the cache holding another kind of entry
 SUBFOLDER = re.compile(r"[0-9a-f]{2}")
 ENTRY = re.compile(r"[0-9a-f]{64}\.pkl")
 TEMPORARY = re.compile(r"\.tmp-[a-z0-9_]{8}")  # tempfile.mkstemp(prefix=".tmp-")
-LEGACY_KEY = ".key"  # where sigreport before 0.x kept the key: inside the cache folder
+LEGACY_KEY = ".key"  # where earlier versions kept the key: inside the cache folder
 STALE = 86_400  # seconds after which a temporary file is a killed build's
 
 
