@@ -46,6 +46,7 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from sigreport import defaults
 from sigreport.errors import Problem, SpecError
 
 Alternative = Literal["two-sided", "greater", "less"]
@@ -310,9 +311,9 @@ class MainTableSpec(_Model):
     corpora: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None, description="Corpora shown, in this order (default: every corpus analysed).")
     cell: Literal["value", "value_ci", "value_sd"] = Field(
-        "value", description="What a cell shows: the mean (or corpus-level value), with its confidence interval, "
+        defaults.MAIN_TABLE_CELL, description="What a cell shows: the mean (or corpus-level value), with its confidence interval, "
         "or with the standard deviation over items.")
-    markers: bool = Field(True, description="Significance markers from the corrected pairwise decisions.")
+    markers: bool = Field(defaults.MAIN_TABLE_MARKERS, description="Significance markers from the corrected pairwise decisions.")
     decimals: int | None = Field(None, ge=0, le=10, description="Decimals of every value (default: the metric's).")
 
     @field_validator("metrics", "corpora")
@@ -329,17 +330,17 @@ class LatexSpec(_Model):
     """How the LaTeX tables are set for a paper (the fit rule is in the README's LaTeX section)."""
 
     float: Literal["auto", "table", "table*", "none"] = Field(
-        "auto", description="The float of every table: auto (table when it fits a column of a 10pt two-column "
+        defaults.LATEX_FLOAT, description="The float of every table: auto (table when it fits a column of a 10pt two-column "
         "article, table* when it fits the text width, else split by columns), table, table*, or none (a bare "
         "tabular for you to wrap).")
-    siunitx: bool = Field(False, description="Numeric columns as siunitx S columns (needs \\usepackage{siunitx}).")
+    siunitx: bool = Field(defaults.LATEX_SIUNITX, description="Numeric columns as siunitx S columns (needs \\usepackage{siunitx}).")
     pairwise: Literal["rows", "matrix", "auto"] = Field(
-        "auto", description="Pairwise tables: rows (one row per pair with every statistic), matrix (a compact "
+        defaults.LATEX_PAIRWISE, description="Pairwise tables: rows (one row per pair with every statistic), matrix (a compact "
         "k x k matrix of adjusted p-values with the significant ones marked), or auto (the matrix when the rows "
         "would not fit the text width). Except with rows, the per-pair table of paired differences and effect "
         "sizes of a family of more than 40 pairs is left out (results.json always has it).")
-    caption_prefix: str = Field("", description="Text put before every table caption.")
-    label_prefix: str = Field("tab:", pattern=r"^[A-Za-z0-9:_.-]*$",
+    caption_prefix: str = Field(defaults.LATEX_CAPTION_PREFIX, description="Text put before every table caption.")
+    label_prefix: str = Field(defaults.LATEX_LABEL_PREFIX, pattern=r"^[A-Za-z0-9:_.-]*$",
                               description="Put before every table name in its \\label (letters, digits, : _ . -).")
 
 
@@ -347,7 +348,7 @@ class HtmlSpec(_Model):
     """How the HTML report (and the PDF made from it) shows pairwise families."""
 
     pairwise: Literal["rows", "matrix", "auto"] = Field(
-        "auto", description="Pairwise and post-hoc families: rows (one row per pair with every statistic), matrix "
+        defaults.HTML_PAIRWISE, description="Pairwise and post-hoc families: rows (one row per pair with every statistic), matrix "
         "(a k x k matrix of adjusted p-values, significant ones marked with the direction), or auto (the matrix for "
         "a family of every pair of more than 40 pairs, i.e. 10 or more systems; rows otherwise).")
 
@@ -358,13 +359,13 @@ class OutputsSpec(_Model):
     dir: str | None = Field(None, description="Report folder (default: reports/<spec file name>/ beside the spec).")
     archive: str | None = Field(None, description="Archive folder of releases (build --release NAME writes "
                                 "ARCHIVE/NAME/; default: reports/ beside the spec).")
-    formats: list[Format] = Field(default_factory=lambda: ["html", "pdf", "latex", "json"],
+    formats: list[Format] = Field(default_factory=lambda: list(defaults.FORMATS),
                                   description="Formats to write.")
     main_table: MainTableSpec = Field(default_factory=MainTableSpec)
     latex: LatexSpec = Field(default_factory=LatexSpec)
     html: HtmlSpec = Field(default_factory=HtmlSpec)
     figures: list[FigureKind] = Field(
-        default_factory=lambda: ["cd", "forest", "pvalues", "confusion"],
+        default_factory=lambda: list(defaults.FIGURE_KINDS),
         description="Figure kinds drawn: cd (critical-difference diagrams), forest (pairwise differences with "
         "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices); [] for none.")
 

@@ -142,11 +142,12 @@ def test_conclusions_have_a_verb_and_come_first(summ):
     assert i_conc < i_main < i_set
     model = build_report(from_json((summ / "results.json").read_text()), figures=())
     assert len(model.conclusions) == 6
-    verbs = re.compile(r"\b(has|is|are|do|does|differs|finds|could|compared)\b")
+    verbs = re.compile(r"\b(has|is|are|do|does|differs|finds|could|compared|follow|share|separates|disagrees)\b")
     for _, lines in model.conclusions:
         assert lines and all(verbs.search(s) for s in lines), lines
     rouge = dict(model.conclusions)["ROUGE-1 F1 \u2014 cnn-dm"]
     assert rouge[0].startswith("pegasus has the highest value")
+    assert rouge[1] == "Decisions here follow the paired t test, Holm-adjusted: the spec's pairwise test on item-level data (tests.pairwise)."
 
 
 def test_md_csv_tex_outputs(summ, tmp_path):

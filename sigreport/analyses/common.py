@@ -16,7 +16,7 @@ import numpy as np
 from sigreport.results.records import PairRow
 from sigreport.spec import TestsSpec
 from sigreport.stats import correction, resampling, select
-from sigreport.stats.result import PairedTestResult, finite_or_none
+from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant
 
 
 def analysis_id(metric: str, corpus: str | None, kind: str) -> str:
@@ -159,7 +159,7 @@ def family_entries(systems: tuple[str, ...], pairs: list[tuple[int, int]], resul
     entries = []
     for (i, j), r, p_adj in zip(pairs, results, adjusted):
         p_adj_v = finite_or_none(p_adj)
-        entries.append(PairRow(systems[i], systems[j], r, p_adj_v, None if p_adj_v is None else bool(p_adj_v <= alpha)))
+        entries.append(PairRow(systems[i], systems[j], r, p_adj_v, is_significant(p_adj_v, alpha)))
     return tuple(entries)
 
 
@@ -203,8 +203,7 @@ def apply_families(records: tuple[Any, ...], tests: TestsSpec, alpha: float) -> 
     for r_i, size in sizes.items():
         rec = records[r_i]
         pairs = tuple(dataclasses.replace(row, pvalue_adjusted=adjusted[(r_i, p_i)],
-                                          significant=None if adjusted[(r_i, p_i)] is None
-                                          else bool(adjusted[(r_i, p_i)] <= alpha))
+                                          significant=is_significant(adjusted[(r_i, p_i)], alpha))
                       for p_i, row in enumerate(rec.pairs))
         warnings = rec.warnings
         if size == 1:

@@ -38,7 +38,7 @@ from sigreport.stats import contingency, correction
 from sigreport.stats.classification import MetricValue, classification_metrics, f_name, matthews_corrcoef
 from sigreport.results.records import (AgreementPair, AgreementRecord, ClassificationRecord, CochranQRecord,
                                        ConfusionMatrix, McNemarPair, McNemarRecord, SystemClassification)
-from sigreport.stats.result import finite_or_none
+from sigreport.stats.result import finite_or_none, is_significant
 
 CLASSIFICATION = "classification"
 AGREEMENT = "agreement"
@@ -127,7 +127,7 @@ def mcnemar_analysis(spec: LabelParams, preds: Predictions, group: PredictionGro
         entries.append(McNemarPair(
             preds.systems[i], preds.systems[j], n, r.n00, r.n01, r.n10, r.n11, finite_or_none(acc[i]),
             finite_or_none(acc[j]), r.statistic, r.df, r.pvalue, p_adj_v, r.exact, r.continuity_correction,
-            None if p_adj_v is None else bool(p_adj_v <= spec.alpha), r.critical_value, r.reason, r.warnings,
+            is_significant(p_adj_v, spec.alpha), r.critical_value, r.reason, r.warnings,
             u.statistic, u.pvalue, finite_or_none(q_ij) if q_ij is not None else None))
     warnings = []
     if n == 0:
@@ -144,7 +144,7 @@ def cochran_analysis(spec: LabelParams, preds: Predictions, group: PredictionGro
     acc = correct.mean(axis=0) if correct.shape[0] else np.full(correct.shape[1], np.nan)
     return CochranQRecord(node_id, "cochran_q", CLASSIFICATION, group.corpus, r.n, r.k,
                             {s: finite_or_none(a) for s, a in zip(preds.systems, acc)}, r.statistic, r.df, r.pvalue,
-                            None if r.pvalue is None else bool(r.pvalue <= spec.alpha), spec.alpha, r.warnings)
+                            is_significant(r.pvalue, spec.alpha), spec.alpha, r.warnings)
 
 
 # -------------------------------------------------------------------------------------------- agreement

@@ -23,7 +23,7 @@ from sigreport.results.records import (BayesianPair, BayesianRecord, Descriptive
 from sigreport.spec import MetricSpec, Spec, TestsSpec
 from sigreport.stats import bayes, cv, omnibus, pairwise, posthoc, rank, resampling, select
 from sigreport.stats.differences import describe_differences_many
-from sigreport.stats.result import PairedTestResult, finite_or_none
+from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant
 
 DEFAULT_PRECISION = 12
 SMALL_BOOTSTRAP_N = 50  # below this the calibration study (docs/calibration.md) finds the bootstrap test liberal
@@ -257,7 +257,7 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | F
         return FriedmanRecord(node_id, "omnibus", block.metric, block.corpus, block.level, "friedman", f.n, f.k,
                                 f.statistic, f.df, f.pvalue, f.tie_correction, f.statistic_uncorrected,
                                 f.statistic_tie_corrected, ranks, f.iman_davenport, f.kendall_w,
-                                None if f.pvalue is None else bool(f.pvalue <= ctx.alpha), sel,
+                                is_significant(f.pvalue, ctx.alpha), sel,
                                 tuple(warnings) + tuple(f.warnings))
     res = omnibus.rm_anova(block.scores)
     decision = omnibus.apply_sphericity(res, t.sphericity, ctx.alpha, mauchly_p=t.mauchly_p)
@@ -266,7 +266,7 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | F
     return RMAnovaRecord(
         node_id, "omnibus", block.metric, block.corpus, block.level, "rm_anova", res.n, res.k, res.statistic,
         res.df1, res.df2, res.pvalue, res.sphericity, dict(res.corrections), decision.correction_applied,
-        decision.reason, p_corr, None if p_corr is None else bool(p_corr <= ctx.alpha), res.effect_size, sel,
+        decision.reason, p_corr, is_significant(p_corr, ctx.alpha), res.effect_size, sel,
         tuple(warnings) + tuple(res.warnings), res.table, res.generalized_eta_squared, detail.pvalue_second_order,
         t.mauchly_p, detail.epsilon_hf_uncapped)
 

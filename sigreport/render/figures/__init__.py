@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
+from sigreport import defaults
 from sigreport.render.figures.critical_difference import RankGroups, draw_cd, rank_groups
 from sigreport.render.figures.forest import draw_forest, forest_fits
 from sigreport.render.figures.heatmaps import draw_confusion, draw_pvalues, heatmap_fits
@@ -19,7 +20,7 @@ from sigreport.render.figures.output import FigureOutput, latex_snippet
 from sigreport.results.collection import Results
 from sigreport.results.records import Record
 
-KINDS = ("cd", "forest", "pvalues", "confusion")
+KINDS = defaults.FIGURE_KINDS
 
 
 def figure_plan(record: Record, results: Results | None = None,
