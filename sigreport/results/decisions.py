@@ -34,7 +34,7 @@ from sigreport.results.names import CORRECTION_NAMES, test_name
 from sigreport.stats.result import is_significant
 
 __all__ = ["BlockDecisions", "Decisions", "Disagreement", "PairDecision", "TestRef", "choose_primary", "decide",
-           "is_significant", "rank_systems", "shown_value"]
+           "decide_document", "is_significant", "rank_systems", "shown_value"]
 
 FAMILY_KINDS = ("pairwise", "cv", "posthoc")  # records whose pairs are frequentist decisions about systems
 
@@ -256,7 +256,7 @@ def pair_decisions(record: Any, values: Mapping[str, float | None], higher: bool
     out = []
     for p in record.pairs:
         est = _get(_get(p, "test"), "estimate", _get(p, "estimate"))
-        out.append(PairDecision(p.a, p.b, p.significant, better_of(p, ranks, values, higher),
+        out.append(PairDecision(p.a, p.b, _get(p, "significant"), better_of(p, ranks, values, higher),
                                 _get(p, "pvalue_adjusted"), est))
     return tuple(out)
 
@@ -325,10 +325,53 @@ def decide(results: Any) -> Decisions:
     return Decisions(tuple(out))
 
 
+DEFAULT_DECIMALS = 4  # a document without a metric's decimals (hand-made): the renderer's default
+
+
+def analysis_key(a: Mapping[str, Any]) -> tuple[str, str | None]:
+    """(metric, corpus) of an analysis of a results.json document: its fields, else its id
+    '<metric>/<corpus>/...' ('*': across corpora)."""
+    parts = str(a.get("id", "")).split("/")
+    metric = a.get("metric") or (parts[0] if parts else "")
+    corpus = a.get("corpus") if "corpus" in a else (parts[1] if len(parts) > 2 and parts[1] != "*" else None)
+    return str(metric), corpus
+
+
+def decide_document(doc: Mapping[str, Any]) -> Decisions:
+    """:func:`decide` on a results.json document as read (the release index and the diff read documents, and
+    may meet hand-made or partial ones): analyses without an id or kind, and pairs without both systems, are
+    left out; a metric's missing label, direction or decimals default to its name, higher is better and
+    :data:`DEFAULT_DECIMALS`."""
+    from types import SimpleNamespace
+
+    from sigreport.results.io import load_record
+
+    records = []
+    for a in doc.get("analyses") or []:
+        if not isinstance(a, dict) or "id" not in a or "kind" not in a:
+            continue
+        metric, corpus = analysis_key(a)
+        a = {**a, "metric": metric, "corpus": corpus}
+        if isinstance(a.get("pairs"), list):
+            a["pairs"] = [p for p in a["pairs"] if isinstance(p, dict) and "a" in p and "b" in p]
+        if a["kind"] == "descriptives":
+            a["systems"] = [r for r in a.get("systems") or [] if isinstance(r, dict) and "system" in r]
+            a["systems"] = [{**r, "mean": r["mean"] if isinstance(r.get("mean"), (int, float))
+                             and not isinstance(r.get("mean"), bool) else None} for r in a["systems"]]
+        records.append(load_record(a))
+    given = doc.get("metrics") if isinstance(doc.get("metrics"), dict) else {}
+    metrics = {}
+    for m in dict.fromkeys(r.metric for r in records if r.kind == "descriptives"):
+        info = given.get(m) if isinstance(given.get(m), dict) else {}
+        metrics[m] = SimpleNamespace(label=info.get("label", m), higher_is_better=bool(info.get("higher_is_better", True)),
+                                     decimals=int(info.get("decimals", DEFAULT_DECIMALS)))
+    return decide(SimpleNamespace(records=tuple(records), metrics=metrics, spec=None))
+
+
 def block_decisions(desc: Any, records: Sequence[Any], info: Any, spec_baseline: str | None = None
                     ) -> BlockDecisions:
     higher, decimals = bool(info.higher_is_better), int(info.decimals)
-    values = {s.system: s.mean for s in desc.systems}
+    values = {s.system: _get(s, "mean") for s in desc.systems}
     tiers = rank_systems(values, higher, decimals)
     record, reason = choose_primary(records)
     primary = ref_of(record) if record is not None else None
@@ -387,7 +430,8 @@ def bayesian_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairD
                            record: Any) -> list[Disagreement]:
     """Bayesian decisions that contradict the primary test's: practically equivalent where the test finds a
     difference; practically better where it finds none, or the other system significantly better."""
-    ref = TestRef(str(record.id), "bayesian", str(record.method), test_name("bayesian", record.method))
+    method = str(_get(record, "method"))
+    ref = TestRef(str(record.id), "bayesian", method, test_name("bayesian", method))
     out = []
     for q in record.pairs:
         p = mine.get(frozenset((q.a, q.b)))
@@ -418,6 +462,7 @@ def omnibus_disagreement(family: TestRef, pairs: Sequence[PairDecision], omnibus
     ps = [p.pvalue_adjusted for p in decided if p.pvalue_adjusted is not None]
     p_omni = _get(omnibus, "pvalue_corrected", _get(omnibus, "pvalue")) if _get(omnibus, "method") == "rm_anova" \
         else _get(omnibus, "pvalue")
-    ref = TestRef(str(omnibus.id), "omnibus", str(omnibus.method), test_name("omnibus", omnibus.method))
+    method = str(_get(omnibus, "method"))
+    ref = TestRef(str(omnibus.id), "omnibus", method, test_name("omnibus", method))
     return Disagreement("omnibus", family, ref, None, None, "different" if separated else "not different",
                         "different" if sig else "not different", min(ps) if ps else None, p_omni, separated)

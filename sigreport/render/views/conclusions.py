@@ -60,13 +60,12 @@ def sentences(col: Column_, results: Any, baseline: str | None) -> tuple[str, ..
     if baseline is not None:
         out += baseline_sentences(order, dec, baseline)
     else:
-        for best in dec.best:
-            out += best_vs_rest(dec, best, "It" if len(dec.best) == 1 else best)
+        out += best_vs_rest(dec, dec.best[0]) if len(dec.best) == 1 else tied_best(dec)
         out += group_sentences(dec)
     return (*out, *disagreement_sentences(dec))
 
 
-def best_vs_rest(dec: BlockDecisions, best: str, subject: str) -> list[str]:
+def best_vs_rest(dec: BlockDecisions, best: str) -> list[str]:
     """Whom the best system significantly beats, who beats it against the means, who it does not differ from."""
     order = dec.order
     out = []
@@ -75,17 +74,40 @@ def best_vs_rest(dec: BlockDecisions, best: str, subject: str) -> list[str]:
     reverse = [s for s in compared if best in dec.beats.get(s, frozenset())]
     same = [s for s in compared if not dec.significant(best, s) and s not in dec.undecided]
     if worse:
-        out.append(f"{subject} is significantly better than {names_text(worse)}.")
+        out.append(f"It is significantly better than {names_text(worse)}.")
     if reverse:
-        whom = "it" if subject == "It" else subject
-        out.append(f"The test nevertheless finds {names_text(reverse)} significantly better than {whom} (the test's "
+        out.append(f"The test nevertheless finds {names_text(reverse)} significantly better than it (the test's "
                    f"estimate and the mean point in opposite directions).")
     if same:
         verb = "does" if len(same) == 1 else "do"
-        whom = "it" if subject == "It" else subject
-        out.append(f"{names_text(same)} {verb} not differ significantly from {whom}.")
+        out.append(f"{names_text(same)} {verb} not differ significantly from it.")
     elif worse and len(worse) == len(order) - 1:
-        out.append(f"{'It' if subject == 'It' else subject} is the single best system.")
+        out.append("It is the single best system.")
+    return out
+
+
+def tied_best(dec: BlockDecisions) -> list[str]:
+    """The systems sharing the best value as shown: whom they all beat, whom some beat, and a difference the
+    test finds among them (smaller than the shown decimals)."""
+    tier, out = dec.best, []
+    others = [s for s in dec.order if s not in tier]
+    common = [s for s in others if all(s in dec.beats.get(b, frozenset()) for b in tier)]
+    if common:
+        out.append(f"{names_text(tier)} are each significantly better than {names_text(common)}.")
+    for b in tier:
+        more = [s for s in others if s in dec.beats.get(b, frozenset()) and s not in common]
+        if more:
+            out.append(f"{b} is also significantly better than {names_text(more)}.")
+    for w in tier:
+        lost = [x for x in tier if x in dec.beats.get(w, frozenset())]
+        if lost:
+            out.append(f"The test finds {w} significantly better than {names_text(lost)}, by less than the shown "
+                       "decimals.")
+    same = [s for s in others if all(dec.compared(s, b) and not dec.significant(s, b) for b in tier)
+            and s not in dec.undecided]
+    if same:
+        out.append(f"{names_text(same)} {'does' if len(same) == 1 else 'do'} not differ significantly from "
+                   f"{names_text(tier)}.")
     return out
 
 
