@@ -160,7 +160,14 @@ class BayesianSpec(_Model):
         "the metric's units; differences within [-rope, rope] count as equivalent. Metrics left out get no "
         "Bayesian comparison.")
     level: float = Field(0.95, gt=0.5, lt=1, description="Posterior probability a decision needs.")
-    samples: int = Field(50000, ge=1000, le=10_000_000, description="Posterior samples of the signed-rank test.")
+    model: Literal["auto", "signed_rank", "bayesian_bootstrap"] = Field(
+        "auto", description="Items and corpora: signed_rank (Benavoli et al. 2017), bayesian_bootstrap (the posterior "
+        "of the mean difference, Rubin 1981), or auto: bayesian_bootstrap when the scores are binary or mostly tied "
+        "(at most two distinct values, or more than half of some pair's differences zero), where the signed-rank "
+        "posterior would count every tie as practically equivalent; signed_rank otherwise. Cross-validation "
+        "designs always use the correlated t test.")
+    samples: int = Field(50000, ge=1000, le=10_000_000, description="Posterior samples (signed-rank test, Bayesian "
+                         "bootstrap).")
     prior_strength: float = Field(0.5, ge=0, description="Signed-rank test: weight of the prior pseudo-observation "
                                   "at 0 (baycomp's default 0.5).")
     method: Literal["auto", "monte_carlo", "normal"] = Field(

@@ -63,7 +63,26 @@ def ties(folder: Path) -> Path:
     return spec
 
 
-BUILT = {"twelve": twelve_systems, "ties": ties}
+def binary(folder: Path, model: str | None = None) -> Path:
+    """0/1 accuracy of five classifiers on 300 items with a shared item difficulty, so that 70-90% of a pair's
+    items tie; paired t tests and a Bayesian comparison with a ROPE of 0.01 (the issue's third case)."""
+    rng = np.random.default_rng(91)
+    difficulty = rng.normal(0, 1, 300)
+    rows = ["system,corpus,item,metric,value"]
+    for k, skill in enumerate((0.55, 0.7, 0.8, 0.95, 1.1)):
+        correct = (difficulty + rng.normal(0, 0.45, 300) < skill).astype(int)
+        rows += [f"clf-{k},c,i{i},acc,{v}" for i, v in enumerate(correct)]
+    (folder / "binary.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    spec = folder / "binary.yaml"
+    extra = f"\n    model: {model}" if model else ""
+    spec.write_text("title: binary\nseed: 5\ndata: {scores: binary.csv}\nmetrics:\n  acc: {higher_is_better: true, "
+                    "decimals: 3}\ntests:\n  pairwise: paired_t\n  omnibus: none\n  bayesian:\n    rope: {acc: 0.01}"
+                    f"\n    samples: 20000{extra}\n", encoding="utf-8")
+    return spec
+
+
+BUILT = {"twelve": twelve_systems, "ties": ties, "binary": binary,
+         "binary_signed_rank": lambda folder: binary(folder, "signed_rank")}
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +204,7 @@ def check_diff(doc: dict, decisions: list[BlockDecisions]) -> None:
         isinstance(p.get("significant"), bool) for a in doc["analyses"] if a["id"] == i for p in a["pairs"])}
 
 
-@pytest.mark.parametrize("name", [*EXAMPLES, "twelve", "ties"])
+@pytest.mark.parametrize("name", [*EXAMPLES, "twelve", "ties", "binary"])
 def test_conclusions_table_index_and_diff_tell_one_story(case, name):
     results, doc = case(name)
     decisions = list(decide(results))
@@ -220,3 +239,27 @@ def test_the_cases_have_what_they_are_built_for(case):
     row_b = model.main[0].rows[1]
     assert (row_b[1].emphasis, row_b[2].emphasis) == ("best", "second")
     assert string.ascii_lowercase  # letters a, b, c name A, B, C in the legend
+
+
+def test_binary_scores_never_equivalent_outside_the_rope_and_disagreements_are_named(case):
+    """0/1 accuracy, ROPE 0.01: the Bayesian bootstrap of the mean difference is chosen (and says why); no pair
+    whose accuracies differ by more than the ROPE is called practically equivalent; a Bayesian decision that
+    contradicts the paired t test is named in the Conclusions. Forcing the signed-rank test warns that most
+    differences are zero, and its equivalences outside the ROPE become undecided."""
+    results, _ = case("binary")
+    (bayes,) = results.of_kind("bayesian")
+    assert bayes.method == "bayesian_bootstrap" and "binary" in bayes.selection.reason
+    means = {s.system: s.mean for s in results.of_kind("descriptives")[0].systems}
+    assert all(p.estimate == pytest.approx(means[p.a] - means[p.b]) for p in bayes.pairs)  # the observed mean difference
+    assert all(p.decision != "equivalent" for p in bayes.pairs if abs(p.estimate) > bayes.rope)
+    assert sum(abs(p.estimate) > bayes.rope for p in bayes.pairs) >= 8
+    (block,) = decide(results)
+    lines = build_report(results, figures=()).conclusions[0][1]
+    for d in (d for d in block.disagreements if d.kind == "bayesian"):
+        assert any("Bayesian bootstrap" in line and d.a in line and d.b in line for line in lines)
+    forced, _ = case("binary_signed_rank")
+    (sr,) = forced.of_kind("bayesian")
+    assert sr.method == "signed_rank" and sr.selection is None
+    assert sum("of the differences are zero" in w for w in sr.warnings) >= 8
+    assert all(p.decision != "equivalent" for p in sr.pairs if abs(p.estimate) > sr.rope)
+    assert sum("not declared practically equivalent" in w for p in sr.pairs for w in p.warnings) == 10  # all 10 pairs

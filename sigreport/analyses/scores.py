@@ -331,7 +331,11 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
 
 
 def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
-    """Bayesian signed-rank (items, corpora) or correlated Bayesian t (folds) for every pair, with the metric's ROPE.
+    """Bayesian comparison of every pair with the metric's ROPE: the correlated Bayesian t test (folds); on
+    items or corpora the Bayesian signed-rank test, or the Bayesian bootstrap of the mean difference when the
+    scores are binary or mostly tied (``tests.bayesian.model``, :func:`~sigreport.stats.bayes.choose_model`).
+    "Practically equivalent" is never declared for a pair whose observed mean difference lies outside the
+    ROPE (:func:`~sigreport.stats.bayes.guard_equivalence`).
 
     Scores are negated for a lower-is-better metric, so that 'a better' always means a is the better system.
     """
@@ -343,6 +347,7 @@ def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
     x = block.scores if ctx.metric.higher_is_better else -block.scores
     warnings: list[str] = []
     rows = []
+    sel = None
     if block.level == "folds":
         folds = {f for _, f in block.folds or ()}
         rho = bayes.cv_correlation(t.n_train, t.n_test) if t.n_train and t.n_test else \
@@ -354,10 +359,20 @@ def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
         method, seed, rho_v = "correlated_t", None, rho
     else:
         seed = derived_seed(ctx.seed, node_id)
-        results = [bayes.bayesian_signed_rank(x[:, i], x[:, j], rope, seed, spec.samples, spec.prior_strength,
-                                              spec.level, spec.method) for i, j in pairs]
-        method, rho_v = "signed_rank", None
-    posterior = bayes.resolve_posterior(spec.method, block.scores.shape[0]) if method == "signed_rank" else None
+        method, rho_v = spec.model, None
+        if method == "auto":
+            method, why = bayes.choose_model(block.scores, pairs, ctx.decimals)
+            sel = {"method": method, "reason": why, "steps": []}
+        if method == "bayesian_bootstrap":
+            results = [bayes.bayesian_bootstrap(x[:, i], x[:, j], rope, seed, spec.samples, spec.level, spec.method)
+                       for i, j in pairs]
+        else:
+            results = [bayes.bayesian_signed_rank(x[:, i], x[:, j], rope, seed, spec.samples, spec.prior_strength,
+                                                  spec.level, spec.method) for i, j in pairs]
+            warnings += tied_warnings(block, pairs, ctx)
+    results = [bayes.guard_equivalence(r) for r in results]
+    posterior = next((r.posterior for r in results), bayes.resolve_posterior(spec.method, block.scores.shape[0])) \
+        if method != "correlated_t" else None
     for (i, j), r in zip(pairs, results):
         est = r.estimate if r.estimate is None or ctx.metric.higher_is_better else -r.estimate  # in a - b units
         rows.append(BayesianPair(block.systems[i], block.systems[j], r.n, est, r.p_a_better, r.p_equivalent, r.p_b_better, r.decision, r.mc_se,
@@ -365,7 +380,21 @@ def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
     return BayesianRecord(node_id, "bayesian", block.metric, block.corpus, block.level, method, t.comparisons, rope,
                           spec.level, spec.samples if posterior == "monte_carlo" else None, posterior,
                           spec.prior_strength if method == "signed_rank" else None, rho_v, seed, tuple(rows),
-                          tuple(warnings))
+                          tuple(warnings), sel)
+
+
+def tied_warnings(block: Block, pairs: list[tuple[int, int]], ctx: Context) -> list[str]:
+    """The signed-rank test on pairs whose differences are mostly zero: its posterior counts each tie as
+    practically equivalent, whatever the mean difference (tests.bayesian.model: signed_rank chose it)."""
+    out = []
+    for i, j in pairs:
+        share = bayes.zero_share(block.scores[:, i] - block.scores[:, j], ctx.decimals)
+        if share > bayes.MOSTLY_TIED:
+            out.append(f"{block.systems[i]} vs {block.systems[j]}: {share:.0%} of the differences are zero; the "
+                       "signed-rank posterior counts every tie as practically equivalent, whatever the mean "
+                       "difference (tests.bayesian.model: auto or bayesian_bootstrap uses the posterior of the mean "
+                       "difference)")
+    return out
 
 
 # -------------------------------------------------------------------------------------------- plan nodes

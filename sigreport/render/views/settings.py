@@ -127,9 +127,17 @@ def _bayesian_rows(t: Any) -> Rows:
     get_ = (lambda k: b[k]) if isinstance(b, Mapping) else (lambda k: getattr(b, k))
     rope = get_("rope")
     ropes = ", ".join(f"{m} \u00b1{w:g}" for m, w in (rope.items() if isinstance(rope, Mapping) else vars(rope).items()))
-    return [("Bayesian comparison", f"signed-rank test (items, corpora) or correlated t test (folds) with ROPE "
-             f"{ropes}; decision at posterior probability {get_('level'):g}; {get_('samples'):,} samples, prior "
+    model = MODEL_TEXT.get(_get_or(b, "model", "signed_rank"), "")
+    return [("Bayesian comparison", f"{model} (items, corpora) or correlated t test (folds) with ROPE "
+             f"{ropes}; decision at posterior probability {get_('level'):g}, never practically equivalent when the "
+             f"observed mean difference lies outside the ROPE; {get_('samples'):,} samples, prior "
              f"strength {get_('prior_strength'):g}{POSTERIOR_TEXT.get(_get_or(b, 'method', 'auto'), '')}")]
+
+
+# tests.bayesian.model; the rule is sigreport.stats.bayes.choose_model (MOSTLY_TIED)
+MODEL_TEXT = {"auto": "Bayesian bootstrap of the mean difference when the scores are binary or mostly tied (at most "
+                      "two values, or more than half of a pair's differences zero), else the signed-rank test",
+              "signed_rank": "signed-rank test", "bayesian_bootstrap": "Bayesian bootstrap of the mean difference"}
 
 
 # tests.bayesian.method; the threshold is sigreport.stats.bayes.NORMAL_ABOVE (tests/stats/test_bayes.py checks)
