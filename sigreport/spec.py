@@ -239,6 +239,11 @@ class TestsSpec(_Model):
         "kfold, corrected_resampled_t for resampled).")
     n_train: int | None = Field(None, ge=1, description="Training-set size (corrected resampled t).")
     n_test: int | None = Field(None, ge=1, description="Test-set size (corrected resampled t).")
+    ci_level: float | None = Field(
+        None, gt=0, lt=1, description="Level of every confidence interval of the report (descriptives, every pairwise "
+        "and cross-validation test, effect sizes, classification metrics, agreement). Default: 1 - alpha, so that "
+        "an interval excludes zero exactly when the test at alpha rejects (for the t-based tests; the others are "
+        "their nearest counterpart).")
     bayesian: BayesianSpec | None = Field(
         None, description="Bayesian comparison of every pair with a region of practical equivalence: the Bayesian "
         "signed-rank test (items or corpora) or the correlated Bayesian t test (cross-validation designs).")
@@ -272,7 +277,8 @@ class ClassificationSpec(_Model):
     positive_label: str | None = Field(None, description="Positive class for binary precision, recall, F.")
     beta: float = Field(1.0, gt=0, description="beta of the F-measure (1 gives F1).")
     resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap resamples for metric CIs.")
-    ci_level: float = Field(0.95, gt=0, lt=1, description="Confidence level of the metric CIs.")
+    ci_level: float | None = Field(None, gt=0, lt=1, description="Confidence level of the metric CIs (default: "
+                                   "tests.ci_level, else 1 - alpha; a level set here overrides it and is printed).")
     mcnemar: Literal["auto", "exact", "chi2"] = Field(
         "auto", description="McNemar variant: auto is exact binomial when n01 + n10 < 25, else chi-square "
         "(with continuity correction unless mcnemar_correction is false).")
@@ -463,6 +469,11 @@ class Spec(_Model):
         if self.agreement is not None and self.data.annotations is None and not self.agreement.systems_vs_gold:
             raise ValueError("agreement needs data.annotations")
         return self
+
+    def interval_level(self) -> float:
+        """The level of every interval of the report: ``tests.ci_level``, else ``1 - alpha`` (the one rule; a
+        ``classification.ci_level`` overrides it for the classification metrics alone)."""
+        return float(self.tests.ci_level) if self.tests.ci_level is not None else 1.0 - float(self.alpha)
 
     def has_labels(self) -> bool:
         """Whether the spec has classification or annotation data."""

@@ -42,7 +42,6 @@ from sigreport.stats.result import finite_or_none, is_significant
 
 CLASSIFICATION = "classification"
 AGREEMENT = "agreement"
-AGREEMENT_CI_LEVEL = 0.95
 WEIGHTS = {"cohen_kappa": None, "weighted_kappa_linear": "linear", "weighted_kappa_quadratic": "quadratic"}
 
 
@@ -60,10 +59,17 @@ class LabelParams:
     classification: ClassificationSpec | None
     agreement: AgreementSpec | None
     measure: str | None = None
+    ci_level: float = 0.95  # every interval's level (Spec.interval_level: tests.ci_level, else 1 - alpha)
 
     @classmethod
     def of(cls, spec: Spec, measure: str | None = None) -> "LabelParams":
-        return cls(spec.tests, spec.alpha, spec.seed, spec.baseline, spec.classification, spec.agreement, measure)
+        return cls(spec.tests, spec.alpha, spec.seed, spec.baseline, spec.classification, spec.agreement, measure,
+                   spec.interval_level())
+
+    def metric_level(self) -> float:
+        """The classification metrics' level: ``classification.ci_level`` when set (printed), else the rule's."""
+        own = self.classification.ci_level if self.classification is not None else None
+        return float(own) if own is not None else self.ci_level
 
 
 # -------------------------------------------------------------------------------------------- classification
@@ -76,13 +82,14 @@ def _matrix(m: np.ndarray) -> tuple[tuple[int, ...], ...]:
 def classification_analysis(spec: LabelParams, preds: Predictions, group: PredictionGroup, node_id: str
                             ) -> ClassificationRecord:
     cls = spec.classification or ClassificationSpec()
+    level = spec.metric_level()
     seed = np.random.default_rng(derived_seed(spec.seed, node_id))
     systems = []
     warnings: list[str] = []
     for j, system in enumerate(preds.systems):
         r = classification_metrics(group.gold, group.pred[:, j], preds.labels, cls.beta, cls.positive_label,
-                                   cls.resamples, seed, cls.ci_level)
-        mcc = matthews_corrcoef(group.gold, group.pred[:, j], len(preds.labels), 1 - cls.ci_level, cls.resamples,
+                                   cls.resamples, seed, level)
+        mcc = matthews_corrcoef(group.gold, group.pred[:, j], len(preds.labels), 1 - level, cls.resamples,
                                 derived_seed(spec.seed, f"{node_id}/mcc/{system}"))
         metrics = dict(r.metrics)
         metrics["mcc"] = MetricValue(mcc.value, mcc.ci_low, mcc.ci_high)  # after the others: a new key, appended
@@ -92,7 +99,7 @@ def classification_analysis(spec: LabelParams, preds: Predictions, group: Predic
         warnings.append(f"{group.dropped_items} item(s) dropped because some system lacks them "
                         "(data.missing: drop_items)")
     return ClassificationRecord(node_id, CLASSIFICATION, CLASSIFICATION, group.corpus, preds.labels,
-                                  cls.positive_label, float(cls.beta), f_name(cls.beta), float(cls.ci_level),
+                                  cls.positive_label, float(cls.beta), f_name(cls.beta), float(level),
                                   "bootstrap_percentile", int(cls.resamples), len(group.items),
                                   group.dropped_items, tuple(systems), tuple(warnings))
 
@@ -176,7 +183,7 @@ def _analysis(node_id: str, corpus: str | None, source: str, measure: str, label
               annotators: tuple[str, ...], r: agr.AgreementResult | None, n_resamples: int, level: str,
               value_kind: str = "coefficient", matrix: np.ndarray | None = None,
               pairs: tuple[AgreementPair, ...] = (), value: float | None = None, n_items: int = 0,
-              warnings: tuple[str, ...] = ()) -> AgreementRecord:
+              warnings: tuple[str, ...] = (), ci_level: float = 0.95) -> AgreementRecord:
     if r is not None:
         return AgreementRecord(
             node_id, AGREEMENT, AGREEMENT, corpus, source, measure, r.level, labels, annotators, r.value, value_kind,
@@ -185,7 +192,7 @@ def _analysis(node_id: str, corpus: str | None, source: str, measure: str, label
             None if matrix is None else _matrix(matrix), pairs, tuple(warnings) + tuple(r.warnings))
     return AgreementRecord(
         node_id, AGREEMENT, AGREEMENT, corpus, source, measure, level, labels, annotators, value, value_kind,
-        None, None, None, None, None, None, AGREEMENT_CI_LEVEL, "none", None, None, agr.landis_koch(value), n_items,
+        None, None, None, None, None, None, ci_level, "none", None, None, agr.landis_koch(value), n_items,
         n_resamples, None, pairs, tuple(warnings))
 
 
@@ -212,7 +219,7 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
                        ) -> AgreementRecord:
     aspec = spec.agreement or AgreementSpec()
     seed = derived_seed(spec.seed, node_id)
-    alpha_ci = 1 - AGREEMENT_CI_LEVEL
+    alpha_ci = 1 - spec.ci_level
     k = len(ann.labels)
     x = group.ratings
     m = x.shape[1]
@@ -223,7 +230,7 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
         where = f"corpus {group.corpus!r}" if group.corpus is not None else "these items"
         return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, None, aspec.resamples,
                          level, warnings=(f"{who[0].upper() + who[1:]} items of {where}, so there is no agreement to "
-                                          "measure (two or more annotators are needed).",))
+                                          "measure (two or more annotators are needed).",), ci_level=spec.ci_level)
     if measure in WEIGHTS:
         weights = WEIGHTS[measure]
         if m == 2:
@@ -243,7 +250,7 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
         n_items = int(np.sum((x >= 0).sum(axis=1) >= 2))
         return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, None, aspec.resamples,
                          level, "mean_of_pairs", pairs=pairs, value=value, n_items=n_items,
-                         warnings=tuple(warnings))
+                         warnings=tuple(warnings), ci_level=spec.ci_level)
     if measure == "fleiss_kappa":
         r = agr.fleiss_kappa(x, k, names, alpha_ci, aspec.resamples, seed, ann.labels)
         return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, r.annotators, r,
@@ -275,12 +282,12 @@ def systems_vs_gold_analysis(spec: LabelParams, preds: Predictions, group: Predi
     pairs = []
     for j, system in enumerate(preds.systems):
         pred = recode[group.pred[:, j]]
-        r = agr.cohen_kappa(pred, gold, k, WEIGHTS[measure], (system, "gold"), 1 - AGREEMENT_CI_LEVEL,
+        r = agr.cohen_kappa(pred, gold, k, WEIGHTS[measure], (system, "gold"), 1 - spec.ci_level,
                             aspec.resamples, rng, labels)
         pairs.append(_pair_of(r, agr.agreement_matrix(pred, gold, k)))
     return _analysis(node_id, group.corpus, "systems_vs_gold", measure, labels, ("gold",) + preds.systems, None,
                      aspec.resamples, _measure_level(measure, aspec), "per_pair", pairs=tuple(pairs),
-                     n_items=len(group.items))
+                     n_items=len(group.items), ci_level=spec.ci_level)
 
 
 # -------------------------------------------------------------------------------------------- the plan

@@ -44,9 +44,8 @@ def _fmt(x: float | None, decimals: int) -> str:
 
 
 def level_text(level: float) -> str:
-    """0.95 -> '95%', 0.9572 -> '95.7%'."""
-    pct = round(100 * level, 1)
-    return f"{pct:g}%"
+    """0.95 -> '95%', 0.995 -> '99.5%' (as the report's tables print a level)."""
+    return f"{round(100 * float(level), 2):g}%"
 
 
 def caption(record: PairwiseRecord, metric: MetricInfo | None = None) -> str:

@@ -61,8 +61,9 @@ def extra(p: Any, key: str) -> Any:
 
 
 def pct(level: float) -> str:
-    """An interval level as a percentage ('95%')."""
-    return f"{level:.0%}"
+    """An interval level as a percentage: '95%', '99.5%', '95.72%' (at most two decimals, never rounded to a
+    level it is not: 0.995 is '99.5%', not '100%')."""
+    return f"{round(100 * float(level), 2):g}%"
 
 
 def p_text(x: float | None) -> str:

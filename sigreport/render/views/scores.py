@@ -35,9 +35,21 @@ def descriptives_view(r: Any, lab: Labels) -> AnalysisView:
 
 
 def interval_level(r: Any) -> float:
-    """The level of a family's intervals: the one its rows were computed at, else the record's."""
-    levels = {p.ci.level for p in r.pairs if getattr(p, "ci", None) is not None}
-    return levels.pop() if len(levels) == 1 else r.ci_level
+    """The level of a family's intervals: the record's, the one the spec asked for (tests.ci_level, else
+    1 - alpha). A discrete interval's coverage can exceed it: :func:`achieved_note` says by how much."""
+    return float(r.ci_level)
+
+
+def achieved_note(r: Any) -> list[str]:
+    """Where an order-statistic interval (sign test, Wilcoxon's Hodges-Lehmann) reaches more than the nominal
+    level, the levels it reaches (results.json: ``ci_level_achieved`` of each pair)."""
+    got = sorted({round(float(v), 6) for p in r.pairs if (v := extra(p, "ci_level_achieved")) is not None
+                  and abs(float(v) - float(r.ci_level)) > 1e-9})
+    if not got:
+        return []
+    shown = ", ".join(pct(v) for v in got[:4]) + (", ..." if len(got) > 4 else "")
+    return [f"The intervals are at the nominal {pct(r.ci_level)}; being order statistics of a discrete law, they "
+            f"reach {shown} coverage (ci_level_achieved in results.json)."]
 
 
 STAT_HEADS: dict[str, Cell] = {
@@ -92,7 +104,7 @@ def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
     notes = [f"Estimate and CI are of a \u2212 b; crit is the critical value of the test statistic at "
              f"\u03b1 = {r.alpha:g} for this alternative (reject when the statistic is beyond it); "
              f"p is the unadjusted p-value, p_adj is {CORRECTION_NAMES.get(r.correction, r.correction)}-adjusted."]
-    notes += list(PAIRWISE_NOTES.get(r.method, ()))
+    notes += list(PAIRWISE_NOTES.get(r.method, ())) + achieved_note(r)
     if r.method == "wilcoxon":
         notes.append(wilcoxon_variant_note(r.pairs))
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]

@@ -110,8 +110,18 @@ def test_rows(t: Any, alpha: float, baseline: str | None, corpus_level: bool) ->
             else " (a is the system listed first in a pair)")),
         ("Multiple-comparison correction", f"{CORRECTION_NAMES[t.correction]} ({t.correction}), family: "
                                            + FAMILY_TEXT.get(getattr(t, "family", "metric_corpus"), "")),
+        ("Confidence intervals", interval_text(getattr(t, "ci_level", None), alpha)),
     ]
     return rows + _omnibus_rows(t) + _bayesian_rows(t)
+
+
+def interval_text(ci_level: float | None, alpha: float) -> str:
+    """The one interval rule, as the report states it."""
+    level = ci_level if ci_level is not None else 1 - alpha
+    why = ("tests.ci_level" if ci_level is not None else
+           "1 \u2212 \u03b1: an interval excludes zero exactly when the t-based test at \u03b1 rejects")
+    return (f"{pct(level)} ({why}) for every interval: descriptives, pairwise and cross-validation tests, effect "
+            "sizes, classification metrics and agreement")
 
 
 FAMILY_TEXT = {"metric_corpus": "all comparisons of one metric on one corpus",
@@ -202,8 +212,11 @@ def label_rows(spec: Any, records: Any) -> Rows:
         c = section_or_default(spec, "classification")
         labels = (", ".join(c.labels) + " (declared)") if c.labels else "in order of first appearance"
         pos = f"; positive class {c.positive_label}" if c.positive_label is not None else ""
+        own = c.ci_level is not None
+        level = c.ci_level if own else spec.interval_level()
         rows.append(("Classification metrics", f"labels {labels}{pos}; F-beta with beta = {c.beta:g}; "
-                     f"{pct(c.ci_level)} percentile bootstrap intervals over items (B = {c.resamples})"))
+                     f"{pct(level)} percentile bootstrap intervals over items (B = {c.resamples})"
+                     + ("; level set by classification.ci_level" if own else "")))
         rows.append(("Tested as metrics", ", ".join(c.test_metrics) + " (per-item statistics; the pairwise and "
                      "omnibus tests above apply)" if c.test_metrics else "none"))
         cc = "with" if c.mcnemar_correction else "without"
