@@ -229,7 +229,7 @@ BASE = "title: t\ndata:\n  scores: s.csv\nmetrics:\n  m:\n    higher_is_better: 
     ("figure twice", "  figures: [cd, cd]\n", ["outputs.figures (line 9): figure kinds are listed more than once"]),
     # two systems: no omnibus test, so no Friedman post-hoc for a CD diagram; scores only: no confusion matrix
     ("figure without its analysis", "  figures: [forest, cd, confusion]\n",
-     ["outputs.figures[1] (line 9): figure 'cd' needs a Friedman post-hoc test",
+     ["outputs.figures[1] (line 9): figure 'cd' needs a post-hoc test on Friedman's average ranks",
       "outputs.figures[2] (line 9): figure 'confusion' needs a classification analysis"]),
 ])
 def test_option_errors(cli, workdir, name, extra, fragments):
