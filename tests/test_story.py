@@ -81,7 +81,15 @@ def binary(folder: Path, model: str | None = None) -> Path:
     return spec
 
 
-BUILT = {"twelve": twelve_systems, "ties": ties, "binary": binary,
+def demsar_bayes(folder: Path) -> Path:
+    """Demšar's data sets with a Bayesian comparison across them: the post-hoc test is primary."""
+    text = (CONFIGS / "demsar.yaml").read_text(encoding="utf-8").replace("data/", str(CONFIGS / "data") + "/")
+    spec = folder / "demsar_bayes.yaml"
+    spec.write_text(text + "  bayesian:\n    rope: {auc: 0.01}\n    samples: 20000\n", encoding="utf-8")
+    return spec
+
+
+BUILT = {"twelve": twelve_systems, "ties": ties, "binary": binary, "demsar_bayes": demsar_bayes,
          "binary_signed_rank": lambda folder: binary(folder, "signed_rank")}
 
 
@@ -204,7 +212,7 @@ def check_diff(doc: dict, decisions: list[BlockDecisions]) -> None:
         isinstance(p.get("significant"), bool) for a in doc["analyses"] if a["id"] == i for p in a["pairs"])}
 
 
-@pytest.mark.parametrize("name", [*EXAMPLES, "twelve", "ties", "binary"])
+@pytest.mark.parametrize("name", [*EXAMPLES, "twelve", "ties", "binary", "demsar_bayes"])
 def test_conclusions_table_index_and_diff_tell_one_story(case, name):
     results, doc = case(name)
     decisions = list(decide(results))
@@ -263,3 +271,17 @@ def test_binary_scores_never_equivalent_outside_the_rope_and_disagreements_are_n
     assert sum("of the differences are zero" in w for w in sr.warnings) >= 8
     assert all(p.decision != "equivalent" for p in sr.pairs if abs(p.estimate) > sr.rope)
     assert sum("not declared practically equivalent" in w for p in sr.pairs for w in p.warnings) == 10  # all 10 pairs
+
+
+def test_the_bayesian_table_compares_with_the_test_the_conclusions_follow(case):
+    """Across data sets the post-hoc test is primary: the Bayesian rows' frequentist decision is its decision,
+    the one the Conclusions compare with."""
+    results, _ = case("demsar_bayes")
+    (block,) = decide(results)
+    (bayes,) = results.of_kind("bayesian")
+    primary = {frozenset((p.a, p.b)): p for p in block.pairs}
+    assert block.primary.method == "nemenyi"
+    for row in bayes.pairs:
+        assert row.frequentist_method == "nemenyi"
+        p = primary[frozenset((row.a, row.b))]
+        assert (row.frequentist_significant, row.frequentist_pvalue_adjusted) == (p.significant, p.pvalue_adjusted)

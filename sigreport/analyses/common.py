@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from sigreport.results.decisions import choose_primary
 from sigreport.results.records import PairRow
 from sigreport.spec import TestsSpec
 from sigreport.stats import correction, resampling, select
@@ -215,14 +216,14 @@ def apply_families(records: tuple[Any, ...], tests: TestsSpec, alpha: float) -> 
 
 def link_frequentist(records: tuple[Any, ...]) -> tuple[Any, ...]:
     """Bayesian rows with the frequentist decision on the same pair beside them (after the family correction):
-    the pairwise record of the same metric and corpus, else its first cross-validation record."""
-    tests: dict[tuple[Any, Any], Any] = {}
+    that of the block's primary test, the one its Conclusions follow
+    (:func:`sigreport.results.decisions.choose_primary`), so the table and the sentences compare with one test."""
+    blocks: dict[tuple[Any, Any], list[Any]] = {}
     for rec in records:
-        if getattr(rec, "kind", None) in ("pairwise", "cv"):
-            tests.setdefault((rec.metric, rec.corpus), rec)
+        blocks.setdefault((rec.metric, rec.corpus), []).append(rec)
     out = []
     for rec in records:
-        freq = tests.get((rec.metric, rec.corpus)) if getattr(rec, "kind", None) == "bayesian" else None
+        freq = choose_primary(blocks[(rec.metric, rec.corpus)])[0] if getattr(rec, "kind", None) == "bayesian" else None
         if freq is not None:
             by_pair = {(p.a, p.b): p for p in freq.pairs}
             rows = tuple(dataclasses.replace(row, frequentist_method=freq.method,

@@ -389,9 +389,9 @@ def bayesian_view(r: Any, lab: Labels) -> AnalysisView:
         notes.append(f"Dirichlet-process posterior with prior strength {r.prior_strength:g} and {r.n_samples:,} "
                      "samples from the spec's seed.")
     if has_freq:
-        names = sorted({PAIRWISE_NAMES.get(m, m) for m in freq if m is not None})
+        names = sorted({PAIRWISE_NAMES.get(m) or POSTHOC_NAMES.get(m, m) for m in freq if m is not None})
         notes.append(f"p_adj and Significant: the frequentist decision on the same pair ({', '.join(names)}, after "
-                     "the family's correction), for comparison.")
+                     "the family's correction: the test the Conclusions follow), for comparison.")
     else:
         notes.append(f"Student t posterior of the mean fold difference with correlation \u03c1 = {r.rho:.3g} "
                      "(Nadeau and Bengio); exact, no sampling.")
