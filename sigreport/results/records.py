@@ -416,13 +416,14 @@ class BayesianPair:
 
 @dataclasses.dataclass(frozen=True)
 class BayesianRecord(Record):
-    """kind 'bayesian': method 'signed_rank' (items, corpora) or 'correlated_t' (cross-validation folds).
+    """kind 'bayesian': method 'signed_rank' or 'bayesian_bootstrap' (items, corpora; ``selection`` says why
+    when ``tests.bayesian.model`` is auto) or 'correlated_t' (cross-validation folds).
 
     ``rope`` is the half-width of the region of practical equivalence in the metric's units;
     ``decision_level`` the posterior probability a decision needs; ``n_samples``, ``prior_strength``
-    and ``seed`` belong to the signed-rank test, ``rho`` to the correlated t test (else null).
-    ``posterior``: how the signed-rank posterior was computed, ``monte_carlo`` or ``normal`` (the
-    large-n normal approximation; ``n_samples`` is then null); null for the correlated t test.
+    belong to the signed-rank test, ``n_samples`` and ``seed`` to it and to the Bayesian bootstrap, ``rho`` to
+    the correlated t test (else null). ``posterior``: how the posterior was computed, ``monte_carlo`` or
+    ``normal`` (a normal approximation; ``n_samples`` is then null); null for the correlated t test.
     """
 
     id: str
@@ -441,6 +442,7 @@ class BayesianRecord(Record):
     seed: int | None
     pairs: tuple[BayesianPair, ...]
     warnings: tuple[str, ...]
+    selection: dict[str, Any] | None = None  # tests.bayesian.model: auto: the model chosen and why
 
 
 RECORD_TYPES: tuple[type[Record], ...] = (
