@@ -447,9 +447,10 @@ class Spec(_Model):
             if m.corpus_level and self.tests.pairwise == "bootstrap_t":
                 raise _At(("tests", "pairwise"), f"bootstrap_t studentizes a mean of per-item scores; metric {name!r} "
                           f"is corpus-level (aggregate {m.aggregate}): use bootstrap or permutation")
-            if m.corpus_level and self.tests.pairwise not in ("bootstrap", "permutation"):
-                raise ValueError(f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only bootstrap and "
-                                 f"permutation apply, not {self.tests.pairwise}")
+            if m.corpus_level and self.tests.pairwise not in ("bootstrap", "permutation", "auto"):
+                raise _At(("tests", "pairwise"), f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only "
+                          f"resampling tests apply, not {self.tests.pairwise}; set tests.pairwise: auto "
+                          "(approximate randomization with the bootstrap's interval), permutation or bootstrap")
         if self.tests.pairwise == "bootstrap_t" and self.tests.ci_method == "bca":
             raise _At(("tests", "ci_method"), "bootstrap_t gives the studentized interval; ci_method bca belongs to "
                       "pairwise: bootstrap")

@@ -229,7 +229,9 @@ PAIRWISE_NOTES = {
                     "t* = (mean(d*) \u2212 mean(d))/SE(d*) of every replicate; the interval is the studentized "
                     "(bootstrap-t) interval; MC s.e. is the Monte Carlo standard error of p.",),
     "permutation": ("Approximate randomization: the two systems' outputs are swapped per item at random; "
-                    "p = (#{|\u0394perm| \u2265 |\u0394|} + 1)/(B + 1), exact enumeration when 2^n \u2264 B.",),
+                    "p = (#{|\u0394perm| \u2265 |\u0394|} + 1)/(B + 1), exact enumeration when 2^n \u2264 B. "
+                    "A randomization test has no interval: the interval shown is the paired bootstrap's, over the "
+                    "same items.",),
     "resampled_t": ("The resampled paired t test's type I error is badly inflated (Dietterich 1998; Nadeau and "
                     "Bengio 2003); prefer corrected_resampled_t.",),
 }
