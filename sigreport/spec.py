@@ -244,6 +244,10 @@ class TestsSpec(_Model):
         "and cross-validation test, effect sizes, classification metrics, agreement). Default: 1 - alpha, so that "
         "an interval excludes zero exactly when the test at alpha rejects (for the t-based tests; the others are "
         "their nearest counterpart).")
+    power: float | None = Field(
+        0.8, gt=0, lt=1, description="Power of the minimum detectable difference reported for every pair of an "
+        "item-level pairwise family: the smallest true mean difference its test detects with this probability at "
+        "the level the correction asks of a pair (alpha / m; null: not computed). Card et al. (2020) use 0.8.")
     bayesian: BayesianSpec | None = Field(
         None, description="Bayesian comparison of every pair with a region of practical equivalence: the Bayesian "
         "signed-rank test (items or corpora) or the correlated Bayesian t test (cross-validation designs).")

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sigreport.analyses.common import apply_families, link_frequentist
+from sigreport.analyses.power import with_power
 from sigreport.analyses.labels import label_nodes
 from sigreport.analyses.scores import score_nodes
 from sigreport.data import Dataset
@@ -120,8 +121,9 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
         metrics={k: MetricInfo(m.label or k, m.higher_is_better, m.decimals, m.aggregate)
                  for k, m in dataset.metric_specs.items()},
         tests=spec.tests.model_dump(),
-        records=with_figure_notes(spec, link_frequentist(apply_families(
-            tuple(r for r in results.values() if r is not None), spec.tests, spec.alpha))),
+        records=with_figure_notes(spec, link_frequentist(with_power(apply_families(
+            tuple(r for r in results.values() if r is not None), spec.tests, spec.alpha), dataset, spec.tests,
+            spec.alpha, spec.seed))),
         sigreport_version=version, description=spec.description, spec=spec)
 
 

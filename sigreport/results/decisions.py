@@ -86,6 +86,8 @@ class PairDecision:
     better: str | None
     pvalue_adjusted: float | None
     estimate: float | None
+    mde: float | None = None  # the smallest true difference the test detects at tests.power (None: not computed)
+    mde_power: float | None = None
 
     @property
     def winner(self) -> str | None:
@@ -256,8 +258,9 @@ def pair_decisions(record: Any, values: Mapping[str, float | None], higher: bool
     out = []
     for p in record.pairs:
         est = _get(_get(p, "test"), "estimate", _get(p, "estimate"))
+        mde = _get(p, "mde")
         out.append(PairDecision(p.a, p.b, _get(p, "significant"), better_of(p, ranks, values, higher),
-                                _get(p, "pvalue_adjusted"), est))
+                                _get(p, "pvalue_adjusted"), est, _get(mde, "value"), _get(mde, "power")))
     return tuple(out)
 
 

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from sigreport.stats.classification import MetricValue
 from sigreport.stats.omnibus import AnovaRow
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
+from sigreport.stats.power import MinimumDetectable
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
 
 
@@ -87,10 +88,20 @@ class PairRow:
     significant: bool | None
     differences: DifferenceSummary | None = None  # SD, SE and Shapiro-Wilk of a - b (per-item designs)
     effect_sizes: PairedEffectSizes | None = None  # d_z, g_z, d_av, g_av with CIs (paired t)
+    power: MinimumDetectable | None = None  # the smallest true difference the test detects (stats.power)
 
     json_fields: ClassVar[tuple[str, ...]] = (
         "a", "b", "n", "statistic", "df", "pvalue", "pvalue_adjusted", "significant", "estimate", "ci_low",
-        "ci_high", "critical_value", "effect_size", "warnings", "differences", "effect_sizes")
+        "ci_high", "critical_value", "effect_size", "warnings", "differences", "effect_sizes", "mde")
+
+    @property
+    def mde(self) -> dict[str, Any] | None:
+        """results.json ``mde``: {value, dz, power, alpha, method, warnings} (None where not computed)."""
+        m = self.power
+        if m is None:
+            return None
+        return {"value": m.mde, "dz": m.mde_dz, "power": m.power, "alpha": m.alpha, "method": m.method,
+                "warnings": list(m.warnings)}
 
     n = property(lambda self: self.test.n)
     statistic = property(lambda self: self.test.statistic)

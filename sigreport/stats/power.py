@@ -180,3 +180,47 @@ def simulated_mde(diffs: np.ndarray, pvalues: PValues, alpha: float, power: floa
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if rate(mid) >= power else (mid, hi)
     return MinimumDetectable(sign * hi, sign * hi / sd, power, alpha, n, sd, "simulation")
+
+
+def wilcoxon_pvalues(d: np.ndarray, alternative: str = "two-sided") -> np.ndarray:
+    """Wilcoxon signed-rank p-values of each row of ``d`` by the normal approximation with the tie
+    correction, zero differences split between the two rank sums (Demsar 2006), no continuity correction:
+    the simulation's stand-in for the exact and corrected forms, which move the MDE by far less than its
+    Monte Carlo error."""
+    from scipy.stats import rankdata
+
+    n = d.shape[1]
+    ranks = rankdata(np.abs(d), axis=1)
+    t_plus = np.where(d > 0, ranks, 0.0).sum(axis=1) + 0.5 * np.where(d == 0, ranks, 0.0).sum(axis=1)
+    mean = n * (n + 1) / 4
+    ties = _tie_term(np.abs(d))
+    var = n * (n + 1) * (2 * n + 1) / 24 - ties / 48
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (t_plus - mean) / np.sqrt(var)
+    if alternative == "two-sided":
+        return 2 * special.ndtr(-np.abs(z))
+    return special.ndtr(-z) if alternative == "greater" else special.ndtr(z)
+
+
+def _tie_term(a: np.ndarray) -> np.ndarray:
+    """sum(t^3 - t) over the groups of tied values of each row (vectorised: group sizes by bincount)."""
+    rows, n = a.shape
+    s = np.sort(a, axis=1)
+    starts = np.ones_like(s, dtype=bool)
+    starts[:, 1:] = s[:, 1:] != s[:, :-1]
+    group = np.cumsum(starts, axis=1) - 1 + (np.arange(rows) * n)[:, None]
+    t = np.bincount(group.ravel(), minlength=rows * n).reshape(rows, n).astype(np.float64)
+    return (t ** 3 - t).sum(axis=1)
+
+
+def sign_pvalues(d: np.ndarray, alternative: str = "two-sided") -> np.ndarray:
+    """Exact sign test p-values of each row of ``d`` (zero differences dropped)."""
+    wins = (d > 0).sum(axis=1)
+    n = wins + (d < 0).sum(axis=1)
+    upper = stats.binom.sf(wins - 1, n, 0.5)  # P(W >= wins)
+    lower = stats.binom.cdf(wins, n, 0.5)  # P(W <= wins)
+    if alternative == "greater":
+        return upper
+    if alternative == "less":
+        return lower
+    return np.minimum(1.0, 2 * np.minimum(upper, lower))

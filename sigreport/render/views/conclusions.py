@@ -11,6 +11,7 @@ sentence has a verb, whatever the case.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -62,7 +63,26 @@ def sentences(col: Column_, results: Any, baseline: str | None) -> tuple[str, ..
     else:
         out += best_vs_rest(dec, dec.best[0]) if len(dec.best) == 1 else tied_best(dec)
         out += group_sentences(dec)
-    return (*out, *disagreement_sentences(dec))
+    return (*out, *power_sentences(dec), *disagreement_sentences(dec))
+
+
+def power_sentences(dec: BlockDecisions) -> list[str]:
+    """What the pairs the primary test did not separate could have shown: the smallest true difference its
+    test detects with the spec's power (results.json ``mde``), one pair by name, more as a range."""
+    quiet = [p for p in dec.pairs if p.significant is False and p.mde is not None and math.isfinite(p.mde)]
+    if not quiet:
+        return []
+    share = f"{100 * quiet[0].mde_power:.0f}%" if quiet[0].mde_power is not None else "the spec's"
+    shown = [abs(p.mde) for p in quiet]
+    fmt = f"{{:.{dec.decimals}f}}"
+    if len(quiet) == 1:
+        p = quiet[0]
+        return [f"{p.a} and {p.b} are not shown to differ, but the test had {share} power only for a true "
+                f"difference of {fmt.format(shown[0])} or more in {dec.label}: a smaller one could go unseen."]
+    low, high = fmt.format(min(shown)), fmt.format(max(shown))
+    size = low if low == high else f"{low} to {high} (by pair)"
+    return [f"For the {len(quiet)} pairs not shown to differ, the test had {share} power only for true "
+            f"differences of {size} or more in {dec.label}: smaller ones could go unseen."]
 
 
 def best_vs_rest(dec: BlockDecisions, best: str) -> list[str]:
