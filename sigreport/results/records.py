@@ -11,13 +11,15 @@ from results.json only by :mod:`sigreport.results.io`.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sigreport.stats.classification import MetricValue
 from sigreport.stats.omnibus import AnovaRow
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
-from sigreport.stats.power import MinimumDetectable
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
+
+if TYPE_CHECKING:
+    from sigreport.stats.power import MinimumDetectable
 
 
 @dataclasses.dataclass(frozen=True)

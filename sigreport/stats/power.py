@@ -33,7 +33,11 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
+
+from sigreport.stats.lazy import scipy_stats as stats
+
+from sigreport.stats.result import rejects
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 DEFAULT_POWER = 0.8
@@ -74,13 +78,13 @@ def paired_t_power(dz: float | np.ndarray, n: int | np.ndarray, alpha: float,
     nc = dz * np.sqrt(n)
     if alternative == "two-sided":
         c = special.stdtrit(df, 1 - alpha / 2)
-        upper, lower = stats.nct.sf(c, df, nc), stats.nct.cdf(-c, df, nc)
+        upper, lower = 1 - special.nctdtr(df, nc, c), special.nctdtr(df, nc, -c)
         # the far tail underflows to NaN in scipy's noncentral t when the noncentrality is large: it is 0 there
         return np.where(np.isnan(lower) & (nc > 0), 0.0, lower) + np.where(np.isnan(upper) & (nc < 0), 0.0, upper)
     c = special.stdtrit(df, 1 - alpha)
     if alternative == "greater":
-        return stats.nct.sf(c, df, nc)
-    return stats.nct.cdf(-c, df, nc)
+        return 1 - special.nctdtr(df, nc, c)
+    return special.nctdtr(df, nc, -c)
 
 
 def paired_t_mde_dz(n: int, alpha: float, power: float = DEFAULT_POWER, alternative: str = "two-sided") -> float | None:
@@ -93,6 +97,8 @@ def paired_t_mde_dz(n: int, alpha: float, power: float = DEFAULT_POWER, alternat
     hi = 1.0
     while f(hi) < 0:  # power grows without bound in d: double until bracketed
         hi *= 2
+    from scipy import optimize
+
     return sign * optimize.brentq(f, 0.0, hi, xtol=1e-12, rtol=1e-12, maxiter=200)
 
 
@@ -168,7 +174,7 @@ def simulated_mde(diffs: np.ndarray, pvalues: PValues, alpha: float, power: floa
     sign = -1.0 if alternative == "less" else 1.0
 
     def rate(delta: float) -> float:
-        return float(np.mean(pvalues(draws + sign * delta) <= alpha))
+        return float(np.mean(rejects(pvalues(draws + sign * delta), alpha)))
 
     lo, hi = 0.0, sd
     while rate(hi) < power:

@@ -48,6 +48,13 @@ def is_significant(p: float | None, alpha: float) -> bool | None:
     return None if p != p else bool(p <= alpha)
 
 
+def rejects(p: np.ndarray, alpha: float) -> np.ndarray:
+    """:func:`is_significant` over an array of p-values (simulations): True where ``p <= alpha``, False where
+    not or where ``p`` is NaN (a simulated data set without a p-value does not reject)."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(p, dtype=np.float64) <= alpha
+
+
 def to_jsonable(obj: Any) -> Any:
     """Recursively convert results (dataclasses, numpy scalars/arrays, tuples) to JSON data.
 
