@@ -84,6 +84,9 @@ class ColumnsSpec(_Model):
     value: str = "value"
     fold: str = Field("fold", description="Cross-validation designs: the fold column.")
     repeat: str = Field("repeat", description="Cross-validation designs: the repetition column.")
+    run: str = Field("run", description="Several training runs per system (a seed or run id), used when the table "
+                     "has this column: the tests over items take each system's scores averaged over its runs, and "
+                     "the runs are compared by a two-level bootstrap and almost stochastic order (tests.runs).")
     n_train: str = Field("n_train", description="Cross-validation designs: optional column of each fold's training "
                          "size (with n_test; the corrected resampled t and the correlated Bayesian t use their means).")
     n_test: str = Field("n_test", description="Cross-validation designs: optional column of each fold's test size.")
@@ -355,6 +358,16 @@ class BayesianSpec(_Model):
         "(monte_carlo up to n = 5,000 paired values, normal above). The correlated t test is exact either way.")
 
 
+class RunsSpec(_Model):
+    """How several training runs per system are compared (a ``run`` column in the scores)."""
+
+    tau: float = Field(0.2, gt=0, le=0.5, description="Almost stochastic order: A is declared almost "
+                       "stochastically larger than B when eps_min < tau (Ulmer et al. 2022 recommend 0.2; 0.5 is "
+                       "the weakest claim).")
+    resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap iterations of eps_min's confidence "
+                           "bound (deepsig's num_bootstrap_iterations).")
+
+
 class TestsSpec(_Model):
     """Which tests run, with every statistical choice written down."""
 
@@ -425,6 +438,8 @@ class TestsSpec(_Model):
         "and cross-validation test, effect sizes, classification metrics, agreement). Default: 1 - alpha, so that "
         "an interval excludes zero exactly when the test at alpha rejects (for the t-based tests; the others are "
         "their nearest counterpart).")
+    runs: RunsSpec = Field(default_factory=RunsSpec, description="Several training runs per system (a run "
+                           "column): almost stochastic order's threshold and bootstrap.")
     power: float | None = Field(
         0.8, gt=0, lt=1, description="Power of the minimum detectable difference reported for every pair of an "
         "item-level pairwise family: the smallest true mean difference its test detects with this probability at "

@@ -40,7 +40,7 @@ def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) ->
     nodes = []
     for (metric, corpus), block in dataset.blocks.items():
         nodes += score_nodes(spec, dataset.metric_specs[metric], metric, corpus, len(block.systems), block.level,
-                             prev)
+                             prev, block.runs is not None)
     nodes += label_nodes(spec, dataset.predictions, dataset.annotations)
     if dataset.outcomes is not None:
         nodes += outcome_nodes(spec, dataset.outcomes)

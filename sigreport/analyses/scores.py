@@ -16,6 +16,7 @@ import numpy as np
 
 from sigreport.analyses.common import (SHARED_RESAMPLES, analysis_id, derived_seed, family_entries, pinned,
                                        resample_seed, selection_dict, system_pairs)
+from sigreport.analyses.runs import runs_block
 from sigreport.data import Block
 from sigreport.plan import Node
 from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, FriedmanRecord, PairRow,
@@ -443,6 +444,11 @@ def run_pairwise(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, dep
     return pairwise_block(block, node_id, Context(params, aggregate))
 
 
+def run_runs(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, deps: tuple[Any, ...]) -> Any:
+    block, aggregate = inputs
+    return runs_block(block, node_id, Context(params, aggregate))
+
+
 def run_cv(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, deps: tuple[Any, ...]) -> Any:
     block, aggregate = inputs
     return cv_block(block, node_id, Context(params, aggregate), params.cv_method)
@@ -465,7 +471,7 @@ def run_bayesian(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, dep
 
 
 def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, n_systems: int, level: str,
-                previous: Mapping[str, str]) -> list[Node]:
+                previous: Mapping[str, str], has_runs: bool = False) -> list[Node]:
     """Plan nodes of one metric on one corpus (``previous``: analysis id -> the previous report's method)."""
     tests = spec.tests
     blocks = (("scores", metric, corpus), ("aggregate", metric))
@@ -492,6 +498,8 @@ def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, 
     pid = analysis_id(metric, corpus, "pairwise")
     nodes.append(node("pairwise", "pairwise", run_pairwise, (did,),
                       f"{tests.pairwise}, {tests.alternative}, {tests.correction}"))
+    if has_runs and n_systems >= 2:
+        nodes.append(node("runs", "runs", run_runs, (did,), f"runs: two-level bootstrap, ASO tau {tests.runs.tau:g}"))
     if n_systems >= 3 and tests.omnibus != "none" and not mspec.corpus_level:
         oid = analysis_id(metric, corpus, "omnibus")
         nodes.append(node("omnibus", "omnibus", run_omnibus, (did,),

@@ -24,7 +24,9 @@ class Block:
 
     ``stats[i, j, :]`` holds the per-item sufficient statistics of system j on item i (one column for a
     mean metric, whose values are then ``scores[i, j]``). ``items`` name the rows: items, corpora
-    (level corpora) or ``repeat/fold`` (cross-validation designs).
+    (level corpora) or ``repeat/fold`` (cross-validation designs). With several training runs per system
+    (a ``run`` column), ``runs[j]`` holds system j's statistics per item and run, and ``stats`` their mean
+    over the runs, which the tests over items read.
     """
 
     metric: str
@@ -35,6 +37,8 @@ class Block:
     dropped_items: int = 0
     level: str = "items"
     folds: tuple[tuple[str, str], ...] | None = None
+    runs: tuple[np.ndarray, ...] | None = None  # per system (items, its runs, statistics); stats is their mean
+    run_names: tuple[tuple[str, ...], ...] | None = None
     n_train: float | None = None  # cross-validation: mean training and test sizes of the folds, when the data has them
     n_test: float | None = None
 

@@ -53,7 +53,7 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     problems: list[Problem] = []
     for key in [k for k in wanted if k != "value"]:
         problems += _blank(table, key, keys[key])
-    problems += control_problems(table, {k: wanted.get(k, k) for k in ("system", "corpus", "metric", "item")
+    problems += control_problems(table, {k: wanted.get(k, k) for k in ("system", "corpus", "metric", "item", "run")
                                          if k in wanted}, {k: (c.codes, c.names) for k, c in keys.items()})
     values, value_problems = _values(table, value_cells, spec.data.columns.value)
     problems += value_problems
@@ -103,6 +103,8 @@ def _columns(sf: SpecFile, table: Table) -> tuple[dict[str, Column], Sequence[st
         wanted["item"] = cols.item
     else:
         wanted["item"] = cols.item
+    if not cv and cols.run in present:
+        wanted["run"] = cols.run
     constant.update(_named_once(sf, present))
     missing = [c for role, c in wanted.items() if c not in present and role not in constant]
     if missing:
@@ -204,7 +206,7 @@ def _duplicates(table: Table, keys: dict[str, Column], cv: bool) -> list[Problem
     """Rows sharing (system, corpus, item, metric): one integer per key combination, then one count."""
     combined = np.zeros(len(table), dtype=np.int64)
     span = 1
-    for k in KEYS:
+    for k in (*KEYS, "run") if "run" in keys else KEYS:
         size = max(len(keys[k].names), 1)
         if span * size >= 2 ** 62:  # renumber the combinations seen so far (at most one per row)
             combined, _ = _first_appearance(combined)
@@ -220,8 +222,9 @@ def _duplicates(table: Table, keys: dict[str, Column], cv: bool) -> list[Problem
     if not len(dup):
         return []
     r = int(dup[0])
-    first = ", ".join(keys[k].names[keys[k].codes[r]] for k in ("system", "corpus", "item", "metric"))
-    what = "(system, corpus, repeat, fold, metric)" if cv else "(system, corpus, item, metric)"
+    named = (*KEYS, "run") if "run" in keys else KEYS
+    first = ", ".join(keys[k].names[keys[k].codes[r]] for k in named)
+    what = "(system, corpus, repeat, fold, metric)" if cv else f"({', '.join(named)})"
     return [Problem(str(table.path), None, "", f"duplicate {what} rows at {table.where(table.places[dup])} "
                     f"(first: {first})")]
 
@@ -391,8 +394,13 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
     item_rows, firsts = _first_appearance(keys["item"].codes[rows])
     names = keys["item"].names
     item_names = [names[i] for i in firsts.tolist()]
-    arr = np.full((len(item_names), len(systems), n_stats), np.nan)
-    arr[item_rows, cols, stat] = values[rows]
+    runs = run_names = None
+    if "run" in keys:
+        arr, runs, run_names = _run_means(keys["run"], rows, item_rows, cols, stat, values, len(item_names),
+                                          len(systems), n_stats)
+    else:
+        arr = np.full((len(item_names), len(systems), n_stats), np.nan)
+        arr[item_rows, cols, stat] = values[rows]
     holes = np.isnan(arr).any(axis=2)
     dropped = 0
     keep_rows = np.arange(len(item_names))
@@ -410,6 +418,7 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
         dropped = int((~keep).sum())
         arr = arr[keep]
         keep_rows = np.flatnonzero(keep)
+        runs = None if runs is None else tuple(r[keep] for r in runs)
     items = tuple(item_names) if not dropped else tuple(item_names[i] for i in keep_rows.tolist())
     folds = None
     if cv:
@@ -417,4 +426,24 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
         rep, fold = keys["repeat"], keys["fold"]
         folds_all = [(rep.names[r], fold.names[f]) for r, f in zip(rep.codes[first_row], fold.codes[first_row])]
         folds = tuple((str(folds_all[i][0]), str(folds_all[i][1])) for i in keep_rows)
-    return Block(metric, corpus, tuple(systems), items, arr, dropped, "folds" if cv else "items", folds)
+    return Block(metric, corpus, tuple(systems), items, arr, dropped, "folds" if cv else "items", folds, runs,
+                 run_names)
+
+
+def _run_means(run: Column, rows: np.ndarray, item_rows: np.ndarray, cols: np.ndarray, stat: np.ndarray,
+               values: np.ndarray, n_items: int, k: int, n_stats: int
+               ) -> tuple[np.ndarray, tuple[np.ndarray, ...], tuple[tuple[str, ...], ...]]:
+    """Each system's statistics per item and run (its own runs: those with any row), and their mean over the
+    runs. An item that a system has in some of its runs and not in others is a hole (NaN) of the mean, like an
+    item a system lacks: an error, or dropped with ``data.missing: drop_items``."""
+    codes = run.codes[rows]
+    full = np.full((n_items, k, n_stats, len(run.names)), np.nan)
+    full[item_rows, cols, stat, codes] = values[rows]
+    per_system, names = [], []
+    for j in range(k):
+        present = np.flatnonzero(np.isin(np.arange(len(run.names)), codes[cols == j]))
+        per_system.append(np.moveaxis(full[:, j][:, :, present], 2, 1))  # (items, runs, stats)
+        names.append(tuple(run.names[r] for r in present.tolist()))
+    with np.errstate(invalid="ignore"):
+        mean = np.stack([r.mean(axis=1) for r in per_system], axis=1)  # NaN where any run lacks the item
+    return mean, tuple(per_system), tuple(names)
