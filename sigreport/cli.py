@@ -273,22 +273,22 @@ def _verified(result: Any) -> int:  # a VerifyResult
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from sigreport.archive import diff, releases
-    from sigreport.archive.manifest import MANIFEST_NAME, read_manifest
+    from sigreport.api.release_notes import diff_folders
+    from sigreport.archive import notes, releases
 
     if args.archive:
         archive = Path(args.archive)
         folders = [releases.find_release(archive, n).path for n in (args.old, args.new)]
+        labels = [args.old, args.new]
     else:
         folders = [Path(x) for x in (args.old, args.new)]
+        labels = [None, None]
         for f in folders:
             if not f.is_dir():
                 raise UserError(str(f), [Problem(str(f), None, "", f"no report folder at {f} "
                                                  "(release names need --archive DIR)")])
-    docs = [releases.read_results(f) for f in folders]
-    mans = [read_manifest(f) if (f / MANIFEST_NAME).is_file() else None for f in folders]
-    d = diff.diff_results(docs[0], docs[1], mans[0], mans[1], args.old, args.new)
-    sys.stdout.write(diff.render(d, args.format))
+    d, links = diff_folders(folders[0], folders[1], labels[0], labels[1])
+    sys.stdout.write(notes.render(d, args.format, links))
     return d.exit_code(args.fail_on)
 
 

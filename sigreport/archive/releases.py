@@ -15,10 +15,11 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sigreport.archive import diff as diffs
+from sigreport.archive import notes
 from sigreport.archive import store
 from sigreport.archive.documents import read_results_document
 from sigreport.archive.manifest import (DIFF_NAME, MANIFEST_NAME, SPEC_COPY, InputFile, build_manifest,
@@ -304,36 +305,117 @@ def release_inputs(sf: SpecFile, formats: list[str], templates: str | Path | Non
         templates=str(tdir) if tdir else None, sigreport_version=version)
 
 
-def previous_for(plan: ReleasePlan) -> tuple[str, dict[str, Any], dict[str, Any] | None] | None:
-    """(label, results.json, manifest or None) of the report this release is compared with (damaged releases
-    skipped: the build said so when it read the previous report for its plan)."""
+def previous_source(plan: ReleasePlan) -> tuple[str, Path, dict[str, Any], dict[str, Any] | None] | None:
+    """(label, folder, results.json, manifest or None) of the report this release is compared with (damaged
+    releases skipped: the build said so when it read the previous report for its plan)."""
     if plan.previous_dir is not None:
         d = plan.previous_dir
         m = read_manifest(d) if (d / MANIFEST_NAME).is_file() else None
-        return (str(m["release"]) if m else str(d)), read_results(d), m
+        return (str(m["release"]) if m else str(d)), d, read_results(d), m
     prev = previous_release(plan.archive, plan.name)
-    return (prev.name, read_results(prev.path), prev.manifest) if prev else None
+    return (prev.name, prev.path, read_results(prev.path), prev.manifest) if prev else None
 
 
-def finish_release(plan: ReleasePlan, folder: Path, given: ReleaseInputs) -> list[str]:
+def previous_for(plan: ReleasePlan) -> tuple[str, dict[str, Any], dict[str, Any] | None] | None:
+    """(label, results.json, manifest or None) of the report this release is compared with."""
+    found = previous_source(plan)
+    return (found[0], found[2], found[3]) if found else None
+
+
+REPORT_PAGES = ("index.html", "report.pdf")
+
+
+def report_page(folder: Path) -> str | None:
+    """The file a link to a report opens: its HTML page, else its PDF."""
+    return next((p for p in REPORT_PAGES if (folder / p).is_file()), None)
+
+
+@dataclasses.dataclass(frozen=True)
+class ReleaseContext:
+    """What a release's own report says about its place in the archive: its name, the previous release (and
+    a link to its report when it is in the same archive), whether it has a diff, and the archive's index."""
+
+    name: str
+    previous: str | None
+    previous_page: str | None
+    diff: str | None
+    index: str = f"../{INDEX_HTML}"
+
+
+def release_context(plan: ReleasePlan, schema_version: int) -> ReleaseContext:
+    """The context of the release a build is writing (``schema_version``: the results.json it writes; a
+    previous report of another version gets no diff)."""
+    prev = previous_source(plan)
+    if prev is None:
+        return ReleaseContext(plan.name, None, None, None)
+    label, folder, doc, _ = prev
+    return ReleaseContext(plan.name, label, _page_in_archive(plan.archive, folder),
+                          DIFF_NAME if doc.get("schema_version") == schema_version else None)
+
+
+def context_of(folder: Path, manifest: dict[str, Any]) -> ReleaseContext:
+    """The context a release was built with, from its manifest (``verify`` rebuilds its report with it)."""
+    prev = manifest.get("previous")
+    page = _page_in_archive(folder.parent, folder.parent / prev) if isinstance(prev, str) and prev else None
+    return ReleaseContext(str(manifest["release"]), prev if isinstance(prev, str) else None, page,
+                          DIFF_NAME if DIFF_NAME in manifest.get("outputs", {}) else None)
+
+
+def _page_in_archive(archive: Path, folder: Path) -> str | None:
+    """'../v1.2/index.html' when ``folder`` is a release of ``archive`` with a report page, else None."""
+    try:
+        inside = folder.resolve().parent == archive.resolve() and (folder / MANIFEST_NAME).is_file()
+    except OSError:
+        return None
+    page = report_page(folder) if inside else None
+    return f"../{folder.name}/{page}" if page else None
+
+
+@dataclasses.dataclass(frozen=True)
+class NoteSources:
+    """What the release notes read beyond the two documents, supplied by the build (the data layer and the
+    renderer's names are above this layer): this release's item scores, a reader of another release's
+    item scores from its folder and manifest, and the section anchors of a report from its results.json."""
+
+    new_items: diffs.ItemScores | None = None
+    old_items: Callable[[Path, dict[str, Any] | None], diffs.ItemScores] | None = None
+    anchors: Callable[[dict[str, Any]], Mapping[Any, str]] | None = None
+
+
+def finish_release(plan: ReleasePlan, folder: Path, given: ReleaseInputs,
+                   sources: NoteSources = NoteSources()) -> list[str]:
     """Add the release's own files to a finished report folder (before it is moved into the archive): the
     spec copy, the HTML diff against the previous report and, last, manifest.json with every file's hash."""
     (folder / SPEC_COPY).write_text(given.spec_text, encoding="utf-8")
     written = [SPEC_COPY]
-    prev = previous_for(plan)
+    prev = previous_source(plan)
     manifest = build_manifest(
         release=plan.name, sequence=next_sequence(plan.archive), sigreport_version=given.sigreport_version,
         spec_text=given.spec_text, spec_name=given.spec_name, spec_path=given.spec_path, inputs=given.inputs,
         outputs={}, seed=given.seed, resamples=given.resamples, formats=given.formats, templates=given.templates,
         previous=prev[0] if prev else None, machine=platform_info(),
         built_at=datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat())
-    if prev is not None and prev[1].get("schema_version") == read_results(folder).get("schema_version"):
-        d = diffs.diff_results(prev[1], read_results(folder), prev[2], manifest, prev[0], plan.name)
-        (folder / DIFF_NAME).write_text(diffs.render_html(d), encoding="utf-8")
+    new_doc = read_results(folder)
+    if prev is not None and prev[2].get("schema_version") == new_doc.get("schema_version"):
+        label, old_folder, old_doc, old_m = prev
+        old_items = sources.old_items(old_folder, old_m) if sources.old_items else None
+        d = diffs.diff_results(old_doc, new_doc, old_m, manifest, label, plan.name, old_items, sources.new_items)
+        (folder / DIFF_NAME).write_text(notes.render_html(d, release_links(plan, old_folder, old_doc, folder, new_doc,
+                                                                           sources)), encoding="utf-8")
         written.append(DIFF_NAME)
     manifest["outputs"] = output_hashes(folder)
     (folder / MANIFEST_NAME).write_text(dumps(manifest), encoding="utf-8")
     return written + [MANIFEST_NAME]
+
+
+def release_links(plan: ReleasePlan, old_folder: Path, old_doc: dict[str, Any], folder: Path,
+                  new_doc: dict[str, Any], sources: NoteSources) -> notes.Links:
+    """Links of the release's diff.html (in the release folder) to the previous report (when it is in the
+    archive) and to the release's own report, at each section."""
+    old_page = _page_in_archive(plan.archive, old_folder)
+    new_page = report_page(folder)
+    anchors = sources.anchors or (lambda doc: {})
+    return notes.Links(old_page, new_page, anchors(old_doc), anchors(new_doc))
 
 
 # ---- headline conclusions and the index -------------------------------------------------------------
