@@ -478,7 +478,9 @@ def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
     if release or replaces_release:
         from sigreport.archive import releases
 
-        releases.write_index(release.archive if release else dest.parent, say)
+        from sigreport.render.figures.trend import draw_trend
+
+        releases.write_index(release.archive if release else dest.parent, say, draw_trend)
     return dest, written, warnings
 
 
@@ -589,9 +591,10 @@ def plan_release(spec_path: str | Path, name: str, archive: str | Path | None = 
 
 
 def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None = None,
-           digest: str | None = None) -> VerifyResult:
+           digest: str | None = None, progress: Progress | None = None) -> VerifyResult:
     """``sigreport verify``: check a release against its manifest (and the manifest against a published
-    ``digest``), rebuilding it unless ``rebuild`` is False. The rebuild uses no cache."""
+    ``digest``), rebuilding it unless ``rebuild`` is False. The rebuild uses no cache. ``progress``: told the
+    steps of the verification and of the rebuild's build (the command line's display)."""
     from sigreport.archive import releases
 
     folder = Path(folder)
@@ -610,7 +613,8 @@ def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None
     def builder(spec: Path, out: Path, formats: list[str], templates: str | None) -> None:
         if missing:
             raise CannotRebuild(missing)
-        build(spec, out, formats or None, templates=templates, previous=previous, context=context)
+        build(spec, out, formats or None, progress=progress, templates=templates, previous=previous, context=context)
 
-    return verify_release(Path(folder), rebuild, Path(data_dir) if data_dir else None, builder, digest)
+    return verify_release(Path(folder), rebuild, Path(data_dir) if data_dir else None, builder, digest,
+                          lambda text: phase(progress, text))
 

@@ -529,9 +529,29 @@ def spec_settings(old: Any, new: Any) -> tuple[tuple[str, str | None, str | None
         flat = [flatten(load_spec(t).spec.model_dump(mode="json")) for t in (old, new)]
     except (_UserError, TypeError, ValueError):
         return ()
-    keys = list(dict.fromkeys([*flat[0], *flat[1]]))
-    return tuple((k, _setting(flat[0].get(k, MISSING)), _setting(flat[1].get(k, MISSING)))
-                 for k in keys if flat[0].get(k, MISSING) != flat[1].get(k, MISSING))
+    out, seen = [], set()
+    for k in dict.fromkeys([*flat[0], *flat[1]]):
+        o, n = flat[0].get(k, MISSING), flat[1].get(k, MISSING)
+        if o == n:
+            continue
+        if o is MISSING or n is MISSING:  # a whole part added or removed: named once ('metrics.m3: added')
+            k = subtree(k, flat[0] if o is MISSING else flat[1])
+            if k not in seen:
+                seen.add(k)
+                out.append((k, None if o is MISSING else "(removed)", "(added)" if o is MISSING else None))
+            continue
+        out.append((k, _setting(o), _setting(n)))
+    return tuple(out)
+
+
+def subtree(key: str, lacks: Mapping[str, Any]) -> str:
+    """The shortest prefix of ``key`` that ``lacks`` has no setting under (the part that was added)."""
+    parts = key.split(".")
+    for i in range(1, len(parts) + 1):
+        prefix = ".".join(parts[:i])
+        if not any(k == prefix or k.startswith(prefix + ".") for k in lacks):
+            return prefix
+    return key
 
 
 MISSING = object()
@@ -545,6 +565,13 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
             out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
         return out
     return {prefix: value}
+
+
+def setting_text(key: str, old: str | None, new: str | None) -> str:
+    """'tests.correction: "none" → "holm"', 'metrics.m3: added', 'metrics.m2: removed'."""
+    if new == "(added)" or old == "(removed)":
+        return f"{key}: {'added' if new == '(added)' else 'removed'}"
+    return f"{key}: {old if old is not None else '(not set)'} → {new if new is not None else '(not set)'}"
 
 
 def _setting(v: Any) -> str | None:
@@ -783,8 +810,14 @@ def better_of(a: str, b: str, estimate: float | None, higher: bool) -> str | Non
     return a if (estimate > 0) == higher else b
 
 
-def decision_text(significant: bool | None, pvalue: float | None, better: str | None) -> str:
-    p = f" (p = {_p(pvalue)})" if pvalue is not None else ""
+def estimate_text(a: str, b: str, estimate: float | None, decimals: int) -> str:
+    """'A - B = +0.0136' (the test's estimate of a - b, as the block prints values), or ''."""
+    return f"{a} - {b} = {signed(estimate, decimals)}" if estimate is not None else ""
+
+
+def decision_text(significant: bool | None, pvalue: float | None, better: str | None, estimate: str = "") -> str:
+    facts = [x for x in (estimate, f"p = {_p(pvalue)}" if pvalue is not None else "") if x]
+    p = f" ({', '.join(facts)})" if facts else ""
     if significant is None:
         return "undecided" + p
     if significant:
@@ -797,9 +830,12 @@ def flip_change(ctx: Context, f: DecisionFlip) -> Change:
     metric, corpus = analysis_key(n)
     block = ctx.block(metric, corpus)
     higher = block.higher_is_better if block else True
+    decimals = block.decimals if block else 4
     where = where_text(block.label if block else metric, corpus)
-    old = decision_text(f.old_significant, f.old_pvalue, better_of(f.a, f.b, f.old_estimate, higher))
-    new = decision_text(f.new_significant, f.new_pvalue, better_of(f.a, f.b, f.new_estimate, higher))
+    old = decision_text(f.old_significant, f.old_pvalue, better_of(f.a, f.b, f.old_estimate, higher),
+                        estimate_text(f.a, f.b, f.old_estimate, decimals))
+    new = decision_text(f.new_significant, f.new_pvalue, better_of(f.a, f.b, f.new_estimate, higher),
+                        estimate_text(f.a, f.b, f.new_estimate, decimals))
     state = ("direction reversed" if f.reason == "direction" else "now significant" if f.new_significant
              else "no longer significant")
     return Change("decision", metric, corpus, where, test_label(n), f"{f.a} vs {f.b}", old, new,
@@ -879,7 +915,7 @@ def relevant_settings(cause: Cause, metric: str) -> list[str]:
     for key, old, new in cause.spec_settings:
         if key.startswith(IRRELEVANT_SETTINGS) or (key.startswith("metrics.") and not key.startswith(f"metrics.{metric}.")):
             continue
-        out.append(f"{key}: {old if old is not None else '(not set)'} → {new if new is not None else '(not set)'}")
+        out.append(setting_text(key, old, new))
     return out
 
 
@@ -946,15 +982,18 @@ def comparisons_of(ctx: Context) -> tuple[Comparison, ...]:
     for dec, other, status in ((ctx.new_dec, ctx.old_dec, "new"), (ctx.old_dec, ctx.new_dec, "removed")):
         for b in dec:
             there = other.get(b.metric, b.corpus)
-            known = {frozenset((p.a, p.b)) for p in there.pairs} if there else set()
+            if there is None or b.primary is None:  # a block of one release only: the notes list it as added
+                continue
+            known = {frozenset((p.a, p.b)) for p in there.pairs}
             for p in b.pairs:
-                if frozenset((p.a, p.b)) in known or b.primary is None:
+                if frozenset((p.a, p.b)) in known:
                     continue
                 where = where_text(b.label, b.corpus)
                 better = p.better if p.significant else None
                 out.append(Comparison(b.metric, b.corpus, where, b.primary.name, p.a, p.b, status, p.significant,
                                       better, p.pvalue_adjusted, p.estimate,
-                                      decision_text(p.significant, p.pvalue_adjusted, better)))
+                                      decision_text(p.significant, p.pvalue_adjusted, better,
+                                                    estimate_text(p.a, p.b, p.estimate, b.decimals))))
     return tuple(out)
 
 

@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from sigreport.archive.diff import BlockChange, Diff, fmt, signed, to_json
+from sigreport.archive.diff import BlockChange, Diff, fmt, setting_text, signed, to_json
 from sigreport.results.names import test_name
 
 Key = tuple[Any, Any]  # (metric, corpus) a row is about
@@ -89,7 +89,13 @@ def comparison_parts(d: Diff) -> list[Part]:
 
 
 def block_changed(b: BlockChange) -> bool:
-    return any(r.delta != 0 or r.old is None or r.new is None or r.old_best != r.new_best for r in b.rows)
+    """Whether a block both releases have shows a change (a value, a system, the best)."""
+    both = any(r.old is not None for r in b.rows) and any(r.new is not None for r in b.rows)
+    return both and any(r.delta != 0 or r.old is None or r.new is None or r.old_best != r.new_best for r in b.rows)
+
+
+def only_in_one(b: BlockChange) -> bool:
+    return not any(r.old is not None for r in b.rows) or not any(r.new is not None for r in b.rows)
 
 
 def value_parts(d: Diff) -> list[Part]:
@@ -112,7 +118,7 @@ def value_parts(d: Diff) -> list[Part]:
     return out
 
 
-KIND_NAMES = {"pairwise": "pairwise", "cv": "cross-validation", "posthoc": "post-hoc", "omnibus": "omnibus",
+KIND_NAMES = {"descriptives": "descriptives", "pairwise": "pairwise", "cv": "cross-validation", "posthoc": "post-hoc", "omnibus": "omnibus",
               "mcnemar": "McNemar", "cochran_q": "Cochran's Q", "bayesian": "Bayesian"}
 
 
@@ -122,13 +128,20 @@ def other_part(d: Diff) -> Part | None:
         kind, where = next(((k, w) for i, k, w in d.names if i == ch.analysis), ("pairwise", ch.analysis))
         lines.append(f"{where}: the {KIND_NAMES.get(kind, kind)} test changed: {test_name(kind, ch.old_method)} → "
                      f"{test_name(kind, ch.new_method)} (before: {ch.old_reason}; now: {ch.new_reason})")
-    lines += [f"analysis added: {d.name_of(a)}" for a in d.analyses_added]
-    lines += [f"analysis removed: {d.name_of(a)}" for a in d.analyses_removed]
+    for ids, what in ((d.analyses_added, "added"), (d.analyses_removed, "removed")):
+        grouped: dict[str, list[str]] = {}
+        for a in ids:
+            kind, where = next(((k, w) for i, k, w in d.names if i == a), ("analysis", a))
+            grouped.setdefault(where, []).append(KIND_NAMES.get(kind, kind))
+        lines += [f"{where}: {', '.join(kinds)} {what}" for where, kinds in grouped.items()]
+    labels = {b.metric: b.label for b in d.blocks}
     for s in d.set_changes:
-        lines += [f"{s.what} added: {', '.join(s.added)}"] if s.added else []
-        lines += [f"{s.what} removed: {', '.join(s.removed)}"] if s.removed else []
-    same = [b.where for b in d.blocks if not block_changed(b)]
-    if same and len(same) < len(d.blocks):
+        shown = (lambda xs: ", ".join(f"{labels[x]} ({x})" if s.what == "metrics" and labels.get(x, x) != x else x
+                                      for x in xs))
+        lines += [f"{s.what} added: {shown(s.added)}"] if s.added else []
+        lines += [f"{s.what} removed: {shown(s.removed)}"] if s.removed else []
+    same = [b.where for b in d.blocks if not block_changed(b) and not only_in_one(b)]
+    if same and len(same) < len([b for b in d.blocks if not only_in_one(b)]):
         lines.append(f"values unchanged: {', '.join(same)}")
     return Part("Other changes", lines=tuple(lines))
 
@@ -140,10 +153,8 @@ def inputs_part(d: Diff) -> Part | None:
     if c.software:
         lines.append("software changed: " + ", ".join(f"{k} {o} → {n}" for k, o, n in c.software_changes))
     if c.spec:
-        lines.append("spec changed" + (": " + "; ".join(f"{k}: {o if o is not None else '(not set)'} → "
-                                                         f"{n if n is not None else '(not set)'}"
-                                                         for k, o, n in c.spec_settings) if c.spec_settings else
-                                       " (no setting changed: comments or layout)"))
+        lines.append("spec changed" + (": " + "; ".join(setting_text(*x) for x in c.spec_settings)
+                                       if c.spec_settings else " (no setting changed: comments or layout)"))
     if c.spec is None:
         lines.append("spec and software: unknown (a report without a manifest)")
     return Part(f"What changed between {d.old} and {d.new}", lines=tuple(lines), code=c.spec_lines)
