@@ -6,10 +6,11 @@ with Holm's correction over each metric's family, no omnibus test. Each change m
 * m1 ("Fluency"): B's scores rise by 0.05 on every item in v2: B vs C flips from not significant to
   significant because B's data changed (A's and C's scores are the same in both releases).
 * m2 ("Adequacy"): nobody's scores change, but the family grows from 6 pairs (A, B, C, E) to 10 (A, B, C,
-  D, F): A vs B has raw p = 0.0070 (mean difference -0.0136, SD of the differences exactly 0.02, n = 20:
-  t = -3.041, df = 19; R: 2 * pt(-3.041, 19) = 0.0068), the smallest p of its family while every other
-  pair's p is far above 0.05, so its Holm-adjusted p is 6 * p = 0.041 in v1 (significant) and 10 * p =
-  0.068 in v2 (not): a flip with the same estimate, caused by the family's size alone.
+  D, F): A vs B has raw p = 0.00672 (mean difference -0.0136, SD of the differences exactly 0.02, n = 20:
+  t = -3.041, df = 19; R: 2 * pt(-3.041, 19) = 0.00672), the smallest p of its family while every other
+  pair's p is above 0.6 (scipy.stats.ttest_rel on these scores), so its Holm-adjusted p is 6 * p = 0.0403
+  in v1 (significant) and 10 * p = 0.0672 in v2 (not): a flip with the same estimate, caused by the
+  family's size alone.
 * the spec: v2 has another title, reads data/v2.csv instead of data/v1.csv and adds metric m3, so the
   spec changed but no setting that can move a decision of m1 or m2.
 """

@@ -49,7 +49,10 @@ def release_scores(folder: Path, manifest: Mapping[str, Any] | None, data_dir: P
     if any(e.get("role") == "aggregate" for e in manifest.get("inputs") or []):
         return ItemScores({}, f"the spec of {name} uses a user aggregate module, which the notes do not run")
     data = {**manifest, "inputs": [e for e in manifest.get("inputs") or [] if e.get("role") in DATA_ROLES]}
-    located, missing = locate_inputs(data, data_dir)
+    try:
+        located, missing = locate_inputs(data, data_dir)
+    except OSError as exc:
+        return ItemScores({}, f"the inputs of {name} cannot be read: {exc.strerror or exc}")
     if missing:
         return ItemScores({}, f"an input of {name} is not found: {missing[0]}")
     changed = [e["path"] for e, _, sha in located if sha != e["sha256"]]
@@ -60,7 +63,7 @@ def release_scores(folder: Path, manifest: Mapping[str, Any] | None, data_dir: P
         paths = {e["role"]: str(where) for e, where, _ in located}
         sf = dataclasses.replace(sf, spec=sf.spec.model_copy(update={"data": sf.spec.data.model_copy(update=paths)}))
         return dataset_scores(load_data(sf))
-    except (UserError, KeyError, TypeError, ValueError) as exc:
+    except (UserError, OSError, KeyError, TypeError, ValueError) as exc:
         why = exc.problems[0].render() if isinstance(exc, UserError) and exc.problems else str(exc)
         return ItemScores({}, f"the inputs of {name} cannot be read: {why}")
 

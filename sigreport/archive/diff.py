@@ -124,6 +124,7 @@ class Cause:
     software_changes: tuple[tuple[str, str | None, str | None], ...]
     spec_settings: tuple[tuple[str, str | None, str | None], ...] = ()
     spec_lines: tuple[str, ...] = ()
+    spec_compared: bool = True  # False: a spec text this version cannot read; only its lines are compared
 
 
 @dataclasses.dataclass(frozen=True)
@@ -501,7 +502,8 @@ def cause(old_doc: Mapping[str, Any], new_doc: Mapping[str, Any], old_m: Mapping
     if spec:
         settings, lines = spec_settings(old_spec.get("text"), new_spec.get("text")), \
             spec_diff_lines(old_spec.get("text"), new_spec.get("text"))
-    return Cause(bool(files), spec, bool(soft := software_changes(old_m, new_m)), files, soft, settings, lines)
+    return Cause(bool(files), spec, bool(soft := software_changes(old_m, new_m)), files, soft, settings or (), lines,
+                 settings is not None)
 
 
 SPEC_DIFF_LINES = 40  # a longer YAML diff is cut, saying how many lines were left out
@@ -519,16 +521,16 @@ def spec_diff_lines(old: Any, new: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-def spec_settings(old: Any, new: Any) -> tuple[tuple[str, str | None, str | None], ...]:
+def spec_settings(old: Any, new: Any) -> tuple[tuple[str, str | None, str | None], ...] | None:
     """(dotted setting, old, new) for every setting the two spec texts give differently, read as the build
-    read them (validated, defaults filled in); () when either cannot be read as a spec by this version."""
+    read them (validated, defaults filled in); None when either cannot be read as a spec by this version."""
     from sigreport.errors import UserError as _UserError
     from sigreport.spec import load_spec
 
     try:
         flat = [flatten(load_spec(t).spec.model_dump(mode="json")) for t in (old, new)]
     except (_UserError, TypeError, ValueError):
-        return ()
+        return None
     out, seen = [], set()
     for k in dict.fromkeys([*flat[0], *flat[1]]):
         o, n = flat[0].get(k, MISSING), flat[1].get(k, MISSING)
@@ -925,6 +927,8 @@ def finish_causes(ctx: Context, out: list[str], metric: str) -> tuple[str, ...]:
     settings = relevant_settings(ctx.cause, metric)
     if settings:
         out.append(f"the spec changed: {'; '.join(settings)}")
+    elif ctx.cause.spec and not ctx.cause.spec_compared:
+        out.append("the spec changed (its settings cannot be compared by this version: see its changed lines)")
     if not out and ctx.cause.software:
         out.append("the software changed: " + ", ".join(f"{k} {o} → {n}" for k, o, n in ctx.cause.software_changes))
     if not out:

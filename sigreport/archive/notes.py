@@ -154,7 +154,8 @@ def inputs_part(d: Diff) -> Part | None:
         lines.append("software changed: " + ", ".join(f"{k} {o} → {n}" for k, o, n in c.software_changes))
     if c.spec:
         lines.append("spec changed" + (": " + "; ".join(setting_text(*x) for x in c.spec_settings)
-                                       if c.spec_settings else " (no setting changed: comments or layout)"))
+                                       if c.spec_settings else " (no setting changed: comments or layout)"
+                                       if c.spec_compared else " (its settings cannot be compared by this version)"))
     if c.spec is None:
         lines.append("spec and software: unknown (a report without a manifest)")
     return Part(f"What changed between {d.old} and {d.new}", lines=tuple(lines), code=c.spec_lines)
@@ -224,7 +225,7 @@ def render_markdown(d: Diff) -> str:
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:1.5rem auto;padding:0 1rem;color:#222;"
          "line-height:1.4}h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:1.6rem}"
          ".scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse}"
-         "th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #ddd;vertical-align:top}"
+         "th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #ddd;vertical-align:top;min-width:4.5rem}"
          "th{border-bottom:2px solid #444}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}"
          "pre{background:#f6f8fa;padding:.6rem;overflow-x:auto}.add{color:#116329}.del{color:#82071e}"
          ".note,.muted{color:#555;font-size:.9rem}a{color:#0550ae}")
