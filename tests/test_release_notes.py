@@ -18,8 +18,7 @@ import pytest
 from scipy import stats
 
 from sigreport.archive import diff as diffs
-from sigreport.archive import notes, releases, trends
-from sigreport.archive.manifest import read_manifest
+from sigreport.archive import notes, releases
 from sigreport.cli import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -155,7 +154,7 @@ def test_paired_and_welch_intervals_against_scipy() -> None:
     items (in another order in each release, one item in one release only), and ttest_ind(new, old,
     equal_var=False).confidence_interval(level) from the means, SDs and counts."""
     rng = np.random.default_rng(7)
-    old, new = rng.normal(0.5, 0.1, 30), None
+    old = rng.normal(0.5, 0.1, 30)
     new = old[:25] + rng.normal(0.02, 0.03, 25)
     old_items = tuple(f"i{i}" for i in range(30))
     new_items = tuple(f"i{i}" for i in reversed(range(25)))
