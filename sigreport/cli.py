@@ -7,10 +7,13 @@ without a traceback; anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shutil
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -169,16 +172,51 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a CI runner's timeout), raised in the main thread: a build stops as on Ctrl-C
+    (temporary folder removed, workers stopped, previous report intact, lock released)."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """Within: SIGTERM raises :class:`Terminated` (where a handler can be set: the main thread); the
+    previous handler is put back after, so a caller of :func:`main` finds its process as it was."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return _run(args)
+        with sigterm_interrupts():
+            return _run(args)
     except UserError as exc:
         print(exc.render(), file=sys.stderr)
         return 2
+    except Terminated:
+        print("terminated (SIGTERM); nothing was written", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print("interrupted; nothing was written", file=sys.stderr)
         return 130
+    except Exception as exc:
+        from sigreport.forking import WorkerLost
+
+        if isinstance(exc, WorkerLost):  # the cause is outside this process: a traceback would not show it
+            print(f"error: {exc}; nothing was written", file=sys.stderr)
+            return 1
+        raise
 
 
 def _run(args: argparse.Namespace) -> int:

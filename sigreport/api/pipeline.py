@@ -263,19 +263,21 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     with figure_cache(cache.section("figures") if cache is not None else None):
         model = build_report(res, p.spec_file.path.name, figure_pdf="latex" in formats, figure_jobs=jobs,
                                  figure_workers=figure_workers)
-    json_done = lambda: None  # noqa: E731
-    if "json" in formats:  # in a forked process, while this one renders (with workers to spare)
-        json_done = in_background(lambda: (dest / "results.json").write_text(to_json(res), encoding="utf-8"),
-                                  jobs > 1)
-        written.append("results.json")
+    json_done: forking.Waiting[object] = forking.Waiting(lambda: None)
     try:
+        if "json" in formats:  # in a forked process, while this one renders (with workers to spare)
+            json_done = in_background(lambda: (dest / "results.json").write_text(to_json(res), encoding="utf-8"),
+                                      jobs > 1)
+            written.append("results.json")
         written += render_formats(model, dest, formats, templates, notices, progress, bool(shown))
-    finally:
-        json_done()
+    except BaseException:  # stopped, not waited for: it must not write into the folder being removed
+        json_done.cancel()
+        raise
+    json_done()
     return written
 
 
-def in_background(work: Callable[[], Any], allowed: bool) -> Callable[[], object]:
+def in_background(work: Callable[[], Any], allowed: bool) -> forking.Waiting[object]:
     """Run ``work`` in a forked process when ``allowed`` (the build has worker processes to spare: --jobs
     2 or more) and return the function that waits for it and raises what it raised; else run it now.
 
@@ -286,8 +288,8 @@ def in_background(work: Callable[[], Any], allowed: bool) -> Callable[[], object
     wait = forking.start(lambda _: (work(), None)[1], 1, 1 if allowed else 0)
     if not allowed:
         wait()  # now, here
-        return lambda: None
-    return wait
+        return forking.Waiting(lambda: None)
+    return wait  # type: ignore[return-value]
 
 
 def render_formats(model: "ReportModel", dest: Path, formats: list[str], templates: str | Path | None,
@@ -387,7 +389,7 @@ def _build(sf: SpecFile, dest: Path, cache: Cache | None, formats: list[str] | N
     if drawers is not None and run.jobs < 2:  # the guess was wrong: fewer rows than it took
         drawers.close()
         drawers = None
-    with store.locked(dest, wait):
+    with store.locked(dest, wait, say):
         store.recover(dest, say)
         store.check_inputs_outside(dest, input_paths(sf, templates))
         store.check_destination(dest)
