@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
+import re
 import shutil
 import signal
 import sys
@@ -122,6 +124,36 @@ def _megabytes(value: str) -> int:
     return n
 
 
+def _seconds(option: str, zero: bool = True) -> Any:
+    """The argument type of an option in seconds: a finite number, at least 0 (above 0 unless ``zero``).
+    ``float`` alone takes ``nan`` (which no deadline ever reaches: a wait that never ends) and ``inf``."""
+
+    def parse(value: str) -> float:
+        try:
+            x = float(value)
+        except ValueError:
+            x = math.nan
+        if not math.isfinite(x) or x < 0 or (x == 0 and not zero):
+            least = "0 or more" if zero else "more than 0"
+            raise argparse.ArgumentTypeError(f"{option} takes a number of seconds ({least}), not {value!r}")
+        return x
+
+    return parse
+
+
+_ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})")
+
+
+def _scheduler(value: str) -> str:
+    """A Dask scheduler address, ``tcp://HOST:PORT`` (or ``tls://``, ``ws://``, ``wss://``; the scheme may be
+    left out): checked here, so that a malformed one is one line, not a traceback from deep in Dask."""
+    m = _ADDRESS.fullmatch(value)
+    if m is None or not 1 <= int(m.group(1)) <= 65535:
+        raise argparse.ArgumentTypeError(f"--scheduler takes an address tcp://HOST:PORT (PORT from 1 to 65535; "
+                                         f"an IPv6 host in brackets), not {value!r}")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="sigreport", description="Significance reports for comparing systems.")
     ap.add_argument("--version", action="version", version=f"sigreport {__version__}")
@@ -142,14 +174,16 @@ def parser() -> argparse.ArgumentParser:
                    "default auto: one per core, at most 8, from 200,000 score rows, else 1)")
     b.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="where analyses run: this machine (default) or a Dask cluster (pip install 'sigreport[dask]')")
-    b.add_argument("--scheduler", metavar="ADDRESS",
+    b.add_argument("--scheduler", metavar="ADDRESS", type=_scheduler,
                    help="Dask scheduler address (tcp://host:port); default: a local cluster of --jobs workers")
+    b.add_argument("--scheduler-timeout", type=_seconds("--scheduler-timeout", zero=False), default=10.0,
+                   metavar="SECONDS", help="how long to try to reach the Dask scheduler (default 10)")
     b.add_argument("--cache", metavar="DIR", help="cache of analysis results (default: .sigreport-cache/ beside the spec)")
     b.add_argument("--no-cache", action="store_true", help="compute every analysis afresh and cache nothing")
     b.add_argument("--cache-limit", type=_megabytes, default=2048, metavar="MB",
                    help="after the build, least recently used cache entries are removed down to MB megabytes "
                    "(default 2048; never what this build used)")
-    b.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+    b.add_argument("--wait", type=_seconds("--wait"), default=0.0, metavar="SECONDS",
                    help="when another build is writing the same folder, wait this long for it (default 0: stop)")
     v = sub.add_parser("validate", help="check the spec and the data; compute nothing")
     v.add_argument("spec")
@@ -278,7 +312,8 @@ def _run_options(args: argparse.Namespace) -> Any:  # pipeline.RunOptions
     if args.scheduler and args.executor != "dask":
         raise UserError("build", [Problem("build", None, "--scheduler", "only with --executor dask")])
     cache = None if args.no_cache else (args.cache or "")  # "" = the default folder beside the spec
-    return RunOptions(args.jobs, args.executor, args.scheduler, cache, args.cache_limit * 1024**2)
+    return RunOptions(args.jobs, args.executor, args.scheduler, cache, args.cache_limit * 1024**2,
+                      args.scheduler_timeout)
 
 
 def _release(args: argparse.Namespace) -> Any:  # a ReleasePlan or None

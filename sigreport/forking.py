@@ -212,7 +212,9 @@ def start(task: Callable[[int], T], n: int, workers: int) -> Waiting[list[T]]:
             out = [f.result() for f in futures]
             ok = True
             return out
-        except BrokenProcessPool:
+        except BrokenProcessPool as exc:
+            if exc.__cause__ is not None:  # a result that could not be read back: a bug, with its traceback
+                raise
             raise lost(procs, "drew figures or wrote results.json") from None
         finally:
             stop(kill=not ok)

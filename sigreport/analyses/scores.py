@@ -96,7 +96,7 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
     if method in ("bootstrap", "permutation", "bootstrap_t"):
         res = resampled(block, ctx.aggregate, pairs, method, ctx, alternative=t.alternative,
                         ci_method=t.ci_method if method != "bootstrap_t" else "studentized", alpha=ctx.alpha)
-        warnings = [_system_names(w, block.systems) for w in res.warnings]
+        warnings = list(res.warnings)
         if method == "bootstrap" and block.stats.shape[0] < SMALL_BOOTSTRAP_N:
             warnings.append(f"only {block.stats.shape[0]} items: the null-shifted bootstrap test is liberal at small n "
                             "(type I error about 0.07 at n = 20, docs/calibration.md); the permutation test holds "
@@ -113,7 +113,18 @@ def resampled(block: Block, metric: resampling.CorpusMetric, pairs: list[tuple[i
     kind = resampling.resample_kind(method, n, b)
     seed = resample_seed(ctx.seed, block.corpus, "permutation" if method == "permutation" else "bootstrap", b, n)
     drawn = SHARED_RESAMPLES.get(kind, b, n, seed, block) if kind is not None else None
-    return resampling.paired_resampling(block.stats, metric, pairs, method, b, seed, resample=drawn, **options)
+    res = resampling.paired_resampling(block.stats, metric, pairs, method, b, seed, resample=drawn, **options)
+    return _named(res, block.systems)
+
+
+def _named(res: resampling.ResamplingResult, systems: tuple[str, ...]) -> resampling.ResamplingResult:
+    """``res`` with the systems its warnings and its pairs' warnings name by index named by label."""
+
+    def name(warnings: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(_system_names(w, systems) for w in warnings)
+
+    pairs = tuple(dataclasses.replace(p, warnings=name(p.warnings)) if p.warnings else p for p in res.pairs)
+    return dataclasses.replace(res, warnings=name(res.warnings), pairs=pairs)
 
 
 def _system_names(warning: str, systems: tuple[str, ...]) -> str:

@@ -11,6 +11,7 @@ import contextlib
 import contextvars
 import dataclasses
 import gc
+import math
 import os
 import sys
 import time
@@ -29,6 +30,7 @@ from sigreport.errors import Problem, SpecError, StrictError, UserError
 from sigreport.execute.cache import LIMIT as CACHE_LIMIT
 from sigreport.execute.cache import code_digest
 from sigreport.execute import Cache, CacheError, Executor, SerialExecutor, run_plan
+from sigreport.execute.dask import TIMEOUT as DASK_TIMEOUT
 from sigreport.execute.dask import DaskExecutor, DaskUnavailable
 from sigreport.plan import Plan
 from sigreport.results import Results, from_json, to_json
@@ -53,6 +55,7 @@ class RunOptions:
     scheduler: str | None = None
     cache: str | None = None
     cache_limit: int = CACHE_LIMIT  # bytes the cache folder keeps after the build (least recently used go)
+    scheduler_timeout: float = DASK_TIMEOUT  # seconds to reach the Dask scheduler and hear its handshake
 
 
 CACHE_DIR = ".sigreport-cache"
@@ -113,7 +116,7 @@ def figure_workers_ahead(sf: SpecFile, run: RunOptions, formats: list[str] | Non
 
 def executor_for(run: RunOptions) -> Executor:
     if run.executor == "dask":
-        return DaskExecutor(run.scheduler, run.jobs)
+        return DaskExecutor(run.scheduler, run.jobs, run.scheduler_timeout)
     if run.jobs > 1:
         from sigreport.execute.pool import ProcessExecutor
 
@@ -350,12 +353,47 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     previous one, else the report in the output folder: read here, explicitly, and handed to the plan.
     """
     say = say or _say
+    check_build_options(formats, wait)
     sf = spec_file(spec_path)
     dest = release.dest if release else (Path(out).resolve() if out else output_dir(sf))
-    cache = open_cache(run, sf)  # an unusable cache folder stops the build before the data is read
-    with long_lived(), ready_workers(figure_workers_ahead(sf, run, formats)) as drawers:
-        return _build(sf, dest, cache, formats, strict, progress, templates, release, previous, wait, say, run,
-                      drawers)
+    with outputs_dir_named(sf, release is None and not out):
+        if release is None:  # an output folder refused for holding an input creates nothing (not even the cache)
+            store.check_parent(dest)
+            store.check_inputs_outside(dest, input_paths(sf, templates))  # again with the lock, aggregates known
+        cache = open_cache(run, sf)  # an unusable cache folder stops the build before the data is read
+        with long_lived(), ready_workers(figure_workers_ahead(sf, run, formats)) as drawers:
+            return _build(sf, dest, cache, formats, strict, progress, templates, release, previous, wait, say, run,
+                          drawers)
+
+
+@contextlib.contextmanager
+def outputs_dir_named(sf: SpecFile, from_spec: bool) -> Iterator[None]:
+    """Within: an error about the output folder names the spec's ``outputs.dir`` (field and line) when the
+    folder came from it, so the user knows which setting to change."""
+    try:
+        yield
+    except store.OutputError as exc:
+        if not from_spec:
+            raise
+        line = sf.line_of("outputs", "dir") if sf.spec.outputs.dir else None
+        field = "outputs.dir" if sf.spec.outputs.dir else "outputs.dir (default reports/<spec name>)"
+        problems = [dataclasses.replace(p, line=line, field=field) if not p.field else p for p in exc.problems]
+        raise store.OutputError(exc.source, problems) from None
+
+
+def check_build_options(formats: Any, wait: Any) -> None:
+    """Refuse, before anything is read, a format that is not one of :data:`FORMAT_ORDER` (an unknown one
+    was silently left out of the report) and a ``wait`` that is not a finite number of seconds, 0 or more
+    (NaN is never reached by a deadline: the build would wait for ever)."""
+    known = ", ".join(FORMAT_ORDER)
+    if isinstance(formats, str):
+        raise RunError(f"formats: a list of format names is needed (of {known}), not the string {formats!r}")
+    unknown = [f for f in formats or () if f not in FORMAT_ORDER]
+    if unknown:
+        raise RunError(f"formats: unknown format{'s' if len(unknown) > 1 else ''} "
+                       f"{', '.join(repr(f) for f in unknown)}; known: {known}")
+    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not math.isfinite(wait) or wait < 0:
+        raise RunError(f"wait: a number of seconds, 0 or more, is needed, not {wait!r}")
 
 
 @contextlib.contextmanager

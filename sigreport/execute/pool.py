@@ -82,8 +82,10 @@ class ProcessExecutor:
         assert self.pool is not None
         try:
             return self._run(self.pool, tasks, done)
-        except BrokenProcessPool:
+        except BrokenProcessPool as exc:
             self.failed = True
+            if exc.__cause__ is not None:  # a result that could not be read back: a bug, with its traceback
+                raise
             raise forking.lost(self.procs, "ran the analyses") from None
         except BaseException:
             self.failed = True
