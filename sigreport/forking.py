@@ -244,16 +244,16 @@ class Ready:
             return
         pipes = [multiprocessing.Pipe() for _ in range(workers)]
         parent = os.getpid()
-        with held_signals():
+        with held_signals():  # the child never leaves this block: it sets its handlers before any signal
             pid = os.fork()
-        if pid == 0:  # the first worker: never returns
-            try:
-                bind_to_parent(parent)
-                for mine, _ in pipes:
-                    mine.close()
-                _first(warm, [theirs for _, theirs in pipes])
-            finally:
-                os._exit(0)
+            if pid == 0:  # the first worker: never returns
+                try:
+                    bind_to_parent(parent)
+                    for mine, _ in pipes:
+                        mine.close()
+                    _first(warm, [theirs for _, theirs in pipes])
+                finally:
+                    os._exit(0)
         for _, theirs in pipes:
             theirs.close()
         self._pid, self._conns = pid, [mine for mine, _ in pipes]
