@@ -1,7 +1,9 @@
 """Command line: ``sigreport build|validate|plan|schema``.
 
 Maps user mistakes (:class:`~sigreport.errors.UserError`) to one line per problem and exit code 2,
-without a traceback; anything else is a bug and keeps its traceback.
+without a traceback; a worker process killed under the build (:class:`~sigreport.forking.WorkerLost`) to
+one line and exit code 1; Ctrl-C and SIGTERM to one line and 130 or 143 (the build cleans up as it
+stops); anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
