@@ -169,7 +169,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     b.add_argument("--release", metavar="NAME", help="write the report as release NAME of the archive, with its manifest")
     b.add_argument("--archive", metavar="DIR", help="archive folder (default: outputs.archive, else reports/ beside the spec)")
-    b.add_argument("--force", action="store_true", help="replace an existing release of that name")
+    b.add_argument("--force", action="store_true", help="replace an existing release of that name (with -o: let a "
+                   "plain report replace a release folder)")
     b.add_argument("--previous", metavar="DIR", help="report to compare with (default: the archive's newest release)")
     b.add_argument("-j", "--jobs", type=_jobs, default="auto", metavar="N",
                    help="run independent analyses and figures in N worker processes (same results for every N; "
@@ -203,6 +204,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("release", help="the release folder")
     r.add_argument("--no-rebuild", action="store_true", help="only compare the files with the manifest's hashes")
     r.add_argument("--data", metavar="DIR", help="folder holding the inputs (default: beside the original spec)")
+    r.add_argument("--digest", metavar="SHA256", help="the manifest's sha256 as published when the release was "
+                   "built: a manifest rewritten since does not verify")
     s = sub.add_parser("schema", help="print the JSON Schema of the spec")
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
     return ap
@@ -261,7 +264,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "verify" and args.no_rebuild:
         from sigreport.archive.verify import verify_release
 
-        return _verified(verify_release(Path(args.release), False))
+        return _verified(verify_release(Path(args.release), False, digest=args.digest))
     if args.command == "schema":  # the spec models only: no statistics, data or rendering imports
         from sigreport.spec import json_schema
 
@@ -286,7 +289,7 @@ def _run(args: argparse.Namespace) -> int:
         print(b.prepare(args.spec).plan.describe())
         return 0
     if args.command == "verify":
-        return _verified(b.verify(args.release, True, args.data))
+        return _verified(b.verify(args.release, True, args.data, args.digest))
     if args.templates:  # before any statistics: a mistyped folder must not cost a whole build
         from sigreport.render import check_template_dir
 
@@ -295,7 +298,7 @@ def _run(args: argparse.Namespace) -> int:
     progress = Progress(not args.quiet)
     try:
         dest, written, warnings = b.build(args.spec, args.output, args.formats, args.strict, progress, args.templates,
-                                          release, wait=args.wait, run=_run_options(args))
+                                          release, wait=args.wait, run=_run_options(args), force=args.force)
     finally:
         progress.finish()
     if not args.quiet:
@@ -303,6 +306,11 @@ def _run(args: argparse.Namespace) -> int:
             print(f"replaced release {release.name} (build #{release.replaced.sequence}, sigreport "
                   f"{release.replaced.manifest.get('sigreport_version')}, built {release.replaced.manifest.get('built_at')})")
         print(f"wrote {dest} ({len(written)} files: {', '.join(_summary(written))})")
+        if release:
+            from sigreport.archive.manifest import manifest_digest
+
+            print(f"manifest sha256 {manifest_digest(dest)} (publish it to pin this release: "
+                  f"sigreport verify {dest} --digest HASH)")
         if warnings:
             print(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''} (shown in the report; --strict fails on them)")
     return 0
@@ -323,7 +331,8 @@ def _release(args: argparse.Namespace) -> Any:  # a ReleasePlan or None
     from sigreport.api import pipeline as b
 
     if args.release is None:
-        extra = [f for f, v in (("--archive", args.archive), ("--force", args.force), ("--previous", args.previous)) if v]
+        extra = [f for f, v in (("--archive", args.archive), ("--force", args.force and not args.output),
+                                ("--previous", args.previous)) if v]
         if extra:
             raise UserError("build", [Problem("build", None, extra[0], "only with --release NAME")])
         return None

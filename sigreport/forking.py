@@ -130,9 +130,9 @@ def lost(procs: dict[int, Any], doing: str) -> WorkerLost:
     that worker and the signal that ended it when known. ``procs``: :func:`workers_of` the pool, taken
     while it ran (the pool forgets its workers when it shuts down). The pool itself ends the other
     workers with SIGTERM once it is broken, so another signal names the culprit first; the pool's own
-    thread reaps the dead one a moment after the error is raised, hence the short wait."""
-    deadline = time.monotonic() + 1.0
-    while not any(_exitcode(p) is not None for p in procs.values()) and time.monotonic() < deadline:
+    thread reaps them a moment after the error is raised, hence the short wait for every exit code."""
+    deadline = time.monotonic() + 2.0
+    while any(_exitcode(p) is None for p in procs.values()) and time.monotonic() < deadline:
         time.sleep(0.01)
     ended = [(pid, -code) for pid, code in ((pid, _exitcode(p)) for pid, p in procs.items())
              if code is not None and code < 0]

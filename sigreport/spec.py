@@ -46,6 +46,7 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from sigreport import defaults
 from sigreport.errors import Problem, SpecError
 
 Alternative = Literal["two-sided", "greater", "less"]
@@ -159,7 +160,14 @@ class BayesianSpec(_Model):
         "the metric's units; differences within [-rope, rope] count as equivalent. Metrics left out get no "
         "Bayesian comparison.")
     level: float = Field(0.95, gt=0.5, lt=1, description="Posterior probability a decision needs.")
-    samples: int = Field(50000, ge=1000, le=10_000_000, description="Posterior samples of the signed-rank test.")
+    model: Literal["auto", "signed_rank", "bayesian_bootstrap"] = Field(
+        "auto", description="Items and corpora: signed_rank (Benavoli et al. 2017), bayesian_bootstrap (the posterior "
+        "of the mean difference, Rubin 1981), or auto: bayesian_bootstrap when the scores are binary or mostly tied "
+        "(at most two distinct values, or more than half of some pair's differences zero), where the signed-rank "
+        "posterior would count every tie as practically equivalent; signed_rank otherwise. Cross-validation "
+        "designs always use the correlated t test.")
+    samples: int = Field(50000, ge=1000, le=10_000_000, description="Posterior samples (signed-rank test, Bayesian "
+                         "bootstrap).")
     prior_strength: float = Field(0.5, ge=0, description="Signed-rank test: weight of the prior pseudo-observation "
                                   "at 0 (baycomp's default 0.5).")
     method: Literal["auto", "monte_carlo", "normal"] = Field(
@@ -231,6 +239,15 @@ class TestsSpec(_Model):
         "kfold, corrected_resampled_t for resampled).")
     n_train: int | None = Field(None, ge=1, description="Training-set size (corrected resampled t).")
     n_test: int | None = Field(None, ge=1, description="Test-set size (corrected resampled t).")
+    ci_level: float | None = Field(
+        None, gt=0, lt=1, description="Level of every confidence interval of the report (descriptives, every pairwise "
+        "and cross-validation test, effect sizes, classification metrics, agreement). Default: 1 - alpha, so that "
+        "an interval excludes zero exactly when the test at alpha rejects (for the t-based tests; the others are "
+        "their nearest counterpart).")
+    power: float | None = Field(
+        0.8, gt=0, lt=1, description="Power of the minimum detectable difference reported for every pair of an "
+        "item-level pairwise family: the smallest true mean difference its test detects with this probability at "
+        "the level the correction asks of a pair (alpha / m; null: not computed). Card et al. (2020) use 0.8.")
     bayesian: BayesianSpec | None = Field(
         None, description="Bayesian comparison of every pair with a region of practical equivalence: the Bayesian "
         "signed-rank test (items or corpora) or the correlated Bayesian t test (cross-validation designs).")
@@ -264,7 +281,8 @@ class ClassificationSpec(_Model):
     positive_label: str | None = Field(None, description="Positive class for binary precision, recall, F.")
     beta: float = Field(1.0, gt=0, description="beta of the F-measure (1 gives F1).")
     resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap resamples for metric CIs.")
-    ci_level: float = Field(0.95, gt=0, lt=1, description="Confidence level of the metric CIs.")
+    ci_level: float | None = Field(None, gt=0, lt=1, description="Confidence level of the metric CIs (default: "
+                                   "tests.ci_level, else 1 - alpha; a level set here overrides it and is printed).")
     mcnemar: Literal["auto", "exact", "chi2"] = Field(
         "auto", description="McNemar variant: auto is exact binomial when n01 + n10 < 25, else chi-square "
         "(with continuity correction unless mcnemar_correction is false).")
@@ -310,9 +328,9 @@ class MainTableSpec(_Model):
     corpora: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None, description="Corpora shown, in this order (default: every corpus analysed).")
     cell: Literal["value", "value_ci", "value_sd"] = Field(
-        "value", description="What a cell shows: the mean (or corpus-level value), with its confidence interval, "
+        defaults.MAIN_TABLE_CELL, description="What a cell shows: the mean (or corpus-level value), with its confidence interval, "
         "or with the standard deviation over items.")
-    markers: bool = Field(True, description="Significance markers from the corrected pairwise decisions.")
+    markers: bool = Field(defaults.MAIN_TABLE_MARKERS, description="Significance markers from the corrected pairwise decisions.")
     decimals: int | None = Field(None, ge=0, le=10, description="Decimals of every value (default: the metric's).")
 
     @field_validator("metrics", "corpora")
@@ -329,17 +347,17 @@ class LatexSpec(_Model):
     """How the LaTeX tables are set for a paper (the fit rule is in the README's LaTeX section)."""
 
     float: Literal["auto", "table", "table*", "none"] = Field(
-        "auto", description="The float of every table: auto (table when it fits a column of a 10pt two-column "
+        defaults.LATEX_FLOAT, description="The float of every table: auto (table when it fits a column of a 10pt two-column "
         "article, table* when it fits the text width, else split by columns), table, table*, or none (a bare "
         "tabular for you to wrap).")
-    siunitx: bool = Field(False, description="Numeric columns as siunitx S columns (needs \\usepackage{siunitx}).")
+    siunitx: bool = Field(defaults.LATEX_SIUNITX, description="Numeric columns as siunitx S columns (needs \\usepackage{siunitx}).")
     pairwise: Literal["rows", "matrix", "auto"] = Field(
-        "auto", description="Pairwise tables: rows (one row per pair with every statistic), matrix (a compact "
+        defaults.LATEX_PAIRWISE, description="Pairwise tables: rows (one row per pair with every statistic), matrix (a compact "
         "k x k matrix of adjusted p-values with the significant ones marked), or auto (the matrix when the rows "
         "would not fit the text width). Except with rows, the per-pair table of paired differences and effect "
         "sizes of a family of more than 40 pairs is left out (results.json always has it).")
-    caption_prefix: str = Field("", description="Text put before every table caption.")
-    label_prefix: str = Field("tab:", pattern=r"^[A-Za-z0-9:_.-]*$",
+    caption_prefix: str = Field(defaults.LATEX_CAPTION_PREFIX, description="Text put before every table caption.")
+    label_prefix: str = Field(defaults.LATEX_LABEL_PREFIX, pattern=r"^[A-Za-z0-9:_.-]*$",
                               description="Put before every table name in its \\label (letters, digits, : _ . -).")
 
 
@@ -347,7 +365,7 @@ class HtmlSpec(_Model):
     """How the HTML report (and the PDF made from it) shows pairwise families."""
 
     pairwise: Literal["rows", "matrix", "auto"] = Field(
-        "auto", description="Pairwise and post-hoc families: rows (one row per pair with every statistic), matrix "
+        defaults.HTML_PAIRWISE, description="Pairwise and post-hoc families: rows (one row per pair with every statistic), matrix "
         "(a k x k matrix of adjusted p-values, significant ones marked with the direction), or auto (the matrix for "
         "a family of every pair of more than 40 pairs, i.e. 10 or more systems; rows otherwise).")
 
@@ -358,13 +376,13 @@ class OutputsSpec(_Model):
     dir: str | None = Field(None, description="Report folder (default: reports/<spec file name>/ beside the spec).")
     archive: str | None = Field(None, description="Archive folder of releases (build --release NAME writes "
                                 "ARCHIVE/NAME/; default: reports/ beside the spec).")
-    formats: list[Format] = Field(default_factory=lambda: ["html", "pdf", "latex", "json"],
+    formats: list[Format] = Field(default_factory=lambda: list(defaults.FORMATS),
                                   description="Formats to write.")
     main_table: MainTableSpec = Field(default_factory=MainTableSpec)
     latex: LatexSpec = Field(default_factory=LatexSpec)
     html: HtmlSpec = Field(default_factory=HtmlSpec)
     figures: list[FigureKind] = Field(
-        default_factory=lambda: ["cd", "forest", "pvalues", "confusion"],
+        default_factory=lambda: list(defaults.FIGURE_KINDS),
         description="Figure kinds drawn: cd (critical-difference diagrams), forest (pairwise differences with "
         "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices); [] for none.")
 
@@ -433,9 +451,10 @@ class Spec(_Model):
             if m.corpus_level and self.tests.pairwise == "bootstrap_t":
                 raise _At(("tests", "pairwise"), f"bootstrap_t studentizes a mean of per-item scores; metric {name!r} "
                           f"is corpus-level (aggregate {m.aggregate}): use bootstrap or permutation")
-            if m.corpus_level and self.tests.pairwise not in ("bootstrap", "permutation"):
-                raise ValueError(f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only bootstrap and "
-                                 f"permutation apply, not {self.tests.pairwise}")
+            if m.corpus_level and self.tests.pairwise not in ("bootstrap", "permutation", "auto"):
+                raise _At(("tests", "pairwise"), f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only "
+                          f"resampling tests apply, not {self.tests.pairwise}; set tests.pairwise: auto "
+                          "(approximate randomization with the bootstrap's interval), permutation or bootstrap")
         if self.tests.pairwise == "bootstrap_t" and self.tests.ci_method == "bca":
             raise _At(("tests", "ci_method"), "bootstrap_t gives the studentized interval; ci_method bca belongs to "
                       "pairwise: bootstrap")
@@ -455,6 +474,11 @@ class Spec(_Model):
         if self.agreement is not None and self.data.annotations is None and not self.agreement.systems_vs_gold:
             raise ValueError("agreement needs data.annotations")
         return self
+
+    def interval_level(self) -> float:
+        """The level of every interval of the report: ``tests.ci_level``, else ``1 - alpha`` (the one rule; a
+        ``classification.ci_level`` overrides it for the classification metrics alone)."""
+        return float(self.tests.ci_level) if self.tests.ci_level is not None else 1.0 - float(self.alpha)
 
     def has_labels(self) -> bool:
         """Whether the spec has classification or annotation data."""
@@ -635,6 +659,8 @@ def _parse_yaml(text: str, source: str, loader_class: type[_SpecLoader] | None =
         raise SpecError(source, [Problem(source, exc.line, "", exc.message)]) from None
     except yaml.YAMLError as exc:
         line, what = _yaml_error(exc, text)
+        if "maximum nesting depth" in what:  # libyaml (0.2.5+) scans ahead and has a limit of its own
+            raise SpecError(source, [Problem(source, line, "", f"nesting deeper than {MAX_DEPTH} levels")]) from None
         raise SpecError(source, [Problem(source, line, "", f"not valid YAML: {what}")]) from None
     except RecursionError:  # pragma: no cover - MAX_DEPTH keeps composing far from the recursion limit
         raise SpecError(source, [Problem(source, None, "", f"nesting deeper than {MAX_DEPTH} levels")]) from None

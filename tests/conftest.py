@@ -37,6 +37,15 @@ metrics:
 """
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_config_home(tmp_path_factory):
+    """The cache's signing key goes to ``$XDG_CONFIG_HOME/sigreport/cache-key``: in tests, a session folder
+    (inherited by the builds tests start in subprocesses), never the home folder of whoever runs them."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config-home")))
+        yield
+
+
 @dataclass
 class CliResult:
     code: int

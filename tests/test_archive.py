@@ -12,15 +12,21 @@ no omnibus test, so each engineered change moves exactly one thing:
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from sigreport.archive import diff as diffs
 from sigreport.archive import releases
-from sigreport.archive.manifest import MANIFEST_NAME, read_manifest, software_versions
+from sigreport.archive.manifest import MANIFEST_NAME, manifest_digest, read_manifest, sha256_file, software_versions
 from sigreport.cli import main
 
 NOISE = [0.01, -0.02, 0.015, -0.005, 0.02, -0.015, 0.005, -0.01, 0.012, -0.012, 0.008, -0.008]
@@ -180,7 +186,8 @@ def test_index_lists_releases_newest_first_with_headlines(archive: Path) -> None
     doc = json.loads((archive / "index.json").read_text(encoding="utf-8"))
     assert [r["release"] for r in doc["releases"]] == ["v3", "v2", "v1"]
     v1, v2 = doc["releases"][2], doc["releases"][1]
-    assert v1["best"] == [{"metric": "m", "corpus": "c", "system": "A", "mean": pytest.approx(0.555, abs=1e-9)}]
+    assert v1["best"] == [{"metric": "m", "corpus": "c", "system": "A", "mean": pytest.approx(0.555, abs=1e-9),
+                           "tied": ["A"]}]
     assert (v1["significant"], v1["decisions"], v2["significant"], v2["decisions"]) == (2, 3, 3, 3)
     assert (v1["diff"], v2["diff"], v2["report"]) == (None, "v2/diff.html", "v2/index.html")
     page = (archive / "index.html").read_text(encoding="utf-8")
@@ -432,3 +439,316 @@ def test_release_manifest_holds_user_aggregate_module(tmp_path: Path, capsys: py
     module.write_text(module.read_text() + "# edited\n")
     code, out, _ = run(capsys, "verify", release)
     assert code == 1 and "input changed: agg_released.py" in out
+
+
+# ---- archives that are not sigreport's, immutability under --wait and -o, damaged documents -------------
+
+
+def test_a_folder_that_is_not_an_archive_is_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--release v1 --archive site`` where site/ holds the user's own index.html (or index.json, or other
+    files): exit 2, nothing written; an empty folder becomes an archive, marked as sigreport's."""
+    spec = project / "spec.yaml"
+    for name, text in (("index.html", "<h1>my site</h1>"), ("index.json", '{"pages": []}'), ("notes.txt", "mine")):
+        site = project / f"site-{name}"
+        site.mkdir()
+        (site / name).write_text(text)
+        code, _, err = run(capsys, "build", spec, "--release", "v1", "--archive", site)
+        assert code == 2 and "is not a sigreport archive" in err and "Traceback" not in err, err
+        assert [p.name for p in site.iterdir()] == [name] and (site / name).read_text() == text
+    empty = project / "empty"
+    empty.mkdir()
+    assert run(capsys, "build", spec, "--release", "v1", "--archive", empty, "-q")[0] == 0
+    assert (empty / releases.ARCHIVE_MARKER).is_file() and (empty / "index.json").is_file()
+    (empty / "README.md").write_text("notes on our releases")  # a marked archive may hold the user's notes
+    assert run(capsys, "build", spec, "--release", "v2", "--archive", empty, "-q")[0] == 0
+
+
+def test_an_archive_of_an_earlier_version_is_recognised(archive: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """An archive written before the marker (its index.json is sigreport's) is an archive: marked on its
+    next index rewrite."""
+    copy = tmp_path / "a"
+    shutil.copytree(archive, copy)
+    (copy / releases.ARCHIVE_MARKER).unlink()
+    assert releases.is_archive(copy)
+    releases.write_index(copy)
+    assert (copy / releases.ARCHIVE_MARKER).is_file()
+
+
+def test_a_release_written_while_a_build_waited_is_not_replaced(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Two ``--release v1 --wait 60`` builds: the second planned before the first wrote v1 and waited for its
+    lock; once it has the lock it finds v1 written and stops (exit 2), leaving the first build's release."""
+    from sigreport.archive import store
+
+    spec, dest = project / "spec.yaml", project / "reports" / "v1"
+    dest.parent.mkdir()
+    fd = os.open(store.lock_path(dest), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # the first build holds the release's lock
+    first: list[int] = []
+
+    def nap(seconds: float) -> None:  # the first build finishes while the second one waits
+        if not first:
+            os.close(fd)
+            with monkeypatch.context() as m:
+                m.setattr(store.time, "sleep", time.sleep)
+                first.append(main(["build", str(spec), "--release", "v1", "-q", "--no-cache"]))
+
+    monkeypatch.setattr(store.time, "sleep", nap)
+    code, _, err = run(capsys, "build", spec, "--release", "v1", "--wait", "60", "--no-cache")
+    assert first == [0] and code == 2, err
+    assert "release 'v1' was written by another build while this one waited" in err and "Traceback" not in err
+    assert read_manifest(dest)["sequence"] == 1
+
+
+def test_a_plain_build_into_a_release_folder_is_refused_unless_forced(project: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``build -o ARCHIVE/v1`` would replace a release behind the index's back: exit 2; with --force the
+    report replaces it and the index is rewritten without it."""
+    spec = project / "spec.yaml"
+    for n in ("v1", "v2"):
+        assert run(capsys, "build", spec, "--release", n, "-q")[0] == 0
+    v1 = project / "reports" / "v1"
+    before = {p.name: p.read_bytes() for p in v1.iterdir()}
+    code, _, err = run(capsys, "build", spec, "-o", v1)
+    assert code == 2 and f"{v1} is a release" in err and "--force" in err and "Traceback" not in err
+    assert {p.name: p.read_bytes() for p in v1.iterdir()} == before
+    assert run(capsys, "build", spec, "-o", v1, "--force", "-q")[0] == 0
+    assert not (v1 / MANIFEST_NAME).exists()
+    index = json.loads((project / "reports" / "index.json").read_text())
+    assert [r["release"] for r in index["releases"]] == ["v2"]
+
+
+def damage(folder: Path, name: str, edit: str) -> None:
+    """Hand-edit or damage one JSON file of a release folder."""
+    path = folder / name
+    if edit == "truncated":
+        path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    elif edit == "not UTF-8":
+        path.write_bytes(b"\xff\xfe" + path.read_bytes())
+    elif edit == "NaN":
+        path.write_text(path.read_text().replace('"seed": 0', '"seed": NaN', 1))
+    elif edit == "deep nesting":
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    elif edit == "wrong type":
+        doc = json.loads(path.read_text())
+        if name == "results.json":
+            next(a for a in doc["analyses"] if a["kind"] == "pairwise")["pairs"][0]["significant"] = "yes"
+        else:
+            doc["inputs"][0]["sha256"] = 5
+        path.write_text(json.dumps(doc))
+
+
+EDITS = [(n, e) for n in ("results.json", "manifest.json")
+         for e in ("truncated", "not UTF-8", "NaN", "deep nesting", "wrong type")]
+FIELD = {("results.json", "wrong type"): "analyses[1].pairs[0].significant: expected true or false or null, got "
+                                          '"yes"', ("manifest.json", "wrong type"): "inputs[0].sha256: expected a sha256"}
+
+
+@pytest.mark.parametrize("name,edit", EDITS)
+def test_hand_edited_json_is_a_user_error_everywhere(archive: Path, tmp_path: Path, name: str, edit: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """diff, verify (with and without the rebuild) and --previous: one line naming the file (and the field),
+    exit 2, no traceback."""
+    shutil.copytree(archive, tmp_path / "a")
+    bad = tmp_path / "a" / "v2"
+    damage(bad, name, edit)
+    commands = [("diff", archive / "v1", bad), ("diff", "v1", "v2", "--archive", tmp_path / "a"),
+                ("verify", bad, "--no-rebuild"), ("verify", bad),
+                ("build", archive.parent / "spec.yaml", "--release", "p", "--archive", tmp_path / "p",
+                 "--previous", bad, "-q")]
+    for argv in commands:
+        code, out, err = run(capsys, *argv)
+        if name == "results.json" and argv[0] == "verify":
+            assert code == 1 and "results.json (changed)" in out, (argv, out, err)  # a changed file, not an error
+            continue
+        assert code == 2 and "Traceback" not in err, (argv, err)
+        assert len(err.strip().splitlines()) == 1 and str(bad / name) in err, (argv, err)
+        assert FIELD.get((name, edit), "") in err, (argv, err)
+
+
+def test_one_damaged_release_does_not_stop_later_release_builds(archive: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """v3's results.json and v2's manifest damaged: a new release builds (exit 0), compares with v1, the
+    index leaves v2 and v3 out, and a warning names each."""
+    copy = tmp_path / "a"
+    shutil.copytree(archive, copy)
+    damage(copy / "v3", "results.json", "truncated")
+    damage(copy / "v2", "manifest.json", "wrong type")
+    code, _, err = run(capsys, "build", archive.parent / "spec.yaml", "--release", "v4", "--archive", copy, "-q")
+    assert code == 0 and "Traceback" not in err, err
+    assert "release v3 is not used as the previous release" in err and "left release v3 out of the index" in err
+    assert "skipped v2 in the archive" in err and "inputs[0].sha256" in err
+    assert read_manifest(copy / "v4")["previous"] == "v1"
+    index = json.loads((copy / "index.json").read_text())
+    assert [r["release"] for r in index["releases"]] == ["v4", "v1"]
+
+
+# ---- verify: a forged release, a published digest, and the three outcomes ---------------------------------
+
+
+def forge(release: Path, spec_hash: str | None) -> None:
+    """The forgery: flip a pairwise decision in results.json, write the file's new hash into the manifest and,
+    unless ``spec_hash`` is None, put that value in the manifest's spec hash."""
+    doc = json.loads((release / "results.json").read_text(encoding="utf-8"))
+    pair = next(a for a in doc["analyses"] if a["kind"] == "pairwise")["pairs"][0]
+    pair["significant"] = not pair["significant"]
+    (release / "results.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    m = json.loads((release / MANIFEST_NAME).read_text(encoding="utf-8"))
+    m["outputs"]["results.json"] = sha256_file(release / "results.json")
+    if spec_hash is not None:
+        m["spec"]["sha256"] = spec_hash
+    (release / MANIFEST_NAME).write_text(json.dumps(m, indent=2), encoding="utf-8")
+
+
+@pytest.mark.parametrize("spec_hash", [None, "0" * 64, "anything"])
+def test_a_forged_release_does_not_verify(archive: Path, tmp_path: Path, spec_hash: str | None,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Editing results.json and its hash in the manifest (and the manifest's spec hash) is caught: the spec
+    copy no longer has the manifest's hash (tampering), the rebuild still runs and shows the flipped
+    decision; a published digest catches the rewritten manifest without a rebuild."""
+    copy = tmp_path / "a"
+    shutil.copytree(archive, copy)
+    release = copy / "v3"  # the release whose inputs are the current table
+    published = manifest_digest(release)
+    assert run(capsys, "verify", release, "--digest", published)[0] == 0
+    forge(release, spec_hash)
+    code, out, err = run(capsys, "verify", release)
+    if spec_hash == "anything":  # not a sha256 at all: the manifest is refused, naming the field
+        assert code == 2 and "spec.sha256: expected a sha256" in err and "Traceback" not in err
+        return
+    head = "release v3 does not verify:" if spec_hash else "release v3: not reproduced"  # files tampered, or not
+    assert code == 1 and out.startswith(head), out
+    assert "rebuild differs from the manifest: results.json (changed: $.analyses[1].pairs[0].significant" in out
+    if spec_hash is not None:
+        assert "output differs from the manifest: spec.yaml (sha256" in out
+        assert "manifest.json (its spec text does not have its spec sha256)" in out
+    code, out, _ = run(capsys, "verify", release, "--no-rebuild", "--digest", published)
+    assert code == 1 and f"manifest.json (sha256 {manifest_digest(release)[:12]}…, not the published" in out
+
+
+def rebuilt_with(monkeypatch: pytest.MonkeyPatch, edit: Callable[[Path], None]) -> None:
+    """verify's rebuild writes the report, then ``edit`` changes it (what another machine might write)."""
+    from sigreport.api import pipeline
+
+    real = pipeline.build
+
+    def build(spec: Path, out: Path, *args: object, **kwargs: object) -> object:
+        done = real(spec, out, *args, **kwargs)
+        edit(Path(out))
+        return done
+
+    monkeypatch.setattr(pipeline, "build", build)
+
+
+def scale_first_pvalue(factor: float) -> Callable[[Path], None]:
+    def edit(out: Path) -> None:
+        doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        pair = next(a for a in doc["analyses"] if a["kind"] == "pairwise")["pairs"][0]
+        pair["pvalue"] *= factor
+        (out / "results.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return edit
+
+
+def replace_in_html(old: str, new: str, inside_svg: bool) -> Callable[[Path], None]:
+    def edit(out: Path) -> None:
+        page = (out / "index.html").read_text(encoding="utf-8")
+        start = page.index("<svg") if inside_svg else 0
+        at = page.index(old, start)
+        assert not inside_svg or at < page.index("</svg>", start)
+        (out / "index.html").write_text(page[:at] + new + page[at + len(old):], encoding="utf-8")
+    return edit
+
+
+@pytest.mark.parametrize("case,edit,outcome", [
+    ("a p-value 1e-12 apart", scale_first_pvalue(1 + 1e-12), "reproduced"),
+    ("a figure's drawing", replace_in_html("<path", "<path data-x='1'", inside_svg=True), "reproduced"),
+    ("a p-value 1e-6 apart", scale_first_pvalue(1 + 1e-6), "not reproduced"),
+    ("text outside the figures", replace_in_html("<title>Archive example", "<title>Archive exampel", False),
+     "not reproduced"),
+])
+def test_verify_outcomes(archive: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                         case: str, edit: Callable[[Path], None], outcome: str) -> None:
+    """A rebuild that differs only in a float within tolerance or inside a figure is "reproduced" (exit 0,
+    the largest relative difference named); beyond tolerance or in text it is "not reproduced" (exit 1)."""
+    rebuilt_with(monkeypatch, edit)
+    code, out, _ = run(capsys, "verify", archive / "v3")
+    if outcome == "reproduced":
+        assert code == 0 and out.startswith("ok: release v3: reproduced: same decisions, numbers within tolerance"), out
+        if "p-value" in case:
+            assert "(largest relative difference 1.0e-12)" in out and "numbers within tolerance: results.json" in out
+    else:
+        assert code == 1 and out.startswith("release v3: not reproduced"), out
+        assert f"rebuild differs from the manifest: {'index.html' if 'text' in case else 'results.json'}" in out
+
+
+def test_verify_reproduces_a_release_across_blas_kernels(tmp_path: Path) -> None:
+    """The real thing: a release built with OpenBLAS's Haswell kernels, verified with its Sandybridge kernels
+    (as on another CPU). results.json differs in the last digits (the paired t tests' p-values; measured
+    3.7e-14 at most on this example), so verify says "reproduced" on another machine, and byte-identical
+    with the kernel it was built with."""
+    import numpy as np
+
+    if not np._core._multiarray_umath.__cpu_features__.get("AVX2"):
+        pytest.skip("the Haswell kernels need a CPU with AVX2")
+    import threadpoolctl
+
+    if not any(lib["internal_api"] == "openblas" for lib in threadpoolctl.threadpool_info()):
+        pytest.skip("numpy is not linked with OpenBLAS")
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "data").mkdir()
+    shutil.copy(root / "configs" / "summarization.yaml", tmp_path)
+    shutil.copy(root / "configs" / "data" / "summarization.csv", tmp_path / "data")
+
+    def cli(kernel: str, *argv: str) -> subprocess.CompletedProcess[str]:
+        code = "import sys; from sigreport.cli import main; sys.exit(main(sys.argv[1:]))"
+        return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=root,
+                              env={**os.environ, "OPENBLAS_CORETYPE": kernel}, timeout=600)
+
+    built = cli("Haswell", "build", "-q", "--no-cache", str(tmp_path / "summarization.yaml"), "--release", "v1",
+                "--formats", "json,html")
+    assert built.returncode == 0, built.stderr
+    release = tmp_path / "reports" / "v1"
+    assert [b["kernel"] for b in read_manifest(release)["platform"]["blas"]] == ["Haswell"] * 2
+    other = cli("Sandybridge", "verify", str(release))
+    assert other.returncode == 0, other.stdout + other.stderr
+    assert other.stdout.startswith("ok: release v1: reproduced: same decisions, numbers within tolerance "
+                                   "(largest relative difference"), other.stdout
+    assert "on another machine (blas: " in other.stdout and "Sandybridge" in other.stdout
+    assert "numbers within tolerance: results.json" in other.stdout
+    same = cli("Haswell", "verify", str(release))
+    assert same.returncode == 0 and "rebuilt byte-identical" in same.stdout, same.stdout
+
+
+def test_verify_says_when_it_cannot_rebuild(archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No input found (or no previous release beside a copied release): exit 1, "could not rebuild", never ok."""
+    code, out, _ = run(capsys, "verify", archive / "v3", "--data", tmp_path)
+    assert code == 1 and "could not rebuild: input not found: data/scores.csv" in out and "--data" in out
+    shutil.copytree(archive / "v3", tmp_path / "v3")
+    code, out, _ = run(capsys, "verify", tmp_path / "v3")
+    assert code == 1 and "could not rebuild: the previous release 'v2' it was analysed against cannot be read" in out
+
+
+def test_manifest_records_the_platform(archive: Path) -> None:
+    """What the last digits of a build depend on, so that verify can say "another machine"."""
+    from sigreport.archive.manifest import platform_info
+
+    recorded = read_manifest(archive / "v1")["platform"]
+    assert set(recorded) == {"machine", "cpu", "simd", "blas", "os", "python"}
+    assert recorded == platform_info()  # the same process built it
+    assert all(set(b) == {"library", "version", "kernel"} for b in recorded["blas"]) and recorded["blas"]
+
+
+def test_a_previous_report_that_cannot_be_used(archive: Path, project: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """--previous DIR whose results.json lacks a field the plan reads: exit 2 naming the file; one of another
+    schema version: built without its choices, with a warning (an upgrade must not stop release builds)."""
+    doc = results(archive, "v2")
+    for name, edited in (("no-title", {k: v for k, v in doc.items() if k != "title"}), ("v2", doc | {"schema_version": 2})):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(edited), encoding="utf-8")
+    code, _, err = run(capsys, "build", project / "spec.yaml", "--release", "p1", "--previous", tmp_path / "no-title")
+    assert code == 2 and f"{tmp_path / 'no-title' / 'results.json'}: cannot be used as the previous report" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    code, _, err = run(capsys, "build", project / "spec.yaml", "--release", "p2", "--previous", tmp_path / "v2", "-q")
+    assert code == 0 and "schema_version 2, this sigreport writes 1: its test choices are not carried over" in err

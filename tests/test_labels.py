@@ -496,3 +496,91 @@ def test_classifiers_example_contract(example):
             assert p["pvalue_adjusted"] >= p["pvalue"]
     ids = [a["id"] for a in doc["analyses"]]
     assert len(ids) == len(set(ids))
+
+
+# -------------------------------------------------------------------------------------------- per-corpus label sets
+
+
+def test_each_corpus_has_its_own_label_set_against_sklearn(cli, workdir):
+    """One predictions file with two data sets shipped in scikit-learn (iris: setosa, versicolor, virginica;
+    wine: class_0, class_1, class_2) and three of its classifiers' cross-validated predictions. Each corpus is
+    scored on its own labels, so every macro, micro and weighted value equals scikit-learn's on that corpus
+    alone (before, every corpus took all six labels: macro recall halved, specificity inflated)."""
+    from sklearn.datasets import load_iris, load_wine
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.metrics import multilabel_confusion_matrix, precision_recall_fscore_support
+    from sklearn.model_selection import cross_val_predict
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    models = {"knn": KNeighborsClassifier(), "nb": GaussianNB(),
+              "tree": DecisionTreeClassifier(random_state=0)}
+    rows, truth, predicted = [], {}, {}
+    for corpus, data in (("iris", load_iris()), ("wine", load_wine())):
+        names = [str(n) for n in data.target_names]
+        truth[corpus] = [names[t] for t in data.target]
+        for system, model in models.items():
+            pred = cross_val_predict(model, data.data, data.target, cv=5)
+            predicted[corpus, system] = [names[p] for p in pred]
+            rows += [(system, corpus, f"{corpus}{i}", g, p)
+                     for i, (g, p) in enumerate(zip(truth[corpus], predicted[corpus, system]))]
+    doc = build(cli, workdir, """
+        title: two data sets in one predictions file
+        data:
+          predictions: preds.csv
+        classification:
+          resamples: 99
+          test_metrics: [specificity_macro, f1_micro, recall_macro]
+        tests:
+          pairwise: bootstrap
+          resamples: 200
+          omnibus: none
+        """, {"preds.csv": predictions_csv(rows)})
+    records = {a["corpus"]: a for a in analyses(doc, "classification")}
+    assert records["iris"]["labels"] == ["setosa", "versicolor", "virginica"]
+    assert records["wine"]["labels"] == ["class_0", "class_1", "class_2"]
+    descriptives = {(a["metric"], a["corpus"]): {s["system"]: s["mean"] for s in a["systems"]}
+                    for a in analyses(doc, "descriptives")}
+    for corpus in ("iris", "wine"):
+        for s in records[corpus]["systems"]:
+            y, p = truth[corpus], predicted[corpus, s["system"]]
+            m = s["metrics"]
+            for avg in ("macro", "micro", "weighted"):
+                # sklearn.metrics.precision_recall_fscore_support(y, p, average=avg), on this corpus alone
+                prec, rec, f1, _ = precision_recall_fscore_support(y, p, average=avg, zero_division=0)
+                assert m[f"precision_{avg}"]["value"] == pytest.approx(prec, abs=1e-12)
+                assert m[f"recall_{avg}"]["value"] == pytest.approx(rec, abs=1e-12)
+                assert m[f"f1_{avg}"]["value"] == pytest.approx(f1, abs=1e-12)
+            # specificity tn / (tn + fp) per class from sklearn.metrics.multilabel_confusion_matrix(y, p)
+            mcm = multilabel_confusion_matrix(y, p)
+            tn, fp = mcm[:, 0, 0], mcm[:, 0, 1]
+            assert m["specificity_macro"]["value"] == pytest.approx(np.mean(tn / (tn + fp)), abs=1e-12)
+            assert m["specificity_micro"]["value"] == pytest.approx(tn.sum() / (tn + fp).sum(), abs=1e-12)
+            # the corpus-level test metrics of the pairwise tests: the same values
+            got = {name: descriptives[name, corpus][s["system"]]
+                   for name in ("specificity_macro", "f1_micro", "recall_macro")}
+            assert got["specificity_macro"] == pytest.approx(np.mean(tn / (tn + fp)), abs=1e-12)
+            assert got["f1_micro"] == pytest.approx(
+                precision_recall_fscore_support(y, p, average="micro")[2], abs=1e-12)
+            assert got["recall_macro"] == pytest.approx(
+                precision_recall_fscore_support(y, p, average="macro")[1], abs=1e-12)
+    assert not [w for a in doc["analyses"] for w in a.get("warnings", []) if "no predictions" in w or "undefined" in w]
+
+
+def test_a_class_metric_whose_label_is_absent_from_a_corpus_is_refused(cli, workdir):
+    rows = [("a", "c1", "i1", "x", "x"), ("a", "c1", "i2", "y", "x"), ("b", "c1", "i1", "x", "y"),
+            ("b", "c1", "i2", "y", "y"), ("a", "c2", "j1", "u", "u"), ("a", "c2", "j2", "v", "u"),
+            ("b", "c2", "j1", "u", "v"), ("b", "c2", "j2", "v", "v")]
+    workdir.write("preds.csv", predictions_csv(rows))
+    workdir.write("spec.yaml", """
+        title: t
+        data:
+          predictions: preds.csv
+        classification:
+          test_metrics: [recall_x]
+        tests:
+          pairwise: bootstrap
+        """)
+    r = cli("validate", workdir.path / "spec.yaml")
+    assert r.code == 2 and "Traceback" not in r.err
+    assert "'recall_x': its label does not occur in corpus 'c2' (labels there: u, v)" in r.err

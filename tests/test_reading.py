@@ -155,7 +155,7 @@ def test_is_baseline(text, expected):
 
 # ------------------------------------------------------------------ sentences have verbs
 
-VERBS = re.compile(r"\b(is|are|has|have|differs?|do|does|could|puts|was|were|beats?|rejects?)\b")
+VERBS = re.compile(r"\b(is|are|has|have|differs?|do|does|could|puts|was|were|beats?|rejects?|follow|finds|share|separates)\b")
 
 
 def test_every_sentence_in_the_report_has_a_verb(built):
@@ -195,6 +195,9 @@ def test_pair_sentence_reads_in_every_case(kw, phrase):
 
 def test_figure_names_without_glyphs_warn_once_in_the_report_not_on_stderr(built):
     assert not [w for w in built.warnings if "missing from font" in w]
+    if "Droid Sans Fallback" not in font_families():
+        pytest.skip("needs the Debian package fonts-droid-fallback (scripts/test installs it): a fallback font "
+                    "with Chinese and without Korean glyphs")
     lost = missing_glyphs([HANGUL, HAN])
     if not lost:
         pytest.skip("an installed font has every glyph of the test names")

@@ -376,6 +376,21 @@ def test_two_concurrent_builds_never_fail_with_a_bug(exp):
     assert title_of(exp.path / "out") == "old" and leftovers(exp.path) == []
 
 
+@pytest.mark.parametrize("kind", ["symbolic link", "hard link"])
+def test_a_lock_file_that_is_a_link_is_refused_and_its_target_kept(cli, exp, kind):
+    """The lock is opened with O_NOFOLLOW and must be a plain file with one name: a link planted at
+    ``.out.lock`` (to a file the lock would truncate when it records its pid) stops the build, exit 2."""
+    out = exp.path / "out"
+    exp.write("spec.yaml", spec_text("new"))
+    victim = exp.write("thesis.tex", "my thesis")
+    (os.symlink if kind == "symbolic link" else os.link)(victim, store.lock_path(out))
+    r = cli("build", "-o", out, exp.path / "spec.yaml")
+    assert r.code == 2 and "Traceback" not in r.err, r.err
+    assert f"the lock file {store.lock_path(out)} is" in r.err and "never through a link" in r.err
+    assert victim.read_text() == "my thesis" and os.path.lexists(store.lock_path(out))
+    assert title_of(out) == "old"
+
+
 # ---------------------------------------------------------------- OS errors on the output side
 
 

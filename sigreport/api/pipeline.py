@@ -20,21 +20,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sigreport import forking
-from sigreport.analyses import build_plan, collect_results, figure_problems, uses_scipy_stats
+from sigreport.analyses import build_plan, collect_results, figure_problems, figure_warnings, uses_scipy_stats
 from sigreport.version import __version__
 from sigreport.archive import store
-from sigreport.archive.manifest import read_manifest
-from sigreport.archive.verify import VerifyResult, verify_release
+from sigreport.archive.manifest import MANIFEST_NAME, read_manifest
+from sigreport.archive.verify import CannotRebuild, VerifyResult, verify_release
 from sigreport.data import Dataset, load_data
 from sigreport.errors import Problem, SpecError, StrictError, UserError
 from sigreport.execute.cache import LIMIT as CACHE_LIMIT
+from sigreport.execute.cache import check_folder as check_cache_folder
 from sigreport.execute.cache import code_digest
 from sigreport.execute import Cache, CacheError, Executor, SerialExecutor, run_plan
 from sigreport.execute.dask import TIMEOUT as DASK_TIMEOUT
 from sigreport.execute.dask import DaskExecutor, DaskUnavailable
 from sigreport.plan import Plan
 from sigreport.results import Results, from_json, to_json
-from sigreport.results.io import from_dict
+from sigreport.results.io import SCHEMA_VERSION, from_dict
 from sigreport.spec import SpecFile, load_spec_file, output_dir
 from sigreport.stats.lazy import scipy_stats
 
@@ -124,16 +125,38 @@ def executor_for(run: RunOptions) -> Executor:
     return SerialExecutor()
 
 
-def open_cache(run: RunOptions, sf: SpecFile) -> Cache | None:
-    """The result cache, or None; a folder that cannot be used is a user error before anything runs."""
+def cache_folder(run: RunOptions, sf: SpecFile) -> Path | None:
+    """The cache folder a build uses: ``--cache DIR``, else ``.sigreport-cache/`` beside the spec; None: no cache."""
     if run.cache is None:
         return None
-    folder = Path(run.cache) if run.cache else sf.folder / CACHE_DIR
+    return Path(run.cache) if run.cache else sf.folder / CACHE_DIR
+
+
+def check_cache(run: RunOptions, sf: SpecFile) -> None:
+    """Refuse a cache folder that cannot be sigreport's (a file, a foreign non-empty folder) before the data
+    is read; writes nothing (the cache is created by :func:`open_cache` once the output folder is accepted)."""
+    folder = cache_folder(run, sf)
+    if folder is not None:
+        try:
+            check_cache_folder(folder)
+        except CacheError as exc:
+            raise _cache_error(exc) from None
+
+
+def open_cache(run: RunOptions, sf: SpecFile) -> Cache | None:
+    """The result cache (created and tagged when missing), or None; a folder or key that cannot be used is a
+    user error before any analysis runs."""
+    folder = cache_folder(run, sf)
+    if folder is None:
+        return None
     try:
         return Cache.open(folder, f"{__version__}+{code_digest()}")
     except CacheError as exc:
-        raise RunError(f"cannot use the {exc}; pass --no-cache or another --cache DIR; nothing was written"
-                       ) from None
+        raise _cache_error(exc) from None
+
+
+def _cache_error(exc: CacheError) -> "RunError":
+    return RunError(f"cannot use the {exc}; pass --no-cache or another --cache DIR; nothing was written")
 
 
 def run_analyses(p: "Prepared", run: RunOptions, progress: Progress | None,
@@ -203,17 +226,28 @@ def plan_of(sf: SpecFile, ds: Dataset, previous: Results | None) -> Plan:
     return plan
 
 
-def previous_of(release: releases.ReleasePlan | None, dest: Path) -> Results | None:
-    """The previous report: a release's previous release (or --previous), else the report in ``dest``."""
+def previous_of(release: releases.ReleasePlan | None, dest: Path, say: store.Say | None = None) -> Results | None:
+    """The previous report: a release's previous release (or --previous), else the report in ``dest``. A
+    release's previous report that cannot be used is a user error naming its results.json (``--previous``)
+    or is skipped with a line through ``say`` (a damaged release of the archive)."""
     if release is None:
         return previous_results(dest)
     from sigreport.archive import releases
+    from sigreport.archive.documents import document_error
 
-    doc = releases.previous_results(release.archive, release.name, release.previous_dir)
-    try:
-        return from_dict(doc) if doc is not None else None
-    except (ValueError, KeyError, TypeError):
+    found = releases.previous_report(release.archive, release.name, release.previous_dir, say)
+    if found is None:
         return None
+    path, doc = found
+    if doc.get("schema_version") != SCHEMA_VERSION:  # written by another sigreport: nothing to carry over
+        (say or _say)(f"sigreport: the previous report {path} has results.json schema_version "
+                      f"{doc.get('schema_version')}, this sigreport writes {SCHEMA_VERSION}: its test choices are "
+                      "not carried over")
+        return None
+    try:
+        return from_dict(doc)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise document_error(path, "", f"cannot be used as the previous report: {exc}") from None
 
 
 def previous_results(dest: Path) -> Results | None:
@@ -343,7 +377,8 @@ def write_paper_files(model: "ReportModel", dest: Path, formats: list[str]) -> l
 def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, formats: list[str] | None = None,
           strict: bool = False, progress: Progress | None = None, templates: str | Path | None = None,
           release: releases.ReleasePlan | None = None, previous: Results | None = None, wait: float = 0.0,
-          say: store.Say | None = None, run: RunOptions = RunOptions()) -> tuple[Path, list[str], list[Problem]]:
+          say: store.Say | None = None, run: RunOptions = RunOptions(),
+          force: bool = False) -> tuple[Path, list[str], list[Problem]]:
     """Run a whole build; returns (report folder, files written, warnings).
 
     The output folder is locked for the whole build (a second build waits ``wait`` seconds, then stops
@@ -351,19 +386,18 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     ``release`` (from :func:`plan_release`) the report goes into the archive with its manifest, and the
     index is rewritten. The previous report (for ``selection``) is ``previous``, else the release's
     previous one, else the report in the output folder: read here, explicitly, and handed to the plan.
+    A release folder is replaced only by a release build with ``--force`` (a plain build into it needs
+    ``force``, and then the archive's index is rewritten).
     """
     say = say or _say
     check_build_options(formats, wait)
     sf = spec_file(spec_path)
     dest = release.dest if release else (Path(out).resolve() if out else output_dir(sf))
     with outputs_dir_named(sf, release is None and not out):
-        if release is None:  # an output folder refused for holding an input creates nothing (not even the cache)
-            store.check_parent(dest)
-            store.check_inputs_outside(dest, input_paths(sf, templates))  # again with the lock, aggregates known
-        cache = open_cache(run, sf)  # an unusable cache folder stops the build before the data is read
+        check_cache(run, sf)  # an unusable cache folder stops the build before the data is read
         with long_lived(), ready_workers(figure_workers_ahead(sf, run, formats)) as drawers:
-            return _build(sf, dest, cache, formats, strict, progress, templates, release, previous, wait, say, run,
-                          drawers)
+            return _build(sf, dest, formats, strict, progress, templates, release, previous, wait, say, run, drawers,
+                          force)
 
 
 @contextlib.contextmanager
@@ -411,10 +445,10 @@ def ready_workers(n: int) -> Iterator[forking.Ready | None]:
         ready.close()
 
 
-def _build(sf: SpecFile, dest: Path, cache: Cache | None, formats: list[str] | None, strict: bool,
+def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
            progress: Progress | None, templates: str | Path | None, release: releases.ReleasePlan | None,
            previous: Results | None, wait: float, say: store.Say, run: RunOptions,
-           drawers: forking.Ready | None = None) -> tuple[Path, list[str], list[Problem]]:
+           drawers: forking.Ready | None = None, force: bool = False) -> tuple[Path, list[str], list[Problem]]:
     t0, started = time.monotonic(), time.time()
     phase(progress, f"reading {_data_names(sf)}", transient=True)
     imported = scipy_stats.prefetch() if uses_scipy_stats(sf.spec) else (lambda: None)  # while the data is read
@@ -431,13 +465,15 @@ def _build(sf: SpecFile, dest: Path, cache: Cache | None, formats: list[str] | N
         store.recover(dest, say)
         store.check_inputs_outside(dest, input_paths(sf, templates))
         store.check_destination(dest)
-        p = Prepared(sf, ds, plan_of(sf, ds, previous or previous_of(release, dest)), dest)
+        replaces_release = check_release_destination(dest, release, force)
+        cache = open_cache(run, sf)  # only now: a refused build leaves no cache folder behind
+        p = Prepared(sf, ds, plan_of(sf, ds, previous or previous_of(release, dest, say)), dest)
         workers = f"; {run.jobs} worker processes" if run.jobs > 1 and run.executor != "dask" else ""
         phase(progress, f"read {_shape(ds)} and planned {len(p.plan.nodes):,} analyses in "
                         f"{time.monotonic() - t0:.1f} s{workers}")
         results = run_analyses(p, run, progress, cache)
         keep()
-        warnings = collect_warnings(results)
+        warnings = collect_warnings(results) + figure_warnings(p.spec_file.spec, results.values())
         if strict and warnings:
             raise StrictError(str(p.spec_file.path), warnings)
         fmts = formats or list(p.spec_file.spec.outputs.formats)
@@ -460,11 +496,31 @@ def _build(sf: SpecFile, dest: Path, cache: Cache | None, formats: list[str] | N
         if removed:
             phase(progress, f"cache: removed {removed:,} least recently used entries ({freed / 1e6:,.0f} MB) to keep "
                             f"it under {run.cache_limit / 1e6:,.0f} MB")
-    if release:
+    if release or replaces_release:
         from sigreport.archive import releases
 
-        releases.write_index(release.archive)
+        releases.write_index(release.archive if release else dest.parent, say)
     return dest, written, warnings
+
+
+def check_release_destination(dest: Path, release: releases.ReleasePlan | None, force: bool) -> bool:
+    """With the output folder's lock held: a release build's folder is still as planned (a build that
+    waited may find the release written meanwhile: refused, releases are immutable); a plain build into a
+    release folder (``-o ARCHIVE/NAME``) is refused unless ``force``. Returns whether a plain build replaces
+    a release of a sigreport archive (its index is then rewritten)."""
+    if release is None and not (dest / MANIFEST_NAME).is_file():  # a plain report: releases need not be imported
+        return False
+    from sigreport.archive import releases
+
+    if release is not None:
+        releases.check_release_unchanged(release)
+        return False
+    if not force:
+        raise store.refuse(dest, f"{dest} is a release (it holds {MANIFEST_NAME}); releases are "
+                                 "immutable and listed in their archive's index: rebuild it with --release "
+                                 f"{dest.name} --archive {dest.parent} --force, or pass --force to replace it "
+                                 "with a plain report")
+    return releases.is_archive(dest.parent)
 
 
 _KEEPING: contextvars.ContextVar[bool] = contextvars.ContextVar("sigreport_keeping", default=False)
@@ -553,18 +609,26 @@ def plan_release(spec_path: str | Path, name: str, archive: str | Path | None = 
     return releases.plan_release_for(spec_file(spec_path), name, archive, force, previous)
 
 
-def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None = None) -> VerifyResult:
-    """``sigreport verify``: check a release against its manifest, rebuilding it unless ``rebuild`` is False."""
+def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None = None,
+           digest: str | None = None) -> VerifyResult:
+    """``sigreport verify``: check a release against its manifest (and the manifest against a published
+    ``digest``), rebuilding it unless ``rebuild`` is False. The rebuild uses no cache."""
     folder = Path(folder)
-    previous = None
+    previous, missing = None, None
     try:  # a release was analysed against its previous release (selection): so is its rebuild
         name = read_manifest(folder).get("previous")
-        previous = previous_results(folder.parent / name) if isinstance(name, str) and name else None
     except UserError:
-        pass  # verify_release reports an unreadable manifest itself
+        name = None  # verify_release reports an unreadable manifest itself
+    if isinstance(name, str) and name:
+        previous = previous_results(folder.parent / name)
+        if previous is None:
+            missing = (f"the previous release '{name}' it was analysed against cannot be read at "
+                       f"{folder.parent / name}; verify the release inside its archive")
 
     def builder(spec: Path, out: Path, formats: list[str], templates: str | None) -> None:
+        if missing:
+            raise CannotRebuild(missing)
         build(spec, out, formats or None, templates=templates, previous=previous)
 
-    return verify_release(Path(folder), rebuild, Path(data_dir) if data_dir else None, builder)
+    return verify_release(Path(folder), rebuild, Path(data_dir) if data_dir else None, builder, digest)
 

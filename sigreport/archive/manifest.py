@@ -18,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from sigreport.archive.documents import check, document_error, load_json
 from sigreport.errors import Problem, UserError
 
 MANIFEST_NAME = "manifest.json"
@@ -77,6 +78,62 @@ def software_versions(libraries: Iterable[str] = LIBRARIES) -> dict[str, str | N
     return out
 
 
+SIMD_LEVELS = ("AVX512_SPR", "AVX512_ICL", "AVX512_SKX", "AVX512F", "AVX2", "AVX", "SSE42", "SSE2", "SVE", "ASIMD",
+               "NEON", "VSX4", "VSX3", "VSX2", "VX")
+"""numpy's names of CPU SIMD extensions, best first: the platform records the best one this CPU offers."""
+
+
+def platform_info() -> dict[str, Any]:
+    """What the numbers of a build may depend on besides the software versions: the CPU (model, the best
+    SIMD level numpy found), the BLAS libraries loaded with their kernel (OpenBLAS picks one per CPU, or
+    ``OPENBLAS_CORETYPE``), the operating system and Python. ``verify`` compares it with its own to say
+    whether a rebuild ran on another machine. Call it after the build (the BLAS libraries are loaded then)."""
+    return {"machine": platform.machine(), "cpu": cpu_model(), "simd": simd_level(), "blas": blas_libraries(),
+            "os": platform.platform(), "python": f"{platform.python_implementation()} {platform.python_version()}"}
+
+
+def cpu_model() -> str | None:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith(("model name", "Processor", "cpu model")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def simd_level() -> str | None:
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+    except ImportError:  # pragma: no cover - numpy before 2.0
+        return None
+    return next((name for name in SIMD_LEVELS if features.get(name)), None)
+
+
+def blas_libraries() -> list[dict[str, str | None]]:
+    """Each BLAS library loaded in this process (``threadpoolctl``): its implementation, version and kernel."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:  # pragma: no cover - a dependency; a manifest is still written without it
+        return []
+    seen = []
+    for lib in threadpool_info():
+        if lib.get("user_api") == "blas":
+            entry = {"library": lib.get("internal_api"), "version": lib.get("version"),
+                     "kernel": lib.get("architecture") or lib.get("threading_layer")}
+            if entry not in seen:
+                seen.append(entry)
+    return sorted(seen, key=lambda e: tuple(str(v) for v in e.values()))  # not the order they were loaded in
+
+
+def manifest_digest(folder: Path) -> str:
+    """sha256 of a release's manifest.json: it holds the hash of every other file and input, so this one
+    value pins the whole release; published elsewhere (a release note, a tag), it lets ``verify --digest``
+    detect a manifest rewritten to match edited files."""
+    return sha256_file(folder / MANIFEST_NAME)
+
+
 def output_hashes(folder: Path) -> dict[str, str]:
     """sha256 of every output file of a release folder, by POSIX path relative to it.
 
@@ -96,7 +153,7 @@ def build_manifest(*, release: str, sequence: int, sigreport_version: str, spec_
                    spec_path: str, inputs: Iterable[InputFile], outputs: Mapping[str, str], seed: int,
                    resamples: int | None, formats: Iterable[str], previous: str | None,
                    software: Mapping[str, str | None] | None = None, templates: str | None = None,
-                   built_at: str | None = None) -> dict[str, Any]:
+                   built_at: str | None = None, machine: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The manifest document. ``sequence`` is the build order within the archive (1, 2, ...): the index
     lists releases by it, newest first, because names need not sort and clocks need not agree."""
     soft = dict(software if software is not None else software_versions())
@@ -118,6 +175,8 @@ def build_manifest(*, release: str, sequence: int, sigreport_version: str, spec_
         "formats": list(formats),
         "outputs": dict(sorted(outputs.items())),
     }
+    if machine is not None:
+        doc["platform"] = dict(machine)
     if built_at is not None:
         doc["built_at"] = built_at
     return doc
@@ -127,32 +186,31 @@ def dumps(doc: Mapping[str, Any]) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+INPUT_ENTRY = {"role!": "str", "name!": "str", "path!": "str", "size": "int", "sha256!": "sha256"}
+MANIFEST = {"release!": "str", "sequence!": "int", "previous": "str|null", "sigreport_version": "str|null",
+            "python_version": "str|null", "libraries!": ("map", "str|null"),
+            "spec!": {"name": "str", "path": "str", "copy": "str", "sha256!": "sha256", "text": "str"},
+            "inputs!": ("list", INPUT_ENTRY), "templates": "str|null", "seed": "int", "resamples": "int|null",
+            "formats": ("list", "str"), "outputs!": ("map", "sha256"), "built_at": "str",
+            "platform": ("map", "any")}
+"""The fields of a manifest sigreport reads back (``verify``, ``diff``, the index), with their JSON types."""
+
+
 def read_manifest(folder: Path) -> dict[str, Any]:
-    """Read and check a release's manifest; anything that is not sigreport's manifest is a user error."""
+    """Read and check a release's manifest; anything that is not sigreport's manifest, or a manifest with a
+    field of the wrong type (edited by hand, damaged), is a user error naming the file and the field."""
     path = folder / MANIFEST_NAME
-    source = str(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.is_file() and not path.is_symlink():
+        source = str(path)
         raise UserError(source, [Problem(source, None, "", f"{folder} is not a sigreport release "
-                                         f"(no {MANIFEST_NAME})")]) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise UserError(source, [Problem(source, None, "", f"not a sigreport manifest: {exc}")]) from None
-    problems = manifest_problems(doc, source)
-    if problems:
-        raise UserError(source, problems[:1])
-    return doc
-
-
-def manifest_problems(doc: Any, source: str) -> list[Problem]:
+                                         f"(no {MANIFEST_NAME})")])
+    doc = load_json(path, "manifest")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        return [Problem(source, None, "format", f"not a sigreport manifest (expected format '{FORMAT}')")]
+        raise document_error(path, "format", f"not a sigreport manifest (expected format '{FORMAT}')")
     if doc.get("manifest_version") != MANIFEST_VERSION:
-        return [Problem(source, None, "manifest_version",
-                        f"manifest version {doc.get('manifest_version')!r} is not supported "
-                        f"(this sigreport reads {MANIFEST_VERSION})")]
-    shapes = {"release": str, "sequence": int, "spec": dict, "inputs": list, "outputs": dict, "libraries": dict}
-    for key, kind in shapes.items():
-        if not isinstance(doc.get(key), kind):
-            return [Problem(source, None, key, f"missing or not a {kind.__name__}; not a sigreport manifest")]
-    return []
+        raise document_error(path, "manifest_version", f"manifest version {doc.get('manifest_version')!r} is not "
+                             f"supported (this sigreport reads {MANIFEST_VERSION})")
+    check(doc, MANIFEST, path, "manifest")
+    if doc["sequence"] < 1:
+        raise document_error(path, "sequence", f"expected a build number of 1 or more, got {doc['sequence']}")
+    return doc

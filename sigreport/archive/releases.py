@@ -15,22 +15,27 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sigreport.archive import diff as diffs
 from sigreport.archive import store
-from sigreport.archive.diff import descriptives_key
+from sigreport.archive.documents import read_results_document
 from sigreport.archive.manifest import (DIFF_NAME, MANIFEST_NAME, SPEC_COPY, InputFile, build_manifest,
-                                        describe_input, dumps, output_hashes, read_manifest)
+                                        describe_input, dumps, output_hashes, platform_info, read_manifest)
 from sigreport.errors import Problem, UserError
+from sigreport.results.decisions import decide_document
 from sigreport.spec import SpecFile
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 RESERVED = frozenset({"index.html", "index.json"})
 INDEX_HTML = "index.html"
 INDEX_JSON = "index.json"
+INDEX_FORMAT = "sigreport-archive-index"
 RESULTS = "results.json"
+ARCHIVE_MARKER = ".sigreport-archive"
+"""Marks a folder as a sigreport archive: only there are ``index.html`` and ``index.json`` (re)written."""
+Warn = Callable[[str], None]
 
 
 def validate_release_name(name: str, source: str = "--release") -> str:
@@ -67,18 +72,25 @@ def release_path(archive: Path, name: str) -> Path:
     return path
 
 
-def list_releases(archive: Path) -> list[Release]:
-    """Every release of the archive, newest first (highest build ``sequence``; name breaks ties)."""
+def list_releases(archive: Path, warn: Warn | None = None) -> list[Release]:
+    """Every release of the archive, newest first (highest build ``sequence``; name breaks ties). A folder
+    whose manifest.json cannot be read (damaged, edited, someone else's) is no release: ``warn`` names it."""
     if not archive.is_dir():
         return []
     out = []
-    for child in archive.iterdir():
+    for child in sorted(archive.iterdir()):
         if child.is_dir() and not child.name.startswith(".") and (child / MANIFEST_NAME).is_file():
             try:
                 out.append(Release(child.name, child, read_manifest(child)))
-            except UserError:
-                continue  # a folder with someone else's manifest.json is not a release
+            except UserError as exc:
+                if warn is not None:
+                    warn(f"sigreport: skipped {child.name} in the archive {archive}: {_reason(exc)}")
     return sorted(out, key=lambda r: (r.sequence, r.name), reverse=True)
+
+
+def _reason(exc: UserError) -> str:
+    p = exc.problems[0]
+    return f"{p.file}: {p.render()}"
 
 
 def require_archive(archive: Path) -> Path:
@@ -101,34 +113,106 @@ def next_sequence(archive: Path) -> int:
     return max((r.sequence for r in list_releases(archive)), default=0) + 1
 
 
-def previous_release(archive: Path, name: str) -> Release | None:
-    """The release a new build of ``name`` is compared with: the newest other release of the archive."""
-    return next((r for r in list_releases(archive) if r.name != name), None)
+def previous_release(archive: Path, name: str, warn: Warn | None = None) -> Release | None:
+    """The release a new build of ``name`` is compared with: the newest other release of the archive whose
+    manifest and results.json can be read (a damaged one is skipped, and ``warn`` names it)."""
+    for r in list_releases(archive, warn):
+        if r.name == name:
+            continue
+        try:
+            read_results(r.path)
+        except UserError as exc:
+            if warn is not None:
+                warn(f"sigreport: release {r.name} is not used as the previous release: {_reason(exc)}")
+            continue
+        return r
+    return None
 
 
 def read_results(folder: Path) -> dict[str, Any]:
-    """The results.json document of a report folder (a user error when missing or not JSON)."""
+    """The results.json document of a report folder, checked for every field sigreport reads from it (a user
+    error naming the file and the field when missing, not JSON, or of another shape)."""
     path = folder / RESULTS
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         raise UserError(str(folder), [Problem(str(path), None, "", f"{folder} has no {RESULTS}; "
-                                              "not a sigreport report built with the json format")]) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise UserError(str(path), [Problem(str(path), None, "", f"cannot read {RESULTS}: {exc}")]) from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("analyses"), list):
-        raise UserError(str(path), [Problem(str(path), None, "analyses", "not a sigreport results.json")])
-    return doc
+                                              "not a sigreport report built with the json format")])
+    return read_results_document(path)
 
 
-def previous_results(archive: Path, name: str, previous_dir: Path | None = None) -> dict[str, Any] | None:
+def previous_results(archive: Path, name: str, previous_dir: Path | None = None,
+                     warn: Warn | None = None) -> dict[str, Any] | None:
     """The results.json document a release build of ``name`` compares with and fixes its choices on
     (``selection: fixed``): the report in ``previous_dir`` (``--previous``) when given, otherwise the
-    archive's newest other release; None when there is none, so the caller can say so plainly."""
+    archive's newest other readable release; None when there is none, so the caller can say so plainly."""
+    found = previous_report(archive, name, previous_dir, warn)
+    return found[1] if found else None
+
+
+def previous_report(archive: Path, name: str, previous_dir: Path | None = None,
+                    warn: Warn | None = None) -> tuple[Path, dict[str, Any]] | None:
+    """(results.json path, document) of the previous report (see :func:`previous_results`)."""
     if previous_dir is not None:
-        return read_results(previous_dir)
-    prev = previous_release(archive, name)
-    return read_results(prev.path) if prev else None
+        return previous_dir / RESULTS, read_results(previous_dir)
+    prev = previous_release(archive, name, warn)
+    return (prev.path / RESULTS, read_results(prev.path)) if prev else None
+
+
+def is_release_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds a release (its manifest.json; a plain report never has one)."""
+    return (folder / MANIFEST_NAME).is_file()
+
+
+def is_archive(folder: Path) -> bool:
+    """Whether ``folder`` is a sigreport archive: marked, or written by a sigreport from before the marker (its
+    index.json is sigreport's, or it has no index files and holds a release)."""
+    if (folder / ARCHIVE_MARKER).is_file():
+        return True
+    index = folder / INDEX_JSON
+    if index.is_file():
+        try:
+            return json.loads(index.read_text(encoding="utf-8")).get("format") == INDEX_FORMAT
+        except (OSError, UnicodeDecodeError, ValueError, AttributeError, RecursionError):
+            return False
+    if (folder / INDEX_HTML).exists():
+        return False
+    try:
+        return any(c.is_dir() and is_release_folder(c) for c in folder.iterdir())
+    except OSError:
+        return False
+
+
+def check_archive(archive: Path) -> None:
+    """Refuse an archive folder that is a file, or a non-empty folder that is not a sigreport archive: a
+    release build writes ``index.html`` and ``index.json`` there and must never replace a user's."""
+    src = str(archive)
+    if archive.exists() and not archive.is_dir():
+        raise UserError(src, [Problem(src, None, "--archive", f"{archive} is a file, not an archive folder")])
+    try:
+        foreign = archive.is_dir() and any(not _bookkeeping(c.name) for c in archive.iterdir()) \
+            and not is_archive(archive)
+    except OSError as exc:
+        raise UserError(src, [Problem(src, None, "--archive", f"cannot read {archive}: {exc.strerror}")]) from None
+    if foreign:
+        raise UserError(src, [Problem(src, None, "--archive", f"{archive} is not a sigreport archive (no "
+                                      f"{ARCHIVE_MARKER}) and not empty; a release build writes index.html and "
+                                      "index.json there and never replaces yours: choose another archive folder "
+                                      "(--archive or outputs.archive), new or empty")])
+
+
+def _bookkeeping(name: str) -> bool:
+    """A hidden file or folder a build of this archive keeps beside a release or the index while it works
+    (``.NAME.lock``, ``.NAME.tmp-*``, ``.NAME.old-*``)."""
+    return name.startswith(".") and (name.endswith(".lock") or ".tmp-" in name or ".old-" in name)
+
+
+def check_release_unchanged(plan: "ReleasePlan") -> None:
+    """Call with the release's lock held: refuse when another build wrote the release after
+    :func:`plan_release` checked (a build that waited with ``--wait``); releases are immutable."""
+    if plan.replaced is None and os.path.lexists(plan.dest):
+        src = str(plan.archive)
+        raise UserError(src, [Problem(src, None, "release", f"release '{plan.name}' was written by another build "
+                                      f"while this one waited (releases are immutable): choose a new name, or "
+                                      "--force to replace it")])
 
 
 # ---- building a release ------------------------------------------------------------------------------
@@ -162,8 +246,11 @@ def plan_release(archive: Path, name: str, force: bool = False, previous_dir: Pa
         if not force:
             raise UserError(src, [Problem(src, None, "release", f"release '{name}' already exists in {archive} "
                                           "(releases are immutable): choose a new name, or --force to replace it")])
-    if previous_dir is not None:
+    check_archive(archive)
+    if previous_dir is not None:  # read now: a damaged report must not cost a whole build
         read_results(previous_dir)
+        if (previous_dir / MANIFEST_NAME).is_file():
+            read_manifest(previous_dir)
     return ReleasePlan(name, archive, dest, replaced, previous_dir)
 
 
@@ -218,7 +305,8 @@ def release_inputs(sf: SpecFile, formats: list[str], templates: str | Path | Non
 
 
 def previous_for(plan: ReleasePlan) -> tuple[str, dict[str, Any], dict[str, Any] | None] | None:
-    """(label, results.json, manifest or None) of the report this release is compared with."""
+    """(label, results.json, manifest or None) of the report this release is compared with (damaged releases
+    skipped: the build said so when it read the previous report for its plan)."""
     if plan.previous_dir is not None:
         d = plan.previous_dir
         m = read_manifest(d) if (d / MANIFEST_NAME).is_file() else None
@@ -237,7 +325,7 @@ def finish_release(plan: ReleasePlan, folder: Path, given: ReleaseInputs) -> lis
         release=plan.name, sequence=next_sequence(plan.archive), sigreport_version=given.sigreport_version,
         spec_text=given.spec_text, spec_name=given.spec_name, spec_path=given.spec_path, inputs=given.inputs,
         outputs={}, seed=given.seed, resamples=given.resamples, formats=given.formats, templates=given.templates,
-        previous=prev[0] if prev else None,
+        previous=prev[0] if prev else None, machine=platform_info(),
         built_at=datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat())
     if prev is not None and prev[1].get("schema_version") == read_results(folder).get("schema_version"):
         d = diffs.diff_results(prev[1], read_results(folder), prev[2], manifest, prev[0], plan.name)
@@ -257,12 +345,14 @@ class Best:
     corpus: str | None
     system: str
     mean: float
+    tied: tuple[str, ...] = ()  # every system sharing the best value as shown (the first is ``system``)
 
 
 @dataclasses.dataclass(frozen=True)
 class Headline:
-    """What a reader of the index wants first: the best system per metric and corpus (by the mean in
-    the descriptives and the metric's direction) and how many pairwise decisions are significant."""
+    """What a reader of the index wants first, from the report's decisions (the object its Conclusions and main
+    table read): the best system(s) per metric and corpus, and how many of the decisions of the tests the
+    conclusions follow are significant."""
 
     best: tuple[Best, ...]
     significant: int
@@ -270,38 +360,31 @@ class Headline:
 
 
 def best_systems(doc: dict[str, Any]) -> list[Best]:
-    metrics = doc.get("metrics") or {}
-    out = []
-    for a in doc.get("analyses", []):
-        if not isinstance(a, dict) or a.get("kind") != "descriptives":
-            continue
-        metric, corpus = descriptives_key(a)
-        higher = (metrics.get(metric) or {}).get("higher_is_better", True)
-        rows = [r for r in a.get("systems") or [] if isinstance(r.get("mean"), (int, float))]
-        if rows:
-            top = max(rows, key=lambda r: r["mean"]) if higher else min(rows, key=lambda r: r["mean"])
-            out.append(Best(metric, corpus, str(top["system"]), float(top["mean"])))
-    return out
+    return list(headline(doc).best)
 
 
 def headline(doc: dict[str, Any]) -> Headline:
-    pairs = [p for a in doc.get("analyses", []) if isinstance(a, dict) and a.get("kind") == "pairwise"
-             for p in a.get("pairs") or [] if isinstance(p, dict) and p.get("significant") is not None]
-    return Headline(tuple(best_systems(doc)), sum(1 for p in pairs if p["significant"]), len(pairs))
+    blocks = list(decide_document(doc))
+    best = [Best(b.metric, b.corpus, b.best[0], float(b.values[b.best[0]]), tuple(b.best)) for b in blocks if b.best]
+    return Headline(tuple(best), sum(b.n_significant for b in blocks), sum(b.n_decided for b in blocks))
 
 
-def index_entries(archive: Path) -> list[dict[str, Any]]:
-    """One entry per release, newest first, for index.json (and the HTML index)."""
+def index_entries(archive: Path, warn: Warn | None = None) -> list[dict[str, Any]]:
+    """One entry per release, newest first, for index.json (and the HTML index). A release whose manifest or
+    results.json cannot be read is left out, and ``warn`` names it and the reason."""
     out = []
-    for r in list_releases(archive):
+    for r in list_releases(archive, warn):
         try:
-            h: Headline | None = headline(read_results(r.path))
-        except UserError:
-            h = None
+            doc = read_results(r.path) if (r.path / RESULTS).exists() else None
+        except UserError as exc:
+            if warn is not None:
+                warn(f"sigreport: left release {r.name} out of the index of {archive}: {_reason(exc)}")
+            continue
+        h = headline(doc) if doc is not None else None
         m = r.manifest
         out.append({
             "release": r.name, "sequence": r.sequence, "previous": m.get("previous"),
-            "sigreport_version": m.get("sigreport_version"), "title": _title(r.path),
+            "sigreport_version": m.get("sigreport_version"), "title": _title(doc),
             "report": next((f"{r.name}/{f}" for f in ("index.html", "report.pdf", RESULTS) if (r.path / f).is_file()),
                            None),
             "diff": f"{r.name}/{DIFF_NAME}" if (r.path / DIFF_NAME).is_file() else None,
@@ -311,27 +394,30 @@ def index_entries(archive: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _title(folder: Path) -> str | None:
-    try:
-        return str(read_results(folder).get("title") or "") or None
-    except UserError:
-        return None
+def _title(doc: dict[str, Any] | None) -> str | None:
+    return (str(doc.get("title") or "") or None) if doc is not None else None
 
 
 #: How long an index rewrite waits for another one (it takes well under a second).
 INDEX_WAIT = 120.0
 
 
-def write_index(archive: Path) -> list[Path]:
-    """Rewrite ARCHIVE/index.json and ARCHIVE/index.html from the releases now present, atomically.
+def write_index(archive: Path, warn: Warn | None = None) -> list[Path]:
+    """Mark the archive as sigreport's and rewrite ARCHIVE/index.json and ARCHIVE/index.html from the releases
+    now present, atomically; a damaged release is left out and ``warn`` names it.
 
     Scanning the releases and writing the index happen under the archive's index lock
     (``ARCHIVE/.index.json.lock``, :func:`~sigreport.archive.store.locked`): two release builds
     finishing at once would otherwise each scan, and the one that scanned first could write last and
-    leave the other's release out of the index."""
+    leave the other's release out of the index. The archive is checked again there: index files a user
+    put into an unmarked folder meanwhile are never replaced."""
     with store.locked(archive / INDEX_JSON, wait=INDEX_WAIT):
-        entries = index_entries(archive)
-        doc = {"format": "sigreport-archive-index", "index_version": 1, "releases": entries}
+        if not (archive / ARCHIVE_MARKER).is_file():
+            if (archive / INDEX_HTML).exists() or (archive / INDEX_JSON).exists():
+                check_archive(archive)
+            atomic_write_text(archive / ARCHIVE_MARKER, "sigreport archive: releases and their index\n")
+        entries = index_entries(archive, warn)
+        doc = {"format": INDEX_FORMAT, "index_version": 1, "releases": entries}
         atomic_write_text(archive / INDEX_JSON, dumps(doc))
         atomic_write_text(archive / INDEX_HTML, index_html(entries))
     return [archive / INDEX_JSON, archive / INDEX_HTML]
@@ -365,7 +451,8 @@ def index_html(entries: list[dict[str, Any]]) -> str:
     rows = []
     for en in entries:
         best = "".join(f"<li>{e(b['metric'])}{' on ' + e(str(b['corpus'])) if b['corpus'] else ''}: "
-                       f"<b>{e(b['system'])}</b> (mean {b['mean']:.4g})</li>" for b in en["best"])
+                       f"<b>{' = '.join(e(x) for x in (b.get('tied') or [b['system']]))}</b> (mean {b['mean']:.4g}"
+                       f"{', tied' if len(b.get('tied') or ()) > 1 else ''})</li>" for b in en["best"])
         sig = (f"{en['significant']} of {en['decisions']}" if en["decisions"] is not None else "–")
         links = [f'<a href="{e(en["report"])}">report</a>'] if en["report"] else []
         if en["diff"]:
@@ -377,5 +464,5 @@ def index_html(entries: list[dict[str, Any]]) -> str:
     return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>Releases</title>"
             f"<style>{STYLE}</style></head><body><h1>Releases</h1><p class=muted>Newest first (build order).</p>"
             "<table><thead><tr><th>release</th><th>title</th><th>best system per metric and corpus</th>"
-            "<th>significant pairwise decisions</th><th>links</th></tr></thead><tbody>\n"
+            "<th>significant decisions (the tests the conclusions follow)</th><th>links</th></tr></thead><tbody>\n"
             f"{body}\n</tbody></table></body></html>\n")

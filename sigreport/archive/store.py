@@ -197,10 +197,30 @@ def _holder(path: Path) -> str:
     return "pid unknown"
 
 
+class LockRefused(OSError):
+    """The lock path is a symbolic link or not a plain file of its own: nothing is opened through it."""
+
+
+def _open_lock(path: Path) -> int:
+    """Open (or create) the lock file without following a symbolic link; refuse anything but a regular file
+    with one name (a hard link to another file would be truncated when the lock records its holder)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LockRefused(errno.ELOOP, "is a symbolic link", str(path)) from None
+        raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+        os.close(fd)
+        raise LockRefused(errno.EPERM, "is not a plain file of its own", str(path))
+    return fd
+
+
 def _try_lock(path: Path) -> int | None:
     """An fd holding the lock on the file now at ``path``, or None when another process holds it."""
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = _open_lock(path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -246,6 +266,9 @@ def locked(dest: Path, wait: float = 0.0, say: Say | None = None) -> Iterator[No
                 raise refuse(dest, f"another sigreport build is writing {dest} ({_holder(path)}); "
                                    "try again when it finishes (or pass --wait SECONDS)")
             time.sleep(0.05)
+    except LockRefused as exc:
+        raise refuse(dest, f"the lock file {path} {exc.strerror}; sigreport opens its lock only as a plain file "
+                           "of its own, never through a link: remove it, then build again") from None
     except OSError as exc:
         if exc.filename == str(path):  # the lock file is ours; the folder is what the user can fix
             exc.filename = str(dest.parent)

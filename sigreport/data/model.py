@@ -44,10 +44,15 @@ class Block:
 
 @dataclasses.dataclass(frozen=True)
 class PredictionGroup:
-    """One corpus: ``gold[i]`` and ``pred[i, j]`` are label codes of item i (system j)."""
+    """One corpus: ``gold[i]`` and ``pred[i, j]`` are codes into ``labels`` of item i (system j).
+
+    ``labels`` are this corpus's own: the labels that occur in its gold or predicted labels (as scikit-learn
+    takes them from ``y_true`` and ``y_pred``), in the table's label order. Several data sets in one
+    predictions file do not lend each other their classes."""
 
     corpus: str
     items: tuple[str, ...]
+    labels: tuple[str, ...]
     gold: np.ndarray
     pred: np.ndarray
     dropped_items: int = 0
@@ -59,7 +64,8 @@ class PredictionGroup:
 
 @dataclasses.dataclass(frozen=True)
 class Predictions:
-    """System predictions against gold labels, per corpus, as label codes into ``labels``."""
+    """System predictions against gold labels, per corpus (:class:`PredictionGroup`, each with its own
+    label set). ``labels``: every label of the table, in order (declared, or of first appearance)."""
 
     source: str
     labels: tuple[str, ...]

@@ -17,7 +17,7 @@ Test metrics and their per-item statistics (summed over items they give the corp
   :func:`sigreport.stats.class_counts.averaged_metric`.
 
 All but accuracy are corpus-level metrics: at ``tests.level: items`` only the resampling tests
-(bootstrap, permutation, or auto, which picks bootstrap for them) apply; another pairwise method is
+(bootstrap, permutation, or auto, which picks permutation with the bootstrap's interval for them) apply; another pairwise method is
 an error, as it is for corpus-level score metrics.
 """
 
@@ -111,7 +111,6 @@ def read_predictions(sf: SpecFile, out: Collector, frame: "pd.DataFrame | None" 
     if out.data or out.spec:
         return table, None
 
-    code = {lab: i for i, lab in enumerate(labels)}
     sys_index = {s: j for j, s in enumerate(systems)}
     groups: dict[str, PredictionGroup] = {}
     for corpus in corpora:
@@ -122,6 +121,9 @@ def read_predictions(sf: SpecFile, out: Collector, frame: "pd.DataFrame | None" 
             out.add(shown, f"system{'s' if len(absent) > 1 else ''} {', '.join(absent)} ha"
                     f"{'ve' if len(absent) > 1 else 's'} no predictions on corpus {corpus!r}")
             continue
+        occurring = set(sub["gold"]) | set(sub["pred"])
+        corpus_labels = tuple(lab for lab in labels if lab in occurring)
+        code = {lab: i for i, lab in enumerate(corpus_labels)}
         item_index = {it: i for i, it in enumerate(items)}
         pred = np.full((len(items), len(systems)), -1, dtype=np.int64)
         rows_i = sub["item"].map(item_index).to_numpy()
@@ -143,12 +145,23 @@ def read_predictions(sf: SpecFile, out: Collector, frame: "pd.DataFrame | None" 
             dropped = int((~keep).sum())
             pred, gold = pred[keep], gold[keep]
             items = [it for it, k in zip(items, keep) if k]
-        groups[corpus] = PredictionGroup(corpus, tuple(items), gold, pred, dropped)
+            corpus_labels, gold, pred = _only_used(corpus_labels, gold, pred)
+        groups[corpus] = PredictionGroup(corpus, tuple(items), corpus_labels, gold, pred, dropped)
     if out.data or out.spec:
         return table, None
     return table, Predictions(shown, tuple(labels), tuple(systems), tuple(corpora), groups)
 
 
+
+def _only_used(labels: tuple[str, ...], gold: np.ndarray, pred: np.ndarray
+               ) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """The labels still used once items were dropped, with the codes renumbered into them."""
+    used = np.unique(np.concatenate([gold, pred.ravel()]))
+    if len(used) == len(labels):
+        return labels, gold, pred
+    recode = np.full(len(labels), -1, dtype=np.int64)
+    recode[used] = np.arange(len(used))
+    return tuple(labels[i] for i in used), recode[gold], recode[pred]
 
 # -------------------------------------------------------------------------------------------- test metrics
 
@@ -175,6 +188,8 @@ def parse_test_metric(name: str, labels: tuple[str, ...], cls: ClassificationSpe
             if cls.positive_label is None:
                 return (f"{name!r} is the {pub} of the positive class: set classification.positive_label "
                         f"(or name a class: {pub}_<label>, or an average: {pub}_macro)")
+            if cls.positive_label not in labels:
+                return f"{name!r}: the positive label {cls.positive_label!r} is not among the labels ({', '.join(labels)})"
             return TestMetric(name, base, "class", labels.index(cls.positive_label))
         if name.startswith(pub + "_"):
             rest = name[len(pub) + 1:]
@@ -258,8 +273,15 @@ def test_blocks(sf: SpecFile, preds: Predictions, out: Collector, taken: set[str
         per_corpus = {}
         for corpus in preds.corpora:
             group = preds.groups[corpus]
-            mspec, stats = metric_statistics(tm, group, preds.labels, cls)
+            here = parse_test_metric(name, group.labels, cls)  # label indices into this corpus's labels
+            if isinstance(here, str):
+                out.add_spec(f"{name!r}: its label does not occur in corpus {corpus!r} (labels there: "
+                             f"{', '.join(group.labels)})", "classification", "test_metrics", idx)
+                break
+            mspec, stats = metric_statistics(here, group, group.labels, cls)
             per_corpus[corpus] = Block(name, corpus, preds.systems, group.items, stats, group.dropped_items)
+        if len(per_corpus) < len(preds.corpora):
+            continue
         specs[name] = mspec
         if spec.tests.level == "corpora":
             blocks[(name, None)] = across_corpora(name, list(per_corpus.values()), corpus_metric(mspec, metric=name))

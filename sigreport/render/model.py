@@ -13,6 +13,8 @@ import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar, Literal, Union, overload
 
+from sigreport import defaults
+
 # -------------------------------------------------------------------------------------------- cells
 
 
@@ -274,11 +276,11 @@ class LatexOptions:
     ``caption_prefix`` is put before every caption, ``label_prefix`` before every name in a label.
     """
 
-    float: str = "auto"
-    siunitx: bool = False
-    pairwise: str = "auto"
-    caption_prefix: str = ""
-    label_prefix: str = "tab:"
+    float: str = defaults.LATEX_FLOAT
+    siunitx: bool = defaults.LATEX_SIUNITX
+    pairwise: str = defaults.LATEX_PAIRWISE
+    caption_prefix: str = defaults.LATEX_CAPTION_PREFIX
+    label_prefix: str = defaults.LATEX_LABEL_PREFIX
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,0 +1,232 @@
+"""Power of the paired comparisons: the smallest true difference a test detects with a given power (the
+minimum detectable effect, MDE), and the number of items a study needs to detect a given difference.
+
+A comparison that is not significant says nothing by itself about whether a difference was detectable
+(Card et al. 2020, "With little power comes great responsibility"). For each pair sigreport reports the
+MDE at the level the pair is tested at and the variance of its paired differences.
+
+Paired t test (closed form). With n items, paired differences of standard deviation s and a true mean
+difference delta, t = mean / (s / sqrt(n)) follows a noncentral t distribution with n - 1 degrees of
+freedom and noncentrality delta sqrt(n) / s (Cohen 1988, ch. 2). Power at level alpha:
+
+* two-sided: P(T > c) + P(T < -c), c = t_{1 - alpha/2, n-1} (both tails, as statsmodels' ``TTestPower``;
+  R's ``power.t.test`` counts the far tail only with ``strict = TRUE``);
+* greater: P(T > t_{1 - alpha, n-1}); less: P(T < -t_{1 - alpha, n-1}) (the MDE is then negative).
+
+The MDE is delta = dz * s with dz the root of power(dz) = target. Tested against statsmodels
+``TTestPower().solve_power`` and R ``power.t.test(..., type = "paired", strict = TRUE)``.
+
+Other tests (simulation). For tests without a closed form, the power at delta is estimated by drawing
+``n_sims`` data sets of n differences from the observed ones, centred on zero, scaled by sqrt(n / (n - 1))
+(so their variance is s^2, not the plug-in one) and shifted by delta (a shift model: the shape and spread
+of the observed differences, another mean), and counting how
+often the test rejects; the MDE is found by bisection over delta on the same draws (common random
+numbers: the estimated power is then monotone in delta for tests that are). Seeded; the Monte Carlo
+standard error of a power near 0.8 is about sqrt(0.16 / n_sims). Tested against the closed form for the
+paired t test on normal data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+
+import numpy as np
+from scipy import special
+
+from sigreport.stats.lazy import scipy_stats as stats
+
+from sigreport.stats.result import rejects
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+DEFAULT_POWER = 0.8
+
+
+@dataclasses.dataclass(frozen=True)
+class MinimumDetectable:
+    """The smallest true mean difference detected with probability ``power`` at level ``alpha``.
+
+    ``mde``: in the metric's units (negative for ``alternative='less'``); ``mde_dz``: the same in standard
+    deviations of the paired differences; ``method``: 'noncentral_t' or 'simulation'."""
+
+    mde: float | None
+    mde_dz: float | None
+    power: float
+    alpha: float
+    n: int
+    sd: float | None
+    method: str
+    warnings: tuple[str, ...] = ()
+
+
+def _check(alpha: float, power: float, alternative: str) -> None:
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1); given {alpha}")
+    if not alpha < power < 1:
+        raise ValueError(f"power must lie in (alpha, 1); given {power}")
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {ALTERNATIVES}; given {alternative!r}")
+
+
+def paired_t_power(dz: float | np.ndarray, n: int | np.ndarray, alpha: float,
+                   alternative: str = "two-sided") -> np.ndarray:
+    """Power of the paired t test for a standardized true difference dz = delta / s with n items."""
+    dz = np.asarray(dz, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    df = n - 1
+    nc = dz * np.sqrt(n)
+    if alternative == "two-sided":
+        c = special.stdtrit(df, 1 - alpha / 2)
+        upper, lower = 1 - special.nctdtr(df, nc, c), special.nctdtr(df, nc, -c)
+        # the far tail underflows to NaN in scipy's noncentral t when the noncentrality is large: it is 0 there
+        return np.where(np.isnan(lower) & (nc > 0), 0.0, lower) + np.where(np.isnan(upper) & (nc < 0), 0.0, upper)
+    c = special.stdtrit(df, 1 - alpha)
+    if alternative == "greater":
+        return 1 - special.nctdtr(df, nc, c)
+    return special.nctdtr(df, nc, -c)
+
+
+def paired_t_mde_dz(n: int, alpha: float, power: float = DEFAULT_POWER, alternative: str = "two-sided") -> float | None:
+    """The standardized MDE of the paired t test with n items (None below 2 items)."""
+    _check(alpha, power, alternative)
+    if n < 2:
+        return None
+    sign = -1.0 if alternative == "less" else 1.0
+    f = lambda d: float(paired_t_power(sign * d, n, alpha, alternative)) - power  # noqa: E731
+    hi = 1.0
+    while f(hi) < 0:  # power grows without bound in d: double until bracketed
+        hi *= 2
+    from scipy import optimize
+
+    return sign * optimize.brentq(f, 0.0, hi, xtol=1e-12, rtol=1e-12, maxiter=200)
+
+
+def paired_t_mde(sd: float | None, n: int, alpha: float, power: float = DEFAULT_POWER,
+                 alternative: str = "two-sided") -> MinimumDetectable:
+    """The MDE of the paired t test for differences of standard deviation ``sd``."""
+    dz = paired_t_mde_dz(n, alpha, power, alternative)
+    if dz is None or sd is None or not math.isfinite(sd):
+        why = "fewer than 2 items" if dz is None else "the differences have no finite standard deviation"
+        return MinimumDetectable(None, None, power, alpha, n, sd, "noncentral_t", (f"no minimum detectable "
+                                                                                   f"difference: {why}",))
+    return MinimumDetectable(dz * sd, dz, power, alpha, n, sd, "noncentral_t")
+
+
+def paired_t_sample_size(delta: float, sd: float, alpha: float, power: float = DEFAULT_POWER,
+                         alternative: str = "two-sided", max_n: int = 10_000_000) -> int | None:
+    """The smallest number of items with which the paired t test detects ``delta`` with ``power``
+    (None when even ``max_n`` items do not suffice, or delta points against a one-sided alternative)."""
+    _check(alpha, power, alternative)
+    if not (sd > 0 and math.isfinite(sd) and math.isfinite(delta)) or delta == 0:
+        raise ValueError("delta must be non-zero and finite, sd positive and finite")
+    if (alternative == "greater" and delta < 0) or (alternative == "less" and delta > 0):
+        return None
+    dz = delta / sd if alternative != "two-sided" else abs(delta) / sd
+
+    def enough(n: int) -> bool:
+        return bool(paired_t_power(dz, n, alpha, alternative) >= power)
+
+    hi = 2
+    while not enough(hi):
+        if hi >= max_n:
+            return None
+        hi = min(hi * 2, max_n)
+    lo = hi // 2 if hi > 2 else 1  # enough(lo) is false (or lo = 1, below any test)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return hi
+
+
+# A test for the simulation: (n_sims, n) differences -> (n_sims,) p-values, vectorised over the rows.
+PValues = Callable[[np.ndarray], np.ndarray]
+
+
+def t_pvalues(d: np.ndarray, alternative: str = "two-sided") -> np.ndarray:
+    """Paired t test p-values of each row of ``d`` (the simulation's reference test)."""
+    n = d.shape[1]
+    mean = d.mean(axis=1)
+    se = d.std(axis=1, ddof=1) / math.sqrt(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / se
+    if alternative == "two-sided":
+        return 2 * special.stdtr(n - 1, -np.abs(t))
+    return special.stdtr(n - 1, -t) if alternative == "greater" else special.stdtr(n - 1, t)
+
+
+def simulated_mde(diffs: np.ndarray, pvalues: PValues, alpha: float, power: float = DEFAULT_POWER,
+                  alternative: str = "two-sided", n_sims: int = 1000, seed: int = 0,
+                  rel_tol: float = 1e-3) -> MinimumDetectable:
+    """The MDE of any test by simulation from the observed differences (shift model; module docstring)."""
+    _check(alpha, power, alternative)
+    d = np.asarray(diffs, dtype=np.float64)
+    d = d[np.isfinite(d)]
+    n = d.size
+    sd = float(d.std(ddof=1)) if n >= 2 else None
+    if n < 2 or not sd:
+        why = "fewer than 2 items" if n < 2 else "the differences do not vary"
+        return MinimumDetectable(None, None, power, alpha, n, sd, "simulation", (f"no minimum detectable "
+                                                                                 f"difference: {why}",))
+    rng = np.random.default_rng(seed)
+    # centred, and scaled so that the draws' variance is the unbiased s^2 rather than the plug-in (n-1)/n s^2
+    draws = ((d - d.mean()) * math.sqrt(n / (n - 1)))[rng.integers(0, n, size=(n_sims, n))]
+    sign = -1.0 if alternative == "less" else 1.0
+
+    def rate(delta: float) -> float:
+        return float(np.mean(rejects(pvalues(draws + sign * delta), alpha)))
+
+    lo, hi = 0.0, sd
+    while rate(hi) < power:
+        lo, hi = hi, hi * 2
+        if hi > 1e6 * sd:
+            return MinimumDetectable(None, None, power, alpha, n, sd, "simulation",
+                                     ("no minimum detectable difference: the test never reaches the power",))
+    while hi - lo > rel_tol * sd:
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if rate(mid) >= power else (mid, hi)
+    return MinimumDetectable(sign * hi, sign * hi / sd, power, alpha, n, sd, "simulation")
+
+
+def wilcoxon_pvalues(d: np.ndarray, alternative: str = "two-sided") -> np.ndarray:
+    """Wilcoxon signed-rank p-values of each row of ``d`` by the normal approximation with the tie
+    correction, zero differences split between the two rank sums (Demsar 2006), no continuity correction:
+    the simulation's stand-in for the exact and corrected forms, which move the MDE by far less than its
+    Monte Carlo error."""
+    from scipy.stats import rankdata
+
+    n = d.shape[1]
+    ranks = rankdata(np.abs(d), axis=1)
+    t_plus = np.where(d > 0, ranks, 0.0).sum(axis=1) + 0.5 * np.where(d == 0, ranks, 0.0).sum(axis=1)
+    mean = n * (n + 1) / 4
+    ties = _tie_term(np.abs(d))
+    var = n * (n + 1) * (2 * n + 1) / 24 - ties / 48
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (t_plus - mean) / np.sqrt(var)
+    if alternative == "two-sided":
+        return 2 * special.ndtr(-np.abs(z))
+    return special.ndtr(-z) if alternative == "greater" else special.ndtr(z)
+
+
+def _tie_term(a: np.ndarray) -> np.ndarray:
+    """sum(t^3 - t) over the groups of tied values of each row (vectorised: group sizes by bincount)."""
+    rows, n = a.shape
+    s = np.sort(a, axis=1)
+    starts = np.ones_like(s, dtype=bool)
+    starts[:, 1:] = s[:, 1:] != s[:, :-1]
+    group = np.cumsum(starts, axis=1) - 1 + (np.arange(rows) * n)[:, None]
+    t = np.bincount(group.ravel(), minlength=rows * n).reshape(rows, n).astype(np.float64)
+    return (t ** 3 - t).sum(axis=1)
+
+
+def sign_pvalues(d: np.ndarray, alternative: str = "two-sided") -> np.ndarray:
+    """Exact sign test p-values of each row of ``d`` (zero differences dropped)."""
+    wins = (d > 0).sum(axis=1)
+    n = wins + (d < 0).sum(axis=1)
+    upper = stats.binom.sf(wins - 1, n, 0.5)  # P(W >= wins)
+    lower = stats.binom.cdf(wins, n, 0.5)  # P(W <= wins)
+    if alternative == "greater":
+        return upper
+    if alternative == "less":
+        return lower
+    return np.minimum(1.0, 2 * np.minimum(upper, lower))
