@@ -211,6 +211,14 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--metric", help="only this metric (its name or label)")
     t.add_argument("--corpus", help="only this corpus ('*': across corpora)")
     t.add_argument("--format", choices=("markdown", "csv", "json"), default="markdown")
+    w = sub.add_parser("power", help="items (and runs) the next study needs to detect a difference, from a pilot's data")
+    w.add_argument("spec")
+    w.add_argument("--difference", type=float, required=True, metavar="D",
+                   help="the true difference to detect, in the metric's units")
+    w.add_argument("--power", type=_probability, default=None, metavar="P",
+                   help="the power to reach (default: tests.power, else 0.8)")
+    w.add_argument("--metric", action="append", help="only this metric (repeat for several)")
+    w.add_argument("--format", choices=("text", "json"), default="text")
     s = sub.add_parser("schema", help="print the JSON Schema of the spec")
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
     return ap
@@ -296,6 +304,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "plan":
         print(b.prepare(args.spec).plan.describe())
         return 0
+    if args.command == "power":
+        from sigreport.api.planning import plan_power, render_plans
+
+        prepared = b.prepare(args.spec)
+        target = args.power if args.power is not None else (prepared.spec_file.spec.tests.power or 0.8)
+        sys.stdout.write(render_plans(plan_power(prepared, args.difference, target, args.metric), args.difference,
+                                      target, args.format))
+        return 0
     if args.command == "verify":
         progress = Progress(True)
         try:
@@ -330,6 +346,17 @@ def _run(args: argparse.Namespace) -> int:
         if warnings:
             print(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''} (shown in the report; --strict fails on them)")
     return 0
+
+
+def _probability(text: str) -> float:
+    """A number strictly between 0 and 1 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return value
 
 
 def _run_options(args: argparse.Namespace) -> Any:  # pipeline.RunOptions
