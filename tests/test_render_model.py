@@ -34,7 +34,7 @@ def test_report_from_results_json_alone(name, tmp_path):
     """A Results read back from results.json (no spec) renders; its LaTeX tables are the build's bytes."""
     results = from_json((GOLDEN / name / "results.json").read_text(encoding="utf-8"))
     assert results.spec is None
-    model = build_report(results)
+    model = build_report(results, f"{name}.yaml")  # the report's name (its LaTeX labels) is the spec's
     if model.baseline is None:  # results.json does not store the spec's baseline (the HTML's tag), like the settings
         spec_baseline = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text(encoding="utf-8")).get("baseline")
         model = dataclasses.replace(model, baseline=spec_baseline)

@@ -365,7 +365,7 @@ def write_paper_files(model: "ReportModel", dest: Path, formats: list[str]) -> l
         (dest / "main.csv").write_text(csv_text(model.main), encoding="utf-8")
         written += ["main.md", "main.csv"]
     if "latex" in formats and model.figures():
-        written += write_figures(model.figures(), dest / "figures")
+        written += write_figures(model.figures(), dest / "figures", model.latex)
     return written
 
 

@@ -302,6 +302,8 @@ def _p(t: Target, c: P) -> str:
     x = c.value
     if x is None:
         return t.dash()
+    if c.short:
+        return t.text("<0.001" if x < 0.0005 else f"{x:.3f}")
     if x >= 0.001:
         return t.text(f"{x:#.4g}" if x < 1 else "1")
     return t.p_zero() if x == 0 else t.sci(x, 2)
@@ -463,6 +465,8 @@ class Latex(Target):
             if isinstance(c, Stat):
                 mant, e = _sci(x, 3)
                 return f"{mant}e{e}"
+            if c.short:
+                return f"{x:.3f}" if x >= 0.0005 else None
             if 0.001 <= x:
                 return f"{x:#.4g}" if x < 1 else "1"
             if x > 0:

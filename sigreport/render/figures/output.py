@@ -85,14 +85,21 @@ class FigureOutput:
         return latex_snippet(self)
 
 
-def latex_snippet(fig: FigureOutput, directory: str = FIGURE_DIR, env: str = "figure") -> str:
-    """The LaTeX float that shows ``fig`` from ``<directory>/<name>.pdf`` (``env``: figure or figure*)."""
+def latex_snippet(fig: FigureOutput, directory: str | None = None, env: str = "figure", label: str | None = None) -> str:
+    """The LaTeX float that shows ``fig`` from ``<directory>/<name>.pdf`` (``env``: figure at ``\\columnwidth``
+    or figure* at ``\\textwidth``; ``label``: its ``\\label``, ``fig:<name>`` by default).
+
+    ``directory`` None: ``\\sigreportdir/figures``, the snippet defining ``\\sigreportdir`` as ``.`` unless the
+    paper defined it before (``\\newcommand{\\sigreportdir}{reports/summarization}`` when the report folder is
+    not beside the paper's .tex file), so the same snippet works from any folder."""
     from sigreport.render.latex import escape  # same layer; kept local so the module stays light
 
     width = r"\textwidth" if env == "figure*" else r"\columnwidth"
-    return (f"\\begin{{{env}}}[t]\n\\centering\n"
-            f"\\includegraphics[width={width}]{{{directory}/{fig.name}.pdf}}\n"
-            f"\\caption{{{escape(fig.caption)}}}\n\\label{{fig:{fig.name}}}\n\\end{{{env}}}\n")
+    where = directory if directory is not None else f"\\sigreportdir/{FIGURE_DIR}"
+    head = "\\providecommand{\\sigreportdir}{.}\n" if directory is None else ""
+    return (f"{head}\\begin{{{env}}}[t]\n\\centering\n"
+            f"\\includegraphics[width={width}]{{{where}/{fig.name}.pdf}}\n"
+            f"\\caption{{{escape(fig.caption)}}}\n\\label{{{label or 'fig:' + fig.name}}}\n\\end{{{env}}}\n")
 
 
 @contextlib.contextmanager

@@ -64,8 +64,18 @@ def build_report(results: Any, source: str = "results.json",
     model = ReportModel(results.title, results.description, tuple(settings_rows(results)), sections,
                         tuple(data_files(results.data)), results.seed, results.sigreport_version, source,
                         main, said)
+    latex = dataclasses.replace(latex, report=report_name(source, results.title))
     return dataclasses.replace(model, key_figure=key_figure(model.figures()), baseline=report_baseline(results),
                                latex=latex)
+
+
+def report_name(source: str, title: str) -> str:
+    """The report's name in LaTeX labels: the spec file's stem (``summarization``), or for a report rendered
+    from results.json alone the first words of its title, as a slug of letters, digits and ``-``."""
+    stem = source.rsplit("/", 1)[-1].split(".")[0]
+    if not stem or stem == "results":
+        stem = "-".join(title.split()[:3])
+    return re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-").lower()[:40] or "report"
 
 
 def figure_kinds(results: Any) -> tuple[str, ...]:

@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from sigreport.render.pages import page_of
 from sigreport.render.model import CI, Cell, Column, LatexOptions, Num, Sym, Table, Text, Versus, join
 
 PAIRWISE_NAMES = {
@@ -229,7 +230,8 @@ def latex_options(results: Any) -> LatexOptions:
         return LatexOptions()
     d = LatexOptions()
     return LatexOptions(get(lx, "float", d.float), bool(get(lx, "siunitx", d.siunitx)), get(lx, "pairwise", d.pairwise),
-                        get(lx, "caption_prefix", d.caption_prefix), get(lx, "label_prefix", d.label_prefix))
+                        get(lx, "caption_prefix", d.caption_prefix), get(lx, "label_prefix", d.label_prefix),
+                        page_of(get(lx, "page")), graphics_dir=get(lx, "graphics_dir", d.graphics_dir))
 
 
 MATRIX_PAIRS = 40  # outputs.html.pairwise: auto shows a family of every pair as a matrix above this many pairs

@@ -7,11 +7,13 @@ in words; interval levels come from each record's ``ci_level``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df, Int, Num, P, Stat, Sym, Table,
                                     Text, join)
+from sigreport.render.views import paper
 from sigreport.render.views.common import (CORRECTION_NAMES, Labels, df_text, family_text, get, p_text, pct, plain,
                                            pvalue_matrix, value_ci)
 
@@ -172,6 +174,10 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
     adjusted = "unadjusted" if r.correction == "none" else f"{corr}-adjusted"
     table = Table(("classification", r.corpus, "mcnemar"), caption, cols, rows, notes, bold,
                   compact=pvalue_matrix(r.pairs, ("classification", r.corpus, "mcnemar"), caption, adjusted, r.alpha))
+    words = paper.Wording(Text(f"Acc. a {paper.MINUS} b"), f"Estimate: accuracy of a {paper.MINUS} accuracy of b", None,
+                          DEC, adjusted, r.alpha, "the row system is more accurate")
+    table = dataclasses.replace(table, forms=paper.forms(table.key, caption, paper.accuracy_facts(r.pairs), words,
+                                                         r.comparisons != "vs_baseline"))
     sentences = [_mcnemar_sentence(r, p) for p in r.pairs]
     view_notes = []
     if r.after == "cochran_q":

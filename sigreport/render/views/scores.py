@@ -15,6 +15,7 @@ from typing import Any
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count, Decision, Df, Int, Num, P, Stat,
                                     Sym, Table, Text, join)
 from sigreport.render.latex import LONG_TABLE_ROWS
+from sigreport.render.views import paper
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
                                            SPHERICITY_NAMES, Labels, a_better, df_text, effect_cell, extra,
                                            family_text, get, p_text, pct, plain, pvalue_matrix,
@@ -103,6 +104,9 @@ def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
                   compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, key), caption, adjusted_text(r.correction),
                                         r.alpha, better))
     table = with_html_matrix(table, r.pairs, lab, adjusted_text(r.correction), r.alpha)
+    words = paper.pairwise_wording(r, level, dec, adjusted_text(r.correction), higher)
+    table = dataclasses.replace(table, forms=paper.forms(table.key, caption, paper.pairwise_facts(r.pairs, higher),
+                                                         words, r.comparisons != "vs_baseline"))
     sentences = (system_sentences(r.pairs, better, method) if table.html_form is not None
                  else [pair_sentence(r, p, lab) for p in r.pairs])
     title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
@@ -475,6 +479,11 @@ def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
                   compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, "posthoc"), caption, f"adjusted ({name})",
                                         r.alpha, better))
     table = with_html_matrix(table, r.pairs, lab, f"adjusted ({name})", r.alpha)
+    words = paper.Wording(join(Sym("R_a"), f" {paper.MINUS} ", Sym("R_b")), "Estimate: the difference of average ranks R_a "
+                          f"{paper.MINUS} R_b (rank 1 is best)", None, 3, f"adjusted ({name})", r.alpha,
+                          "the row system has the larger average rank, worse")
+    table = dataclasses.replace(table, forms=paper.forms(table.key, caption, paper.rank_facts(r.pairs), words,
+                                                         not r.control))
     if table.html_form is not None:
         return AnalysisView(r.id, r.kind, f"Post-hoc: {name}", (table,), system_sentences(r.pairs, better, name),
                             why_this_test(r.selection), tuple(r.warnings))
