@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import zlib
 from pathlib import Path
 
 import pytest
@@ -253,6 +254,58 @@ def test_every_preset_sets_each_main_table_in_one_float(preset_paper):
             assert len(floats) == 1, (page, name, f.name, floats)
 
 
+def pdf_text_sizes(pdf: bytes) -> tuple[float, list[float]]:
+    """A matplotlib PDF's width in pt (its MediaBox) and the size in pt of every text it sets (``Tf``), read
+    from its (deflated) content streams."""
+    width = float(re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) [\d.]+\s*\]", pdf).group(1))
+    sizes = []
+    for m in re.finditer(rb"stream\r?\n(.*?)endstream", pdf, re.S):
+        try:
+            data = zlib.decompress(m.group(1))
+        except zlib.error:
+            data = m.group(1)
+        sizes += [float(x) for x in re.findall(rb"/F\d+ ([\d.]+) Tf", data)]
+    return width, sizes
+
+
+def printed_sizes(report: Path, page: str) -> dict[str, tuple[float, float]]:
+    """Each figure's smallest and largest text size in pt as printed: its PDF included at the width its
+    snippet asks for (the page's \\columnwidth or \\textwidth)."""
+    from sigreport.render.pages import preset
+
+    pg = preset(page)
+    out = {}
+    for tex in (report / "figures").glob("*.tex"):
+        target = pg.textwidth if "figure*" in tex.read_text(encoding="utf-8") else pg.columnwidth
+        width, sizes = pdf_text_sizes((report / "figures" / f"{tex.stem}.pdf").read_bytes())
+        assert sizes, tex.name
+        out[tex.stem] = (min(sizes) * target / width, max(sizes) * target / width)
+    return out
+
+
+def check_figure_text(reports: dict[str, Path], page: str) -> None:
+    """Every figure's text prints at 8pt or more and at most a point from the paper's body size (a 10pt
+    paper: 8-9pt tick labels and 9pt labels), measured from the PDFs."""
+    from sigreport.render.pages import preset
+
+    body = preset(page).fontsize
+    for name, rep in reports.items():
+        for fig, (lo, hi) in printed_sizes(rep, page).items():
+            assert lo >= 8.0 - 0.05, (page, name, fig, lo)
+            assert body - 2.1 <= hi <= body + 0.05, (page, name, fig, hi)
+
+
+def test_figure_text_prints_at_the_paper_size(reports):
+    check_figure_text(reports, "article10")
+    sizes = printed_sizes(reports["demsar"], "article10")
+    assert sizes["cd-auc-all-posthoc"][1] == pytest.approx(9.0, abs=0.05)  # a 10pt paper's labels: 9pt
+
+
+def test_figure_text_prints_at_each_preset_size(preset_paper):
+    page, _, _, reports = preset_paper
+    check_figure_text(reports, page)
+
+
 # -------------------------------------------------------------------------------------------- options
 
 THREE = GOOD_DATA + "C,c,t1,m,0.49\nC,c,t2,m,0.52\nC,c,t3,m,0.50\n"
@@ -275,6 +328,7 @@ VARIANTS = {
     "siunitx": "    siunitx: true\n    pairwise: rows",
     "matrix": "    pairwise: matrix\n    caption_prefix: 'Exp. 1 & 2:'\n    label_prefix: 'sig:'",
     "rows": "    pairwise: rows",
+    "figstyle": "    page: ieee\n  figure_style:\n    width: text\n    font: sans\n    font_size: 10",
 }
 
 
@@ -298,6 +352,8 @@ def variants_paper(variants, tmp_path_factory) -> tuple[int, str]:
     work = tmp_path_factory.mktemp("variants-paper")
     lines = []
     for name, tables in variants.items():
+        if name == "figstyle":  # set for IEEEtran's page: test_figure_style_option
+            continue
         shutil.copytree(tables, work / name)
         wrap = ("\\begin{table*}\\centering\n", "\n\\end{table*}") if name == "none" else ("", "")
         lines += [f"{wrap[0]}\\input{{{name}/{f.name}}}{wrap[1]}" for f in sorted((work / name).glob("*.tex"))]
@@ -314,6 +370,20 @@ def test_variants_compile(variants_paper):
     code, log = variants_paper
     assert not errors(log), errors(log)[:5]
     assert code == 0 and not [w for w in overfull(log) if w > 1.0]
+
+
+def test_figure_style_option(variants):
+    """outputs.figure_style: width text (figure* at the page's \\textwidth), the sans font, 10pt text: the
+    figures are drawn 516pt wide (IEEEtran's \\textwidth) and print their text at 10pt (9pt small text)."""
+    figures = variants["figstyle"].parent / "figures"
+    snippets = sorted(figures.glob("*.tex"))
+    assert snippets and all("\\begin{figure*}" in f.read_text() for f in snippets)
+    for f in snippets:
+        width, sizes = pdf_text_sizes((figures / f"{f.stem}.pdf").read_bytes())
+        assert width == pytest.approx(516.0, abs=0.01) and max(sizes) == 10.0 and min(sizes) == 9.0, f.name
+        assert b"DejaVuSans" in (figures / f"{f.stem}.pdf").read_bytes() and b"CMR10" not in (
+            figures / f"{f.stem}.pdf").read_bytes().upper()
+    assert "10pt" in (figures / "README.txt").read_text()
 
 
 def test_float_none_is_bare_tabular(variants):

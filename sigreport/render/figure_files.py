@@ -27,11 +27,9 @@ Files:
 """
 
 
-def write_figures(figures: Sequence[Figure], out_dir: Path, options: LatexOptions = LatexOptions(),
-                  font_size: float = 9.0) -> list[str]:
+def write_figures(figures: Sequence[Figure], out_dir: Path, options: LatexOptions = LatexOptions()) -> list[str]:
     """Write every figure's PDF and snippet and the README; returns the paths relative to the report.
-    ``options``: the spec's ``outputs.latex`` (labels, the snippets' folder, the page); ``font_size``: the
-    figures' text size (for the README)."""
+    ``options``: the spec's ``outputs.latex`` (labels, the snippets' folder, the page, the figures' text size)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     lines = []
@@ -42,6 +40,6 @@ def write_figures(figures: Sequence[Figure], out_dir: Path, options: LatexOption
         (out_dir / f"{f.name}.tex").write_text(snippet, encoding="utf-8")
         written += [f"{FIGURE_DIR}/{f.name}.pdf", f"{FIGURE_DIR}/{f.name}.tex"]
         lines.append(f"  {f.name}.pdf  {f.name}.tex ({f.env})  {f.caption}")
-    text = README.format(files="\n".join(lines), page=options.page.describe(), font_size=font_size)
+    text = README.format(files="\n".join(lines), page=options.page.describe(), font_size=options.figure_text)
     (out_dir / "README.txt").write_text(text, encoding="utf-8")
     return written + [f"{FIGURE_DIR}/README.txt"]

@@ -170,13 +170,23 @@ def with_group_heads(columns: Sequence[Column], widths: list[float], m: _Measure
 
 
 def broken_head(head: Cell, room: float, m: _Measure) -> tuple[Cell, ...]:
-    """A spanning head wider than ``room`` broken before its parenthesis (``Length ratio`` over
-    ``(summary / reference) \u2193``), else the head on one line."""
+    """A spanning head as it is set over ``room`` pt: on one line when it fits; else without its parenthesis
+    when that fits (``Length ratio \u2193`` for ``Length ratio (summary / reference) \u2193``; the table's notes
+    then give the full name: :func:`abbreviated`); else broken before its parenthesis."""
     text = m.cell(head)
     if m.width(text) <= room or not isinstance(head, Text) or " (" not in head.text:
         return (head,)
+    short = abbreviated(head)
+    if short is not None and m.width(m.cell(short)) <= room:
+        return (short,)
     first, _, rest = head.text.partition(" (")
     return Text(first), Text("(" + rest)
+
+
+def abbreviated(head: Text) -> Text | None:
+    """``head`` without its parenthesised part (``Length ratio \u2193``), or None when it has none."""
+    match = re.fullmatch(r"(.+?) \([^()]*\)(.*)", head.text)
+    return Text(match.group(1) + match.group(2)) if match else None
 
 
 def natural_width(table: Table, page: Page = ARTICLE10) -> float:
@@ -405,13 +415,30 @@ def _set_part(part: Part, fmt: Latex, opts: LatexOptions, m: _Measure) -> SetPar
     caption = Safe(escape(opts.caption_prefix, fmt.unprintable) + fmt.prose(t.caption + suffix))
     label = Safe(opts.table_label(t.name) + (f"-part{part.index}" if part.index > 1 else ""))
     last_rows = part.rows[-1:] == (len(t.rows) - 1,) or not t.rows
-    notes = tuple(fmt.prose(n) for n in t.notes) if part.index == part.count or (
+    legend = _abbreviations(t, part, m)
+    notes = tuple(fmt.prose(n) for n in (*t.notes, *legend)) if part.index == part.count or (
         last_rows and part.index > 1) or _column_split(part) else ()
     plain = " ".join((opts.caption_prefix + t.caption + suffix).split())
     sep = Safe(f"{part.tabcolsep:g}pt" if part.tabcolsep != TABCOLSEP else "")
     first = panels[0]
     return SetPart(part.env, first.colspec, first.header, first.rows, caption, label, notes,
                    "".join(ch if ch.isprintable() else " " for ch in plain), panels, sep)
+
+
+def _abbreviations(t: Table, part: Part, m: _Measure) -> tuple[str, ...]:
+    """A note naming the spanning heads the part shortens (:func:`broken_head`), in full."""
+    full = []
+    for cols in part.groups:
+        columns = [t.columns[j] for j in cols]
+        widths = column_widths(dataclasses.replace(t, columns=tuple(columns), rows=()), measure=m)
+        for head, ks in header_groups(columns):
+            if head is None:
+                continue
+            room = sum(widths[k] for k in ks) + COLUMN_SEP * (len(ks) - 1)
+            lines = broken_head(head, room, m)
+            if len(lines) == 1 and lines[0] != head and isinstance(lines[0], Text) and isinstance(head, Text):
+                full.append(f"{lines[0].text}: {head.text}")
+    return (f"Shortened heads: {'; '.join(dict.fromkeys(full))}.",) if full else ()
 
 
 def _column_split(part: Part) -> bool:

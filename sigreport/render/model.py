@@ -296,6 +296,7 @@ class LatexOptions:
     page: Page = dataclasses.field(default_factory=lambda: preset(DEFAULT_PAGE))
     report: str = "report"
     graphics_dir: str | None = None
+    figure_text: float = 9.0  # pt: the figures' text size at their printed width (figures/README.txt says it)
 
     def table_label(self, name: str) -> str:
         """The ``\\label`` of table ``name``."""
