@@ -24,7 +24,7 @@ Usage::
 
     python benchmarks/bench_resampling.py            # everything
     python benchmarks/bench_resampling.py --skip-peers
-    python benchmarks/bench_resampling.py --workers 2 --repeat 3
+    python benchmarks/bench_resampling.py --repeat 3
     python benchmarks/bench_resampling.py --shared --build-case --skip-cases --skip-peers
 
 sacrebleu is not a dependency of sigreport: ``pip install sacrebleu`` to include it.
@@ -100,7 +100,7 @@ def mean_scores(n: int, k: int, seed: int, spread: float = 0.004):  # type: igno
 # ----------------------------------------------------------------------------------------------
 
 
-def child(case: str, workers: int) -> None:
+def child(case: str) -> None:
     t_start = time.perf_counter()
     sys.path.insert(0, ROOT)
     import numpy as np
@@ -116,7 +116,7 @@ def child(case: str, workers: int) -> None:
         metric = mean_metric()
     t_data = time.perf_counter()
     pairs = list(itertools.combinations(range(K), 2))
-    res = paired_resampling(x, metric, pairs, "bootstrap", B, seed=12345, workers=workers)
+    res = paired_resampling(x, metric, pairs, "bootstrap", B, seed=12345)
     t_engine = time.perf_counter()
     assert len(res.pairs) == 190 and len(res.system_ci) == K
     pvals = np.array([p.pvalue for p in res.pairs], dtype=float)
@@ -131,11 +131,11 @@ def child(case: str, workers: int) -> None:
     }))
 
 
-def run_case(case: str, workers: int, repeat: int) -> list[dict]:
+def run_case(case: str, repeat: int) -> list[dict]:
     runs = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", case, "--workers", str(workers)],
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", case],
                               capture_output=True, text=True, check=True)
         wall = time.perf_counter() - t0
         info = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -189,7 +189,7 @@ def sacrebleu_paired_bs(stats_sys, stats_bl, n_boot: int, seed: int):  # type: i
     return results["BLEU"]
 
 
-def peers(workers: int, null_reps: int) -> None:
+def peers(null_reps: int) -> None:
     import numpy as np
     from scipy import stats as sps
 
@@ -209,8 +209,7 @@ def peers(workers: int, null_reps: int) -> None:
         print("sacrebleu: not installed (pip install sacrebleu) -- skipped")
     x_full = bleu_stats(N, K, seed=1)
     t0 = time.perf_counter()
-    paired_resampling(x_full, bleu, list(itertools.combinations(range(K), 2)), "bootstrap", B, seed=1,
-                      workers=workers)
+    paired_resampling(x_full, bleu, list(itertools.combinations(range(K), 2)), "bootstrap", B, seed=1)
     ours_full = time.perf_counter() - t0
     print(f"sigreport, corpus BLEU, k={K}, n={N}, B={B}, all 190 pairs + system CIs: {ours_full:.3f} s")
     if have_sacrebleu:
@@ -276,7 +275,7 @@ def peers(workers: int, null_reps: int) -> None:
     xm = mean_scores(N, K, seed=1)
     t0 = time.perf_counter()
     ours = paired_resampling(xm, mean_metric(), list(itertools.combinations(range(K), 2)), "permutation", B,
-                             seed=3, workers=workers)
+                             seed=3)
     ours_perm = time.perf_counter() - t0
 
     def mean_diff(u, v, axis=-1):  # type: ignore[no-untyped-def]
@@ -390,7 +389,6 @@ def build_case(repeat: int, root: str) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--repeat", type=int, default=3, help="runs per timed case; the best and the median are shown")
     ap.add_argument("--skip-peers", action="store_true")
     ap.add_argument("--null-reps", type=int, default=200,
@@ -402,16 +400,16 @@ def main() -> None:
     ap.add_argument("--child", choices=["corpus", "mean"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        child(args.child, args.workers)
+        child(args.child)
         return
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, workers={args.workers}")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     if args.shared:
         shared_comparison(args.repeat)
     if args.build_case:
         build_case(args.repeat, os.path.abspath(args.root))
     targets = {"corpus": ("process_s", 1.5), "mean": ("engine_s", 0.25)}
     for case in () if args.skip_cases else ("corpus", "mean"):
-        runs = run_case(case, args.workers, args.repeat)
+        runs = run_case(case, args.repeat)
         key, limit = targets[case]
         best = min(r[key] for r in runs)
         med = sorted(r[key] for r in runs)[len(runs) // 2]
@@ -426,7 +424,7 @@ def main() -> None:
         if case == "corpus":
             print(f"  target peak memory <= 600 MB: {rss:.0f} MB -> {'met' if rss <= 600 else 'NOT met'}")
     if not args.skip_peers:
-        peers(args.workers, args.null_reps)
+        peers(args.null_reps)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from sigreport import defaults
 from sigreport.errors import Problem, SpecError
 
 Alternative = Literal["two-sided", "greater", "less"]
@@ -160,7 +161,14 @@ class BayesianSpec(_Model):
         "the metric's units; differences within [-rope, rope] count as equivalent. Metrics left out get no "
         "Bayesian comparison.")
     level: float = Field(0.95, gt=0.5, lt=1, description="Posterior probability a decision needs.")
-    samples: int = Field(50000, ge=1000, le=10_000_000, description="Posterior samples of the signed-rank test.")
+    model: Literal["auto", "signed_rank", "bayesian_bootstrap"] = Field(
+        "auto", description="Items and corpora: signed_rank (Benavoli et al. 2017), bayesian_bootstrap (the posterior "
+        "of the mean difference, Rubin 1981), or auto: bayesian_bootstrap when the scores are binary or mostly tied "
+        "(at most two distinct values, or more than half of some pair's differences zero), where the signed-rank "
+        "posterior would count every tie as practically equivalent; signed_rank otherwise. Cross-validation "
+        "designs always use the correlated t test.")
+    samples: int = Field(50000, ge=1000, le=10_000_000, description="Posterior samples (signed-rank test, Bayesian "
+                         "bootstrap).")
     prior_strength: float = Field(0.5, ge=0, description="Signed-rank test: weight of the prior pseudo-observation "
                                   "at 0 (baycomp's default 0.5).")
     method: Literal["auto", "monte_carlo", "normal"] = Field(
@@ -232,6 +240,15 @@ class TestsSpec(_Model):
         "kfold, corrected_resampled_t for resampled).")
     n_train: int | None = Field(None, ge=1, description="Training-set size (corrected resampled t).")
     n_test: int | None = Field(None, ge=1, description="Test-set size (corrected resampled t).")
+    ci_level: float | None = Field(
+        None, gt=0, lt=1, description="Level of every confidence interval of the report (descriptives, every pairwise "
+        "and cross-validation test, effect sizes, classification metrics, agreement). Default: 1 - alpha, so that "
+        "an interval excludes zero exactly when the test at alpha rejects (for the t-based tests; the others are "
+        "their nearest counterpart).")
+    power: float | None = Field(
+        0.8, gt=0, lt=1, description="Power of the minimum detectable difference reported for every pair of an "
+        "item-level pairwise family: the smallest true mean difference its test detects with this probability at "
+        "the level the correction asks of a pair (alpha / m; null: not computed). Card et al. (2020) use 0.8.")
     bayesian: BayesianSpec | None = Field(
         None, description="Bayesian comparison of every pair with a region of practical equivalence: the Bayesian "
         "signed-rank test (items or corpora) or the correlated Bayesian t test (cross-validation designs).")
@@ -265,7 +282,8 @@ class ClassificationSpec(_Model):
     positive_label: str | None = Field(None, description="Positive class for binary precision, recall, F.")
     beta: float = Field(1.0, gt=0, description="beta of the F-measure (1 gives F1).")
     resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap resamples for metric CIs.")
-    ci_level: float = Field(0.95, gt=0, lt=1, description="Confidence level of the metric CIs.")
+    ci_level: float | None = Field(None, gt=0, lt=1, description="Confidence level of the metric CIs (default: "
+                                   "tests.ci_level, else 1 - alpha; a level set here overrides it and is printed).")
     mcnemar: Literal["auto", "exact", "chi2"] = Field(
         "auto", description="McNemar variant: auto is exact binomial when n01 + n10 < 25, else chi-square "
         "(with continuity correction unless mcnemar_correction is false).")
@@ -311,9 +329,9 @@ class MainTableSpec(_Model):
     corpora: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None, description="Corpora shown, in this order (default: every corpus analysed).")
     cell: Literal["value", "value_ci", "value_sd"] = Field(
-        "value", description="What a cell shows: the mean (or corpus-level value), with its confidence interval, "
+        defaults.MAIN_TABLE_CELL, description="What a cell shows: the mean (or corpus-level value), with its confidence interval, "
         "or with the standard deviation over items.")
-    markers: bool = Field(True, description="Significance markers from the corrected pairwise decisions.")
+    markers: bool = Field(defaults.MAIN_TABLE_MARKERS, description="Significance markers from the corrected pairwise decisions.")
     decimals: int | None = Field(None, ge=0, le=10, description="Decimals of every value (default: the metric's).")
 
     @field_validator("metrics", "corpora")
@@ -349,7 +367,7 @@ class LatexSpec(_Model):
     """How the LaTeX tables are set for a paper (the fit rule is in the README's LaTeX section)."""
 
     page: PagePreset | PageSpec = Field(
-        "article10", description="The page the tables and figures are set for: article10 (10pt two-column "
+        defaults.LATEX_PAGE, description="The page the tables and figures are set for: article10 (10pt two-column "
         "article), acl (ACL's 11pt two-column page), ieee (IEEEtran conference), neurips (NeurIPS' one-column "
         "page), lncs (Springer LNCS), or {columnwidth, textwidth, fontsize} in pt.")
     @field_validator("page", mode="wrap")
@@ -370,20 +388,20 @@ class LatexSpec(_Model):
         return PageSpec.model_validate(v)
 
     float: Literal["auto", "table", "table*", "none"] = Field(
-        "auto", description="The float of every table: auto (table when it fits the page's column, table* when "
+        defaults.LATEX_FLOAT, description="The float of every table: auto (table when it fits the page's column, table* when "
         "it fits the text width, else panels of one float), table, table*, or none (a bare tabular for you to "
         "wrap).")
-    siunitx: bool = Field(False, description="Numeric columns as siunitx S columns (needs \\usepackage{siunitx}).")
+    siunitx: bool = Field(defaults.LATEX_SIUNITX, description="Numeric columns as siunitx S columns (needs \\usepackage{siunitx}).")
     pairwise: Literal["rows", "matrix", "auto"] = Field(
-        "auto", description="Pairwise tables: auto (one row per pair with the estimate, its interval, the "
+        defaults.LATEX_PAIRWISE, description="Pairwise tables: auto (one row per pair with the estimate, its interval, the "
         "adjusted p-value and the better system; a lower-triangle matrix beyond 40 pairs or when the rows do not "
         "fit), matrix (the lower-triangle matrix: sign of the difference and adjusted p-value, or the sign and "
         "a significance mark when the p-values do not fit), or rows (one row per pair with every statistic). "
         "Except with rows, the per-pair table of paired differences and effect sizes of a family of more than "
         "40 pairs is left out (results.json always has it).")
-    caption_prefix: str = Field("", description="Text put before every table caption.")
+    caption_prefix: str = Field(defaults.LATEX_CAPTION_PREFIX, description="Text put before every table caption.")
     label_prefix: str | None = Field(
-        None, pattern=r"^[A-Za-z0-9:_.-]*$", description="Put before every table and figure name in its \\label "
+        defaults.LATEX_LABEL_PREFIX, pattern=r"^[A-Za-z0-9:_.-]*$", description="Put before every table and figure name in its \\label "
         "(letters, digits, : _ . -). Default: tab:<report>- and fig:<report>-, <report> the spec file's name, so "
         "that two reports can go into one paper.")
     graphics_dir: str | None = Field(
@@ -396,7 +414,7 @@ class HtmlSpec(_Model):
     """How the HTML report (and the PDF made from it) shows pairwise families."""
 
     pairwise: Literal["rows", "matrix", "auto"] = Field(
-        "auto", description="Pairwise and post-hoc families: rows (one row per pair with every statistic), matrix "
+        defaults.HTML_PAIRWISE, description="Pairwise and post-hoc families: rows (one row per pair with every statistic), matrix "
         "(a k x k matrix of adjusted p-values, significant ones marked with the direction), or auto (the matrix for "
         "a family of every pair of more than 40 pairs, i.e. 10 or more systems; rows otherwise).")
 
@@ -406,7 +424,7 @@ class FigureStyleSpec(_Model):
     text at the paper's size, in its font where matplotlib has it."""
 
     width: Literal["column", "text"] | Annotated[float, Field(gt=50, le=2000)] = Field(
-        "column", description="Width the figures are drawn at: column (the page's \\columnwidth; a figure whose "
+        defaults.FIGURE_WIDTH, description="Width the figures are drawn at: column (the page's \\columnwidth; a figure whose "
         "text cannot fit it at font_size goes to the text width, as figure*), text (\\textwidth, figure*), or a "
         "width in pt.")
     @field_validator("width", mode="wrap")
@@ -423,7 +441,7 @@ class FigureStyleSpec(_Model):
 
     font_size: float | None = Field(None, ge=6, le=14, description="Text size in pt at the drawn width "
                                     "(default: the page's body size minus 1, at least 8).")
-    font: str = Field("serif", min_length=1, pattern=r"^[A-Za-z0-9 _.-]+$", description="serif (the paper's "
+    font: str = Field(defaults.FIGURE_FONT, min_length=1, pattern=r"^[A-Za-z0-9 _.-]+$", description="serif (the paper's "
                       "font where matplotlib ships it: Computer Modern for article10 and lncs, STIX (Times-like) "
                       "for acl, ieee and neurips), sans (DejaVu Sans), or a font family matplotlib knows on this "
                       "machine; DejaVu fills in any glyph the font lacks.")
@@ -435,13 +453,13 @@ class OutputsSpec(_Model):
     dir: str | None = Field(None, description="Report folder (default: reports/<spec file name>/ beside the spec).")
     archive: str | None = Field(None, description="Archive folder of releases (build --release NAME writes "
                                 "ARCHIVE/NAME/; default: reports/ beside the spec).")
-    formats: list[Format] = Field(default_factory=lambda: ["html", "pdf", "latex", "json"],
+    formats: list[Format] = Field(default_factory=lambda: list(defaults.FORMATS),
                                   description="Formats to write.")
     main_table: MainTableSpec = Field(default_factory=MainTableSpec)
     latex: LatexSpec = Field(default_factory=LatexSpec)
     html: HtmlSpec = Field(default_factory=HtmlSpec)
     figures: list[FigureKind] = Field(
-        default_factory=lambda: ["cd", "forest", "pvalues", "confusion"],
+        default_factory=lambda: list(defaults.FIGURE_KINDS),
         description="Figure kinds drawn: cd (critical-difference diagrams), forest (pairwise differences with "
         "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices); [] for none.")
     figure_style: FigureStyleSpec = Field(default_factory=FigureStyleSpec)
@@ -511,9 +529,10 @@ class Spec(_Model):
             if m.corpus_level and self.tests.pairwise == "bootstrap_t":
                 raise _At(("tests", "pairwise"), f"bootstrap_t studentizes a mean of per-item scores; metric {name!r} "
                           f"is corpus-level (aggregate {m.aggregate}): use bootstrap or permutation")
-            if m.corpus_level and self.tests.pairwise not in ("bootstrap", "permutation"):
-                raise ValueError(f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only bootstrap and "
-                                 f"permutation apply, not {self.tests.pairwise}")
+            if m.corpus_level and self.tests.pairwise not in ("bootstrap", "permutation", "auto"):
+                raise _At(("tests", "pairwise"), f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only "
+                          f"resampling tests apply, not {self.tests.pairwise}; set tests.pairwise: auto "
+                          "(approximate randomization with the bootstrap's interval), permutation or bootstrap")
         if self.tests.pairwise == "bootstrap_t" and self.tests.ci_method == "bca":
             raise _At(("tests", "ci_method"), "bootstrap_t gives the studentized interval; ci_method bca belongs to "
                       "pairwise: bootstrap")
@@ -533,6 +552,11 @@ class Spec(_Model):
         if self.agreement is not None and self.data.annotations is None and not self.agreement.systems_vs_gold:
             raise ValueError("agreement needs data.annotations")
         return self
+
+    def interval_level(self) -> float:
+        """The level of every interval of the report: ``tests.ci_level``, else ``1 - alpha`` (the one rule; a
+        ``classification.ci_level`` overrides it for the classification metrics alone)."""
+        return float(self.tests.ci_level) if self.tests.ci_level is not None else 1.0 - float(self.alpha)
 
     def has_labels(self) -> bool:
         """Whether the spec has classification or annotation data."""

@@ -186,7 +186,8 @@ def test_index_lists_releases_newest_first_with_headlines(archive: Path) -> None
     doc = json.loads((archive / "index.json").read_text(encoding="utf-8"))
     assert [r["release"] for r in doc["releases"]] == ["v3", "v2", "v1"]
     v1, v2 = doc["releases"][2], doc["releases"][1]
-    assert v1["best"] == [{"metric": "m", "corpus": "c", "system": "A", "mean": pytest.approx(0.555, abs=1e-9)}]
+    assert v1["best"] == [{"metric": "m", "corpus": "c", "system": "A", "mean": pytest.approx(0.555, abs=1e-9),
+                           "tied": ["A"]}]
     assert (v1["significant"], v1["decisions"], v2["significant"], v2["decisions"]) == (2, 3, 3, 3)
     assert (v1["diff"], v2["diff"], v2["report"]) == (None, "v2/diff.html", "v2/index.html")
     page = (archive / "index.html").read_text(encoding="utf-8")

@@ -198,7 +198,7 @@ def test_corpus_level_metric_rejects_item_tests(cli, tmp_path):
         "metrics": {"f1": {"higher_is_better": True, "aggregate": "f_beta", "statistics": ["tp", "fp", "fn"]}},
         "tests": {"pairwise": "paired_t"}}))
     r = cli("validate", tmp_path / "spec.yaml")
-    assert r.code == 2 and "only bootstrap and permutation apply" in r.err
+    assert r.code == 2 and "tests.pairwise" in r.err and "only resampling tests apply, not paired_t" in r.err
 
 
 def test_cv_pipeline_matches_the_statistics(cli, tmp_path):

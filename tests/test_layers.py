@@ -13,7 +13,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "sigreport"
 
 LAYERS = {
-    "sigreport.version": 1, "sigreport.errors": 1, "sigreport.forking": 1, "sigreport.vocab": 1,
+    "sigreport.version": 1, "sigreport.errors": 1, "sigreport.forking": 1, "sigreport.defaults": 1,
     "sigreport.stats": 2,
     "sigreport.spec": 3, "sigreport.results": 3,
     "sigreport.data": 4, "sigreport.plan": 4, "sigreport.archive": 4,

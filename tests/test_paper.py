@@ -142,11 +142,12 @@ def test_conclusions_have_a_verb_and_come_first(summ):
     assert i_conc < i_main < i_set
     model = build_report(from_json((summ / "results.json").read_text()), figures=())
     assert len(model.conclusions) == 6
-    verbs = re.compile(r"\b(has|is|are|do|does|differs|finds|could|compared)\b")
+    verbs = re.compile(r"\b(has|is|are|do|does|differs|finds|could|compared|follow|share|separates|disagrees)\b")
     for _, lines in model.conclusions:
         assert lines and all(verbs.search(s) for s in lines), lines
     rouge = dict(model.conclusions)["ROUGE-1 F1 \u2014 cnn-dm"]
     assert rouge[0].startswith("pegasus has the highest value")
+    assert rouge[1] == "Decisions here follow the paired t test, Holm-adjusted: the spec's pairwise test on item-level data (tests.pairwise)."
 
 
 def test_md_csv_tex_outputs(summ, tmp_path):
@@ -228,7 +229,7 @@ BASE = "title: t\ndata:\n  scores: s.csv\nmetrics:\n  m:\n    higher_is_better: 
     ("figure twice", "  figures: [cd, cd]\n", ["outputs.figures (line 9): figure kinds are listed more than once"]),
     # two systems: no omnibus test, so no Friedman post-hoc for a CD diagram; scores only: no confusion matrix
     ("figure without its analysis", "  figures: [forest, cd, confusion]\n",
-     ["outputs.figures[1] (line 9): figure 'cd' needs a Friedman post-hoc test",
+     ["outputs.figures[1] (line 9): figure 'cd' needs a post-hoc test on Friedman's average ranks",
       "outputs.figures[2] (line 9): figure 'confusion' needs a classification analysis"]),
 ])
 def test_option_errors(cli, workdir, name, extra, fragments):

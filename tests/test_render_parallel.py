@@ -49,7 +49,7 @@ def test_a_failure_while_the_workers_draw_stops_them(results, monkeypatch):
 
     from sigreport.render import views
 
-    def fail(results, lab):
+    def fail(*args):
         raise OSError("disk full")
 
     monkeypatch.setattr(views, "main_tables", fail)
@@ -171,7 +171,7 @@ def test_a_failure_while_workers_forked_ahead_draw_stops_them_without_drawing_he
     from sigreport.render.figures import warm_up
 
     _nothing_here(monkeypatch)
-    monkeypatch.setattr(views, "main_tables", lambda results, lab: (_ for _ in ()).throw(OSError("disk full")))
+    monkeypatch.setattr(views, "main_tables", lambda *args: (_ for _ in ()).throw(OSError("disk full")))
     ready = forking.Ready(2, warm_up)
     try:
         with pytest.raises(OSError, match="disk full"):

@@ -8,19 +8,23 @@ The previous report's choices (``selection``) come in explicitly, never from the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sigreport.analyses.common import apply_families, link_frequentist
+from sigreport.analyses.power import with_power
 from sigreport.analyses.labels import label_nodes
 from sigreport.analyses.scores import score_nodes
 from sigreport.data import Dataset
 from sigreport.plan import Plan, order_nodes
 from sigreport.results import MetricInfo, Results
+from sigreport.results.figure_rules import FigureSource, gives, needs, source_of
 from sigreport.errors import Problem
 from sigreport.spec import Spec, SpecFile
 
-__all__ = ["build_plan", "collect_results", "previous_methods", "uses_scipy_stats"]
+__all__ = ["build_plan", "collect_results", "figure_problems", "figure_warnings", "node_sources", "previous_methods",
+           "uses_scipy_stats"]
 
 
 def previous_methods(previous: Results | None) -> dict[str, str]:
@@ -48,32 +52,65 @@ def uses_scipy_stats(spec: Spec) -> bool:
     return spec.tests.omnibus in ("friedman", "auto")
 
 
-# Which analyses a figure kind is drawn from (sigreport.render.figures.figures_of), as a test on plan nodes.
-FIGURE_SOURCES: dict[str, tuple[str, Any]] = {
-    "cd": ("a Friedman post-hoc test (tests.omnibus: friedman with three or more systems)",
-           lambda n: n.kind == "posthoc" and n.params.tests.omnibus == "friedman"),
-    "forest": ("a pairwise or cross-validation family of score comparisons",
-               lambda n: n.kind in ("pairwise", "cv", "posthoc")),
-    "pvalues": ("a family of pairwise comparisons (scores, a post-hoc test or McNemar)",
-                lambda n: n.kind in ("pairwise", "cv", "posthoc", "mcnemar")),
-    "confusion": ("a classification analysis (data.predictions with gold labels)",
-                  lambda n: n.kind == "classification"),
-}
+def node_sources(node: Any) -> list[FigureSource]:
+    """The figure sources a plan node can become once the data are known: a post-hoc node stands for the test
+    after each omnibus test ``tests.omnibus`` may choose (``auto``: Friedman or RM-ANOVA), a rank test or
+    paired t tests as ``tests.posthoc`` says (``auto``: ranks after Friedman, paired t tests after RM-ANOVA)."""
+    if node.kind != "posthoc":
+        return [FigureSource(node.kind)]
+    tests = node.params.tests
+    afters = ("friedman", "rm_anova") if tests.omnibus == "auto" else (tests.omnibus,)
+    out = []
+    for after in afters:
+        paired = tests.posthoc == "paired" or (tests.posthoc == "auto" and after == "rm_anova")
+        out.append(FigureSource("posthoc", "paired_t" if paired else tests.posthoc, after))
+    return out
 
 
 def figure_problems(sf: SpecFile, plan: Plan) -> list[Problem]:
-    """A figure kind the spec lists explicitly in ``outputs.figures`` but no analysis of the plan can draw
-    (the default list draws what applies and is never an error)."""
+    """A figure kind the spec lists explicitly in ``outputs.figures`` but no analysis of the plan can give
+    (the default list draws what applies and is never an error); the rule is the one table
+    :data:`~sigreport.results.figure_rules.FIGURE_RULES` the build draws by."""
     outputs = sf.spec.outputs
     if "figures" not in outputs.model_fields_set:
         return []
     out = []
     for i, kind in enumerate(outputs.figures):
-        needs, test = FIGURE_SOURCES[kind]
-        if not any(test(n) for n in plan.nodes):
-            out.append(sf.problem(f"figure {kind!r} needs {needs}, and this spec's plan has none; remove it from "
-                                  "the list", "outputs", "figures", i))
+        if not any(gives(kind, src) for n in plan.nodes for src in node_sources(n)):
+            out.append(sf.problem(f"figure {kind!r} needs {needs(kind)}, and this spec's plan has none; remove it "
+                                  "from the list", "outputs", "figures", i))
     return out
+
+
+def figure_notes(spec: Spec, records: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+    """Warnings for a figure kind listed explicitly in ``outputs.figures`` that the plan could give but this
+    data's records do not, by the id of the record whose automatic choice went the other way (the only such
+    case: ``[cd]`` with ``tests.omnibus: auto`` choosing RM-ANOVA, which has no average ranks to draw)."""
+    if "figures" not in spec.outputs.model_fields_set:
+        return {}
+    records = [r for r in records if r is not None]
+    out: dict[str, tuple[str, ...]] = {}
+    for kind in spec.outputs.figures:
+        if any(gives(kind, source_of(r)) for r in records):
+            continue
+        for r in records:
+            if kind == "cd" and r.kind == "omnibus" and r.method == "rm_anova" and r.selection:
+                out[r.id] = (*out.get(r.id, ()), f"outputs.figures lists 'cd', but tests.omnibus: auto chose "
+                             f"repeated-measures ANOVA on this data, so no critical-difference diagram is drawn "
+                             f"(it needs {needs(kind)})")
+    return out
+
+
+def figure_warnings(spec: Spec, records: Iterable[Any]) -> list[Problem]:
+    """:func:`figure_notes` as the build's warning list (counted, and failing ``--strict``)."""
+    return [Problem(rid, None, "", w) for rid, ws in figure_notes(spec, records).items() for w in ws]
+
+
+def with_figure_notes(spec: Spec, records: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The records with :func:`figure_notes` among their warnings (so the report shows them beside the test)."""
+    notes = figure_notes(spec, records)
+    return tuple(dataclasses.replace(r, warnings=(*r.warnings, *notes[r.id])) if r.id in notes else r
+                 for r in records)
 
 
 def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str) -> Results:
@@ -84,8 +121,9 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
         metrics={k: MetricInfo(m.label or k, m.higher_is_better, m.decimals, m.aggregate)
                  for k, m in dataset.metric_specs.items()},
         tests=spec.tests.model_dump(),
-        records=link_frequentist(apply_families(tuple(r for r in results.values() if r is not None), spec.tests,
-                                                spec.alpha)),
+        records=with_figure_notes(spec, link_frequentist(with_power(apply_families(
+            tuple(r for r in results.values() if r is not None), spec.tests, spec.alpha), dataset, spec.tests,
+            spec.alpha, spec.seed))),
         sigreport_version=version, description=spec.description, spec=spec)
 
 

@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from sigreport.results.decisions import choose_primary
 from sigreport.results.records import PairRow
 from sigreport.spec import TestsSpec
 from sigreport.stats import correction, resampling, select
-from sigreport.stats.result import PairedTestResult, finite_or_none
+from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant
 
 
 def analysis_id(metric: str, corpus: str | None, kind: str) -> str:
@@ -159,7 +160,7 @@ def family_entries(systems: tuple[str, ...], pairs: list[tuple[int, int]], resul
     entries = []
     for (i, j), r, p_adj in zip(pairs, results, adjusted):
         p_adj_v = finite_or_none(p_adj)
-        entries.append(PairRow(systems[i], systems[j], r, p_adj_v, None if p_adj_v is None else bool(p_adj_v <= alpha)))
+        entries.append(PairRow(systems[i], systems[j], r, p_adj_v, is_significant(p_adj_v, alpha)))
     return tuple(entries)
 
 
@@ -203,8 +204,7 @@ def apply_families(records: tuple[Any, ...], tests: TestsSpec, alpha: float) -> 
     for r_i, size in sizes.items():
         rec = records[r_i]
         pairs = tuple(dataclasses.replace(row, pvalue_adjusted=adjusted[(r_i, p_i)],
-                                          significant=None if adjusted[(r_i, p_i)] is None
-                                          else bool(adjusted[(r_i, p_i)] <= alpha))
+                                          significant=is_significant(adjusted[(r_i, p_i)], alpha))
                       for p_i, row in enumerate(rec.pairs))
         warnings = rec.warnings
         if size == 1:
@@ -216,14 +216,14 @@ def apply_families(records: tuple[Any, ...], tests: TestsSpec, alpha: float) -> 
 
 def link_frequentist(records: tuple[Any, ...]) -> tuple[Any, ...]:
     """Bayesian rows with the frequentist decision on the same pair beside them (after the family correction):
-    the pairwise record of the same metric and corpus, else its first cross-validation record."""
-    tests: dict[tuple[Any, Any], Any] = {}
+    that of the block's primary test, the one its Conclusions follow
+    (:func:`sigreport.results.decisions.choose_primary`), so the table and the sentences compare with one test."""
+    blocks: dict[tuple[Any, Any], list[Any]] = {}
     for rec in records:
-        if getattr(rec, "kind", None) in ("pairwise", "cv"):
-            tests.setdefault((rec.metric, rec.corpus), rec)
+        blocks.setdefault((rec.metric, rec.corpus), []).append(rec)
     out = []
     for rec in records:
-        freq = tests.get((rec.metric, rec.corpus)) if getattr(rec, "kind", None) == "bayesian" else None
+        freq = choose_primary(blocks[(rec.metric, rec.corpus)])[0] if getattr(rec, "kind", None) == "bayesian" else None
         if freq is not None:
             by_pair = {(p.a, p.b): p for p in freq.pairs}
             rows = tuple(dataclasses.replace(row, frequentist_method=freq.method,

@@ -38,11 +38,10 @@ from sigreport.stats import contingency, correction
 from sigreport.stats.classification import MetricValue, classification_metrics, f_name, matthews_corrcoef
 from sigreport.results.records import (AgreementPair, AgreementRecord, ClassificationRecord, CochranQRecord,
                                        ConfusionMatrix, McNemarPair, McNemarRecord, SystemClassification)
-from sigreport.stats.result import finite_or_none
+from sigreport.stats.result import finite_or_none, is_significant
 
 CLASSIFICATION = "classification"
 AGREEMENT = "agreement"
-AGREEMENT_CI_LEVEL = 0.95
 WEIGHTS = {"cohen_kappa": None, "weighted_kappa_linear": "linear", "weighted_kappa_quadratic": "quadratic"}
 
 
@@ -60,10 +59,17 @@ class LabelParams:
     classification: ClassificationSpec | None
     agreement: AgreementSpec | None
     measure: str | None = None
+    ci_level: float = 0.95  # every interval's level (Spec.interval_level: tests.ci_level, else 1 - alpha)
 
     @classmethod
     def of(cls, spec: Spec, measure: str | None = None) -> "LabelParams":
-        return cls(spec.tests, spec.alpha, spec.seed, spec.baseline, spec.classification, spec.agreement, measure)
+        return cls(spec.tests, spec.alpha, spec.seed, spec.baseline, spec.classification, spec.agreement, measure,
+                   spec.interval_level())
+
+    def metric_level(self) -> float:
+        """The classification metrics' level: ``classification.ci_level`` when set (printed), else the rule's."""
+        own = self.classification.ci_level if self.classification is not None else None
+        return float(own) if own is not None else self.ci_level
 
 
 # -------------------------------------------------------------------------------------------- classification
@@ -76,6 +82,7 @@ def _matrix(m: np.ndarray) -> tuple[tuple[int, ...], ...]:
 def classification_analysis(spec: LabelParams, preds: Predictions, group: PredictionGroup, node_id: str
                             ) -> ClassificationRecord:
     cls = spec.classification or ClassificationSpec()
+    level = spec.metric_level()
     seed = np.random.default_rng(derived_seed(spec.seed, node_id))
     systems = []
     warnings: list[str] = []
@@ -85,8 +92,8 @@ def classification_analysis(spec: LabelParams, preds: Predictions, group: Predic
                         "no metric of the positive class there")
     for j, system in enumerate(preds.systems):
         r = classification_metrics(group.gold, group.pred[:, j], group.labels, cls.beta, positive,
-                                   cls.resamples, seed, cls.ci_level)
-        mcc = matthews_corrcoef(group.gold, group.pred[:, j], len(group.labels), 1 - cls.ci_level, cls.resamples,
+                                   cls.resamples, seed, level)
+        mcc = matthews_corrcoef(group.gold, group.pred[:, j], len(group.labels), 1 - level, cls.resamples,
                                 derived_seed(spec.seed, f"{node_id}/mcc/{system}"))
         metrics = dict(r.metrics)
         metrics["mcc"] = MetricValue(mcc.value, mcc.ci_low, mcc.ci_high)  # after the others: a new key, appended
@@ -96,7 +103,7 @@ def classification_analysis(spec: LabelParams, preds: Predictions, group: Predic
         warnings.append(f"{group.dropped_items} item(s) dropped because some system lacks them "
                         "(data.missing: drop_items)")
     return ClassificationRecord(node_id, CLASSIFICATION, CLASSIFICATION, group.corpus, group.labels,
-                                  positive, float(cls.beta), f_name(cls.beta), float(cls.ci_level),
+                                  positive, float(cls.beta), f_name(cls.beta), float(level),
                                   "bootstrap_percentile", int(cls.resamples), len(group.items),
                                   group.dropped_items, tuple(systems), tuple(warnings))
 
@@ -131,7 +138,7 @@ def mcnemar_analysis(spec: LabelParams, preds: Predictions, group: PredictionGro
         entries.append(McNemarPair(
             preds.systems[i], preds.systems[j], n, r.n00, r.n01, r.n10, r.n11, finite_or_none(acc[i]),
             finite_or_none(acc[j]), r.statistic, r.df, r.pvalue, p_adj_v, r.exact, r.continuity_correction,
-            None if p_adj_v is None else bool(p_adj_v <= spec.alpha), r.critical_value, r.reason, r.warnings,
+            is_significant(p_adj_v, spec.alpha), r.critical_value, r.reason, r.warnings,
             u.statistic, u.pvalue, finite_or_none(q_ij) if q_ij is not None else None))
     warnings = []
     if n == 0:
@@ -148,7 +155,7 @@ def cochran_analysis(spec: LabelParams, preds: Predictions, group: PredictionGro
     acc = correct.mean(axis=0) if correct.shape[0] else np.full(correct.shape[1], np.nan)
     return CochranQRecord(node_id, "cochran_q", CLASSIFICATION, group.corpus, r.n, r.k,
                             {s: finite_or_none(a) for s, a in zip(preds.systems, acc)}, r.statistic, r.df, r.pvalue,
-                            None if r.pvalue is None else bool(r.pvalue <= spec.alpha), spec.alpha, r.warnings)
+                            is_significant(r.pvalue, spec.alpha), spec.alpha, r.warnings)
 
 
 # -------------------------------------------------------------------------------------------- agreement
@@ -180,7 +187,7 @@ def _analysis(node_id: str, corpus: str | None, source: str, measure: str, label
               annotators: tuple[str, ...], r: agr.AgreementResult | None, n_resamples: int, level: str,
               value_kind: str = "coefficient", matrix: np.ndarray | None = None,
               pairs: tuple[AgreementPair, ...] = (), value: float | None = None, n_items: int = 0,
-              warnings: tuple[str, ...] = ()) -> AgreementRecord:
+              warnings: tuple[str, ...] = (), ci_level: float = 0.95) -> AgreementRecord:
     if r is not None:
         return AgreementRecord(
             node_id, AGREEMENT, AGREEMENT, corpus, source, measure, r.level, labels, annotators, r.value, value_kind,
@@ -189,7 +196,7 @@ def _analysis(node_id: str, corpus: str | None, source: str, measure: str, label
             None if matrix is None else _matrix(matrix), pairs, tuple(warnings) + tuple(r.warnings))
     return AgreementRecord(
         node_id, AGREEMENT, AGREEMENT, corpus, source, measure, level, labels, annotators, value, value_kind,
-        None, None, None, None, None, None, AGREEMENT_CI_LEVEL, "none", None, None, agr.landis_koch(value), n_items,
+        None, None, None, None, None, None, ci_level, "none", None, None, agr.landis_koch(value), n_items,
         n_resamples, None, pairs, tuple(warnings))
 
 
@@ -216,7 +223,7 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
                        ) -> AgreementRecord:
     aspec = spec.agreement or AgreementSpec()
     seed = derived_seed(spec.seed, node_id)
-    alpha_ci = 1 - AGREEMENT_CI_LEVEL
+    alpha_ci = 1 - spec.ci_level
     k = len(ann.labels)
     x = group.ratings
     m = x.shape[1]
@@ -227,7 +234,7 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
         where = f"corpus {group.corpus!r}" if group.corpus is not None else "these items"
         return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, None, aspec.resamples,
                          level, warnings=(f"{who[0].upper() + who[1:]} items of {where}, so there is no agreement to "
-                                          "measure (two or more annotators are needed).",))
+                                          "measure (two or more annotators are needed).",), ci_level=spec.ci_level)
     if measure in WEIGHTS:
         weights = WEIGHTS[measure]
         if m == 2:
@@ -247,7 +254,7 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
         n_items = int(np.sum((x >= 0).sum(axis=1) >= 2))
         return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, None, aspec.resamples,
                          level, "mean_of_pairs", pairs=pairs, value=value, n_items=n_items,
-                         warnings=tuple(warnings))
+                         warnings=tuple(warnings), ci_level=spec.ci_level)
     if measure == "fleiss_kappa":
         r = agr.fleiss_kappa(x, k, names, alpha_ci, aspec.resamples, seed, ann.labels)
         return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, r.annotators, r,
@@ -279,12 +286,12 @@ def systems_vs_gold_analysis(spec: LabelParams, preds: Predictions, group: Predi
     pairs = []
     for j, system in enumerate(preds.systems):
         pred = recode[group.pred[:, j]]
-        r = agr.cohen_kappa(pred, gold, k, WEIGHTS[measure], (system, "gold"), 1 - AGREEMENT_CI_LEVEL,
+        r = agr.cohen_kappa(pred, gold, k, WEIGHTS[measure], (system, "gold"), 1 - spec.ci_level,
                             aspec.resamples, rng, labels)
         pairs.append(_pair_of(r, agr.agreement_matrix(pred, gold, k)))
     return _analysis(node_id, group.corpus, "systems_vs_gold", measure, labels, ("gold",) + preds.systems, None,
                      aspec.resamples, _measure_level(measure, aspec), "per_pair", pairs=tuple(pairs),
-                     n_items=len(group.items))
+                     n_items=len(group.items), ci_level=spec.ci_level)
 
 
 # -------------------------------------------------------------------------------------------- the plan

@@ -23,10 +23,16 @@ from sigreport.results.records import (BayesianPair, BayesianRecord, Descriptive
 from sigreport.spec import MetricSpec, Spec, TestsSpec
 from sigreport.stats import bayes, cv, omnibus, pairwise, posthoc, rank, resampling, select
 from sigreport.stats.differences import describe_differences_many
-from sigreport.stats.result import PairedTestResult, finite_or_none
+from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant
 
 DEFAULT_PRECISION = 12
 SMALL_BOOTSTRAP_N = 50  # below this the calibration study (docs/calibration.md) finds the bootstrap test liberal
+SMALL_CORPUS_BOOTSTRAP_N = 100  # the same for corpus-level metrics (docs/calibration_corpus.md)
+BOOTSTRAP_LIBERAL = {  # what the calibration studies measured, for the warning
+    False: "type I error about 0.07 at n = 20, docs/calibration.md",
+    True: "type I error 0.072 (BLEU-like) and 0.073 (F1-like) at n = 20, 0.062 (F1-like) at n = 50, "
+          "docs/calibration_corpus.md",
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +46,7 @@ class ScoreParams:
     metric: MetricSpec
     previous_method: str | None = None  # the previous report's choice for this analysis (selection)
     cv_method: str | None = None
+    ci_level: float = 0.95  # the level of every interval (Spec.interval_level: tests.ci_level, else 1 - alpha)
 
     @property
     def decimals(self) -> int:
@@ -65,18 +72,18 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
     warnings = []
     if ctx.metric.corpus_level:
         metric_fn = ctx.aggregate
-        res = resampled(block, metric_fn, [], "bootstrap", ctx)
+        res = resampled(block, metric_fn, [], "bootstrap", ctx, ci_level=ctx.ci_level)
         for system, (value, lo, hi) in zip(block.systems, res.system_ci):
             rows.append(SystemSummary(system, block.stats.shape[0], value, None, None, lo, hi, ()))
         warnings += list(res.warnings)
         warnings.append(f"corpus-level metric ({ctx.metric.aggregate}): the value is computed from summed per-item "
                         f"statistics; the CI is a percentile bootstrap over items (B = {ctx.tests.resamples})")
     else:
-        for system, d in zip(block.systems, pairwise.describe_columns(block.scores, 0.95)):
+        for system, d in zip(block.systems, pairwise.describe_columns(block.scores, ctx.ci_level)):
             rows.append(SystemSummary(system, d.n, d.mean, d.sd, d.median, d.ci_low, d.ci_high, d.warnings))
     if block.dropped_items:
         warnings.append(f"{block.dropped_items} item(s) dropped because some system lacks them (data.missing: drop_items)")
-    return DescriptivesRecord(node_id, "descriptives", block.metric, block.corpus, block.level, 0.95,
+    return DescriptivesRecord(node_id, "descriptives", block.metric, block.corpus, block.level, ctx.ci_level,
                                 block.stats.shape[0], block.dropped_items, ctx.metric.aggregate, tuple(rows),
                                 tuple(warnings))
 
@@ -87,22 +94,39 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
     t = ctx.tests
     x = block.scores
     if method == "paired_t":
-        return pairwise.paired_t_family(x, pairs, t.alternative, ctx.alpha, differences=differences), []
+        return pairwise.paired_t_family(x, pairs, t.alternative, ctx.alpha, ctx.ci_level, differences=differences), []
     if method == "wilcoxon":
         return [rank.wilcoxon(x[:, i], x[:, j], t.alternative, t.zero_method, ctx.decimals, ctx.alpha,
-                              mode=t.wilcoxon, correction=t.continuity_correction) for i, j in pairs], []
+                              mode=t.wilcoxon, correction=t.continuity_correction, ci_level=ctx.ci_level)
+                for i, j in pairs], []
     if method == "sign":
-        return [rank.sign_test(x[:, i], x[:, j], t.alternative, ctx.decimals, ctx.alpha) for i, j in pairs], []
+        return [rank.sign_test(x[:, i], x[:, j], t.alternative, ctx.decimals, ctx.alpha, ctx.ci_level)
+                for i, j in pairs], []
     if method in ("bootstrap", "permutation", "bootstrap_t"):
-        res = resampled(block, ctx.aggregate, pairs, method, ctx, alternative=t.alternative,
-                        ci_method=t.ci_method if method != "bootstrap_t" else "studentized", alpha=ctx.alpha)
+        options = dict(alternative=t.alternative, alpha=ctx.alpha, ci_level=ctx.ci_level)
+        res = resampled(block, ctx.aggregate, pairs, method, ctx,
+                        ci_method=t.ci_method if method != "bootstrap_t" else "studentized", **options)
+        results = list(res.pairs)
         warnings = [_system_names(w, block.systems) for w in res.warnings]
-        if method == "bootstrap" and block.stats.shape[0] < SMALL_BOOTSTRAP_N:
+        if method == "permutation":  # a randomization test has no interval: the paired bootstrap's, same items
+            boot = resampled(block, ctx.aggregate, pairs, "bootstrap", ctx, ci_method=t.ci_method, **options)
+            results = [with_bootstrap_interval(p, b) for p, b in zip(results, boot.pairs)]
+        small = SMALL_CORPUS_BOOTSTRAP_N if ctx.metric.corpus_level else SMALL_BOOTSTRAP_N
+        if method == "bootstrap" and block.stats.shape[0] < small:
             warnings.append(f"only {block.stats.shape[0]} items: the null-shifted bootstrap test is liberal at small n "
-                            "(type I error about 0.07 at n = 20, docs/calibration.md); the permutation test holds "
-                            "its level")
-        return list(res.pairs), warnings
+                            f"({BOOTSTRAP_LIBERAL[ctx.metric.corpus_level]}); the permutation test holds its level")
+        return results, warnings
     raise ValueError(f"unknown pairwise method {method!r}")
+
+
+def with_bootstrap_interval(perm: PairedTestResult, boot: PairedTestResult) -> PairedTestResult:
+    """A permutation result with the paired bootstrap's interval of the same difference (percentile or BCa,
+    as ``tests.ci_method``): the p-value from the test that holds its level, the interval from the resampling
+    that estimates the difference's spread."""
+    extra = {**perm.extra, "ci_method": boot.extra.get("ci_method"), "ci_from": "bootstrap"}
+    return dataclasses.replace(perm, ci_low=boot.ci_low, ci_high=boot.ci_high, ci_level=boot.ci_level,
+                               warnings=perm.warnings + tuple(w for w in boot.warnings if "interval" in w),
+                               extra=extra)
 
 
 def resampled(block: Block, metric: resampling.CorpusMetric, pairs: list[tuple[int, int]], method: str, ctx: Context,
@@ -133,9 +157,12 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
     sel = None
     if method == "auto":
         if ctx.metric.corpus_level:
-            chosen = select.Selection("bootstrap", (select.SelectionStep(
+            chosen = select.Selection("permutation", (select.SelectionStep(
                 "metric", None, None, f"chosen: corpus-level metric ({ctx.metric.aggregate}): only resampling "
-                "tests apply"),), "bootstrap: the metric is computed from summed statistics, not per item")
+                "tests apply; approximate randomization holds alpha at every n studied (20 to 200), the paired "
+                "bootstrap rejects 7% of true nulls at n = 20 (docs/calibration_corpus.md)"),),
+                "permutation (approximate randomization) with the paired bootstrap's interval: the metric is "
+                "computed from summed statistics, not per item")
         else:
             diffs = np.column_stack([block.scores[:, i] - block.scores[:, j] for i, j in pairs]) if pairs else \
                 np.zeros((block.scores.shape[0], 0))
@@ -148,9 +175,8 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
     warnings += w
     entries = with_differences(family_entries(block.systems, pairs, results, t.correction, ctx.alpha), block, pairs,
                                method, ctx, diffs)
-    ci_level = results[0].ci_level if results else 0.95
     return PairwiseRecord(node_id, "pairwise", block.metric, block.corpus, block.level, method, t.alternative,
-                            t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ci_level, entries, sel,
+                            t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ctx.ci_level, entries, sel,
                             tuple(warnings))
 
 
@@ -211,17 +237,17 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseR
         if method in ("5x2cv_t", "5x2cv_f"):
             if grid is None or grid.shape != (5, 2):
                 why = f"{method} needs 5 repeats x 2 folds; the data has {len(repeats)} x {len(folds)}"
-                results.append(_failed_cv(method, t.alternative, why, 1 - ctx.alpha))
+                results.append(_failed_cv(method, t.alternative, why, ctx.ci_level))
                 continue
             a2, b2 = a[grid], b[grid]
-            r = cv.dietterich_5x2cv_t(a2, b2, t.alternative, ctx.alpha) if method == "5x2cv_t" else \
-                cv.alpaydin_5x2cv_f(a2, b2, ctx.alpha)
+            r = cv.dietterich_5x2cv_t(a2, b2, t.alternative, ctx.alpha, ctx.ci_level) if method == "5x2cv_t" else \
+                cv.alpaydin_5x2cv_f(a2, b2, ctx.alpha, ctx.ci_level)
         elif method == "kfold_t":
-            r = cv.kfold_paired_t(a, b, t.alternative, ctx.alpha)
+            r = cv.kfold_paired_t(a, b, t.alternative, ctx.alpha, ctx.ci_level)
         elif method == "corrected_resampled_t":
-            r = cv.corrected_resampled_t(a, b, t.n_train, t.n_test, t.alternative, ctx.alpha)
+            r = cv.corrected_resampled_t(a, b, t.n_train, t.n_test, t.alternative, ctx.alpha, ctx.ci_level)
         else:
-            r = cv.resampled_t(a, b, t.alternative, ctx.alpha)
+            r = cv.resampled_t(a, b, t.alternative, ctx.alpha, ctx.ci_level)
         results.append(r)
     as_pairs = [PairedTestResult(r.method, int(r.n_folds * r.n_repeats), r.statistic,
                                  r.df if r.df is not None else None, r.pvalue, r.alternative, r.estimate, r.ci_low,
@@ -229,9 +255,8 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseR
                                  {"df1": r.df1, "df2": r.df2, "n_folds": r.n_folds, "n_repeats": r.n_repeats})
                 for r in results]
     entries = family_entries(block.systems, pairs, as_pairs, t.correction, ctx.alpha)
-    ci_level = as_pairs[0].ci_level if as_pairs else 1 - ctx.alpha
     return PairwiseRecord(node_id, "cv", block.metric, block.corpus, block.level, method, t.alternative,
-                          t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ci_level, entries, None,
+                          t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ctx.ci_level, entries, None,
                           tuple(warnings))
 
 
@@ -257,7 +282,7 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | F
         return FriedmanRecord(node_id, "omnibus", block.metric, block.corpus, block.level, "friedman", f.n, f.k,
                                 f.statistic, f.df, f.pvalue, f.tie_correction, f.statistic_uncorrected,
                                 f.statistic_tie_corrected, ranks, f.iman_davenport, f.kendall_w,
-                                None if f.pvalue is None else bool(f.pvalue <= ctx.alpha), sel,
+                                is_significant(f.pvalue, ctx.alpha), sel,
                                 tuple(warnings) + tuple(f.warnings))
     res = omnibus.rm_anova(block.scores)
     decision = omnibus.apply_sphericity(res, t.sphericity, ctx.alpha, mauchly_p=t.mauchly_p)
@@ -266,7 +291,7 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | F
     return RMAnovaRecord(
         node_id, "omnibus", block.metric, block.corpus, block.level, "rm_anova", res.n, res.k, res.statistic,
         res.df1, res.df2, res.pvalue, res.sphericity, dict(res.corrections), decision.correction_applied,
-        decision.reason, p_corr, None if p_corr is None else bool(p_corr <= ctx.alpha), res.effect_size, sel,
+        decision.reason, p_corr, is_significant(p_corr, ctx.alpha), res.effect_size, sel,
         tuple(warnings) + tuple(res.warnings), res.table, res.generalized_eta_squared, detail.pvalue_second_order,
         t.mauchly_p, detail.epsilon_hf_uncapped)
 
@@ -290,12 +315,11 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
         return None
     if method == "paired":
         pairs = system_pairs(block.systems, t, baseline)
-        results = [pairwise.paired_t(block.scores[:, i], block.scores[:, j], t.alternative, ctx.alpha)
+        results = [pairwise.paired_t(block.scores[:, i], block.scores[:, j], t.alternative, ctx.alpha, ctx.ci_level)
                    for i, j in pairs]
         entries = family_entries(block.systems, pairs, results, t.correction, ctx.alpha)
-        ci_level = results[0].ci_level if results else 1 - ctx.alpha
         return PairwiseRecord(node_id, "posthoc", block.metric, block.corpus, block.level, "paired_t",
-                              t.alternative, t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ci_level,
+                              t.alternative, t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ctx.ci_level,
                               entries, sel, ())
     ranks = getattr(om, "average_ranks", None)
     if ranks is None:
@@ -331,7 +355,11 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
 
 
 def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
-    """Bayesian signed-rank (items, corpora) or correlated Bayesian t (folds) for every pair, with the metric's ROPE.
+    """Bayesian comparison of every pair with the metric's ROPE: the correlated Bayesian t test (folds); on
+    items or corpora the Bayesian signed-rank test, or the Bayesian bootstrap of the mean difference when the
+    scores are binary or mostly tied (``tests.bayesian.model``, :func:`~sigreport.stats.bayes.choose_model`).
+    "Practically equivalent" is never declared for a pair whose observed mean difference lies outside the
+    ROPE (:func:`~sigreport.stats.bayes.guard_equivalence`).
 
     Scores are negated for a lower-is-better metric, so that 'a better' always means a is the better system.
     """
@@ -343,6 +371,7 @@ def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
     x = block.scores if ctx.metric.higher_is_better else -block.scores
     warnings: list[str] = []
     rows = []
+    sel = None
     if block.level == "folds":
         folds = {f for _, f in block.folds or ()}
         rho = bayes.cv_correlation(t.n_train, t.n_test) if t.n_train and t.n_test else \
@@ -354,10 +383,20 @@ def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
         method, seed, rho_v = "correlated_t", None, rho
     else:
         seed = derived_seed(ctx.seed, node_id)
-        results = [bayes.bayesian_signed_rank(x[:, i], x[:, j], rope, seed, spec.samples, spec.prior_strength,
-                                              spec.level, spec.method) for i, j in pairs]
-        method, rho_v = "signed_rank", None
-    posterior = bayes.resolve_posterior(spec.method, block.scores.shape[0]) if method == "signed_rank" else None
+        method, rho_v = spec.model, None
+        if method == "auto":
+            method, why = bayes.choose_model(block.scores, pairs, ctx.decimals)
+            sel = {"method": method, "reason": why, "steps": []}
+        if method == "bayesian_bootstrap":
+            results = [bayes.bayesian_bootstrap(x[:, i], x[:, j], rope, seed, spec.samples, spec.level, spec.method)
+                       for i, j in pairs]
+        else:
+            results = [bayes.bayesian_signed_rank(x[:, i], x[:, j], rope, seed, spec.samples, spec.prior_strength,
+                                                  spec.level, spec.method) for i, j in pairs]
+            warnings += tied_warnings(block, pairs, ctx)
+    results = [bayes.guard_equivalence(r) for r in results]
+    posterior = next((r.posterior for r in results), bayes.resolve_posterior(spec.method, block.scores.shape[0])) \
+        if method != "correlated_t" else None
     for (i, j), r in zip(pairs, results):
         est = r.estimate if r.estimate is None or ctx.metric.higher_is_better else -r.estimate  # in a - b units
         rows.append(BayesianPair(block.systems[i], block.systems[j], r.n, est, r.p_a_better, r.p_equivalent, r.p_b_better, r.decision, r.mc_se,
@@ -365,7 +404,21 @@ def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
     return BayesianRecord(node_id, "bayesian", block.metric, block.corpus, block.level, method, t.comparisons, rope,
                           spec.level, spec.samples if posterior == "monte_carlo" else None, posterior,
                           spec.prior_strength if method == "signed_rank" else None, rho_v, seed, tuple(rows),
-                          tuple(warnings))
+                          tuple(warnings), sel)
+
+
+def tied_warnings(block: Block, pairs: list[tuple[int, int]], ctx: Context) -> list[str]:
+    """The signed-rank test on pairs whose differences are mostly zero: its posterior counts each tie as
+    practically equivalent, whatever the mean difference (tests.bayesian.model: signed_rank chose it)."""
+    out = []
+    for i, j in pairs:
+        share = bayes.zero_share(block.scores[:, i] - block.scores[:, j], ctx.decimals)
+        if share > bayes.MOSTLY_TIED:
+            out.append(f"{block.systems[i]} vs {block.systems[j]}: {share:.0%} of the differences are zero; the "
+                       "signed-rank posterior counts every tie as practically equivalent, whatever the mean "
+                       "difference (tests.bayesian.model: auto or bayesian_bootstrap uses the posterior of the mean "
+                       "difference)")
+    return out
 
 
 # -------------------------------------------------------------------------------------------- plan nodes
@@ -410,7 +463,8 @@ def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, 
     blocks = (("scores", metric, corpus), ("aggregate", metric))
 
     def params(node_id: str, cv_method: str | None = None) -> ScoreParams:
-        return ScoreParams(tests, spec.alpha, spec.seed, spec.baseline, mspec, previous.get(node_id), cv_method)
+        return ScoreParams(tests, spec.alpha, spec.seed, spec.baseline, mspec, previous.get(node_id), cv_method,
+                           spec.interval_level())
 
     def node(kind: str, suffix: str, fn: Any, deps: tuple[str, ...], label: str, cv_method: str | None = None) -> Node:
         node_id = analysis_id(metric, corpus, suffix)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sigreport import forking
-from sigreport.analyses import build_plan, collect_results, figure_problems, uses_scipy_stats
+from sigreport.analyses import build_plan, collect_results, figure_problems, figure_warnings, uses_scipy_stats
 from sigreport.version import __version__
 from sigreport.archive import store
 from sigreport.archive.manifest import MANIFEST_NAME, read_manifest
@@ -436,7 +436,7 @@ def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
                         f"{time.monotonic() - t0:.1f} s{workers}")
         results = run_analyses(p, run, progress, cache)
         keep()
-        warnings = collect_warnings(results)
+        warnings = collect_warnings(results) + figure_warnings(p.spec_file.spec, results.values())
         if strict and warnings:
             raise StrictError(str(p.spec_file.path), warnings)
         fmts = formats or list(p.spec_file.spec.outputs.formats)

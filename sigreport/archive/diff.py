@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from sigreport.errors import Problem, UserError
+from sigreport.results.decisions import BlockDecisions, Decisions, analysis_key, decide_document, rank_systems
 
 FailOn = Literal["conclusions", "flips", "any"]
 
@@ -35,6 +36,7 @@ class DecisionFlip:
     old_estimate: float | None
     new_estimate: float | None
     reason: str  # "significance" or "direction"
+    primary: bool = False  # the analysis is the test the new report's conclusions follow for its block
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +61,8 @@ class RankChange:
     new_order: tuple[str, ...]
     old_best: str | None
     new_best: str | None
+    old_best_tied: tuple[str, ...] = ()  # every system sharing the best value as shown (decisions: ties)
+    new_best_tied: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,15 +158,16 @@ def diff_results(old_doc: Mapping[str, Any], new_doc: Mapping[str, Any], old_man
     check_schema(old_doc, new_doc)
     old_a, new_a = by_id(old_doc), by_id(new_doc)
     common = [i for i in new_a if i in old_a]
-    metrics = {**(old_doc.get("metrics") or {}), **(new_doc.get("metrics") or {})}
+    old_dec, new_dec = decide_document(old_doc), decide_document(new_doc)  # the reports' own decisions
+    primary = {b.primary.id for b in new_dec if b.primary is not None}
     flips, omni, ranks, choices, pairs = [], [], [], [], []
     for aid in common:
         o, n = old_a[aid], new_a[aid]
         f, pc = pair_flips(aid, o, n)
-        flips += f
+        flips += [dataclasses.replace(x, primary=aid in primary) for x in f]
         pairs += [pc] if pc else []
         omni += [x for x in [omnibus_flip(aid, o, n)] if x]
-        ranks += [x for x in [rank_change(aid, o, n, metrics)] if x]
+        ranks += [x for x in [rank_change(aid, o, n, old_dec, new_dec)] if x]
         choices += [x for x in [choice_change(aid, o, n)] if x]
     return Diff(old_label, new_label, tuple(i for i in new_a if i not in old_a), tuple(i for i in old_a if i not in new_a),
                 tuple(flips), tuple(omni), tuple(ranks), tuple(choices), tuple(pairs),
@@ -235,36 +240,46 @@ def omnibus_flip(aid: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> Om
     return None
 
 
-def rank_change(aid: str, old: Mapping[str, Any], new: Mapping[str, Any],
-                metrics: Mapping[str, Any]) -> RankChange | None:
+RANK_DECIMALS = 3  # average ranks as the report shows them
+
+
+def rank_change(aid: str, old: Mapping[str, Any], new: Mapping[str, Any], old_dec: Decisions,
+                new_dec: Decisions) -> RankChange | None:
+    """The best system or the order of the shared systems changed: by the reports' decisions (values as shown,
+    ties shared, :func:`~sigreport.results.decisions.rank_systems`) for descriptives; by average ranks as shown
+    (1 = best) for a Friedman test."""
     if old.get("kind") == "descriptives":
-        metric, _ = descriptives_key(dict(new))
-        higher = (metrics.get(metric) or {}).get("higher_is_better", True)
-        oo, no = mean_order(old, higher), mean_order(new, higher)
-        source = "means"
+        ob_, nb_ = _block(old_dec, old), _block(new_dec, new)
+        if ob_ is None or nb_ is None:
+            return None
+        ot, nt, source = ob_.tiers, nb_.tiers, "means"
     elif isinstance(old.get("average_ranks"), dict) and isinstance(new.get("average_ranks"), dict) \
             and old.get("kind") == "omnibus":
-        oo, no = rank_order(old["average_ranks"]), rank_order(new["average_ranks"])
-        source = "average ranks"
+        ot, nt, source = rank_tiers(old["average_ranks"]), rank_tiers(new["average_ranks"]), "average ranks"
     else:
         return None
-    shared = set(oo) & set(no)
-    ob, nb = (oo[0] if oo else None), (no[0] if no else None)
-    if ob == nb and [s for s in oo if s in shared] == [s for s in no if s in shared]:
+    shared = {s for t in ot for s in t} & {s for t in nt for s in t}
+    best_o, best_n = (ot[0] if ot else ()), (nt[0] if nt else ())
+    if best_o == best_n and restricted(ot, shared) == restricted(nt, shared):
         return None
-    return RankChange(aid, source, tuple(oo), tuple(no), ob, nb)
+    oo, no = tuple(s for t in ot for s in t), tuple(s for t in nt for s in t)
+    return RankChange(aid, source, oo, no, best_o[0] if best_o else None, best_n[0] if best_n else None,
+                      tuple(best_o), tuple(best_n))
 
 
-def mean_order(a: Mapping[str, Any], higher_is_better: bool) -> list[str]:
-    """Systems from best to worst by their mean (ties keep table order)."""
-    rows = [(str(r["system"]), _num(r.get("mean"))) for r in a.get("systems") or [] if isinstance(r, dict)]
-    rows = [(s, m) for s, m in rows if m is not None]
-    return [s for s, _ in sorted(rows, key=lambda r: -r[1] if higher_is_better else r[1])]
+def _block(decisions: Decisions, a: Mapping[str, Any]) -> BlockDecisions | None:
+    metric, corpus = analysis_key(a)
+    return decisions.get(metric, corpus)
 
 
-def rank_order(ranks: Mapping[str, Any]) -> list[str]:
-    rows = [(str(s), _num(r)) for s, r in ranks.items()]
-    return [s for s, _ in sorted(((s, r) for s, r in rows if r is not None), key=lambda x: x[1])]
+def restricted(tiers: tuple[tuple[str, ...], ...], keep: set[str]) -> list[tuple[str, ...]]:
+    """The tiers of an order with only the systems in ``keep`` (empty tiers dropped)."""
+    return [t for t in (tuple(s for s in tier if s in keep) for tier in tiers) if t]
+
+
+def rank_tiers(ranks: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
+    """Systems by average rank as shown (1 = best), ties shared."""
+    return rank_systems({str(s): _num(r) for s, r in ranks.items()}, False, RANK_DECIMALS)
 
 
 def choice_change(aid: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> ChoiceChange | None:
@@ -345,13 +360,14 @@ def lines(d: Diff) -> list[tuple[str, list[str]]]:
         f"{f.analysis}: {f.a} vs {f.b}: " + (f"{_sig(f.old_significant)} -> {_sig(f.new_significant)}"
                                               if f.reason == "significance" else "direction reversed")
         + f" (p {_p(f.old_pvalue)} -> {_p(f.new_pvalue)}, estimate {_e(f.old_estimate)} -> {_e(f.new_estimate)})"
+        + ("; the test the conclusions follow" if f.primary else "")
         for f in d.flips]))
     sections.append(("Omnibus decisions flipped", [
         f"{o.analysis} ({o.old_method} -> {o.new_method}): {_sig(o.old_significant)} -> {_sig(o.new_significant)} "
         f"(p {_p(o.old_pvalue)} -> {_p(o.new_pvalue)})" for o in d.omnibus_flips]))
     sections.append(("Best system or rank order changed", [
-        f"{r.analysis} ({r.source}): best {r.old_best} -> {r.new_best}; order {' > '.join(r.old_order)} -> "
-        f"{' > '.join(r.new_order)}" for r in d.rank_changes]))
+        f"{r.analysis} ({r.source}): best {_best(r.old_best_tied, r.old_best)} -> {_best(r.new_best_tied, r.new_best)}; "
+        f"order {' > '.join(r.old_order)} -> {' > '.join(r.new_order)}" for r in d.rank_changes]))
     sections.append(("Test choices changed", [
         f"{ch.analysis}: {ch.old_method} -> {ch.new_method} (before: {ch.old_reason}; now: {ch.new_reason})"
         for ch in d.choice_changes]))
@@ -364,6 +380,10 @@ def lines(d: Diff) -> list[tuple[str, list[str]]]:
         f"{s.what}:" + (f" added {', '.join(s.added)}" if s.added else "")
         + (f" removed {', '.join(s.removed)}" if s.removed else "") for s in d.set_changes]))
     return sections
+
+
+def _best(tied: tuple[str, ...], best: str | None) -> str:
+    return " = ".join(tied) + " (tied)" if len(tied) > 1 else str(best)
 
 
 def summary(d: Diff) -> str:

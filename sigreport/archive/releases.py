@@ -20,11 +20,11 @@ from typing import Any
 
 from sigreport.archive import diff as diffs
 from sigreport.archive import store
-from sigreport.archive.diff import descriptives_key
 from sigreport.archive.documents import read_results_document
 from sigreport.archive.manifest import (DIFF_NAME, MANIFEST_NAME, SPEC_COPY, InputFile, build_manifest,
                                         describe_input, dumps, output_hashes, platform_info, read_manifest)
 from sigreport.errors import Problem, UserError
+from sigreport.results.decisions import decide_document
 from sigreport.spec import SpecFile
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
@@ -345,12 +345,14 @@ class Best:
     corpus: str | None
     system: str
     mean: float
+    tied: tuple[str, ...] = ()  # every system sharing the best value as shown (the first is ``system``)
 
 
 @dataclasses.dataclass(frozen=True)
 class Headline:
-    """What a reader of the index wants first: the best system per metric and corpus (by the mean in
-    the descriptives and the metric's direction) and how many pairwise decisions are significant."""
+    """What a reader of the index wants first, from the report's decisions (the object its Conclusions and main
+    table read): the best system(s) per metric and corpus, and how many of the decisions of the tests the
+    conclusions follow are significant."""
 
     best: tuple[Best, ...]
     significant: int
@@ -358,25 +360,13 @@ class Headline:
 
 
 def best_systems(doc: dict[str, Any]) -> list[Best]:
-    metrics = doc.get("metrics") or {}
-    out = []
-    for a in doc.get("analyses", []):
-        if not isinstance(a, dict) or a.get("kind") != "descriptives":
-            continue
-        metric, corpus = descriptives_key(a)
-        higher = (metrics.get(metric) or {}).get("higher_is_better", True)
-        rows = [r for r in a.get("systems") or [] if isinstance(r, dict) and isinstance(r.get("mean"), (int, float))
-                and not isinstance(r.get("mean"), bool)]
-        if rows:
-            top = max(rows, key=lambda r: r["mean"]) if higher else min(rows, key=lambda r: r["mean"])
-            out.append(Best(metric, corpus, str(top["system"]), float(top["mean"])))
-    return out
+    return list(headline(doc).best)
 
 
 def headline(doc: dict[str, Any]) -> Headline:
-    pairs = [p for a in doc.get("analyses", []) if isinstance(a, dict) and a.get("kind") == "pairwise"
-             for p in a.get("pairs") or [] if isinstance(p, dict) and p.get("significant") is not None]
-    return Headline(tuple(best_systems(doc)), sum(1 for p in pairs if p["significant"]), len(pairs))
+    blocks = list(decide_document(doc))
+    best = [Best(b.metric, b.corpus, b.best[0], float(b.values[b.best[0]]), tuple(b.best)) for b in blocks if b.best]
+    return Headline(tuple(best), sum(b.n_significant for b in blocks), sum(b.n_decided for b in blocks))
 
 
 def index_entries(archive: Path, warn: Warn | None = None) -> list[dict[str, Any]]:
@@ -461,7 +451,8 @@ def index_html(entries: list[dict[str, Any]]) -> str:
     rows = []
     for en in entries:
         best = "".join(f"<li>{e(b['metric'])}{' on ' + e(str(b['corpus'])) if b['corpus'] else ''}: "
-                       f"<b>{e(b['system'])}</b> (mean {b['mean']:.4g})</li>" for b in en["best"])
+                       f"<b>{' = '.join(e(x) for x in (b.get('tied') or [b['system']]))}</b> (mean {b['mean']:.4g}"
+                       f"{', tied' if len(b.get('tied') or ()) > 1 else ''})</li>" for b in en["best"])
         sig = (f"{en['significant']} of {en['decisions']}" if en["decisions"] is not None else "–")
         links = [f'<a href="{e(en["report"])}">report</a>'] if en["report"] else []
         if en["diff"]:
@@ -473,5 +464,5 @@ def index_html(entries: list[dict[str, Any]]) -> str:
     return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>Releases</title>"
             f"<style>{STYLE}</style></head><body><h1>Releases</h1><p class=muted>Newest first (build order).</p>"
             "<table><thead><tr><th>release</th><th>title</th><th>best system per metric and corpus</th>"
-            "<th>significant pairwise decisions</th><th>links</th></tr></thead><tbody>\n"
+            "<th>significant decisions (the tests the conclusions follow)</th><th>links</th></tr></thead><tbody>\n"
             f"{body}\n</tbody></table></body></html>\n")

@@ -17,7 +17,7 @@ Test metrics and their per-item statistics (summed over items they give the corp
   :func:`sigreport.stats.class_counts.averaged_metric`.
 
 All but accuracy are corpus-level metrics: at ``tests.level: items`` only the resampling tests
-(bootstrap, permutation, or auto, which picks bootstrap for them) apply; another pairwise method is
+(bootstrap, permutation, or auto, which picks permutation with the bootstrap's interval for them) apply; another pairwise method is
 an error, as it is for corpus-level score metrics.
 """
 

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar, Literal, Union, overload
 
-from sigreport.render.pages import DEFAULT as DEFAULT_PAGE
+from sigreport import defaults
 from sigreport.render.pages import Page, preset
 
 # -------------------------------------------------------------------------------------------- cells
@@ -288,12 +288,12 @@ class LatexOptions:
     name their PDFs in (see :func:`sigreport.render.figures.output.latex_snippet`).
     """
 
-    float: str = "auto"
-    siunitx: bool = False
-    pairwise: str = "auto"
-    caption_prefix: str = ""
-    label_prefix: str | None = None
-    page: Page = dataclasses.field(default_factory=lambda: preset(DEFAULT_PAGE))
+    float: str = defaults.LATEX_FLOAT
+    siunitx: bool = defaults.LATEX_SIUNITX
+    pairwise: str = defaults.LATEX_PAIRWISE
+    caption_prefix: str = defaults.LATEX_CAPTION_PREFIX
+    label_prefix: str | None = defaults.LATEX_LABEL_PREFIX
+    page: Page = dataclasses.field(default_factory=lambda: preset(defaults.LATEX_PAGE))
     report: str = "report"
     graphics_dir: str | None = None
     figure_text: float = 9.0  # pt: the figures' text size at their printed width (figures/README.txt says it)

@@ -80,11 +80,6 @@ def table_file(name: str) -> str:
     return f"{name}.tex"
 
 
-def latex_label(name: str) -> str:
-    """LaTeX label of a table (slug characters only, so it needs no escaping)."""
-    return f"tab:{name}"
-
-
 def html_id(name: str) -> str:
     return f"tab-{name}"
 

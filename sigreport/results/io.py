@@ -268,19 +268,22 @@ def _view(value: Any) -> Any:
     return value
 
 
+def load_record(a: dict[str, Any]) -> LoadedRecord:
+    """One analysis of a results.json document as a record (its fields as attributes)."""
+    fields = {k: _view(v) for k, v in a.items() if k not in ("average_ranks", "corrections", "accuracy")}
+    # maps keyed by system or correction name stay mappings
+    fields.update({k: v for k, v in a.items() if k in ("average_ranks", "accuracy")})
+    if "corrections" in a:
+        fields["corrections"] = {k: _view(v) for k, v in a["corrections"].items()}
+    return LoadedRecord(**fields)
+
+
 def from_dict(doc: dict[str, Any]) -> Results:
     """A :class:`Results` from a results.json document. Raises ValueError for another schema version."""
     version = doc.get("schema_version")
     if version != SCHEMA_VERSION:
         raise ValueError(f"results.json schema_version {version!r}; this sigreport reads {SCHEMA_VERSION}")
-    records = []
-    for a in doc.get("analyses", []):
-        fields = {k: _view(v) for k, v in a.items() if k not in ("average_ranks", "corrections", "accuracy")}
-        # maps keyed by system or correction name stay mappings
-        fields.update({k: v for k, v in a.items() if k in ("average_ranks", "accuracy")})
-        if "corrections" in a:
-            fields["corrections"] = {k: _view(v) for k, v in a["corrections"].items()}
-        records.append(LoadedRecord(**fields))
+    records = [load_record(a) for a in doc.get("analyses", [])]
     return Results(
         title=doc["title"], alpha=doc["alpha"], seed=doc["seed"], data=doc.get("data", {}),
         systems=tuple(doc.get("systems", ())), corpora=tuple(doc.get("corpora", ())),

@@ -11,12 +11,15 @@ from results.json only by :mod:`sigreport.results.io`.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sigreport.stats.classification import MetricValue
 from sigreport.stats.omnibus import AnovaRow
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
+
+if TYPE_CHECKING:
+    from sigreport.stats.power import MinimumDetectable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,10 +90,20 @@ class PairRow:
     significant: bool | None
     differences: DifferenceSummary | None = None  # SD, SE and Shapiro-Wilk of a - b (per-item designs)
     effect_sizes: PairedEffectSizes | None = None  # d_z, g_z, d_av, g_av with CIs (paired t)
+    power: MinimumDetectable | None = None  # the smallest true difference the test detects (stats.power)
 
     json_fields: ClassVar[tuple[str, ...]] = (
         "a", "b", "n", "statistic", "df", "pvalue", "pvalue_adjusted", "significant", "estimate", "ci_low",
-        "ci_high", "critical_value", "effect_size", "warnings", "differences", "effect_sizes")
+        "ci_high", "critical_value", "effect_size", "warnings", "differences", "effect_sizes", "mde")
+
+    @property
+    def mde(self) -> dict[str, Any] | None:
+        """results.json ``mde``: {value, dz, power, alpha, method, warnings} (None where not computed)."""
+        m = self.power
+        if m is None:
+            return None
+        return {"value": m.mde, "dz": m.mde_dz, "power": m.power, "alpha": m.alpha, "method": m.method,
+                "warnings": list(m.warnings)}
 
     n = property(lambda self: self.test.n)
     statistic = property(lambda self: self.test.statistic)
@@ -416,13 +429,14 @@ class BayesianPair:
 
 @dataclasses.dataclass(frozen=True)
 class BayesianRecord(Record):
-    """kind 'bayesian': method 'signed_rank' (items, corpora) or 'correlated_t' (cross-validation folds).
+    """kind 'bayesian': method 'signed_rank' or 'bayesian_bootstrap' (items, corpora; ``selection`` says why
+    when ``tests.bayesian.model`` is auto) or 'correlated_t' (cross-validation folds).
 
     ``rope`` is the half-width of the region of practical equivalence in the metric's units;
     ``decision_level`` the posterior probability a decision needs; ``n_samples``, ``prior_strength``
-    and ``seed`` belong to the signed-rank test, ``rho`` to the correlated t test (else null).
-    ``posterior``: how the signed-rank posterior was computed, ``monte_carlo`` or ``normal`` (the
-    large-n normal approximation; ``n_samples`` is then null); null for the correlated t test.
+    belong to the signed-rank test, ``n_samples`` and ``seed`` to it and to the Bayesian bootstrap, ``rho`` to
+    the correlated t test (else null). ``posterior``: how the posterior was computed, ``monte_carlo`` or
+    ``normal`` (a normal approximation; ``n_samples`` is then null); null for the correlated t test.
     """
 
     id: str
@@ -441,6 +455,7 @@ class BayesianRecord(Record):
     seed: int | None
     pairs: tuple[BayesianPair, ...]
     warnings: tuple[str, ...]
+    selection: dict[str, Any] | None = None  # tests.bayesian.model: auto: the model chosen and why
 
 
 RECORD_TYPES: tuple[type[Record], ...] = (

@@ -52,8 +52,6 @@ import numpy as np
 from sigreport.stats.lazy import scipy_stats as stats
 from sigreport.stats.result import finite_or_none
 
-MEASURES = ("cohen_kappa", "weighted_kappa_linear", "weighted_kappa_quadratic", "fleiss_kappa",
-            "krippendorff_alpha")
 LEVELS = ("nominal", "ordinal", "interval")
 WEIGHTS = (None, "linear", "quadratic")
 _EPS = 1e-12

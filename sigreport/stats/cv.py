@@ -25,8 +25,8 @@ Conventions shared with :class:`~sigreport.stats.result.PairedTestResult`:
 * ``critical_value`` follows :func:`sigreport.stats.pairwise.t_critical`: reject when
   ``|t| >= c`` (two-sided, ``c > 0``), ``t >= c`` (``greater``, ``c > 0``) or ``t <= c``
   (``less``, ``c < 0``); for the F test reject when ``F >= c``.
-* ``ci_low``/``ci_high`` is the confidence set at level ``1 - alpha`` obtained by inverting the
-  test (so ``pvalue < alpha`` exactly when the interval excludes 0). For one-sided alternatives
+* ``ci_low``/``ci_high`` is the confidence set at level ``ci_level`` (default ``1 - alpha``, obtained by
+  inverting the test, so that ``pvalue < alpha`` exactly when the interval excludes 0). For one-sided alternatives
   the interval is one-sided like R's ``t.test`` and scipy's ``TtestResult``: the open end is
   ``-inf``/``+inf`` (``null`` in JSON). For ``5x2cv_t`` the interval is centred on ``p_1^(1)``,
   the test's numerator, not on ``estimate``. ``5x2cv_f`` tests ``mu = 0`` only and has no
@@ -166,9 +166,13 @@ def _t_result(
     n_folds: int,
     n_repeats: int,
     warnings: tuple[str, ...],
+    ci_level: float | None = None,
 ) -> CVTestResult:
-    """Assemble a t-test result; ``se=None`` means the statistic is undefined (warning given)."""
+    """Assemble a t-test result; ``se=None`` means the statistic is undefined (warning given). The interval
+    is at ``ci_level`` (default ``1 - alpha``, the level at which it is the inverted test)."""
+    level = 1.0 - alpha if ci_level is None else float(ci_level)
     crit = t_critical(alpha, df, alternative) if df > 0 else None
+    crit_ci = t_critical(1.0 - level, df, alternative) if df > 0 else None
     if se is not None and not (math.isfinite(se) and se > 0.0 and math.isfinite(centre / se)):
         se, warnings = None, (*warnings, UNDERFLOW_WARNING)
     if se is None or crit is None:
@@ -176,7 +180,7 @@ def _t_result(
     else:
         t = centre / se
         p = _t_pvalue(t, df, alternative)
-        lo, hi = _t_interval(centre, se, abs(crit), alternative)
+        lo, hi = _t_interval(centre, se, abs(crit_ci), alternative)  # type: ignore[arg-type]
     return CVTestResult(
         method=method,
         statistic=finite_or_none(t),
@@ -189,7 +193,7 @@ def _t_result(
         # infinite one-sided bounds are kept (as R and scipy do); to_jsonable writes null
         ci_low=lo,
         ci_high=hi,
-        ci_level=1.0 - alpha,
+        ci_level=level,
         critical_value=finite_or_none(crit),
         n_folds=n_folds,
         n_repeats=n_repeats,
@@ -243,7 +247,7 @@ def _variance_or_warning(
 
 
 def dietterich_5x2cv_t(
-    a: np.ndarray, b: np.ndarray, alternative: str = "two-sided", alpha: float = 0.05
+    a: np.ndarray, b: np.ndarray, alternative: str = "two-sided", alpha: float = 0.05, ci_level: float | None = None
 ) -> CVTestResult:
     """Dietterich's 5x2cv paired t test.
 
@@ -267,11 +271,12 @@ def dietterich_5x2cv_t(
     else:
         se, warnings = math.sqrt(float(s2.mean())), ()
     return _t_result(
-        "5x2cv_t", float(p[0, 0]), se, 5.0, float(p.mean()), alternative, alpha, 2, 5, warnings
+        "5x2cv_t", float(p[0, 0]), se, 5.0, float(p.mean()), alternative, alpha, 2, 5, warnings, ci_level
     )
 
 
-def alpaydin_5x2cv_f(a: np.ndarray, b: np.ndarray, alpha: float = 0.05) -> CVTestResult:
+def alpaydin_5x2cv_f(a: np.ndarray, b: np.ndarray, alpha: float = 0.05, ci_level: float | None = None
+                     ) -> CVTestResult:
     """Alpaydin's combined 5x2cv F test.
 
     With the notation of :func:`dietterich_5x2cv_t`::
@@ -311,7 +316,7 @@ def alpaydin_5x2cv_f(a: np.ndarray, b: np.ndarray, alpha: float = 0.05) -> CVTes
         estimate=float(p.mean()),
         ci_low=None,
         ci_high=None,
-        ci_level=1.0 - alpha,
+        ci_level=1.0 - alpha if ci_level is None else float(ci_level),
         critical_value=crit,
         n_folds=2,
         n_repeats=5,
@@ -320,7 +325,7 @@ def alpaydin_5x2cv_f(a: np.ndarray, b: np.ndarray, alpha: float = 0.05) -> CVTes
 
 
 def kfold_paired_t(
-    a: np.ndarray, b: np.ndarray, alternative: str = "two-sided", alpha: float = 0.05
+    a: np.ndarray, b: np.ndarray, alternative: str = "two-sided", alpha: float = 0.05, ci_level: float | None = None
 ) -> CVTestResult:
     """k-fold cross-validated paired t test (Dietterich 1998, section 3.4).
 
@@ -345,7 +350,7 @@ def kfold_paired_t(
     se = None if var is None else math.sqrt(var / k)
     return _t_result(
         "kfold_t", float(d.mean()), se, float(k - 1), float(d.mean()), alternative, alpha,
-        k, 1, (KFOLD_WARNING, *warnings),
+        k, 1, (KFOLD_WARNING, *warnings), ci_level,
     )
 
 
@@ -356,6 +361,7 @@ def corrected_resampled_t(
     n_test: float,
     alternative: str = "two-sided",
     alpha: float = 0.05,
+    ci_level: float | None = None,
 ) -> CVTestResult:
     """Nadeau & Bengio's corrected resampled t test.
 
@@ -378,12 +384,12 @@ def corrected_resampled_t(
     se = None if var is None else math.sqrt((1.0 / J + float(n_test) / float(n_train)) * var)
     return _t_result(
         "corrected_resampled_t", float(d.mean()), se, float(J - 1), float(d.mean()),
-        alternative, alpha, n_folds, n_repeats, warnings,
+        alternative, alpha, n_folds, n_repeats, warnings, ci_level,
     )
 
 
 def resampled_t(
-    a: np.ndarray, b: np.ndarray, alternative: str = "two-sided", alpha: float = 0.05
+    a: np.ndarray, b: np.ndarray, alternative: str = "two-sided", alpha: float = 0.05, ci_level: float | None = None
 ) -> CVTestResult:
     """The plain resampled paired t test (Dietterich 1998, section 3.3), with its warning.
 
@@ -400,5 +406,5 @@ def resampled_t(
     se = None if var is None else math.sqrt(var / J)
     return _t_result(
         "resampled_t", float(d.mean()), se, float(J - 1), float(d.mean()), alternative, alpha,
-        n_folds, n_repeats, (RESAMPLED_WARNING, *warnings),
+        n_folds, n_repeats, (RESAMPLED_WARNING, *warnings), ci_level,
     )

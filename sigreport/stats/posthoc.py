@@ -39,7 +39,7 @@ import numpy as np
 
 from sigreport.stats.correction import adjust
 from sigreport.stats.lazy import scipy_stats as sps
-from sigreport.stats.result import finite_or_none
+from sigreport.stats.result import finite_or_none, is_significant
 from sigreport.stats.tails import norm_sf
 
 STEP_METHODS = ("holm", "hochberg")
@@ -271,7 +271,7 @@ def rank_step(
     others, diff, z, p = _versus_control(r, n, control)
     p_adj = adjust(p, method)
     pairs = tuple(
-        PosthocPair(int(i), int(control), float(zz), float(dd), float(pp), float(pa), bool(pa <= alpha))
+        PosthocPair(int(i), int(control), float(zz), float(dd), float(pp), float(pa), bool(is_significant(pa, alpha)))
         for i, zz, dd, pp, pa in zip(others, z, diff, p, p_adj)
     )
     return PosthocResult(method, None, None, int(control), alpha, int(n), k, pairs, ())
@@ -433,7 +433,7 @@ def all_pairs(
     else:
         p_adj = bergmann_hommel_adjust(p, k)
     pairs = tuple(
-        PosthocPair(int(i), int(j), float(zz), float(dd), float(pp), float(pa), bool(pa <= alpha))
+        PosthocPair(int(i), int(j), float(zz), float(dd), float(pp), float(pa), bool(is_significant(pa, alpha)))
         for i, j, zz, dd, pp, pa in zip(ia, ib, z, diff, p, p_adj)
     )
     return PosthocResult(method, None, None, None, alpha, int(n), k, pairs, ())

@@ -191,18 +191,19 @@ def _walsh_order_stats(d: np.ndarray, ks: np.ndarray, materialize_max_n: int = W
 
 def _hodges_lehmann(
     d: np.ndarray, alpha: float, alternative: str
-) -> tuple[float | None, float | None, float | None, float, list[str]]:
+) -> tuple[float | None, float | None, float | None, float, float, list[str]]:
     """Pseudo-median of the Walsh averages and its order-statistic confidence interval.
 
     With M = n(n+1)/2 sorted Walsh averages W_(1..M) and q the smallest value with
     P(V <= q) >= alpha/2 (alpha for one-sided) under the untied signed-rank law of n, the
     interval is [W_(q), W_(M-q+1)] (q = 1 when q would be 0), exactly as R's ``wilcox.test``.
-    Returns (estimate, low, high, achieved level, warnings).
+    Returns (estimate, low, high, level, achieved level, warnings): the level is ``1 - alpha`` unless the
+    interval cannot reach it (R's rule), the achieved level the interval's exact coverage.
     """
     n = d.size
     warnings: list[str] = []
     if n == 0:
-        return None, None, None, 1 - alpha, warnings
+        return None, None, None, 1 - alpha, 1 - alpha, warnings
     m_total = n * (n + 1) // 2
     level = alpha / 2 if alternative == "two-sided" else alpha
     if n <= EXACT_MAX_N:
@@ -232,7 +233,7 @@ def _hodges_lehmann(
             f"with {n} items the Hodges-Lehmann interval cannot reach {1 - alpha:.0%} confidence; "
             f"it spans all Walsh averages and has confidence {ci_level:.3g}"
         )
-    return estimate, low, high, ci_level, warnings
+    return estimate, low, high, ci_level, 1 - achieved_alpha, warnings
 
 
 def _normal_p(z: float, alternative: str) -> float:
@@ -266,6 +267,7 @@ def wilcoxon(
     alpha: float = 0.05,
     mode: str = "auto",
     correction: bool = True,
+    ci_level: float | None = None,
 ) -> PairedTestResult:
     """Wilcoxon signed-ranks test of a - b (Demšar 2006, sec. 3.1.3; see the module docstring).
 
@@ -276,10 +278,11 @@ def wilcoxon(
     zero_method : 'split' (Demšar), 'pratt' or 'wilcox' (zeros dropped, as R).
     decimals : the differences are rounded to this many decimals before anything else
         (``None``: no rounding).
-    alpha : level of ``critical_value`` and of the confidence interval (level 1 - alpha).
+    alpha : level of ``critical_value``, and of the confidence interval (level 1 - alpha) unless ``ci_level``.
     mode : 'auto', 'exact' (exact sign-flip distribution, also with ties/zeros) or 'approx'
         (alias 'normal': the normal approximation).
     correction : continuity correction of the normal approximation (R's ``correct = TRUE``).
+    ci_level : level of the Hodges-Lehmann interval (default ``1 - alpha``).
 
     Result fields
     -------------
@@ -292,7 +295,8 @@ def wilcoxon(
     interval). ``effect_size``: rank-biserial (R+ - R-)/(R+ + R-).
     ``extra``: r_plus, r_minus, zero_method, exact (bool), z (None when exact; positive when
     a > b), n_zeros (zero differences after rounding), n_ranked (Demšar's N: differences that
-    entered the ranking), continuity_correction (bool).
+    entered the ranking), continuity_correction (bool), ci_level_achieved (the coverage the
+    order-statistic interval reaches under the signed-rank law, at least its level: the law is discrete).
     """
     if zero_method not in ZERO_METHODS:
         raise ValueError(f"unknown zero_method {zero_method!r}; known: {', '.join(ZERO_METHODS)}")
@@ -324,7 +328,9 @@ def wilcoxon(
         "continuity_correction": False,
     }
 
-    estimate, ci_low, ci_high, ci_level, hl_warn = _hodges_lehmann(d, alpha, alternative)
+    estimate, ci_low, ci_high, hl_level, achieved, hl_warn = _hodges_lehmann(
+        d, alpha if ci_level is None else 1 - ci_level, alternative)
+    extra["ci_level_achieved"] = achieved
     warnings.extend(hl_warn)
 
     def result(
@@ -340,7 +346,7 @@ def wilcoxon(
             estimate=finite_or_none(estimate),
             ci_low=finite_or_none(ci_low),
             ci_high=finite_or_none(ci_high),
-            ci_level=ci_level,
+            ci_level=hl_level,
             critical_value=finite_or_none(critical),
             effect_size=EffectSize("rank_biserial", finite_or_none(effect)),
             warnings=tuple(warnings),
@@ -472,6 +478,7 @@ def sign_test(
     alternative: str = "two-sided",
     decimals: int | None = 12,
     alpha: float = 0.05,
+    ci_level: float | None = None,
 ) -> PairedTestResult:
     """Sign test of a - b with Demšar's (2006, sec. 3.1.4) treatment of ties.
 
@@ -482,12 +489,14 @@ def sign_test(
     significantly better when statistic >= w (two-sided: also significantly worse when
     statistic <= n_used - w); for 'less' the largest c with P(B <= c) <= alpha (reject when
     statistic <= c). None when no count qualifies. ``estimate``: median difference with the
-    order-statistic (sign-test) interval; ``ci_level`` is the interval's actual coverage
-    (>= 1 - alpha, discrete). ``effect_size``: 'proportion_of_wins' = statistic / n_used
-    (ties counted half) with the Clopper-Pearson interval at 1 - alpha (R's ``binom.test``).
-    ``extra``: wins, losses, ties, n_used.
+    order-statistic (sign-test) interval asked for at ``ci_level`` (default 1 - alpha); the result's
+    ``ci_level`` is the interval's actual coverage (>= the level asked for, discrete), also in
+    ``extra['ci_level_achieved']``. ``effect_size``: 'proportion_of_wins' = statistic / n_used
+    (ties counted half) with the Clopper-Pearson interval at ``ci_level`` (R's ``binom.test``).
+    ``extra``: wins, losses, ties, n_used, ci_level_achieved.
     """
     a, b = _check_common(a, b, alternative, alpha)
+    interval = 1 - alpha if ci_level is None else float(ci_level)  # the level the median's interval is asked at
     d = _differences(a, b, decimals)
     n = int(d.size)
     wins, losses = int(np.sum(d > 0)), int(np.sum(d < 0))
@@ -500,14 +509,15 @@ def sign_test(
 
     if n == 0:
         warnings.append("no paired items: the sign test cannot be computed")
-        return PairedTestResult("sign", 0, None, None, None, alternative, None, None, None, 1 - alpha, None,
+        return PairedTestResult("sign", 0, None, None, None, alternative, None, None, None, interval, None,
                                 EffectSize("proportion_of_wins", None), tuple(warnings), extra)
 
     estimate = float(np.median(d))
-    lo, hi, ci_level = _median_ci(d, alpha, alternative)
+    lo, hi, achieved = _median_ci(d, 1 - interval, alternative)
+    extra["ci_level_achieved"] = achieved
     if lo is None:
         warnings.append(
-            f"with {n} items no order-statistic interval for the median reaches {1 - alpha:.0%} confidence"
+            f"with {n} items no order-statistic interval for the median reaches {interval:.0%} confidence"
         )
 
     if wins + losses == 0:
@@ -517,12 +527,12 @@ def sign_test(
             + ": the systems do not differ on any item, so there is no evidence of a difference (p = 1)"
         )
         return PairedTestResult("sign", n, float(successes) if n_used else None, None, 1.0, alternative, estimate,
-                                finite_or_none(lo), finite_or_none(hi), ci_level, None,
+                                finite_or_none(lo), finite_or_none(hi), achieved, None,
                                 EffectSize("proportion_of_wins", 0.5 if n_used else None), tuple(warnings), extra)
 
     bt = sps.binomtest(successes, n_used, 0.5, alternative=alternative)
     # Two-sided Clopper-Pearson interval whatever the alternative (the effect size is descriptive).
-    ci = sps.binomtest(successes, n_used, 0.5).proportion_ci(confidence_level=1 - alpha, method="exact")
+    ci = sps.binomtest(successes, n_used, 0.5).proportion_ci(confidence_level=interval, method="exact")
     effect = EffectSize("proportion_of_wins", successes / n_used, float(ci.low), float(ci.high))
 
     level = alpha / 2 if alternative == "two-sided" else alpha
@@ -549,7 +559,7 @@ def sign_test(
         estimate=estimate,
         ci_low=finite_or_none(lo),
         ci_high=finite_or_none(hi),
-        ci_level=ci_level,
+        ci_level=achieved,
         critical_value=critical,
         effect_size=effect,
         warnings=tuple(warnings),

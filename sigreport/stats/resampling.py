@@ -84,8 +84,8 @@ Randomness and parallelism
 --------------------------
 Replicates are generated in fixed blocks of ``_STREAM_BLOCK`` (32); block ``j`` draws from
 ``numpy.random.Generator(PCG64(SeedSequence(seed).spawn(n_blocks)[j]))``. Chunks (a whole number
-of blocks) run on a ``concurrent.futures`` thread pool; numpy's matmul releases the GIL. Because
-streams belong to blocks, results do not depend on ``workers`` or ``chunk_size``. A bootstrap
+of blocks) are computed one after the other (parallelism is across analyses, in worker processes: see
+``sigreport.execute``). Because streams belong to blocks, results do not depend on ``chunk_size``. A bootstrap
 count matrix is exact Multinomial(n, 1/n) per row, drawn fast: iid Poisson(lambda) counts with
 lambda = 1 - 3/sqrt(n) by inversion of 16-bit uniforms (see ``_PoissonPlan``: cells that straddle
 a CDF step are resolved with a fresh float64 uniform, so the inversion is exact to float64), rows
@@ -101,14 +101,6 @@ on the same items can share them: :func:`draw_resample` draws the rows once (com
 identical to drawing them itself. Drawing is about half of a mean metric's bootstrap on 1,000 items
 (B = 10,000: 0.25 of 0.5 s), so sharing one draw across m metrics removes most of that from m - 1 of them.
 
-BLAS threads: with ``workers > 1`` each worker must run BLAS on one thread (nested BLAS threads
-oversubscribe the cores; measured 3x slower on 2 cores). ``threadpoolctl`` is not a dependency and
-environment variables only act before numpy is imported, so the engine does what threadpoolctl
-does for OpenBLAS, best effort: it finds the loaded OpenBLAS libraries in ``/proc/self/maps``,
-sets their thread count to 1 through ctypes while the pool runs and restores it afterwards. Where
-that is impossible (not Linux, MKL, BLIS) set ``OPENBLAS_NUM_THREADS=1`` / ``MKL_NUM_THREADS=1`` /
-``OMP_NUM_THREADS=1`` before numpy is imported. With ``workers = 1`` BLAS keeps its own threads.
-
 Validated (tests/stats/test_resampling.py) against ``scipy.stats.permutation_test``
 (``permutation_type='samples'``), ``scipy.stats.bootstrap`` (percentile and BCa), a plain per-pair
 Python loop and brute-force enumeration of all sign assignments.
@@ -116,13 +108,9 @@ Python loop and brute-force enumeration of all sign assignments.
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextlib
-import ctypes
 import dataclasses
 import functools
 import math
-import os
 import threading
 from collections.abc import Callable, Sequence
 
@@ -668,7 +656,6 @@ def _validate(
     ci_level: float,
     ci_method: str,
     alpha: float,
-    workers: int,
     chunk_size: int | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if method not in METHODS:
@@ -683,8 +670,6 @@ def _validate(
         raise ValueError("n_resamples must be at least 1")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    if int(workers) < 1:
-        raise ValueError("workers must be at least 1")
     if chunk_size is not None and int(chunk_size) < 1:
         raise ValueError("chunk_size must be at least 1")
     x = np.asarray(stats)
@@ -716,84 +701,8 @@ def _chunk_plan(n_rows: int, n_items: int, itemsize: int, chunk_size: int | None
     return [(start, min(n_rows, start + chunk)) for start in range(0, n_rows, chunk)]
 
 
-_BLAS_LOCK = threading.Lock()
-_BLAS_STATE: dict[str, object] = {"depth": 0, "saved": []}
-
-
-def _openblas_thread_controls() -> list[tuple[Callable[[], int], Callable[[int], None]]]:
-    """(get, set) thread-count functions of every OpenBLAS loaded in this process (Linux only).
-
-    Best effort, the same lookup threadpoolctl does: the libraries are found in
-    ``/proc/self/maps`` and called through ctypes. Anything unexpected yields an empty list, in
-    which case BLAS keeps its own thread count (see the module docstring).
-    """
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
-            paths = {line.split()[-1] for line in fh if "openblas" in line.lower() and "/" in line}
-    except OSError:
-        return []
-    controls = []
-    for path in sorted(paths):
-        if not os.path.basename(path).lower().startswith("lib") or ".so" not in path:
-            continue
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for prefix in ("scipy_openblas", "openblas"):
-            for suffix in ("64_", ""):
-                get = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
-                set_ = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
-                if get is not None and set_ is not None:
-                    get.restype = ctypes.c_int
-                    set_.argtypes = [ctypes.c_int]
-                    set_.restype = None
-                    controls.append((get, set_))
-                    break
-            else:
-                continue
-            break
-    return controls
-
-
-@contextlib.contextmanager
-def _blas_single_threaded(active: bool):  # type: ignore[no-untyped-def]
-    """Hold OpenBLAS to one thread while worker threads run (nested BLAS threads oversubscribe).
-
-    Reference-counted, so concurrent engine calls restore the original count only when the last
-    one leaves.
-    """
-    if not active:
-        yield
-        return
-    with _BLAS_LOCK:
-        if _BLAS_STATE["depth"] == 0:
-            saved = []
-            for get, set_ in _openblas_thread_controls():
-                saved.append((set_, int(get())))
-                set_(1)
-            _BLAS_STATE["saved"] = saved
-        _BLAS_STATE["depth"] = int(_BLAS_STATE["depth"]) + 1  # type: ignore[call-overload]
-    try:
-        yield
-    finally:
-        with _BLAS_LOCK:
-            _BLAS_STATE["depth"] = int(_BLAS_STATE["depth"]) - 1  # type: ignore[call-overload]
-            if _BLAS_STATE["depth"] == 0:
-                for set_, count in _BLAS_STATE["saved"]:  # type: ignore[attr-defined]
-                    set_(count)
-                _BLAS_STATE["saved"] = []
-
-
-def _run(func: Callable[[tuple[int, int]], np.ndarray], plan: list[tuple[int, int]], workers: int) -> np.ndarray:
-    if workers == 1 or len(plan) == 1:
-        parts = [func(c) for c in plan]
-    else:
-        with _blas_single_threaded(True), concurrent.futures.ThreadPoolExecutor(
-            max_workers=min(workers, len(plan))
-        ) as pool:
-            parts = list(pool.map(func, plan))
-    return np.concatenate(parts, axis=0)
+def _run(func: Callable[[tuple[int, int]], np.ndarray], plan: list[tuple[int, int]]) -> np.ndarray:
+    return np.concatenate([func(c) for c in plan], axis=0)
 
 
 _WORKSPACE = threading.local()
@@ -885,7 +794,6 @@ def paired_resampling(
     ci_level: float = 0.95,
     ci_method: str = "percentile",
     alpha: float = 0.05,
-    workers: int = 1,
     chunk_size: int | None = None,
     resample: Resample | None = None,
 ) -> ResamplingResult:
@@ -898,7 +806,7 @@ def paired_resampling(
     tie rule, arithmetic and stream layout). ``alpha`` is only used to warn when a p-value lies
     within two Monte Carlo standard errors of it (the decision could flip with another seed).
     ``ci_method`` applies to the bootstrap only. ``chunk_size`` (replicates per chunk, rounded up
-    to a multiple of 32) and ``workers`` (threads) change speed and memory, never results (up to
+    to a multiple of 32) changes speed and memory, never results (up to
     float rounding of the interval ends; p-values are counts and identical). Data errors (NaN or
     infinite statistics, wrong shapes, unknown names) raise ValueError; degenerate data (fewer
     than 2 items, a metric that is 0/0) give ``None`` values and a sentence in ``warnings``;
@@ -908,11 +816,11 @@ def paired_resampling(
     serve every metric measured on the same items.
     """
     x, pa, pb = _validate(stats, metric, pairs, method, n_resamples, alternative, ci_level, ci_method, alpha,
-                          workers, chunk_size)
+                          chunk_size)
     _check_resample(resample, method, x.shape[0], int(n_resamples), int(seed))
     if method == "bootstrap_t":
         return _paired_bootstrap_t(x, metric, pa, pb, int(n_resamples), int(seed), alternative, ci_level, ci_method,
-                                   alpha, int(workers), chunk_size, resample)
+                                   alpha, chunk_size, resample)
     if ci_method == "studentized":
         raise ValueError("ci_method='studentized' is the interval of method='bootstrap_t'; "
                          f"method={method!r} takes 'percentile' or 'bca'")
@@ -961,7 +869,7 @@ def paired_resampling(
                 tot += (out[:, ks:] + n * design.common_offset[None, :])[:, None, :]
             return metric.value(tot, n)
 
-        theta_b = _run(chunk, plan, int(workers))  # (B, k)
+        theta_b = _run(chunk, plan)  # (B, k)
         # (B, P), held pair by pair ((P, B) in memory): each pair's replicates contiguous for counting and
         # selecting, and the rows gathered from the small (k, B) transpose cost a third of a column gather.
         # Elementwise the same subtraction of the same values; layout-sensitive reductions below copy to C order.
@@ -987,7 +895,7 @@ def paired_resampling(
             return metric.value(sys_tot_a[None] - D, n) - metric.value(sys_tot_b[None] + D, n)
 
         theta_b = None
-        stat_b = _run(chunk, plan, int(workers)) if P else np.empty((n_rows, 0))
+        stat_b = _run(chunk, plan) if P else np.empty((n_rows, 0))
 
     # --- p-values ------------------------------------------------------------------------------
     tol = _RTOL * scale
@@ -1152,7 +1060,7 @@ def _is_mean_metric(metric: CorpusMetric) -> bool:
 
 
 def _bootstrap_t_replicates(
-    x: np.ndarray, pa: np.ndarray, pb: np.ndarray, n_rows: int, seed: int, workers: int, chunk_size: int | None,
+    x: np.ndarray, pa: np.ndarray, pb: np.ndarray, n_rows: int, seed: int, chunk_size: int | None,
     resample: Resample | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per replicate: system means (B, k), ``d* - d`` (B, P) and the differences' ``var*`` (B, P).
@@ -1175,7 +1083,7 @@ def _bootstrap_t_replicates(
         W = _weights("bootstrap", bounds[0], bounds[1], n, np.float64, seeds, local, resample)
         return W @ design
 
-    out = _run(chunk, plan, workers)
+    out = _run(chunk, plan)
     theta_b = out[:, :k] / n + colmean[None, :]
     shift = out[:, k : k + P] / n  # d* - d
     var_b = np.maximum(out[:, k + P :] - n * shift * shift, 0.0) / (n - 1)
@@ -1207,7 +1115,6 @@ def _paired_bootstrap_t(
     ci_level: float,
     ci_method: str,
     alpha: float,
-    workers: int,
     chunk_size: int | None,
     resample: Resample | None = None,
 ) -> ResamplingResult:
@@ -1240,7 +1147,7 @@ def _paired_bootstrap_t(
     with np.errstate(divide="ignore", invalid="ignore"):
         t_obs = np.where(constant, np.nan, delta / np.where(constant, 1.0, se))
 
-    theta_b, shift, var_b = _bootstrap_t_replicates(x, pa, pb, n_resamples, seed, workers, chunk_size,
+    theta_b, shift, var_b = _bootstrap_t_replicates(x, pa, pb, n_resamples, seed, chunk_size,
                                                     resample)
     t_b = _studentize(shift, var_b, n, np.where(constant, scale, sd))
     counts, valid = _count_p(t_b, t_obs, 1e-10 * np.abs(np.nan_to_num(t_obs)), alternative, shifted=False)

@@ -35,6 +35,26 @@ def finite_or_none(x: Any) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def is_significant(p: float | None, alpha: float) -> bool | None:
+    """The one significance rule of a report: ``p <= alpha`` (``p`` adjusted where a family's correction
+    applies); ``None`` when ``p`` is missing or not a number (no decision, never a silent "not significant").
+
+    Every analysis that decides from a p-value calls this, so the rule (``<=``, not ``<``: a p-value equal
+    to alpha rejects, as R's ``p.adjust`` users and Demšar's tables read it) lives in one place. Critical-
+    difference procedures (Nemenyi, Bonferroni-Dunn) decide by their CD, which is their definition."""
+    if p is None:
+        return None
+    p = float(p)
+    return None if p != p else bool(p <= alpha)
+
+
+def rejects(p: np.ndarray, alpha: float) -> np.ndarray:
+    """:func:`is_significant` over an array of p-values (simulations): True where ``p <= alpha``, False where
+    not or where ``p`` is NaN (a simulated data set without a p-value does not reject)."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(p, dtype=np.float64) <= alpha
+
+
 def to_jsonable(obj: Any) -> Any:
     """Recursively convert results (dataclasses, numpy scalars/arrays, tuples) to JSON data.
 

@@ -12,52 +12,52 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
+from sigreport import defaults
 from sigreport.render.figures.critical_difference import RankGroups, draw_cd, rank_groups
 from sigreport.render.figures.forest import draw_forest, forest_fits
 from sigreport.render.figures.heatmaps import draw_confusion, draw_pvalues, heatmap_fits
 from sigreport.render.figures.output import FigureOutput, latex_snippet
 from sigreport.results.collection import Results
+from sigreport.results.figure_rules import FIGURE_RULES, gives, source_of
 from sigreport.results.records import Record
 
-KINDS = ("cd", "forest", "pvalues", "confusion")
+KINDS = defaults.FIGURE_KINDS
 
 
 def figure_plan(record: Record, results: Results | None = None,
                 kinds: Collection[str] = KINDS) -> list[Callable[[], FigureOutput]]:
     """The drawings one record implies, in a fixed order, not yet drawn (cheap: the rules alone).
 
-    A Friedman post-hoc record gives a CD diagram (and, for all pairs, its p-value heatmap); a pairwise
-    or cross-validation family a forest plot when it fits (vs baseline, or all pairs of at most 10
-    systems) and a p-value heatmap when it is all pairs; McNemar's family a heatmap; a classification
-    record its confusion matrices. ``results`` supplies the metric's label and direction.
+    The kinds a record gives come from :data:`~sigreport.results.figure_rules.FIGURE_RULES`: a post-hoc test on
+    Friedman's ranks a CD diagram; a pairwise or cross-validation family (or post-hoc paired t tests) a forest
+    plot when it fits (vs baseline, or all pairs of at most 10 systems); every family a p-value heatmap when
+    it fits; a classification record its confusion matrices. ``results`` supplies the metric's label and
+    direction.
     """
     metric = results.metrics.get(record.metric) if results is not None and record.metric else None
     return record_plan(record, metric, kinds)
 
 
 def record_plan(record: Record, metric: Any, kinds: Collection[str] = KINDS) -> list[Callable[[], FigureOutput]]:
-    """:func:`figure_plan` with the record's metric (its ``MetricInfo``, or None) given instead of the results."""
-    kind = record.kind  # by kind and fields, so records read back from results.json draw the same figures
+    """:func:`figure_plan` with the record's metric (its ``MetricInfo``, or None) given instead of the results.
+
+    Which kinds a record gives is the one table :data:`~sigreport.results.figure_rules.FIGURE_RULES` (the spec
+    check reads it too); whether this record's family fits a figure (a forest plot of at most 10 systems, a
+    heatmap of at least two pairs) is decided here, from the record."""
     r: Any = record
-    pvalues = "pvalues" in kinds and kind in ("posthoc", "pairwise", "cv", "mcnemar")
-    if pvalues:
-        pvalues = heatmap_fits(r) and len(r.pairs) > 1
+    source = source_of(record)  # by kind and fields, so records read back from results.json draw the same figures
     out: list[Callable[[], FigureOutput]] = []
-    if kind == "posthoc" and getattr(record, "after", None) == "friedman":
-        if "cd" in kinds:
+    for figure in FIGURE_RULES:
+        if figure not in kinds or not gives(figure, source):
+            continue
+        if figure == "cd":
             out.append(lambda: draw_cd(r, metric))
-        if pvalues:
-            out.append(lambda: draw_pvalues(r, metric))
-    elif kind in ("pairwise", "cv") or (kind == "posthoc" and hasattr(record, "correction")):
-        if "forest" in kinds and forest_fits(r):
+        elif figure == "forest" and forest_fits(r):
             out.append(lambda: draw_forest(r, metric))
-        if pvalues:
+        elif figure == "pvalues" and heatmap_fits(r) and len(r.pairs) > 1:
             out.append(lambda: draw_pvalues(r, metric))
-    elif kind == "mcnemar":
-        if pvalues:
-            out.append(lambda: draw_pvalues(r, metric))
-    elif kind == "classification" and "confusion" in kinds:
-        out.append(lambda: draw_confusion(r))
+        elif figure == "confusion":
+            out.append(lambda: draw_confusion(r))
     return out
 
 

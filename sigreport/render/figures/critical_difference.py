@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from sigreport.render.figures.output import FigureOutput, current_style, export, measure, new_figure, slug, style
 from sigreport.results.collection import MetricInfo
+from sigreport.results.names import test_name
 from sigreport.results.records import PosthocRecord
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ ROW = 0.2  # distance between label rows at 9pt text (9 pt text is about 0.15 in
 LANE = 0.1  # distance between bar lanes
 BAR_GAP = 0.1  # horizontal gap between two bars sharing a lane
 PER_RANK = 0.15  # inches: the rank axis is at least this long per rank unit (and 0.6 in); less goes wider
-METHOD_NAMES = {"nemenyi": "Nemenyi", "bonferroni_dunn": "Bonferroni-Dunn", "holm": "Holm", "hochberg": "Hochberg"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,10 +102,10 @@ def caption(record: PosthocRecord, groups: RankGroups, metric: MetricInfo | None
     """Plain-text caption: what is ranked, the test, the CD, how to read the bars, what is left out."""
     what = metric.label if metric else record.metric
     where = f" on {record.corpus}" if record.corpus else ""
-    method = METHOD_NAMES.get(record.method, record.method)
+    method = test_name("posthoc", record.method)
     parts = [f"Critical-difference diagram of {what}{where}: average ranks over {record.level} "
              f"(1 = best{'' if metric is None or metric.higher_is_better else ', the lowest score ranks first'})"
-             f" from the Friedman test, with the {method} post-hoc test at \u03b1 = {record.alpha:g}"]
+             f" from the Friedman test, with the post-hoc {method} at \u03b1 = {record.alpha:g}"]
     if record.control is not None:
         parts[0] += f" against the control {record.control}"
     if record.critical_difference is not None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from sigreport.render.figures.output import (FigureOutput, current_style, export, family_systems, measure,
                                              new_figure, slug, style, tick_labels)
 from sigreport.results.collection import MetricInfo
+from sigreport.results.names import CORRECTION_NAMES, test_name
 from sigreport.results.records import PairwiseRecord
 
 if TYPE_CHECKING:
@@ -42,9 +43,8 @@ def _fmt(x: float | None, decimals: int) -> str:
 
 
 def level_text(level: float) -> str:
-    """0.95 -> '95%', 0.9572 -> '95.7%'."""
-    pct = round(100 * level, 1)
-    return f"{pct:g}%"
+    """0.95 -> '95%', 0.995 -> '99.5%' (as the report's tables print a level)."""
+    return f"{round(100 * float(level), 2):g}%"
 
 
 def caption(record: PairwiseRecord, metric: MetricInfo | None = None) -> str:
@@ -53,9 +53,11 @@ def caption(record: PairwiseRecord, metric: MetricInfo | None = None) -> str:
     pairs = "each system against the baseline" if record.comparisons == "vs_baseline" else "all pairs"
     direction = "" if metric is None else (" (higher is better)" if metric.higher_is_better else " (lower is better)")
     return (f"Differences in {what}{where}{direction}, {pairs}: estimate of first minus second system "
-            f"({record.method.replace('_', ' ')} test over {record.level}) with its {level_text(record.ci_level)} "
-            f"confidence interval. Filled markers: significant at \u03b1 = {record.alpha:g} after the "
-            f"{record.correction} correction over the family; open markers: not significant"
+            f"({test_name(record.kind, record.method)} over {record.level}) with its {level_text(record.ci_level)} "
+            f"confidence interval. Filled markers: significant at \u03b1 = {record.alpha:g} "
+            + ("without correction" if record.correction == "none" else
+               f"after the {CORRECTION_NAMES.get(record.correction, record.correction)} correction over the family")
+            + "; open markers: not significant"
             f"{'; crosses: no decision' if any(p.significant is None for p in record.pairs) else ''}. "
             "The intervals are per pair, not adjusted for the family: one can exclude zero while the "
             "corrected decision is not significant.")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Union
 from sigreport.render.figures.output import (FigureOutput, current_style, export, family_systems, measure,
                                              new_figure, slug, style, tick_labels)
 from sigreport.results.collection import MetricInfo
+from sigreport.results.names import CORRECTION_NAMES, test_name
 from sigreport.results.records import ClassificationRecord, McNemarRecord, PairwiseRecord, PosthocRecord
 
 if TYPE_CHECKING:
@@ -50,12 +51,15 @@ def heatmap_fits(record: PairFamily) -> bool:
 def pvalue_caption(record: PairFamily, metric: MetricInfo | None = None) -> str:
     what = metric.label if metric else record.metric
     where = f" on {record.corpus}" if record.corpus else ""
-    if isinstance(record, PosthocRecord) or hasattr(record, "after"):
-        test = f"{record.method.replace('_', '-').title()} post-hoc test after {record.after.title()}"
+    if record.kind == "posthoc" and getattr(record, "after", None):  # rank post-hoc (paired t ones: below)
+        test = f"post-hoc {test_name('posthoc', record.method)} after the {test_name('omnibus', record.after)}"
         corr = "the post-hoc test's own adjustment"
     else:
-        test = f"{record.method.replace('_', ' ')} test" if not (isinstance(record, McNemarRecord) or record.kind == "mcnemar") else "McNemar's test"
-        corr = f"the {record.correction} correction over the family"
+        test = test_name(record.kind, record.method)
+        if record.kind == "mcnemar" and getattr(record, "after", None):
+            test += f" after {test_name('cochran_q', None)}"
+        corr = ("no correction" if record.correction == "none" else
+                f"the {CORRECTION_NAMES.get(record.correction, record.correction)} correction over the family")
     return (f"Adjusted p-values of every pair of systems for {what}{where} ({test}, {corr}). Dark cells: "
             f"significant at \u03b1 = {record.alpha:g}; light cells: not significant; n/a: no decision.")
 

@@ -22,9 +22,10 @@ from sigreport.render.views.common import Labels, get, html_pairwise, latex_opti
 from sigreport.render.views.conclusions import conclusions, report_baseline
 from sigreport.render.views.labels import VIEWS as LABEL_VIEWS
 from sigreport.render.views.labels import matrix_owners
-from sigreport.render.views.main import main_tables
+from sigreport.render.views.main import columns_of, main_tables, options_of
 from sigreport.render.views.scores import VIEWS as SCORE_VIEWS
 from sigreport.render.views.settings import settings_rows, with_why_p
+from sigreport.results.decisions import BlockDecisions, decide
 
 VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS}
 
@@ -49,7 +50,8 @@ def build_report(results: Any, source: str = "results.json",
                                ) if kinds else None
         try:
             views = [with_why_p(VIEWS[r.kind](r, lab), r) for r in results.records]
-            main, said = main_tables(results, lab), conclusions(results, lab)
+            decisions = decide(results)  # once: the conclusions, the main table and the key figure read it
+            main, said = main_tables(results, lab, decisions), conclusions(results, lab, decisions)
         except BaseException:  # the workers are stopped, not waited for, whatever happened here
             if drawing is not None:
                 drawing.cancel()
@@ -66,8 +68,9 @@ def build_report(results: Any, source: str = "results.json",
                         tuple(data_files(results.data)), results.seed, results.sigreport_version, source,
                         main, said)
     latex = dataclasses.replace(latex, report=report_name(source, results.title), figure_text=fs.size)
-    return dataclasses.replace(model, key_figure=key_figure(model.figures()), baseline=report_baseline(results),
-                               latex=latex)
+    blocks = [c.dec for c in columns_of(results, options_of(results), decisions)]
+    return dataclasses.replace(model, key_figure=key_figure(model, blocks, lab),
+                               baseline=report_baseline(results, decisions), latex=latex)
 
 
 def report_name(source: str, title: str) -> str:
@@ -137,12 +140,23 @@ def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...], matrix: boo
     return dataclasses.replace(view, elements=view.elements + figs, warnings=view.warnings + warn) if figs else view
 
 
-def key_figure(figures: list[Figure]) -> Figure | None:
-    """The figure shown at the top: the first critical-difference diagram, else the first forest plot."""
-    for prefix in ("cd-", "forest-"):
-        for f in figures:
-            if f.key[0] and str(f.key[0]).startswith(prefix):
-                return f
+def key_figure(model: ReportModel, blocks: Sequence[BlockDecisions], lab: Labels) -> Figure | None:
+    """The figure shown beside the Conclusions: the one that shows the decisions they state, i.e. of the
+    first block (``blocks``: in the Conclusions' order) whose primary test has one: the critical-difference
+    diagram where the primary test is a post-hoc test after Friedman, else the forest plot of the primary
+    family. A block whose primary test has no such figure (not drawn, or a family too large for a forest
+    plot) is skipped rather than shown with another test's figure, which could contradict the sentences."""
+    figures = {v.id: [e for e in v.elements if isinstance(e, Figure)] for s in model.sections for v in s.views}
+    for dec in blocks:
+        if dec.primary is None:
+            continue
+        prefix = "cd-" if dec.primary.kind == "posthoc" and dec.primary.method != "paired_t" else "forest-"
+        fig = next((f for f in figures.get(dec.primary.id, ()) if f.key[0] and str(f.key[0]).startswith(prefix)),
+                   None)
+        if fig is not None:
+            where = f"{lab.metric(dec.metric)} on {lab.corpus(dec.corpus)}"
+            return dataclasses.replace(fig, caption=f"The decisions of the Conclusions for {where} "
+                                       f"({dec.primary.name}). {fig.caption}")
     return None
 
 

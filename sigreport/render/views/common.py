@@ -8,35 +8,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sigreport.render.pages import page_of
+from sigreport import defaults
+from sigreport.results.names import (CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,  # noqa: F401 (re-exported)
+                                     SPHERICITY_NAMES, test_name)
 from sigreport.render.model import CI, Cell, Column, LatexOptions, Num, Sym, Table, Text, Versus, join
 
-PAIRWISE_NAMES = {
-    "paired_t": "paired t test",
-    "wilcoxon": "Wilcoxon signed-ranks test",
-    "sign": "sign test",
-    "bootstrap": "paired bootstrap",
-    "bootstrap_t": "studentized paired bootstrap (bootstrap-t)",
-    "permutation": "paired permutation test (approximate randomization)",
-    "5x2cv_t": "Dietterich's 5x2cv paired t test",
-    "5x2cv_f": "Alpaydin's combined 5x2cv F test",
-    "kfold_t": "k-fold cross-validated paired t test",
-    "corrected_resampled_t": "Nadeau-Bengio corrected resampled t test",
-    "resampled_t": "resampled paired t test (type I error inflated)",
-    "auto": "automatic choice",
-}
-POSTHOC_NAMES = {"nemenyi": "Nemenyi test", "bonferroni_dunn": "Bonferroni-Dunn test",
-                 "holm": "Holm step-down test on rank z", "hochberg": "Hochberg step-up test on rank z",
-                 "shaffer": "all-pairs z tests on ranks with Shaffer's static procedure",
-                 "bergmann_hommel": "all-pairs z tests on ranks with Bergmann-Hommel's procedure",
-                 "paired_t": "paired t tests"}
-CORRECTION_NAMES = {
-    "holm": "Holm", "bonferroni": "Bonferroni", "hochberg": "Hochberg", "hommel": "Hommel", "fdr_bh": "Benjamini-Hochberg",
-    "fdr_by": "Benjamini-Yekutieli", "none": "no correction",
-}
-SPHERICITY_NAMES = {
-    "none": "sphericity assumed", "greenhouse_geisser": "Greenhouse-Geisser", "huynh_feldt": "Huynh-Feldt",
-    "lower_bound": "lower bound",
-}
 ALTERNATIVE_TEXT = {"two-sided": "two-sided", "greater": "one-sided, H1: a > b", "less": "one-sided, H1: a < b"}
 SECTION_NAMES = {"classification": "Classification", "agreement": "Agreement"}  # sections named by a kind
 
@@ -86,8 +62,9 @@ def extra(p: Any, key: str) -> Any:
 
 
 def pct(level: float) -> str:
-    """An interval level as a percentage ('95%')."""
-    return f"{level:.0%}"
+    """An interval level as a percentage: '95%', '99.5%', '95.72%' (at most two decimals, never rounded to a
+    level it is not: 0.995 is '99.5%', not '100%')."""
+    return f"{round(100 * float(level), 2):g}%"
 
 
 def p_text(x: float | None) -> str:
@@ -220,7 +197,7 @@ def shown_as_matrix(pairs: Any, option: str) -> bool:
 
 def html_pairwise(results: Any) -> str:
     """The spec's ``outputs.html.pairwise`` (duck-typed; ``auto`` for results read back from results.json)."""
-    return str(get(get(get(getattr(results, "spec", None), "outputs"), "html"), "pairwise", "auto"))
+    return str(get(get(get(getattr(results, "spec", None), "outputs"), "html"), "pairwise", defaults.HTML_PAIRWISE))
 
 
 def latex_options(results: Any) -> LatexOptions:
@@ -283,6 +260,13 @@ def system_sentences(pairs: Any, better: Callable[[Any], bool | None], method: s
         out.append(f"{s} is {' and '.join(parts)} ({method})." if parts
                    else f"{s} differs significantly from no other system ({method}).")
     return tuple(out)
+
+
+def the(name: str) -> str:
+    """A test's name with its article: 'the paired t test', but "Alpaydin's combined 5x2cv F test" (a name
+    that opens with a possessive takes none)."""
+    first = name.split(" ", 1)[0]
+    return name if first.endswith("'s") and name[:1].isupper() else f"the {name}"
 
 
 def names_text(items: Sequence[str]) -> str:

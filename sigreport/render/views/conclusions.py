@@ -1,61 +1,98 @@
-"""The "Conclusions" block: per metric and corpus, sentences generated from the corrected decisions.
+"""The "Conclusions" block: per metric and corpus, sentences read from the report's decisions.
 
-For each (metric, corpus) with descriptives: which system has the best value, which systems are
-significantly worse than it and which are not (the group indistinguishable from the best), the
-groups of systems no test separates (maximal runs in value order in which every pair is recorded as not
-significant, as the bars of a critical-difference diagram), and, against a baseline, which systems beat
-it or fall behind. Every sentence has a verb, whatever the case.
+Every sentence comes from :class:`~sigreport.results.decisions.BlockDecisions` (the object the main table,
+the key figure, the release index and the diff read too): which system has the best value (systems tied at
+the shown decimals share it), the test the decisions follow and why, which systems the best one is
+significantly better than and which it is not, the groups the test does not separate (as the bars of a
+critical-difference diagram), against a baseline who beats it or falls behind, and one sentence for every
+other test of the same report that decides differently (a disagreement is named, never outvoted). Every
+sentence has a verb, whatever the case.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
-from sigreport.render.views.common import Labels, names_text
-from sigreport.render.views.main import Column_, Family, baseline_of, columns_of, options_of
+from sigreport.render.views.common import Labels, names_text, the
+from sigreport.render.views.main import Column_, baseline_of, columns_of, options_of
+from sigreport.results.decisions import BlockDecisions, Decisions, Disagreement, TestRef
+
+MANY = 3  # disagreements of one kind beyond this many pairs are listed in one sentence
 
 
-def order_of(col: Column_, higher: bool) -> list[str]:
-    """Systems with a value, best first (spec order among equal values)."""
-    vals = [(s.system, s.mean) for s in col.desc.systems if s.mean is not None]
-    return [s for s, _ in sorted(vals, key=lambda sv: -sv[1] if higher else sv[1])]
+def cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
-def groups(order: Sequence[str], fam: Family) -> list[tuple[str, ...]]:
-    """Maximal runs of ``order`` whose pairs were all compared and none is significant."""
-    def quiet(a: str, b: str) -> bool:
-        return fam.compared(a, b) and not fam.significant(a, b) and a not in fam.undecided and b not in fam.undecided
-    runs = []
-    for i in range(len(order)):
-        j = i
-        while j + 1 < len(order) and all(quiet(order[m], order[j + 1]) for m in range(i, j + 1)):
-            j += 1
-        if j > i:
-            runs.append((i, j))
-    return [tuple(order[i:j + 1]) for i, j in runs
-            if not any(a <= i and j <= b and (a, b) != (i, j) for a, b in runs)]
+def pv(x: float | None) -> str:
+    """A p-value in a sentence: three decimals, '< 0.001', 'not computable'."""
+    return "not computable" if x is None else "< 0.001" if x < 0.001 else f"{x:.3f}"
+
+
+def test_sentence(dec: BlockDecisions) -> str:
+    """The test the block's decisions follow, once, with the rule that made it the one."""
+    p = dec.primary
+    assert p is not None
+    adjusted = f", {p.adjusted}" if p.adjusted else ""
+    return f"Decisions here follow {the(p.name)}{adjusted}: {dec.reason}."
+
+
+def best_sentence(dec: BlockDecisions, word: str) -> str:
+    best = dec.best
+    value = dec.values[best[0]]
+    shown = f"{value:.{dec.decimals}f}"
+    if len(best) == 1:
+        return f"{best[0]} has the {word} value ({shown})."
+    return f"{names_text(best)} share the {word} value ({shown} as shown)."
 
 
 def sentences(col: Column_, results: Any, baseline: str | None) -> tuple[str, ...]:
     """The sentences for one (metric, corpus)."""
-    info = results.metrics[col.metric]
-    order = order_of(col, info.higher_is_better)
+    dec = col.dec
+    order = dec.order
     if not order:
         return ("No system has a computable value.",)
-    best = order[0]
-    value = {s.system: s.mean for s in col.desc.systems}[best]
-    word = "highest" if info.higher_is_better else "lowest"
-    out = [f"{best} has the {word} value ({value:.{info.decimals}f})."]
-    fam = col.family
-    if fam is None:
+    out = [best_sentence(dec, "highest" if dec.higher_is_better else "lowest")]
+    if dec.primary is None:
         return (*out, "No pairwise test compared the systems here, so no difference is claimed.")
+    out.append(test_sentence(dec))
     if baseline is not None:
-        return (*out, *baseline_sentences(order, fam, baseline))
-    compared = [s for s in order[1:] if fam.compared(best, s)]
-    worse = [s for s in compared if s in fam.beats.get(best, frozenset())]
-    reverse = [s for s in compared if best in fam.beats.get(s, frozenset())]
-    same = [s for s in compared if not fam.significant(best, s) and s not in fam.undecided]
+        out += baseline_sentences(order, dec, baseline)
+    else:
+        out += best_vs_rest(dec, dec.best[0]) if len(dec.best) == 1 else tied_best(dec)
+        out += group_sentences(dec)
+    return (*out, *power_sentences(dec), *disagreement_sentences(dec))
+
+
+def power_sentences(dec: BlockDecisions) -> list[str]:
+    """What the pairs the primary test did not separate could have shown: the smallest true difference its
+    test detects with the spec's power (results.json ``mde``), one pair by name, more as a range."""
+    quiet = [p for p in dec.pairs if p.significant is False and p.mde is not None and math.isfinite(p.mde)]
+    if not quiet:
+        return []
+    share = f"{100 * quiet[0].mde_power:.0f}%" if quiet[0].mde_power is not None else "the spec's"
+    shown = [abs(p.mde) for p in quiet]
+    fmt = f"{{:.{dec.decimals}f}}"
+    if len(quiet) == 1:
+        p = quiet[0]
+        return [f"{p.a} and {p.b} are not shown to differ, but the test had {share} power only for a true "
+                f"difference of {fmt.format(shown[0])} or more in {dec.label}: a smaller one could go unseen."]
+    low, high = fmt.format(min(shown)), fmt.format(max(shown))
+    size = low if low == high else f"{low} to {high} (by pair)"
+    return [f"For the {len(quiet)} pairs not shown to differ, the test had {share} power only for true "
+            f"differences of {size} or more in {dec.label}: smaller ones could go unseen."]
+
+
+def best_vs_rest(dec: BlockDecisions, best: str) -> list[str]:
+    """Whom the best system significantly beats, who beats it against the means, who it does not differ from."""
+    order = dec.order
+    out = []
+    compared = [s for s in order if s != best and dec.compared(best, s)]
+    worse = [s for s in compared if s in dec.beats.get(best, frozenset())]
+    reverse = [s for s in compared if best in dec.beats.get(s, frozenset())]
+    same = [s for s in compared if not dec.significant(best, s) and s not in dec.undecided]
     if worse:
         out.append(f"It is significantly better than {names_text(worse)}.")
     if reverse:
@@ -66,26 +103,57 @@ def sentences(col: Column_, results: Any, baseline: str | None) -> tuple[str, ..
         out.append(f"{names_text(same)} {verb} not differ significantly from it.")
     elif worse and len(worse) == len(order) - 1:
         out.append("It is the single best system.")
-    undecided = [s for s in order if s in fam.undecided]
+    return out
+
+
+def tied_best(dec: BlockDecisions) -> list[str]:
+    """The systems sharing the best value as shown: whom they all beat, whom some beat, and a difference the
+    test finds among them (smaller than the shown decimals)."""
+    tier, out = dec.best, []
+    others = [s for s in dec.order if s not in tier]
+    common = [s for s in others if all(s in dec.beats.get(b, frozenset()) for b in tier)]
+    if common:
+        out.append(f"{names_text(tier)} are each significantly better than {names_text(common)}.")
+    for b in tier:
+        more = [s for s in others if s in dec.beats.get(b, frozenset()) and s not in common]
+        if more:
+            out.append(f"{b} is also significantly better than {names_text(more)}.")
+    for w in tier:
+        lost = [x for x in tier if x in dec.beats.get(w, frozenset())]
+        if lost:
+            out.append(f"The test finds {w} significantly better than {names_text(lost)}, by less than the shown "
+                       "decimals.")
+    same = [s for s in others if all(dec.compared(s, b) and not dec.significant(s, b) for b in tier)
+            and s not in dec.undecided]
+    if same:
+        out.append(f"{names_text(same)} {'does' if len(same) == 1 else 'do'} not differ significantly from "
+                   f"{names_text(tier)}.")
+    return out
+
+
+def group_sentences(dec: BlockDecisions) -> list[str]:
+    order = dec.order
+    out = []
+    undecided = [s for s in order if s in dec.undecided]
     if undecided:
         out.append(f"Comparisons involving {names_text(undecided)} could not be computed.")
-    grouped = [g for g in groups(order, fam) if len(g) < len(order)]
+    grouped = [g for g in dec.groups if len(g) < len(order)]
     if grouped:
         out.append(f"The tests do not separate {names_text(grouped[0])}." if len(grouped) == 1 else
                    "The tests do not separate the systems within each of these groups: "
                    + "; ".join("{" + ", ".join(g) + "}" for g in grouped) + ".")
-    elif len(groups(order, fam)) == 1 and len(order) > 1:
+    elif len(dec.groups) == 1 and len(order) > 1:
         out.append("No pair of systems differs significantly.")
-    return tuple(out)
+    return out
 
 
-def baseline_sentences(order: Sequence[str], fam: Family, baseline: str) -> list[str]:
+def baseline_sentences(order: Sequence[str], dec: BlockDecisions, baseline: str) -> list[str]:
     """Against the baseline: better, worse, not different, not computable."""
-    others = [s for s in order if s != baseline and fam.compared(s, baseline)]
-    better = [s for s in others if baseline in fam.beats.get(s, frozenset())]
-    worse = [s for s in others if s in fam.beats.get(baseline, frozenset())]
-    same = [s for s in others if s not in better and s not in worse and s not in fam.undecided]
-    undecided = [s for s in others if s in fam.undecided]
+    others = [s for s in order if s != baseline and dec.compared(s, baseline)]
+    better = [s for s in others if baseline in dec.beats.get(s, frozenset())]
+    worse = [s for s in others if s in dec.beats.get(baseline, frozenset())]
+    same = [s for s in others if s not in better and s not in worse and s not in dec.undecided]
+    undecided = [s for s in others if s in dec.undecided]
     out = []
     for systems, what in ((better, "significantly better than"), (worse, "significantly worse than"),
                           (same, "not significantly different from")):
@@ -96,17 +164,102 @@ def baseline_sentences(order: Sequence[str], fam: Family, baseline: str) -> list
     return out
 
 
-def report_baseline(results: Any) -> str | None:
+# ---- disagreements ----------------------------------------------------------------------------------
+
+
+def disagreement_sentences(dec: BlockDecisions) -> list[str]:
+    """One sentence per disagreement with another test of the report (beyond :data:`MANY` pairs of the same
+    test and direction, one sentence lists them)."""
+    groups: dict[tuple[str, str, str, str], list[Disagreement]] = {}
+    for d in dec.disagreements:
+        groups.setdefault((d.kind, d.other.id, d.primary_says, d.other_says), []).append(d)
+    out = []
+    for (kind, _, _, _), ds in groups.items():
+        if kind == "omnibus":
+            out += [omnibus_sentence(d) for d in ds]
+        elif kind == "bayesian":
+            out += [bayesian_sentence(d) for d in ds] if len(ds) <= MANY else [bayesian_many(ds)]
+        else:
+            out += [test_sentence_pair(d) for d in ds] if len(ds) <= MANY else [test_many(ds)]
+    return out
+
+
+def _also(other: TestRef) -> str:
+    return f"{cap(the(other.name))}, also shown below,"
+
+
+def test_sentence_pair(d: Disagreement) -> str:
+    """"Alpaydin's combined 5x2cv F test, also shown below, finds logreg and gbdt different (p_adj 0.047);
+    Dietterich's 5x2cv paired t test does not (p_adj 0.083).\""""
+    pair = f"{d.a} and {d.b}"
+    if d.other_says == d.primary_says:  # both significant, opposite directions
+        return (f"{_also(d.other)} finds {pair} different in the opposite direction (p_adj {pv(d.other_value)}) "
+                f"from {the(d.primary.name)} (p_adj {pv(d.primary_value)}).")
+    if d.other_says == "different":
+        return (f"{_also(d.other)} finds {pair} different (p_adj {pv(d.other_value)}); {the(d.primary.name)} "
+                f"does not (p_adj {pv(d.primary_value)}).")
+    return (f"{_also(d.other)} does not find {pair} different (p_adj {pv(d.other_value)}); {the(d.primary.name)} "
+            f"does (p_adj {pv(d.primary_value)}).")
+
+
+def test_many(ds: list[Disagreement]) -> str:
+    d = ds[0]
+    pairs = "; ".join(f"{x.a} and {x.b} (p_adj {pv(x.other_value)} against {pv(x.primary_value)})" for x in ds)
+    verb = "finds these pairs different" if d.other_says == "different" else "does not find these pairs different"
+    own = "does not" if d.other_says == "different" else "does"
+    if d.other_says == d.primary_says:
+        verb, own = "finds these pairs different in the opposite direction", "disagrees"
+    return f"{_also(d.other)} {verb}, where {the(d.primary.name)} {own}: {pairs}."
+
+
+BAYES_WORDS = {"equivalent": "practically equivalent"}
+
+
+def _bayes_claim(d: Disagreement) -> str:
+    if d.other_says == "equivalent":
+        return f"finds {d.a} and {d.b} practically equivalent (P = {pv(d.other_value)})"
+    ahead, behind = (d.a, d.b) if d.other_says == "a_better" else (d.b, d.a)
+    return f"finds {ahead} practically better than {behind} (P = {pv(d.other_value)})"
+
+
+def bayesian_sentence(d: Disagreement) -> str:
+    """"The Bayesian bootstrap of the mean difference, also shown below, finds A and B practically equivalent
+    (P = 0.970); the paired t test finds them different (p_adj 0.044).\""""
+    verdict = ("finds them different" if d.primary_says == "different" else "does not find them different")
+    if d.other_says != "equivalent" and d.primary_says == "different":
+        verdict = "finds the other system significantly better"
+    return f"{_also(d.other)} {_bayes_claim(d)}; {the(d.primary.name)} {verdict} (p_adj {pv(d.primary_value)})."
+
+
+def bayesian_many(ds: list[Disagreement]) -> str:
+    d = ds[0]
+    claims = "; ".join(f"{_bayes_claim(x)[6:]} against p_adj {pv(x.primary_value)}" for x in ds)
+    verdict = "finds them different" if d.primary_says == "different" else "does not find them different"
+    return f"{_also(d.other)} disagrees with {the(d.primary.name)}, which {verdict}, on {len(ds)} pairs: {claims}."
+
+
+def omnibus_sentence(d: Disagreement) -> str:
+    """"The Friedman test, also shown below, finds no difference among the systems (p 0.210); the Nemenyi
+    test after the Friedman test nevertheless separates A and B.\""""
+    if d.other_says == "not different":
+        return (f"{_also(d.other)} finds no difference among the systems (p {pv(d.other_value)}); "
+                f"{the(d.primary.name)} nevertheless separates {names_text([f'{a} and {b}' for a, b in d.pairs])}.")
+    return (f"{_also(d.other)} finds the systems different (p {pv(d.other_value)}); {the(d.primary.name)} "
+            f"separates no pair (smallest p_adj {pv(d.primary_value)}).")
+
+
+def report_baseline(results: Any, decisions: Decisions | None = None) -> str | None:
     """The system the HTML tags "(baseline)": the spec's ``baseline``, else (results read back from
     results.json carry no spec) the reference system of the families compared against one."""
     spec_base = getattr(getattr(results, "spec", None), "baseline", None)
     if spec_base is not None:
         return str(spec_base)
-    return baseline_of(columns_of(results, options_of(results)), results)
+    return baseline_of(columns_of(results, options_of(results), decisions), results)
 
 
-def conclusions(results: Any, lab: Labels) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def conclusions(results: Any, lab: Labels, decisions: Decisions | None = None
+                ) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(heading, sentences) per (metric, corpus) of the main table."""
-    cols = columns_of(results, options_of(results))
+    cols = columns_of(results, options_of(results), decisions)
     base = baseline_of(cols, results)
     return tuple((f"{lab.metric(c.metric)} \u2014 {lab.corpus(c.corpus)}", sentences(c, results, base)) for c in cols)

@@ -1,10 +1,9 @@
 """The main results table: systems x (metric, corpus), best in bold, second underlined, significance markers.
 
-Every mark comes from the records: values from the descriptives, directions from ``Results.metrics``,
-markers from the corrected decisions (``significant``) of the first pairwise family of each metric and
-corpus (a post-hoc family when there is none), never from raw p-values. Who beats whom in a significant
-pair: the sign of the recorded estimate (a - b) for a pairwise test, the average ranks for a post-hoc
-test, the means otherwise.
+Every mark comes from the report's decisions (:mod:`sigreport.results.decisions`), the object the
+Conclusions, the key figure, the release index and the diff read too: bold and underline are its first and
+second tiers of values as shown (ties share the mark), the markers its primary test's corrected decisions
+(who significantly beats whom), never raw p-values. Values come from the descriptives.
 
 Split rule: at most :data:`MAX_COLUMNS` (metric, corpus) columns in one table; a wider table becomes one
 table per metric (``main-<metric>``), and a metric with more corpora than that is cut into parts of
@@ -15,12 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
+from sigreport import defaults
 from sigreport.render import names
 from sigreport.render.model import CI, Cell, Column, Lines, Marked, Num, Table, Text, join
-from sigreport.render.views.common import CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES, Labels, get, pct
+from sigreport.render.views.common import CORRECTION_NAMES, Labels, get, pct, the
+from sigreport.results.decisions import BlockDecisions, Decisions, decide
 
 MAX_COLUMNS = 6
 DAGGER, DDAGGER = "\u2020", "\u2021"
@@ -32,8 +33,8 @@ class Options:
 
     metrics: tuple[str, ...] | None = None
     corpora: tuple[str, ...] | None = None
-    cell: str = "value"
-    markers: bool = True
+    cell: str = defaults.MAIN_TABLE_CELL
+    markers: bool = defaults.MAIN_TABLE_MARKERS
     decimals: int | None = None
 
 
@@ -43,24 +44,8 @@ def options_of(results: Any) -> Options:
     if mt is None:
         return Options()
     tup = (lambda v: tuple(v) if v is not None else None)
-    return Options(tup(get(mt, "metrics")), tup(get(mt, "corpora")), get(mt, "cell", "value"),
-                   bool(get(mt, "markers", True)), get(mt, "decimals"))
-
-
-@dataclasses.dataclass(frozen=True)
-class Family:
-    """The corrected decisions of one (metric, corpus): who significantly beats whom, and the test."""
-
-    record: Any
-    beats: Mapping[str, frozenset[str]]  # system -> systems it is significantly better than
-    undecided: frozenset[str]  # systems with a non-computable decision
-    pairs: frozenset[frozenset[str]]  # pairs that were compared
-
-    def significant(self, a: str, b: str) -> bool:
-        return b in self.beats.get(a, frozenset()) or a in self.beats.get(b, frozenset())
-
-    def compared(self, a: str, b: str) -> bool:
-        return frozenset((a, b)) in self.pairs
+    return Options(tup(get(mt, "metrics")), tup(get(mt, "corpora")), get(mt, "cell", defaults.MAIN_TABLE_CELL),
+                   bool(get(mt, "markers", defaults.MAIN_TABLE_MARKERS)), get(mt, "decimals"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,69 +53,26 @@ class Column_:
     metric: str
     corpus: str | None
     desc: Any  # the descriptives record
-    family: Family | None
+    dec: BlockDecisions  # its decisions
+
+    @property
+    def family(self) -> Any:
+        """The record of the test the decisions follow (None: no pairwise test ran)."""
+        return self.dec.record if self.dec.primary is not None else None
 
 
-def decision_record(records: Iterable[Any], metric: str, corpus: str | None) -> Any:
-    """The first pairwise family of (metric, corpus), else its first post-hoc family, else None."""
-    mine = [r for r in records if r.metric == metric and r.corpus == corpus and get(r, "pairs")]
-    pairwise = [r for r in mine if get(r, "correction") is not None and r.kind != "posthoc"]
-    posthoc = [r for r in mine if r.kind == "posthoc"]
-    return (pairwise or posthoc or [None])[0]
-
-
-def family_of(record: Any, means: Mapping[str, float | None], higher: bool) -> Family | None:
-    """Who beats whom in ``record``'s significant pairs (direction from the record; see module doc)."""
-    if record is None:
-        return None
-    ranks = get(record, "average_ranks") or {}
-    beats: dict[str, set[str]] = {}
-    undecided: set[str] = set()
-    pairs = set()
-    for p in record.pairs:
-        pairs.add(frozenset((p.a, p.b)))
-        if p.significant is None:
-            undecided.update((p.a, p.b))
-            continue
-        if not p.significant:
-            continue
-        a_better = _a_better(p, ranks, means, higher)
-        if a_better is None:
-            undecided.update((p.a, p.b))
-            continue
-        win, lose = (p.a, p.b) if a_better else (p.b, p.a)
-        beats.setdefault(win, set()).add(lose)
-    return Family(record, {k: frozenset(v) for k, v in beats.items()}, frozenset(undecided), frozenset(pairs))
-
-
-def _a_better(p: Any, ranks: Mapping[str, Any], means: Mapping[str, float | None], higher: bool) -> bool | None:
-    est = get(get(p, "test"), "estimate", get(p, "estimate"))  # typed row, or one read back from results.json
-    if est is not None and est != 0:
-        return (est > 0) == higher
-    ra, rb = ranks.get(p.a), ranks.get(p.b)
-    if ra is not None and rb is not None and ra != rb:
-        return ra < rb
-    ma, mb = means.get(p.a), means.get(p.b)
-    if ma is None or mb is None or ma == mb:
-        return None
-    return (ma > mb) == higher
-
-
-def columns_of(results: Any, opts: Options) -> list[Column_]:
+def columns_of(results: Any, opts: Options, decisions: Decisions | None = None) -> list[Column_]:
     """The (metric, corpus) columns in option (or spec) order that have descriptives."""
+    decisions = decisions if decisions is not None else decide(results)
     desc = {(r.metric, r.corpus): r for r in results.records if r.kind == "descriptives"}
     metrics = opts.metrics or tuple(results.metrics)
     corpora = [c for c in (opts.corpora or tuple(results.corpora))]
     out = []
     for m in metrics:
-        info = results.metrics.get(m)
         for c in [*corpora, None]:
-            d = desc.get((m, c))
-            if d is None or info is None:
-                continue
-            means = {s.system: s.mean for s in d.systems}
-            out.append(Column_(m, c, d, family_of(decision_record(results.records, m, c), means,
-                                                  info.higher_is_better)))
+            d, dec = desc.get((m, c)), decisions.get(m, c)
+            if d is not None and dec is not None:
+                out.append(Column_(m, c, d, dec))
     return out
 
 
@@ -142,17 +84,9 @@ def letters(systems: Iterable[str]) -> dict[str, str]:
     return {s: str(i + 1) for i, s in enumerate(systems)}
 
 
-def ranks_of(values: Mapping[str, float | None], higher: bool, decimals: int) -> dict[str, int]:
-    """1 for the best, 2 for the second best value as shown (rounded to ``decimals``); ties share a rank."""
-    shown = {s: round(v, decimals) for s, v in values.items() if v is not None}
-    distinct = sorted(set(shown.values()), reverse=higher)
-    return {s: distinct.index(v) + 1 for s, v in shown.items() if distinct.index(v) < 2}
-
-
-def has_ties(values: Mapping[str, float | None], higher: bool, decimals: int) -> bool:
+def has_ties(dec: BlockDecisions) -> bool:
     """Whether two systems share the best or the second-best value as shown."""
-    r = list(ranks_of(values, higher, decimals).values())
-    return r.count(1) > 1 or r.count(2) > 1
+    return any(len(t) > 1 for t in dec.tiers[:2])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -188,32 +122,30 @@ class Builder:
         return Num(s.mean, d)
 
     def marks(self, col: Column_, system: str) -> str:
-        fam = col.family
-        if not self.opts.markers or fam is None:
+        dec = col.dec
+        if not self.opts.markers or dec.primary is None:
             return ""
-        beats = fam.beats.get(system, frozenset())
+        beats = dec.beats.get(system, frozenset())
         base = self.baseline
         if base is not None:
             if system == base:
                 return ""
-            worse = system in fam.beats.get(base, frozenset())
+            worse = system in dec.beats.get(base, frozenset())
             mark = DAGGER if base in beats else DDAGGER if worse else ""
         else:
             lett = letters(self.systems)
             mark = "".join(lett[s] for s in self.systems if s in beats)
-        return mark + ("?" if system in fam.undecided else "")
+        return mark + ("?" if system in dec.undecided else "")
 
     def cell(self, col: Column_, system: str) -> Cell:
         summary = {s.system: s for s in col.desc.systems}.get(system)
-        values = {s.system: s.mean for s in col.desc.systems}
-        rank = ranks_of(values, self.results.metrics[col.metric].higher_is_better, self.decimals(col.metric))
-        emphasis = {1: "best", 2: "second"}.get(rank.get(system, 0), "")
+        emphasis = {1: "best", 2: "second"}.get(col.dec.rank(system) or 0, "")
         return Marked(self.value(col, summary), emphasis, self.marks(col, system))
 
     def table(self, cols: list[Column_], name: str, part: str | None) -> Table:
         columns = (Column(Text("System"), "l"), *(Column(self.header(c)) for c in cols))
         lett = letters(self.systems)
-        show_letters = self.opts.markers and self.baseline is None and any(c.family for c in cols)
+        show_letters = self.opts.markers and self.baseline is None and any(c.dec.primary for c in cols)
         rows = tuple((Text(f"{s} ({lett[s]})" if show_letters else s), *(self.cell(c, s) for c in cols))
                      for s in self.systems)
         what = "Main results" + (f" ({part})" if part else "")
@@ -231,10 +163,12 @@ class Builder:
         out = []
         dirs = [f"{'higher' if self.results.metrics[m].higher_is_better else 'lower'} is better for "
                 f"{self.results.metrics[m].label}" for m in dict.fromkeys(c.metric for c in cols)]
-        out.append(f"Bold: best value, underlined: second best, as shown ({'; '.join(dirs)}).")
-        if any(has_ties({s.system: s.mean for s in c.desc.systems}, self.results.metrics[c.metric].higher_is_better,
-                        self.decimals(c.metric)) for c in cols):
-            out.append("Systems tied at the shown decimals share the mark.")
+        shown = ("as shown" if self.opts.decimals is None else
+                 "at each metric's own decimals (outputs.main_table.decimals only changes what is printed)")
+        out.append(f"Bold: best value, underlined: second best, {shown} ({'; '.join(dirs)}).")
+        if any(has_ties(c.dec) for c in cols):
+            out.append("Systems tied at the shown decimals share the mark." if self.opts.decimals is None else
+                       "Systems tied at their metric's decimals share the mark.")
         out += self.marker_legend(cols)
         if any(s.mean is None for c in cols for s in c.desc.systems):
             out.append("\u2014: not computable.")
@@ -243,10 +177,10 @@ class Builder:
     def marker_legend(self, cols: list[Column_]) -> list[str]:
         if not self.opts.markers:
             return ["Significance markers are switched off (outputs.main_table.markers)."]
-        fams = [c.family for c in cols if c.family is not None]
+        fams = [c.dec for c in cols if c.dec.primary is not None]
         if not fams:
             return ["No pairwise test compared the systems: no significance markers."]
-        tests = "; ".join(dict.fromkeys(self.test_words(f.record) for f in fams))
+        tests = "; ".join(dict.fromkeys(self.test_words(f) for f in fams))
         base = self.baseline
         if base is not None:
             head = (f"{DAGGER}: significantly better than the baseline {base}, {DDAGGER}: significantly worse")
@@ -254,49 +188,37 @@ class Builder:
             lett = letters(self.systems)
             head = ("Superscript letters name the systems a system is significantly better than ("
                     + ", ".join(f"{lett[s]} = {s}" for s in self.systems) + ")")
-        out = [f"{head}, by the corrected decisions (never raw p-values) of the {tests}; "
+        out = [f"{head}, by the corrected decisions (never raw p-values) of {tests}; "
                f"\u03b1 = {self.results.alpha:g}."]
         if any(f.undecided for f in fams):
             out.append("?: a comparison of this system could not be computed (no decision).")
         missing = [f"{self.results.metrics[c.metric].label}" + ("" if c.corpus is None else f" on {c.corpus}")
-                   for c in cols if c.family is None]
+                   for c in cols if c.dec.primary is None]
         if missing:
             out.append(f"No markers for {', '.join(missing)}: no pairwise test ran there.")
         return out
 
-    def test_words(self, r: Any) -> str:
-        if r.kind == "posthoc":
-            name = POSTHOC_NAMES.get(r.method, r.method)
-            ctrl = f" against {r.control}" if get(r, "control") else ", all pairs"
-            return f"{name}{ctrl} after the {get(r, 'after')} test"
+    def test_words(self, dec: BlockDecisions) -> str:
+        """The primary test of a column, its comparisons and its correction, in words."""
+        r, name = dec.record, dec.primary.name if dec.primary is not None else ""
+        if r.kind == "posthoc" and get(r, "after"):  # a rank post-hoc test adjusts by its own procedure
+            return the(name) + (f" against {r.control}" if get(r, "control") else ", all pairs")
         corr = CORRECTION_NAMES.get(r.correction, r.correction)
         family = ("no multiple-comparison correction" if r.correction == "none" else
                   f"{corr} correction over the {r.family_size} comparisons of each metric and corpus")
-        return f"{PAIRWISE_NAMES.get(r.method, r.method)} ({r.comparisons.replace('_', ' ')}), {family}"
+        return f"{the(name)} ({r.comparisons.replace('_', ' ')}), {family}"
 
 
 def baseline_of(cols: Iterable[Column_], results: Any = None) -> str | None:
-    """The reference system of the families: the system in every pair when the comparisons are against
-    the baseline (the spec's baseline, or the second of the pair, when a single pair leaves a choice), or
-    a post-hoc test's control; None for all pairs."""
-    for c in cols:
-        r = c.family.record if c.family is not None else None
-        if r is None or not r.pairs:
-            continue
-        if get(r, "comparisons") == "vs_baseline":
-            common = set.intersection(*({p.a, p.b} for p in r.pairs))
-            spec_base = get(get(results, "spec"), "baseline")
-            return str(spec_base if spec_base in common else r.pairs[0].b if r.pairs[0].b in common
-                       else sorted(common)[0])
-        if r.kind == "posthoc" and get(r, "control"):
-            return str(r.control)
-    return None
+    """The reference system of the decisions (comparisons against the baseline, or a post-hoc control), from
+    the first column that has one; None for all pairs."""
+    return next((c.dec.baseline for c in cols if c.dec.baseline is not None), None)
 
 
-def main_tables(results: Any, lab: Labels) -> tuple[Table, ...]:
+def main_tables(results: Any, lab: Labels, decisions: Decisions | None = None) -> tuple[Table, ...]:
     """The main results table of a run (several when it is too wide; see the module doc), or none."""
     opts = options_of(results)
-    cols = columns_of(results, opts)
+    cols = columns_of(results, opts, decisions)
     b = Builder(results, lab, opts, baseline_of(cols, results), next((pct(c.desc.ci_level) for c in cols), "95%"))
     if not cols or not results.systems:
         return ()

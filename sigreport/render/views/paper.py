@@ -67,17 +67,22 @@ def forms(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFacts],
 
 def pairs_table(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFacts], words: Wording) -> Table:
     """One row per pair: a vs b, the estimate [interval], the adjusted p-value, the better system."""
-    head = join(words.estimate, f" [{words.level:.0%} CI]") if words.level is not None else words.estimate
+    head = join(words.estimate, f" [{level_text(words.level)} CI]") if words.level is not None else words.estimate
     columns = (Column(Text("a vs b"), "l"), Column(head, "c" if words.level is not None else "r"),
                Column(Sym("p_adj")), Column(Text("Better"), "l"))
     rows = tuple((Text(f"{p.a} vs {p.b}"), _estimate(p, words), P(p.p_adjusted), Text(_better(p))) for p in pairs)
     bold = tuple(i for i, p in enumerate(pairs) if p.significant)
-    interval = (f" with its {words.level:.0%} confidence interval (per pair, not adjusted for the family)"
+    interval = (f" with its {level_text(words.level)} confidence interval (per pair, not adjusted for the family)"
                 if words.level is not None and any(p.low is not None or p.high is not None for p in pairs) else "")
     note = (f"{words.meaning}{interval}; p_adj: the {words.adjusted} p-value; Better: the significantly better "
             f"system of the pair at \u03b1 = {words.alpha:g} after correction (bold rows), n.s.: not significant"
             + ("; \u2014: no decision." if any(p.significant is None for p in pairs) else "."))
     return Table(key, caption, columns, rows, (note,), bold, form="pairs with estimates")
+
+
+def level_text(level: float) -> str:
+    """An interval level as printed: 0.95 -> '95%', the sign test's exact 0.9572 -> '95.7%'."""
+    return f"{round(100 * level, 1):g}%"
 
 
 def _estimate(p: PairFacts, words: Wording) -> Cell:

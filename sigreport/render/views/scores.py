@@ -19,7 +19,7 @@ from sigreport.render.views import paper
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
                                            SPHERICITY_NAMES, Labels, a_better, df_text, effect_cell, extra,
                                            family_text, get, p_text, pct, plain, pvalue_matrix,
-                                           system_sentences, value_ci, why_this_test, with_html_matrix)
+                                           system_sentences, test_name, value_ci, why_this_test, with_html_matrix)
 
 
 def descriptives_view(r: Any, lab: Labels) -> AnalysisView:
@@ -36,9 +36,21 @@ def descriptives_view(r: Any, lab: Labels) -> AnalysisView:
 
 
 def interval_level(r: Any) -> float:
-    """The level of a family's intervals: the one its rows were computed at, else the record's."""
-    levels = {p.ci.level for p in r.pairs if getattr(p, "ci", None) is not None}
-    return levels.pop() if len(levels) == 1 else r.ci_level
+    """The level of a family's intervals: the record's, the one the spec asked for (tests.ci_level, else
+    1 - alpha). A discrete interval's coverage can exceed it: :func:`achieved_note` says by how much."""
+    return float(r.ci_level)
+
+
+def achieved_note(r: Any) -> list[str]:
+    """Where an order-statistic interval (sign test, Wilcoxon's Hodges-Lehmann) reaches more than the nominal
+    level, the levels it reaches (results.json: ``ci_level_achieved`` of each pair)."""
+    got = sorted({round(float(v), 6) for p in r.pairs if (v := extra(p, "ci_level_achieved")) is not None
+                  and abs(float(v) - float(r.ci_level)) > 1e-9})
+    if not got:
+        return []
+    shown = ", ".join(pct(v) for v in got[:4]) + (", ..." if len(got) > 4 else "")
+    return [f"The intervals are at the nominal {pct(r.ci_level)}; being order statistics of a discrete law, they "
+            f"reach {shown} coverage (ci_level_achieved in results.json)."]
 
 
 STAT_HEADS: dict[str, Cell] = {
@@ -93,7 +105,7 @@ def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
     notes = [f"Estimate and CI are of a \u2212 b; crit is the critical value of the test statistic at "
              f"\u03b1 = {r.alpha:g} for this alternative (reject when the statistic is beyond it); "
              f"p is the unadjusted p-value, p_adj is {CORRECTION_NAMES.get(r.correction, r.correction)}-adjusted."]
-    notes += list(PAIRWISE_NOTES.get(r.method, ()))
+    notes += list(PAIRWISE_NOTES.get(r.method, ())) + achieved_note(r)
     if r.method == "wilcoxon":
         notes.append(wilcoxon_variant_note(r.pairs))
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
@@ -221,7 +233,9 @@ PAIRWISE_NOTES = {
                     "t* = (mean(d*) \u2212 mean(d))/SE(d*) of every replicate; the interval is the studentized "
                     "(bootstrap-t) interval; MC s.e. is the Monte Carlo standard error of p.",),
     "permutation": ("Approximate randomization: the two systems' outputs are swapped per item at random; "
-                    "p = (#{|\u0394perm| \u2265 |\u0394|} + 1)/(B + 1), exact enumeration when 2^n \u2264 B.",),
+                    "p = (#{|\u0394perm| \u2265 |\u0394|} + 1)/(B + 1), exact enumeration when 2^n \u2264 B. "
+                    "A randomization test has no interval: the interval shown is the paired bootstrap's, over the "
+                    "same items.",),
     "resampled_t": ("The resampled paired t test's type I error is badly inflated (Dietterich 1998; Nadeau and "
                     "Bengio 2003); prefer corrected_resampled_t.",),
 }
@@ -354,8 +368,7 @@ DECISION_TEXT = {"a_better": "a better", "equivalent": "practically equivalent",
 def bayesian_view(r: Any, lab: Labels) -> AnalysisView:
     """P(a better), P(equivalent), P(b better) per pair, the decision, and a plain-language reading."""
     dec = lab.decimals(r.metric)
-    name = ("Bayesian signed-rank test (Benavoli et al. 2017)" if r.method == "signed_rank"
-            else "correlated Bayesian t test (Corani and Benavoli 2015)")
+    name = test_name("bayesian", r.method)
     freq = [getattr(p, "frequentist_method", None) for p in r.pairs]
     has_freq = any(m is not None for m in freq)
     cols = [Column(Text("a vs b"), "l"), Column(Sym("n")), Column(Sym("mean_diff")), Column(Text("P(a better)")),
@@ -370,24 +383,32 @@ def bayesian_view(r: Any, lab: Labels) -> AnalysisView:
     notes = [f"ROPE \u00b1{r.rope:g} ({lab.metric(r.metric)} units): differences within it count as practically "
              f"equivalent; a decision needs a posterior probability of at least {r.decision_level:g}, else undecided. "
              "Better follows the metric's direction."]
-    if r.method == "signed_rank" and getattr(r, "posterior", None) == "normal":
+    if r.method == "bayesian_bootstrap":
+        how = ("its normal law (exact mean and variance, no sampling)" if getattr(r, "posterior", None) == "normal"
+               else f"{r.n_samples:,} samples from the spec's seed")
+        notes.append("Posterior of the mean difference: Dirichlet(1, \u2026, 1) weights over the items' differences "
+                     f"(Rubin 1981), by {how}; P(a better) = P(mean > ROPE), P(equivalent) = P(|mean| \u2264 ROPE).")
+    elif r.method == "signed_rank" and getattr(r, "posterior", None) == "normal":
         notes.append(f"Dirichlet-process posterior with prior strength {r.prior_strength:g}, by its large-n normal "
                      "approximation (exact mean, delta-method covariance, integrated exactly; no sampling).")
     elif r.method == "signed_rank":
         notes.append(f"Dirichlet-process posterior with prior strength {r.prior_strength:g} and {r.n_samples:,} "
                      "samples from the spec's seed.")
     if has_freq:
-        names = sorted({PAIRWISE_NAMES.get(m, m) for m in freq if m is not None})
+        names = sorted({PAIRWISE_NAMES.get(m) or POSTHOC_NAMES.get(m, m) for m in freq if m is not None})
         notes.append(f"p_adj and Significant: the frequentist decision on the same pair ({', '.join(names)}, after "
-                     "the family's correction), for comparison.")
+                     "the family's correction: the test the Conclusions follow), for comparison.")
     else:
         notes.append(f"Student t posterior of the mean fold difference with correlation \u03c1 = {r.rho:.3g} "
                      "(Nadeau and Bengio); exact, no sampling.")
     caption = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: {name} with a region of practical equivalence."
+    notes.append("Practically equivalent is never declared for a pair whose observed mean difference lies "
+                 "outside the ROPE (such a pair is undecided, with a warning).")
     table = Table((r.metric, r.corpus, "bayesian"), caption, tuple(cols), rows, tuple(notes))
     sentences = tuple(bayes_sentence(p, r, lab) for p in r.pairs)
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
-    return AnalysisView(r.id, r.kind, f"Bayesian comparison: {name}", (table,), sentences, (), tuple(warnings))
+    return AnalysisView(r.id, r.kind, f"Bayesian comparison: {name}", (table,), sentences,
+                        why_this_test(getattr(r, "selection", None)), tuple(warnings))
 
 
 def bayes_sentence(p: Any, r: Any, lab: Labels) -> str:

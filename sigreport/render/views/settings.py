@@ -110,8 +110,18 @@ def test_rows(t: Any, alpha: float, baseline: str | None, corpus_level: bool) ->
             else " (a is the system listed first in a pair)")),
         ("Multiple-comparison correction", f"{CORRECTION_NAMES[t.correction]} ({t.correction}), family: "
                                            + FAMILY_TEXT.get(getattr(t, "family", "metric_corpus"), "")),
+        ("Confidence intervals", interval_text(getattr(t, "ci_level", None), alpha)),
     ]
     return rows + _omnibus_rows(t) + _bayesian_rows(t)
+
+
+def interval_text(ci_level: float | None, alpha: float) -> str:
+    """The one interval rule, as the report states it."""
+    level = ci_level if ci_level is not None else 1 - alpha
+    why = ("tests.ci_level" if ci_level is not None else
+           "1 \u2212 \u03b1: an interval excludes zero exactly when the t-based test at \u03b1 rejects")
+    return (f"{pct(level)} ({why}) for every interval: descriptives, pairwise and cross-validation tests, effect "
+            "sizes, classification metrics and agreement")
 
 
 FAMILY_TEXT = {"metric_corpus": "all comparisons of one metric on one corpus",
@@ -127,9 +137,17 @@ def _bayesian_rows(t: Any) -> Rows:
     get_ = (lambda k: b[k]) if isinstance(b, Mapping) else (lambda k: getattr(b, k))
     rope = get_("rope")
     ropes = ", ".join(f"{m} \u00b1{w:g}" for m, w in (rope.items() if isinstance(rope, Mapping) else vars(rope).items()))
-    return [("Bayesian comparison", f"signed-rank test (items, corpora) or correlated t test (folds) with ROPE "
-             f"{ropes}; decision at posterior probability {get_('level'):g}; {get_('samples'):,} samples, prior "
+    model = MODEL_TEXT.get(_get_or(b, "model", "signed_rank"), "")
+    return [("Bayesian comparison", f"{model} (items, corpora) or correlated t test (folds) with ROPE "
+             f"{ropes}; decision at posterior probability {get_('level'):g}, never practically equivalent when the "
+             f"observed mean difference lies outside the ROPE; {get_('samples'):,} samples, prior "
              f"strength {get_('prior_strength'):g}{POSTERIOR_TEXT.get(_get_or(b, 'method', 'auto'), '')}")]
+
+
+# tests.bayesian.model; the rule is sigreport.stats.bayes.choose_model (MOSTLY_TIED)
+MODEL_TEXT = {"auto": "Bayesian bootstrap of the mean difference when the scores are binary or mostly tied (at most "
+                      "two values, or more than half of a pair's differences zero), else the signed-rank test",
+              "signed_rank": "signed-rank test", "bayesian_bootstrap": "Bayesian bootstrap of the mean difference"}
 
 
 # tests.bayesian.method; the threshold is sigreport.stats.bayes.NORMAL_ABOVE (tests/stats/test_bayes.py checks)
@@ -194,8 +212,11 @@ def label_rows(spec: Any, records: Any) -> Rows:
         c = section_or_default(spec, "classification")
         labels = (", ".join(c.labels) + " (declared)") if c.labels else "in order of first appearance"
         pos = f"; positive class {c.positive_label}" if c.positive_label is not None else ""
+        own = c.ci_level is not None
+        level = c.ci_level if own else spec.interval_level()
         rows.append(("Classification metrics", f"labels {labels}{pos}; F-beta with beta = {c.beta:g}; "
-                     f"{pct(c.ci_level)} percentile bootstrap intervals over items (B = {c.resamples})"))
+                     f"{pct(level)} percentile bootstrap intervals over items (B = {c.resamples})"
+                     + ("; level set by classification.ci_level" if own else "")))
         rows.append(("Tested as metrics", ", ".join(c.test_metrics) + " (per-item statistics; the pairwise and "
                      "omnibus tests above apply)" if c.test_metrics else "none"))
         cc = "with" if c.mcnemar_correction else "without"

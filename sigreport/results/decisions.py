@@ -1,0 +1,471 @@
+"""The decisions of a report: for every (metric, corpus), one object that every summary reads.
+
+The Conclusions, the key figure beside them, the main table's marks and markers (and so main.md and
+main.csv), the release index and ``sigreport diff`` all read :class:`BlockDecisions`; none of them decides
+anything itself. It is computed once from the records (typed, or read back from results.json, so a report
+rendered from results.json says the same), by :func:`decide`.
+
+Three rules live here, each in one function:
+
+* **Significance** is :func:`~sigreport.stats.result.is_significant` (``p <= alpha``, adjusted where a
+  family's correction applies), applied when a record is made; the model reads the recorded decisions.
+* **Order and ties** are :func:`rank_systems`: systems are ordered by their value *as shown*, rounded to
+  the metric's ``decimals``, so two systems a reader sees with the same value share a rank, and a
+  difference below the shown precision never makes a "best system". Ties keep the table order.
+* **The primary test** of a block, the one the Conclusions follow, is :func:`choose_primary`: the first
+  cross-validation test for a cross-validation design (the order of ``tests.cv_methods``; for 5x2cv
+  Dietterich's t before Alpaydin's F); the post-hoc test after the omnibus test for many data sets
+  (``level: corpora``, Demšar 2006); otherwise the spec's pairwise test on item-level data.
+
+Every other test of the same block that decides the same pairs is compared with the primary one, and
+each disagreement is kept (:class:`Disagreement`) so that the Conclusions name it instead of silently
+outvoting it: another frequentist family (5x2cv F vs t, post-hoc vs pairwise), the Bayesian comparison
+against the frequentist decision, and the omnibus test against its post-hoc (or pairwise) family.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from sigreport.results.names import CORRECTION_NAMES, test_name
+from sigreport.stats.result import is_significant
+
+__all__ = ["BlockDecisions", "Decisions", "Disagreement", "PairDecision", "TestRef", "choose_primary", "decide",
+           "decide_document", "is_significant", "rank_systems", "shown_value"]
+
+FAMILY_KINDS = ("pairwise", "cv", "posthoc")  # records whose pairs are frequentist decisions about systems
+
+
+def shown_value(value: float, decimals: int) -> float:
+    """``value`` as a reader sees it: rounded to ``decimals`` the way the report prints it."""
+    return float(f"{value:.{decimals}f}") + 0.0  # + 0.0: -0.000 and 0.000 are one value
+
+
+def rank_systems(values: Mapping[str, float | None], higher_is_better: bool,
+                 decimals: int) -> tuple[tuple[str, ...], ...]:
+    """Systems grouped by their value as shown (:func:`shown_value`), best group first; within a group, the
+    order of ``values`` (the table order). Systems without a finite value are left out.
+
+    The one rule of order and ties: the conclusions' best system, the main table's bold and underline, the
+    release index's best system and the diff's order all come from it."""
+    shown = {s: shown_value(v, decimals) for s, v in values.items() if v is not None and math.isfinite(v)}
+    distinct = sorted(set(shown.values()), reverse=higher_is_better)
+    return tuple(tuple(s for s in values if s in shown and shown[s] == v) for v in distinct)
+
+
+@dataclasses.dataclass(frozen=True)
+class TestRef:
+    """A test of the report: its record id, kind, method key and display name (:mod:`.names`)."""
+
+    id: str
+    kind: str
+    method: str
+    name: str
+    correction: str | None = None  # the family's correction; None for a post-hoc test's own adjustment
+
+    @property
+    def adjusted(self) -> str:
+        """'Holm-adjusted', 'unadjusted', or '' (a post-hoc test adjusts by its own procedure)."""
+        if self.correction is None:
+            return ""
+        return "unadjusted" if self.correction == "none" else f"{CORRECTION_NAMES.get(self.correction, self.correction)}-adjusted"
+
+
+@dataclasses.dataclass(frozen=True)
+class PairDecision:
+    """The primary test's corrected decision on a pair: ``significant`` (None: not computable), ``better``
+    (the system ahead by the test's own direction: the sign of its estimate and the metric's direction, or
+    the average ranks; None without a direction), the adjusted p-value and the estimate of a - b."""
+
+    a: str
+    b: str
+    significant: bool | None
+    better: str | None
+    pvalue_adjusted: float | None
+    estimate: float | None
+    mde: float | None = None  # the smallest true difference the test detects at tests.power (None: not computed)
+    mde_power: float | None = None
+
+    @property
+    def winner(self) -> str | None:
+        """The significantly better system, or None."""
+        return self.better if self.significant else None
+
+
+@dataclasses.dataclass(frozen=True)
+class Disagreement:
+    """Another test of the same block that decides differently from the primary test.
+
+    ``kind``: ``test`` (another frequentist family on the same pair), ``bayesian`` (the Bayesian comparison
+    of the pair against the primary decision) or ``omnibus`` (the omnibus test against the post-hoc family,
+    or the primary family where no post-hoc ran; ``a`` and ``b`` are then None). ``primary_says`` /
+    ``other_says``: ``different``, ``not different`` (pairs and omnibus tests), or the Bayesian decision
+    ``a_better``, ``b_better``, ``equivalent`` (of a vs b). ``*_value``: the p-value the decision was taken
+    on (adjusted for families, corrected for RM-ANOVA), or the posterior probability of the Bayesian
+    decision; for an omnibus disagreement ``primary_value`` is the smallest adjusted p-value of the family
+    and ``pairs`` the pairs it separates."""
+
+    kind: str
+    primary: TestRef
+    other: TestRef
+    a: str | None
+    b: str | None
+    primary_says: str
+    other_says: str
+    primary_value: float | None
+    other_value: float | None
+    pairs: tuple[tuple[str, str], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockDecisions:
+    """Everything a summary says about one metric on one corpus (``corpus`` None: across corpora).
+
+    ``values``: each system's value (the descriptives' mean, or the corpus-level value), table order;
+    ``tiers``: :func:`rank_systems` of them (``best`` is the first tier: several systems when tied);
+    ``primary`` and ``reason``: the test the decisions follow and why (:func:`choose_primary`); ``pairs``:
+    its decisions; ``beats``: system -> systems it is significantly better than; ``undecided``: systems with
+    a comparison that could not be decided; ``groups``: maximal runs of systems in value order that the
+    primary test does not separate (every pair compared and not significant); ``baseline``: the system
+    every comparison is against (vs_baseline, or a post-hoc control), else None."""
+
+    metric: str
+    corpus: str | None
+    level: str | None
+    label: str
+    higher_is_better: bool
+    decimals: int
+    values: Mapping[str, float | None]
+    tiers: tuple[tuple[str, ...], ...]
+    primary: TestRef | None
+    reason: str
+    pairs: tuple[PairDecision, ...]
+    beats: Mapping[str, frozenset[str]]
+    undecided: frozenset[str]
+    groups: tuple[tuple[str, ...], ...]
+    baseline: str | None
+    disagreements: tuple[Disagreement, ...]
+    record: Any = dataclasses.field(default=None, compare=False, repr=False)  # the primary test's record
+
+    @property
+    def best(self) -> tuple[str, ...]:
+        return self.tiers[0] if self.tiers else ()
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """Systems with a value, best first (ties in table order)."""
+        return tuple(s for tier in self.tiers for s in tier)
+
+    def rank(self, system: str) -> int | None:
+        """1 for the best value as shown, 2 for the next distinct one, ...; None without a value."""
+        return next((i + 1 for i, tier in enumerate(self.tiers) if system in tier), None)
+
+    def compared(self, a: str, b: str) -> bool:
+        return any({p.a, p.b} == {a, b} for p in self.pairs)
+
+    def significant(self, a: str, b: str) -> bool:
+        return b in self.beats.get(a, frozenset()) or a in self.beats.get(b, frozenset())
+
+    @property
+    def n_significant(self) -> int:
+        return sum(1 for p in self.pairs if p.significant)
+
+    @property
+    def n_decided(self) -> int:
+        return sum(1 for p in self.pairs if p.significant is not None)
+
+
+@dataclasses.dataclass(frozen=True)
+class Decisions:
+    """Every block's decisions, in the order of the descriptives (metric, then corpus)."""
+
+    blocks: tuple[BlockDecisions, ...]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.blocks)
+
+    def __len__(self) -> int:
+        return len(self.blocks)
+
+    def get(self, metric: str, corpus: str | None) -> BlockDecisions | None:
+        return next((b for b in self.blocks if b.metric == metric and b.corpus == corpus), None)
+
+
+# ---- building ---------------------------------------------------------------------------------------
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, Mapping):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+def ref_of(record: Any) -> TestRef:
+    kind, method = record.kind, str(_get(record, "method"))
+    correction = _get(record, "correction") if kind in ("pairwise", "cv") or (kind == "posthoc" and method == "paired_t") \
+        else None
+    name = test_name(kind, method)
+    if kind == "posthoc" and _get(record, "after"):
+        name = f"{name} after the {test_name('omnibus', _get(record, 'after'))}"
+    return TestRef(str(record.id), kind, method, name, correction)
+
+
+def choose_primary(records: Sequence[Any]) -> tuple[Any, str]:
+    """The record whose decisions a block's summaries follow, and the rule that chose it (module doc)."""
+    fams = [r for r in records if r.kind in FAMILY_KINDS and _get(r, "pairs")]
+    cv = [r for r in fams if r.kind == "cv"]
+    if cv:
+        return cv[0], ("the first cross-validation test of the spec (tests.cv_methods; for 5x2cv Dietterich's t "
+                       "before Alpaydin's F)")
+    posthoc = [r for r in fams if r.kind == "posthoc"]
+    pairwise = [r for r in fams if r.kind == "pairwise"]
+    across = any(_get(r, "level") == "corpora" for r in records)
+    if across and posthoc:
+        return posthoc[0], "the post-hoc test after the omnibus test, for many data sets (level: corpora; Demšar 2006)"
+    if pairwise:
+        return pairwise[0], ("the spec's pairwise test on item-level data (tests.pairwise)" if not across else
+                             "the spec's pairwise test (tests.pairwise): no post-hoc test ran across the corpora")
+    if posthoc:
+        return posthoc[0], "the post-hoc test after the omnibus test (no pairwise test ran)"
+    return None, "no pairwise test compared the systems"
+
+
+def better_of(p: Any, ranks: Mapping[str, Any], values: Mapping[str, float | None], higher: bool) -> str | None:
+    """The system ahead in pair ``p`` by the test's own direction: the sign of its estimate of a - b and the
+    metric's direction; a rank post-hoc pair by its average ranks (1 = best); else the values."""
+    est = _get(_get(p, "test"), "estimate", _get(p, "estimate"))  # typed row, or one read back from results.json
+    if est is not None and est != 0:
+        return p.a if (est > 0) == higher else p.b
+    rd = _get(p, "rank_difference")
+    ra, rb = ranks.get(p.a), ranks.get(p.b)
+    if ra is not None and rb is not None and ra != rb:
+        return p.a if ra < rb else p.b
+    if rd is not None and rd != 0:
+        return p.a if rd < 0 else p.b
+    va, vb = values.get(p.a), values.get(p.b)
+    if va is None or vb is None or va == vb:
+        return None
+    return p.a if (va > vb) == higher else p.b
+
+
+def pair_decisions(record: Any, values: Mapping[str, float | None], higher: bool) -> tuple[PairDecision, ...]:
+    ranks = _get(record, "average_ranks") or {}
+    out = []
+    for p in record.pairs:
+        est = _get(_get(p, "test"), "estimate", _get(p, "estimate"))
+        mde = _get(p, "mde")
+        out.append(PairDecision(p.a, p.b, _get(p, "significant"), better_of(p, ranks, values, higher),
+                                _get(p, "pvalue_adjusted"), est, _get(mde, "value"), _get(mde, "power")))
+    return tuple(out)
+
+
+def beats_of(pairs: Iterable[PairDecision]) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """Who significantly beats whom, and the systems with a comparison that has no decision (or a
+    significant one without a direction)."""
+    beats: dict[str, set[str]] = {}
+    undecided: set[str] = set()
+    for p in pairs:
+        if p.significant is None or (p.significant and p.better is None):
+            undecided.update((p.a, p.b))
+        elif p.significant:
+            beats.setdefault(p.better, set()).add(p.b if p.better == p.a else p.a)  # type: ignore[arg-type]
+    return {k: frozenset(v) for k, v in beats.items()}, frozenset(undecided)
+
+
+def groups_of(order: Sequence[str], pairs: Sequence[PairDecision], undecided: frozenset[str]
+              ) -> tuple[tuple[str, ...], ...]:
+    """Maximal runs of ``order`` whose pairs were all compared and none is significant (the bars of a
+    critical-difference diagram)."""
+    quiet_pairs = {frozenset((p.a, p.b)) for p in pairs if p.significant is False}
+
+    def quiet(a: str, b: str) -> bool:
+        return frozenset((a, b)) in quiet_pairs and a not in undecided and b not in undecided
+
+    runs = []
+    for i in range(len(order)):
+        j = i
+        while j + 1 < len(order) and all(quiet(order[m], order[j + 1]) for m in range(i, j + 1)):
+            j += 1
+        if j > i:
+            runs.append((i, j))
+    return tuple(tuple(order[i:j + 1]) for i, j in runs
+                 if not any(a <= i and j <= b and (a, b) != (i, j) for a, b in runs))
+
+
+def baseline_of(record: Any, spec_baseline: str | None) -> str | None:
+    """The system every pair of the primary family is against (vs_baseline: the spec's baseline, else the
+    second system of the pairs), or a post-hoc test's control; None for all pairs."""
+    if record is None or not record.pairs:
+        return None
+    if _get(record, "comparisons") == "vs_baseline":
+        common = set.intersection(*({p.a, p.b} for p in record.pairs))
+        if not common:
+            return None
+        return str(spec_baseline if spec_baseline in common else record.pairs[0].b if record.pairs[0].b in common
+                   else sorted(common)[0])
+    if record.kind == "posthoc" and _get(record, "control"):
+        return str(record.control)
+    return None
+
+
+def decide(results: Any) -> Decisions:
+    """The decisions of every (metric, corpus) that has descriptives, from ``results`` (a
+    :class:`~sigreport.results.Results`, typed or read back from results.json)."""
+    by_block: dict[tuple[Any, Any], list[Any]] = {}
+    for r in results.records:
+        by_block.setdefault((r.metric, r.corpus), []).append(r)
+    spec_baseline = _get(_get(results, "spec"), "baseline")
+    out = []
+    for r in results.records:
+        info = results.metrics.get(r.metric) if r.kind == "descriptives" else None
+        if info is not None:
+            out.append(block_decisions(r, by_block[(r.metric, r.corpus)], info, spec_baseline))
+    return Decisions(tuple(out))
+
+
+DEFAULT_DECIMALS = 4  # a document without a metric's decimals (hand-made): the renderer's default
+
+
+def analysis_key(a: Mapping[str, Any]) -> tuple[str, str | None]:
+    """(metric, corpus) of an analysis of a results.json document: its fields, else its id
+    '<metric>/<corpus>/...' ('*': across corpora)."""
+    parts = str(a.get("id", "")).split("/")
+    metric = a.get("metric") or (parts[0] if parts else "")
+    corpus = a.get("corpus") if "corpus" in a else (parts[1] if len(parts) > 2 and parts[1] != "*" else None)
+    return str(metric), corpus
+
+
+def decide_document(doc: Mapping[str, Any]) -> Decisions:
+    """:func:`decide` on a results.json document as read (the release index and the diff read documents, and
+    may meet hand-made or partial ones): analyses without an id or kind, and pairs without both systems, are
+    left out; a metric's missing label, direction or decimals default to its name, higher is better and
+    :data:`DEFAULT_DECIMALS`."""
+    from types import SimpleNamespace
+
+    from sigreport.results.io import load_record
+
+    records = []
+    for a in doc.get("analyses") or []:
+        if not isinstance(a, dict) or "id" not in a or "kind" not in a:
+            continue
+        metric, corpus = analysis_key(a)
+        a = {**a, "metric": metric, "corpus": corpus}
+        if isinstance(a.get("pairs"), list):
+            a["pairs"] = [p for p in a["pairs"] if isinstance(p, dict) and "a" in p and "b" in p]
+        if a["kind"] == "descriptives":
+            a["systems"] = [r for r in a.get("systems") or [] if isinstance(r, dict) and "system" in r]
+            a["systems"] = [{**r, "mean": r["mean"] if isinstance(r.get("mean"), (int, float))
+                             and not isinstance(r.get("mean"), bool) else None} for r in a["systems"]]
+        records.append(load_record(a))
+    given = doc.get("metrics") if isinstance(doc.get("metrics"), dict) else {}
+    metrics = {}
+    for m in dict.fromkeys(r.metric for r in records if r.kind == "descriptives"):
+        info = given.get(m) if isinstance(given.get(m), dict) else {}
+        metrics[m] = SimpleNamespace(label=info.get("label", m), higher_is_better=bool(info.get("higher_is_better", True)),
+                                     decimals=int(info.get("decimals", DEFAULT_DECIMALS)))
+    return decide(SimpleNamespace(records=tuple(records), metrics=metrics, spec=None))
+
+
+def block_decisions(desc: Any, records: Sequence[Any], info: Any, spec_baseline: str | None = None
+                    ) -> BlockDecisions:
+    higher, decimals = bool(info.higher_is_better), int(info.decimals)
+    values = {s.system: _get(s, "mean") for s in desc.systems}
+    tiers = rank_systems(values, higher, decimals)
+    record, reason = choose_primary(records)
+    primary = ref_of(record) if record is not None else None
+    pairs = pair_decisions(record, values, higher) if record is not None else ()
+    beats, undecided = beats_of(pairs)
+    order = tuple(s for t in tiers for s in t)
+    found = disagreements(record, primary, pairs, records, values, higher) if primary is not None else ()
+    return BlockDecisions(desc.metric, desc.corpus, _get(desc, "level"), info.label, higher, decimals, values, tiers,
+                          primary, reason, pairs, beats, undecided, groups_of(order, pairs, undecided),
+                          baseline_of(record, spec_baseline), found, record)
+
+
+# ---- disagreements ----------------------------------------------------------------------------------
+
+
+def _by_pair(pairs: Iterable[PairDecision]) -> dict[frozenset[str], PairDecision]:
+    return {frozenset((p.a, p.b)): p for p in pairs}
+
+
+def disagreements(record: Any, primary: TestRef, pairs: tuple[PairDecision, ...], records: Sequence[Any],
+                  values: Mapping[str, float | None], higher: bool) -> tuple[Disagreement, ...]:
+    """Every other test of the block that decides differently from the primary one (module doc)."""
+    mine = _by_pair(pairs)
+    out: list[Disagreement] = []
+    others = [r for r in records if r is not record and r.kind in FAMILY_KINDS and _get(r, "pairs")]
+    for other in others:
+        out += family_disagreements(primary, mine, ref_of(other), pair_decisions(other, values, higher))
+    for bayes in (r for r in records if r.kind == "bayesian"):
+        out += bayesian_disagreements(primary, mine, bayes)
+    posthoc = next((r for r in records if r.kind == "posthoc" and _get(r, "pairs")), None)
+    family = (posthoc, pair_decisions(posthoc, values, higher)) if posthoc is not None and posthoc is not record \
+        else (record, pairs)
+    for omnibus in (r for r in records if r.kind == "omnibus"):
+        found = omnibus_disagreement(ref_of(family[0]), family[1], omnibus)
+        out += [found] if found is not None else []
+    return tuple(out)
+
+
+def family_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairDecision], other: TestRef,
+                         theirs: Iterable[PairDecision]) -> list[Disagreement]:
+    """Pairs the two families decide differently: significant in one and not in the other, or significant in
+    both with opposite winners."""
+    out = []
+    for q in theirs:
+        p = mine.get(frozenset((q.a, q.b)))
+        if p is None or p.significant is None or q.significant is None:
+            continue
+        if p.significant != q.significant or (p.significant and p.better != q.better):
+            says = {True: "different", False: "not different"}
+            out.append(Disagreement("test", primary, other, p.a, p.b, says[p.significant], says[q.significant],
+                                    p.pvalue_adjusted, q.pvalue_adjusted))
+    return out
+
+
+def bayesian_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairDecision],
+                           record: Any) -> list[Disagreement]:
+    """Bayesian decisions that contradict the primary test's: practically equivalent where the test finds a
+    difference; practically better where it finds none, or the other system significantly better."""
+    method = str(_get(record, "method"))
+    ref = TestRef(str(record.id), "bayesian", method, test_name("bayesian", method))
+    out = []
+    for q in record.pairs:
+        p = mine.get(frozenset((q.a, q.b)))
+        decision = _get(q, "decision")
+        if p is None or p.significant is None or decision not in ("a_better", "b_better", "equivalent"):
+            continue
+        ahead = q.a if decision == "a_better" else q.b if decision == "b_better" else None
+        clash = (decision == "equivalent" and p.significant) or (
+            ahead is not None and (not p.significant or p.better != ahead))
+        if clash:
+            prob = {"a_better": _get(q, "p_a_better"), "b_better": _get(q, "p_b_better"),
+                    "equivalent": _get(q, "p_equivalent")}[decision]
+            out.append(Disagreement("bayesian", primary, ref, q.a, q.b, "different" if p.significant else
+                                    "not different", decision, p.pvalue_adjusted, prob))
+    return out
+
+
+def omnibus_disagreement(family: TestRef, pairs: Sequence[PairDecision], omnibus: Any) -> Disagreement | None:
+    """The omnibus test finds no difference while the family separates pairs, or finds one while the family
+    separates none."""
+    sig = _get(omnibus, "significant")
+    decided = [p for p in pairs if p.significant is not None]
+    if sig is None or not decided:
+        return None
+    separated = tuple((p.a, p.b) for p in decided if p.significant)
+    if bool(separated) == bool(sig):
+        return None
+    ps = [p.pvalue_adjusted for p in decided if p.pvalue_adjusted is not None]
+    p_omni = _get(omnibus, "pvalue_corrected", _get(omnibus, "pvalue")) if _get(omnibus, "method") == "rm_anova" \
+        else _get(omnibus, "pvalue")
+    method = str(_get(omnibus, "method"))
+    ref = TestRef(str(omnibus.id), "omnibus", method, test_name("omnibus", method))
+    return Disagreement("omnibus", family, ref, None, None, "different" if separated else "not different",
+                        "different" if sig else "not different", min(ps) if ps else None, p_omni, separated)

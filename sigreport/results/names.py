@@ -1,0 +1,55 @@
+"""Display names of every test, correction and procedure a report names: one table, read by the views, the
+figures, the conclusions, the release index and the diff alike, so that a test is spelled one way everywhere.
+
+Keys are the method names results.json records (``method`` of a record); :data:`METHOD_NAMES` groups them by
+record kind because a key can mean two tests (``holm`` is a correction of a pairwise family and a step-down
+post-hoc test on ranks; ``paired_t`` is one pairwise test or a family of post-hoc tests).
+"""
+
+from __future__ import annotations
+
+PAIRWISE_NAMES = {
+    "paired_t": "paired t test",
+    "wilcoxon": "Wilcoxon signed-ranks test",
+    "sign": "sign test",
+    "bootstrap": "paired bootstrap",
+    "bootstrap_t": "studentized paired bootstrap (bootstrap-t)",
+    "permutation": "paired permutation test (approximate randomization)",
+    "5x2cv_t": "Dietterich's 5x2cv paired t test",
+    "5x2cv_f": "Alpaydin's combined 5x2cv F test",
+    "kfold_t": "k-fold cross-validated paired t test",
+    "corrected_resampled_t": "Nadeau-Bengio corrected resampled t test",
+    "resampled_t": "resampled paired t test (type I error inflated)",
+    "auto": "automatic choice",
+}
+POSTHOC_NAMES = {"nemenyi": "Nemenyi test", "bonferroni_dunn": "Bonferroni-Dunn test",
+                 "holm": "Holm step-down test on rank z", "hochberg": "Hochberg step-up test on rank z",
+                 "shaffer": "all-pairs z tests on ranks with Shaffer's static procedure",
+                 "bergmann_hommel": "all-pairs z tests on ranks with Bergmann-Hommel's procedure",
+                 "paired_t": "paired t tests"}
+OMNIBUS_NAMES = {"rm_anova": "repeated-measures ANOVA", "friedman": "Friedman test", "cochran_q": "Cochran's Q test"}
+BAYESIAN_NAMES = {"signed_rank": "Bayesian signed-rank test (Benavoli et al. 2017)",
+                  "correlated_t": "correlated Bayesian t test (Corani and Benavoli 2015)",
+                  "bayesian_bootstrap": "Bayesian bootstrap of the mean difference (Rubin 1981)"}
+CORRECTION_NAMES = {
+    "holm": "Holm", "bonferroni": "Bonferroni", "hochberg": "Hochberg", "hommel": "Hommel", "fdr_bh": "Benjamini-Hochberg",
+    "fdr_by": "Benjamini-Yekutieli", "none": "no correction",
+}
+SPHERICITY_NAMES = {
+    "none": "sphericity assumed", "greenhouse_geisser": "Greenhouse-Geisser", "huynh_feldt": "Huynh-Feldt",
+    "lower_bound": "lower bound",
+}
+
+METHOD_NAMES: dict[str, dict[str, str]] = {
+    "pairwise": PAIRWISE_NAMES, "cv": PAIRWISE_NAMES, "posthoc": POSTHOC_NAMES, "omnibus": OMNIBUS_NAMES,
+    "cochran_q": {"cochran_q": "Cochran's Q test"}, "bayesian": BAYESIAN_NAMES,
+    "mcnemar": {m: "McNemar's test" for m in ("auto", "exact", "chi2")},
+}
+"""Record kind -> method -> display name (the one table)."""
+
+
+def test_name(kind: str, method: str | None) -> str:
+    """The display name of the test a record of ``kind`` ran with ``method`` (the key itself when unknown)."""
+    if kind == "cochran_q":
+        return METHOD_NAMES["cochran_q"]["cochran_q"]
+    return METHOD_NAMES.get(kind, {}).get(str(method), str(method))

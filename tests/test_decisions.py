@@ -1,0 +1,144 @@
+"""The decision model (sigreport.results.decisions): one rule of significance, one of order and ties, one of the
+primary test, and every disagreement between tests of the same block, from typed records and from records
+read back from results.json alike."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+import sigreport
+from sigreport.results import from_json, to_json
+from sigreport.results.decisions import choose_primary, decide, is_significant, rank_systems, shown_value
+from sigreport.results.io import from_dict
+
+from conftest import CONFIGS
+
+
+# ---- significance -----------------------------------------------------------------------------------
+
+
+def test_is_significant_is_p_at_most_alpha():
+    assert is_significant(0.05, 0.05) is True  # equal to alpha rejects (<=, as every sigreport decision)
+    assert is_significant(math.nextafter(0.05, 1), 0.05) is False
+    assert is_significant(0.0, 0.01) is True
+    assert is_significant(None, 0.05) is None  # no p-value: no decision, never "not significant"
+    assert is_significant(float("nan"), 0.05) is None
+
+
+def test_every_significance_decision_goes_through_the_one_rule():
+    """No module compares a value with alpha itself, except the rule and the assumption checks (normality,
+    sphericity), which decide which test runs, not whether systems differ, and keep select's strict '<'."""
+    import ast
+    from pathlib import Path
+
+    package = Path(sigreport.__file__).parent
+    allowed = {"stats/result.py": "the rule itself", "stats/select.py": "normality checks of automatic choices",
+               "stats/pairwise.py": "Shapiro-Wilk flag of the paired t test", "stats/omnibus.py": "Mauchly's test"}
+    found = []
+    for f in package.rglob("*.py"):
+        rel = f.relative_to(package).as_posix()
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Lt, ast.LtE)) for op in node.ops):
+                right = node.comparators[-1]
+                name = right.id if isinstance(right, ast.Name) else getattr(right, "attr", None)
+                if name == "alpha" and not isinstance(node.left, ast.Constant) and rel not in allowed:
+                    found.append(f"{rel}:{node.lineno}")
+    assert found == []
+
+
+# ---- order and ties ---------------------------------------------------------------------------------
+
+
+def test_rank_systems_ties_on_the_value_as_shown():
+    values = {"A": 0.8121, "B": 0.8124, "C": 0.79, "D": None, "E": float("nan")}
+    assert rank_systems(values, True, 3) == (("A", "B"), ("C",))  # 0.812 and 0.812: tied, table order
+    assert rank_systems(values, True, 4) == (("B",), ("A",), ("C",))
+    assert rank_systems(values, False, 3) == (("C",), ("A", "B"))  # lower is better: reversed, ties kept
+    assert shown_value(-0.0004, 3) == shown_value(0.0004, 3) == 0.0
+    assert rank_systems({"x": -0.0004, "y": 0.0004}, True, 3) == (("x", "y"),)
+
+
+# ---- the primary test and disagreements, on records read back from results.json --------------------
+
+
+def pair(a: str, b: str, sig: bool | None, p_adj: float | None, est: float | None = None, **extra: Any) -> dict:
+    return {"a": a, "b": b, "significant": sig, "pvalue_adjusted": p_adj, "estimate": est, **extra}
+
+
+def doc(records: list[dict], higher: bool = True, decimals: int = 3) -> dict:
+    desc = {"id": "m/c/descriptives", "kind": "descriptives", "metric": "m", "corpus": "c", "level": "items",
+            "ci_level": 0.95, "systems": [{"system": s, "mean": v} for s, v in (("A", 0.80), ("B", 0.75), ("C", 0.70))]}
+    for r in records:
+        r.setdefault("metric", "m")
+        r.setdefault("corpus", "c")
+        r.setdefault("warnings", [])
+    return {"schema_version": 1, "title": "t", "alpha": 0.05, "seed": 0, "systems": ["A", "B", "C"],
+            "corpora": ["c"], "metrics": {"m": {"label": "M", "higher_is_better": higher, "decimals": decimals,
+                                                "aggregate": "mean"}},
+            "tests": {}, "analyses": [desc, *records]}
+
+
+def family(kind: str, method: str, pairs: list[dict], **fields: Any) -> dict:
+    return {"id": f"m/c/{kind}-{method}", "kind": kind, "method": method, "correction": "holm", "pairs": pairs,
+            "comparisons": "all_pairs", **fields}
+
+
+def test_cross_validation_follows_the_first_cv_test_and_names_the_other():
+    t = family("cv", "5x2cv_t", [pair("A", "C", False, 0.28, 0.1), pair("A", "B", False, 0.5, 0.05)])
+    f = family("cv", "5x2cv_f", [pair("A", "C", True, 0.047, 0.1), pair("A", "B", False, 0.6, 0.05)])
+    (block,) = decide(from_dict(doc([t, f])))
+    assert block.primary.method == "5x2cv_t" and "first cross-validation test" in block.reason
+    (d,) = block.disagreements
+    assert (d.kind, d.other.method, d.a, d.b) == ("test", "5x2cv_f", "A", "C")
+    assert (d.primary_says, d.other_says, d.primary_value, d.other_value) == ("not different", "different", 0.28, 0.047)
+    assert d.other.name == "Alpaydin's combined 5x2cv F test"
+
+
+def test_many_data_sets_follow_the_post_hoc_test():
+    pw = family("pairwise", "wilcoxon", [pair("A", "B", True, 0.03, 0.05)], level="corpora")
+    ph = {"id": "m/c/posthoc", "kind": "posthoc", "method": "nemenyi", "after": "friedman", "level": "corpora",
+          "average_ranks": {"A": 1.2, "B": 2.0, "C": 2.8}, "control": None,
+          "pairs": [pair("A", "B", False, 0.30, rank_difference=-0.8)]}
+    om = {"id": "m/c/omnibus", "kind": "omnibus", "method": "friedman", "significant": True, "pvalue": 0.01}
+    (block,) = decide(from_dict(doc([pw, om, ph])))
+    assert block.primary.kind == "posthoc" and "many data sets" in block.reason
+    kinds = sorted((d.kind, d.other.method) for d in block.disagreements)
+    assert kinds == [("omnibus", "friedman"), ("test", "wilcoxon")]
+    omni = next(d for d in block.disagreements if d.kind == "omnibus")
+    assert (omni.primary_says, omni.other_says, omni.other_value) == ("not different", "different", 0.01)
+
+
+def test_items_follow_the_pairwise_test_and_the_bayesian_contradictions_are_kept():
+    pw = family("pairwise", "paired_t", [pair("A", "B", True, 0.044, 0.05), pair("A", "C", False, 0.3, 0.1),
+                                         pair("B", "C", True, 0.01, 0.05)])
+    bayes = {"id": "m/c/bayesian", "kind": "bayesian", "method": "bayesian_bootstrap", "pairs": [
+        {"a": "A", "b": "B", "decision": "equivalent", "p_a_better": 0.0, "p_equivalent": 0.97, "p_b_better": 0.03},
+        {"a": "A", "b": "C", "decision": "a_better", "p_a_better": 0.96, "p_equivalent": 0.04, "p_b_better": 0.0},
+        {"a": "B", "b": "C", "decision": "b_better", "p_a_better": 0.0, "p_equivalent": 0.02, "p_b_better": 0.98},
+    ]}
+    (block,) = decide(from_dict(doc([pw, bayes])))
+    assert block.primary.method == "paired_t" and "item-level" in block.reason
+    got = {(d.a, d.b): (d.primary_says, d.other_says, d.other_value) for d in block.disagreements}
+    assert got == {("A", "B"): ("different", "equivalent", 0.97), ("A", "C"): ("not different", "a_better", 0.96),
+                   ("B", "C"): ("different", "b_better", 0.98)}  # B significantly better by t, C by the posterior
+    assert block.beats == {"A": frozenset({"B"}), "B": frozenset({"C"})}
+    assert block.groups == ()  # A and C are not separated, but B lies between them in value order
+
+
+def test_no_pair_test_no_primary():
+    (block,) = decide(from_dict(doc([])))
+    assert block.primary is None and block.pairs == () and block.best == ("A",)
+    assert choose_primary([])[0] is None
+
+
+# ---- the same decisions from typed records and from results.json ------------------------------------
+
+
+@pytest.mark.parametrize("name", ["cv_5x2", "demsar", "summarizers"])
+def test_typed_and_read_back_records_decide_the_same(name):
+    results = sigreport.analyze(sigreport.load_spec(CONFIGS / f"{name}.yaml"))
+    typed, loaded = decide(results), decide(from_json(to_json(results)))
+    assert typed == loaded and len(typed) >= 1

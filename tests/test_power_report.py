@@ -1,0 +1,73 @@
+"""The minimum detectable difference in reports: results.json ``mde`` of every item-level pair, at the level
+the correction asks of a pair, and the Conclusions' sentence for the pairs not shown to differ."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from conftest import CONFIGS
+from sigreport.analyses.power import comparison_level
+from sigreport.stats.power import paired_t_mde
+
+
+def build_json(cli, tmp_path, name: str, formats: str = "json") -> dict:
+    import json
+    out = tmp_path / name
+    assert cli("build", "-q", "--no-cache", "--formats", formats, "-o", out, CONFIGS / f"{name}.yaml").code == 0
+    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
+def test_comparison_level():
+    assert comparison_level(0.05, "none", 10) == 0.05
+    assert comparison_level(0.05, "holm", 10) == pytest.approx(0.005)
+    assert comparison_level(0.05, "bonferroni", 1) == 0.05
+    assert comparison_level(0.05, "fdr_by", 3) == pytest.approx(0.05 / (3 * (1 + 1 / 2 + 1 / 3)))
+
+
+def test_seed_example_mde_against_r(cli, tmp_path):
+    """The source's worked example (digest 1): A = 0.59, 0.58, 0.57; B = 0.39, 0.44, 0.45, one pair.
+    R: d <- c(0.59, 0.58, 0.57) - c(0.39, 0.44, 0.45);
+       power.t.test(n = 3, sd = sd(d), sig.level = 0.05, power = 0.8, type = "paired", strict = TRUE,
+                    tol = 1e-12)$delta = 0.13589296956361"""
+    doc = build_json(cli, tmp_path, "summarizers")
+    pair = next(a for a in doc["analyses"] if a["kind"] == "pairwise")["pairs"][0]
+    assert pair["mde"]["value"] == pytest.approx(0.13589296956361, rel=1e-9)
+    assert pair["mde"]["power"] == 0.8 and pair["mde"]["alpha"] == 0.05 and pair["mde"]["method"] == "noncentral_t"
+
+
+def test_level_follows_the_family(cli, tmp_path):
+    """summarization: paired t, Holm over the 10 pairs of each metric and corpus: each pair at 0.05 / 10,
+    with the SD of its own differences."""
+    doc = build_json(cli, tmp_path, "summarization")
+    rec = next(a for a in doc["analyses"] if a["kind"] == "pairwise")
+    assert rec["family_size"] == 10
+    for p in rec["pairs"]:
+        want = paired_t_mde(p["differences"]["sd"], p["n"], 0.005)
+        assert p["mde"]["alpha"] == pytest.approx(0.005) and p["mde"]["value"] == pytest.approx(want.mde, rel=1e-12)
+
+
+def test_rank_tests_are_simulated_and_seeded(cli, tmp_path):
+    first = build_json(cli, tmp_path, "demsar")
+    again = build_json(cli, tmp_path / "again", "demsar")
+    rec = next(a for a in first["analyses"] if a["kind"] == "pairwise")
+    assert rec["method"] == "wilcoxon" and all(p["mde"]["method"] == "simulation" for p in rec["pairs"])
+    rec2 = next(a for a in again["analyses"] if a["kind"] == "pairwise")
+    assert [p["mde"] for p in rec["pairs"]] == [p["mde"] for p in rec2["pairs"]]
+    assert all(p["mde"]["value"] > 0 and math.isfinite(p["mde"]["value"]) for p in rec["pairs"])
+
+
+def test_conclusions_name_what_could_go_unseen(cli, tmp_path):
+    build_json(cli, tmp_path, "summarization", "json,html")
+    html = (tmp_path / "summarization" / "index.html").read_text(encoding="utf-8")
+    assert "pairs not shown to differ, the test had 80% power only for true differences of" in html
+
+
+def test_power_null_computes_nothing(cli, workdir):
+    from conftest import GOOD_DATA, GOOD_SPEC
+    workdir.write("scores.csv", GOOD_DATA)
+    workdir.write("spec.yaml", GOOD_SPEC + "tests:\n  power: null\n")
+    assert cli("build", "-q", "--formats", "json", "-o", workdir.path / "out", workdir.path / "spec.yaml").code == 0
+    pair = next(a for a in workdir.results()["analyses"] if a["kind"] == "pairwise")["pairs"][0]
+    assert pair["mde"] is None
