@@ -52,15 +52,22 @@ def caption(record: PairwiseRecord, metric: MetricInfo | None = None) -> str:
     where = f" on {record.corpus}" if record.corpus else ""
     pairs = "each system against the baseline" if record.comparisons == "vs_baseline" else "all pairs"
     direction = "" if metric is None else (" (higher is better)" if metric.higher_is_better else " (lower is better)")
+    interval = (f" with its {level_text(record.ci_level)} confidence interval" if has_intervals(record) else
+                "; this test gives no confidence interval")
     return (f"Differences in {what}{where}{direction}, {pairs}: estimate of first minus second system "
-            f"({test_name(record.kind, record.method)} over {record.level}) with its {level_text(record.ci_level)} "
-            f"confidence interval. Filled markers: significant at \u03b1 = {record.alpha:g} "
+            f"({test_name(record.kind, record.method)} over {record.level}){interval}. "
+            f"Filled markers: significant at \u03b1 = {record.alpha:g} "
             + ("without correction" if record.correction == "none" else
                f"after the {CORRECTION_NAMES.get(record.correction, record.correction)} correction over the family")
             + "; open markers: not significant"
             f"{'; crosses: no decision' if any(p.significant is None for p in record.pairs) else ''}. "
-            "The intervals are per pair, not adjusted for the family: one can exclude zero while the "
-            "corrected decision is not significant.")
+            + (" The intervals are per pair, not adjusted for the family: one can exclude zero while the "
+               "corrected decision is not significant." if has_intervals(record) else ""))
+
+
+def has_intervals(record: PairwiseRecord) -> bool:
+    """Whether some pair of the family has a confidence interval (the 5x2cv F test gives none)."""
+    return any(p.ci_low is not None or p.ci_high is not None for p in record.pairs)
 
 
 MIN_PLOT = 1.1  # inches: the plot area is at least this wide; the values column goes first, then the figure widens
@@ -76,7 +83,8 @@ def forest_figure(record: PairwiseRecord, metric: MetricInfo | None = None) -> F
     decimals = metric.decimals if metric else 3
     rows = record.pairs
     labels = [f"{p.a} {MINUS} {p.b}" for p in rows]
-    values = [f"{_fmt(p.estimate, decimals)} [{_fmt(p.ci_low, decimals)}, {_fmt(p.ci_high, decimals)}]" for p in rows]
+    values = [f"{_fmt(p.estimate, decimals)} [{_fmt(p.ci_low, decimals)}, {_fmt(p.ci_high, decimals)}]"
+              if p.ci_low is not None or p.ci_high is not None else _fmt(p.estimate, decimals) for p in rows]
     fig = new_figure(4.0, 2.0)
     left = max(measure(fig, s, size)[0] for s in labels) + 0.15
     right = max(measure(fig, s, size)[0] for s in values) + 0.15
@@ -118,7 +126,7 @@ def forest_figure(record: PairwiseRecord, metric: MetricInfo | None = None) -> F
 
 def _xlabel(record: PairwiseRecord, metric: MetricInfo | None) -> str:
     what = metric.label if metric else record.metric
-    label = f"Difference in {what} ({level_text(record.ci_level)} CI)"
+    label = f"Difference in {what}" + (f" ({level_text(record.ci_level)} CI)" if has_intervals(record) else "")
     if metric is None:
         return label
     baselines = {p.b for p in record.pairs}

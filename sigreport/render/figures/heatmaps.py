@@ -61,7 +61,8 @@ def pvalue_caption(record: PairFamily, metric: MetricInfo | None = None) -> str:
         corr = ("no correction" if record.correction == "none" else
                 f"the {CORRECTION_NAMES.get(record.correction, record.correction)} correction over the family")
     return (f"Adjusted p-values of every pair of systems for {what}{where} ({test}, {corr}). Dark cells: "
-            f"significant at \u03b1 = {record.alpha:g}; light cells: not significant; n/a: no decision.")
+            f"significant at \u03b1 = {record.alpha:g}; light cells: not significant"
+            + ("; n/a: no decision." if any(p.significant is None for p in record.pairs) else "."))
 
 
 def pvalue_figure(record: PairFamily) -> Figure:

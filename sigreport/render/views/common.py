@@ -123,6 +123,8 @@ def family_text(r: Any) -> str:
     family = f"{n} comparison{'s' if n != 1 else ''}"
     if r.correction == "none":
         return f"no multiple-comparison correction ({family})"
+    if n == 1:
+        return f"a single comparison, which the {corr} correction leaves unadjusted"
     scope = {"metric": "of this metric on every corpus", "corpus": "of every metric on this corpus",
              "all": "of every pairwise test in the report"}.get(getattr(r, "family", None) or "",
                                                                 "of this metric on this corpus")

@@ -152,7 +152,8 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
                   Df(p.df), P(p.pvalue), P(p.pvalue_adjusted), Decision(p.significant)) for p in r.pairs)
     bold = tuple(i for i, p in enumerate(r.pairs) if p.significant)
     which = "every system against the baseline" if r.comparisons == "vs_baseline" else "every pair of systems"
-    fam = (f"no multiple-comparison correction ({r.family_size} comparisons)" if r.correction == "none" else
+    fam = (f"no multiple-comparison correction ({r.family_size} comparison{'s' if r.family_size != 1 else ''})"
+           if r.correction == "none" else
            f"{corr} correction over the {r.family_size} comparison{'s' if r.family_size != 1 else ''} of this corpus")
     if getattr(r, "family", "metric_corpus") != "metric_corpus":
         fam = family_text(r)

@@ -445,7 +445,7 @@ def friedman_view(r: Any, lab: Labels) -> AnalysisView:
     where = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}"
     over = "corpora" if r.level == "corpora" else "items"
     variant = "tie-corrected" if r.tie_correction else "uncorrected (Dem\u0161ar's formula)"
-    ranks = _ranks_table((f"{r.metric}--{r.corpus}--ranks",), f"{where}: average ranks of {r.k} systems over "
+    ranks = _ranks_table((r.metric, r.corpus, "ranks"), f"{where}: average ranks of {r.k} systems over "
                          f"{r.n} {over} (1 = best).", r.average_ranks)
     idv = r.iman_davenport
     cols = (Column(Text("Statistic"), "l"), Column(Text("Value")), Column(Text("df")), Column(Sym("p")))
@@ -486,7 +486,8 @@ def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
     if r.critical_difference is not None:
         cd = f"; critical difference CD = {r.critical_difference:.3f} (q_\u03b1 = {r.q_alpha:.3f})"
     ctrl = f" against the control {r.control}" if r.control else ""
-    caption = f"{where}: {name}{ctrl} on average ranks after the {r.after} test (\u03b1 = {r.alpha:g}{cd})."
+    caption = (f"{where}: {name}{ctrl} on average ranks after the {test_name('omnibus', r.after)} "
+               f"(\u03b1 = {r.alpha:g}{cd}).")
     notes = ["z = (R_a \u2212 R_b)/\u221a(k(k+1)/(6N)); a pair differs significantly when its average ranks "
              "differ by at least the critical difference (Dem\u0161ar 2006)." if r.critical_difference is not None
              else "z = (R_a \u2212 R_b)/\u221a(k(k+1)/(6N)) with two-sided normal p-values; a pair differs "
