@@ -306,6 +306,46 @@ def test_figure_text_prints_at_each_preset_size(preset_paper):
     check_figure_text(reports, page)
 
 
+# -------------------------------------------------------------------------------------------- methods paragraph
+
+
+@needs("pdflatex")
+@needs("bibtex")
+@pytest.mark.parametrize("name", ["summarization", "classifiers", "uci", "cv_5x2"])
+def test_methods_paragraph_compiles_with_its_bibliography(reports, name, tmp_path):
+    """tables/methods.tex \\input into a paper with tables/references.bib: pdflatex, bibtex, pdflatex twice give no
+    error, no undefined citation and no BibTeX warning; every cited key has its entry; the paragraph names the
+    test, the correction, alpha, the seed and the software."""
+    tables = reports[name] / "tables"
+    text = (tables / "methods.tex").read_text(encoding="utf-8")
+    keys = {k for group in re.findall(r"\\cite\{([^}]*)\}", text) for k in group.split(",")}
+    bib = (tables / "references.bib").read_text(encoding="utf-8")
+    assert keys and keys == set(re.findall(r"@\w+\{([^,]+),", bib))
+    shutil.copy(tables / "methods.tex", tmp_path / "methods.tex")
+    shutil.copy(tables / "references.bib", tmp_path / "references.bib")
+    body = "\\section{Methods}\n\\input{methods.tex}\n\\bibliographystyle{plain}\n\\bibliography{references}\n"
+    compile_paper(body, tmp_path)
+    bibtex = subprocess.run(["bibtex", "paper"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert bibtex.returncode == 0 and "Warning" not in bibtex.stdout, bibtex.stdout
+    compile_paper(body, tmp_path)
+    code, log = compile_paper(body, tmp_path)
+    assert code == 0 and not errors(log), errors(log)[:3]
+    assert "undefined" not in log and not [w for w in overfull(log) if w > 1.0]
+    assert "Holm" in text and "$\\alpha$ = 0.05" in text and "sigreport" in text and "seed" in text
+
+
+def test_methods_paragraph_in_html_and_markdown(reports):
+    """The same paragraph, citations as (Author Year), in methods.md and under Statistical choices."""
+    from sigreport.render.views.methods import REFERENCES
+
+    md = (reports["demsar"] / "methods.md").read_text(encoding="utf-8")
+    assert "(Friedman 1937)" in md and "Nemenyi" in md and REFERENCES["demsar2006"][1] in md
+    assert "the conclusions follow the Nemenyi test after the omnibus test" in md
+    html = (Path(__file__).parent / "golden" / "demsar" / "index.html").read_text(encoding="utf-8")  # as built
+    settings = html.split('<section id="settings">')[1].split("</section>")[0]
+    assert "Methods paragraph" in settings and "(Friedman 1937)" in settings and "Nemenyi, Peter" not in settings
+
+
 # -------------------------------------------------------------------------------------------- options
 
 THREE = GOOD_DATA + "C,c,t1,m,0.49\nC,c,t2,m,0.52\nC,c,t3,m,0.50\n"

@@ -45,7 +45,7 @@ def test_report_from_results_json_alone(name, tmp_path):
     assert compare_text(_body((GOLDEN / name / "index.html").read_text(encoding="utf-8")),
                         _body(strip_figures(html))).identical
     out = render_latex(model, tmp_path / "tables")  # as write_report
-    want = sorted(p.name for p in (GOLDEN / name / "tables").glob("*.tex"))
+    want = sorted([p.name for p in (GOLDEN / name / "tables").glob("*.tex")] + ["references.bib"])
     assert sorted(out.files) == want
     for f in want:
         assert (tmp_path / "tables" / f).read_bytes() == (GOLDEN / name / "tables" / f).read_bytes(), f

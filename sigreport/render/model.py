@@ -351,6 +351,7 @@ class ReportModel:
     key_figure: Figure | None = None  # shown first; also in its section
     baseline: str | None = None  # the spec's baseline (or the families' reference), tagged in the HTML
     latex: LatexOptions = LatexOptions()  # outputs.latex of the spec
+    methods: Any = None  # the methods paragraph (sigreport.render.views.methods.Methods), None for none
 
     def tables(self) -> list[Table]:
         return [t for s in self.sections for v in s.views for t in v.tables]

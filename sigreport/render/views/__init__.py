@@ -22,6 +22,7 @@ from sigreport.render.views.common import Labels, get, html_pairwise, latex_opti
 from sigreport.render.views.conclusions import conclusions, report_baseline
 from sigreport.render.views.labels import VIEWS as LABEL_VIEWS
 from sigreport.render.views.labels import matrix_owners
+from sigreport.render.views.methods import methods
 from sigreport.render.views.main import columns_of, main_tables, options_of
 from sigreport.render.views.scores import VIEWS as SCORE_VIEWS
 from sigreport.render.views.settings import settings_rows, with_why_p
@@ -70,7 +71,8 @@ def build_report(results: Any, source: str = "results.json",
     latex = dataclasses.replace(latex, report=report_name(source, results.title), figure_text=fs.size)
     blocks = [c.dec for c in columns_of(results, options_of(results), decisions)]
     return dataclasses.replace(model, key_figure=key_figure(model, blocks, lab),
-                               baseline=report_baseline(results, decisions), latex=latex)
+                               baseline=report_baseline(results, decisions), latex=latex,
+                               methods=methods(results, decisions))
 
 
 def report_name(source: str, title: str) -> str:
