@@ -92,7 +92,7 @@ def test_large_family_per_pair_tables_out_of_html_and_latex_and_no_heat_map(larg
     note = pairwise_table(large).compact.notes[0]  # the LaTeX matrix points to results.json, not to the HTML
     assert "in results.json" in note and "HTML" not in note
     out = render_latex(large, tmp_path / "tables")
-    assert len(out.files) == len(large.tables()) + len(large.main)
+    assert len(out.files) == len(large.tables()) + len(large.main) + 2  # and methods.tex, references.bib
 
 
 def test_large_family_differences_in_html_rows_but_not_in_latex(tmp_path):
@@ -103,7 +103,7 @@ def test_large_family_differences_in_html_rows_but_not_in_latex(tmp_path):
     assert len(diffs) == 1 and diffs[0].in_html and diffs[0].pair_detail and len(diffs[0].rows) == 55
     assert f'id="tab-{diffs[0].name}"' in render_html(model)
     out = render_latex(model, tmp_path / "tables")
-    assert len(out.files) == len(model.tables()) - 1 + len(model.main)
+    assert len(out.files) == len(model.tables()) - 1 + len(model.main) + 2  # and methods.tex, references.bib
     assert not any("differences" in f for f in out.files)
 
 
@@ -113,7 +113,7 @@ def test_large_family_per_pair_tables_in_latex_with_rows(tmp_path):
     diffs = [t for t in model.tables() if "differences" in t.key[-1]]
     assert diffs and all(t.pair_detail and not t.in_html for t in diffs)
     out = render_latex(model, tmp_path / "tables")
-    assert len(out.files) == len(model.tables()) + len(model.main)
+    assert len(out.files) == len(model.tables()) + len(model.main) + 2  # and methods.tex, references.bib
 
 
 def test_small_family_keeps_rows():

@@ -246,6 +246,68 @@ def test_every_preset_paper_compiles_without_overfull_boxes(preset_paper):
     assert not too_wide, f"{page}: {len(too_wide)} overfull boxes, widest {max(too_wide):.1f}pt"
 
 
+FAMILY_FILES = ("*--pairwise.tex", "*--posthoc.tex", "*--mcnemar.tex", "*--cv-*.tex")
+
+
+def check_pairwise_families(reports: dict[str, Path], page: str) -> None:
+    """Every pairwise family of every example is one float showing, per pair, the estimate (with its interval
+    where the test gives one), the adjusted p-value and the better system."""
+    seen = 0
+    for name, rep in reports.items():
+        for pattern in FAMILY_FILES:
+            for f in (rep / "tables").glob(pattern):
+                text = f.read_text(encoding="utf-8")
+                assert len(re.findall(r"\\begin\{table\*?\}", text)) == 1, (page, name, f.name)
+                assert "& $p_{\\text{adj}}$ & Better \\\\" in text and " vs " in text, (page, name, f.name)
+                assert "CI]" in text or "5x2cv_f" in f.name or "posthoc" in f.name or "mcnemar" in f.name, f.name
+                assert "HTML" not in text
+                seen += 1
+    assert seen >= 20, seen
+
+
+def test_pairwise_families_for_a_paper(reports):
+    check_pairwise_families(reports, "article10")
+
+
+def test_every_preset_sets_pairwise_families_for_a_paper(preset_paper):
+    page, _, _, reports = preset_paper
+    check_pairwise_families(reports, page)
+
+
+@pytest.fixture(scope="module")
+def rows_reports(tmp_path_factory) -> dict[str, Path]:
+    """summarization (10 pairs per family) and summarizers (one pair) with outputs.latex.pairwise: rows."""
+    root = tmp_path_factory.mktemp("rows")
+    out = {}
+    for name in ("summarization", "summarizers"):
+        spec = spec_for_page(name, "article10", root)
+        doc = yaml.safe_load(spec.read_text(encoding="utf-8"))
+        doc["outputs"]["latex"]["pairwise"] = "rows"
+        spec.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+        build(spec, root / name, "latex")
+        out[name] = root / name
+    return out
+
+
+def test_pairwise_rows_are_one_float(rows_reports, tmp_path):
+    """pairwise: rows keeps every statistic: a 10-pair family's 12 columns as panels of ONE float, a one-pair
+    family turned on its side (one row per statistic) in one column; and they compile without overfull boxes."""
+    for rep in rows_reports.values():
+        for f in (rep / "tables").glob("*--pairwise.tex"):
+            text = f.read_text(encoding="utf-8")
+            assert len(re.findall(r"\\begin\{table\*?\}", text)) == 1 and "part 1 of" not in text, f.name
+            assert "crit" in text
+    wide = (rows_reports["summarization"] / "tables" / "rouge1--cnn-dm--pairwise.tex").read_text(encoding="utf-8")
+    assert wide.count("\\begin{tabular}{@{}") >= 2  # panels
+    one = (rows_reports["summarizers"] / "tables" / "rouge1_recall--texts--pairwise.tex").read_text(encoding="utf-8")
+    assert "\\begin{table}[tbp]" in one and "\\begin{tabular}{@{}ll@{}}" in one and "\n$p$ & 0.02370 \\\\" in one
+    if shutil.which("pdflatex") is None:
+        return
+    body, _ = paper_body(rows_reports, tmp_path)
+    code, log = compile_paper(body, tmp_path)
+    assert code == 0 and not errors(log) and not [w for w in overfull(log) if w > 1.0]
+
+
 def test_every_preset_sets_each_main_table_in_one_float(preset_paper):
     page, _, _, reports = preset_paper
     for name, rep in reports.items():

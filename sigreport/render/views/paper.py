@@ -3,7 +3,7 @@ paper needs of every pair, in as few columns as a page allows.
 
 1. **Pairs**: one row per pair: the estimate of a - b with its interval, the adjusted p-value and the
    significantly better system (``n.s.`` when the corrected decision is not significant), significant rows in
-   bold.
+   bold; then the same with the better system as ``a`` or ``b``, for a page too narrow for the names.
 2. **Lower-triangle matrix of p-values**: one cell per pair (row system against column system), the adjusted
    p-value in bold when significant, with the sign of the difference row - column as a superscript.
 3. **Lower-triangle matrix of signs**: the sign alone, and a ``*`` when significant, for families whose
@@ -57,7 +57,7 @@ def forms(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFacts],
           all_pairs: bool = True) -> tuple[Table, ...]:
     """The family's paper forms in order of preference; the matrices for a family of every pair of three
     systems or more (against a baseline, the rows are as many as a matrix would have)."""
-    out = [pairs_table(key, caption, pairs, words)]
+    out = [pairs_table(key, caption, pairs, words), pairs_table(key, caption, pairs, words, short=True)]
     systems = list(dict.fromkeys(s for p in pairs for s in (p.a, p.b)))
     if all_pairs and len(systems) >= 3:
         out += [triangle(key, caption, pairs, systems, words, True), triangle(key, caption, pairs, systems, words,
@@ -65,21 +65,25 @@ def forms(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFacts],
     return tuple(out)
 
 
-def pairs_table(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFacts], words: Wording) -> Table:
-    """One row per pair: a vs b, the estimate [interval], the adjusted p-value, the better system."""
+def pairs_table(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFacts], words: Wording,
+                short: bool = False) -> Table:
+    """One row per pair: a vs b, the estimate [interval], the adjusted p-value, the better system (``short``:
+    as a or b, for a page too narrow for the names)."""
     if not any(p.low is not None or p.high is not None for p in pairs):  # the test gives no interval (5x2cv F)
         words = dataclasses.replace(words, level=None)
     head = join(words.estimate, f" [{level_text(words.level)} CI]") if words.level is not None else words.estimate
     columns = (Column(Text("a vs b"), "l"), Column(head, "c" if words.level is not None else "r"),
                Column(Sym("p_adj")), Column(Text("Better"), "l"))
-    rows = tuple((Text(f"{p.a} vs {p.b}"), _estimate(p, words), P(p.p_adjusted), Text(_better(p))) for p in pairs)
+    rows = tuple((Text(f"{p.a} vs {p.b}"), _estimate(p, words), P(p.p_adjusted), Text(_better(p, short)))
+                 for p in pairs)
     bold = tuple(i for i, p in enumerate(pairs) if p.significant)
     interval = (f" with its {level_text(words.level)} confidence interval (per pair, not adjusted for the family)"
                 if words.level is not None and any(p.low is not None or p.high is not None for p in pairs) else "")
-    note = (f"{words.meaning}{interval}; p_adj: the {words.adjusted} p-value; Better: the significantly better "
-            f"system of the pair at \u03b1 = {words.alpha:g} after correction (bold rows), n.s.: not significant"
+    better = "a or b, the significantly better system" if short else "the significantly better system"
+    note = (f"{words.meaning}{interval}; p_adj: the {words.adjusted} p-value; Better: {better} "
+            f"of the pair at \u03b1 = {words.alpha:g} after correction (bold rows), n.s.: not significant"
             + ("; \u2014: no decision." if any(p.significant is None for p in pairs) else "."))
-    return Table(key, caption, columns, rows, (note,), bold, form="pairs with estimates")
+    return Table(key, caption, columns, rows, (note,), bold, form="pairs with estimates" + (" (a/b)" if short else ""))
 
 
 def level_text(level: float) -> str:
@@ -93,12 +97,14 @@ def _estimate(p: PairFacts, words: Wording) -> Cell:
     return join(Num(p.estimate, words.decimals), " ", CI(p.low, p.high, words.level, words.decimals, unbounded=True))
 
 
-def _better(p: PairFacts) -> str:
+def _better(p: PairFacts, short: bool = False) -> str:
     if p.significant is None:
         return "\u2014"
     if not p.significant:
         return "n.s."
-    return "\u2014" if p.a_better is None else p.a if p.a_better else p.b
+    if p.a_better is None:
+        return "\u2014"
+    return ("a" if p.a_better else "b") if short else p.a if p.a_better else p.b
 
 
 def triangle(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFacts], systems: Sequence[str],
