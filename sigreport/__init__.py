@@ -26,7 +26,14 @@ _LAZY = {"load_spec": "sigreport.api", "analyze": "sigreport.api", "build": "sig
          "SpecError": "sigreport.errors", "DataError": "sigreport.errors"}
 
 
+_MODULES = ("from_sklearn",)  # helper modules reached as attributes: sigreport.from_sklearn.cross_validate(...)
+
+
 def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        import importlib
+
+        return importlib.import_module(f"sigreport.{name}")
     if name in _LAZY:
         import importlib
 

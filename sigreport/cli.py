@@ -1,4 +1,4 @@
-"""Command line: ``sigreport build|validate|plan|schema``.
+"""Command line: ``sigreport build|validate|plan|diff|verify|trend|schema``.
 
 Maps user mistakes (:class:`~sigreport.errors.UserError`) to one line per problem and exit code 2,
 without a traceback; anything else is a bug and keeps its traceback.
@@ -167,6 +167,11 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--data", metavar="DIR", help="folder holding the inputs (default: beside the original spec)")
     r.add_argument("--digest", metavar="SHA256", help="the manifest's sha256 as published when the release was "
                    "built: a manifest rewritten since does not verify")
+    t = sub.add_parser("trend", help="every system's value per metric and corpus across the releases of an archive")
+    t.add_argument("archive", help="the archive folder")
+    t.add_argument("--metric", help="only this metric (its name or label)")
+    t.add_argument("--corpus", help="only this corpus ('*': across corpora)")
+    t.add_argument("--format", choices=("markdown", "csv", "json"), default="markdown")
     s = sub.add_parser("schema", help="print the JSON Schema of the spec")
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
     return ap
@@ -187,10 +192,13 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.command == "diff":
         return _diff(args)  # reads JSON only: no need to import the statistics stack
+    if args.command == "trend":
+        return _trend(args)
     if args.command == "verify" and args.no_rebuild:
         from sigreport.archive.verify import verify_release
 
-        return _verified(verify_release(Path(args.release), False, digest=args.digest))
+        return _verified(verify_release(Path(args.release), False, digest=args.digest,
+                                        say=Progress(True).phase))
     if args.command == "schema":  # the spec models only: no statistics, data or rendering imports
         from sigreport.spec import json_schema
 
@@ -215,7 +223,12 @@ def _run(args: argparse.Namespace) -> int:
         print(b.prepare(args.spec).plan.describe())
         return 0
     if args.command == "verify":
-        return _verified(b.verify(args.release, True, args.data, args.digest))
+        progress = Progress(True)
+        try:
+            result = b.verify(args.release, True, args.data, args.digest, progress)
+        finally:
+            progress.finish()
+        return _verified(result)
     if args.templates:  # before any statistics: a mistyped folder must not cost a whole build
         from sigreport.render import check_template_dir
 
@@ -237,6 +250,9 @@ def _run(args: argparse.Namespace) -> int:
 
             print(f"manifest sha256 {manifest_digest(dest)} (publish it to pin this release: "
                   f"sigreport verify {dest} --digest HASH)")
+            from sigreport.archive.releases import release_summary
+
+            print("\n".join(printable(line) for line in release_summary(release)))
         if warnings:
             print(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''} (shown in the report; --strict fails on them)")
     return 0
@@ -273,23 +289,39 @@ def _verified(result: Any) -> int:  # a VerifyResult
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from sigreport.archive import diff, releases
-    from sigreport.archive.manifest import MANIFEST_NAME, read_manifest
+    from sigreport.api.release_notes import diff_folders
+    from sigreport.archive import notes, releases
 
     if args.archive:
         archive = Path(args.archive)
         folders = [releases.find_release(archive, n).path for n in (args.old, args.new)]
+        labels = [args.old, args.new]
     else:
         folders = [Path(x) for x in (args.old, args.new)]
+        labels = [None, None]
         for f in folders:
             if not f.is_dir():
                 raise UserError(str(f), [Problem(str(f), None, "", f"no report folder at {f} "
                                                  "(release names need --archive DIR)")])
-    docs = [releases.read_results(f) for f in folders]
-    mans = [read_manifest(f) if (f / MANIFEST_NAME).is_file() else None for f in folders]
-    d = diff.diff_results(docs[0], docs[1], mans[0], mans[1], args.old, args.new)
-    sys.stdout.write(diff.render(d, args.format))
+    d, links = diff_folders(folders[0], folders[1], labels[0], labels[1])
+    sys.stdout.write(notes.render(d, args.format, links))
     return d.exit_code(args.fail_on)
+
+
+def _trend(args: argparse.Namespace) -> int:
+    from sigreport.archive import releases, trends
+
+    archive = releases.require_archive(Path(args.archive))
+    if not releases.is_archive(archive):
+        raise UserError(str(archive), [Problem(str(archive), None, "ARCHIVE", f"{archive} is not a sigreport archive")])
+    found = releases.archive_trends(releases.scan(archive, lambda m: print(printable(m), file=sys.stderr)))
+    chosen = trends.select(found, args.metric, args.corpus)
+    if found and not chosen:
+        known = ", ".join(dict.fromkeys(f"{t.metric} on {t.corpus if t.corpus is not None else '*'}" for t in found))
+        raise UserError(str(archive), [Problem(str(archive), None, "--metric" if args.metric else "--corpus",
+                                               f"no trend of that metric and corpus; known: {known}")])
+    sys.stdout.write(trends.RENDERERS[args.format](chosen))
+    return 0
 
 
 def _summary(written: list[str]) -> list[str]:

@@ -45,7 +45,8 @@ from yaml.parser import Parser
 from yaml.reader import Reader
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator,
+                      model_validator)
 
 from sigreport import defaults
 from sigreport.errors import Problem, SpecError
@@ -84,6 +85,12 @@ class ColumnsSpec(_Model):
     value: str = "value"
     fold: str = Field("fold", description="Cross-validation designs: the fold column.")
     repeat: str = Field("repeat", description="Cross-validation designs: the repetition column.")
+    run: str = Field("run", description="Several training runs per system (a seed or run id), used when the table "
+                     "has this column: the tests over items take each system's scores averaged over its runs, and "
+                     "the runs are compared by a two-level bootstrap and almost stochastic order (tests.runs).")
+    n_train: str = Field("n_train", description="Cross-validation designs: optional column of each fold's training "
+                         "size (with n_test; the corrected resampled t and the correlated Bayesian t use their means).")
+    n_test: str = Field("n_test", description="Cross-validation designs: optional column of each fold's test size.")
 
 
 class LabelColumnsSpec(_Model):
@@ -98,11 +105,156 @@ class LabelColumnsSpec(_Model):
     label: str = "label"
 
 
+class TableSource(_Model):
+    """A score table with how to read it: its layout, several files by a glob, names taken from file names."""
+
+    format: Literal["table"] = Field("table", description="A table of scores (the default format).")
+    path: str | None = Field(
+        None, description="The table (.csv, .tsv, .jsonl, .parquet), or a glob pattern of several (data/*.csv); "
+        "leave it out when a data frame is given to the Python API.")
+    layout: Literal["long", "wide"] = Field(
+        "long", description="long: one score per row (system, corpus, item, metric, value); wide: one row per "
+        "corpus or item (see rows) and one column per system, or two header rows of metric and system "
+        "(header: [metric, system]).")
+    rows: Literal["item", "corpus"] = Field(
+        "item", description="Wide layout: what a row is; its name is in the first column (or the data frame's "
+        "index).")
+    header: list[Literal["metric", "system"]] = Field(
+        default_factory=lambda: ["system"], min_length=1, max_length=2,
+        description="Wide layout: the header rows (a data frame's column levels), e.g. [metric, system].")
+    from_name: str | None = Field(
+        None, description="Names taken from each file's name: a pattern with {system}, {corpus} and/or {metric} "
+        "(e.g. '{system}.csv' or '{corpus}/{system}.csv', matched against the end of the path); those columns "
+        "are then not in the files.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "TableSource":
+        if self.layout == "wide" and len(set(self.header)) != len(self.header):
+            raise ValueError("header lists a level more than once")
+        if self.from_name is not None:
+            names = re.findall(r"{([^{}]*)}", self.from_name)
+            bad = [n for n in names if n not in ("system", "corpus", "metric")]
+            if bad or not names or len(set(names)) != len(names):
+                raise ValueError("from_name needs one or more of {system}, {corpus}, {metric}, each once; given "
+                                 f"{', '.join('{' + n + '}' for n in names) or 'none'}")
+            if self.layout == "wide" and ("system" in names or ("metric" in names and "metric" in self.header)):
+                raise ValueError("a wide table has its systems in the header: from_name may name {corpus} (and "
+                                 "{metric} when the header has no metric row)")
+        return self
+
+
+TEXT_METRICS = {  # sacrebleu metric -> (per-sentence statistics, higher is better, label)
+    "bleu": (10, True, "BLEU"), "chrf": (18, True, "chrF2"), "chrf++": (24, True, "chrF2++"), "ter": (2, False, "TER")}
+
+
+class TextSource(_Model):
+    """MT or summarisation outputs as text files (line i = sentence i), scored by sacrebleu (sigreport[mt])."""
+
+    format: Literal["text"]
+    hypotheses: dict[str, str] = Field(min_length=1, description="System -> its output file (one sentence a line).")
+    references: list[str] = Field(min_length=1, description="Reference files (one per reference set), same lines.")
+    metrics: list[Literal["bleu", "chrf", "chrf++", "ter"]] = Field(
+        default_factory=lambda: ["bleu", "chrf"], min_length=1,
+        description="sacrebleu metrics, each held as per-sentence sufficient statistics so that its corpus value "
+        "is resampled exactly (corpus-level: tests.pairwise bootstrap or permutation). Each becomes a metric of "
+        "the spec (override its label or decimals under metrics).")
+    corpus: str | None = Field(None, min_length=1, description="The test set's name (default: the one corpus the "
+                               "spec names, else 'test').")
+    tokenize: str | None = Field(None, description="sacrebleu's BLEU tokenizer (default 13a; zh, intl, char, none, ...).")
+    lowercase: bool = Field(False, description="Lowercase before scoring (BLEU, chrF; TER is case-insensitive "
+                            "unless this is false, as sacrebleu's TER default).")
+
+
+class TrecSource(_Model):
+    """TREC runs with their qrels, per-query values from ir_measures (pytrec_eval; sigreport[ir])."""
+
+    format: Literal["trec"]
+    runs: str = Field(description="Run file(s), a glob pattern (runs/*.run): 'qid Q0 docid rank score tag' lines; "
+                      "each file is a system, named by the file name without its suffix.")
+    qrels: str = Field(description="Relevance judgements: 'qid iteration docid relevance' lines.")
+    measures: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=lambda: ["nDCG@10", "RR", "AP"], min_length=1,
+        description="ir_measures measure names (nDCG@10, RR, AP, P@10, R@1000, ...), each a per-query metric "
+        "(higher is better).")
+    missing: Literal["zero", "drop"] = Field(
+        "zero", description="A query of the qrels that a run does not answer: zero (scored 0, as trec_eval -c and "
+        "ir_measures do) or drop (only queries every run answers are analysed).")
+    corpus: str | None = Field(None, min_length=1, description="The collection's name (default: the one corpus the "
+                               "spec names, else the qrels file name without its suffix).")
+
+
+class LmEvalSource(_Model):
+    """lm-evaluation-harness output with --log_samples: <path>/<model>/samples_<task>_<date>.jsonl."""
+
+    format: Literal["lm_eval"]
+    path: str = Field(description="The --output_path folder: one folder per model (the system), each with "
+                      "samples_<task>_<date>.jsonl files (the task is the corpus, doc_id the item; the latest date "
+                      "of a task is read).")
+    metrics: list[Annotated[str, Field(min_length=1)]] = Field(
+        min_length=1, description="The per-sample metric keys to analyse (acc, acc_norm, exact_match, ...), each a "
+        "mean metric, higher is better (override under metrics). When a task logs several filters, its metrics "
+        "are named 'metric,filter' as in lm-eval's results (exact_match,strict-match).")
+    tasks: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None, description="Tasks to read (default: every task found).")
+
+
+def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
+    """The metrics a native source defines (a raw ``data.scores`` mapping): name -> MetricSpec fields."""
+    if not isinstance(scores, dict):
+        return {}
+    if scores.get("format") == "text":
+        chosen = scores.get("metrics", ["bleu", "chrf"])
+        out = {}
+        for m in chosen if isinstance(chosen, list) else []:
+            if isinstance(m, str) and m in TEXT_METRICS:
+                n, higher, label = TEXT_METRICS[m]
+                out[m] = {"label": label, "higher_is_better": higher, "decimals": 2,
+                          "aggregate": f"sigreport.sacrebleu:{m}", "statistics": [f"{m}:{j}" for j in range(n)]}
+        return out
+    if scores.get("format") == "lm_eval":
+        chosen = scores.get("metrics", [])
+        return {m: {"higher_is_better": True, "decimals": 4}
+                for m in (chosen if isinstance(chosen, list) else []) if isinstance(m, str) and m}
+    if scores.get("format") == "trec":
+        chosen = scores.get("measures", ["nDCG@10", "RR", "AP"])
+        return {m: {"label": m, "higher_is_better": True, "decimals": 4}
+                for m in (chosen if isinstance(chosen, list) else []) if isinstance(m, str) and m}
+    return {}
+
+
+def _source_format(value: Any) -> str | None:
+    """Which model reads ``data.scores``: a path (text), or a mapping by its ``format`` (default table)."""
+    if isinstance(value, str):
+        return "path"
+    if isinstance(value, dict):
+        return value.get("format", "table") if isinstance(value.get("format", "table"), str) else None
+    return getattr(value, "format", None)
+
+
+SOURCE_FORMATS = {"table": TableSource, "text": TextSource, "trec": TrecSource, "lm_eval": LmEvalSource}
+SOURCE_PATH_FIELDS = ("path", "hypotheses", "references", "runs", "qrels")  # fields of the source models that name files
+ScoresSource = Annotated[
+    Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")] | Annotated[TextSource, Tag("text")]
+    | Annotated[TrecSource, Tag("trec")] | Annotated[LmEvalSource, Tag("lm_eval")],
+    Discriminator(_source_format, custom_error_type="source_format",
+                  custom_error_message="expected a file name or a mapping with format: "
+                  + ", ".join(SOURCE_FORMATS)),
+]
+
+
+OutcomesSource = Annotated[
+    Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")],
+    Discriminator(_source_format, custom_error_type="source_format",
+                  custom_error_message="expected a file name or a mapping with format: table"),
+]
+
+
 class DataSpec(_Model):
     """Where the scores are and how to read them. Relative paths resolve against the spec's folder."""
 
-    scores: str | None = Field(
-        None, description="Long table of per-item scores: .csv, .tsv, .jsonl (or .parquet with pyarrow).")
+    scores: ScoresSource | None = Field(
+        None, description="Long table of per-item scores: .csv, .tsv, .jsonl (or .parquet with pyarrow); or a "
+        "mapping naming its format and how to read it.")
     columns: ColumnsSpec = Field(default_factory=ColumnsSpec, description="Map the standard column names to yours.")
     missing: Literal["error", "drop_items"] = Field(
         "error", description="A system lacking an item another system has: stop with an error, or drop that item "
@@ -112,6 +264,35 @@ class DataSpec(_Model):
                                     "missing ratings allowed.")
     label_columns: LabelColumnsSpec = Field(default_factory=LabelColumnsSpec,
                                             description="Column names of predictions and annotations.")
+    outcomes: OutcomesSource | None = Field(
+        None, description="Paired yes/no outcomes without gold labels: system (the condition), item (the subject), "
+        "value (1/0, true/false or yes/no), optionally corpus; long or wide (one row per subject, one column per "
+        "system), as data.scores. Analysed with McNemar's test for every pair and Cochran's Q.")
+    outcome_columns: ColumnsSpec = Field(default_factory=ColumnsSpec,
+                                         description="Column names of data.outcomes, when they differ from the defaults.")
+
+    @property
+    def source(self) -> TableSource | TextSource | TrecSource | LmEvalSource | None:
+        """``scores`` as a source model (a plain file name is a long table)."""
+        if self.scores is None:
+            return None
+        return TableSource(path=self.scores) if isinstance(self.scores, str) else self.scores
+
+    def named_files(self) -> list[str]:
+        """Every path the data section names (relative to the spec's folder; globs as written)."""
+        out = [f for f in (self.predictions, self.annotations) if f]
+        if self.outcomes is not None:
+            out.append(self.outcomes if isinstance(self.outcomes, str) else self.outcomes.path or "")
+        source = self.source
+        for name in SOURCE_PATH_FIELDS:
+            value = getattr(source, name, None)
+            if isinstance(value, str):
+                out.append(value)
+            elif isinstance(value, dict):
+                out += [v for v in value.values() if isinstance(v, str)]
+            elif isinstance(value, list):
+                out += [v for v in value if isinstance(v, str)]
+        return out
 
 
 class MetricSpec(_Model):
@@ -178,6 +359,16 @@ class BayesianSpec(_Model):
         "(monte_carlo up to n = 5,000 paired values, normal above). The correlated t test is exact either way.")
 
 
+class RunsSpec(_Model):
+    """How several training runs per system are compared (a ``run`` column in the scores)."""
+
+    tau: float = Field(0.2, gt=0, le=0.5, description="Almost stochastic order: A is declared almost "
+                       "stochastically larger than B when eps_min < tau (Ulmer et al. 2022 recommend 0.2; 0.5 is "
+                       "the weakest claim).")
+    resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap iterations of eps_min's confidence "
+                           "bound (deepsig's num_bootstrap_iterations).")
+
+
 class TestsSpec(_Model):
     """Which tests run, with every statistical choice written down."""
 
@@ -238,13 +429,18 @@ class TestsSpec(_Model):
     cv_methods: list[Literal["5x2cv_t", "5x2cv_f", "kfold_t", "corrected_resampled_t", "resampled_t"]] | None = Field(
         None, description="Tests for a cross-validation design (default: 5x2cv_t and 5x2cv_f for 5x2cv, kfold_t for "
         "kfold, corrected_resampled_t for resampled).")
-    n_train: int | None = Field(None, ge=1, description="Training-set size (corrected resampled t).")
-    n_test: int | None = Field(None, ge=1, description="Test-set size (corrected resampled t).")
+    n_train: Annotated[int, Field(ge=1)] | dict[str, Annotated[int, Field(ge=1)]] | None = Field(
+        None, description="Training-set size (corrected resampled t, correlated Bayesian t): one number, or one per "
+        "corpus; n_train and n_test columns in the data (one pair per fold) take precedence.")
+    n_test: Annotated[int, Field(ge=1)] | dict[str, Annotated[int, Field(ge=1)]] | None = Field(
+        None, description="Test-set size: one number, or one per corpus (as n_train).")
     ci_level: float | None = Field(
         None, gt=0, lt=1, description="Level of every confidence interval of the report (descriptives, every pairwise "
         "and cross-validation test, effect sizes, classification metrics, agreement). Default: 1 - alpha, so that "
         "an interval excludes zero exactly when the test at alpha rejects (for the t-based tests; the others are "
         "their nearest counterpart).")
+    runs: RunsSpec = Field(default_factory=RunsSpec, description="Several training runs per system (a run "
+                           "column): almost stochastic order's threshold and bootstrap.")
     power: float | None = Field(
         0.8, gt=0, lt=1, description="Power of the minimum detectable difference reported for every pair of an "
         "item-level pairwise family: the smallest true mean difference its test detects with this probability at "
@@ -255,11 +451,19 @@ class TestsSpec(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> "TestsSpec":
-        if self.design != "items" and (self.n_train is None or self.n_test is None):
-            methods = self.cv_methods or (["corrected_resampled_t"] if self.design == "resampled" else [])
-            if "corrected_resampled_t" in methods:
-                raise ValueError("corrected_resampled_t needs n_train and n_test (Nadeau and Bengio's correction)")
+        if (self.n_train is None) != (self.n_test is None) or (
+                isinstance(self.n_train, dict) and isinstance(self.n_test, dict) and set(self.n_train) != set(self.n_test)):
+            raise ValueError("n_train and n_test go together (for the same corpora)")
         return self
+
+    def sizes_of(self, corpus: str) -> tuple[int, int] | None:
+        """(n_train, n_test) the spec gives for a corpus, or None."""
+        train, test = self.n_train, self.n_test
+        if isinstance(train, dict) and isinstance(test, dict):
+            return (train[corpus], test[corpus]) if corpus in train and corpus in test else None
+        if isinstance(train, int) and isinstance(test, int):
+            return train, test
+        return None
 
 
 def _label_text(v: Any) -> Any:
@@ -481,6 +685,15 @@ class OutputsSpec(_Model):
         return v
 
 
+class OutcomesSpec(_Model):
+    """McNemar's test and Cochran's Q on paired yes/no outcomes (data.outcomes)."""
+
+    mcnemar: Literal["auto", "exact", "chi2"] = Field(
+        "auto", description="McNemar variant: auto is exact binomial when n01 + n10 < 25, else chi-square.")
+    mcnemar_correction: bool = Field(True, description="Continuity correction of McNemar's chi-square "
+                                     "(R's mcnemar.test correct = TRUE).")
+
+
 class Spec(_Model):
     """A sigreport experiment spec."""
 
@@ -488,7 +701,8 @@ class Spec(_Model):
     description: str | None = Field(None, description="A paragraph shown under the title.")
     alpha: float = Field(0.05, gt=0, lt=1, description="Significance level.")
     seed: int = Field(0, ge=0, description="Seed of every random choice (resampling); same seed, same report.")
-    data: DataSpec
+    data: DataSpec = Field(default_factory=DataSpec, description="The data tables (leave out when data frames "
+                           "are given to the Python API).")
     systems: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None, description="Systems to compare, in the order of every table (default: order of first appearance).")
     baseline: str | None = Field(
@@ -502,7 +716,23 @@ class Spec(_Model):
     tests: TestsSpec = Field(default_factory=TestsSpec)
     classification: ClassificationSpec | None = Field(None, description="Analyses of data.predictions.")
     agreement: AgreementSpec | None = Field(None, description="Analyses of data.annotations.")
+    outcomes: OutcomesSpec | None = Field(None, description="Options of the analyses of data.outcomes.")
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _with_source_metrics(cls, raw: Any) -> Any:
+        """The metrics a native source defines (sacrebleu's), unless the spec defines them; a partial entry
+        under ``metrics`` overrides their fields (label, decimals)."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("data"), dict):
+            return raw
+        found = source_metrics(raw["data"].get("scores"))
+        given = raw.get("metrics") if raw.get("metrics") is not None else {}
+        if not found or not isinstance(given, dict):
+            return raw
+        merged = {**found, **{k: ({**found[k], **v} if k in found and isinstance(v, dict) else v)
+                              for k, v in given.items()}}
+        return {**raw, "metrics": merged}
 
     @field_validator("systems", "corpora")
     @classmethod
@@ -521,10 +751,6 @@ class Spec(_Model):
             raise ValueError("tests.comparisons vs_baseline needs a baseline system")
         if self.data.scores is not None and not self.metrics:
             raise ValueError("metrics: name at least one metric of data.scores")
-        if self.data.scores is None and self.metrics:
-            raise ValueError("metrics are read from data.scores, which is missing")
-        if self.data.scores is None and not self.has_labels():
-            raise ValueError("data needs scores (or predictions or annotations)")
         for name, m in self.metrics.items():
             if m.corpus_level and self.tests.pairwise == "bootstrap_t":
                 raise _At(("tests", "pairwise"), f"bootstrap_t studentizes a mean of per-item scores; metric {name!r} "
@@ -547,11 +773,25 @@ class Spec(_Model):
                 raise _At(("tests", "bayesian", "rope", corpus_level[0]),
                           f"metric {corpus_level[0]!r} is corpus-level: the Bayesian signed-rank test needs per-item "
                           "scores (use tests.level: corpora, or no ROPE for it)")
-        if self.classification is not None and self.data.predictions is None:
-            raise ValueError("classification needs data.predictions")
-        if self.agreement is not None and self.data.annotations is None and not self.agreement.systems_vs_gold:
-            raise ValueError("agreement needs data.annotations")
         return self
+
+    def data_problems(self, frames: Any = ()) -> list[tuple[tuple[Any, ...], str]]:
+        """(field path, message) of what the data section lacks, given the roles of the data frames passed to
+        the Python API (a frame stands in for a table the spec does not name)."""
+        has = {r: getattr(self.data, r) is not None or r in frames
+               for r in ("scores", "predictions", "annotations", "outcomes")}
+        out: list[tuple[tuple[Any, ...], str]] = []
+        if not has["scores"] and self.metrics:
+            out.append((("metrics",), "metrics are read from data.scores, which is missing"))
+        if not any(has.values()):
+            out.append((("data",), "data needs scores (or predictions, annotations or outcomes)"))
+        if self.outcomes is not None and not has["outcomes"]:
+            out.append((("outcomes",), "outcomes needs data.outcomes"))
+        if self.classification is not None and not has["predictions"]:
+            out.append((("classification",), "classification needs data.predictions"))
+        if self.agreement is not None and not has["annotations"] and not self.agreement.systems_vs_gold:
+            out.append((("agreement",), "agreement needs data.annotations"))
+        return out
 
     def interval_level(self) -> float:
         """The level of every interval of the report: ``tests.ci_level``, else ``1 - alpha`` (the one rule; a
@@ -559,8 +799,8 @@ class Spec(_Model):
         return float(self.tests.ci_level) if self.tests.ci_level is not None else 1.0 - float(self.alpha)
 
     def has_labels(self) -> bool:
-        """Whether the spec has classification or annotation data."""
-        return self.data.predictions is not None or self.data.annotations is not None
+        """Whether the spec has classification, annotation or paired-outcome data."""
+        return self.data.predictions is not None or self.data.annotations is not None or self.data.outcomes is not None
 
 
 # --------------------------------------------------------------------------------------------
@@ -806,7 +1046,10 @@ def _dotted(path: tuple[Any, ...]) -> str:
 def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
     """Field names of the model found at ``loc`` (for 'unknown key' messages)."""
     model: Any = Spec
-    for part in loc:
+    for k, part in enumerate(loc):
+        if loc[k - 2:k] in (("data", "scores"), ("data", "outcomes")) and part in SOURCE_FORMATS:  # a source's tag
+            model = SOURCE_FORMATS[part]
+            continue
         if isinstance(part, int) or model is None:
             continue
         field = model.model_fields.get(part) if hasattr(model, "model_fields") else None
@@ -1023,12 +1266,20 @@ def _validate(raw: dict[Any, Any], positions: _Positions, path: Path, folder: Pa
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+            loc = _without_tags(tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))))
             at = (err.get("ctx") or {}).get("error")
             if isinstance(at, _At):
                 loc = loc + at.path
             problems.append(Problem(source, positions.line_of(loc), _dotted(loc), _message(err)))
         raise SpecError(source, problems) from None
+
+
+def _without_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A field path without the tag pydantic puts after ``data.scores`` to say which source model it tried."""
+    for i in range(2, len(loc)):
+        if loc[i - 2:i] in (("data", "scores"), ("data", "outcomes")) and loc[i] in (*SOURCE_FORMATS, "path"):
+            return loc[:i] + loc[i + 1:]
+    return loc
 
 
 def output_dir(sf: SpecFile) -> Path:

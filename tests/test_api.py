@@ -50,8 +50,10 @@ def test_errors_are_exceptions_with_problems(tmp_path):
     with pytest.raises(sigreport.DataError) as info:
         sigreport.analyze(spec, scores=frame.drop(columns=["value"]))
     assert "missing column 'value'" in info.value.problems[0].message
-    with pytest.raises(sigreport.SpecError, match="names no data.annotations"):
+    with pytest.raises(sigreport.DataError) as info:  # a frame stands in for a table the spec does not name
         sigreport.analyze(spec, annotations=frame)
+    problem = info.value.problems[0]
+    assert "missing columns 'annotator', 'label' in the data frame" in problem.message and problem.line is None
 
 
 def test_results_round_trip_through_json():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from sigreport.archive import diff as diffs
+from sigreport.archive import notes
 from sigreport.archive import releases
 from sigreport.archive.manifest import MANIFEST_NAME, manifest_digest, read_manifest, sha256_file, software_versions
 from sigreport.cli import main
@@ -117,7 +119,8 @@ def test_diff_v1_v2_lists_exactly_the_flip(archive: Path, capsys: pytest.Capture
     for fail_on in ("conclusions", "flips", "any"):
         code, out, _ = run(capsys, "diff", "v1", "v2", "--archive", archive, "--fail-on", fail_on)
         assert code == 1, fail_on
-    assert "m/c/pairwise: B vs C: not significant -> significant" in out
+    assert out.startswith("1 conclusion changed since v1: B vs C on m · c now significant\n"), out
+    assert "the data of B changed (mean 0.4570 → 0.4850)" in out and "m/c/pairwise" not in out  # labels, not ids
 
 
 def test_diff_v2_v3_new_system_choice_and_software(archive: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -149,16 +152,19 @@ def test_diff_formats(archive: Path, capsys: pytest.CaptureFixture[str]) -> None
     doc = json.loads(out)
     assert code == 1 and doc["conclusions_changed"] is True and doc["flips"][0]["b"] == "C"
     code, md, _ = run(capsys, "diff", "v1", "v2", "--archive", archive, "--format", "markdown")
-    assert md.startswith("# 1 conclusion changed") and "## Pairwise decisions flipped" in md
+    assert md.startswith("1 conclusion changed since v1: B vs C on m · c now significant\n")
+    assert "| Where | Conclusion | v1 | v2 | Cause |" in md and "none" not in md
     code, page, _ = run(capsys, "diff", "v1", "v2", "--archive", archive, "--format", "html")
     assert page.startswith("<!DOCTYPE html>") and "B vs C" in page
-    assert not any(s in page.lower() for s in ("http:", "https:", "src=", "href=", "<script", "@import"))
+    assert not any(s in page.lower() for s in ("http:", "https:", "src=", "<script", "@import"))
+    hrefs = re.findall(r'href="([^"]*)"', page)  # each row links to the two reports, by relative paths only
+    assert hrefs and all(not h.startswith("/") and ":" not in h for h in hrefs), hrefs
 
 
 def test_html_diff_escapes_names() -> None:
     old = {"schema_version": 1, "systems": ["<b>x</b>"], "analyses": []}
     new = {"schema_version": 1, "systems": ["<script>alert(1)</script>"], "analyses": []}
-    page = diffs.render_html(diffs.diff_results(old, new))
+    page = notes.render_html(diffs.diff_results(old, new))
     assert "<script>" not in page and "&lt;script&gt;" in page and "<b>x" not in page
 
 
@@ -187,7 +193,7 @@ def test_index_lists_releases_newest_first_with_headlines(archive: Path) -> None
     assert [r["release"] for r in doc["releases"]] == ["v3", "v2", "v1"]
     v1, v2 = doc["releases"][2], doc["releases"][1]
     assert v1["best"] == [{"metric": "m", "corpus": "c", "system": "A", "mean": pytest.approx(0.555, abs=1e-9),
-                           "tied": ["A"]}]
+                           "tied": ["A"], "label": "m", "decimals": 4}]
     assert (v1["significant"], v1["decisions"], v2["significant"], v2["decisions"]) == (2, 3, 3, 3)
     assert (v1["diff"], v2["diff"], v2["report"]) == (None, "v2/diff.html", "v2/index.html")
     page = (archive / "index.html").read_text(encoding="utf-8")

@@ -18,7 +18,7 @@ LAYERS = {
     "sigreport.spec": 3, "sigreport.results": 3,
     "sigreport.data": 4, "sigreport.plan": 4, "sigreport.archive": 4,
     "sigreport.analyses": 5, "sigreport.execute": 5, "sigreport.render": 5,
-    "sigreport.api": 6, "sigreport": 6,
+    "sigreport.api": 6, "sigreport.from_sklearn": 6, "sigreport": 6,
     "sigreport.cli": 7,
 }
 FORBIDDEN = [  # (importer package, imported package): allowed by layer, refused by design

@@ -14,7 +14,7 @@ from typing import Any
 
 from sigreport.analyses.common import apply_families, link_frequentist
 from sigreport.analyses.power import with_power
-from sigreport.analyses.labels import label_nodes
+from sigreport.analyses.labels import label_nodes, outcome_nodes
 from sigreport.analyses.scores import score_nodes
 from sigreport.data import Dataset
 from sigreport.plan import Plan, order_nodes
@@ -40,8 +40,10 @@ def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) ->
     nodes = []
     for (metric, corpus), block in dataset.blocks.items():
         nodes += score_nodes(spec, dataset.metric_specs[metric], metric, corpus, len(block.systems), block.level,
-                             prev)
+                             prev, block.runs is not None)
     nodes += label_nodes(spec, dataset.predictions, dataset.annotations)
+    if dataset.outcomes is not None:
+        nodes += outcome_nodes(spec, dataset.outcomes)
     return Plan(order_nodes(nodes))
 
 
@@ -132,4 +134,6 @@ def data_info(dataset: Dataset) -> dict[str, Any]:
             "sha256": dataset.sha256 or None, "rows": dataset.n_rows}
     for key, value in sorted(dataset.files.items()):
         info[key] = value.as_dict()
+    if dataset.source_info:  # how a native source was read (its format, the field library's version and signature)
+        info["source"] = dict(dataset.source_info)
     return info

@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 
 from sigreport.analyses.common import analysis_id, derived_seed
-from sigreport.data import Annotations, AnnotationGroup, PredictionGroup, Predictions
+from sigreport.data import Annotations, AnnotationGroup, OutcomeGroup, Outcomes, PredictionGroup, Predictions
 from sigreport.plan import Node
-from sigreport.spec import AgreementSpec, ClassificationSpec, Spec, TestsSpec
+from sigreport.spec import AgreementSpec, ClassificationSpec, OutcomesSpec, Spec, TestsSpec
 from sigreport.stats import agreement as agr
 from sigreport.stats import contingency, correction
 from sigreport.stats.classification import MetricValue, classification_metrics, f_name, matthews_corrcoef
@@ -41,6 +41,7 @@ from sigreport.results.records import (AgreementPair, AgreementRecord, Classific
 from sigreport.stats.result import finite_or_none, is_significant
 
 CLASSIFICATION = "classification"
+OUTCOMES = "outcomes"  # the 'metric' of the analyses of paired yes/no outcomes (data.outcomes)
 AGREEMENT = "agreement"
 WEIGHTS = {"cohen_kappa": None, "weighted_kappa_linear": "linear", "weighted_kappa_quadratic": "quadratic"}
 
@@ -117,8 +118,8 @@ def label_pairs(systems: tuple[str, ...], spec: LabelParams) -> list[tuple[int, 
     return list(itertools.combinations(range(len(systems)), 2))
 
 
-def mcnemar_analysis(spec: LabelParams, preds: Predictions, group: PredictionGroup, node_id: str,
-                     omnibus: CochranQRecord | None) -> McNemarRecord:
+def mcnemar_analysis(spec: LabelParams, preds: Predictions | Outcomes, group: PredictionGroup | OutcomeGroup,
+                     node_id: str, omnibus: CochranQRecord | None, metric: str = CLASSIFICATION) -> McNemarRecord:
     cls = spec.classification or ClassificationSpec()
     exact = {"auto": None, "exact": True, "chi2": False}[cls.mcnemar]
     correct = group.correct()
@@ -143,17 +144,18 @@ def mcnemar_analysis(spec: LabelParams, preds: Predictions, group: PredictionGro
     warnings = []
     if n == 0:
         warnings.append("There are no items on this corpus, so no test can be computed.")
-    return McNemarRecord(node_id, "mcnemar", CLASSIFICATION, group.corpus, cls.mcnemar, spec.tests.comparisons,
+    return McNemarRecord(node_id, "mcnemar", metric, group.corpus, cls.mcnemar, spec.tests.comparisons,
                            spec.tests.correction, spec.tests.family, len(entries), spec.alpha,
                            "cochran_q" if omnibus is not None else None,
                            omnibus.significant if omnibus is not None else None, tuple(entries), tuple(warnings))
 
 
-def cochran_analysis(spec: LabelParams, preds: Predictions, group: PredictionGroup, node_id: str) -> CochranQRecord:
+def cochran_analysis(spec: LabelParams, preds: Predictions | Outcomes, group: PredictionGroup | OutcomeGroup,
+                     node_id: str, metric: str = CLASSIFICATION) -> CochranQRecord:
     correct = group.correct()
     r = contingency.cochran_q(correct)
     acc = correct.mean(axis=0) if correct.shape[0] else np.full(correct.shape[1], np.nan)
-    return CochranQRecord(node_id, "cochran_q", CLASSIFICATION, group.corpus, r.n, r.k,
+    return CochranQRecord(node_id, "cochran_q", metric, group.corpus, r.n, r.k,
                             {s: finite_or_none(a) for s, a in zip(preds.systems, acc)}, r.statistic, r.df, r.pvalue,
                             is_significant(r.pvalue, spec.alpha), spec.alpha, r.warnings)
 
@@ -315,6 +317,16 @@ def run_mcnemar(node_id: str, inputs: tuple[Any, ...], params: LabelParams, deps
     return mcnemar_analysis(params, preds, group, node_id, deps[0] if deps else None)
 
 
+def run_outcome_cochran(node_id: str, inputs: tuple[Any, ...], params: LabelParams, deps: tuple[Any, ...]) -> Any:
+    (outcomes, group), = inputs
+    return cochran_analysis(params, outcomes, group, node_id, OUTCOMES)
+
+
+def run_outcome_mcnemar(node_id: str, inputs: tuple[Any, ...], params: LabelParams, deps: tuple[Any, ...]) -> Any:
+    (outcomes, group), = inputs
+    return mcnemar_analysis(params, outcomes, group, node_id, deps[0] if deps else None, OUTCOMES)
+
+
 def run_agreement(node_id: str, inputs: tuple[Any, ...], params: LabelParams, deps: tuple[Any, ...]) -> Any:
     (ann, group), = inputs
     return agreement_analysis(params, ann, group, params.measure, node_id)
@@ -323,6 +335,26 @@ def run_agreement(node_id: str, inputs: tuple[Any, ...], params: LabelParams, de
 def run_vs_gold(node_id: str, inputs: tuple[Any, ...], params: LabelParams, deps: tuple[Any, ...]) -> Any:
     (preds, group), = inputs
     return systems_vs_gold_analysis(params, preds, group, params.measure, node_id)
+
+
+def outcome_nodes(spec: Spec, outcomes: Outcomes) -> list[Node]:
+    """McNemar's test for every pair and, with three or more systems, Cochran's Q first, per corpus of the paired
+    yes/no outcomes (the options of ``outcomes`` in the classification options' places)."""
+    o = spec.outcomes or OutcomesSpec()
+    params = dataclasses.replace(LabelParams.of(spec), classification=ClassificationSpec(
+        mcnemar=o.mcnemar, mcnemar_correction=o.mcnemar_correction))
+    nodes: list[Node] = []
+    for corpus in outcomes.corpora:
+        block = (("outcomes", corpus),)
+        qid = None
+        if len(outcomes.systems) >= 3 and spec.tests.omnibus != "none":
+            qid = analysis_id(OUTCOMES, corpus, "cochran_q")
+            nodes.append(Node(qid, "cochran_q", OUTCOMES, corpus, run_outcome_cochran, params, block, (),
+                              "Cochran's Q on paired yes/no outcomes"))
+        mid = analysis_id(OUTCOMES, corpus, "mcnemar")
+        nodes.append(Node(mid, "mcnemar", OUTCOMES, corpus, run_outcome_mcnemar, params, block,
+                          (qid,) if qid else (), f"McNemar {o.mcnemar}, {spec.tests.correction}"))
+    return nodes
 
 
 def label_nodes(spec: Spec, preds: Predictions | None, ann: Annotations | None) -> list[Node]:

@@ -16,6 +16,7 @@ import numpy as np
 
 from sigreport.analyses.common import (SHARED_RESAMPLES, analysis_id, derived_seed, family_entries, pinned,
                                        resample_seed, selection_dict, system_pairs)
+from sigreport.analyses.runs import runs_block
 from sigreport.data import Block
 from sigreport.plan import Node
 from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, FriedmanRecord, PairRow,
@@ -245,7 +246,8 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseR
         elif method == "kfold_t":
             r = cv.kfold_paired_t(a, b, t.alternative, ctx.alpha, ctx.ci_level)
         elif method == "corrected_resampled_t":
-            r = cv.corrected_resampled_t(a, b, t.n_train, t.n_test, t.alternative, ctx.alpha, ctx.ci_level)
+            n_train, n_test = fold_sizes(block, t)  # type: ignore[misc]  # known: checked when the data was read
+            r = cv.corrected_resampled_t(a, b, n_train, n_test, t.alternative, ctx.alpha, ctx.ci_level)
         else:
             r = cv.resampled_t(a, b, t.alternative, ctx.alpha, ctx.ci_level)
         results.append(r)
@@ -258,6 +260,13 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseR
     return PairwiseRecord(node_id, "cv", block.metric, block.corpus, block.level, method, t.alternative,
                           t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ctx.ci_level, entries, None,
                           tuple(warnings))
+
+
+def fold_sizes(block: Block, t: Any) -> tuple[float, float] | None:
+    """(n_train, n_test) of a block's folds: the means of the data's per-fold sizes, else the spec's (per corpus)."""
+    if block.n_train is not None and block.n_test is not None:
+        return block.n_train, block.n_test
+    return t.sizes_of(str(block.corpus))
 
 
 def _natural(s: str) -> tuple[int, Any]:
@@ -374,9 +383,9 @@ def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
     sel = None
     if block.level == "folds":
         folds = {f for _, f in block.folds or ()}
-        rho = bayes.cv_correlation(t.n_train, t.n_test) if t.n_train and t.n_test else \
-            (1.0 / len(folds) if folds else 0.5)
-        if not (t.n_train and t.n_test):
+        sizes = fold_sizes(block, t)
+        rho = bayes.cv_correlation(*sizes) if sizes else (1.0 / len(folds) if folds else 0.5)
+        if not sizes:
             warnings.append(f"correlation of fold differences rho = 1/{len(folds)} (one over the number of folds; "
                             "set tests.n_train and tests.n_test for n_test / (n_train + n_test))")
         results = [bayes.correlated_bayesian_t(x[:, i], x[:, j], rope, rho, spec.level) for i, j in pairs]
@@ -435,6 +444,11 @@ def run_pairwise(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, dep
     return pairwise_block(block, node_id, Context(params, aggregate))
 
 
+def run_runs(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, deps: tuple[Any, ...]) -> Any:
+    block, aggregate = inputs
+    return runs_block(block, node_id, Context(params, aggregate))
+
+
 def run_cv(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, deps: tuple[Any, ...]) -> Any:
     block, aggregate = inputs
     return cv_block(block, node_id, Context(params, aggregate), params.cv_method)
@@ -457,7 +471,7 @@ def run_bayesian(node_id: str, inputs: tuple[Any, ...], params: ScoreParams, dep
 
 
 def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, n_systems: int, level: str,
-                previous: Mapping[str, str]) -> list[Node]:
+                previous: Mapping[str, str], has_runs: bool = False) -> list[Node]:
     """Plan nodes of one metric on one corpus (``previous``: analysis id -> the previous report's method)."""
     tests = spec.tests
     blocks = (("scores", metric, corpus), ("aggregate", metric))
@@ -484,6 +498,8 @@ def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, 
     pid = analysis_id(metric, corpus, "pairwise")
     nodes.append(node("pairwise", "pairwise", run_pairwise, (did,),
                       f"{tests.pairwise}, {tests.alternative}, {tests.correction}"))
+    if has_runs and n_systems >= 2:
+        nodes.append(node("runs", "runs", run_runs, (did,), f"runs: two-level bootstrap, ASO tau {tests.runs.tau:g}"))
     if n_systems >= 3 and tests.omnibus != "none" and not mspec.corpus_level:
         oid = analysis_id(metric, corpus, "omnibus")
         nodes.append(node("omnibus", "omnibus", run_omnibus, (did,),

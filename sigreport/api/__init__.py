@@ -42,15 +42,16 @@ def load_spec(source: SpecSource, *, base_dir: str | Path | None = None) -> Spec
 
 
 def analyze(spec: SpecSource, *, scores: Any = None, predictions: Any = None, annotations: Any = None,
-            previous: Results | None = None, executor: Executor | None = None, cache: Cache | None = None,
-            progress: Progress | None = None) -> Results:
+            outcomes: Any = None, previous: Results | None = None, executor: Executor | None = None,
+            cache: Cache | None = None, progress: Progress | None = None) -> Results:
     """Compute every analysis the spec implies; write nothing.
 
-    ``scores``, ``predictions``, ``annotations``: pandas data frames standing in for the tables the spec
-    names in ``data`` (same columns; problems are reported by row number). ``previous``: the previous
+    ``scores``, ``predictions``, ``annotations``, ``outcomes``: pandas data frames standing in for the tables
+    of ``data`` (same columns; problems are reported by row number); the spec need not name a path for them. ``previous``: the previous
     report's results (for ``selection``). ``Results.to_dict()`` is exactly what results.json holds for
     the same inputs."""
-    frames = {k: v for k, v in (("scores", scores), ("predictions", predictions), ("annotations", annotations))
+    frames = {k: v for k, v in (("scores", scores), ("predictions", predictions), ("annotations", annotations),
+                                ("outcomes", outcomes))
               if v is not None}
     p = pipeline.prepare(load_spec(spec), previous=previous, frames=frames)
     results = run_plan(p.plan, p.dataset, executor, progress, cache)

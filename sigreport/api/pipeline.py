@@ -24,7 +24,7 @@ from sigreport.version import __version__
 from sigreport.archive import store
 from sigreport.archive.manifest import MANIFEST_NAME, read_manifest
 from sigreport.archive.verify import CannotRebuild, VerifyResult, verify_release
-from sigreport.data import Dataset, load_data
+from sigreport.data import Dataset, load_data, with_frames
 from sigreport.errors import Problem, SpecError, StrictError, UserError
 from sigreport.execute.cache import LIMIT as CACHE_LIMIT
 from sigreport.execute.cache import check_folder as check_cache_folder
@@ -106,7 +106,8 @@ def figure_workers_ahead(sf: SpecFile, run: RunOptions, formats: list[str] | Non
     if run.jobs != "auto":
         return int(run.jobs) if int(run.jobs) > 1 else 0
     try:
-        size = sf.resolve(spec.data.scores).stat().st_size if spec.data.scores else 0
+        path = getattr(spec.data.source, "path", None)
+        size = sf.resolve(path).stat().st_size if path else 0
     except OSError:
         return 0  # the read reports it
     return auto_workers() if size >= AUTO_AHEAD_BYTES and auto_workers() > 1 else 0
@@ -207,7 +208,7 @@ def prepare(spec_path: SpecFile | str | Path, out: str | Path | None = None,
     """Validate spec and data and expand the plan (no statistics yet). ``previous``: the previous report's
     results, for ``selection``; nothing is read from the output folder here. ``frames``: data frames
     standing in for the spec's tables (Python API)."""
-    sf = spec_file(spec_path)
+    sf = with_frames(spec_file(spec_path), frames or {})
     ds = load_data(sf, frames)
     dest = Path(out).resolve() if out else output_dir(sf)
     store.recover_if_idle(dest, _say)  # a report left under a hidden name by a killed build is put back first
@@ -274,11 +275,12 @@ def collect_warnings(results: dict[str, Any]) -> list[Problem]:
 def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list[str],
                  templates: str | Path | None = None, notices: list[Problem] | None = None,
                  progress: Progress | None = None, jobs: int = 1, cache: Cache | None = None,
-                 figure_workers: forking.Ready | None = None) -> list[str]:
+                 figure_workers: forking.Ready | None = None, release: Any = None) -> list[str]:
     """Render every requested format into ``dest`` (a fresh folder). Returns the files written.
     ``jobs``: worker processes that may draw the figures (the build's --jobs; same bytes). ``cache``: the
     build's cache, whose ``figures`` section keeps drawn figures between builds (same bytes);
-    ``figure_workers``: workers forked ahead to draw the figures in (see :func:`figure_workers_ahead`).
+    ``figure_workers``: workers forked ahead to draw the figures in (see :func:`figure_workers_ahead`);
+    ``release``: the :class:`~sigreport.archive.releases.ReleaseContext` the report names at its top.
 
     Warnings about the output itself (characters LaTeX cannot print) are appended to ``notices``.
     """
@@ -297,6 +299,11 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     with figure_cache(cache.section("figures") if cache is not None else None):
         model = build_report(res, p.spec_file.path.name, figure_pdf="latex" in formats, figure_jobs=jobs,
                                  figure_workers=figure_workers)
+    if release is not None:
+        from sigreport.render.model import ReleaseInfo
+
+        model = dataclasses.replace(model, release=ReleaseInfo(release.name, release.previous, release.previous_page,
+                                                               release.diff, release.index))
     json_done = lambda: None  # noqa: E731
     if "json" in formats:  # in a forked process, while this one renders (with workers to spare)
         json_done = in_background(lambda: (dest / "results.json").write_text(to_json(res), encoding="utf-8"),
@@ -378,7 +385,7 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
           strict: bool = False, progress: Progress | None = None, templates: str | Path | None = None,
           release: releases.ReleasePlan | None = None, previous: Results | None = None, wait: float = 0.0,
           say: store.Say | None = None, run: RunOptions = RunOptions(),
-          force: bool = False) -> tuple[Path, list[str], list[Problem]]:
+          force: bool = False, context: Any = None) -> tuple[Path, list[str], list[Problem]]:
     """Run a whole build; returns (report folder, files written, warnings).
 
     The output folder is locked for the whole build (a second build waits ``wait`` seconds, then stops
@@ -387,7 +394,8 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     index is rewritten. The previous report (for ``selection``) is ``previous``, else the release's
     previous one, else the report in the output folder: read here, explicitly, and handed to the plan.
     A release folder is replaced only by a release build with ``--force`` (a plain build into it needs
-    ``force``, and then the archive's index is rewritten).
+    ``force``, and then the archive's index is rewritten). ``context``: the release a rebuild writes the
+    report of (``verify``; a release build knows its own).
     """
     say = say or _say
     sf = spec_file(spec_path)
@@ -395,7 +403,7 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     check_cache(run, sf)  # an unusable cache folder stops the build before the data is read
     with long_lived(), ready_workers(figure_workers_ahead(sf, run, formats)) as drawers:
         return _build(sf, dest, formats, strict, progress, templates, release, previous, wait, say, run, drawers,
-                      force)
+                      force, context)
 
 
 @contextlib.contextmanager
@@ -416,7 +424,8 @@ def ready_workers(n: int) -> Iterator[forking.Ready | None]:
 def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
            progress: Progress | None, templates: str | Path | None, release: releases.ReleasePlan | None,
            previous: Results | None, wait: float, say: store.Say, run: RunOptions,
-           drawers: forking.Ready | None = None, force: bool = False) -> tuple[Path, list[str], list[Problem]]:
+           drawers: forking.Ready | None = None, force: bool = False,
+           context: Any = None) -> tuple[Path, list[str], list[Problem]]:
     t0, started = time.monotonic(), time.time()
     phase(progress, f"reading {_data_names(sf)}", transient=True)
     imported = scipy_stats.prefetch() if uses_scipy_stats(sf.spec) else (lambda: None)  # while the data is read
@@ -447,15 +456,23 @@ def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
         fmts = formats or list(p.spec_file.spec.outputs.formats)
         if release and "json" not in fmts:
             fmts = [*fmts, "json"]  # a release's diff and index read its results.json
+        if release:
+            from sigreport.archive import releases
+
+            context = releases.release_context(release, SCHEMA_VERSION)
 
         def fill(tmp: Path) -> list[str]:
-            written = write_report(p, results, tmp, fmts, templates, warnings, progress, run.jobs, cache, drawers)
+            written = write_report(p, results, tmp, fmts, templates, warnings, progress, run.jobs, cache, drawers,
+                                   context)
             if release:
+                from sigreport.api import release_notes as notes
                 from sigreport.archive import releases
 
                 code = [f for f in (getattr(m.func, "source_file", None) for m in p.dataset.aggregates.values()) if f]
                 given = releases.release_inputs(p.spec_file, fmts, templates, __version__, code)
-                written += releases.finish_release(release, tmp, given)
+                sources = releases.NoteSources(notes.dataset_scores(p.dataset), notes.release_scores,
+                                               notes.section_anchors)
+                written += releases.finish_release(release, tmp, given, sources)
             return written
 
         written = store.write_report_folder(dest, fill, say, __version__)
@@ -467,7 +484,9 @@ def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
     if release or replaces_release:
         from sigreport.archive import releases
 
-        releases.write_index(release.archive if release else dest.parent, say)
+        from sigreport.render.figures.trend import draw_trend
+
+        releases.write_index(release.archive if release else dest.parent, say, draw_trend)
     return dest, written, warnings
 
 
@@ -528,7 +547,7 @@ def keep() -> None:
 
 def _data_names(sf: SpecFile) -> str:
     data = sf.spec.data
-    return ", ".join(Path(f).name for f in (data.scores, data.predictions, data.annotations) if f) or "the data"
+    return ", ".join(Path(f).name for f in data.named_files()) or "the data"
 
 
 def _shape(ds: Dataset) -> str:
@@ -547,7 +566,7 @@ def input_paths(sf: SpecFile, templates: str | Path | None = None) -> list[Path]
     """Every file or folder a build reads: the output folder may hold none of them (it is replaced whole)."""
     data = sf.spec.data
     paths = [sf.path.resolve()] if sf.from_file else []
-    paths += [sf.resolve(f) for f in (data.scores, data.predictions, data.annotations) if f]
+    paths += [sf.resolve(f) for f in data.named_files()]
     if templates:
         paths.append(Path(templates).resolve())
     for m in sf.spec.metrics.values():
@@ -578,13 +597,17 @@ def plan_release(spec_path: str | Path, name: str, archive: str | Path | None = 
 
 
 def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None = None,
-           digest: str | None = None) -> VerifyResult:
+           digest: str | None = None, progress: Progress | None = None) -> VerifyResult:
     """``sigreport verify``: check a release against its manifest (and the manifest against a published
-    ``digest``), rebuilding it unless ``rebuild`` is False. The rebuild uses no cache."""
+    ``digest``), rebuilding it unless ``rebuild`` is False. The rebuild uses no cache. ``progress``: told the
+    steps of the verification and of the rebuild's build (the command line's display)."""
+    from sigreport.archive import releases
+
     folder = Path(folder)
-    previous, missing = None, None
+    previous, missing, context = None, None, None
     try:  # a release was analysed against its previous release (selection): so is its rebuild
-        name = read_manifest(folder).get("previous")
+        manifest = read_manifest(folder)
+        name, context = manifest.get("previous"), releases.context_of(folder, manifest)
     except UserError:
         name = None  # verify_release reports an unreadable manifest itself
     if isinstance(name, str) and name:
@@ -596,7 +619,8 @@ def verify(folder: str | Path, rebuild: bool = True, data_dir: str | Path | None
     def builder(spec: Path, out: Path, formats: list[str], templates: str | None) -> None:
         if missing:
             raise CannotRebuild(missing)
-        build(spec, out, formats or None, templates=templates, previous=previous)
+        build(spec, out, formats or None, progress=progress, templates=templates, previous=previous, context=context)
 
-    return verify_release(Path(folder), rebuild, Path(data_dir) if data_dir else None, builder, digest)
+    return verify_release(Path(folder), rebuild, Path(data_dir) if data_dir else None, builder, digest,
+                          lambda text: phase(progress, text))
 

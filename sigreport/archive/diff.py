@@ -1,23 +1,40 @@
-"""The diff of two releases' conclusions, from their results.json documents (and manifests, for the cause).
+"""The diff of two releases as a release note, from their results.json documents (and manifests, for the cause).
 
 Analyses are matched by their stable ids. A conclusion changed when a decision flipped (a pair or an
 omnibus test significant in one release and not in the other, or significant in both with the direction
-reversed), or when the best system or the rank order of the systems both releases share changed. Other
-differences (analyses, pairs, systems, corpora or metrics added or removed; automatic test choices that
-changed) are listed too, and the manifests say whether the data, the spec or the software changed, so the
-reader knows the cause. Nothing here computes a statistic: every number is read from the documents.
+reversed), or when the best system or the rank order of the systems both releases share changed. Each
+changed conclusion gets its causes in words (:func:`causes_of`): the data of one of its systems changed,
+other systems of its correction family changed, the family changed size, the test, the correction or the
+spec changed (the changed settings, and the YAML lines), or, when nothing else explains it, the software.
+
+Per metric and corpus, every system's value in both releases and their difference, with the interval of
+the difference (:func:`value_changes`). The rule for that interval: **paired** (a t interval of the mean
+of the per-item differences, on the items both releases share) when both releases' item scores are given
+(:class:`ItemScores`: the callers read them from the inputs the manifests name, where ``verify`` finds
+them, and only when their sha256 is the manifest's); otherwise **unpaired** (Welch's t interval from each
+release's mean, SD and number of items in results.json), which is wider than the paired one when a
+system's scores on the same items are positively correlated across releases, and says so; none for a
+corpus-level metric (no per-item mean). The interval's level is the new report's interval level.
+
+Other differences (analyses, pairs, systems, corpora or metrics added or removed; automatic test choices
+that changed) are listed too. Nothing here runs a test on the systems: every decision is read from the
+documents through the decision model (:func:`~sigreport.results.decisions.decide_document`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import html
+import difflib
 import json
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
+
+import numpy as np
 
 from sigreport.errors import Problem, UserError
 from sigreport.results.decisions import BlockDecisions, Decisions, analysis_key, decide_document, rank_systems
+from sigreport.results.names import CORRECTION_NAMES, test_name
 
 FailOn = Literal["conclusions", "flips", "any"]
 
@@ -94,13 +111,108 @@ class SetChange:
 
 @dataclasses.dataclass(frozen=True)
 class Cause:
-    """Whether data, spec or software changed between the releases (None: unknown, no manifest)."""
+    """Whether data, spec or software changed between the releases (None: unknown, no manifest).
+
+    ``spec_settings``: the settings the spec changed (dotted path, old value, new value, as JSON text; the
+    spec as validated, so a default written out is no change); ``spec_lines``: the changed YAML lines as a
+    small unified diff."""
 
     data: bool | None
     spec: bool | None
     software: bool | None
     data_files: tuple[str, ...]
     software_changes: tuple[tuple[str, str | None, str | None], ...]
+    spec_settings: tuple[tuple[str, str | None, str | None], ...] = ()
+    spec_lines: tuple[str, ...] = ()
+    spec_compared: bool = True  # False: a spec text this version cannot read; only its lines are compared
+
+
+@dataclasses.dataclass(frozen=True)
+class ItemScores:
+    """A release's per-item values of its item-level mean metrics, read from its inputs by the caller:
+    (metric, corpus) -> (item names, system -> values in item order). ``missing``: why there are none (no
+    manifest, an input not found or changed since the release, a user aggregate the diff does not run)."""
+
+    blocks: Mapping[tuple[str, str | None], tuple[tuple[str, ...], Mapping[str, Any]]]
+    missing: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ValueChange:
+    """One system's value in both releases (None: not in that release) and the difference new - old, with
+    its interval (``interval``: "paired" on ``n`` shared items, "unpaired" Welch, or "" none) and whether the
+    interval excludes zero. ``old_best`` / ``new_best``: in the best tier of that release's decisions."""
+
+    system: str
+    old: float | None
+    new: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    interval: str
+    n: int | None
+    significant: bool | None
+    old_best: bool
+    new_best: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockChange:
+    """Every system's values for one metric on one corpus (``corpus`` None: across corpora), with the
+    interval rule that applied (``interval_note``: in words, e.g. why it is unpaired)."""
+
+    metric: str
+    corpus: str | None
+    label: str
+    higher_is_better: bool
+    decimals: int
+    ci_level: float
+    rows: tuple[ValueChange, ...]
+    interval_note: str
+
+    @property
+    def where(self) -> str:
+        return where_text(self.label, self.corpus)
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """A conclusion that changed, told in words: ``kind`` decision (a pair), omnibus, best (the best system)
+    or order (the order of the shared systems); ``subject`` ("B vs C", "best system"); ``old`` / ``new`` the
+    two releases' statements; ``causes`` why, each a sentence; ``test`` the test's display name;
+    ``primary``: the test the new report's conclusions follow; ``analysis`` its id (for scripts)."""
+
+    kind: str
+    metric: str
+    corpus: str | None
+    where: str
+    test: str
+    subject: str
+    old: str
+    new: str
+    causes: tuple[str, ...]
+    primary: bool
+    analysis: str
+    short: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """A pair the test the conclusions follow compares in only one release (``status``: new or removed),
+    with that release's decision."""
+
+    metric: str
+    corpus: str | None
+    where: str
+    test: str
+    a: str
+    b: str
+    status: str
+    significant: bool | None
+    better: str | None
+    pvalue: float | None
+    estimate: float | None
+    statement: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,6 +228,15 @@ class Diff:
     pairs_changes: tuple[PairsChange, ...]
     set_changes: tuple[SetChange, ...]
     cause: Cause
+    changes: tuple[Change, ...] = ()  # flips, omnibus flips and rank changes, in words with their causes
+    blocks: tuple[BlockChange, ...] = ()
+    comparisons: tuple[Comparison, ...] = ()
+    names: tuple[tuple[str, str, str], ...] = ()  # (analysis id, kind, where: 'BLEU · news') of both releases
+
+    def name_of(self, analysis: str) -> str:
+        """An analysis as a reader knows it ('pairwise on BLEU · news'), not by its id."""
+        found = next(((k, w) for i, k, w in self.names if i == analysis), None)
+        return f"{found[0]} on {found[1]}" if found else analysis
 
     @property
     def decisions_flipped(self) -> bool:
@@ -130,12 +251,53 @@ class Diff:
         return self.conclusions_changed or bool(self.analyses_added or self.analyses_removed or self.choice_changes
                                                 or self.pairs_changes or self.set_changes)
 
+    @property
+    def n_conclusions(self) -> int:
+        return len(self.flips) + len(self.omnibus_flips) + len(self.rank_changes)
+
+    @property
+    def headline(self) -> str:
+        """One line: "3 conclusions changed since v1.2: B vs C on BLEU · news now significant; ..." (the
+        first three, then how many more), or "no conclusion changed since v1.2" with what else changed."""
+        n = self.n_conclusions
+        if not n:
+            rest = other_changes(self)
+            return f"no conclusion changed since {self.old}" + (f" ({rest})" if rest else "")
+        shown = [c.short for c in self.changes[:HEADLINE_ITEMS]]
+        more = f"; and {n - len(shown)} more" if n > len(shown) else ""
+        return f"{n} conclusion{'s' if n != 1 else ''} changed since {self.old}: {'; '.join(shown)}{more}"
+
+    def counts(self) -> dict[str, int]:
+        """How many of each kind of change, for a summary line and for scripts."""
+        return {"conclusions": self.n_conclusions, "decisions_flipped": len(self.flips) + len(self.omnibus_flips),
+                "best_or_order": len(self.rank_changes),
+                "systems_added": sum(len(s.added) for s in self.set_changes if s.what == "systems"),
+                "systems_removed": sum(len(s.removed) for s in self.set_changes if s.what == "systems"),
+                "comparisons_new": sum(c.status == "new" for c in self.comparisons),
+                "comparisons_removed": sum(c.status == "removed" for c in self.comparisons),
+                "test_choices_changed": len(self.choice_changes)}
+
     def exit_code(self, fail_on: FailOn = "conclusions") -> int:
         """0 or 1 for the CLI: conclusions (default) fails on flips and best/rank changes, ``flips`` only on
         flipped decisions, ``any`` on any listed difference of the results (not on the cause alone)."""
         changed = {"conclusions": self.conclusions_changed, "flips": self.decisions_flipped,
                    "any": self.anything_changed}[fail_on]
         return 1 if changed else 0
+
+
+HEADLINE_ITEMS = 3
+
+
+def other_changes(d: Diff) -> str:
+    """What changed besides the conclusions, briefly ("1 system added; data, spec changed")."""
+    c = d.counts()
+    parts = [f"{c[k]} {one if c[k] == 1 else many}" for k, one, many in (
+        ("systems_added", "system added", "systems added"), ("systems_removed", "system removed", "systems removed"),
+        ("test_choices_changed", "test choice changed", "test choices changed")) if c[k]]
+    changed = [w for w, v in (("data", d.cause.data), ("spec", d.cause.spec), ("software", d.cause.software)) if v]
+    if changed:
+        parts.append(f"{', '.join(changed)} changed")
+    return "; ".join(parts)
 
 
 # ---- comparing ---------------------------------------------------------------------------------------
@@ -153,8 +315,10 @@ def check_schema(old_doc: Mapping[str, Any], new_doc: Mapping[str, Any], source:
 
 def diff_results(old_doc: Mapping[str, Any], new_doc: Mapping[str, Any], old_manifest: Mapping[str, Any] | None = None,
                  new_manifest: Mapping[str, Any] | None = None, old_label: str = "old",
-                 new_label: str = "new") -> Diff:
-    """Everything that differs between two results.json documents of the same schema version."""
+                 new_label: str = "new", old_items: ItemScores | None = None,
+                 new_items: ItemScores | None = None) -> Diff:
+    """Everything that differs between two results.json documents of the same schema version. ``old_items``
+    / ``new_items``: the releases' per-item scores when the caller found them (paired intervals)."""
     check_schema(old_doc, new_doc)
     old_a, new_a = by_id(old_doc), by_id(new_doc)
     common = [i for i in new_a if i in old_a]
@@ -169,9 +333,23 @@ def diff_results(old_doc: Mapping[str, Any], new_doc: Mapping[str, Any], old_man
         omni += [x for x in [omnibus_flip(aid, o, n)] if x]
         ranks += [x for x in [rank_change(aid, o, n, old_dec, new_dec)] if x]
         choices += [x for x in [choice_change(aid, o, n)] if x]
+    c = cause(old_doc, new_doc, old_manifest, new_manifest)
+    ctx = Context(old_doc, new_doc, old_a, new_a, old_dec, new_dec, c, old_items, new_items)
     return Diff(old_label, new_label, tuple(i for i in new_a if i not in old_a), tuple(i for i in old_a if i not in new_a),
                 tuple(flips), tuple(omni), tuple(ranks), tuple(choices), tuple(pairs),
-                tuple(set_changes(old_doc, new_doc)), cause(old_doc, new_doc, old_manifest, new_manifest))
+                tuple(set_changes(old_doc, new_doc)), c, changes_of(ctx, flips, omni, ranks),
+                value_changes(ctx), comparisons_of(ctx), analysis_names(ctx))
+
+
+def analysis_names(ctx: "Context") -> tuple[tuple[str, str, str], ...]:
+    """(id, kind, where) of every analysis of both releases, for the notes to name them by label."""
+    out = {}
+    for analyses in (ctx.old_a, ctx.new_a):
+        for aid, a in analyses.items():
+            metric, corpus = analysis_key(a)
+            block = ctx.block(metric, corpus)
+            out[aid] = (aid, str(a.get("kind")), where_text(block.label if block else metric, corpus))
+    return tuple(out.values())
 
 
 def descriptives_key(a: dict[str, Any]) -> tuple[str, str | None]:
@@ -318,8 +496,91 @@ def cause(old_doc: Mapping[str, Any], new_doc: Mapping[str, Any], old_m: Mapping
     oi = {(f.get("role"), f.get("name")): f.get("sha256") for f in old_m.get("inputs") or []}
     ni = {(f.get("role"), f.get("name")): f.get("sha256") for f in new_m.get("inputs") or []}
     files = tuple(sorted(str(k[1]) for k in set(oi) | set(ni) if oi.get(k) != ni.get(k)))
-    return Cause(bool(files), (old_m.get("spec") or {}).get("sha256") != (new_m.get("spec") or {}).get("sha256"),
-                 bool(soft := software_changes(old_m, new_m)), files, soft)
+    old_spec, new_spec = old_m.get("spec") or {}, new_m.get("spec") or {}
+    spec = old_spec.get("sha256") != new_spec.get("sha256")
+    settings, lines = ((), ())
+    if spec:
+        settings, lines = spec_settings(old_spec.get("text"), new_spec.get("text")), \
+            spec_diff_lines(old_spec.get("text"), new_spec.get("text"))
+    return Cause(bool(files), spec, bool(soft := software_changes(old_m, new_m)), files, soft, settings or (), lines,
+                 settings is not None)
+
+
+SPEC_DIFF_LINES = 40  # a longer YAML diff is cut, saying how many lines were left out
+
+
+def spec_diff_lines(old: Any, new: Any) -> tuple[str, ...]:
+    """The changed lines of the spec as a unified diff with one line of context (``@@`` headers kept, file
+    headers left out); () when a text is missing."""
+    if not isinstance(old, str) or not isinstance(new, str):
+        return ()
+    out = [ln for ln in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1)
+           if not ln.startswith(("---", "+++"))]
+    if len(out) > SPEC_DIFF_LINES:
+        out = out[:SPEC_DIFF_LINES] + [f"... {len(out) - SPEC_DIFF_LINES} more lines"]
+    return tuple(out)
+
+
+def spec_settings(old: Any, new: Any) -> tuple[tuple[str, str | None, str | None], ...] | None:
+    """(dotted setting, old, new) for every setting the two spec texts give differently, read as the build
+    read them (validated, defaults filled in); None when either cannot be read as a spec by this version."""
+    from sigreport.errors import UserError as _UserError
+    from sigreport.spec import load_spec
+
+    try:
+        flat = [flatten(load_spec(t).spec.model_dump(mode="json")) for t in (old, new)]
+    except (_UserError, TypeError, ValueError):
+        return None
+    out, seen = [], set()
+    for k in dict.fromkeys([*flat[0], *flat[1]]):
+        o, n = flat[0].get(k, MISSING), flat[1].get(k, MISSING)
+        if o == n:
+            continue
+        if o is MISSING or n is MISSING:  # a whole part added or removed: named once ('metrics.m3: added')
+            k = subtree(k, flat[0] if o is MISSING else flat[1])
+            if k not in seen:
+                seen.add(k)
+                out.append((k, None if o is MISSING else "(removed)", "(added)" if o is MISSING else None))
+            continue
+        out.append((k, _setting(o), _setting(n)))
+    return tuple(out)
+
+
+def subtree(key: str, lacks: Mapping[str, Any]) -> str:
+    """The shortest prefix of ``key`` that ``lacks`` has no setting under (the part that was added)."""
+    parts = key.split(".")
+    for i in range(1, len(parts) + 1):
+        prefix = ".".join(parts[:i])
+        if not any(k == prefix or k.startswith(prefix + ".") for k in lacks):
+            return prefix
+    return key
+
+
+MISSING = object()
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """A nested spec as {dotted path: value}; lists are values (``systems: [A, B]``)."""
+    if isinstance(value, dict) and value:
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+        return out
+    return {prefix: value}
+
+
+def setting_text(key: str, old: str | None, new: str | None) -> str:
+    """'tests.correction: "none" → "holm"', 'metrics.m3: added', 'metrics.m2: removed'."""
+    if new == "(added)" or old == "(removed)":
+        return f"{key}: {'added' if new == '(added)' else 'removed'}"
+    return f"{key}: {old if old is not None else '(not set)'} → {new if new is not None else '(not set)'}"
+
+
+def _setting(v: Any) -> str | None:
+    if v is MISSING:
+        return None
+    text = json.dumps(v, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def software_changes(old_m: Mapping[str, Any], new_m: Mapping[str, Any]) -> tuple[tuple[str, str | None, str | None], ...]:
@@ -330,124 +591,428 @@ def software_changes(old_m: Mapping[str, Any], new_m: Mapping[str, Any]) -> tupl
     return tuple((k, o.get(k), n.get(k)) for k in sorted(set(o) | set(n)) if o.get(k) != n.get(k))
 
 
-# ---- rendering ---------------------------------------------------------------------------------------
+
+
+# ---- values, causes and the conclusions in words ------------------------------------------------------
+
+RTOL = 1e-9  # a summary that moved less than this (relative) is unchanged (last digits of another machine)
+
+
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """Both releases' documents, their analyses by id and decisions, the cause, and any item scores."""
+
+    old_doc: Mapping[str, Any]
+    new_doc: Mapping[str, Any]
+    old_a: Mapping[str, dict[str, Any]]
+    new_a: Mapping[str, dict[str, Any]]
+    old_dec: Decisions
+    new_dec: Decisions
+    cause: Cause
+    old_items: ItemScores | None = None
+    new_items: ItemScores | None = None
+
+    def block(self, metric: str, corpus: str | None) -> BlockDecisions | None:
+        """The new release's decisions of the block, else the old one's."""
+        return self.new_dec.get(metric, corpus) or self.old_dec.get(metric, corpus)
+
+
+def where_text(label: str, corpus: str | None) -> str:
+    """How a block is named to a reader: 'BLEU · news' ('across corpora' for a block over corpora)."""
+    return f"{label} · {corpus if corpus is not None else 'across corpora'}"
+
+
+def descriptives_of(analyses: Mapping[str, dict[str, Any]], metric: str, corpus: str | None) -> dict[str, Any] | None:
+    return next((a for a in analyses.values() if a.get("kind") == "descriptives"
+                 and analysis_key(a) == (metric, corpus)), None)
+
+
+def system_rows(desc: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    return {str(r["system"]): r for r in (desc or {}).get("systems") or [] if isinstance(r, dict) and "system" in r}
+
+
+def _moved(a: Any, b: Any) -> bool:
+    x, y = _num(a), _num(b)
+    if x is None or y is None:
+        return (x is None) != (y is None)
+    return not math.isclose(x, y, rel_tol=RTOL, abs_tol=0.0)
+
+
+def changed_systems(ctx: Context, metric: str, corpus: str | None) -> dict[str, str]:
+    """Systems in both releases whose scores on this block changed (their summary: mean, SD, median or
+    number of items), each with its mean then and now as the report shows it."""
+    old, new = (system_rows(descriptives_of(a, metric, corpus)) for a in (ctx.old_a, ctx.new_a))
+    block = ctx.block(metric, corpus)
+    decimals = block.decimals if block else 4
+    out = {}
+    for s in new:
+        if s in old and any(_moved(old[s].get(k), new[s].get(k)) for k in ("mean", "sd", "median", "n")):
+            out[s] = f"mean {fmt(_num(old[s].get('mean')), decimals)} → {fmt(_num(new[s].get('mean')), decimals)}"
+    return out
+
+
+def systems_in(analyses: Mapping[str, dict[str, Any]], metric: str, corpus: str | None) -> list[str]:
+    return list(system_rows(descriptives_of(analyses, metric, corpus)))
+
+
+def fmt(v: float | None, decimals: int) -> str:
+    return "–" if v is None else f"{v:.{decimals}f}"
+
+
+def signed(v: float | None, decimals: int) -> str:
+    return "–" if v is None else f"{v:+.{decimals}f}"
+
+
+# ---- per block: values and the interval of their difference ----
+
+
+def value_changes(ctx: Context) -> tuple[BlockChange, ...]:
+    """Per metric and corpus (the new release's order, then blocks only the old one has), every system's
+    value in both releases and the difference with its interval (module doc: the rule)."""
+    keys = list(dict.fromkeys([(b.metric, b.corpus) for b in ctx.new_dec] + [(b.metric, b.corpus) for b in ctx.old_dec]))
+    return tuple(block_change(ctx, m, c) for m, c in keys)
+
+
+def block_change(ctx: Context, metric: str, corpus: str | None) -> BlockChange:
+    ob, nb = ctx.old_dec.get(metric, corpus), ctx.new_dec.get(metric, corpus)
+    info = nb or ob
+    assert info is not None
+    old_vals, new_vals = (dict(b.values) if b else {} for b in (ob, nb))
+    systems = list(dict.fromkeys([*new_vals, *old_vals]))
+    od, nd = descriptives_of(ctx.old_a, metric, corpus), descriptives_of(ctx.new_a, metric, corpus)
+    level = interval_level(nd or od, ctx.new_doc)
+    paired = paired_source(ctx, metric, corpus)
+    mean_metric = all(d is None or d.get("aggregate") in (None, "mean") for d in (od, nd))
+    rows = []
+    for s in systems:
+        o, n = _num(old_vals.get(s)), _num(new_vals.get(s))
+        delta = n - o if o is not None and n is not None else None
+        lo = hi = None
+        kind, count = "", None
+        if delta is not None and mean_metric:
+            found = paired_interval(paired, s, level) if paired else None
+            if found is not None:
+                (lo, hi), count, kind = found[0], found[1], "paired"
+            else:
+                found = welch_interval(system_rows(od).get(s), system_rows(nd).get(s), delta, level)
+                if found is not None:
+                    (lo, hi), kind = found, "unpaired"
+        sig = None if lo is None or hi is None else bool(lo > 0 or hi < 0)
+        rows.append(ValueChange(s, o, n, delta, lo, hi, kind, count, sig, bool(ob and s in ob.best),
+                                bool(nb and s in nb.best)))
+    return BlockChange(metric, corpus, info.label, info.higher_is_better, info.decimals, level, tuple(rows),
+                       interval_note(ctx, paired is not None, mean_metric, level))
+
+
+def interval_level(desc: Mapping[str, Any] | None, doc: Mapping[str, Any]) -> float:
+    """The new report's interval level: its descriptives' ``ci_level``, else 1 - alpha, else 95%."""
+    level = _num((desc or {}).get("ci_level"))
+    if level is None:
+        alpha = _num(doc.get("alpha"))
+        level = 1 - alpha if alpha is not None else 0.95
+    return level
+
+
+def interval_note(ctx: Context, paired: bool, mean_metric: bool, level: float) -> str:
+    pct = f"{round(100 * level, 2):g}%"
+    if not mean_metric:
+        return "no interval: a corpus-level metric has no per-item mean to pair"
+    if paired:
+        return (f"{pct} interval of the difference: paired t interval of the mean of the per-item differences, "
+                "on the items both releases share")
+    why = next((i.missing for i in (ctx.old_items, ctx.new_items) if i is not None and i.missing),
+               "the item scores were not read")
+    return (f"{pct} interval of the difference: unpaired (Welch, from each release's mean, SD and number of items); "
+            f"a paired one needs both releases' item scores: {why}")
+
+
+def paired_source(ctx: Context, metric: str, corpus: str | None
+                  ) -> tuple[tuple[str, ...], Mapping[str, Any], tuple[str, ...], Mapping[str, Any]] | None:
+    """(old items, old values, new items, new values) of the block when both releases' item scores hold it."""
+    if ctx.old_items is None or ctx.new_items is None:
+        return None
+    o, n = ctx.old_items.blocks.get((metric, corpus)), ctx.new_items.blocks.get((metric, corpus))
+    if o is None or n is None:
+        return None
+    return o[0], o[1], n[0], n[1]
+
+
+def paired_interval(src: tuple[tuple[str, ...], Mapping[str, Any], tuple[str, ...], Mapping[str, Any]],
+                    system: str, level: float) -> tuple[tuple[float, float], int] | None:
+    """The t interval of the mean of new - old over the items both releases hold for ``system`` (both
+    values finite), and how many items that is; None under two items. Reproduced by R's
+    ``t.test(new, old, paired = TRUE, conf.level = level)$conf.int`` on those items."""
+    old_items, old_vals, new_items, new_vals = src
+    if system not in old_vals or system not in new_vals:
+        return None
+    at = {item: i for i, item in enumerate(old_items)}
+    pairs = [(at[item], j) for j, item in enumerate(new_items) if item in at]
+    if len(pairs) < 2:
+        return None
+    oi, ni = (np.array(ix, dtype=np.intp) for ix in zip(*pairs))
+    d = np.asarray(new_vals[system], dtype=float)[ni] - np.asarray(old_vals[system], dtype=float)[oi]
+    d = d[np.isfinite(d)]
+    if d.size < 2:
+        return None
+    return t_interval(float(d.mean()), float(d.std(ddof=1)) / math.sqrt(d.size), d.size - 1, level), int(d.size)
+
+
+def welch_interval(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, delta: float,
+                   level: float) -> tuple[float, float] | None:
+    """Welch's t interval of new mean - old mean from each release's mean, SD and n (Welch-Satterthwaite
+    degrees of freedom); reproduced by R's ``t.test(new, old, var.equal = FALSE)$conf.int`` on the scores."""
+    if old is None or new is None:
+        return None
+    s1, n1, s2, n2 = (_num(r.get(k)) for r in (old, new) for k in ("sd", "n"))
+    if None in (s1, n1, s2, n2) or n1 < 2 or n2 < 2:  # type: ignore[operator]
+        return None
+    v1, v2 = s1 ** 2 / n1, s2 ** 2 / n2  # type: ignore[operator]
+    se = math.sqrt(v1 + v2)
+    if se == 0:
+        return delta, delta
+    df = (v1 + v2) ** 2 / (v1 ** 2 / (n1 - 1) + v2 ** 2 / (n2 - 1))  # type: ignore[operator]
+    return t_interval(delta, se, df, level)
+
+
+def t_interval(mean: float, se: float, df: float, level: float) -> tuple[float, float]:
+    """mean ± t(1 - (1 - level) / 2, df) * se; a zero ``se`` gives the point (all differences equal)."""
+    if se == 0:
+        return mean, mean
+    from sigreport.stats.pairwise import t_ppf
+
+    h = t_ppf(0.5 + level / 2, df) * se
+    return mean - h, mean + h
+
+
+# ---- the conclusions that changed, with their causes ----
+
+
+def changes_of(ctx: Context, flips: Sequence[DecisionFlip], omni: Sequence[OmnibusFlip],
+               ranks: Sequence[RankChange]) -> tuple[Change, ...]:
+    """Every changed conclusion in words, primary decisions first, then the other tests', omnibus tests and
+    best systems and orders, in the new report's order."""
+    out = [flip_change(ctx, f) for f in flips if f.primary] + [flip_change(ctx, f) for f in flips if not f.primary]
+    out += [omnibus_change(ctx, o) for o in omni] + [rank_change_text(ctx, r) for r in ranks]
+    return tuple(out)
+
+
+def test_label(a: Mapping[str, Any]) -> str:
+    """The test's display name, with its family's correction ('paired t test, Holm-adjusted')."""
+    kind = str(a.get("kind"))
+    name = test_name(kind, a.get("method"))
+    corr = a.get("correction")
+    if kind in ("pairwise", "cv") and isinstance(corr, str):
+        name += ", unadjusted" if corr == "none" else f", {CORRECTION_NAMES.get(corr, corr)}-adjusted"
+    return name
+
+
+def better_of(a: str, b: str, estimate: float | None, higher: bool) -> str | None:
+    if estimate is None or estimate == 0:
+        return None
+    return a if (estimate > 0) == higher else b
+
+
+def estimate_text(a: str, b: str, estimate: float | None, decimals: int) -> str:
+    """'A - B = +0.0136' (the test's estimate of a - b, as the block prints values), or ''."""
+    return f"{a} - {b} = {signed(estimate, decimals)}" if estimate is not None else ""
+
+
+def decision_text(significant: bool | None, pvalue: float | None, better: str | None, estimate: str = "") -> str:
+    facts = [x for x in (estimate, f"p = {_p(pvalue)}" if pvalue is not None else "") if x]
+    p = f" ({', '.join(facts)})" if facts else ""
+    if significant is None:
+        return "undecided" + p
+    if significant:
+        return f"significant, {better} better{p}" if better else f"significant{p}"
+    return f"not significant{p}"
+
+
+def flip_change(ctx: Context, f: DecisionFlip) -> Change:
+    o, n = ctx.old_a[f.analysis], ctx.new_a[f.analysis]
+    metric, corpus = analysis_key(n)
+    block = ctx.block(metric, corpus)
+    higher = block.higher_is_better if block else True
+    decimals = block.decimals if block else 4
+    where = where_text(block.label if block else metric, corpus)
+    old = decision_text(f.old_significant, f.old_pvalue, better_of(f.a, f.b, f.old_estimate, higher),
+                        estimate_text(f.a, f.b, f.old_estimate, decimals))
+    new = decision_text(f.new_significant, f.new_pvalue, better_of(f.a, f.b, f.new_estimate, higher),
+                        estimate_text(f.a, f.b, f.new_estimate, decimals))
+    state = ("direction reversed" if f.reason == "direction" else "now significant" if f.new_significant
+             else "no longer significant")
+    return Change("decision", metric, corpus, where, test_label(n), f"{f.a} vs {f.b}", old, new,
+                  pair_causes(ctx, o, n, (f.a, f.b)), f.primary, f.analysis, f"{f.a} vs {f.b} on {where} {state}")
+
+
+def family_size(a: Mapping[str, Any]) -> int:
+    size = a.get("family_size")
+    return int(size) if isinstance(size, int) and not isinstance(size, bool) else len(a.get("pairs") or [])
+
+
+def family_name(a: Mapping[str, Any]) -> str:
+    corr = a.get("correction")
+    if a.get("kind") in ("pairwise", "cv") and isinstance(corr, str) and corr != "none":
+        return f"{CORRECTION_NAMES.get(corr, corr)} family"
+    return f"family of the {test_name(str(a.get('kind')), a.get('method'))}"
+
+
+def family_dependent(a: Mapping[str, Any]) -> bool:
+    """Whether a pair's decision depends on the other pairs of its family: a correction over the family, or a
+    post-hoc test (its ranks and critical difference depend on every system)."""
+    corr = a.get("correction")
+    return a.get("kind") == "posthoc" or (isinstance(corr, str) and corr != "none")
+
+
+def pair_causes(ctx: Context, o: Mapping[str, Any], n: Mapping[str, Any], pair: tuple[str, str]) -> tuple[str, ...]:
+    """Why a pair's decision changed, most specific first (module doc)."""
+    metric, corpus = analysis_key(n)
+    changed = changed_systems(ctx, metric, corpus)
+    out = [f"the data of {s} changed ({changed[s]})" for s in pair if s in changed]
+    if family_dependent(n):
+        fo, fn = family_size(o), family_size(n)
+        if fo != fn:
+            out.append(f"the {family_name(n)} changed size: {fo} → {fn} pairs{membership(ctx, metric, corpus)}")
+        others = [s for s in changed if s not in pair]
+        if others:
+            why = "they move the average ranks" if n.get("kind") == "posthoc" else \
+                f"their p-values enter the {CORRECTION_NAMES.get(str(n.get('correction')), n.get('correction'))} adjustment"
+            out.append(f"other systems of the family changed: {', '.join(others)} ({why})")
+    out += test_causes(ctx, o, n)
+    return finish_causes(ctx, out, metric)
+
+
+def membership(ctx: Context, metric: str, corpus: str | None) -> str:
+    """' (added: D; removed: E)' for the block's systems, or ''."""
+    old, new = systems_in(ctx.old_a, metric, corpus), systems_in(ctx.new_a, metric, corpus)
+    added, removed = [s for s in new if s not in old], [s for s in old if s not in new]
+    parts = ([f"added: {', '.join(added)}"] if added else []) + ([f"removed: {', '.join(removed)}"] if removed else [])
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def test_causes(ctx: Context, o: Mapping[str, Any], n: Mapping[str, Any]) -> list[str]:
+    """The test, its correction or alpha changed."""
+    out = []
+    if o.get("method") != n.get("method"):
+        sel = n.get("selection")
+        why = f" ({sel['reason']})" if isinstance(sel, dict) and sel.get("reason") else ""
+        out.append(f"the test changed: {test_name(str(o.get('kind')), o.get('method'))} → "
+                   f"{test_name(str(n.get('kind')), n.get('method'))}{why}")
+    oc, nc = o.get("correction"), n.get("correction")
+    if oc != nc and (oc is not None or nc is not None):
+        out.append(f"the correction changed: {CORRECTION_NAMES.get(str(oc), oc)} → {CORRECTION_NAMES.get(str(nc), nc)}")
+    oa, na = _num(ctx.old_doc.get("alpha")), _num(ctx.new_doc.get("alpha"))
+    if oa != na:
+        out.append(f"alpha changed: {oa:g} → {na:g}" if oa is not None and na is not None else "alpha changed")
+    return out
+
+
+IRRELEVANT_SETTINGS = ("title", "description", "outputs.", "data.scores", "data.predictions", "data.annotations",
+                       "data.columns.", "data.label_columns.", "tests.power", "tests.ci_level", "tests.ci_method")
+"""Settings that cannot move a decision (what is shown, where the data is, intervals and power)."""
+
+
+def relevant_settings(cause: Cause, metric: str) -> list[str]:
+    """The spec's changed settings that can move a decision of ``metric`` ('tests.correction: "none" → "holm"')."""
+    out = []
+    for key, old, new in cause.spec_settings:
+        if key.startswith(IRRELEVANT_SETTINGS) or (key.startswith("metrics.") and not key.startswith(f"metrics.{metric}.")):
+            continue
+        out.append(setting_text(key, old, new))
+    return out
+
+
+def finish_causes(ctx: Context, out: list[str], metric: str) -> tuple[str, ...]:
+    """Add the spec's relevant settings; the software only when nothing else explains the change; and say so
+    when nothing does."""
+    settings = relevant_settings(ctx.cause, metric)
+    if settings:
+        out.append(f"the spec changed: {'; '.join(settings)}")
+    elif ctx.cause.spec and not ctx.cause.spec_compared:
+        out.append("the spec changed (its settings cannot be compared by this version: see its changed lines)")
+    if not out and ctx.cause.software:
+        out.append("the software changed: " + ", ".join(f"{k} {o} → {n}" for k, o, n in ctx.cause.software_changes))
+    if not out:
+        out.append("no cause found in the two reports: the same data summaries, family, test and spec" +
+                   ("" if ctx.cause.spec is not None else " (no manifests: spec and software unknown)"))
+    return tuple(dict.fromkeys(out))
+
+
+def omnibus_change(ctx: Context, f: OmnibusFlip) -> Change:
+    o, n = ctx.old_a[f.analysis], ctx.new_a[f.analysis]
+    metric, corpus = analysis_key(n)
+    block = ctx.block(metric, corpus)
+    where = where_text(block.label if block else metric, corpus)
+    changed = changed_systems(ctx, metric, corpus)
+    causes = [f"the data of {s} changed ({v})" for s, v in changed.items()]
+    members = membership(ctx, metric, corpus)
+    if members:
+        causes.append(f"the systems compared changed{members}")
+    causes += test_causes(ctx, o, n)
+    test = test_name(str(n.get("kind")), n.get("method"))
+    state = "now significant" if f.new_significant else "no longer significant"
+    return Change("omnibus", metric, corpus, where, test, "all systems", decision_text(f.old_significant, f.old_pvalue, None),
+                  decision_text(f.new_significant, f.new_pvalue, None), finish_causes(ctx, causes, metric), False,
+                  f.analysis, f"the {test} on {where} {state}")
+
+
+def rank_change_text(ctx: Context, r: RankChange) -> Change:
+    n = ctx.new_a[r.analysis]
+    metric, corpus = analysis_key(n)
+    block = ctx.block(metric, corpus)
+    where = where_text(block.label if block else metric, corpus)
+    changed = changed_systems(ctx, metric, corpus)
+    causes = [f"the data of {s} changed ({v})" for s, v in changed.items()]
+    members = membership(ctx, metric, corpus)
+    if members:
+        causes.append(f"the systems compared changed{members}")
+    best = " = ".join(r.new_best_tied) if r.new_best_tied else str(r.new_best)
+    was = " = ".join(r.old_best_tied) if r.old_best_tied else str(r.old_best)
+    test = "means" if r.source == "means" else "average ranks"
+    if tuple(r.old_best_tied) != tuple(r.new_best_tied):
+        return Change("best", metric, corpus, where, test, "best system", was, best, finish_causes(ctx, causes, metric),
+                      False, r.analysis, f"best on {where} now {best} (was {was})")
+    return Change("order", metric, corpus, where, test, "order of the systems", " > ".join(r.old_order),
+                  " > ".join(r.new_order), finish_causes(ctx, causes, metric), False, r.analysis,
+                  f"order on {where} changed")
+
+
+# ---- comparisons of systems only one release has ----
+
+
+def comparisons_of(ctx: Context) -> tuple[Comparison, ...]:
+    """Pairs the test the conclusions follow compares in one release only (a new or removed system's
+    comparisons, or a changed ``comparisons`` setting), with that release's decision."""
+    out = []
+    for dec, other, status in ((ctx.new_dec, ctx.old_dec, "new"), (ctx.old_dec, ctx.new_dec, "removed")):
+        for b in dec:
+            there = other.get(b.metric, b.corpus)
+            if there is None or b.primary is None:  # a block of one release only: the notes list it as added
+                continue
+            known = {frozenset((p.a, p.b)) for p in there.pairs}
+            for p in b.pairs:
+                if frozenset((p.a, p.b)) in known:
+                    continue
+                where = where_text(b.label, b.corpus)
+                better = p.better if p.significant else None
+                out.append(Comparison(b.metric, b.corpus, where, b.primary.name, p.a, p.b, status, p.significant,
+                                      better, p.pvalue_adjusted, p.estimate,
+                                      decision_text(p.significant, p.pvalue_adjusted, better,
+                                                    estimate_text(p.a, p.b, p.estimate, b.decimals))))
+    return tuple(out)
 
 
 def _p(v: float | None) -> str:
+    """A p-value as the notes print it: three significant digits, scientific below 0.001."""
     return "–" if v is None else (f"{v:.3g}" if v >= 0.001 else f"{v:.2e}")
 
 
-def _e(v: float | None) -> str:
-    return "–" if v is None else f"{v:.4g}"
-
-
-def _sig(v: bool | None) -> str:
-    return {True: "significant", False: "not significant"}.get(v, "undecided")  # type: ignore[arg-type]
-
-
-def lines(d: Diff) -> list[tuple[str, list[str]]]:
-    """The diff as (section heading, items), the one source of the text, markdown and HTML outputs."""
-    sections = []
-    c = d.cause
-    def yn(v: bool | None) -> str:
-        return "unknown (no manifest)" if v is None else ("changed" if v else "unchanged")
-    cause_items = [f"data: {yn(c.data)}" + (f" ({', '.join(c.data_files)})" if c.data_files else ""),
-                   f"spec: {yn(c.spec)}",
-                   f"software: {yn(c.software)}" + (" (" + ", ".join(f"{k} {o} -> {n}" for k, o, n in
-                                                                     c.software_changes) + ")" if c.software_changes else "")]
-    sections.append(("Cause", cause_items))
-    sections.append(("Pairwise decisions flipped", [
-        f"{f.analysis}: {f.a} vs {f.b}: " + (f"{_sig(f.old_significant)} -> {_sig(f.new_significant)}"
-                                              if f.reason == "significance" else "direction reversed")
-        + f" (p {_p(f.old_pvalue)} -> {_p(f.new_pvalue)}, estimate {_e(f.old_estimate)} -> {_e(f.new_estimate)})"
-        + ("; the test the conclusions follow" if f.primary else "")
-        for f in d.flips]))
-    sections.append(("Omnibus decisions flipped", [
-        f"{o.analysis} ({o.old_method} -> {o.new_method}): {_sig(o.old_significant)} -> {_sig(o.new_significant)} "
-        f"(p {_p(o.old_pvalue)} -> {_p(o.new_pvalue)})" for o in d.omnibus_flips]))
-    sections.append(("Best system or rank order changed", [
-        f"{r.analysis} ({r.source}): best {_best(r.old_best_tied, r.old_best)} -> {_best(r.new_best_tied, r.new_best)}; "
-        f"order {' > '.join(r.old_order)} -> {' > '.join(r.new_order)}" for r in d.rank_changes]))
-    sections.append(("Test choices changed", [
-        f"{ch.analysis}: {ch.old_method} -> {ch.new_method} (before: {ch.old_reason}; now: {ch.new_reason})"
-        for ch in d.choice_changes]))
-    sections.append(("Analyses added", list(d.analyses_added)))
-    sections.append(("Analyses removed", list(d.analyses_removed)))
-    sections.append(("Pairs added or removed", [
-        f"{pc.analysis}:" + (f" added {', '.join(pc.added)}" if pc.added else "")
-        + (f" removed {', '.join(pc.removed)}" if pc.removed else "") for pc in d.pairs_changes]))
-    sections.append(("Systems, corpora, metrics", [
-        f"{s.what}:" + (f" added {', '.join(s.added)}" if s.added else "")
-        + (f" removed {', '.join(s.removed)}" if s.removed else "") for s in d.set_changes]))
-    return sections
-
-
-def _best(tied: tuple[str, ...], best: str | None) -> str:
-    return " = ".join(tied) + " (tied)" if len(tied) > 1 else str(best)
-
-
-def summary(d: Diff) -> str:
-    n = len(d.flips) + len(d.omnibus_flips) + len(d.rank_changes)
-    return (f"{n} conclusion{'s' if n != 1 else ''} changed" if n else "no conclusion changed") + \
-        f" between {d.old} and {d.new}"
-
-
-def render_text(d: Diff) -> str:
-    out = [summary(d)]
-    for head, items in lines(d):
-        if items:
-            out.append(f"{head}:")
-            out += [f"  {_clean(i)}" for i in items]
-    return "\n".join(out) + "\n"
-
-
-def _clean(s: str) -> str:
-    """Names come from user data: no control character may reach a terminal."""
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in s)
-
-
-def render_markdown(d: Diff) -> str:
-    out = [f"# {_md(summary(d))}", ""]
-    for head, items in lines(d):
-        if items:
-            out += [f"## {head}", ""] + [f"- {_md(i)}" for i in items] + [""]
-    return "\n".join(out)
-
-
-def _md(s: str) -> str:
-    s = _clean(s)
-    for ch in "\\`*_[]<|#":
-        s = s.replace(ch, "\\" + ch)
-    return s
-
-
-def render_html(d: Diff) -> str:
-    """A self-contained page (inline style, no link, script or image), every value escaped."""
-    e = html.escape
-    parts = []
-    for head, items in lines(d):
-        body = "".join(f"<li>{e(_clean(i))}</li>" for i in items) or "<li class=muted>none</li>"
-        parts.append(f"<h2>{e(head)}</h2><ul>{body}</ul>")
-    style = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}"
-             "li{margin:.2rem 0}.muted{color:#666}")
-    return (f"<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>{e(_clean(summary(d)))}</title>"
-            f"<style>{style}</style></head><body><h1>{e(_clean(summary(d)))}</h1>\n" + "\n".join(parts)
-            + "\n</body></html>\n")
+# ---- for scripts (the renderers are sigreport.archive.notes) ----
 
 
 def to_json(d: Diff) -> dict[str, Any]:
+    """Everything of the diff for scripts: the dataclasses as JSON, with the headline, counts and flags."""
     doc = dataclasses.asdict(d)
-    doc.update(conclusions_changed=d.conclusions_changed, decisions_flipped=d.decisions_flipped,
-               anything_changed=d.anything_changed, format="sigreport-diff", diff_version=1)
+    doc.update(headline=d.headline, counts=d.counts(), conclusions_changed=d.conclusions_changed,
+               decisions_flipped=d.decisions_flipped, anything_changed=d.anything_changed, format="sigreport-diff",
+               diff_version=1)
     return doc
-
-
-def render_json(d: Diff) -> str:
-    return json.dumps(to_json(d), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-RENDERERS = {"text": render_text, "markdown": render_markdown, "html": render_html, "json": render_json}
-
-
-def render(d: Diff, fmt: str) -> str:
-    return RENDERERS[fmt](d)

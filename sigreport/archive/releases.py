@@ -15,11 +15,12 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sigreport.archive import diff as diffs
-from sigreport.archive import store
+from sigreport.archive import notes
+from sigreport.archive import store, trends
 from sigreport.archive.documents import read_results_document
 from sigreport.archive.manifest import (DIFF_NAME, MANIFEST_NAME, SPEC_COPY, InputFile, build_manifest,
                                         describe_input, dumps, output_hashes, platform_info, read_manifest)
@@ -36,6 +37,7 @@ RESULTS = "results.json"
 ARCHIVE_MARKER = ".sigreport-archive"
 """Marks a folder as a sigreport archive: only there are ``index.html`` and ``index.json`` (re)written."""
 Warn = Callable[[str], None]
+Draw = Callable[["trends.Trend"], Any]  # a trend -> its drawn figure (with an ``svg``)
 
 
 def validate_release_name(name: str, source: str = "--release") -> str:
@@ -304,36 +306,117 @@ def release_inputs(sf: SpecFile, formats: list[str], templates: str | Path | Non
         templates=str(tdir) if tdir else None, sigreport_version=version)
 
 
-def previous_for(plan: ReleasePlan) -> tuple[str, dict[str, Any], dict[str, Any] | None] | None:
-    """(label, results.json, manifest or None) of the report this release is compared with (damaged releases
-    skipped: the build said so when it read the previous report for its plan)."""
+def previous_source(plan: ReleasePlan) -> tuple[str, Path, dict[str, Any], dict[str, Any] | None] | None:
+    """(label, folder, results.json, manifest or None) of the report this release is compared with (damaged
+    releases skipped: the build said so when it read the previous report for its plan)."""
     if plan.previous_dir is not None:
         d = plan.previous_dir
         m = read_manifest(d) if (d / MANIFEST_NAME).is_file() else None
-        return (str(m["release"]) if m else str(d)), read_results(d), m
+        return (str(m["release"]) if m else str(d)), d, read_results(d), m
     prev = previous_release(plan.archive, plan.name)
-    return (prev.name, read_results(prev.path), prev.manifest) if prev else None
+    return (prev.name, prev.path, read_results(prev.path), prev.manifest) if prev else None
 
 
-def finish_release(plan: ReleasePlan, folder: Path, given: ReleaseInputs) -> list[str]:
+def previous_for(plan: ReleasePlan) -> tuple[str, dict[str, Any], dict[str, Any] | None] | None:
+    """(label, results.json, manifest or None) of the report this release is compared with."""
+    found = previous_source(plan)
+    return (found[0], found[2], found[3]) if found else None
+
+
+REPORT_PAGES = ("index.html", "report.pdf")
+
+
+def report_page(folder: Path) -> str | None:
+    """The file a link to a report opens: its HTML page, else its PDF."""
+    return next((p for p in REPORT_PAGES if (folder / p).is_file()), None)
+
+
+@dataclasses.dataclass(frozen=True)
+class ReleaseContext:
+    """What a release's own report says about its place in the archive: its name, the previous release (and
+    a link to its report when it is in the same archive), whether it has a diff, and the archive's index."""
+
+    name: str
+    previous: str | None
+    previous_page: str | None
+    diff: str | None
+    index: str = f"../{INDEX_HTML}"
+
+
+def release_context(plan: ReleasePlan, schema_version: int) -> ReleaseContext:
+    """The context of the release a build is writing (``schema_version``: the results.json it writes; a
+    previous report of another version gets no diff)."""
+    prev = previous_source(plan)
+    if prev is None:
+        return ReleaseContext(plan.name, None, None, None)
+    label, folder, doc, _ = prev
+    return ReleaseContext(plan.name, label, _page_in_archive(plan.archive, folder),
+                          DIFF_NAME if doc.get("schema_version") == schema_version else None)
+
+
+def context_of(folder: Path, manifest: dict[str, Any]) -> ReleaseContext:
+    """The context a release was built with, from its manifest (``verify`` rebuilds its report with it)."""
+    prev = manifest.get("previous")
+    page = _page_in_archive(folder.parent, folder.parent / prev) if isinstance(prev, str) and prev else None
+    return ReleaseContext(str(manifest["release"]), prev if isinstance(prev, str) else None, page,
+                          DIFF_NAME if DIFF_NAME in manifest.get("outputs", {}) else None)
+
+
+def _page_in_archive(archive: Path, folder: Path) -> str | None:
+    """'../v1.2/index.html' when ``folder`` is a release of ``archive`` with a report page, else None."""
+    try:
+        inside = folder.resolve().parent == archive.resolve() and (folder / MANIFEST_NAME).is_file()
+    except OSError:
+        return None
+    page = report_page(folder) if inside else None
+    return f"../{folder.name}/{page}" if page else None
+
+
+@dataclasses.dataclass(frozen=True)
+class NoteSources:
+    """What the release notes read beyond the two documents, supplied by the build (the data layer and the
+    renderer's names are above this layer): this release's item scores, a reader of another release's
+    item scores from its folder and manifest, and the section anchors of a report from its results.json."""
+
+    new_items: diffs.ItemScores | None = None
+    old_items: Callable[[Path, dict[str, Any] | None], diffs.ItemScores] | None = None
+    anchors: Callable[[dict[str, Any]], Mapping[Any, str]] | None = None
+
+
+def finish_release(plan: ReleasePlan, folder: Path, given: ReleaseInputs,
+                   sources: NoteSources = NoteSources()) -> list[str]:
     """Add the release's own files to a finished report folder (before it is moved into the archive): the
     spec copy, the HTML diff against the previous report and, last, manifest.json with every file's hash."""
     (folder / SPEC_COPY).write_text(given.spec_text, encoding="utf-8")
     written = [SPEC_COPY]
-    prev = previous_for(plan)
+    prev = previous_source(plan)
     manifest = build_manifest(
         release=plan.name, sequence=next_sequence(plan.archive), sigreport_version=given.sigreport_version,
         spec_text=given.spec_text, spec_name=given.spec_name, spec_path=given.spec_path, inputs=given.inputs,
         outputs={}, seed=given.seed, resamples=given.resamples, formats=given.formats, templates=given.templates,
         previous=prev[0] if prev else None, machine=platform_info(),
         built_at=datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat())
-    if prev is not None and prev[1].get("schema_version") == read_results(folder).get("schema_version"):
-        d = diffs.diff_results(prev[1], read_results(folder), prev[2], manifest, prev[0], plan.name)
-        (folder / DIFF_NAME).write_text(diffs.render_html(d), encoding="utf-8")
+    new_doc = read_results(folder)
+    if prev is not None and prev[2].get("schema_version") == new_doc.get("schema_version"):
+        label, old_folder, old_doc, old_m = prev
+        old_items = sources.old_items(old_folder, old_m) if sources.old_items else None
+        d = diffs.diff_results(old_doc, new_doc, old_m, manifest, label, plan.name, old_items, sources.new_items)
+        (folder / DIFF_NAME).write_text(notes.render_html(d, release_links(plan, old_folder, old_doc, folder, new_doc,
+                                                                           sources)), encoding="utf-8")
         written.append(DIFF_NAME)
     manifest["outputs"] = output_hashes(folder)
     (folder / MANIFEST_NAME).write_text(dumps(manifest), encoding="utf-8")
     return written + [MANIFEST_NAME]
+
+
+def release_links(plan: ReleasePlan, old_folder: Path, old_doc: dict[str, Any], folder: Path,
+                  new_doc: dict[str, Any], sources: NoteSources) -> notes.Links:
+    """Links of the release's diff.html (in the release folder) to the previous report (when it is in the
+    archive) and to the release's own report, at each section."""
+    old_page = _page_in_archive(plan.archive, old_folder)
+    new_page = report_page(folder)
+    anchors = sources.anchors or (lambda doc: {})
+    return notes.Links(old_page, new_page, anchors(old_doc), anchors(new_doc))
 
 
 # ---- headline conclusions and the index -------------------------------------------------------------
@@ -346,6 +429,8 @@ class Best:
     system: str
     mean: float
     tied: tuple[str, ...] = ()  # every system sharing the best value as shown (the first is ``system``)
+    label: str | None = None  # the metric's label, and the decimals its values are shown with
+    decimals: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -365,21 +450,29 @@ def best_systems(doc: dict[str, Any]) -> list[Best]:
 
 def headline(doc: dict[str, Any]) -> Headline:
     blocks = list(decide_document(doc))
-    best = [Best(b.metric, b.corpus, b.best[0], float(b.values[b.best[0]]), tuple(b.best)) for b in blocks if b.best]
+    best = [Best(b.metric, b.corpus, b.best[0], float(b.values[b.best[0]]), tuple(b.best), b.label, b.decimals)
+            for b in blocks if b.best]
     return Headline(tuple(best), sum(b.n_significant for b in blocks), sum(b.n_decided for b in blocks))
 
 
-def index_entries(archive: Path, warn: Warn | None = None) -> list[dict[str, Any]]:
-    """One entry per release, newest first, for index.json (and the HTML index). A release whose manifest or
-    results.json cannot be read is left out, and ``warn`` names it and the reason."""
+def scan(archive: Path, warn: Warn | None = None) -> list[tuple[Release, dict[str, Any] | None]]:
+    """Every readable release with its results.json document (None: the release has none), newest first. A
+    release whose manifest or results.json cannot be read is left out, and ``warn`` names it and the reason."""
     out = []
     for r in list_releases(archive, warn):
         try:
-            doc = read_results(r.path) if (r.path / RESULTS).exists() else None
+            out.append((r, read_results(r.path) if (r.path / RESULTS).exists() else None))
         except UserError as exc:
             if warn is not None:
                 warn(f"sigreport: left release {r.name} out of the index of {archive}: {_reason(exc)}")
-            continue
+    return out
+
+
+def index_entries(archive: Path, warn: Warn | None = None,
+                  found: list[tuple[Release, dict[str, Any] | None]] | None = None) -> list[dict[str, Any]]:
+    """One entry per release, newest first, for index.json (and the HTML index); ``found``: :func:`scan`'s."""
+    out = []
+    for r, doc in (found if found is not None else scan(archive, warn)):
         h = headline(doc) if doc is not None else None
         m = r.manifest
         out.append({
@@ -394,6 +487,11 @@ def index_entries(archive: Path, warn: Warn | None = None) -> list[dict[str, Any
     return out
 
 
+def archive_trends(found: list[tuple[Release, dict[str, Any] | None]]) -> tuple[trends.Trend, ...]:
+    """The trends of the releases :func:`scan` found (oldest first; releases without results.json left out)."""
+    return trends.trends([(r.name, doc) for r, doc in reversed(found) if doc is not None])
+
+
 def _title(doc: dict[str, Any] | None) -> str | None:
     return (str(doc.get("title") or "") or None) if doc is not None else None
 
@@ -402,9 +500,11 @@ def _title(doc: dict[str, Any] | None) -> str | None:
 INDEX_WAIT = 120.0
 
 
-def write_index(archive: Path, warn: Warn | None = None) -> list[Path]:
+def write_index(archive: Path, warn: Warn | None = None, draw: Draw | None = None) -> list[Path]:
     """Mark the archive as sigreport's and rewrite ARCHIVE/index.json and ARCHIVE/index.html from the releases
-    now present, atomically; a damaged release is left out and ``warn`` names it.
+    now present, atomically; a damaged release is left out and ``warn`` names it. ``draw``: the plot of a
+    trend as inline SVG (the renderer's, :func:`sigreport.render.figures.trend.draw_trend`); without it the
+    index shows the trend tables alone.
 
     Scanning the releases and writing the index happen under the archive's index lock
     (``ARCHIVE/.index.json.lock``, :func:`~sigreport.archive.store.locked`): two release builds
@@ -416,10 +516,13 @@ def write_index(archive: Path, warn: Warn | None = None) -> list[Path]:
             if (archive / INDEX_HTML).exists() or (archive / INDEX_JSON).exists():
                 check_archive(archive)
             atomic_write_text(archive / ARCHIVE_MARKER, "sigreport archive: releases and their index\n")
-        entries = index_entries(archive, warn)
+        found = scan(archive, warn)
+        entries = index_entries(archive, warn, found)
         doc = {"format": INDEX_FORMAT, "index_version": 1, "releases": entries}
+        found_trends = archive_trends(found)
+        plots = {(t.metric, t.corpus): draw(t) for t in found_trends} if draw is not None else {}
         atomic_write_text(archive / INDEX_JSON, dumps(doc))
-        atomic_write_text(archive / INDEX_HTML, index_html(entries))
+        atomic_write_text(archive / INDEX_HTML, index_html(entries, found_trends, plots))
     return [archive / INDEX_JSON, archive / INDEX_HTML]
 
 
@@ -439,30 +542,113 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
-STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}"
-         "table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem .6rem;"
-         "border-bottom:1px solid #ddd;vertical-align:top}th{border-bottom:2px solid #444}"
-         "ul{margin:0;padding-left:1.1rem}.muted{color:#666}")
+STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 .75rem;color:#222;"
+         "line-height:1.4}h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}"
+         "h3{font-size:1rem;margin:1.6rem 0 .4rem}"
+         ".scroll{overflow-x:auto;max-width:100%;-webkit-overflow-scrolling:touch}"
+         "table{border-collapse:collapse}table.releases{width:100%;min-width:36rem}table.trend td,table.trend th,"
+         "table.releases td:first-child{white-space:nowrap}"
+         "th,td{text-align:left;padding:.35rem .55rem;border-bottom:1px solid #ddd;vertical-align:top}"
+         "th{border-bottom:2px solid #444}td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}"
+         "ul{margin:0;padding-left:1.1rem}.muted,.note{color:#555;font-size:.9rem}"
+         "figure{margin:.6rem 0}figure svg{display:block;max-width:100%;height:auto}a{color:#0550ae}")
+"""The index page's style: readable at a phone's 390 px (wide tables scroll inside their own box, the page
+never scrolls sideways; plots shrink to the width) and at a desktop's."""
 
 
-def index_html(entries: list[dict[str, Any]]) -> str:
-    """The archive's index page: self-contained (inline style, relative links only), every value escaped."""
+def index_html(entries: list[dict[str, Any]], found: Sequence[trends.Trend] = (),
+               plots: Mapping[tuple[str, str | None], Any] | None = None) -> str:
+    """The archive's index page: self-contained (inline style and SVG, relative links only), every value
+    escaped: the releases newest first, then per metric and corpus the trend table and (``plots``: the
+    drawn figures, each with an ``svg``) its plot."""
+    body = [releases_table(entries)]
+    if found:
+        body.append("<h2>Trends across releases</h2><p class=note>" + html.escape(trends.LEGEND) + "</p>")
+        body += [trend_section(t, (plots or {}).get((t.metric, t.corpus))) for t in found]
+    return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+            '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Releases</title>'
+            f"<style>{STYLE}</style></head><body><h1>Releases</h1>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def releases_table(entries: list[dict[str, Any]]) -> str:
     e = html.escape
     rows = []
     for en in entries:
-        best = "".join(f"<li>{e(b['metric'])}{' on ' + e(str(b['corpus'])) if b['corpus'] else ''}: "
-                       f"<b>{' = '.join(e(x) for x in (b.get('tied') or [b['system']]))}</b> (mean {b['mean']:.4g}"
-                       f"{', tied' if len(b.get('tied') or ()) > 1 else ''})</li>" for b in en["best"])
+        best = "".join(f"<li>{e(_where(en, b))}: <b>{' = '.join(e(x) for x in (b.get('tied') or [b['system']]))}</b> "
+                       f"({e(_shown(b))}{', tied' if len(b.get('tied') or ()) > 1 else ''})</li>" for b in en["best"])
         sig = (f"{en['significant']} of {en['decisions']}" if en["decisions"] is not None else "–")
         links = [f'<a href="{e(en["report"])}">report</a>'] if en["report"] else []
         if en["diff"]:
-            links.append(f'<a href="{e(en["diff"])}">diff against {e(str(en["previous"]))}</a>')
+            links.append(f'<a href="{e(en["diff"])}">changes since {e(str(en["previous"]))}</a>')
         rows.append(f"<tr><td><b>{e(en['release'])}</b><br><span class=muted>#{en['sequence']}, sigreport "
                     f"{e(str(en['sigreport_version']))}</span></td><td>{e(en['title'] or '')}</td>"
                     f"<td><ul>{best}</ul></td><td>{sig}</td><td>{' · '.join(links)}</td></tr>")
     body = "\n".join(rows) or '<tr><td colspan=5 class=muted>no releases yet</td></tr>'
-    return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>Releases</title>"
-            f"<style>{STYLE}</style></head><body><h1>Releases</h1><p class=muted>Newest first (build order).</p>"
-            "<table><thead><tr><th>release</th><th>title</th><th>best system per metric and corpus</th>"
+    return ("<p class=muted>Newest first (build order).</p><div class=scroll><table class=releases><thead><tr>"
+            "<th>release</th><th>title</th><th>best system per metric and corpus</th>"
             "<th>significant decisions (the tests the conclusions follow)</th><th>links</th></tr></thead><tbody>\n"
-            f"{body}\n</tbody></table></body></html>\n")
+            f"{body}\n</tbody></table></div>")
+
+
+def _where(entry: dict[str, Any], b: dict[str, Any]) -> str:
+    return f"{b.get('label') or b['metric']} · {b['corpus']}" if b["corpus"] else str(b.get("label") or b["metric"])
+
+
+def _shown(b: dict[str, Any]) -> str:
+    """The best value as the report shows it (its metric's decimals)."""
+    decimals = b.get("decimals")
+    return f"{b['mean']:.{decimals}f}" if isinstance(decimals, int) else f"{b['mean']:.4g}"
+
+
+def trend_section(t: trends.Trend, plot: Any) -> str:
+    """One metric and corpus: the table of releases by system (oldest first; best in bold, significant
+    changes marked) in its own scrolling box, then the plot."""
+    e = html.escape
+    header, rows, strong = trends.table(t)
+    head = "".join(f"<th>{e(h)}</th>" for h in header)
+    body = []
+    for i, row in enumerate(rows):
+        if all(c == "–" for c in row[1:]):
+            continue  # a release without this metric and corpus
+        cells = [f"<td>{e(row[0])}</td>"] + [
+            f"<td class=num>{'<b>' + e(c) + '</b>' if (i, j) in strong else e(c)}</td>" for j, c in enumerate(row) if j]
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    figure = f"<figure>{_inline(plot.svg)}</figure>" if plot is not None else ""
+    return (f"<h3>{e(t.where)}</h3><div class=scroll><table class=trend><thead><tr>{head}</tr></thead><tbody>"
+            + "".join(body) + f"</tbody></table></div>{figure}")
+
+
+def _inline(svg: str) -> str:
+    """An SVG element for an HTML page: the namespace declarations (URLs, never fetched) left out; the HTML
+    parser puts ``<svg>`` and ``xlink:href`` in their namespaces itself."""
+    return re.sub(r'\s+xmlns(:xlink)?="[^"]*"', "", svg)
+
+
+# ---- what a release build says at its end ------------------------------------------------------------
+
+
+def release_summary(plan: ReleasePlan) -> list[str]:
+    """The end of ``build --release``: the diff's headline against the previous release, its counts, and
+    where the release notes are (or that this is the first release)."""
+    prev = previous_source(plan)
+    if prev is None:
+        return [f"first release of {plan.archive}: nothing to compare it with"]
+    label, _, old_doc, old_m = prev
+    new_doc = read_results(plan.dest)
+    if old_doc.get("schema_version") != new_doc.get("schema_version"):
+        return [f"{label} has results.json schema_version {old_doc.get('schema_version')}: not compared"]
+    d = diffs.diff_results(old_doc, new_doc, old_m, read_manifest(plan.dest), label, plan.name)
+    c = d.counts()
+    counts = [plural(c["decisions_flipped"], "decision flipped", "decisions flipped"),
+              plural(c["best_or_order"], "best system or order changed", "best systems or orders changed")]
+    counts += [plural(c[k], one, many) for k, one, many in (
+        ("systems_added", "system added", "systems added"), ("systems_removed", "system removed", "systems removed"),
+        ("comparisons_new", "new comparison", "new comparisons"),
+        ("test_choices_changed", "test choice changed", "test choices changed")) if c[k]]
+    notes_path = plan.dest / DIFF_NAME
+    return [d.headline, "  " + "; ".join(counts),
+            f"  release notes: {notes_path}" if notes_path.is_file() else "  (no diff.html)"]
+
+
+def plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"

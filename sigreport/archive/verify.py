@@ -127,15 +127,19 @@ def compare_hashes(expected: dict[str, str], actual: dict[str, str]) -> list[str
 
 
 def verify_release(folder: Path, rebuild: bool, data_dir: Path | None = None,
-                   builder: Builder | None = None, digest: str | None = None) -> VerifyResult:
+                   builder: Builder | None = None, digest: str | None = None,
+                   say: Callable[[str], None] | None = None) -> VerifyResult:
     """Check a release: its files and its spec copy against the manifest (and the manifest against a
     published ``digest``), then (``rebuild``) its inputs' hashes and a rebuild into a temporary folder,
-    compared with the manifest's hashes and, where the bytes differ, with the release's own files."""
+    compared with the manifest's hashes and, where the bytes differ, with the release's own files.
+    ``say``: told what is being done, step by step (the command line prints it: a rebuild takes a while)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise UserError(str(folder), [Problem(str(folder), None, "", f"no release folder at {folder}")])
     m = read_manifest(folder)
     name, own = str(m["release"]), manifest_digest(folder)
+    tell = say or (lambda text: None)
+    tell(f"verify {printable(name)}: checking {len(m['outputs'])} files and the spec copy against the manifest")
     tampered = compare_hashes(m["outputs"], output_hashes(folder))
     spec_text, spec_problems = spec_copy(folder, m)
     tampered += spec_problems
@@ -146,6 +150,9 @@ def verify_release(folder: Path, rebuild: bool, data_dir: Path | None = None,
         return base
     if builder is None:
         raise ValueError("a rebuild needs a builder")
+    size = sum(int(e.get("size") or 0) for e in m["inputs"])
+    tell(f"verify {printable(name)}: hashing {len(m['inputs'])} input file{'s' if len(m['inputs']) != 1 else ''} "
+         f"({size / 1e6:,.1f} MB)")
     located, missing = locate_inputs(m, data_dir)
     changed = tuple(f"{entry['path']} ({where}: sha256 {actual[:12]}…, manifest {entry['sha256'][:12]}…)"
                     for entry, where, actual in located if actual != entry["sha256"])
@@ -153,7 +160,8 @@ def verify_release(folder: Path, rebuild: bool, data_dir: Path | None = None,
         why = (f"input not found: {missing[0]}; give its folder with --data" if missing else
                "the spec copy cannot be read" if spec_text is None else "an input differs from the manifest")
         return dataclasses.replace(base, inputs_changed=changed, not_rebuilt=why)
-    return rebuilt_result(base, folder, m, spec_text, [(e, w) for e, w, _ in located], builder)
+    tell(f"verify {printable(name)}: rebuilding the report from its spec and inputs (no cache)")
+    return rebuilt_result(base, folder, m, spec_text, [(e, w) for e, w, _ in located], builder, tell)
 
 
 def spec_copy(folder: Path, m: dict[str, Any]) -> tuple[str | None, list[str]]:
@@ -183,7 +191,8 @@ def spec_copy(folder: Path, m: dict[str, Any]) -> tuple[str | None, list[str]]:
 
 
 def rebuilt_result(base: VerifyResult, folder: Path, m: dict[str, Any], spec_text: str,
-                   located: list[tuple[dict[str, Any], Path]], builder: Builder) -> VerifyResult:
+                   located: list[tuple[dict[str, Any], Path]], builder: Builder,
+                   tell: Callable[[str], None] = lambda text: None) -> VerifyResult:
     """Rebuild into a temporary folder and compare; a build that fails on its input is "could not rebuild"."""
     expected = {k: v for k, v in m["outputs"].items() if k not in RELEASE_FILES}
     with tempfile.TemporaryDirectory(prefix="sigreport-verify-") as tmp:
@@ -193,6 +202,7 @@ def rebuilt_result(base: VerifyResult, folder: Path, m: dict[str, Any], spec_tex
             return dataclasses.replace(base, not_rebuilt=f"the build failed: {' '.join(exc.render().split())}")
         except CannotRebuild as exc:
             return dataclasses.replace(base, not_rebuilt=str(exc))
+        tell(f"verify {printable(base.release)}: comparing {len(expected)} report files with the manifest")
         found = compare_rebuild(folder, out, expected)
     return dataclasses.replace(base, rebuilt=True, machine=machine_note(m.get("platform")), **found)
 

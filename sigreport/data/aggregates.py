@@ -28,6 +28,7 @@ from sigreport.stats.class_counts import averaged_metric
 from sigreport.stats.resampling import CorpusMetric, f_beta_metric, mean_metric, ratio_metric, user_metric
 
 LABEL_AGGREGATE_PREFIX = "sigreport.labels:"
+SACREBLEU_PREFIX = "sigreport.sacrebleu:"
 
 
 class AggregateImportError(Exception):
@@ -47,6 +48,8 @@ def corpus_metric(m: MetricSpec, folder: Path | None = None, metric: str = "", s
         return f_beta_metric(m.beta)
     if m.aggregate.startswith(LABEL_AGGREGATE_PREFIX):
         return label_average(m)
+    if m.aggregate.startswith(SACREBLEU_PREFIX):
+        return sacrebleu_metric(m)
     func = _import(m.aggregate, folder, metric)
     guarded = _guarded(func, m.aggregate, metric, source)
     guarded.source_file, guarded.source_digest = module_source(m.aggregate)  # type: ignore[attr-defined]
@@ -75,6 +78,18 @@ def label_average(m: MetricSpec) -> CorpusMetric:
         return averaged_metric(m.aggregate, base, average, len(m.statistics or ()), m.beta, tuple(m.statistics or ()))
     except ValueError as exc:
         raise AggregateImportError(f"label aggregate {m.aggregate!r}: {exc}") from None
+
+
+def sacrebleu_metric(m: MetricSpec) -> CorpusMetric:
+    """A built-in ``sigreport.sacrebleu:<metric>`` aggregate: sacrebleu's corpus score from summed statistics."""
+    from sigreport.data.sources import text  # imports sacrebleu only when a score is computed
+
+    try:
+        func = text.aggregate(m.aggregate)
+        text.sacrebleu_module()
+    except (ValueError, ImportError) as exc:
+        raise AggregateImportError(str(exc)) from None
+    return CorpusMetric(m.aggregate, len(m.statistics or ()), func, tuple(m.statistics or ()))
 
 
 def _import(path: str, folder: Path | None, metric: str) -> Callable[..., object]:

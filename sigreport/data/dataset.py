@@ -10,10 +10,11 @@ from sigreport.data.aggregates import corpus_metric
 from sigreport.data.annotations import read_annotations
 from sigreport.data.label_tables import Collector
 from sigreport.data.model import Block, BlockKey, DataFile, Dataset
+from sigreport.data.outcomes import read_outcomes
 from sigreport.data.predictions import read_predictions, test_blocks
 from sigreport.data.scores import load_scores
 from sigreport.errors import Problem, SpecError
-from sigreport.spec import MetricSpec, SpecFile
+from sigreport.spec import MetricSpec, SpecFile, TableSource
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,14 +25,9 @@ def load_data(sf: SpecFile, frames: Mapping[str, pd.DataFrame] | None = None) ->
 
     ``frames`` (Python API): data frames standing in for the tables the spec names, by role
     (``scores``, ``predictions``, ``annotations``); a frame for a table the spec does not name is an error."""
-    spec = sf.spec
     frames = dict(frames or {})
-    named = {"scores": spec.data.scores, "predictions": spec.data.predictions, "annotations": spec.data.annotations}
-    unnamed = [role for role in frames if named.get(role, None) is None]
-    if unnamed:
-        raise SpecError(str(sf.path), [sf.problem(f"a {r} data frame was given but the spec names no data.{r} table "
-                                                  f"(set data.{r}: the frame stands in for it)", "data")
-                                       for r in unnamed])
+    sf = with_frames(sf, frames)
+    spec = sf.spec
     if spec.data.scores is None:
         ds = Dataset("", "", tuple(spec.systems or ()), tuple(spec.corpora or ()), (), {}, 0)
     else:
@@ -42,6 +38,29 @@ def load_data(sf: SpecFile, frames: Mapping[str, pd.DataFrame] | None = None) ->
     if problems:
         raise SpecError(str(sf.path), problems)
     return ds
+
+
+FRAME_STANDS_IN = "<data frame>"  # data.predictions / data.annotations when a data frame stands in for them
+
+
+def with_frames(sf: SpecFile, frames: Mapping[str, pd.DataFrame]) -> SpecFile:
+    """The spec with each data frame given to the Python API standing in for its table, named in the spec or not
+    (a data frame needs no path); a SpecError when the data section then lacks what the spec needs."""
+    spec = sf.spec
+    problems = [sf.problem(message, *path) for path, message in spec.data_problems(frames)]
+    if problems:
+        raise SpecError(str(sf.path), problems)
+    update: dict[str, object] = {}
+    if "scores" in frames and spec.data.scores is None:
+        update["scores"] = TableSource()
+    update.update({role: FRAME_STANDS_IN for role in ("predictions", "annotations")
+                   if role in frames and getattr(spec.data, role) is None})
+    if "outcomes" in frames and spec.data.outcomes is None:
+        update["outcomes"] = TableSource()
+    if not update:
+        return sf
+    data = spec.data.model_copy(update=update)
+    return dataclasses.replace(sf, spec=spec.model_copy(update={"data": data}))
 
 
 def main_table_problems(sf: SpecFile, ds: Dataset) -> list[Problem]:
@@ -79,18 +98,23 @@ def _with_labels(sf: SpecFile, ds: Dataset, frames: Mapping[str, pd.DataFrame]) 
     if spec.data.annotations is not None:
         table, ann = read_annotations(sf, out, frames.get("annotations"))
         files["annotations"] = DataFile(table.path.name, table.sha256, int(len(table.frame)))
+    outcomes = None
+    if spec.data.outcomes is not None:
+        table, outcomes = read_outcomes(sf, out, frames.get("outcomes"))
+        files["outcomes"] = DataFile(table.path.name, table.sha256, len(table))
     out.raise_if_any()
     blocks: dict[BlockKey, Block] = {}
     specs: dict[str, MetricSpec] = {}
     if preds is not None:
         blocks, specs = test_blocks(sf, preds, out, set(ds.metrics))
     out.raise_if_any()
-    systems = ds.systems or (preds.systems if preds is not None else ())
+    systems = ds.systems or (preds.systems if preds is not None else outcomes.systems if outcomes is not None else ())
     corpora = list(ds.corpora)
-    for source in (preds.corpora if preds is not None else (), [c for c in (ann.groups if ann else {}) if c]):
+    for source in (preds.corpora if preds is not None else (), [c for c in (ann.groups if ann else {}) if c],
+                   outcomes.corpora if outcomes is not None else ()):
         corpora += [c for c in source if c not in corpora]
     return dataclasses.replace(
         ds, systems=tuple(systems), corpora=tuple(corpora), metrics=ds.metrics + tuple(specs),
         blocks={**ds.blocks, **blocks}, metric_specs={**ds.metric_specs, **specs},
         aggregates={**ds.aggregates, **{m: corpus_metric(s, metric=m) for m, s in specs.items()}},
-        predictions=preds, annotations=ann, files=files)
+        predictions=preds, annotations=ann, files=files, outcomes=outcomes)

@@ -58,17 +58,24 @@ def listing(values: list[str], limit: int = 8) -> str:
 
 
 def read_label_table(sf: SpecFile, relative: str, field: str, wanted: dict[str, str], optional: dict[str, str],
-                     mapped: bool, out: Collector, frame: pd.DataFrame | None = None) -> Table:
+                     mapped: bool, out: Collector, frame: pd.DataFrame | None = None,
+                     constants: dict[str, str] | None = None) -> Table:
     """The table (or the data frame standing in for it) with its needed columns renamed to their roles and
-    stripped; names checked printable."""
+    stripped; names checked printable. ``constants``: role -> the value of a needed column the table may
+    lack (the one corpus the spec names)."""
     table = frame_table(frame, field) if frame is not None else read_table(sf.resolve(relative), str(sf.path), field)
     shown = str(table.path)
     df = table.to_frame()
+    for role, value in (constants or {}).items():
+        if wanted[role] not in df.columns:
+            df[wanted[role]] = value
     missing = [c for c in wanted.values() if c not in df.columns]
     if missing:
-        raise DataError(shown, [Problem(shown, 1, "", f"missing column{'s' if len(missing) > 1 else ''} "
-                                        f"{', '.join(repr(m) for m in missing)}; present: "
-                                        f"{', '.join(repr(str(c)) for c in df.columns)}"
+        is_frame = frame is not None
+        raise DataError(shown, [Problem(shown, None if is_frame else 1, "",
+                                        f"missing column{'s' if len(missing) > 1 else ''} "
+                                        f"{', '.join(repr(m) for m in missing)}{' in the data frame' if is_frame else ''}"
+                                        f"; present: {', '.join(repr(str(c)) for c in df.columns)}"
                                         + (" (mapped in data.label_columns)" if mapped else ""))])
     cols = {**wanted, **{k: v for k, v in optional.items() if v in df.columns}}
     df = df[list(cols.values())]

@@ -24,7 +24,9 @@ class Block:
 
     ``stats[i, j, :]`` holds the per-item sufficient statistics of system j on item i (one column for a
     mean metric, whose values are then ``scores[i, j]``). ``items`` name the rows: items, corpora
-    (level corpora) or ``repeat/fold`` (cross-validation designs).
+    (level corpora) or ``repeat/fold`` (cross-validation designs). With several training runs per system
+    (a ``run`` column), ``runs[j]`` holds system j's statistics per item and run, and ``stats`` their mean
+    over the runs, which the tests over items read.
     """
 
     metric: str
@@ -35,6 +37,10 @@ class Block:
     dropped_items: int = 0
     level: str = "items"
     folds: tuple[tuple[str, str], ...] | None = None
+    runs: tuple[np.ndarray, ...] | None = None  # per system (items, its runs, statistics); stats is their mean
+    run_names: tuple[tuple[str, ...], ...] | None = None
+    n_train: float | None = None  # cross-validation: mean training and test sizes of the folds, when the data has them
+    n_test: float | None = None
 
     @property
     def scores(self) -> np.ndarray:
@@ -72,6 +78,31 @@ class Predictions:
     systems: tuple[str, ...]
     corpora: tuple[str, ...]
     groups: dict[str, PredictionGroup]
+
+
+@dataclasses.dataclass(frozen=True)
+class OutcomeGroup:
+    """One corpus of paired yes/no outcomes: ``outcome[i, j]`` is system j's outcome on subject i."""
+
+    corpus: str
+    items: tuple[str, ...]
+    outcome: np.ndarray
+    dropped_items: int = 0
+
+    def correct(self) -> np.ndarray:
+        """(n_items, k_systems) booleans, the yes outcomes: what McNemar's test and Cochran's Q compare (the
+        name is the predictions' one, whose 'yes' is a right label)."""
+        return self.outcome
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcomes:
+    """Paired yes/no outcomes of the systems (conditions) on the same subjects, per corpus."""
+
+    source: str
+    systems: tuple[str, ...]
+    corpora: tuple[str, ...]
+    groups: dict[str, OutcomeGroup]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,6 +162,8 @@ class Dataset:
     predictions: Predictions | None = None
     annotations: Annotations | None = None
     files: Mapping[str, DataFile] = dataclasses.field(default_factory=dict)
+    source_info: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    outcomes: Outcomes | None = None
 
     def lookup(self, key: tuple) -> object:
         """The data a plan node reads, by block key: ("scores", metric, corpus) -> Block; ("aggregate",
@@ -140,8 +173,8 @@ class Dataset:
             return self.blocks[(key[1], key[2])]
         if kind == "aggregate":
             return self.aggregates[key[1]]
-        if kind in ("predictions", "annotations"):
-            table = self.predictions if kind == "predictions" else self.annotations
+        if kind in ("predictions", "annotations", "outcomes"):
+            table = {"predictions": self.predictions, "annotations": self.annotations, "outcomes": self.outcomes}[kind]
             if table is None:
                 raise KeyError(key)
             return table, table.groups[key[1]]
@@ -155,7 +188,7 @@ class Dataset:
             parts = (self.metric_specs[key[1]].model_dump(mode="json"), fn.name, fn.n_stats, fn.stat_names)
             code = getattr(fn.func, "source_digest", None)  # a user aggregate: its module's bytes
             _digest(h, parts if code is None else (*parts, code))
-        elif key[0] in ("predictions", "annotations"):  # this corpus's group and the table's shared parts
+        elif key[0] in ("predictions", "annotations", "outcomes"):  # this corpus's group and the table's shared parts
             table, group = self.lookup(key)  # type: ignore[misc]
             _digest(h, ({f.name: getattr(table, f.name) for f in dataclasses.fields(table) if f.name != "groups"},
                         group))

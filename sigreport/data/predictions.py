@@ -56,7 +56,9 @@ def read_predictions(sf: SpecFile, out: Collector, frame: "pd.DataFrame | None" 
     agr = spec.agreement
     lc = spec.data.label_columns
     wanted = {"system": lc.system, "corpus": lc.corpus, "item": lc.item, "gold": lc.gold, "pred": lc.pred}
-    table = read_label_table(sf, spec.data.predictions, "data.predictions", wanted, {}, lc != type(lc)(), out, frame)
+    one_corpus = {"corpus": spec.corpora[0]} if spec.corpora is not None and len(spec.corpora) == 1 else {}
+    table = read_label_table(sf, spec.data.predictions, "data.predictions", wanted, {}, lc != type(lc)(), out, frame,
+                             one_corpus)
     path, df = table.path, table.frame
     shown = str(path)
     check_blank(table, ["system", "corpus", "item", "gold", "pred"], out,

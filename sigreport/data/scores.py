@@ -18,8 +18,8 @@ import numpy as np
 from sigreport.data.aggregates import AggregateImportError, corpus_metric
 from sigreport.data.corpora import across_corpora
 from sigreport.data.model import Block, BlockKey, Dataset
-from sigreport.data.tables import (MAX_ROWS_SHOWN, Table, control_problems, factorize, frame_table, plain_numbers,
-                                   read_table, text_series)
+from sigreport.data.sources import read_source
+from sigreport.data.tables import MAX_ROWS_SHOWN, Table, control_problems, factorize, plain_numbers, text_series
 from sigreport.errors import DataError, Problem
 from sigreport.spec import SpecFile
 from sigreport.stats.resampling import CorpusMetric
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 KEYS = ("system", "corpus", "item", "metric")
 NUMBER_WORDS = ("nan", "inf", "-inf", "+inf")
+BOOLEAN_WORDS = ("true", "false")  # scores of a yes/no outcome (True/False of a data frame): 1 and 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,10 +44,8 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     """Read and check ``data.scores`` (or the data frame standing in for it); a Dataset of blocks, one per
     (metric, corpus)."""
     spec = sf.spec
-    if frame is not None:
-        table = frame_table(frame, "data.scores")
-    else:
-        table = read_table(sf.resolve(spec.data.scores), str(sf.path), "data.scores")
+    source = read_source(sf, frame)
+    table = source.table
     shown = str(table.path)
     keys, value_cells, wanted = _columns(sf, table)
     if not len(table):
@@ -54,7 +53,7 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     problems: list[Problem] = []
     for key in [k for k in wanted if k != "value"]:
         problems += _blank(table, key, keys[key])
-    problems += control_problems(table, {k: wanted.get(k, k) for k in ("system", "corpus", "metric", "item")
+    problems += control_problems(table, {k: wanted.get(k, k) for k in ("system", "corpus", "metric", "item", "run")
                                          if k in wanted}, {k: (c.codes, c.names) for k, c in keys.items()})
     values, value_problems = _values(table, value_cells, spec.data.columns.value)
     problems += value_problems
@@ -62,15 +61,20 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     spec_problems, needed, aggregates = _against_spec(sf, shown, keys)
     if spec_problems or problems:
         raise DataError(str(sf.path) if spec_problems and not problems else shown, spec_problems + problems)
-    blocks, n_rows = _blocks(sf, table, keys, values, needed, problems)
+    blocks, n_rows = _blocks(sf, table, keys, values, needed, problems, source.per_task_metrics)
+    if not problems:
+        blocks = _fold_sizes(sf, table, keys, blocks, problems)
     if problems:
         raise DataError(shown, problems)
+    spec_problems = _sizes_known(sf, blocks)
+    if spec_problems:
+        raise DataError(str(sf.path), spec_problems)
     systems = _order(spec.systems, keys["system"].names)
     corpora = _order(spec.corpora, keys["corpus"].names)
     if spec.tests.level == "corpora":
         blocks = {(m, None): across_corpora(m, [blocks[(m, c)] for c in corpora], aggregates[m]) for m in spec.metrics}
     return Dataset(shown, table.sha256, tuple(systems), tuple(corpora), tuple(spec.metrics), blocks, n_rows,
-                   dict(spec.metrics), aggregates)
+                   dict(spec.metrics), aggregates, source_info=dict(source.info))
 
 
 def _order(declared: Sequence[str] | None, present: list[str]) -> list[str]:
@@ -99,14 +103,21 @@ def _columns(sf: SpecFile, table: Table) -> tuple[dict[str, Column], Sequence[st
         wanted["item"] = cols.item
     else:
         wanted["item"] = cols.item
+    if not cv and cols.run in present:
+        wanted["run"] = cols.run
+    constant.update(_named_once(sf, present))
     missing = [c for role, c in wanted.items() if c not in present and role not in constant]
-    if "item" in constant:
-        present = (*present, cols.item)
     if missing:
-        raise DataError(shown, [Problem(shown, 1, "", f"missing column{'s' if len(missing) > 1 else ''} "
-                                        f"{', '.join(repr(m) for m in missing)}; present: "
-                                        f"{', '.join(repr(str(c)) for c in present)}"
-                                        + ("" if cols == type(cols)() else " (mapped in data.columns)"))])
+        frame = table.unit == "row" and shown.startswith("<")
+        hints = [f"name exactly one {r} in the spec's {r + 's' if r == 'metric' else 'corpora'} to go without it"
+                 for r in ("metric", "corpus") if wanted[r] in missing]
+        raise DataError(shown, [Problem(shown, None if frame else 1, "",
+                                        f"missing column{'s' if len(missing) > 1 else ''} "
+                                        f"{', '.join(repr(m) for m in missing)}"
+                                        + (" in the data frame" if frame else "") + "; present: "
+                                        f"{', '.join(repr(str(c)) for c in present) or 'none'}"
+                                        + ("" if cols == type(cols)() else " (mapped in data.columns)")
+                                        + (f" ({'; '.join(hints)})" if hints else ""))])
     n = len(table)
     keys = {role: Column(np.zeros(n, dtype=np.int64), [constant[role]]) if role in constant
             else Column(*factorize(table.cells[c])) for role, c in wanted.items() if role != "value"}
@@ -114,6 +125,20 @@ def _columns(sf: SpecFile, table: Table) -> tuple[dict[str, Column], Sequence[st
     if cv:
         keys["item"] = _joined(keys["repeat"], keys["fold"])
     return keys, table.cells[wanted["value"]], wanted
+
+
+def _named_once(sf: SpecFile, present: Sequence[str]) -> dict[str, str]:
+    """The metric and corpus a table without that column has: the one the spec names, when it names exactly one
+    (a metric held as several statistics needs its metric column)."""
+    spec = sf.spec
+    cols = spec.data.columns
+    out = {}
+    metrics = list(spec.metrics.items())
+    if cols.metric not in present and len(metrics) == 1 and not metrics[0][1].corpus_level:
+        out["metric"] = metrics[0][0]
+    if cols.corpus not in present and spec.corpora is not None and len(spec.corpora) == 1:
+        out["corpus"] = spec.corpora[0]
+    return out
 
 
 def _joined(a: Column, b: Column) -> Column:
@@ -157,7 +182,9 @@ def _values(table: Table, cells: Sequence[str], column: str) -> tuple[np.ndarray
     if len(odd):  # only rows pandas could not read as a finite number: retry without surrounding spaces
         text = raw.iloc[odd].str.strip()
         again = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
-        words = text.str.lower().isin(NUMBER_WORDS).to_numpy()
+        lower = text.str.lower()
+        again = np.where(lower == "true", 1.0, np.where(lower == "false", 0.0, again))  # pred == gold: 1 / 0
+        words = lower.isin(NUMBER_WORDS + BOOLEAN_WORDS).to_numpy()
         is_bad = np.isnan(again) & ~words
         bad = list(odd[is_bad])
         nonfinite = list(odd[~is_bad & ~np.isfinite(again)])
@@ -179,7 +206,7 @@ def _duplicates(table: Table, keys: dict[str, Column], cv: bool) -> list[Problem
     """Rows sharing (system, corpus, item, metric): one integer per key combination, then one count."""
     combined = np.zeros(len(table), dtype=np.int64)
     span = 1
-    for k in KEYS:
+    for k in (*KEYS, "run") if "run" in keys else KEYS:
         size = max(len(keys[k].names), 1)
         if span * size >= 2 ** 62:  # renumber the combinations seen so far (at most one per row)
             combined, _ = _first_appearance(combined)
@@ -195,8 +222,9 @@ def _duplicates(table: Table, keys: dict[str, Column], cv: bool) -> list[Problem
     if not len(dup):
         return []
     r = int(dup[0])
-    first = ", ".join(keys[k].names[keys[k].codes[r]] for k in ("system", "corpus", "item", "metric"))
-    what = "(system, corpus, repeat, fold, metric)" if cv else "(system, corpus, item, metric)"
+    named = (*KEYS, "run") if "run" in keys else KEYS
+    first = ", ".join(keys[k].names[keys[k].codes[r]] for k in named)
+    what = "(system, corpus, repeat, fold, metric)" if cv else f"({', '.join(named)})"
     return [Problem(str(table.path), None, "", f"duplicate {what} rows at {table.where(table.places[dup])} "
                     f"(first: {first})")]
 
@@ -250,8 +278,10 @@ def _positions(names: list[str], wanted: Sequence[str]) -> np.ndarray:
 
 
 def _blocks(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarray,
-            needed: dict[str, list[str]], problems: list[Problem]) -> tuple[dict[BlockKey, Block], int]:
-    """One items x systems x statistics array per (metric, corpus), filled by vectorised indexing."""
+            needed: dict[str, list[str]], problems: list[Problem], sparse: bool = False
+            ) -> tuple[dict[BlockKey, Block], int]:
+    """One items x systems x statistics array per (metric, corpus), filled by vectorised indexing. ``sparse``: a
+    metric may be absent from a corpus (lm-eval tasks log their own metrics); else that is a problem."""
     spec = sf.spec
     cv = spec.tests.design != "items"
     systems = _order(spec.systems, keys["system"].names)
@@ -272,7 +302,8 @@ def _blocks(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndar
         for c, corpus in enumerate(corpora):
             parts = [groups[c * width + all_names.index(n)] for n in names if c * width + all_names.index(n) in groups]
             if not parts:
-                problems.append(Problem(shown, None, "", f"metric {metric!r} has no rows on corpus {corpus!r}"))
+                if not sparse:
+                    problems.append(Problem(shown, None, "", f"metric {metric!r} has no rows on corpus {corpus!r}"))
                 continue
             rows = used[np.sort(np.concatenate(parts))]
             block = _block(sf, table, keys, values, rows, sys_of, stat_of[name_of[rows]], metric, corpus, len(names),
@@ -280,6 +311,62 @@ def _blocks(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndar
             if block is not None:
                 blocks[(metric, corpus)] = block
     return blocks, int(len(used))
+
+
+def _fold_sizes(sf: SpecFile, table: Table, keys: dict[str, Column], blocks: dict[BlockKey, Block],
+                problems: list[Problem]) -> dict[BlockKey, Block]:
+    """Cross-validation designs: each block with the mean training and test sizes of its folds, from the
+    table's optional n_train and n_test columns (one pair per fold, the same for every system and metric)."""
+    cols = sf.spec.data.columns
+    present = [c for c in (cols.n_train, cols.n_test) if c in table.columns]
+    if sf.spec.tests.design == "items" or not present:
+        return blocks
+    shown = str(table.path)
+    if len(present) == 1:
+        problems.append(Problem(shown, None, "", f"column {present[0]!r} needs its partner "
+                                f"{({cols.n_train, cols.n_test} - set(present)).pop()!r} (fold sizes)"))
+        return blocks
+    sizes = []
+    for column in present:
+        v = plain_numbers(table.cells[column])
+        if v is None or (v <= 0).any():
+            problems.append(Problem(shown, None, "", f"column {column!r} holds fold sizes: positive numbers only"))
+            return blocks
+        sizes.append(v)
+    corpus_names = keys["corpus"].names
+    item = keys["item"]
+    out = {}
+    for key, block in blocks.items():
+        rows = np.flatnonzero(keys["corpus"].codes == corpus_names.index(str(block.corpus)))
+        wanted = set(block.items)
+        means = []
+        for v, column in zip(sizes, present):
+            per_fold: dict[str, set[float]] = {}
+            for r in rows[np.isin(item.codes[rows], [k for k, n in enumerate(item.names) if n in wanted])].tolist():
+                per_fold.setdefault(item.names[item.codes[r]], set()).add(float(v[r]))
+            clash = [f for f, found in per_fold.items() if len(found) > 1]
+            if clash:
+                problems.append(Problem(shown, None, "", f"column {column!r}: fold {clash[0]!r} of corpus "
+                                        f"{block.corpus!r} has several sizes; one per fold"))
+                return blocks
+            means.append(float(np.mean([next(iter(per_fold[f])) for f in block.items])))
+        out[key] = dataclasses.replace(block, n_train=means[0], n_test=means[1])
+    return out
+
+
+def _sizes_known(sf: SpecFile, blocks: dict[BlockKey, Block]) -> list[Problem]:
+    """The corrected resampled t needs the training and test sizes of every corpus: from the data or the spec."""
+    t = sf.spec.tests
+    methods = t.cv_methods or (["corrected_resampled_t"] if t.design == "resampled" else [])
+    if t.design == "items" or "corrected_resampled_t" not in methods:
+        return []
+    lacking = sorted({str(b.corpus) for b in blocks.values()
+                      if b.n_train is None and (t.sizes_of(str(b.corpus)) is None)})
+    if not lacking:
+        return []
+    return [sf.problem(f"corrected_resampled_t needs n_train and n_test (Nadeau and Bengio's correction) for corpus "
+                       f"{', '.join(map(repr, lacking))}: set tests.n_train and tests.n_test (a number, or one per "
+                       "corpus), or give n_train and n_test columns in the data", "tests", "n_train")]
 
 
 def _groups(key: np.ndarray) -> dict[int, np.ndarray]:
@@ -307,8 +394,13 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
     item_rows, firsts = _first_appearance(keys["item"].codes[rows])
     names = keys["item"].names
     item_names = [names[i] for i in firsts.tolist()]
-    arr = np.full((len(item_names), len(systems), n_stats), np.nan)
-    arr[item_rows, cols, stat] = values[rows]
+    runs = run_names = None
+    if "run" in keys:
+        arr, runs, run_names = _run_means(keys["run"], rows, item_rows, cols, stat, values, len(item_names),
+                                          len(systems), n_stats)
+    else:
+        arr = np.full((len(item_names), len(systems), n_stats), np.nan)
+        arr[item_rows, cols, stat] = values[rows]
     holes = np.isnan(arr).any(axis=2)
     dropped = 0
     keep_rows = np.arange(len(item_names))
@@ -326,6 +418,7 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
         dropped = int((~keep).sum())
         arr = arr[keep]
         keep_rows = np.flatnonzero(keep)
+        runs = None if runs is None else tuple(r[keep] for r in runs)
     items = tuple(item_names) if not dropped else tuple(item_names[i] for i in keep_rows.tolist())
     folds = None
     if cv:
@@ -333,4 +426,24 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
         rep, fold = keys["repeat"], keys["fold"]
         folds_all = [(rep.names[r], fold.names[f]) for r, f in zip(rep.codes[first_row], fold.codes[first_row])]
         folds = tuple((str(folds_all[i][0]), str(folds_all[i][1])) for i in keep_rows)
-    return Block(metric, corpus, tuple(systems), items, arr, dropped, "folds" if cv else "items", folds)
+    return Block(metric, corpus, tuple(systems), items, arr, dropped, "folds" if cv else "items", folds, runs,
+                 run_names)
+
+
+def _run_means(run: Column, rows: np.ndarray, item_rows: np.ndarray, cols: np.ndarray, stat: np.ndarray,
+               values: np.ndarray, n_items: int, k: int, n_stats: int
+               ) -> tuple[np.ndarray, tuple[np.ndarray, ...], tuple[tuple[str, ...], ...]]:
+    """Each system's statistics per item and run (its own runs: those with any row), and their mean over the
+    runs. An item that a system has in some of its runs and not in others is a hole (NaN) of the mean, like an
+    item a system lacks: an error, or dropped with ``data.missing: drop_items``."""
+    codes = run.codes[rows]
+    full = np.full((n_items, k, n_stats, len(run.names)), np.nan)
+    full[item_rows, cols, stat, codes] = values[rows]
+    per_system, names = [], []
+    for j in range(k):
+        present = np.flatnonzero(np.isin(np.arange(len(run.names)), codes[cols == j]))
+        per_system.append(np.moveaxis(full[:, j][:, :, present], 2, 1))  # (items, runs, stats)
+        names.append(tuple(run.names[r] for r in present.tolist()))
+    with np.errstate(invalid="ignore"):
+        mean = np.stack([r.mean(axis=1) for r in per_system], axis=1)  # NaN where any run lacks the item
+    return mean, tuple(per_system), tuple(names)

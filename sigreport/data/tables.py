@@ -140,7 +140,7 @@ def frame_table(frame: pd.DataFrame, field: str) -> Table:
 
     text = _as_text(frame.reset_index(drop=True))
     shown = f"<{field} data frame>"
-    _check_header(list(text.columns), shown)
+    _check_header(list(text.columns), shown, line=None)  # a frame has no lines
     text.index = pd.RangeIndex(1, len(text) + 1)
     digest = hashlib.sha256(text.to_csv(index=False).encode("utf-8")).hexdigest()
     return _from_frame(Path(shown), text, digest, "row")
@@ -315,13 +315,13 @@ def _field_count_problems(raw: bytes, sep: str, shown: str) -> list[Problem]:
     return problems or [Problem(shown, None, "", "rows with a wrong number of fields")]
 
 
-def _check_header(header: list[str], shown: str) -> None:
+def _check_header(header: list[str], shown: str, line: int | None = 1) -> None:
     seen: dict[str, int] = {}
     for h in header:
         seen[h] = seen.get(h, 0) + 1
     dup = [h for h, n in seen.items() if n > 1]
     if dup:
-        raise DataError(shown, [Problem(shown, 1, "", f"duplicate column name{'s' if len(dup) > 1 else ''} "
+        raise DataError(shown, [Problem(shown, line, "", f"duplicate column name{'s' if len(dup) > 1 else ''} "
                                         f"{', '.join(repr(d) for d in dup)} in the header; each column needs "
                                         "its own name")])
 

@@ -335,6 +335,19 @@ class Section:
 
 
 @dataclasses.dataclass(frozen=True)
+class ReleaseInfo:
+    """A release's place in its archive, named at the top of its report: the release, the previous one (with
+    ``previous_page``, a relative link to its report, when it is in the same archive), the release's diff
+    against it (``diff``: a relative link, None for the first release) and the archive's index."""
+
+    name: str
+    previous: str | None = None
+    previous_page: str | None = None
+    diff: str | None = None
+    index: str = "../index.html"
+
+
+@dataclasses.dataclass(frozen=True)
 class ReportModel:
     """A whole report: header, settings (name, value), sections in plan order, footer facts."""
 
@@ -352,6 +365,7 @@ class ReportModel:
     baseline: str | None = None  # the spec's baseline (or the families' reference), tagged in the HTML
     latex: LatexOptions = LatexOptions()  # outputs.latex of the spec
     methods: Any = None  # the methods paragraph (sigreport.render.views.methods.Methods), None for none
+    release: ReleaseInfo | None = None  # the release this report is, in an archive (None: a plain report)
 
     def tables(self) -> list[Table]:
         return [t for s in self.sections for v in s.views for t in v.tables]

@@ -33,7 +33,8 @@ from typing import Any
 from sigreport.results.names import CORRECTION_NAMES, test_name
 from sigreport.stats.result import is_significant
 
-__all__ = ["BlockDecisions", "Decisions", "Disagreement", "PairDecision", "TestRef", "choose_primary", "decide",
+__all__ = ["BlockDecisions", "Decisions", "Disagreement", "PairDecision", "RunSpread", "TestRef", "choose_primary",
+           "decide",
            "decide_document", "is_significant", "rank_systems", "shown_value"]
 
 FAMILY_KINDS = ("pairwise", "cv", "posthoc")  # records whose pairs are frequentist decisions about systems
@@ -96,6 +97,18 @@ class PairDecision:
 
 
 @dataclasses.dataclass(frozen=True)
+class RunSpread:
+    """A pair whose difference of means over training runs is smaller than the larger of the two systems' SDs
+    over their runs: another seed could reorder them."""
+
+    a: str
+    b: str
+    difference: float
+    sd: float
+    system: str  # the system whose runs spread by ``sd``
+
+
+@dataclasses.dataclass(frozen=True)
 class Disagreement:
     """Another test of the same block that decides differently from the primary test.
 
@@ -149,6 +162,7 @@ class BlockDecisions:
     baseline: str | None
     disagreements: tuple[Disagreement, ...]
     record: Any = dataclasses.field(default=None, compare=False, repr=False)  # the primary test's record
+    within_runs: tuple[RunSpread, ...] = ()  # pairs closer than the spread between one system's training runs
 
     @property
     def best(self) -> tuple[str, ...]:
@@ -382,9 +396,26 @@ def block_decisions(desc: Any, records: Sequence[Any], info: Any, spec_baseline:
     beats, undecided = beats_of(pairs)
     order = tuple(s for t in tiers for s in t)
     found = disagreements(record, primary, pairs, records, values, higher) if primary is not None else ()
+    runs = next((r for r in records if r.kind == "runs"), None)
     return BlockDecisions(desc.metric, desc.corpus, _get(desc, "level"), info.label, higher, decimals, values, tiers,
                           primary, reason, pairs, beats, undecided, groups_of(order, pairs, undecided),
-                          baseline_of(record, spec_baseline), found, record)
+                          baseline_of(record, spec_baseline), found, record,
+                          within_run_spread(runs) if runs is not None else ())
+
+
+def within_run_spread(runs: Any) -> tuple[RunSpread, ...]:
+    """The pairs of a runs record whose difference is smaller than the spread of one system's runs."""
+    sd = {s.system: _get(s, "sd") for s in runs.systems}
+    out = []
+    for p in runs.pairs:
+        est = _get(p, "estimate")
+        spreads = [(sd[x], x) for x in (p.a, p.b) if sd.get(x) is not None]
+        if est is None or not spreads:
+            continue
+        widest, who = max(spreads)
+        if abs(est) < widest:
+            out.append(RunSpread(p.a, p.b, float(est), float(widest), who))
+    return tuple(out)
 
 
 # ---- disagreements ----------------------------------------------------------------------------------
@@ -404,6 +435,8 @@ def disagreements(record: Any, primary: TestRef, pairs: tuple[PairDecision, ...]
         out += family_disagreements(primary, mine, ref_of(other), pair_decisions(other, values, higher))
     for bayes in (r for r in records if r.kind == "bayesian"):
         out += bayesian_disagreements(primary, mine, bayes)
+    for runs in (r for r in records if r.kind == "runs"):
+        out += runs_disagreements(primary, mine, runs)
     posthoc = next((r for r in records if r.kind == "posthoc" and _get(r, "pairs")), None)
     family = (posthoc, pair_decisions(posthoc, values, higher)) if posthoc is not None and posthoc is not record \
         else (record, pairs)
@@ -449,6 +482,29 @@ def bayesian_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairD
                     "equivalent": _get(q, "p_equivalent")}[decision]
             out.append(Disagreement("bayesian", primary, ref, q.a, q.b, "different" if p.significant else
                                     "not different", decision, p.pvalue_adjusted, prob))
+    return out
+
+
+def runs_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairDecision], record: Any
+                       ) -> list[Disagreement]:
+    """Almost stochastic order over the runs against the primary test over items: it finds one system better
+    where the test finds no difference (or the other one better), or it finds neither better where the test
+    finds a difference. ``other_value`` is the eps_min of the claim (or the smaller of the two)."""
+    ref = TestRef(str(record.id), "runs", "aso", test_name("runs", "aso"))
+    out = []
+    for q in record.pairs:
+        p = mine.get(frozenset((q.a, q.b)))
+        decision = _get(q, "decision")
+        if p is None or p.significant is None or decision is None:
+            continue
+        ahead = q.a if decision == "a_better" else q.b if decision == "b_better" else None
+        clash = (ahead is None and p.significant) or (ahead is not None and (not p.significant or p.better != ahead))
+        if clash:
+            eps = [v for v in (_get(q, "eps_min_ab"), _get(q, "eps_min_ba")) if v is not None]
+            value = _get(q, "eps_min_ab") if decision == "a_better" else _get(q, "eps_min_ba") \
+                if decision == "b_better" else (min(eps) if eps else None)
+            out.append(Disagreement("runs", primary, ref, q.a, q.b, "different" if p.significant else
+                                    "not different", decision, p.pvalue_adjusted, value))
     return out
 
 

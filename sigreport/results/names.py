@@ -44,6 +44,7 @@ METHOD_NAMES: dict[str, dict[str, str]] = {
     "pairwise": PAIRWISE_NAMES, "cv": PAIRWISE_NAMES, "posthoc": POSTHOC_NAMES, "omnibus": OMNIBUS_NAMES,
     "cochran_q": {"cochran_q": "Cochran's Q test"}, "bayesian": BAYESIAN_NAMES,
     "mcnemar": {m: "McNemar's test" for m in ("auto", "exact", "chi2")},
+    "runs": {"aso": "almost stochastic order over the training runs (Dror et al. 2019)"},
 }
 """Record kind -> method -> display name (the one table)."""
 

@@ -458,9 +458,63 @@ class BayesianRecord(Record):
     selection: dict[str, Any] | None = None  # tests.bayesian.model: auto: the model chosen and why
 
 
+@dataclasses.dataclass(frozen=True)
+class RunSummary:
+    """One system's runs: its value in each run (the metric over the items, one score per run) and their
+    mean, standard deviation (ddof 1), smallest and largest."""
+
+    system: str
+    runs: tuple[str, ...]
+    values: tuple[float | None, ...]
+    mean: float | None
+    sd: float | None
+    min: float | None
+    max: float | None
+
+
+@dataclasses.dataclass(frozen=True)
+class RunPair:
+    """a vs b over runs and items: the difference of their means with its two-level bootstrap interval, and
+    almost stochastic order both ways (``eps_min_ab``: of a over b, at ``aso_confidence``, Bonferroni over the
+    family's pairs); ``decision``: ``a_better`` (eps_min_ab < tau), ``b_better`` (eps_min_ba < tau) or
+    ``undecided``."""
+
+    a: str
+    b: str
+    estimate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    se: float | None
+    eps_min_ab: float | None
+    eps_min_ba: float | None
+    violation_ratio: float | None
+    decision: str
+    warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class RunsRecord(Record):
+    """kind 'runs': several training runs per system on one metric and corpus (a ``run`` column)."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    level: str
+    n_items: int
+    ci_level: float
+    n_resamples: int
+    tau: float
+    aso_confidence: float
+    aso_resamples: int
+    systems: tuple[RunSummary, ...]
+    pairs: tuple[RunPair, ...]
+    warnings: tuple[str, ...]
+
+
 RECORD_TYPES: tuple[type[Record], ...] = (
     DescriptivesRecord, PairwiseRecord, RMAnovaRecord, FriedmanRecord, PosthocRecord, ClassificationRecord,
-    McNemarRecord, CochranQRecord, AgreementRecord, BayesianRecord)
+    McNemarRecord, CochranQRecord, AgreementRecord, BayesianRecord, RunsRecord)
 for _cls in RECORD_TYPES:
     for _name in Record.HEADER_OPTIONAL:
         if _name not in {f.name for f in dataclasses.fields(_cls)}:

@@ -17,9 +17,12 @@ numerator; so does this module, so that the values are deepsig's). Its upper con
 
 with sigma the standard deviation of c (eps*_b - eps_W2) over bootstrap replicates eps*_b (each run set
 resampled with replacement, independently), is the reported value: A is "almost stochastically larger"
-than B when eps_min < tau (deepsig and Ulmer et al. suggest tau = 0.5; smaller is stricter). With several
-comparisons the confidence is Bonferroni-adjusted: conf + (1 - conf) / m, as ``deepsig.multi_aso``.
-Tested against deepsig 1.2.8 on the same draws (the uniforms its seeded loop draws).
+than B when eps_min < tau (0.5 is the weakest claim; Ulmer et al. 2022 recommend tau = 0.2). With m
+comparisons the confidence is Bonferroni-adjusted, 1 - (1 - conf) / m. deepsig 1.2.8 writes
+conf + (1 - conf) / m, which is Bonferroni only at m = 2: at m = 3 it tests at 2 alpha / 3 instead of
+alpha / 3, and ``multi_aso`` of two systems (m = 1) sets the confidence to 1 and every eps_min to 1.
+Tested against deepsig 1.2.8 on the same draws (the uniforms its seeded loop draws), at m = 1 and 2 with
+its own correction and at m = 3 with the Bonferroni confidence passed to it.
 
 **Two-level bootstrap** of the difference of means over runs and items: each replicate draws the items
 with replacement (shared by the two systems: the items are paired) and, for each system separately, its
@@ -89,7 +92,7 @@ def aso(a: Sequence[float], b: Sequence[float], confidence: float = 0.95, n_comp
         raise ValueError("ASO needs at least one finite score per system")
     if not 0 < confidence < 1 or n_comparisons < 1:
         raise ValueError("confidence must lie in (0, 1) and n_comparisons be at least 1")
-    conf = confidence + (1 - confidence) / n_comparisons if n_comparisons > 1 else confidence
+    conf = 1 - (1 - confidence) / n_comparisons  # Bonferroni (deepsig: conf + (1 - conf) / m; module docstring)
     if uniforms is None:
         rng = np.random.default_rng(seed)
         ua, ub = rng.random((n_resamples, a.size)), rng.random((n_resamples, b.size))
@@ -107,6 +110,17 @@ def aso(a: Sequence[float], b: Sequence[float], confidence: float = 0.95, n_comp
         warnings = (f"only {min(a.size, b.size)} run(s) for a system: almost stochastic order is unreliable with "
                     "so few scores (Dror et al. 2019 use 5 or more)",)
     return ASOResult(eps, ratio, sigma, conf, a.size, b.size, n_resamples, warnings)
+
+
+def aso_both_ways(a: Sequence[float], b: Sequence[float], confidence: float = 0.95, n_comparisons: int = 1,
+                  n_resamples: int = 1000, seed: int = 0, dt: float = DEFAULT_DT) -> tuple[ASOResult, ASOResult]:
+    """eps_min of A over B and of B over A from one bootstrap, as ``deepsig.multi_aso`` computes a pair: the
+    violation ratio of B over A is 1 - that of A over B, and both share the replicates' spread."""
+    ab = aso(a, b, confidence, n_comparisons, n_resamples, seed, dt)
+    c = np.sqrt(ab.n_a * ab.n_b / (ab.n_a + ab.n_b))
+    ratio = 1.0 - ab.violation_ratio
+    eps = float(np.clip(ratio - ab.sigma / c * special.ndtri(1 - ab.confidence), 0, 1))
+    return ab, dataclasses.replace(ab, eps_min=eps, violation_ratio=ratio, n_a=ab.n_b, n_b=ab.n_a)
 
 
 @dataclasses.dataclass(frozen=True)

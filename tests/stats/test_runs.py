@@ -32,13 +32,19 @@ def test_aso_equals_deepsig_on_the_same_draws(case):
     from deepsig import aso as deepsig_aso  # deepsig 1.2.8, test-only
 
     a, b = CASES[case]
-    for conf, m in ((0.95, 1), (0.95, 3)):
-        # deepsig.aso(a, b, confidence_level=conf, num_comparisons=m, num_bootstrap_iterations=200, seed=4,
+    uni = deepsig_uniforms(4, len(a), len(b), 200)
+    for m in (1, 2):  # deepsig's correction, conf + (1 - conf) / m, is Bonferroni's at m = 1 and 2
+        # deepsig.aso(a, b, confidence_level=0.95, num_comparisons=m, num_bootstrap_iterations=200, seed=4,
         #             num_jobs=1, show_progress=False)
-        want = deepsig_aso(a, b, confidence_level=conf, num_comparisons=m, num_bootstrap_iterations=200, seed=4,
+        want = deepsig_aso(a, b, confidence_level=0.95, num_comparisons=m, num_bootstrap_iterations=200, seed=4,
                            num_jobs=1, show_progress=False)
-        got = aso(a, b, confidence=conf, n_comparisons=m, uniforms=deepsig_uniforms(4, len(a), len(b), 200))
+        got = aso(a, b, confidence=0.95, n_comparisons=m, uniforms=uni)
         assert got.eps_min == pytest.approx(float(want), abs=1e-12)
+    # m = 3: Bonferroni's confidence 1 - 0.05 / 3, given to deepsig as one comparison at that level
+    want = deepsig_aso(a, b, confidence_level=1 - 0.05 / 3, num_comparisons=1, num_bootstrap_iterations=200, seed=4,
+                       num_jobs=1, show_progress=False)
+    got = aso(a, b, confidence=0.95, n_comparisons=3, uniforms=uni)
+    assert got.confidence == pytest.approx(1 - 0.05 / 3) and got.eps_min == pytest.approx(float(want), abs=1e-12)
 
 
 def test_violation_ratio_is_symmetric_and_bounded():
@@ -76,3 +82,25 @@ def test_two_level_bootstrap_interval():
     assert res.se == pytest.approx(np.sqrt(run_means_var), rel=0.25)
     items_only = two_level_bootstrap(a.mean(1, keepdims=True), b.mean(1, keepdims=True), 0.95, 4000, seed=9)
     assert items_only.ci_high - items_only.ci_low < (res.ci_high - res.ci_low) / 3
+
+
+def test_both_ways_equal_deepsig_multi_aso():
+    """deepsig.multi_aso(scores, seed=4, num_bootstrap_iterations=200, num_jobs=1, show_progress=False,
+    use_bonferroni=False) on two
+    systems (one comparison): eps_min[0, 1] and eps_min[1, 0] from one bootstrap; the same draws give ours."""
+    from deepsig import multi_aso  # deepsig 1.2.8, test-only
+
+    from sigreport.stats import runs
+
+    a, b = CASES["overlapping"]
+    # use_bonferroni=False: with two systems deepsig's own correction sets the confidence to 1 (docstring)
+    want = multi_aso({"a": a, "b": b}, seed=4, num_bootstrap_iterations=200, num_jobs=1, show_progress=False,
+                     use_bonferroni=False)
+    uni = deepsig_uniforms(4, len(a), len(b), 200)
+    ab = aso(a, b, uniforms=uni)
+    c = np.sqrt(len(a) * len(b) / (len(a) + len(b)))
+    from scipy.special import ndtri
+    ba = float(np.clip(1 - ab.violation_ratio - ab.sigma / c * ndtri(0.05), 0, 1))
+    assert ab.eps_min == pytest.approx(want[0, 1], abs=1e-12) and ba == pytest.approx(want[1, 0], abs=1e-12)
+    one, other = runs.aso_both_ways(a, b, seed=3)
+    assert other.violation_ratio == pytest.approx(1 - one.violation_ratio) and other.sigma == one.sigma

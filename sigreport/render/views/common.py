@@ -14,7 +14,7 @@ from sigreport.results.names import (CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_N
 from sigreport.render.model import CI, Cell, Column, LatexOptions, Num, Sym, Table, Text, Versus, join
 
 ALTERNATIVE_TEXT = {"two-sided": "two-sided", "greater": "one-sided, H1: a > b", "less": "one-sided, H1: a < b"}
-SECTION_NAMES = {"classification": "Classification", "agreement": "Agreement"}  # sections named by a kind
+SECTION_NAMES = {"classification": "Classification", "agreement": "Agreement", "outcomes": "Paired outcomes"}  # sections named by a kind
 
 
 class Labels:

@@ -63,7 +63,7 @@ def sentences(col: Column_, results: Any, baseline: str | None) -> tuple[str, ..
     else:
         out += best_vs_rest(dec, dec.best[0]) if len(dec.best) == 1 else tied_best(dec)
         out += group_sentences(dec)
-    return (*out, *power_sentences(dec), *disagreement_sentences(dec))
+    return (*out, *power_sentences(dec), *run_spread_sentences(dec), *disagreement_sentences(dec))
 
 
 def power_sentences(dec: BlockDecisions) -> list[str]:
@@ -179,9 +179,35 @@ def disagreement_sentences(dec: BlockDecisions) -> list[str]:
             out += [omnibus_sentence(d) for d in ds]
         elif kind == "bayesian":
             out += [bayesian_sentence(d) for d in ds] if len(ds) <= MANY else [bayesian_many(ds)]
+        elif kind == "runs":
+            out += [runs_sentence(d) for d in ds]
         else:
             out += [test_sentence_pair(d) for d in ds] if len(ds) <= MANY else [test_many(ds)]
     return out
+
+
+def runs_sentence(d: Disagreement) -> str:
+    """'Almost stochastic order over the training runs, also shown below, finds A better than B (eps_min 0.03);
+    the paired t test does not (p_adj 0.12).'"""
+    if d.other_says in ("a_better", "b_better"):
+        ahead, behind = (d.a, d.b) if d.other_says == "a_better" else (d.b, d.a)
+        own = "does not" if d.primary_says == "not different" else "finds the other direction"
+        return (f"{_also(d.other)} finds {ahead} better than {behind} (\u03b5min {pv(d.other_value)}); "
+                f"{the(d.primary.name)} {own} (p_adj {pv(d.primary_value)}).")
+    return (f"{_also(d.other)} finds neither {d.a} nor {d.b} better (smallest \u03b5min {pv(d.other_value)}); "
+            f"{the(d.primary.name)} finds them different (p_adj {pv(d.primary_value)}).")
+
+
+def run_spread_sentences(dec: BlockDecisions) -> list[str]:
+    """Pairs closer than the spread between one system's training runs."""
+    if not dec.within_runs:
+        return []
+    fmt = f"{{:.{dec.decimals}f}}"
+    parts = [f"{r.a} and {r.b} ({fmt.format(abs(r.difference))} apart; {r.system}'s runs SD {fmt.format(r.sd)})"
+             for r in dec.within_runs[:MANY]]
+    more = f" and {len(dec.within_runs) - MANY} more pair(s)" if len(dec.within_runs) > MANY else ""
+    return [f"The difference is smaller than the spread between one system's training runs for {'; '.join(parts)}"
+            f"{more}: another seed could reorder them."]
 
 
 def _also(other: TestRef) -> str:

@@ -8,6 +8,7 @@ in words; interval levels come from each record's ``ci_level``.
 from __future__ import annotations
 
 import dataclasses
+
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -139,10 +140,35 @@ def _test_name(p: Any) -> Cell:
     return join(Sym("chi2"), ", cc") if p.continuity_correction else Sym("chi2")
 
 
+@dataclasses.dataclass(frozen=True)
+class Words:
+    """How McNemar's and Cochran's views speak of a 'yes': a right label (classification) or a yes outcome
+    (paired outcomes without gold, data.outcomes)."""
+
+    section: str
+    on: str  # what the test runs on
+    rate: str  # the proportion of yes
+    short: str  # its column head
+    yes: str
+    no: str
+    option: str  # the spec section of the McNemar options
+
+
+CLASSIFICATION_WORDS = Words("Classification", "per-item correctness", "accuracy", "Acc.", "right", "wrong",
+                             "classification")
+OUTCOME_WORDS = Words("Paired outcomes", "paired yes/no outcomes", "proportion of yes", "Yes", "yes", "no",
+                      "outcomes")
+
+
+def _words(r: Any) -> Words:
+    return OUTCOME_WORDS if r.metric == "outcomes" else CLASSIFICATION_WORDS
+
+
 def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
     where = lab.corpus(r.corpus)
+    w = _words(r)
     corr = CORRECTION_NAMES.get(r.correction, r.correction)
-    cols = (Column(Text("a vs b"), "l"), Column(Text("Acc. a")), Column(Text("Acc. b")), Column(Sym("n_11")),
+    cols = (Column(Text("a vs b"), "l"), Column(Text(f"{w.short} a")), Column(Text(f"{w.short} b")), Column(Sym("n_11")),
             Column(Sym("n_10")), Column(Sym("n_01")), Column(Sym("n_00")), Column(Text("Test"), "l"),
             Column(Text("Statistic")), Column(Text("df")), Column(Sym("p")), Column(Sym("p_adj")),
             Column(Text("Significant"), "c"))
@@ -158,25 +184,25 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
     if getattr(r, "family", "metric_corpus") != "metric_corpus":
         fam = family_text(r)
     post = " (post-hoc tests after Cochran's Q)" if r.after == "cochran_q" else ""
-    caption = (f"Classification on {where}: McNemar's test on per-item correctness for {which}{post}; {fam}; "
+    caption = (f"{w.section} on {where}: McNemar's test on {w.on} for {which}{post}; {fam}; "
                f"\u03b1 = {r.alpha:g}.")
     cc = ("with continuity correction" if any(p.continuity_correction for p in r.pairs) or not r.pairs
-          else "without continuity correction (classification.mcnemar_correction: false)")
+          else f"without continuity correction ({w.option}.mcnemar_correction: false)")
     rule = {"auto": f"the exact binomial test when n01 + n10 < 25, otherwise the chi-square test {cc} "
-                    "(classification.mcnemar: auto)",
-            "exact": "the exact binomial test for every pair (classification.mcnemar: exact)",
-            "chi2": f"the chi-square test {cc} for every pair (classification.mcnemar: chi2)"}
-    notes = ("2x2 table of each pair: n11 both right, n10 a right and b wrong, n01 a wrong and b right, n00 both "
-             "wrong. Only the discordant n01 and n10 enter the test. Acc.: accuracy; cc: with continuity correction; "
-             "exact: exact binomial test.",
+                    f"({w.option}.mcnemar: auto)",
+            "exact": f"the exact binomial test for every pair ({w.option}.mcnemar: exact)",
+            "chi2": f"the chi-square test {cc} for every pair ({w.option}.mcnemar: chi2)"}
+    notes = (f"2x2 table of each pair: n11 both {w.yes}, n10 a {w.yes} and b {w.no}, n01 a {w.no} and b {w.yes}, "
+             f"n00 both {w.no}. Only the discordant n01 and n10 enter the test. {w.short}: {w.rate}; cc: with "
+             "continuity correction; exact: exact binomial test.",
              f"Variant: {rule.get(r.method, r.method)}. Chi-square: (|n01 \u2212 n10| \u2212 1)^2 / (n01 + n10) on "
              "1 df; exact: two-sided binomial test of n01 in n01 + n10 trials with p = 1/2, whose statistic is "
              f"min(n01, n10). p_adj: {corr}-adjusted.")
     adjusted = "unadjusted" if r.correction == "none" else f"{corr}-adjusted"
-    table = Table(("classification", r.corpus, "mcnemar"), caption, cols, rows, notes, bold,
-                  compact=pvalue_matrix(r.pairs, ("classification", r.corpus, "mcnemar"), caption, adjusted, r.alpha))
-    words = paper.Wording(Text(f"Acc. a {paper.MINUS} b"), f"Estimate: accuracy of a {paper.MINUS} accuracy of b", None,
-                          DEC, adjusted, r.alpha, "the row system is more accurate")
+    key = (r.metric, r.corpus, "mcnemar")
+    table = Table(key, caption, cols, rows, notes, bold, compact=pvalue_matrix(r.pairs, key, caption, adjusted, r.alpha))
+    words = paper.Wording(Text(f"{w.short} a {paper.MINUS} b"), f"Estimate: {w.rate} of a {paper.MINUS} {w.rate} of b",
+                          None, DEC, adjusted, r.alpha, f"the row system has the higher {w.rate}")
     table = dataclasses.replace(table, forms=paper.forms(table.key, caption, paper.accuracy_facts(r.pairs), words,
                                                          r.comparisons != "vs_baseline"))
     sentences = [_mcnemar_sentence(r, p) for p in r.pairs]
@@ -211,17 +237,19 @@ def _mcnemar_sentence(r: Any, p: Any) -> str:
     if r.correction != "none" and p.pvalue_adjusted is not None:
         p_part += f", {corr}-adjusted {p_text(p.pvalue_adjusted)}"
     after = f" after {corr}" if r.correction != "none" else ""
+    w = _words(r)
+    is_yes, is_no = ("is right", "is wrong") if w is CLASSIFICATION_WORDS else ("has yes", "has no")
     if p.n10 > p.n01:
-        better = f"{p.a} is right on {p.n10} items where {p.b} is wrong, {p.b} on {p.n01} where {p.a} is wrong"
+        better = f"{p.a} {is_yes} on {p.n10} items where {p.b} {is_no}, {p.b} on {p.n01} where {p.a} {is_no}"
         rel = ">"
     elif p.n01 > p.n10:
-        better = f"{p.b} is right on {p.n01} items where {p.a} is wrong, {p.a} on {p.n10} where {p.b} is wrong"
+        better = f"{p.b} {is_yes} on {p.n01} items where {p.a} {is_no}, {p.a} on {p.n10} where {p.b} {is_no}"
         rel = "<"
     else:
-        better = f"each is right on {p.n01} items where the other is wrong"
+        better = f"each {is_yes} on {p.n01} items where the other {is_no}"
         rel = "="
     if p.significant:
-        return (f"{p.a} {rel} {p.b} in accuracy: {better}; {stat}, {p_part}, significant at \u03b1 = {r.alpha:g}"
+        return (f"{p.a} {rel} {p.b} in {w.rate}: {better}; {stat}, {p_part}, significant at \u03b1 = {r.alpha:g}"
                 f"{after}.")
     return f"{p.a} vs {p.b}: {better}; {stat}, {p_part}, not significant at \u03b1 = {r.alpha:g}{after}."
 
@@ -234,21 +262,23 @@ def cochran_view(r: Any, lab: Labels) -> AnalysisView:
     cols = (Column(Text("Systems")), Column(Text("Items")), Column(Sym("Q")), Column(Text("df")), Column(Sym("p")),
             Column(Text("Significant"), "c"))
     rows = ((Int(r.k), Int(r.n), Stat(r.statistic), Df(r.df), P(r.pvalue), Decision(r.significant)),)
+    w = _words(r)
     acc = ", ".join(f"{s} {plain(a)}" for s, a in r.accuracy.items())
-    table = Table(("classification", r.corpus, "cochran-q"),
-                  f"Classification on {where}: Cochran's Q test that all {r.k} systems have the same accuracy "
+    table = Table((r.metric, r.corpus, "cochran-q"),
+                  f"{w.section} on {where}: Cochran's Q test that all {r.k} systems have the same {w.rate} "
                   f"(chi-square on k - 1 df; \u03b1 = {r.alpha:g}).", cols, rows,
-                  (f"Accuracy: {acc}. Q = (k - 1)(k \u03a3 C_j\u00b2 \u2212 N\u00b2) / (k N \u2212 \u03a3 R_i\u00b2) "
-                   "over per-item correctness "
+                  (f"{w.rate.capitalize()}: {acc}. Q = (k - 1)(k \u03a3 C_j\u00b2 \u2212 N\u00b2) / (k N \u2212 "
+                   f"\u03a3 R_i\u00b2) over {w.on} "
                    "(Cochran 1950); it equals the tie-corrected Friedman statistic on 0/1 data.",))
     if r.statistic is None:
         sentence = f"Cochran's Q: the test could not be computed ({'; '.join(r.warnings)})."
     else:
         verdict = "significant" if r.significant else "not significant"
-        sentence = (f"Cochran's Q({df_text(r.df)}) = {r.statistic:.2f}, {p_text(r.pvalue)}: the accuracies of the "
+        rates = "accuracies" if w is CLASSIFICATION_WORDS else "proportions of yes"
+        sentence = (f"Cochran's Q({df_text(r.df)}) = {r.statistic:.2f}, {p_text(r.pvalue)}: the {rates} of the "
                     f"{r.k} systems differ {verdict}ly" if r.significant else
                     f"Cochran's Q({df_text(r.df)}) = {r.statistic:.2f}, {p_text(r.pvalue)}: no significant difference "
-                    f"between the accuracies of the {r.k} systems")
+                    f"between the {rates} of the {r.k} systems")
         sentence += f" at \u03b1 = {r.alpha:g} ({verdict}); McNemar's tests below are the pairwise follow-up."
     return AnalysisView(r.id, r.kind, "Omnibus test: Cochran's Q", (table,), (sentence,), (), tuple(r.warnings))
 

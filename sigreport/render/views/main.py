@@ -13,6 +13,7 @@ table per metric (``main-<metric>``), and a metric with more corpora than that i
 from __future__ import annotations
 
 import dataclasses
+import functools
 import string
 from collections.abc import Iterable
 from typing import Any
@@ -117,9 +118,25 @@ class Builder:
             return Num(None)
         if self.opts.cell == "value_ci" and s.ci_low is not None and s.ci_high is not None:
             return join(Num(s.mean, d), " ", CI(s.ci_low, s.ci_high, col.desc.ci_level, d))
-        if self.opts.cell == "value_sd" and s.sd is not None:
-            return join(Num(s.mean, d), " \u00b1 ", Num(s.sd, d))
+        if self.opts.cell == "value_sd":
+            sd = self.run_sd(col, s.system)
+            sd = s.sd if sd is None and not self.has_runs else sd
+            if sd is not None:
+                return join(Num(s.mean, d), " \u00b1 ", Num(sd, d))
         return Num(s.mean, d)
+
+    @functools.cached_property
+    def runs(self) -> dict[tuple[str, str | None], dict[str, float | None]]:
+        """(metric, corpus) -> system -> SD of its values over its training runs (a run column)."""
+        return {(r.metric, r.corpus): {x.system: x.sd for x in r.systems}
+                for r in self.results.records if r.kind == "runs"}
+
+    @property
+    def has_runs(self) -> bool:
+        return bool(self.runs)
+
+    def run_sd(self, col: Column_, system: str) -> float | None:
+        return self.runs.get((col.metric, col.corpus), {}).get(system)
 
     def marks(self, col: Column_, system: str) -> str:
         dec = col.dec
@@ -157,7 +174,8 @@ class Builder:
         level = self.level
         return {"value": "mean over items (or the corpus-level value)",
                 "value_ci": f"mean over items (or the corpus-level value) with its {level} confidence interval",
-                "value_sd": "mean \u00b1 standard deviation over items (corpus-level values alone)"}[self.opts.cell]
+                "value_sd": ("mean \u00b1 standard deviation over each system's training runs" if self.has_runs else
+                             "mean \u00b1 standard deviation over items (corpus-level values alone)")}[self.opts.cell]
 
     def legend(self, cols: list[Column_]) -> list[str]:
         out = []

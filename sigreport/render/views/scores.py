@@ -517,7 +517,41 @@ def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
                         tuple(r.warnings))
 
 
+RUN_DECISIONS = {"a_better": "{a} better", "b_better": "{b} better", "undecided": "undecided"}
+
+
+def runs_view(r: Any, lab: Labels) -> AnalysisView:
+    """Several runs per system: each system's value over its runs, and per pair the two-level bootstrap interval
+    of the difference and almost stochastic order both ways."""
+    dec = lab.decimals(r.metric)
+    level = pct(r.ci_level)
+    scols = (Column(Text("System"), "l"), Column(Text("Runs")), Column(Text("Mean")), Column(Text("SD")),
+             Column(Text("Min")), Column(Text("Max")))
+    srows = tuple((Text(s.system), Int(len(s.runs)), Num(s.mean, dec), Num(s.sd, dec), Num(s.min, dec),
+                   Num(s.max, dec)) for s in r.systems)
+    pcols = (Column(Text("Pair"), "l"), Column(Text("Difference")), Column(Text(f"{level} CI (runs × items)"), "c"),
+             Column(Text("εmin a over b")), Column(Text("εmin b over a")), Column(Text("Decision"), "l"))
+    prows = tuple((Text(f"{p.a} vs {p.b}"), Num(p.estimate, dec), CI(p.ci_low, p.ci_high, r.ci_level, dec),
+                   Num(p.eps_min_ab, 3), Num(p.eps_min_ba, 3),
+                   Text(RUN_DECISIONS.get(p.decision, p.decision).format(a=p.a, b=p.b))) for p in r.pairs)
+    where = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}"
+    tables = (Table((r.metric, r.corpus, "runs"), f"{where}: each system's value in its runs (the metric over the "
+                    f"{r.n_items} items of one run).", scols, srows),
+              Table((r.metric, r.corpus, "runs-pairs"), f"{where}: pairs over runs and items: the difference of the "
+                    f"means with its two-level bootstrap interval (items drawn for both systems, runs for each; "
+                    f"B = {r.n_resamples}), and almost stochastic order (εmin < {r.tau:g}: better).",
+                    pcols, prows))
+    notes = (f"The tests over items in this section compare each system's scores averaged over its runs. Almost "
+             f"stochastic order (Dror et al. 2019, as deepsig computes it) compares the per-run values: εmin is "
+             f"the upper bound of the share of the runs' quantile distance where the first system is behind, at "
+             f"{pct(r.aso_confidence)} confidence (Bonferroni over the {len(r.pairs)} pairs; {r.aso_resamples} "
+             f"bootstrap iterations); a system is declared better when εmin < {r.tau:g} (tests.runs.tau).",)
+    warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
+    return AnalysisView(r.id, r.kind, "Runs", tables, notes=notes, warnings=tuple(warnings))
+
+
 VIEWS: dict[str, Callable[[Any, Labels], AnalysisView]] = {
+    "runs": runs_view,
     "descriptives": descriptives_view,
     "pairwise": pairwise_view,
     "cv": pairwise_view,

@@ -90,7 +90,13 @@ def with_why_p(view: Any, record: Any) -> Any:
 def data_rows(data: Mapping[str, Any]) -> Rows:
     if not data.get("scores"):
         return []
-    return [("Data", f"{data['scores']} ({data['rows']} rows, sha256 {data['sha256'][:12]}\u2026)")]
+    rows = [("Data", f"{data['scores']} ({data['rows']} rows, sha256 {data['sha256'][:12]}\u2026)")]
+    source = data.get("source") or {}
+    if source.get("library"):  # a native source scored by its field's library: which, and how (signatures)
+        signatures = "; ".join(f"{m}: {sig}" for m, sig in (source.get("signatures") or {}).items())
+        rows.append(("Scores computed by", f"{source['library']} (format {source.get('format')})"
+                     + (f", signatures {signatures}" if signatures else "")))
+    return rows
 
 
 def _pairwise_text(t: Any, corpus_level: bool) -> str:

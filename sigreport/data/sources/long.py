@@ -1,0 +1,43 @@
+"""Building the long score table from arrays: what the native sources (TREC, text, lm-eval) produce.
+
+Key columns are given as integer codes into their distinct names and become pyarrow string arrays (the
+form :func:`~sigreport.data.tables.factorize` reads in one C++ pass); values stay float64. No Python
+string is made per row, so a source with millions of per-item statistics costs what its field library
+costs, not a text round trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from sigreport.data.sources.tables import FILE_SHIFT, FilesTable
+from sigreport.data.tables import Table
+
+
+def coded(codes: np.ndarray, names: Sequence[str]) -> object:
+    """A pyarrow string array whose row r is ``names[codes[r]]``."""
+    import pyarrow as pa
+
+    dictionary = pa.array([str(n) for n in names], pa.string())
+    return pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes, dtype=np.int32)), dictionary).cast(pa.string())
+
+
+def constant(value: str, n: int) -> object:
+    return coded(np.zeros(n, dtype=np.int32), [value])
+
+
+def numbers(values: np.ndarray) -> object:
+    import pyarrow as pa
+
+    return pa.array(np.asarray(values, dtype=np.float64))
+
+
+def long_table(label: str, digest: str, columns: dict[str, object], files: Sequence[str], file_of: np.ndarray,
+               lines: np.ndarray, unit: str = "line") -> Table:
+    """The long table with each row's place: the file it came from (an index into ``files``) and its line."""
+    places = (np.asarray(file_of, dtype=np.int64) << FILE_SHIFT) | np.asarray(lines, dtype=np.int64)
+    return FilesTable(Path(label), tuple(columns), dict(columns), places, digest, unit,  # type: ignore[arg-type]
+                      files=tuple(str(f) for f in files))

@@ -1,0 +1,371 @@
+"""Release notes, trends and the archive index on a real two-release scenario (tests/release_scenario.py):
+v1 with A, B, C, E; v2 with B's data changed, E removed, D and F added (the Holm family grows from 6 to 10
+pairs), and a changed spec. The diff must name each changed conclusion with its cause and deltas, the
+Markdown must be a headline and tables without empty sections, the HTML must link each row to the two
+reports, the JSON must carry it all; the trend and its plot must follow every system across releases.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from sigreport.archive import diff as diffs
+from sigreport.archive import notes, releases
+from sigreport.cli import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import release_scenario as scenario  # noqa: E402
+
+HEADLINE = ("2 conclusions changed since v1: B vs C on Fluency · c now significant; "
+            "A vs B on Adequacy · c no longer significant")
+
+
+def table_scores(release: int, metric: str, system: str) -> list[float]:
+    """A system's scores as the release's table holds them (six decimals)."""
+    return [round(v, 6) for v in scenario.scores(release)[metric][system]]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """v1 and v2 built through the command line, with what each build printed."""
+    import contextlib
+    import io
+
+    root = tmp_path_factory.mktemp("notes")
+    printed = {}
+    for n in (1, 2):
+        spec = scenario.write(root, n)
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            assert main(["build", str(spec), "--release", f"v{n}", "--no-cache"]) == 0
+        printed[f"v{n}"] = buf.getvalue()
+    return {"root": root, "archive": root / "reports", "printed": printed}
+
+
+def archive_of(built: dict[str, object]) -> Path:
+    return built["archive"]  # type: ignore[return-value]
+
+
+def the_diff(archive: Path) -> diffs.Diff:
+    from sigreport.api.release_notes import diff_folders
+
+    return diff_folders(archive / "v1", archive / "v2")[0]
+
+
+# ---- the engineering ----
+
+
+def test_the_scenario_is_what_it_claims(built: dict[str, object]) -> None:
+    """A vs B on Adequacy: raw p 0.00672 in both releases (scipy.stats.ttest_rel(B, A) on the scores),
+    Holm-adjusted 6p in v1 and 10p in v2; B vs C on Fluency: not significant in v1, significant in v2."""
+    archive = archive_of(built)
+    raw = stats.ttest_rel(table_scores(1, "m2", "B"), table_scores(1, "m2", "A")).pvalue
+    assert raw == pytest.approx(0.0067217, rel=1e-4)  # scipy 1.17 ttest_rel; R: 2 * pt(-3.0411, 19)
+    for n, size in (("v1", 6), ("v2", 10)):
+        doc = releases.read_results(archive / n)
+        pairs = {(p["a"], p["b"]): p for a in doc["analyses"] if a["kind"] == "pairwise" for p in a["pairs"]
+                 if a["metric"] == "m2"}
+        ab = pairs[("A", "B")]
+        assert ab["pvalue"] == pytest.approx(raw, rel=1e-9) and ab["pvalue_adjusted"] == pytest.approx(size * raw)
+        fluency = next(a for a in doc["analyses"] if a["kind"] == "pairwise" and a["metric"] == "m1")
+        bc = next(p for p in fluency["pairs"] if (p["a"], p["b"]) == ("B", "C"))
+        assert bc["significant"] is (n == "v2")
+
+
+# ---- the diff: causes, deltas, comparisons ----
+
+
+def test_each_changed_conclusion_has_its_cause(built: dict[str, object]) -> None:
+    d = the_diff(archive_of(built))
+    assert d.headline == HEADLINE
+    fluency, adequacy = d.changes
+    assert (fluency.where, fluency.subject, fluency.primary) == ("Fluency · c", "B vs C", True)
+    assert fluency.causes[0] == "the data of B changed (mean 0.5385 → 0.5885)"
+    assert fluency.old.startswith("not significant (B - C = +0.0100") and fluency.new.startswith(
+        "significant, B better (B - C = +0.0600")
+    # the flip of the grown family: the same estimate in both releases, the family's size the only cause
+    assert adequacy.causes == ("the Holm family changed size: 6 → 10 pairs (added: D, F; removed: E)",)
+    assert "A - B = +0.0136, p = 0.0403" in adequacy.old and "A - B = +0.0136, p = 0.0672" in adequacy.new
+    # the spec changed only in settings that cannot move these decisions: not a cause
+    assert not any("spec" in c for ch in d.changes for c in ch.causes)
+    assert [k for k, _, _ in d.cause.spec_settings] == ["title", "data.scores", "metrics.m3"]
+    assert "+title: Release notes example, second round" in d.cause.spec_lines
+
+
+def test_values_deltas_and_the_paired_interval(built: dict[str, object]) -> None:
+    """Both releases' inputs are found with their manifests' hashes: paired intervals on the 20 items.
+    B rose by exactly 0.05 on every item, so its interval is the point 0.05; A did not move."""
+    d = the_diff(archive_of(built))
+    fluency = next(b for b in d.blocks if b.metric == "m1")
+    rows = {r.system: r for r in fluency.rows}
+    b = rows["B"]
+    assert (b.interval, b.n, b.significant) == ("paired", 20, True)
+    assert b.delta == pytest.approx(0.05, abs=1e-6) and b.ci_low == pytest.approx(0.05, abs=1e-6)
+    assert (rows["A"].delta, rows["A"].significant, rows["A"].old_best, rows["A"].new_best) == (0.0, False, True, True)
+    assert (rows["D"].old, rows["E"].new) == (None, None) and rows["D"].new == pytest.approx(0.5215, abs=1e-4)
+    assert "paired t interval" in fluency.interval_note
+    new = {(c.metric, c.a, c.b) for c in d.comparisons if c.status == "new"}
+    removed = {(c.metric, c.a, c.b) for c in d.comparisons if c.status == "removed"}
+    assert ("m1", "A", "D") in new and ("m2", "D", "F") in new and len(new) == 14  # 7 new pairs in m1 and m2
+    assert removed == {(m, s, "E") for m in ("m1", "m2") for s in "ABC"}
+    assert not any(c.metric == "m3" for c in d.comparisons)  # a new metric is listed as added, not pair by pair
+
+
+def test_an_input_changed_since_its_release_gives_the_unpaired_interval(built: dict[str, object], tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """data/v1.csv edited after v1 was built: no paired interval, the notes say why, and the interval is
+    Welch's from the summaries (scipy.stats.ttest_ind(new, old, equal_var=False).confidence_interval())."""
+    root = tmp_path / "p"
+    shutil.copytree(built["root"], root)  # type: ignore[arg-type]
+    for n in ("v1", "v2"):  # the manifests point at the original spec's folder: point them at the copy
+        path = root / "reports" / n / "manifest.json"
+        m = json.loads(path.read_text(encoding="utf-8"))
+        m["spec"]["path"] = str(root / "spec.yaml")
+        path.write_text(json.dumps(m), encoding="utf-8")
+    table = root / "data" / "v1.csv"
+    table.write_text(table.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "diff", "v1", "v2", "--archive", root / "reports", "--format", "json")
+    doc = json.loads(out)
+    fluency = next(b for b in doc["blocks"] if b["metric"] == "m1")
+    assert code == 1 and "data/v1.csv has changed since v1 was built" in fluency["interval_note"]
+    b = next(r for r in fluency["rows"] if r["system"] == "B")
+    want = stats.ttest_ind(table_scores(2, "m1", "B"), table_scores(1, "m1", "B"), equal_var=False
+                           ).confidence_interval(0.95)
+    assert b["interval"] == "unpaired" and (b["ci_low"], b["ci_high"]) == pytest.approx((want.low, want.high),
+                                                                                         rel=1e-9)
+
+
+def test_paired_and_welch_intervals_against_scipy() -> None:
+    """The two interval rules against scipy 1.17: ttest_rel(new, old).confidence_interval(level) on the shared
+    items (in another order in each release, one item in one release only), and ttest_ind(new, old,
+    equal_var=False).confidence_interval(level) from the means, SDs and counts."""
+    rng = np.random.default_rng(7)
+    old = rng.normal(0.5, 0.1, 30)
+    new = old[:25] + rng.normal(0.02, 0.03, 25)
+    old_items = tuple(f"i{i}" for i in range(30))
+    new_items = tuple(f"i{i}" for i in reversed(range(25)))
+    src = (old_items, {"S": old}, new_items, {"S": new[::-1]})
+    (lo, hi), n = diffs.paired_interval(src, "S", 0.9)
+    want = stats.ttest_rel(new, old[:25]).confidence_interval(0.9)
+    assert n == 25 and (lo, hi) == pytest.approx((want.low, want.high), rel=1e-10)
+    rows = [{"sd": float(np.std(x, ddof=1)), "n": len(x)} for x in (old, new)]
+    lo, hi = diffs.welch_interval(rows[0], rows[1], float(new.mean() - old.mean()), 0.95)
+    want = stats.ttest_ind(new, old, equal_var=False).confidence_interval(0.95)
+    assert (lo, hi) == pytest.approx((want.low, want.high), rel=1e-10)
+
+
+# ---- the renderers ----
+
+
+def test_markdown_is_a_headline_and_tables_without_empty_sections(built: dict[str, object],
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    code, md, _ = run(capsys, "diff", "v1", "v2", "--archive", archive_of(built), "--format", "markdown")
+    lines = md.splitlines()
+    assert code == 1 and lines[0] == HEADLINE and lines[1] == ""
+    headings = [i for i, line in enumerate(lines) if line.startswith("### ")]
+    assert headings and all(lines[i + 1] == "" and lines[i + 2].strip() for i in headings)  # content follows
+    for i in headings:  # each section has a table row, a list item or a code block before the next heading
+        body = lines[i + 1: next((j for j in headings if j > i), len(lines))]
+        assert any(x.startswith(("| ", "- ", "```")) for x in body), lines[i]
+    assert "none" not in md.lower().split() and "| Where | Conclusion | v1 | v2 | Cause |" in md
+    assert "| B | 0.5385 | 0.5885 | **+0.0500** | \\[+0.0500, +0.0500\\] |" in md
+    assert "```diff\n@@ -1,5 +1,5 @@\n-title: Release notes example\n+title: Release notes example, second round" in md
+    code, same, _ = run(capsys, "diff", "v2", "v2", "--archive", archive_of(built), "--format", "markdown")
+    assert code == 0 and same == "no conclusion changed since v2\n"
+
+
+def test_html_links_each_row_to_the_two_reports(built: dict[str, object]) -> None:
+    """The release's own diff.html: every table row links to the section of its metric and corpus in v1's
+    report and in v2's, and every anchor exists there."""
+    archive = archive_of(built)
+    page = (archive / "v2" / "diff.html").read_text(encoding="utf-8")
+    rows = re.findall(r"<tr><td.*?</tr>", page)
+    assert rows and all(row.count("<a href=") == 2 for row in rows)
+    hrefs = set(re.findall(r'href="([^"]+)"', page))
+    assert {"../v1/index.html#s-m1--c", "index.html#s-m1--c", "../v1/index.html#s-m2--c"} <= hrefs
+    for href in hrefs:
+        target, anchor = href.split("#")
+        report = (archive / "v2" / target).resolve().read_text(encoding="utf-8")
+        assert f'id="{anchor}"' in report, href
+    assert not any(s in page.lower() for s in ("http:", "https:", "src=", "<script", "@import"))
+
+
+def test_json_carries_everything_for_scripts(built: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "diff", "v1", "v2", "--archive", archive_of(built), "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and doc["headline"] == HEADLINE and doc["format"] == "sigreport-diff"
+    assert {k: doc["counts"][k] for k in ("conclusions", "decisions_flipped", "systems_added", "systems_removed",
+                                          "comparisons_new", "comparisons_removed")} == {
+        "conclusions": 2, "decisions_flipped": 2, "systems_added": 2, "systems_removed": 1, "comparisons_new": 14,
+        "comparisons_removed": 6}
+    change = doc["changes"][1]
+    assert (change["kind"], change["subject"], change["analysis"], change["causes"]) == (
+        "decision", "A vs B", "m2/c/pairwise", ["the Holm family changed size: 6 → 10 pairs (added: D, F; removed: E)"])
+    row = next(r for b in doc["blocks"] if b["metric"] == "m1" for r in b["rows"] if r["system"] == "B")
+    assert set(row) == {"system", "old", "new", "delta", "ci_low", "ci_high", "interval", "n", "significant",
+                        "old_best", "new_best"}
+    assert ["title", '"Release notes example"', '"Release notes example, second round"'] in doc["cause"]["spec_settings"]
+
+
+# ---- the release build: its summary, its report, verify ----
+
+
+def test_build_release_ends_with_the_headline(built: dict[str, object]) -> None:
+    archive = archive_of(built)
+    printed = built["printed"]
+    assert "first release of" in printed["v1"]  # type: ignore[index]
+    out = printed["v2"]  # type: ignore[index]
+    assert f"{HEADLINE}\n  2 decisions flipped; 0 best systems or orders changed; 2 systems added; " \
+           f"1 system removed; 14 new comparisons\n  release notes: {archive / 'v2' / 'diff.html'}\n" in out
+
+
+def test_a_release_report_names_its_release_and_links_to_its_diff_and_the_archive(
+        built: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    archive = archive_of(built)
+    v1, v2 = ((archive / n / "index.html").read_text(encoding="utf-8") for n in ("v1", "v2"))
+    assert 'Release <strong>v2</strong> &middot; previous release <a href="../v1/index.html">v1</a>' in v2
+    assert '<a href="diff.html">what changed since v1</a>' in v2 and '<a href="../index.html">all releases</a>' in v2
+    assert 'Release <strong>v1</strong> &middot; <a href="../index.html">all releases</a>' in v1
+    assert "diff.html" not in v1
+    code, out, err = run(capsys, "verify", archive / "v2")  # the rebuild writes the same release line
+    assert code == 0 and "rebuilt byte-identical" in out, out
+    steps = ["checking 6 files and the spec copy", "hashing 1 input file", "rebuilding the report", "ran 6 analyses",
+             "comparing 4 report files"]
+    assert all(s in err for s in steps) and [err.index(s) for s in steps] == sorted(err.index(s) for s in steps), err
+
+
+# ---- trends and the index ----
+
+
+def test_trend_follows_every_system_across_releases(built: dict[str, object],
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    archive = archive_of(built)
+    found = releases.archive_trends(releases.scan(archive))
+    assert [(t.metric, t.releases) for t in found] == [("m1", ("v1", "v2")), ("m2", ("v1", "v2")), ("m3", ("v1", "v2"))]
+    fluency = found[0]
+    assert [s for s, _ in fluency.series] == ["A", "B", "C", "E", "D", "F"]
+    points = dict(fluency.series)
+    assert [p.best for p in points["A"]] == [True, True] and [p.change for p in points["A"]] == [None, None]
+    b = points["B"][1]
+    want = stats.ttest_ind(table_scores(2, "m1", "B"), table_scores(1, "m1", "B"), equal_var=False
+                           ).confidence_interval(0.95)  # scipy 1.17: the Welch interval from the raw scores
+    assert b.change == "up" and (b.delta_low, b.delta_high) == pytest.approx((want.low, want.high), rel=1e-9)
+    assert points["E"][1].value is None and points["D"][0].value is None
+    code, md, _ = run(capsys, "trend", archive, "--metric", "Fluency")
+    assert code == 0 and md.startswith("### Fluency · c\n\n| release | A | B | C | E | D | F |")
+    assert "| v2 | **0.6285** | 0.5885 ▲ | 0.5285 | – | 0.5215 | 0.5195 |" in md and "Adequacy" not in md
+    code, out, _ = run(capsys, "trend", archive, "--format", "csv", "--corpus", "c")
+    assert code == 0 and len(out.splitlines()) == 1 + 2 * (6 + 6 + 5)
+    code, out, _ = run(capsys, "trend", archive, "--format", "json", "--metric", "m2")
+    doc = json.loads(out)
+    assert [t["metric"] for t in doc["trends"]] == ["m2"] and doc["trends"][0]["series"][0]["system"] == "A"
+    code, _, err = run(capsys, "trend", archive, "--metric", "nope")
+    assert code == 2 and "known: m1 on c, m2 on c, m3 on c" in err and "Traceback" not in err
+    assert run(capsys, "trend", archive / "nowhere")[0] == 2
+
+
+def test_trend_plot_has_one_line_per_system(built: dict[str, object]) -> None:
+    from sigreport.render.figures.output import style
+    from sigreport.render.figures.trend import draw_trend, trend_figure
+
+    fluency = releases.archive_trends(releases.scan(archive_of(built)))[0]
+    with style():
+        fig = trend_figure(fluency)
+    ax = fig.axes[0]
+    lines = [line for line in ax.get_lines() if not line.get_label().startswith("_")]
+    assert [line.get_label() for line in lines] == ["A", "B", "C", "E", "D", "F"]
+    assert [len(line.get_xdata()) for line in lines] == [2, 2, 2, 1, 1, 1]  # a point per release it is in
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["A", "B", "C", "E", "D", "F"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["v1", "v2"]
+    assert "higher is better" in ax.get_ylabel() and "Fluency" in ax.get_ylabel()
+    assert draw_trend(fluency).svg == draw_trend(fluency).svg  # deterministic
+
+
+def test_index_shows_the_trends_and_reads_at_390_px(built: dict[str, object]) -> None:
+    """Every table of the index sits in a box that scrolls sideways by itself (the page never does), plots
+    shrink to the width; one plot per metric and corpus, without a URL (namespace declarations left out)."""
+    page = (archive_of(built) / "index.html").read_text(encoding="utf-8")
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
+    assert ".scroll{overflow-x:auto;max-width:100%" in page and "figure svg{display:block;max-width:100%" in page
+    assert page.count("<table") == page.count("<div class=scroll><table") == 4  # releases + 3 trends
+    assert page.count("<figure><svg") == 3 and page.count("<h3>") == 3
+    assert "<b>0.6285</b>" in page and "0.5885 ▲" in page
+    assert "Fluency · c: <b>A</b> (0.6285)" in page  # labels and the metric's decimals, not ids
+    assert not any(s in page for s in ("http:", "https:", "src=", "<script"))
+
+
+def test_notes_do_not_run_a_user_aggregate(tmp_path: Path) -> None:
+    """A release whose spec names a user aggregate module: the notes read no item scores (they would have to
+    import the module) and say so."""
+    from sigreport.api.release_notes import release_scores
+
+    m = {"release": "r1", "inputs": [{"role": "aggregate", "name": "agg.py", "path": "agg.py", "sha256": "0" * 64}],
+         "spec": {"text": "", "path": str(tmp_path / "spec.yaml")}}
+    found = release_scores(tmp_path, m)
+    assert found.blocks == {} and "user aggregate module" in str(found.missing)
+
+
+# ---- causes on hand-made documents ----
+
+
+def doc(pairs: list[dict], means: dict[str, float], correction: str = "holm") -> dict:
+    return {"schema_version": 1, "alpha": 0.05, "systems": list(means), "metrics": {"m": {"label": "M",
+            "higher_is_better": True, "decimals": 3}}, "analyses": [
+        {"id": "m/c/descriptives", "kind": "descriptives", "metric": "m", "corpus": "c",
+         "systems": [{"system": s, "mean": v, "sd": 0.1, "n": 10} for s, v in means.items()]},
+        {"id": "m/c/pairwise", "kind": "pairwise", "metric": "m", "corpus": "c", "method": "paired_t",
+         "correction": correction, "family_size": len(pairs), "pairs": pairs}]}
+
+
+def pair(a: str, b: str, significant: bool, p: float, est: float) -> dict:
+    return {"a": a, "b": b, "significant": significant, "pvalue": p, "pvalue_adjusted": p, "estimate": est}
+
+
+def manifest(spec: str, numpy: str = "2.0") -> dict:
+    import hashlib
+
+    return {"release": "x", "inputs": [], "spec": {"text": spec, "sha256": hashlib.sha256(spec.encode()).hexdigest()},
+            "sigreport_version": "1", "python_version": "3.11", "libraries": {"numpy": numpy}}
+
+
+SPEC_TEXT = "title: t\ndata: {scores: s.csv}\nmetrics: {m: {higher_is_better: true}}\ntests: {correction: %s}\n"
+
+
+def test_causes_other_systems_spec_and_software() -> None:
+    old = doc([pair("A", "B", True, 0.04, 0.1), pair("A", "C", False, 0.5, 0.01), pair("B", "C", False, 0.6, 0.0)],
+              {"A": 0.6, "B": 0.5, "C": 0.55})
+    new = doc([pair("A", "B", False, 0.06, 0.1), pair("A", "C", True, 0.01, 0.05), pair("B", "C", False, 0.6, 0.0)],
+              {"A": 0.6, "B": 0.5, "C": 0.45})
+    d = diffs.diff_results(old, new, manifest(SPEC_TEXT % "holm"), manifest(SPEC_TEXT % "holm"))
+    ab = next(c for c in d.changes if c.subject == "A vs B")
+    assert ab.causes == ("other systems of the family changed: C (their p-values enter the Holm adjustment)",)
+    ac = next(c for c in d.changes if c.subject == "A vs C")
+    assert ac.causes == ("the data of C changed (mean 0.550 → 0.450)",)
+    d = diffs.diff_results(old, doc(new["analyses"][1]["pairs"], {"A": 0.6, "B": 0.5, "C": 0.55}, "bonferroni"),
+                           manifest(SPEC_TEXT % "holm"), manifest(SPEC_TEXT % "bonferroni"))
+    ab = next(c for c in d.changes if c.subject == "A vs B")
+    assert ab.causes == ("the correction changed: Holm → Bonferroni",
+                         'the spec changed: tests.correction: "holm" → "bonferroni"')
+    assert "-tests: {correction: holm}" in d.cause.spec_lines and "+tests: {correction: bonferroni}" in d.cause.spec_lines
+    same = doc(new["analyses"][1]["pairs"], {"A": 0.6, "B": 0.5, "C": 0.55})
+    d = diffs.diff_results(old, same, manifest(SPEC_TEXT % "holm"), manifest(SPEC_TEXT % "holm", numpy="2.1"))
+    assert next(c for c in d.changes if c.subject == "A vs B").causes == ("the software changed: numpy 2.0 → 2.1",)
+    d = diffs.diff_results(old, same)  # no manifests: nothing found, and the notes say what is unknown
+    assert next(c for c in d.changes if c.subject == "A vs B").causes == (
+        "no cause found in the two reports: the same data summaries, family, test and spec (no manifests: spec "
+        "and software unknown)",)
+    assert "spec and software: unknown (a report without a manifest)" in notes.render_text(d)
