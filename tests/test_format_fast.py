@@ -130,7 +130,9 @@ def column_widths_reference(table: Table, limit: float | None = None) -> list[fl
             if isinstance(c, Versus):
                 c = c.as_marked()
             inner = c.inner if isinstance(c, Marked) else c
-            w = latex.text_width(m.cell(inner), bold or (isinstance(c, Marked) and c.emphasis == "best"))
+            strong = bold or (isinstance(c, Marked) and c.emphasis == "best")
+            w = (max(latex.text_width(m.cell(p), strong) for p in inner.parts) if isinstance(inner, Lines) and
+                 not isinstance(c, Marked) else latex.text_width(m.cell(inner), strong))
             if isinstance(c, Marked) and c.marks:
                 w += 0.7 * latex.text_width(c.marks)
             widths[j] = max(widths[j], w)

@@ -185,6 +185,8 @@ def test_every_float_is_table_or_table_star_and_only_long_tables_split(reports):
     panels = 0
     for rep in reports.values():
         for f in (rep / "tables").glob("*.tex"):
+            if f.name == "methods.tex":  # a paragraph, no float
+                continue
             text = f.read_text()
             found = re.findall(r"\\begin\{(table\*?)\}", text)
             assert found, f.name

@@ -439,8 +439,10 @@ class Latex(Target):
         return Safe(out + (rf"\textsuperscript{{{sup}}}" if marks else ""))
 
     def lines(self, parts: list[str]) -> str:
-        """A nested one-column tabular (no package needed), bottom-aligned with the other heads."""
-        return Safe(r"\begin{tabular}[b]{@{}c@{}}" + r" \\ ".join(parts) + r"\end{tabular}")
+        """A nested one-column tabular (no package needed), bottom-aligned with the other heads. A line that
+        opens with ``[`` (an interval) is guarded by ``{}``: ``\\\\`` would read it as its optional skip."""
+        return Safe(r"\begin{tabular}[b]{@{}c@{}}" + r" \\ ".join(
+            ("{}" + p if i and p.startswith("[") else p) for i, p in enumerate(parts)) + r"\end{tabular}")
 
     def code(self, s: str) -> str:
         return Safe(rf"\texttt{{{self.text(s)}}}")

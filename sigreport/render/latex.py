@@ -145,7 +145,7 @@ def column_widths(table: Table, limit: float | None = None, measure: _Measure | 
                 if c.marks:
                     w += 0.7 * width(c.marks)
             else:
-                w = width(cell(c))
+                w = max(width(cell(part)) for part in c.parts) if isinstance(c, Lines) else width(cell(c))
                 if bold:
                     w = w * ratio
             if w > widths[j]:

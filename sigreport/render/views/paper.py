@@ -3,7 +3,8 @@ paper needs of every pair, in as few columns as a page allows.
 
 1. **Pairs**: one row per pair: the estimate of a - b with its interval, the adjusted p-value and the
    significantly better system (``n.s.`` when the corrected decision is not significant), significant rows in
-   bold; then the same with the better system as ``a`` or ``b``, for a page too narrow for the names.
+   bold; then the same with the better system as ``a`` or ``b``, and with the pair's names and the estimate
+   over its interval on two lines, for pages too narrow for the names.
 2. **Lower-triangle matrix of p-values**: one cell per pair (row system against column system), the adjusted
    p-value in bold when significant, with the sign of the difference row - column as a superscript.
 3. **Lower-triangle matrix of signs**: the sign alone, and a ``*`` when significant, for families whose
@@ -19,7 +20,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from sigreport.render.model import CI, Cell, Column, Marked, Num, P, Sym, Table, Text, join
+from sigreport.render.model import CI, Cell, Column, Join, Lines, Marked, Num, P, Sym, Table, Text, join
 
 MINUS = "\u2212"
 
@@ -57,7 +58,8 @@ def forms(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFacts],
           all_pairs: bool = True) -> tuple[Table, ...]:
     """The family's paper forms in order of preference; the matrices for a family of every pair of three
     systems or more (against a baseline, the rows are as many as a matrix would have)."""
-    out = [pairs_table(key, caption, pairs, words), pairs_table(key, caption, pairs, words, short=True)]
+    out = [pairs_table(key, caption, pairs, words), pairs_table(key, caption, pairs, words, short=True),
+           pairs_table(key, caption, pairs, words, short=True, stacked=True)]
     systems = list(dict.fromkeys(s for p in pairs for s in (p.a, p.b)))
     if all_pairs and len(systems) >= 3:
         out += [triangle(key, caption, pairs, systems, words, True), triangle(key, caption, pairs, systems, words,
@@ -66,16 +68,18 @@ def forms(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFacts],
 
 
 def pairs_table(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFacts], words: Wording,
-                short: bool = False) -> Table:
+                short: bool = False, stacked: bool = False) -> Table:
     """One row per pair: a vs b, the estimate [interval], the adjusted p-value, the better system (``short``:
-    as a or b, for a page too narrow for the names)."""
+    as a or b, for a page too narrow for the names; ``stacked``: the pair's names and the estimate over its
+    interval on two lines, for a page narrower still)."""
     if not any(p.low is not None or p.high is not None for p in pairs):  # the test gives no interval (5x2cv F)
         words = dataclasses.replace(words, level=None)
     head = join(words.estimate, f" [{level_text(words.level)} CI]") if words.level is not None else words.estimate
     columns = (Column(Text("a vs b"), "l"), Column(head, "c" if words.level is not None else "r"),
                Column(Sym("p_adj")), Column(Text("Better"), "l"))
-    rows = tuple((Text(f"{p.a} vs {p.b}"), _estimate(p, words), P(p.p_adjusted), Text(_better(p, short)))
-                 for p in pairs)
+    rows = tuple((Lines((Text(f"{p.a} vs"), Text(p.b))) if stacked else Text(f"{p.a} vs {p.b}"),
+                  _stacked(_estimate(p, words)) if stacked else _estimate(p, words), P(p.p_adjusted),
+                  Text(_better(p, short))) for p in pairs)
     bold = tuple(i for i, p in enumerate(pairs) if p.significant)
     interval = (f" with its {level_text(words.level)} confidence interval (per pair, not adjusted for the family)"
                 if words.level is not None and any(p.low is not None or p.high is not None for p in pairs) else "")
@@ -83,7 +87,15 @@ def pairs_table(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairF
     note = (f"{words.meaning}{interval}; p_adj: the {words.adjusted} p-value; Better: {better} "
             f"of the pair at \u03b1 = {words.alpha:g} after correction (bold rows), n.s.: not significant"
             + ("; \u2014: no decision." if any(p.significant is None for p in pairs) else "."))
-    return Table(key, caption, columns, rows, (note,), bold, form="pairs with estimates" + (" (a/b)" if short else ""))
+    return Table(key, caption, columns, rows, (note,), bold, form="pairs with estimates" + (" (a/b)" if short else "")
+                 + (" on two lines" if stacked else ""))
+
+
+def _stacked(c: Cell) -> Cell:
+    """An estimate with its interval (value, space, interval) as two lines; anything else as it is."""
+    if isinstance(c, Join) and len(c.parts) == 3:
+        return Lines((c.parts[0], c.parts[2]))
+    return c
 
 
 def level_text(level: float) -> str:
