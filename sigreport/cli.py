@@ -1,16 +1,23 @@
 """Command line: ``sigreport build|validate|plan|diff|verify|trend|schema``.
 
 Maps user mistakes (:class:`~sigreport.errors.UserError`) to one line per problem and exit code 2,
-without a traceback; anything else is a bug and keeps its traceback.
+without a traceback; a worker process killed under the build (:class:`~sigreport.forking.WorkerLost`) to
+one line and exit code 1; Ctrl-C and SIGTERM to one line and 130 or 143 (the build cleans up as it
+stops); anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
+import re
 import shutil
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +126,36 @@ def _megabytes(value: str) -> int:
     return n
 
 
+def _seconds(option: str, zero: bool = True) -> Any:
+    """The argument type of an option in seconds: a finite number, at least 0 (above 0 unless ``zero``).
+    ``float`` alone takes ``nan`` (which no deadline ever reaches: a wait that never ends) and ``inf``."""
+
+    def parse(value: str) -> float:
+        try:
+            x = float(value)
+        except ValueError:
+            x = math.nan
+        if not math.isfinite(x) or x < 0 or (x == 0 and not zero):
+            least = "0 or more" if zero else "more than 0"
+            raise argparse.ArgumentTypeError(f"{option} takes a number of seconds ({least}), not {value!r}")
+        return x
+
+    return parse
+
+
+_ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})")
+
+
+def _scheduler(value: str) -> str:
+    """A Dask scheduler address, ``tcp://HOST:PORT`` (or ``tls://``, ``ws://``, ``wss://``; the scheme may be
+    left out): checked here, so that a malformed one is one line, not a traceback from deep in Dask."""
+    m = _ADDRESS.fullmatch(value)
+    if m is None or not 1 <= int(m.group(1)) <= 65535:
+        raise argparse.ArgumentTypeError(f"--scheduler takes an address tcp://HOST:PORT (PORT from 1 to 65535; "
+                                         f"an IPv6 host in brackets), not {value!r}")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="sigreport", description="Significance reports for comparing systems.")
     ap.add_argument("--version", action="version", version=f"sigreport {__version__}")
@@ -140,14 +177,16 @@ def parser() -> argparse.ArgumentParser:
                    "default auto: one per core, at most 8, from 200,000 score rows, else 1)")
     b.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="where analyses run: this machine (default) or a Dask cluster (pip install 'sigreport[dask]')")
-    b.add_argument("--scheduler", metavar="ADDRESS",
+    b.add_argument("--scheduler", metavar="ADDRESS", type=_scheduler,
                    help="Dask scheduler address (tcp://host:port); default: a local cluster of --jobs workers")
+    b.add_argument("--scheduler-timeout", type=_seconds("--scheduler-timeout", zero=False), default=10.0,
+                   metavar="SECONDS", help="how long to try to reach the Dask scheduler (default 10)")
     b.add_argument("--cache", metavar="DIR", help="cache of analysis results (default: .sigreport-cache/ beside the spec)")
     b.add_argument("--no-cache", action="store_true", help="compute every analysis afresh and cache nothing")
     b.add_argument("--cache-limit", type=_megabytes, default=2048, metavar="MB",
                    help="after the build, least recently used cache entries are removed down to MB megabytes "
                    "(default 2048; never what this build used)")
-    b.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+    b.add_argument("--wait", type=_seconds("--wait"), default=0.0, metavar="SECONDS",
                    help="when another build is writing the same folder, wait this long for it (default 0: stop)")
     v = sub.add_parser("validate", help="check the spec and the data; compute nothing")
     v.add_argument("spec")
@@ -172,21 +211,64 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--metric", help="only this metric (its name or label)")
     t.add_argument("--corpus", help="only this corpus ('*': across corpora)")
     t.add_argument("--format", choices=("markdown", "csv", "json"), default="markdown")
+    w = sub.add_parser("power", help="items (and runs) the next study needs to detect a difference, from a pilot's data")
+    w.add_argument("spec")
+    w.add_argument("--difference", type=float, required=True, metavar="D",
+                   help="the true difference to detect, in the metric's units")
+    w.add_argument("--power", type=_probability, default=None, metavar="P",
+                   help="the power to reach (default: tests.power, else 0.8)")
+    w.add_argument("--metric", action="append", help="only this metric (repeat for several)")
+    w.add_argument("--format", choices=("text", "json"), default="text")
     s = sub.add_parser("schema", help="print the JSON Schema of the spec")
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
     return ap
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a CI runner's timeout), raised in the main thread: a build stops as on Ctrl-C
+    (temporary folder removed, workers stopped, previous report intact, lock released)."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """Within: SIGTERM raises :class:`Terminated` (where a handler can be set: the main thread); the
+    previous handler is put back after, so a caller of :func:`main` finds its process as it was."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return _run(args)
+        with sigterm_interrupts():
+            return _run(args)
     except UserError as exc:
         print(exc.render(), file=sys.stderr)
         return 2
+    except Terminated:
+        print("terminated (SIGTERM); nothing was written", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print("interrupted; nothing was written", file=sys.stderr)
         return 130
+    except Exception as exc:
+        from sigreport.forking import WorkerLost
+
+        if isinstance(exc, WorkerLost):  # the cause is outside this process: a traceback would not show it
+            print(f"error: {exc}; nothing was written", file=sys.stderr)
+            return 1
+        raise
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -221,6 +303,14 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.command == "plan":
         print(b.prepare(args.spec).plan.describe())
+        return 0
+    if args.command == "power":
+        from sigreport.api.planning import plan_power, render_plans
+
+        prepared = b.prepare(args.spec)
+        target = args.power if args.power is not None else (prepared.spec_file.spec.tests.power or 0.8)
+        sys.stdout.write(render_plans(plan_power(prepared, args.difference, target, args.metric), args.difference,
+                                      target, args.format))
         return 0
     if args.command == "verify":
         progress = Progress(True)
@@ -258,13 +348,25 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _probability(text: str) -> float:
+    """A number strictly between 0 and 1 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return value
+
+
 def _run_options(args: argparse.Namespace) -> Any:  # pipeline.RunOptions
     from sigreport.api.pipeline import RunOptions
 
     if args.scheduler and args.executor != "dask":
         raise UserError("build", [Problem("build", None, "--scheduler", "only with --executor dask")])
     cache = None if args.no_cache else (args.cache or "")  # "" = the default folder beside the spec
-    return RunOptions(args.jobs, args.executor, args.scheduler, cache, args.cache_limit * 1024**2)
+    return RunOptions(args.jobs, args.executor, args.scheduler, cache, args.cache_limit * 1024**2,
+                      args.scheduler_timeout)
 
 
 def _release(args: argparse.Namespace) -> Any:  # a ReleasePlan or None

@@ -54,10 +54,22 @@ class UserError(Exception):
         self.problems = list(problems)
         super().__init__(self.render())
 
+    def __reduce__(self) -> tuple:
+        """Pickled whole (a user aggregate's error travels back from a worker process): the subclasses'
+        constructors differ, so the object is rebuilt from its attributes, not its arguments."""
+        return (_restore, (type(self), self.__dict__))
+
     def render(self) -> str:
         n = len(self.problems)
         head = f"error: {printable(self.source)} is invalid ({n} problem{'s' if n != 1 else ''})"
         return "\n".join([head] + [f"  {p.render()}" for p in self.problems])
+
+
+def _restore(cls: type[UserError], state: dict) -> UserError:
+    err = cls.__new__(cls)
+    err.__dict__.update(state)
+    Exception.__init__(err, err.render())
+    return err
 
 
 class SpecError(UserError):

@@ -11,19 +11,154 @@ Two mechanisms for the places that hand CPU work to other processes for the leng
   figures (``sigreport.api.pipeline.figure_workers_ahead``).
 
 Where the platform has no ``fork``, the work runs here.
+
+Every worker dies with the process that forked it (:func:`bind_to_parent`: on Linux a death signal asked
+of the kernel, everywhere a check that the parent is still the one that forked it), leaves Ctrl-C to
+that process (which stops its workers), and holds no file descriptor registered with
+:func:`not_inherited` (a build's lock: ``flock`` locks are shared by every process holding the descriptor,
+so a worker that outlived its build would keep the folder locked). A worker that ends without its result
+(killed by a signal, the out-of-memory killer) is a :class:`WorkerLost`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
+import signal
+import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 _TASK: Callable[[int], Any] | None = None  # what the forked workers call (inherited, never pickled)
+_NOT_INHERITED: set[int] = set()  # descriptors a forked child closes at once (see not_inherited)
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+class WorkerLost(RuntimeError):
+    """A worker process ended without its result: killed (SIGKILL, the out-of-memory killer) or crashed.
+
+    Not the user's input and not a bug a traceback would locate (the cause is outside this process): the
+    command line prints its one line and exits with code 1."""
+
+
+def _close_not_inherited() -> None:
+    for fd in _NOT_INHERITED:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _NOT_INHERITED.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_close_not_inherited)
+
+
+@contextlib.contextmanager
+def not_inherited(fd: int) -> Iterator[None]:
+    """Within the block, every process forked from this one (by this package, by multiprocessing, by a user
+    aggregate) closes ``fd`` as soon as it exists. ``O_CLOEXEC`` does this for programs started with
+    ``exec`` only; a forked Python worker would keep the descriptor, and with it an ``flock`` lock."""
+    _NOT_INHERITED.add(fd)
+    try:
+        yield
+    finally:
+        _NOT_INHERITED.discard(fd)
+
+
+def bind_to_parent(parent: int) -> None:
+    """Called first in a worker forked by process ``parent``: the worker dies with it, and leaves signals
+    meant for the build to the build.
+
+    - On Linux the kernel sends the worker SIGKILL when ``parent`` ends, however it ends (``kill``, an
+      out-of-memory kill, a crash), so no worker outlives its build. If ``parent`` already ended between
+      the fork and this call, the worker ends now.
+    - Ctrl-C (SIGINT, which a terminal sends to every process of the build) is ignored: the build's
+      process handles it and stops its workers, so no worker prints a traceback of its own.
+    - SIGTERM ends the worker (the default action): the build's own handler (the command line turns SIGTERM
+      into an interruption) is not the worker's.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # blocked by the parent while it forked (see held_signals)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def held_signals() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait for the end of the block (in this thread, and in the threads and processes
+    it starts within). Fork workers inside it: a worker starts with them blocked and lets them through
+    only once :func:`bind_to_parent` has set its own handlers, so a Ctrl-C at the moment of the fork
+    can never run the build's handlers in a worker (a copy of the build that would clean up after
+    it). Elsewhere than the main thread, or without ``pthread_sigmask``, nothing is held."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def stop_pool(pool: ProcessPoolExecutor, kill: bool) -> None:
+    """Shut ``pool`` down; with ``kill`` (the caller is stopping with an error or an interruption) its
+    workers are killed first rather than waited for (a worker may be minutes into an analysis)."""
+    if kill:
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                proc.kill()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def lost(procs: dict[int, Any], doing: str) -> WorkerLost:
+    """The error of a pool one of whose workers ended without its result (``BrokenProcessPool``), naming
+    that worker and the signal that ended it when known. ``procs``: :func:`workers_of` the pool, taken
+    while it ran (the pool forgets its workers when it shuts down). The pool itself ends the other
+    workers with SIGTERM once it is broken, so another signal names the culprit first; the pool's own
+    thread reaps them a moment after the error is raised, hence the short wait for every exit code."""
+    deadline = time.monotonic() + 2.0
+    while any(_exitcode(p) is None for p in procs.values()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    ended = [(pid, -code) for pid, code in ((pid, _exitcode(p)) for pid, p in procs.items())
+             if code is not None and code < 0]
+    ended.sort(key=lambda e: e[1] == signal.SIGTERM)
+    how = ""
+    if ended:
+        pid, sig = ended[0]
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        how = f" (pid {pid}, killed by {name}"
+        how += (": the system's out-of-memory killer sends it when memory runs short; try fewer --jobs)"
+                if sig == signal.SIGKILL else ")")
+    return WorkerLost(f"a worker process of the build ended without its result while it {doing}{how}")
+
+
+def _exitcode(proc: Any) -> int | None:
+    with contextlib.suppress(Exception):
+        return proc.exitcode
+    return None
+
+
+def workers_of(pool: ProcessPoolExecutor) -> dict[int, Any]:
+    """The pool's worker processes by pid, as they are now (for :func:`lost` after the pool is gone)."""
+    return dict(getattr(pool, "_processes", None) or {})
 
 
 def _call(i: int) -> Any:
@@ -55,24 +190,34 @@ def start(task: Callable[[int], T], n: int, workers: int) -> Waiting[list[T]]:
     if workers < 1 or n < 1 or "fork" not in multiprocessing.get_all_start_methods():
         return Waiting(lambda: [task(i) for i in range(n)])
     _TASK = task
-    pool = ProcessPoolExecutor(min(workers, n), mp_context=multiprocessing.get_context("fork"))
+    pool = ProcessPoolExecutor(min(workers, n), mp_context=multiprocessing.get_context("fork"),
+                               initializer=bind_to_parent, initargs=(os.getpid(),))
     try:
-        futures = [pool.submit(_call, i) for i in range(n)]  # the first submit forks every worker
+        with held_signals():
+            futures = [pool.submit(_call, i) for i in range(n)]  # the first submit forks every worker
     except BaseException:
-        pool.shutdown(cancel_futures=True)
+        stop_pool(pool, kill=True)
         _TASK = None
         raise
+    procs = workers_of(pool)
 
-    def stop() -> None:
+    def stop(kill: bool = True) -> None:
         global _TASK
-        pool.shutdown(cancel_futures=True)
+        stop_pool(pool, kill)
         _TASK = None
 
     def wait() -> list[T]:
+        ok = False
         try:
-            return [f.result() for f in futures]
+            out = [f.result() for f in futures]
+            ok = True
+            return out
+        except BrokenProcessPool as exc:
+            if exc.__cause__ is not None:  # a result that could not be read back: a bug, with its traceback
+                raise
+            raise lost(procs, "drew figures or wrote results.json") from None
         finally:
-            stop()
+            stop(kill=not ok)
 
     return Waiting(wait, stop)
 
@@ -91,8 +236,6 @@ class Ready:
     """
 
     def __init__(self, workers: int, warm: Callable[[], None]):
-        import os
-
         self._conns: list[Any] = []
         self._pending = 0  # shares sent whose results were not read: those workers may be busy
         self._pid = 0  # the first worker (it forks the others)
@@ -100,11 +243,17 @@ class Ready:
         if workers < 1 or "fork" not in multiprocessing.get_all_start_methods():
             return
         pipes = [multiprocessing.Pipe() for _ in range(workers)]
-        pid = os.fork()
-        if pid == 0:  # the first worker: never returns
-            for mine, _ in pipes:
-                mine.close()
-            _first(warm, [theirs for _, theirs in pipes])
+        parent = os.getpid()
+        with held_signals():  # the child never leaves this block: it sets its handlers before any signal
+            pid = os.fork()
+            if pid == 0:  # the first worker: never returns
+                try:
+                    bind_to_parent(parent)
+                    for mine, _ in pipes:
+                        mine.close()
+                    _first(warm, [theirs for _, theirs in pipes])
+                finally:
+                    os._exit(0)
         for _, theirs in pipes:
             theirs.close()
         self._pid, self._conns = pid, [mine for mine, _ in pipes]
@@ -163,9 +312,6 @@ class Ready:
         """Stop the workers and wait for the first (which waits for the others). Idle workers are told to
         end; workers that may be busy (a share not read back: the build stopped early) or still getting
         ready are killed at once (SIGKILL: no handler of the build's runs in them)."""
-        import os
-        import signal
-
         if not self._conns:
             return
         others = self._ready(0)
@@ -192,15 +338,15 @@ class Ready:
 
 def _first(warm: Callable[[], None], conns: list[Any]) -> None:
     """The first :class:`Ready` worker: get ready, fork the others (they inherit it), tell their pids, serve."""
-    import os
-
     try:
         with contextlib.suppress(Exception):  # a failed warm-up only makes the first items slower
             warm()
         others = []
+        first = os.getpid()
         for w in range(1, len(conns)):
             pid = os.fork()
             if pid == 0:
+                bind_to_parent(first)
                 for v, conn in enumerate(conns):
                     if v != w:
                         conn.close()

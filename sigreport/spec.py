@@ -1074,6 +1074,8 @@ def _given(value: Any) -> str:
     """What the user wrote, as YAML read it: 'the text '0.05'', 'the number 5', 'the boolean true'."""
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
+    if isinstance(value, int) and len(text := str(value)) > 40:
+        return f"the whole number {text[:12]}...{text[-4:]} ({len(text.lstrip('-'))} digits)"
     if isinstance(value, (int, float)):
         return f"the number {value!r}"
     if isinstance(value, str):
@@ -1084,11 +1086,13 @@ def _given(value: Any) -> str:
 
 
 def _is_number_text(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
     try:
         float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
-    return isinstance(value, str)
+    return True
 
 
 _EXPECTED = {"float_type": "a number", "int_type": "a whole number", "bool_type": "true or false",
@@ -1099,6 +1103,8 @@ _EXPECTED = {"float_type": "a number", "int_type": "a whole number", "bool_type"
 def _type_message(typ: str, given: Any) -> str:
     """'expected X, given Y' for a value of the wrong YAML type, with the fix when there is an obvious one."""
     msg = f"expected {_EXPECTED[typ]}, given {_given(given)}"
+    if typ == "float_type" and isinstance(given, int) and not isinstance(given, bool) and abs(given) > 2**1024:
+        return msg + ", too large for a floating-point number"
     if typ in ("float_type", "int_type") and _is_number_text(given):
         return msg + " (remove the quotes)"
     if typ == "int_type" and isinstance(given, float) and given.is_integer():

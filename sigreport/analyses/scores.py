@@ -108,7 +108,7 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
         res = resampled(block, ctx.aggregate, pairs, method, ctx,
                         ci_method=t.ci_method if method != "bootstrap_t" else "studentized", **options)
         results = list(res.pairs)
-        warnings = [_system_names(w, block.systems) for w in res.warnings]
+        warnings = list(res.warnings)  # resampled names the systems
         if method == "permutation":  # a randomization test has no interval: the paired bootstrap's, same items
             boot = resampled(block, ctx.aggregate, pairs, "bootstrap", ctx, ci_method=t.ci_method, **options)
             results = [with_bootstrap_interval(p, b) for p, b in zip(results, boot.pairs)]
@@ -138,7 +138,18 @@ def resampled(block: Block, metric: resampling.CorpusMetric, pairs: list[tuple[i
     kind = resampling.resample_kind(method, n, b)
     seed = resample_seed(ctx.seed, block.corpus, "permutation" if method == "permutation" else "bootstrap", b, n)
     drawn = SHARED_RESAMPLES.get(kind, b, n, seed, block) if kind is not None else None
-    return resampling.paired_resampling(block.stats, metric, pairs, method, b, seed, resample=drawn, **options)
+    res = resampling.paired_resampling(block.stats, metric, pairs, method, b, seed, resample=drawn, **options)
+    return _named(res, block.systems)
+
+
+def _named(res: resampling.ResamplingResult, systems: tuple[str, ...]) -> resampling.ResamplingResult:
+    """``res`` with the systems its warnings and its pairs' warnings name by index named by label."""
+
+    def name(warnings: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(_system_names(w, systems) for w in warnings)
+
+    pairs = tuple(dataclasses.replace(p, warnings=name(p.warnings)) if p.warnings else p for p in res.pairs)
+    return dataclasses.replace(res, warnings=name(res.warnings), pairs=pairs)
 
 
 def _system_names(warning: str, systems: tuple[str, ...]) -> str:

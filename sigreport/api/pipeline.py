@@ -11,6 +11,7 @@ import contextlib
 import contextvars
 import dataclasses
 import gc
+import math
 import os
 import sys
 import time
@@ -30,6 +31,7 @@ from sigreport.execute.cache import LIMIT as CACHE_LIMIT
 from sigreport.execute.cache import check_folder as check_cache_folder
 from sigreport.execute.cache import code_digest
 from sigreport.execute import Cache, CacheError, Executor, SerialExecutor, run_plan
+from sigreport.execute.dask import TIMEOUT as DASK_TIMEOUT
 from sigreport.execute.dask import DaskExecutor, DaskUnavailable
 from sigreport.plan import Plan
 from sigreport.results import Results, from_json, to_json
@@ -54,6 +56,7 @@ class RunOptions:
     scheduler: str | None = None
     cache: str | None = None
     cache_limit: int = CACHE_LIMIT  # bytes the cache folder keeps after the build (least recently used go)
+    scheduler_timeout: float = DASK_TIMEOUT  # seconds to reach the Dask scheduler and hear its handshake
 
 
 CACHE_DIR = ".sigreport-cache"
@@ -115,7 +118,7 @@ def figure_workers_ahead(sf: SpecFile, run: RunOptions, formats: list[str] | Non
 
 def executor_for(run: RunOptions) -> Executor:
     if run.executor == "dask":
-        return DaskExecutor(run.scheduler, run.jobs)
+        return DaskExecutor(run.scheduler, run.jobs, run.scheduler_timeout)
     if run.jobs > 1:
         from sigreport.execute.pool import ProcessExecutor
 
@@ -304,19 +307,21 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
 
         model = dataclasses.replace(model, release=ReleaseInfo(release.name, release.previous, release.previous_page,
                                                                release.diff, release.index))
-    json_done = lambda: None  # noqa: E731
-    if "json" in formats:  # in a forked process, while this one renders (with workers to spare)
-        json_done = in_background(lambda: (dest / "results.json").write_text(to_json(res), encoding="utf-8"),
-                                  jobs > 1)
-        written.append("results.json")
+    json_done: forking.Waiting[object] = forking.Waiting(lambda: None)
     try:
+        if "json" in formats:  # in a forked process, while this one renders (with workers to spare)
+            json_done = in_background(lambda: (dest / "results.json").write_text(to_json(res), encoding="utf-8"),
+                                      jobs > 1)
+            written.append("results.json")
         written += render_formats(model, dest, formats, templates, notices, progress, bool(shown))
-    finally:
-        json_done()
+    except BaseException:  # stopped, not waited for: it must not write into the folder being removed
+        json_done.cancel()
+        raise
+    json_done()
     return written
 
 
-def in_background(work: Callable[[], Any], allowed: bool) -> Callable[[], object]:
+def in_background(work: Callable[[], Any], allowed: bool) -> forking.Waiting[object]:
     """Run ``work`` in a forked process when ``allowed`` (the build has worker processes to spare: --jobs
     2 or more) and return the function that waits for it and raises what it raised; else run it now.
 
@@ -327,8 +332,8 @@ def in_background(work: Callable[[], Any], allowed: bool) -> Callable[[], object
     wait = forking.start(lambda _: (work(), None)[1], 1, 1 if allowed else 0)
     if not allowed:
         wait()  # now, here
-        return lambda: None
-    return wait
+        return forking.Waiting(lambda: None)
+    return wait  # type: ignore[return-value]
 
 
 def render_formats(model: "ReportModel", dest: Path, formats: list[str], templates: str | Path | None,
@@ -398,12 +403,44 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     report of (``verify``; a release build knows its own).
     """
     say = say or _say
+    check_build_options(formats, wait)
     sf = spec_file(spec_path)
     dest = release.dest if release else (Path(out).resolve() if out else output_dir(sf))
-    check_cache(run, sf)  # an unusable cache folder stops the build before the data is read
-    with long_lived(), ready_workers(figure_workers_ahead(sf, run, formats)) as drawers:
-        return _build(sf, dest, formats, strict, progress, templates, release, previous, wait, say, run, drawers,
-                      force, context)
+    with outputs_dir_named(sf, release is None and not out):
+        check_cache(run, sf)  # an unusable cache folder stops the build before the data is read
+        with long_lived(), ready_workers(figure_workers_ahead(sf, run, formats)) as drawers:
+            return _build(sf, dest, formats, strict, progress, templates, release, previous, wait, say, run, drawers,
+                          force, context)
+
+
+@contextlib.contextmanager
+def outputs_dir_named(sf: SpecFile, from_spec: bool) -> Iterator[None]:
+    """Within: an error about the output folder names the spec's ``outputs.dir`` (field and line) when the
+    folder came from it, so the user knows which setting to change."""
+    try:
+        yield
+    except store.OutputError as exc:
+        if not from_spec:
+            raise
+        line = sf.line_of("outputs", "dir") if sf.spec.outputs.dir else None
+        field = "outputs.dir" if sf.spec.outputs.dir else "outputs.dir (default reports/<spec name>)"
+        problems = [dataclasses.replace(p, line=line, field=field) if not p.field else p for p in exc.problems]
+        raise store.OutputError(exc.source, problems) from None
+
+
+def check_build_options(formats: Any, wait: Any) -> None:
+    """Refuse, before anything is read, a format that is not one of :data:`FORMAT_ORDER` (an unknown one
+    was silently left out of the report) and a ``wait`` that is not a finite number of seconds, 0 or more
+    (NaN is never reached by a deadline: the build would wait for ever)."""
+    known = ", ".join(FORMAT_ORDER)
+    if isinstance(formats, str):
+        raise RunError(f"formats: a list of format names is needed (of {known}), not the string {formats!r}")
+    unknown = [f for f in formats or () if f not in FORMAT_ORDER]
+    if unknown:
+        raise RunError(f"formats: unknown format{'s' if len(unknown) > 1 else ''} "
+                       f"{', '.join(repr(f) for f in unknown)}; known: {known}")
+    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not math.isfinite(wait) or wait < 0:
+        raise RunError(f"wait: a number of seconds, 0 or more, is needed, not {wait!r}")
 
 
 @contextlib.contextmanager
@@ -438,7 +475,7 @@ def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
     if drawers is not None and run.jobs < 2:  # the guess was wrong: fewer rows than it took
         drawers.close()
         drawers = None
-    with store.locked(dest, wait):
+    with store.locked(dest, wait, say):
         store.recover(dest, say)
         store.check_inputs_outside(dest, input_paths(sf, templates))
         store.check_destination(dest)

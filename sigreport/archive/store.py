@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from sigreport import forking
 from sigreport.errors import Problem, UserError
 
 MARKER = ".sigreport-report"
@@ -237,12 +238,23 @@ def _try_lock(path: Path) -> int | None:
         os.close(fd)
 
 
+def _took_over(path: Path, fd: int, say: Say | None) -> None:
+    """Say that the lock just taken was a stopped build's: a finishing build unlinks its lock file, so a
+    pid still in it is that of a build that was killed (its lock went with its processes)."""
+    with contextlib.suppress(OSError, ValueError):
+        pid = int(os.pread(fd, 32, 0).decode().strip())
+        if say is not None and pid != os.getpid():
+            say(f"sigreport: took over the lock {path} of a build that was stopped (pid {pid})")
+
+
 @contextlib.contextmanager
-def locked(dest: Path, wait: float = 0.0) -> Iterator[None]:
+def locked(dest: Path, wait: float = 0.0, say: Say | None = None) -> Iterator[None]:
     """Hold ``.NAME.lock`` beside ``dest`` (never inside the user's folder) for one build.
 
-    ``flock`` dies with its process, so a killed build never leaves the folder locked; the file is
-    unlinked while still held, and :func:`_try_lock` re-checks the inode, so removal cannot race.
+    ``flock`` dies with its process, and the processes the build forks close their copy of the
+    descriptor (:func:`sigreport.forking.not_inherited`), so a killed build never leaves the folder
+    locked; the next build says it took the lock over. The file is unlinked while still held, and
+    :func:`_try_lock` re-checks the inode, so removal cannot race.
     """
     path = lock_path(dest)
     check_parent(dest)
@@ -262,12 +274,14 @@ def locked(dest: Path, wait: float = 0.0) -> Iterator[None]:
             exc.filename = str(dest.parent)
         raise os_error(dest, exc) from None
     try:
+        _took_over(path, fd, say)
         try:  # who holds it, for the message of a build that has to wait
             os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()}\n".encode())
         except OSError as exc:
             raise os_error(dest, exc) from None
-        yield
+        with forking.not_inherited(fd):  # a worker forked while it is held must not hold it (flock is shared)
+            yield
     finally:
         try:
             os.unlink(path)

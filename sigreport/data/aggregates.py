@@ -129,17 +129,53 @@ def _current(module: ModuleType) -> ModuleType:
 
 
 def _guarded(func: Callable[..., object], path: str, metric: str, source: str) -> Callable[[np.ndarray, int], np.ndarray]:
-    """``func`` with any exception it raises turned into a DataError naming the metric and the module."""
+    """``func`` with any exception it raises, and any value it returns that is not one real number per row
+    of ``totals``, turned into a DataError naming the metric and the module.
+
+    ``SystemExit`` (a ``sys.exit()`` in the function) and other exceptions outside ``Exception`` count as
+    the function's failure too: left to propagate, ``sys.exit(0)`` ended the build with exit code 0 and no
+    report. ``KeyboardInterrupt`` is left alone: it is how Ctrl-C stops the build."""
     module = path.partition(":")[0]
+
+    def fail(what: str) -> DataError:
+        field = f"metrics.{metric}.aggregate" if metric else "aggregate"
+        return DataError(source or path, [Problem(source or path, None, field,
+                                                  f"aggregate {path!r} of metric {metric!r} (module {module!r}) {what}")])
 
     def call(totals: np.ndarray, n_items: int) -> np.ndarray:
         try:
-            return func(totals, n_items)  # type: ignore[return-value]
-        except Exception as exc:  # noqa: BLE001 - the user's function failed, not sigreport
-            field = f"metrics.{metric}.aggregate" if metric else "aggregate"
-            raise DataError(source or path, [Problem(source or path, None, field,
-                                                     f"aggregate {path!r} of metric {metric!r} (module {module!r}) "
-                                                     f"raised {type(exc).__name__}: {exc}")]) from None
+            out = func(totals, n_items)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the user's function failed, not sigreport
+            raise fail(f"raised {type(exc).__name__}: {exc}") from None
+        problem = _bad_return(out, np.shape(totals))
+        if problem:
+            raise fail(problem)
+        return out  # type: ignore[return-value]
 
     call.__qualname__ = getattr(func, "__qualname__", "user")
     return call
+
+
+def _bad_return(out: object, totals: tuple[int, ...]) -> str:
+    """Why ``out`` is not what an aggregate must return for totals of shape ``totals`` (one real number per
+    row: an array of shape ``totals[:-1]``), or "" when it is."""
+    need = f"it must return one real number per row of totals (shape {totals}): an array of shape {totals[:-1]}"
+    try:
+        arr = np.asarray(out)
+    except Exception:  # noqa: BLE001 - a ragged list, an object numpy cannot hold
+        arr = None
+    if arr is None or arr.dtype.kind not in "biuf":
+        if isinstance(out, np.ndarray):
+            return f"returned an array of {out.dtype} values; {need}"
+        return f"returned a value of type {type(out).__name__} ({_short(out)}); {need}"
+    if arr.shape != totals[:-1]:
+        shown = f" ({_short(out)})" if not isinstance(out, np.ndarray) else ""
+        return f"returned shape {arr.shape}{shown}; {need}"
+    return ""
+
+
+def _short(value: object, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

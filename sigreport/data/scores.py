@@ -56,7 +56,7 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     problems += control_problems(table, {k: wanted.get(k, k) for k in ("system", "corpus", "metric", "item", "run")
                                          if k in wanted}, {k: (c.codes, c.names) for k, c in keys.items()})
     values, value_problems = _values(table, value_cells, spec.data.columns.value)
-    problems += value_problems
+    problems += value_problems or _too_large(table, values, keys["metric"], spec.data.columns.value)
     problems += _duplicates(table, keys, cv=spec.tests.design != "items")
     spec_problems, needed, aggregates = _against_spec(sf, shown, keys)
     if spec_problems or problems:
@@ -200,6 +200,28 @@ def _values(table: Table, cells: Sequence[str], column: str) -> tuple[np.ndarray
         problems.append(Problem(shown, None, "", f"NaN or infinite value{'s' if len(nonfinite) > 1 else ''} in column "
                                 f"{column!r} at {table.where(places[nonfinite])}"))
     return values, problems
+
+
+#: The largest score magnitude taken. The statistics sum squares of differences of scores over the items of a
+#: block; with |x| <= 1e150 a difference is at most 2e150, its square 4e300, and a sum over up to 10 million
+#: items 4e307, below the largest double (1.8e308). Beyond it sums overflow to infinity and every mean,
+#: SD and test of the metric would come out null with no reason given.
+LARGEST_SCORE = 1e150
+
+
+def _too_large(table: Table, values: np.ndarray, metric: Column, column: str) -> list[Problem]:
+    """One problem per metric with a score beyond :data:`LARGEST_SCORE` in magnitude, naming its lines."""
+    if not len(values) or (values.max() <= LARGEST_SCORE and values.min() >= -LARGEST_SCORE):
+        return []
+    big = np.flatnonzero(np.abs(values) > LARGEST_SCORE)
+    out = []
+    for code in dict.fromkeys(metric.codes[big].tolist()):
+        rows = big[metric.codes[big] == code]
+        out.append(Problem(str(table.path), None, "", f"metric {metric.names[code]!r}: value{'s' if len(rows) > 1 else ''} "
+                           f"beyond ±{LARGEST_SCORE:g} in column {column!r} at {table.where(table.places[rows])} "
+                           f"(first: {values[rows[0]]:g}); sums of their squares overflow double precision, so every "
+                           "statistic of the metric would be null: rescale it (its logarithm, another unit)"))
+    return out
 
 
 def _duplicates(table: Table, keys: dict[str, Column], cv: bool) -> list[Problem]:

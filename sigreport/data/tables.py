@@ -400,12 +400,16 @@ def _as_text(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")  # control characters and U+FEFF
 
 
 def control_problems(table: Table, columns: dict[str, str],
                      factorized: dict[str, tuple[np.ndarray, list[str]]]) -> list[Problem]:
-    """Names holding a control character (newline, tab, ESC, DEL, C1), which no report can show.
+    """Names holding a control character (newline, tab, ESC, DEL, C1), which no report can show, or a
+    byte-order mark (U+FEFF) inside the file: invisible, it makes ``\ufeffA`` a system apart from ``A``
+    (and matplotlib's PDF writer fails on it). It comes from files joined after each began with one; the
+    one at the start of the file is removed when the file is read.
 
     ``columns``: role -> the file's column name; ``factorized``: (codes, distinct values) of each role's
     column (roles missing from it are skipped). Checked on distinct values, so the cost is linear.
@@ -419,10 +423,11 @@ def control_problems(table: Table, columns: dict[str, str],
         bad = [k for k, v in enumerate(uniques) if _UNPRINTABLE.search(v)]
         for k in bad[:MAX_ROWS_SHOWN]:
             at = table.places[codes == k]
-            out.append(Problem(shown, None, "", f"column {file_col!r} at {table.where(at)}: {uniques[k]!r} "
-                               "contains a control character (a line break, tab or terminal escape); names must be "
-                               "printable"))
+            what = ("contains a control character (a line break, tab or terminal escape); names must be printable"
+                    if _CONTROL.search(uniques[k]) else
+                    "contains a byte-order mark (U+FEFF, invisible; files joined after each began with one?): remove it")
+            out.append(Problem(shown, None, "", f"column {file_col!r} at {table.where(at)}: {uniques[k]!r} {what}"))
         if len(bad) > MAX_ROWS_SHOWN:
             out.append(Problem(shown, None, "", f"column {file_col!r}: {len(bad) - MAX_ROWS_SHOWN} more values with "
-                               "control characters"))
+                               "control characters or byte-order marks"))
     return out

@@ -5,10 +5,16 @@ Workers need sigreport (and any user aggregate module) importable. ``scheduler``
 ``tcp://host:port`` address; without one, a local cluster of ``jobs`` single-threaded worker
 processes is started for the build and closed after it. Results are the same bytes as the serial
 executor's.
+
+A scheduler address is checked before the client is made (:func:`probe`): the client connects with a
+timeout but then waits for the scheduler's first message without one, so a port that accepts and says
+nothing hung the build, and a port that answers another protocol (HTTP) had its first bytes read as a
+message length (an allocation of exabytes).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,8 +33,39 @@ def _work(node: Node, dataset: BlockSource, deps: tuple[Any, ...]) -> Any:
         return run_node(node, dataset, deps)
 
 
+TIMEOUT = 10.0  # seconds to connect to a scheduler and hear its handshake (--scheduler-timeout)
+
+
+def probe(address: str, timeout: float) -> None:
+    """Connect to the Dask scheduler at ``address`` and exchange the comm handshake, all within ``timeout``
+    seconds, then hang up; raise :class:`DaskUnavailable` saying why not. Run in a thread of its own, so
+    that a caller inside a running event loop (a notebook) is not disturbed."""
+    import asyncio
+    import concurrent.futures
+
+    from distributed.comm import connect
+
+    async def handshake() -> None:
+        comm = await connect(address, timeout=timeout)
+        await comm.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        try:
+            pool.submit(asyncio.run, asyncio.wait_for(handshake(), timeout)).result()
+        except (TimeoutError, asyncio.TimeoutError):
+            raise DaskUnavailable(f"cannot reach the Dask scheduler at {address}: no Dask handshake within "
+                                  f"{timeout:g} s (is a Dask scheduler listening there? --scheduler-timeout "
+                                  "SECONDS waits longer)") from None
+        except MemoryError:  # another protocol's first bytes read as a frame length
+            raise DaskUnavailable(f"cannot reach the Dask scheduler at {address}: what answers there does not "
+                                  "speak Dask's protocol (is it another service, such as a web server?)") from None
+        except (OSError, ValueError, EOFError) as exc:  # refused, closed (CommClosedError), malformed address
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise DaskUnavailable(f"cannot reach the Dask scheduler at {address}: {reason}") from None
+
+
 class DaskExecutor:
-    def __init__(self, scheduler: str | None = None, jobs: int = 2, timeout: float = 5.0):
+    def __init__(self, scheduler: str | None = None, jobs: int = 2, timeout: float = TIMEOUT):
         self.scheduler = scheduler
         self.jobs = jobs
         self.timeout = timeout
@@ -41,12 +78,14 @@ class DaskExecutor:
             from dask.distributed import Client, LocalCluster
         except ImportError:
             raise DaskUnavailable("the Dask executor needs dask.distributed: pip install 'sigreport[dask]'") from None
+        if self.scheduler:
+            probe(self.scheduler, self.timeout)
         try:
             if self.scheduler:
                 self.client = Client(self.scheduler, timeout=self.timeout)
             else:
                 self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, host="127.0.0.1")
+                                            dashboard_address=None, host="127.0.0.1", silence_logs=logging.ERROR)
                 self.client = Client(self.cluster)
         except (OSError, TimeoutError) as exc:
             self.close()

@@ -230,3 +230,37 @@ def sign_pvalues(d: np.ndarray, alternative: str = "two-sided") -> np.ndarray:
     if alternative == "less":
         return lower
     return np.minimum(1.0, 2 * np.minimum(upper, lower))
+
+
+def two_sample_power(delta: float, sd: float, n: int, alpha: float, alternative: str = "two-sided") -> float:
+    """Power of the two-sample t test (equal n per group, equal SD) for a true difference ``delta``:
+    noncentral t with 2 (n - 1) degrees of freedom and noncentrality delta / (sd sqrt(2 / n))."""
+    df = 2 * (n - 1)
+    nc = delta / (sd * math.sqrt(2.0 / n))
+    if alternative == "two-sided":
+        c = special.stdtrit(df, 1 - alpha / 2)
+        upper, lower = 1 - special.nctdtr(df, nc, c), special.nctdtr(df, nc, -c)
+        return float(np.nan_to_num(upper) + np.nan_to_num(lower))
+    c = special.stdtrit(df, 1 - alpha)
+    return float(1 - special.nctdtr(df, nc, c)) if alternative == "greater" else float(special.nctdtr(df, nc, -c))
+
+
+def two_sample_size(delta: float, sd: float, alpha: float, power: float = DEFAULT_POWER,
+                    alternative: str = "two-sided", max_n: int = 100_000) -> int | None:
+    """Runs per system (the smallest n per group) with which the two-sample t test on the systems' per-run
+    values detects ``delta`` with ``power``; None beyond ``max_n``."""
+    _check(alpha, power, alternative)
+    if not (sd > 0 and math.isfinite(sd)) or delta == 0:
+        raise ValueError("delta must be non-zero, sd positive and finite")
+    d = abs(delta) if alternative == "two-sided" else delta * (1 if alternative == "greater" else -1)
+    if d <= 0:
+        return None
+    n = 2
+    while two_sample_power(d, sd, n, alpha, alternative if alternative == "two-sided" else "greater") < power:
+        n += 1 if n < 64 else n // 8
+        if n > max_n:
+            return None
+    lo = max(2, n - (n // 9 if n > 64 else 1))
+    while lo < n and two_sample_power(d, sd, lo, alpha, alternative if alternative == "two-sided" else "greater") < power:
+        lo += 1
+    return lo

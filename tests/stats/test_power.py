@@ -83,3 +83,15 @@ def test_degenerate_inputs_give_a_reason():
     assert "fewer than 2 items" in simulated_mde(np.ones(1), t_pvalues, 0.05).warnings[0]
     with pytest.raises(ValueError):
         paired_t_mde_dz(10, 0.05, power=0.01)
+
+
+def test_two_sample_size_against_r():
+    """Runs per system for the planning command. R: power.t.test(delta = 0.5, sd = 1, sig.level = 0.05,
+    power = 0.8, type = "two.sample", strict = TRUE, tol = 1e-12)$n = 63.7656101909419 (so 64);
+    power.t.test(n = 64, delta = 0.5, sd = 1, sig.level = 0.05, type = "two.sample", strict = TRUE)$power
+    = 0.801459557922328; power.t.test(delta = 0.01, sd = 0.012, sig.level = 0.01, power = 0.9,
+    type = "two.sample", strict = TRUE, tol = 1e-12)$n = 44.5430593906586 (so 45)."""
+    from sigreport.stats.power import two_sample_power, two_sample_size
+    assert two_sample_size(0.5, 1.0, 0.05) == 64
+    assert two_sample_power(0.5, 1.0, 64, 0.05) == pytest.approx(0.801459557922328, rel=1e-9)
+    assert two_sample_size(0.01, 0.012, 0.01, 0.9) == 45

@@ -315,10 +315,30 @@ def export(fig: Figure, name: str, caption: str) -> FigureOutput:
         fig.savefig(svg_buf, format="svg", metadata=SVG_METADATA)
         if current_settings().pdf:
             with subset_cache():
-                fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
+                try:
+                    fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
+                except IndexError:  # matplotlib's PDF writer fails on U+FEFF (a label's invisible BOM)
+                    if not _drop_bom(fig):
+                        raise
+                    pdf_buf = io.BytesIO()
+                    fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
     wide = fig.get_figwidth() * 72 > current_style().column + 1
     return FigureOutput(name, caption, inline_svg(svg_buf.getvalue().decode("utf-8"), name, caption),
                         pdf_buf.getvalue(), missing_glyphs(drawn_texts(fig)), "figure*" if wide else "figure")
+
+
+def _drop_bom(fig: Figure) -> bool:
+    """Remove every U+FEFF (zero width, nothing drawn) from the texts of ``fig``; whether there was one.
+    matplotlib's PDF writer raises IndexError on it; names in the data holding one are refused when read,
+    but a label from the spec may still carry one."""
+    from matplotlib.text import Text
+
+    found = False
+    for t in fig.findobj(Text):
+        if "\ufeff" in t.get_text():
+            t.set_text(t.get_text().replace("\ufeff", ""))
+            found = True
+    return found
 
 
 def drawn_texts(fig: Figure) -> list[str]:

@@ -1,0 +1,158 @@
+"""``sigreport power``: how many items (and training runs) the next study needs to detect a difference.
+
+A pilot's data give, for every pair of systems the spec compares, the standard deviation of the paired
+differences (and, with a ``run`` column, the spread of each system's per-run values). For a true difference
+D at the level the spec's correction asks of a pair (:func:`sigreport.analyses.power.comparison_level`) and
+a power (``tests.power``, or ``--power``):
+
+* items: the smallest n with which the paired t test detects D (noncentral t, as R's ``power.t.test(...,
+  type = "paired", strict = TRUE)``); for the Wilcoxon and sign tests, that n divided by the test's
+  asymptotic relative efficiency for normal differences (3/pi, 2/pi), for the resampling tests of a mean
+  metric the paired t value (their large-sample equivalent);
+* runs: the smallest number of runs per system with which a two-sample t test of the two systems' per-run
+  values detects D (R's ``power.t.test(..., type = "two.sample")``), with the two systems' pooled run SD.
+
+Corpus-level metrics and cross-validation designs are listed as not planned, with the reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Sequence
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from sigreport.analyses.common import family_key, system_pairs
+from sigreport.analyses.power import EFFICIENCY, comparison_level
+from sigreport.errors import Problem, UserError
+from sigreport.stats import power as pw
+
+
+@dataclasses.dataclass(frozen=True)
+class PairPlan:
+    """The plan for one pair of one metric on one corpus (``items_needed``/``runs_needed`` None: not planned
+    or beyond reach, ``note`` says why)."""
+
+    metric: str
+    corpus: str | None
+    a: str
+    b: str
+    method: str
+    n_items: int
+    sd: float | None
+    level: float
+    power_now: float | None
+    items_needed: int | None
+    runs_sd: float | None = None
+    runs_now: int | None = None
+    runs_needed: int | None = None
+    note: str = ""
+
+
+def plan_power(prepared: Any, difference: float, target: float | None = None,
+               metrics: Sequence[str] | None = None) -> list[PairPlan]:
+    """Every pair's plan for a true difference ``difference`` (in the metric's units)."""
+    spec, dataset = prepared.spec_file.spec, prepared.dataset
+    tests = spec.tests
+    target = float(target if target is not None else (tests.power or pw.DEFAULT_POWER))
+    if not (math.isfinite(difference) and difference != 0):
+        raise UserError("--difference", [Problem("--difference", None, "", "the difference must be a non-zero number")])
+    unknown = [m for m in metrics or () if m not in dataset.metric_specs]
+    if unknown:
+        raise UserError("--metric", [Problem("--metric", None, "", f"metric {m!r} is not in the spec; known: "
+                                             f"{', '.join(dataset.metric_specs)}") for m in unknown])
+    blocks = [(k, b) for k, b in dataset.blocks.items() if metrics is None or k[0] in metrics]
+    keys = {k: family_key(tests.family, SimpleNamespace(id=f"{k[0]}/{k[1]}", metric=k[0], corpus=k[1]))
+            for k, _ in blocks}
+    sizes: dict[tuple[Any, ...], int] = {}
+    for k, block in blocks:
+        sizes[keys[k]] = sizes.get(keys[k], 0) + len(system_pairs(block.systems, tests, spec.baseline))
+    out = []
+    for (m, c), block in blocks:
+        level = comparison_level(spec.alpha, tests.correction, sizes[keys[(m, c)]])
+        out += _block_plans(spec, dataset.metric_specs[m], block, level, difference, target)
+    return out
+
+
+def _block_plans(spec: Any, mspec: Any, block: Any, level: float, difference: float, target: float) -> list[PairPlan]:
+    tests = spec.tests
+    method = tests.pairwise
+    pairs = system_pairs(block.systems, tests, spec.baseline)
+    why = ("corpus-level metric: no per-item differences" if mspec.corpus_level else
+           "cross-validation design: not planned" if block.level == "folds" else "")
+    runs = _run_values(block) if block.runs is not None and not mspec.corpus_level else None
+    out = []
+    for i, j in pairs:
+        a, b = block.systems[i], block.systems[j]
+        if why:
+            out.append(PairPlan(block.metric, block.corpus, a, b, method, block.stats.shape[0], None, level, None, None,
+                                note=why))
+            continue
+        d = block.scores[:, i] - block.scores[:, j]
+        n = d.size
+        sd = float(np.std(d, ddof=1)) if n >= 2 else None
+        now = needed = None
+        note = ""
+        if sd and sd > 0:
+            dz = abs(difference) / sd
+            now = float(pw.paired_t_power(dz, n, level))
+            needed = pw.paired_t_sample_size(abs(difference), sd, level, target)
+            if needed is not None and method in EFFICIENCY:
+                needed = math.ceil(needed / EFFICIENCY[method])
+                note = f"{method}: the paired t value over its efficiency for normal differences"
+        else:
+            note = "the differences do not vary"
+        plan = PairPlan(block.metric, block.corpus, a, b, method, n, sd, level, now, needed, note=note)
+        if runs is not None:
+            plan = _with_runs(plan, runs[i], runs[j], difference, level, target)
+        out.append(plan)
+    return out
+
+
+def _run_values(block: Any) -> list[np.ndarray]:
+    return [r[:, :, 0].mean(axis=0) for r in block.runs]
+
+
+def _with_runs(plan: PairPlan, va: np.ndarray, vb: np.ndarray, difference: float, level: float,
+               target: float) -> PairPlan:
+    if va.size < 2 or vb.size < 2:
+        return dataclasses.replace(plan, runs_now=min(va.size, vb.size))
+    pooled = math.sqrt((va.var(ddof=1) + vb.var(ddof=1)) / 2)
+    needed = pw.two_sample_size(abs(difference), pooled, level, target) if pooled > 0 else None
+    return dataclasses.replace(plan, runs_sd=pooled, runs_now=min(va.size, vb.size), runs_needed=needed)
+
+
+def render_plans(plans: list[PairPlan], difference: float, target: float, fmt: str = "text") -> str:
+    if fmt == "json":
+        return json.dumps({"difference": difference, "power": target,
+                           "pairs": [dataclasses.asdict(p) for p in plans]}, indent=2) + "\n"
+    lines = [f"Items needed to detect a true difference of {difference:g} with {100 * target:.0f}% power, at the level "
+             f"the correction asks of a pair:", ""]
+    runs = any(p.runs_now is not None for p in plans)
+    head = "| metric | corpus | pair | test | level | SD of differences | items now | power now | items needed |"
+    rule = "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"
+    if runs:
+        head += " runs now | runs SD | runs needed |"
+        rule += " ---: | ---: | ---: |"
+    lines += [head, rule]
+    for p in plans:
+        cells = [p.metric, str(p.corpus) if p.corpus is not None else "(across corpora)", f"{p.a} vs {p.b}", p.method,
+                 f"{p.level:.4g}", _num(p.sd), str(p.n_items),
+                 "" if p.power_now is None else f"{p.power_now:.2f}",
+                 str(p.items_needed) if p.items_needed is not None else "\u2014"]
+        if runs:
+            cells += ["" if p.runs_now is None else str(p.runs_now), _num(p.runs_sd),
+                      str(p.runs_needed) if p.runs_needed is not None else "\u2014"]
+        lines.append("| " + " | ".join(cells) + " |")
+    notes = sorted({p.note for p in plans if p.note})
+    if notes:
+        lines += [""] + [f"Note: {n}." for n in notes]
+    return "\n".join(lines) + "\n"
+
+
+def _num(x: float | None) -> str:
+    return "" if x is None else f"{x:.4g}"
