@@ -376,8 +376,13 @@ def write_paper_files(model: "ReportModel", dest: Path, formats: list[str]) -> l
         (dest / "main.md").write_text(markdown(model.main), encoding="utf-8")
         (dest / "main.csv").write_text(csv_text(model.main), encoding="utf-8")
         written += ["main.md", "main.csv"]
+    if model.methods is not None and set(formats) - {"json"}:
+        from sigreport.render.views.methods import markdown as methods_markdown
+
+        (dest / "methods.md").write_text(methods_markdown(model.methods), encoding="utf-8")
+        written.append("methods.md")
     if "latex" in formats and model.figures():
-        written += write_figures(model.figures(), dest / "figures")
+        written += write_figures(model.figures(), dest / "figures", model.latex)
     return written
 
 
