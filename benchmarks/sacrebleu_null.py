@@ -1,6 +1,6 @@
 """Type I error of sacrebleu's paired bootstrap next to sigreport's, under a true null.
 
-Why this exists: the README section "Why might another tool give a different p-value?" says that
+Why this exists: docs/methods.md ("Why might another tool give a different p-value?") says that
 sacrebleu's paired bootstrap rejects a true null far more often than alpha while sigreport's holds it.
 This script measures both on the same simulated data sets: two systems whose per-item scores are
 ``item_i + e_ai`` and ``item_i + e_bi`` with ``item_i, e ~ N(0, 1)`` (a mean metric; the paired

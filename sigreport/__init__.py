@@ -1,6 +1,6 @@
 """sigreport: significance reports for comparing systems, from one YAML spec.
 
-The Python API (see README "Python API")::
+The Python API (see docs/api.md)::
 
     import sigreport
     spec = sigreport.load_spec("configs/summarizers.yaml")   # a path, YAML text or a mapping

@@ -568,7 +568,7 @@ class PageSpec(_Model):
 
 
 class LatexSpec(_Model):
-    """How the LaTeX tables are set for a paper (the fit rule is in the README's LaTeX section)."""
+    """How the LaTeX tables are set for a paper (the fit rule is in docs/latex.md)."""
 
     page: PagePreset | PageSpec = Field(
         defaults.LATEX_PAGE, description="The page the tables and figures are set for: article10 (10pt two-column "

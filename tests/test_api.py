@@ -1,4 +1,5 @@
-"""The Python API: the README's example runs as written, and the API gives what the command line gives."""
+"""The Python API: the README's and docs/api.md's examples run as written, and the API gives what the command line
+gives."""
 
 from __future__ import annotations
 
@@ -13,15 +14,34 @@ from conftest import CONFIGS, ROOT
 import sigreport
 
 
-def test_readme_example_runs(tmp_path, capsys):
+def test_readme_own_data_example_runs_as_written(tmp_path, capsys):
+    """The README's "Your own data" table and spec, and its Python API lines, as a new user would copy them."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Python API"):]
+    own = text[text.index("## Your own data"):]
+    table, spec = re.findall(r"```(?:yaml)?\n(.*?)```", own, re.S)[:2]
+    (tmp_path / "scores.csv").write_text(table, encoding="utf-8")
+    (tmp_path / "spec.yaml").write_text(spec, encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", text[text.index("## Python API"):], re.S).group(1)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        exec(compile(code, "README.md (Python API)", "exec"), {})
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("0.0237")  # the source's worked example 1: t = 6.379, 2 df, p = 0.02370
+    assert (tmp_path / "reports" / "x" / "index.html").exists()
+
+
+def test_api_page_example_runs(tmp_path, capsys):
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    section = text[text.index("# Python API"):]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     shutil.copytree(CONFIGS, tmp_path / "configs", ignore=shutil.ignore_patterns("reports", ".sigreport-cache"))
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        exec(compile(code, "README.md (Python API)", "exec"), {})
+        exec(compile(code, "docs/api.md (Python API)", "exec"), {})
     finally:
         os.chdir(cwd)
     out = capsys.readouterr().out.splitlines()

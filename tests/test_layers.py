@@ -1,6 +1,6 @@
 """The package's layers import in one direction only, with no cycle (function-local imports included).
 
-Layers, lowest first (README "Layout"): a module imports only from lower layers or from inside its own
+Layers, lowest first (docs/architecture.md): a module imports only from lower layers or from inside its own
 package; a few same-or-lower edges are forbidden outright because they would tie a layer to what it
 must not know (the renderer to the analyses or the spec, the data layer to statistics tests, ...).
 """

@@ -118,10 +118,10 @@ def test_why_p_paragraph_only_for_resampling_tests():
 
 
 def test_why_p_numbers_are_the_calibration_tables():
-    """The rates quoted in the report and the README are docs/calibration.md's (normal shape, n = 20, 50,
+    """The rates quoted in the report and in docs/methods.md are docs/calibration.md's (normal shape, n = 20, 50,
     100), as printed there; a new calibration run that changes them fails here."""
     doc = (ROOT / "docs" / "calibration.md").read_text()
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "methods.md").read_text()
     assert f"## {WHY_P_TITLE}" in readme
     for test in ("bootstrap", "bootstrap_t", "permutation"):
         rates = []
@@ -131,7 +131,7 @@ def test_why_p_numbers_are_the_calibration_tables():
         text = " / ".join(rates)
         name = "bootstrap-t" if test == "bootstrap_t" else test
         assert f"{name} {text}" in WHY_P_TEXT, (test, text)
-        assert f"{test} {text}" in " ".join(readme.split()), (test, text)  # README quotes them too
+        assert f"{test} {text}" in " ".join(readme.split()), (test, text)  # docs/methods.md quotes them too
 
 
 # ------------------------------------------------------------------ baseline tag

@@ -36,7 +36,7 @@ RESAMPLE_CONTRACT = (
     "with the same replicates, and a metric's results do not depend on which other metrics the spec has or "
     "their order."
 )
-"""The seed contract of bootstrap and permutation tests (README, docs): what :func:`resample_seed` implements."""
+"""The seed contract of bootstrap and permutation tests (docs/methods.md): what :func:`resample_seed` implements."""
 
 
 def resample_seed(seed: int, corpus: str | None, kind: str, n_resamples: int, n_items: int) -> int:

@@ -62,7 +62,7 @@ def module_source(path: str) -> tuple[Path | None, str]:
     (:meth:`sigreport.data.model.Dataset.fingerprint`) and a release's manifest: editing the function must
     recompute its analyses, never serve the old results from the cache. A module without a file (built
     into Python) is known by its name alone. Only the defining module is hashed: a helper it imports from
-    another file is not (the README says so)."""
+    another file is not (docs/guarantees.md says so)."""
     module = sys.modules.get(path.partition(":")[0])  # a module name alone works too
     file = getattr(module, "__file__", None)
     if not file or not Path(file).is_file():

@@ -61,7 +61,7 @@ class Results:
         return [r for r in self.records if r.kind == kind]
 
     def to_dict(self, convert: Callable[[Any], Any] = jsonable) -> dict[str, Any]:
-        """The results.json document (the contract in README "results.json"). ``convert`` makes JSON data of
+        """The results.json document (the contract in docs/results-json.md). ``convert`` makes JSON data of
         the records and mappings; results.io passes one that defers it to the writer (a single pass)."""
         return {
             "schema_version": self.schema_version,

@@ -1,6 +1,6 @@
 """results.json: written and read here only (``schema_version`` 1).
 
-Field names are a contract (README "results.json"): later versions add kinds and fields but rename
+Field names are a contract (docs/results-json.md): later versions add kinds and fields but rename
 none. Records are written field by field in a fixed order (a record may name its order in
 ``json_fields``; method-specific values of a pairwise row follow its fields); non-finite numbers
 become ``null``. :func:`from_json` gives back a :class:`Results` whose records are read-only views with

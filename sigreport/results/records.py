@@ -2,7 +2,7 @@
 
 Every record shares a header (:class:`Record`: ``id``, ``kind``, ``metric``, ``corpus``, ``level``,
 ``alpha``, ``selection``, ``warnings``); its other fields are exactly its results.json fields (the
-contract in README "results.json": later versions add fields, never rename them). A row of a pairwise
+contract in docs/results-json.md: later versions add fields, never rename them). A row of a pairwise
 family holds the statistics result itself (:class:`~sigreport.stats.result.PairedTestResult`), so
 nothing is copied or lost on the way (its interval level included). Records are written to and read
 from results.json only by :mod:`sigreport.results.io`.
