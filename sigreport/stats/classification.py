@@ -290,7 +290,7 @@ def _metric_family(
     """One metric (``name``, published as ``pub``) per class, its three averages and, with a positive label,
     its plain value; warnings name the classes where it is undefined and left out of the averages."""
     out: dict[str, MetricValue] = {}
-    undefined = []
+    undefined: list[str] = []
     for i, lab in enumerate(labels):
         out[f"{pub}_{lab}"] = entry(name, i, f"{pub}_{lab}")
         if out[f"{pub}_{lab}"].value is None and n > 0:

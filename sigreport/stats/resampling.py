@@ -1094,7 +1094,7 @@ def _system_intervals(
     k = theta.size
     if theta_b is None:
         return tuple((finite_or_none(theta[j]), None, None) for j in range(k)), []
-    warnings = []
+    warnings: list[str] = []
     sys_valid = np.count_nonzero(np.isfinite(theta_b), axis=0)
     lev2 = (1.0 - ci_level) / 2.0
     s_lo, s_hi = _quantiles(theta_b, sys_valid, (np.full(k, lev2), np.full(k, 1.0 - lev2)))
