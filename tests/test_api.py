@@ -66,12 +66,13 @@ def test_results_round_trip_through_json():
 
 
 def test_a_build_leaves_the_garbage_collector_as_it_found_it(tmp_path):
-    """api.pipeline.long_lived freezes what a build keeps (gc.freeze) and unfreezes at the end, also when
+    """speed.collector.long_lived freezes what a build keeps (gc.freeze) and unfreezes at the end, also when
     the build stops with an error: a caller's process is left with nothing frozen."""
     import gc
 
     from sigreport.api import pipeline
-    from sigreport.api.pipeline import build, keep, long_lived
+    from sigreport.api.pipeline import build
+    from sigreport.speed.collector import keep, long_lived
 
     assert gc.get_freeze_count() == 0
     keep()  # outside a build: does nothing

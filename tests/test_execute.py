@@ -238,27 +238,6 @@ def test_cli_jobs_option_accepts_auto_and_defaults_to_it():
     assert parser().parse_args(["build", "s.yaml", "-j", "3"]).jobs == 3
 
 
-def test_in_background_runs_in_a_forked_process_and_reports_its_failure(tmp_path):
-    """results.json is written by a forked process while the build renders (with --jobs 2 or more): the
-    work really runs elsewhere, its error reaches the build, and with one job it runs at once, here."""
-    import os
-
-    from sigreport.api.pipeline import in_background
-
-    out = tmp_path / "pid"
-    wait = in_background(lambda: out.write_text(str(os.getpid())), allowed=True)
-    wait()
-    assert int(out.read_text()) != os.getpid()
-    in_background(lambda: out.write_text(str(os.getpid())), allowed=False)
-    assert int(out.read_text()) == os.getpid()
-
-    def fail() -> None:
-        raise OSError(28, "No space left on device")
-
-    with pytest.raises(OSError, match="No space left"):
-        in_background(fail, allowed=True)()
-
-
 def test_serial_executor_frees_the_resampling_engines_buffer_when_the_run_ends():
     import numpy as np
 

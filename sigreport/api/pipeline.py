@@ -8,9 +8,7 @@ output folder that holds any of it, and reads the previous report explicitly, on
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import dataclasses
-import gc
 import math
 import os
 import sys
@@ -19,7 +17,9 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sigreport import forking
+from sigreport.speed import workers
+from sigreport.speed.collector import keep, long_lived
+from sigreport.speed.imports import prefetch
 from sigreport.analyses import build_plan, collect_results, figure_problems, figure_warnings, uses_scipy_stats
 from sigreport.version import __version__
 from sigreport.archive import store
@@ -37,7 +37,6 @@ from sigreport.plan import Plan
 from sigreport.results import Results, from_json, to_json
 from sigreport.results.io import SCHEMA_VERSION, from_dict
 from sigreport.spec import SpecFile, load_spec_file, output_dir
-from sigreport.stats.lazy import scipy_stats
 
 if TYPE_CHECKING:  # rendering (jinja2, matplotlib) is imported only by builds that render
     from sigreport.archive import releases  # imported by the release paths only (validate need not pay)
@@ -93,7 +92,7 @@ def auto_workers() -> int:
 
 
 def figure_workers_ahead(sf: SpecFile, run: RunOptions, formats: list[str] | None) -> int:
-    """How many figure workers a build forks before it reads the data (:class:`sigreport.forking.Ready`): as
+    """How many figure workers a build forks before it reads the data (:class:`sigreport.speed.workers.Ready`): as
     many as its workers when it will draw figures (HTML, LaTeX or PDF output, ``outputs.figures`` not
     empty) with ``--jobs`` 2 or more, or ``auto`` and a score file of :data:`AUTO_AHEAD_BYTES` or more (a
     guess at :data:`AUTO_JOBS_ROWS` before the rows are counted: a wrong guess costs only time); else 0.
@@ -278,7 +277,7 @@ def collect_warnings(results: dict[str, Any]) -> list[Problem]:
 def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list[str],
                  templates: str | Path | None = None, notices: list[Problem] | None = None,
                  progress: Progress | None = None, jobs: int = 1, cache: Cache | None = None,
-                 figure_workers: forking.Ready | None = None, release: Any = None) -> list[str]:
+                 figure_workers: workers.Ready | None = None, release: Any = None) -> list[str]:
     """Render every requested format into ``dest`` (a fresh folder). Returns the files written.
     ``jobs``: worker processes that may draw the figures (the build's --jobs; same bytes). ``cache``: the
     build's cache, whose ``figures`` section keeps drawn figures between builds (same bytes);
@@ -307,10 +306,10 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
 
         model = dataclasses.replace(model, release=ReleaseInfo(release.name, release.previous, release.previous_page,
                                                                release.diff, release.index))
-    json_done: forking.Waiting[object] = forking.Waiting(lambda: None)
+    json_done: workers.Waiting[object] = workers.Waiting(lambda: None)
     try:
         if "json" in formats:  # in a forked process, while this one renders (with workers to spare)
-            json_done = in_background(lambda: (dest / "results.json").write_text(to_json(res), encoding="utf-8"),
+            json_done = workers.in_background(lambda: (dest / "results.json").write_text(to_json(res), encoding="utf-8"),
                                       jobs > 1)
             written.append("results.json")
         written += render_formats(model, dest, formats, templates, notices, progress, bool(shown))
@@ -319,21 +318,6 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
         raise
     json_done()
     return written
-
-
-def in_background(work: Callable[[], Any], allowed: bool) -> forking.Waiting[object]:
-    """Run ``work`` in a forked process when ``allowed`` (the build has worker processes to spare: --jobs
-    2 or more) and return the function that waits for it and raises what it raised; else run it now.
-
-    Why: writing results.json is ~1 s of a 1M-row build (19 MB of text) and needs nothing the rendering
-    makes, so with two cores it costs nothing in another process. The same function writes the same
-    bytes wherever it runs. The process is forked once the figures are drawn (their workers stopped: no
-    threads then)."""
-    wait = forking.start(lambda _: (work(), None)[1], 1, 1 if allowed else 0)
-    if not allowed:
-        wait()  # now, here
-        return forking.Waiting(lambda: None)
-    return wait  # type: ignore[return-value]
 
 
 def render_formats(model: "ReportModel", dest: Path, formats: list[str], templates: str | Path | None,
@@ -439,14 +423,14 @@ def check_build_options(formats: Any, wait: Any) -> None:
 
 
 @contextlib.contextmanager
-def ready_workers(n: int) -> Iterator[forking.Ready | None]:
+def ready_workers(n: int) -> Iterator[workers.Ready | None]:
     """``n`` figure workers forked now and getting ready (:func:`figure_workers_ahead`), stopped on exit."""
-    if n < 2:
+    if n < 2 or not workers.can_fork():
         yield None
         return
     from sigreport.render.figures import warm_up
 
-    ready = forking.Ready(n, warm_up)
+    ready = workers.Ready(n, warm_up)
     try:
         yield ready
     finally:
@@ -456,11 +440,11 @@ def ready_workers(n: int) -> Iterator[forking.Ready | None]:
 def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
            progress: Progress | None, templates: str | Path | None, release: releases.ReleasePlan | None,
            previous: Results | None, wait: float, say: store.Say, run: RunOptions,
-           drawers: forking.Ready | None = None, force: bool = False,
+           drawers: workers.Ready | None = None, force: bool = False,
            context: Any = None) -> tuple[Path, list[str], list[Problem]]:
     t0, started = time.monotonic(), time.time()
     phase(progress, f"reading {_data_names(sf)}", transient=True)
-    imported = scipy_stats.prefetch() if uses_scipy_stats(sf.spec) else (lambda: None)  # while the data is read
+    imported = prefetch("scipy.stats") if uses_scipy_stats(sf.spec) else (lambda: None)  # while the data is read
     try:
         ds = load_data(sf)
     finally:
@@ -477,9 +461,9 @@ def _build(sf: SpecFile, dest: Path, formats: list[str] | None, strict: bool,
         replaces_release = check_release_destination(dest, release, force)
         cache = open_cache(run, sf)  # only now: a refused build leaves no cache folder behind
         p = Prepared(sf, ds, plan_of(sf, ds, previous or previous_of(release, dest, say)), dest)
-        workers = f"; {run.jobs} worker processes" if run.jobs > 1 and run.executor != "dask" else ""
+        processes = f"; {run.jobs} worker processes" if run.jobs > 1 and run.executor != "dask" else ""
         phase(progress, f"read {_shape(ds)} and planned {len(p.plan.nodes):,} analyses in "
-                        f"{time.monotonic() - t0:.1f} s{workers}")
+                        f"{time.monotonic() - t0:.1f} s{processes}")
         results = run_analyses(p, run, progress, cache)
         keep()
         warnings = collect_warnings(results) + figure_warnings(p.spec_file.spec, results.values())
@@ -540,41 +524,6 @@ def check_release_destination(dest: Path, release: releases.ReleasePlan | None, 
                                  f"{dest.name} --archive {dest.parent} --force, or pass --force to replace it "
                                  "with a plain report")
     return releases.is_archive(dest.parent)
-
-
-_KEEPING: contextvars.ContextVar[bool] = contextvars.ContextVar("sigreport_keeping", default=False)
-
-
-@contextlib.contextmanager
-def long_lived() -> Iterator[None]:
-    """Within: what exists when :func:`keep` is called (modules, the data, the results) is left out of the
-    cyclic garbage collector's full passes (``gc.freeze``); after: ``gc.unfreeze``. A caller that froze
-    objects itself (the freeze-before-fork pattern of a preloading server) is left alone: nothing is
-    frozen or unfrozen then; nor by a build inside another (the outer one unfreezes).
-
-    Why: a full pass walks every tracked object, and a 1M-row build holds millions (its records, pairs
-    and views); the passes that the growing heap triggered were ~0.6 s of the 1M-row bootstrap build in
-    the main process, and more in every forked worker, which inherits the heap (frozen objects are also
-    not written to by the collector there, so their pages stay shared). Nothing is lost: frozen objects
-    are still freed when their last reference goes; only cycles among them wait for the end of the build
-    (a few MB at 100k rows).
-    """
-    if _KEEPING.get() or gc.get_freeze_count():
-        yield
-        return
-    token = _KEEPING.set(True)
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-        _KEEPING.reset(token)
-
-
-def keep() -> None:
-    """Mark the objects that now exist as long-lived (see :func:`long_lived`), inside a build that froze."""
-    if _KEEPING.get():
-        gc.freeze()
 
 
 def _data_names(sf: SpecFile) -> str:

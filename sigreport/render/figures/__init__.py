@@ -73,7 +73,7 @@ def draw_record(item: tuple[Record, Any, Collection[str], bool]) -> tuple[Figure
 
 
 def warm_up() -> None:
-    """Make this process ready to draw (a figure worker forked ahead, :class:`sigreport.forking.Ready`):
+    """Make this process ready to draw (a figure worker forked ahead, :class:`sigreport.speed.workers.Ready`):
     import matplotlib's figure, SVG and PDF modules and fontTools' subsetter, and export one small figure
     with text in both formats. What it leaves behind are caches keyed by their inputs (fonts, text
     measurements, font subsets), so the figures drawn after it are the bytes they would be without it."""
