@@ -249,9 +249,13 @@ def sigterm_interrupts() -> Iterator[None]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line. It owns its process (:func:`sigreport.speed.owned_process`): a build may change the
+    process for its length (the garbage collector's freezing), and puts everything back before it returns."""
     args = parser().parse_args(argv)
+    from sigreport.speed import owned_process
+
     try:
-        with sigterm_interrupts():
+        with sigterm_interrupts(), owned_process():
             return _run(args)
     except UserError as exc:
         print(exc.render(), file=sys.stderr)

@@ -148,3 +148,58 @@ def test_a_failed_prefetch_raises_at_the_first_use_as_without_it(monkeypatch):
     imports.prefetch("sigreport_no_such_module")()  # quiet in the thread
     with pytest.raises(ModuleNotFoundError):
         LazyModule("sigreport_no_such_module").anything
+
+
+def host_state() -> dict[str, object]:
+    """What a library call must leave as it found it in the calling process."""
+    import gc
+    import logging
+    import signal
+
+    import matplotlib
+    import matplotlib.text
+    from matplotlib.backends import _backend_pdf_ps
+    from threadpoolctl import threadpool_info
+
+    return {
+        "gc": (gc.isenabled(), gc.get_freeze_count(), gc.get_threshold()),
+        "threads": sorted((t.ident, t.name) for t in threading.enumerate()),
+        "blas threads": sorted((i["filepath"], i["num_threads"]) for i in threadpool_info()),
+        "signals": (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM),
+                    signal.pthread_sigmask(signal.SIG_BLOCK, set())),
+        "loggers": {n: logging.getLogger(n).level for n in ("weasyprint", "fontTools", "matplotlib",
+                                                            "matplotlib.font_manager")},
+        "rcParams": dict(matplotlib.rcParams),
+        "matplotlib functions": (getattr(matplotlib.text, "_get_text_metrics_with_cache", None),
+                                 getattr(_backend_pdf_ps, "get_glyphs_subset", None),
+                                 getattr(_backend_pdf_ps, "font_as_file", None)),
+    }
+
+
+@pytest.mark.parametrize("plain", [False, True])
+def test_a_library_call_leaves_the_process_as_it_found_it(tmp_path, monkeypatch, plain):
+    """sigreport.build and sigreport.analyze from a host (a notebook) whose collector is tuned or disabled:
+    on both paths the collector (enabled or not, frozen objects, thresholds; gc.freeze never called), the
+    threads, the BLAS thread counts, the signal handlers and mask, the loggers' levels, matplotlib's
+    settings and its functions are as the call found them."""
+    import gc
+
+    from sigreport.speed import collector
+
+    monkeypatch.delenv(speed.PLAIN_ENV, raising=False)
+    froze = []
+    real_freeze = collector.gc.freeze
+    monkeypatch.setattr(collector.gc, "freeze", lambda: froze.append(1) or real_freeze())
+    threshold, enabled = gc.get_threshold(), gc.isenabled()
+    formats = ["json", "html", "latex"] + ([] if plain else ["pdf"])
+    try:
+        for tuned in (True, False):
+            gc.set_threshold(1234, 7, 9) if tuned else gc.disable()
+            before = host_state()
+            sigreport.build(CONFIGS / "summarizers.yaml", tmp_path / f"out-{tuned}", formats=formats, plain=plain)
+            sigreport.analyze(CONFIGS / "demsar.yaml", plain=plain)
+            assert host_state() == before
+    finally:
+        gc.set_threshold(*threshold)
+        gc.enable() if enabled else gc.disable()
+    assert froze == []

@@ -19,8 +19,11 @@ the SVG applied to the image, so ``max-height`` from the print CSS, the aspect r
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import logging
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -164,11 +167,24 @@ def _fetcher(resources: dict[str, bytes | Path] | None = None) -> Any:
 
 def render_pdf(html: str, out: Path) -> None:
     """``out``: the PDF of the report page ``html`` (``render_html``'s output), from its print form."""
-    import logging
-
     from weasyprint import HTML
 
-    logging.getLogger("weasyprint").setLevel(logging.ERROR)
-    logging.getLogger("fontTools").setLevel(logging.ERROR)
     doc = print_input(html)
-    HTML(string=doc.html, url_fetcher=_fetcher(doc.resources()), base_url=None).write_pdf(str(out))
+    with quiet("weasyprint", "fontTools"):
+        HTML(string=doc.html, url_fetcher=_fetcher(doc.resources()), base_url=None).write_pdf(str(out))
+
+
+@contextlib.contextmanager
+def quiet(*loggers: str) -> Iterator[None]:
+    """Within the block, ``loggers`` report errors only (WeasyPrint's and fontTools' warnings about CSS
+    and fonts mean nothing to the reader of a report); their levels are put back after, so a caller's
+    logging is left as it was."""
+    found = [logging.getLogger(name) for name in loggers]
+    levels = [log.level for log in found]
+    for log in found:
+        log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for log, level in zip(found, levels):
+            log.setLevel(level)

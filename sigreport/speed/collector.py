@@ -20,7 +20,7 @@ import contextvars
 import gc
 from collections.abc import Iterator
 
-from sigreport.speed import is_plain
+from sigreport.speed import is_plain, owns_process
 
 _KEEPING: contextvars.ContextVar[bool] = contextvars.ContextVar("sigreport_keeping", default=False)
 
@@ -30,7 +30,7 @@ def long_lived() -> Iterator[None]:
     """Within: what exists when :func:`keep` is called is frozen (see the module docstring); after:
     ``gc.unfreeze``. Does nothing on the plain path, outside :func:`~sigreport.speed.owned_process`, when
     the process has frozen objects already, or inside another :func:`long_lived`."""
-    if _KEEPING.get() or is_plain() or gc.get_freeze_count():
+    if _KEEPING.get() or is_plain() or not owns_process() or gc.get_freeze_count():
         yield
         return
     token = _KEEPING.set(True)
