@@ -327,18 +327,15 @@ def render_formats(model: "ReportModel", dest: Path, formats: list[str], templat
     from sigreport.render.latex import render_latex
 
     written = []
-    html = None
-    if "html" in formats or "pdf" in formats:
-        html = render_html(model, templates)
     if "html" in formats:
-        (dest / "index.html").write_text(html, encoding="utf-8")
+        (dest / "index.html").write_text(render_html(model, templates), encoding="utf-8")
         written.append("index.html")
     if "pdf" in formats:
-        from sigreport.render.pdf import render_pdf
+        from sigreport.render.pdf import report_pdf
 
         if others:
             phase(progress, "writing the PDF")
-        render_pdf(html, dest / "report.pdf")
+        report_pdf(model, dest / "report.pdf", templates)
         written.append("report.pdf")
     if "latex" in formats:
         out = render_latex(model, dest / "tables", templates)
