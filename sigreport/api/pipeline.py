@@ -207,13 +207,14 @@ def spec_file(source: SpecFile | str | Path) -> SpecFile:
 
 def prepare(spec_path: SpecFile | str | Path, out: str | Path | None = None,
             previous: Results | None = None, frames: Mapping[str, Any] | None = None) -> Prepared:
-    """Validate spec and data and expand the plan (no statistics yet). ``previous``: the previous report's
-    results, for ``selection``; nothing is read from the output folder here. ``frames``: data frames
-    standing in for the spec's tables (Python API)."""
+    """Validate spec and data and expand the plan (no statistics yet): what ``validate``, ``plan`` and
+    ``analyze`` do, which create, rename and delete nothing (what a stopped build left beside the output
+    folder waits for the next build's recovery). ``previous``: the previous report's results, for
+    ``selection``; nothing is read from the output folder here. ``frames``: data frames standing in for the
+    spec's tables (Python API)."""
     sf = with_frames(spec_file(spec_path), frames or {})
     ds = load_data(sf, frames)
     dest = Path(out).resolve() if out else output_dir(sf)
-    store.recover_if_idle(dest, _say)  # a report left under a hidden name by a killed build is put back first
     return Prepared(sf, ds, plan_of(sf, ds, previous), dest)
 
 
