@@ -195,18 +195,19 @@ def test_workers_still_getting_ready_are_stopped_at_once():
 
 
 def test_which_builds_fork_their_figure_workers_ahead(tmp_path, monkeypatch):
-    """api.pipeline.figure_workers_ahead: --jobs 2+ (or auto with a large score file) and figures to draw."""
-    from sigreport.api import pipeline
-    from sigreport.api.pipeline import RunOptions, figure_workers_ahead, spec_file
+    """api.running.figure_workers_ahead: --jobs 2+ (or auto with a large score file) and figures to draw."""
+    from sigreport.api import running
+    from sigreport.api.pipeline import spec_file
+    from sigreport.api.running import RunOptions, figure_workers_ahead
 
-    monkeypatch.setattr(pipeline, "auto_workers", lambda: 2)
+    monkeypatch.setattr(running, "auto_workers", lambda: 2)
     sf = spec_file(CONFIGS / "summarization.yaml")
     assert figure_workers_ahead(sf, RunOptions(jobs=3), None) == 3
     assert figure_workers_ahead(sf, RunOptions(jobs=1), None) == 0
     assert figure_workers_ahead(sf, RunOptions(jobs=3), ["json"]) == 0  # nothing drawn
     assert figure_workers_ahead(sf, RunOptions(jobs=3, executor="dask"), None) == 0
     assert figure_workers_ahead(sf, RunOptions(jobs="auto"), None) == 0  # a small score file
-    monkeypatch.setattr(pipeline, "AUTO_AHEAD_BYTES", 1)
+    monkeypatch.setattr(running, "AUTO_AHEAD_BYTES", 1)
     assert figure_workers_ahead(sf, RunOptions(jobs="auto"), None) == 2
     none = tmp_path / "s.yaml"
     text = (CONFIGS / "summarization.yaml").read_text()
