@@ -21,8 +21,13 @@ LATEX_FLOAT = "auto"
 LATEX_SIUNITX = False
 LATEX_PAIRWISE = "auto"
 LATEX_CAPTION_PREFIX = ""
-LATEX_LABEL_PREFIX = "tab:"
+LATEX_LABEL_PREFIX: str | None = None  # None: tab:<report>- and fig:<report>- (the spec file's name)
+LATEX_PAGE = "article10"
 """``outputs.latex``."""
 
 HTML_PAIRWISE = "auto"
 """``outputs.html.pairwise``."""
+
+FIGURE_WIDTH = "column"
+FIGURE_FONT = "serif"
+"""``outputs.figure_style``: the page's column width, the paper's font (its size: the page's body size minus one)."""

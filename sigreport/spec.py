@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import typing
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -547,22 +548,70 @@ class MainTableSpec(_Model):
         return v
 
 
+PagePreset = Literal["article10", "acl", "ieee", "neurips", "lncs"]
+
+
+class PageSpec(_Model):
+    """A page of your own for the LaTeX tables and figures (widths as pdflatex prints \\the\\columnwidth)."""
+
+    columnwidth: float = Field(gt=50, le=2000, description="\\columnwidth in pt (on a one-column page, the text "
+                               "width).")
+    textwidth: float = Field(gt=50, le=2000, description="\\textwidth in pt.")
+    fontsize: float = Field(10.0, ge=8, le=14, description="The body text size in pt (the tables are set in "
+                            "\\small: 9pt for a 10pt body, 10pt for 11pt, 10.95pt for 12pt).")
+
+    @model_validator(mode="after")
+    def _widths(self) -> "PageSpec":
+        if self.textwidth < self.columnwidth:
+            raise ValueError(f"textwidth ({self.textwidth:g}) is narrower than columnwidth ({self.columnwidth:g})")
+        return self
+
+
 class LatexSpec(_Model):
     """How the LaTeX tables are set for a paper (the fit rule is in the README's LaTeX section)."""
 
+    page: PagePreset | PageSpec = Field(
+        defaults.LATEX_PAGE, description="The page the tables and figures are set for: article10 (10pt two-column "
+        "article), acl (ACL's 11pt two-column page), ieee (IEEEtran conference), neurips (NeurIPS' one-column "
+        "page), lncs (Springer LNCS), or {columnwidth, textwidth, fontsize} in pt.")
+    @field_validator("page", mode="wrap")
+    @classmethod
+    def _page(cls, v: Any, handler: Any) -> Any:
+        """One message per problem: a preset name, or the mapping's own problems (not both union members')."""
+        presets = typing.get_args(PagePreset)
+        if isinstance(v, str):
+            if v not in presets:
+                raise ValueError(f"{v!r} is not a page preset; allowed: {', '.join(presets)}, or a mapping "
+                                 "{columnwidth, textwidth, fontsize}")
+            return v
+        if isinstance(v, PageSpec):
+            return v
+        if not isinstance(v, dict):
+            raise ValueError(f"expected a preset name ({', '.join(presets)}) or a mapping {{columnwidth, textwidth, "
+                             "fontsize}")
+        return PageSpec.model_validate(v)
+
     float: Literal["auto", "table", "table*", "none"] = Field(
-        defaults.LATEX_FLOAT, description="The float of every table: auto (table when it fits a column of a 10pt two-column "
-        "article, table* when it fits the text width, else split by columns), table, table*, or none (a bare "
-        "tabular for you to wrap).")
+        defaults.LATEX_FLOAT, description="The float of every table: auto (table when it fits the page's column, table* when "
+        "it fits the text width, else panels of one float), table, table*, or none (a bare tabular for you to "
+        "wrap).")
     siunitx: bool = Field(defaults.LATEX_SIUNITX, description="Numeric columns as siunitx S columns (needs \\usepackage{siunitx}).")
     pairwise: Literal["rows", "matrix", "auto"] = Field(
-        defaults.LATEX_PAIRWISE, description="Pairwise tables: rows (one row per pair with every statistic), matrix (a compact "
-        "k x k matrix of adjusted p-values with the significant ones marked), or auto (the matrix when the rows "
-        "would not fit the text width). Except with rows, the per-pair table of paired differences and effect "
-        "sizes of a family of more than 40 pairs is left out (results.json always has it).")
+        defaults.LATEX_PAIRWISE, description="Pairwise tables: auto (one row per pair with the estimate, its interval, the "
+        "adjusted p-value and the better system; a lower-triangle matrix beyond 40 pairs or when the rows do not "
+        "fit), matrix (the lower-triangle matrix: sign of the difference and adjusted p-value, or the sign and "
+        "a significance mark when the p-values do not fit), or rows (one row per pair with every statistic). "
+        "Except with rows, the per-pair table of paired differences and effect sizes of a family of more than "
+        "40 pairs is left out (results.json always has it).")
     caption_prefix: str = Field(defaults.LATEX_CAPTION_PREFIX, description="Text put before every table caption.")
-    label_prefix: str = Field(defaults.LATEX_LABEL_PREFIX, pattern=r"^[A-Za-z0-9:_.-]*$",
-                              description="Put before every table name in its \\label (letters, digits, : _ . -).")
+    label_prefix: str | None = Field(
+        defaults.LATEX_LABEL_PREFIX, pattern=r"^[A-Za-z0-9:_.-]*$", description="Put before every table and figure name in its \\label "
+        "(letters, digits, : _ . -). Default: tab:<report>- and fig:<report>-, <report> the spec file's name, so "
+        "that two reports can go into one paper.")
+    graphics_dir: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9_./-]*$", description="The folder the figure snippets take their PDFs from. "
+        "Default: \\sigreportdir/figures, \\sigreportdir defined by the snippet as the report folder's path "
+        "relative to the paper (. unless you \\newcommand it before \\input).")
 
 
 class HtmlSpec(_Model):
@@ -572,6 +621,34 @@ class HtmlSpec(_Model):
         defaults.HTML_PAIRWISE, description="Pairwise and post-hoc families: rows (one row per pair with every statistic), matrix "
         "(a k x k matrix of adjusted p-values, significant ones marked with the direction), or auto (the matrix for "
         "a family of every pair of more than 40 pairs, i.e. 10 or more systems; rows otherwise).")
+
+
+class FigureStyleSpec(_Model):
+    """How the figures are drawn for print: at the page's column or text width (outputs.latex.page), with
+    text at the paper's size, in its font where matplotlib has it."""
+
+    width: Literal["column", "text"] | Annotated[float, Field(gt=50, le=2000)] = Field(
+        defaults.FIGURE_WIDTH, description="Width the figures are drawn at: column (the page's \\columnwidth; a figure whose "
+        "text cannot fit it at font_size goes to the text width, as figure*), text (\\textwidth, figure*), or a "
+        "width in pt.")
+    @field_validator("width", mode="wrap")
+    @classmethod
+    def _width(cls, v: Any, handler: Any) -> Any:
+        """One message per problem (not both union members')."""
+        if isinstance(v, str) and v not in ("column", "text"):
+            raise ValueError(f"{v!r} is not allowed; allowed: column, text, or a width in pt")
+        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+            raise ValueError("expected column, text, or a width in pt")
+        if not isinstance(v, str) and not 50 < v <= 2000:
+            raise ValueError(f"a width of {v:g}pt is outside 50 to 2000pt")
+        return v if isinstance(v, str) else float(v)
+
+    font_size: float | None = Field(None, ge=6, le=14, description="Text size in pt at the drawn width "
+                                    "(default: the page's body size minus 1, at least 8).")
+    font: str = Field(defaults.FIGURE_FONT, min_length=1, pattern=r"^[A-Za-z0-9 _.-]+$", description="serif (the paper's "
+                      "font where matplotlib ships it: Computer Modern for article10 and lncs, STIX (Times-like) "
+                      "for acl, ieee and neurips), sans (DejaVu Sans), or a font family matplotlib knows on this "
+                      "machine; DejaVu fills in any glyph the font lacks.")
 
 
 class OutputsSpec(_Model):
@@ -589,6 +666,7 @@ class OutputsSpec(_Model):
         default_factory=lambda: list(defaults.FIGURE_KINDS),
         description="Figure kinds drawn: cd (critical-difference diagrams), forest (pairwise differences with "
         "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices); [] for none.")
+    figure_style: FigureStyleSpec = Field(default_factory=FigureStyleSpec)
 
     @field_validator("formats")
     @classmethod

@@ -175,7 +175,8 @@ def test_release_holds_report_spec_diff_and_manifest(archive: Path) -> None:
     assert not (archive / "v1" / "diff.html").exists()
     for n in ("v2", "v3"):
         m = read_manifest(archive / n)
-        assert set(m["outputs"]) == {"index.html", "results.json", "spec.yaml", "diff.html", "main.md", "main.csv"}
+        assert set(m["outputs"]) == {"index.html", "results.json", "spec.yaml", "diff.html", "main.md", "main.csv",
+                                     "methods.md"}
         assert m["previous"] == f"v{int(n[1]) - 1}"
     m = read_manifest(archive / "v1")
     assert m["sequence"] == 1 and m["previous"] is None and m["seed"] == 0 and m["resamples"] == 10000

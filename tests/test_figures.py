@@ -28,7 +28,7 @@ from sigreport.render.figures import (
 from sigreport.render.figures.critical_difference import cd_figure
 from sigreport.render.figures.forest import forest_figure
 from sigreport.render.figures.heatmaps import NOT_SIGNIFICANT, SIGNIFICANT, p_text, pvalue_figure
-from sigreport.render.figures.output import style
+from sigreport.render.figures.output import FigureStyle, figure_style, style
 from sigreport.results import MetricInfo
 from sigreport.results.records import PosthocRecord, PosthocRow
 
@@ -200,8 +200,11 @@ def test_forest_marks_corrected_decisions(uci, demsar):
             fig = forest_figure(rec, results.metrics[rec.metric])
         assert markers(fig, True) == sum(1 for p in rec.pairs if p.significant)
         assert markers(fig, False) == sum(1 for p in rec.pairs if p.significant is False)
-        texts = [t.get_text() for t in fig.axes[0].texts]
-        assert len(texts) == len(rec.pairs)
+        with figure_style(FigureStyle(width=469.0, wider=None)), style():  # the text width has room for the values
+            wide = forest_figure(rec, results.metrics[rec.metric])
+        assert len(wide.axes[0].texts) == len(rec.pairs)  # each pair's estimate [interval] beside its row
+        assert len(fig.axes[0].texts) in (0, len(rec.pairs))  # a column may leave them out
+        assert round(fig.get_figwidth() * 72, 1) == 229.5 and round(wide.get_figwidth() * 72, 1) == 469.0
     cap = draw_forest(uci["accuracy/*/pairwise"], uci.metrics["accuracy"]).caption
     # the nominal level (1 - alpha), as every interval of the report; the achieved 95.7% is in results.json
     assert "95% confidence interval" in cap and "95.7%" not in cap
@@ -379,8 +382,8 @@ def test_pdf_is_vector_with_searchable_names(uci, tmp_path):
 
 def test_latex_snippet_escapes_caption(uci):
     f = draw_cd(uci["accuracy/*/posthoc"], uci.metrics["accuracy"])  # the label holds a '%'
-    assert f.latex.startswith("\\begin{figure}[t]\n\\centering\n")
-    assert "\\includegraphics[width=\\columnwidth]{figures/cd-accuracy-all-posthoc.pdf}" in f.latex
+    assert f.latex.startswith("\\providecommand{\\sigreportdir}{.}\n\\begin{figure}[t]\n\\centering\n")
+    assert "\\includegraphics[width=\\columnwidth]{\\sigreportdir/figures/cd-accuracy-all-posthoc.pdf}" in f.latex
     assert "Accuracy (\\%)" in f.latex and "$\\alpha$ = 0.05" in f.latex
     assert "\\label{fig:cd-accuracy-all-posthoc}\n\\end{figure}\n" in f.latex
 

@@ -2,13 +2,15 @@
 the command line's entry point. Every one must end with exit code 0 or 2 and no traceback.
 
 The default run (a few hundred examples, derandomized so that CI is reproducible) is part of the suite;
-``pytest -m slow tests/test_fuzz.py`` runs many more with fresh randomness.
+the slow long run (1,500 examples) is derandomized too, unless ``SIGREPORT_FRESH_FUZZ=1 pytest -m slow
+tests/test_fuzz.py`` asks for fresh randomness (to look for new crashes, not in CI).
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import os
 import string
 from pathlib import Path
 
@@ -25,6 +27,7 @@ TABLE = (CONFIGS / "data" / "summarizers.csv").read_text()
 FAST = settings(max_examples=120, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 SLOW = settings(max_examples=1500, deadline=None, database=None,
+                derandomize=os.environ.get("SIGREPORT_FRESH_FUZZ") != "1",
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

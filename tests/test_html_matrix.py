@@ -92,7 +92,7 @@ def test_large_family_per_pair_tables_out_of_html_and_latex_and_no_heat_map(larg
     note = pairwise_table(large).compact.notes[0]  # the LaTeX matrix points to results.json, not to the HTML
     assert "in results.json" in note and "HTML" not in note
     out = render_latex(large, tmp_path / "tables")
-    assert len(out.files) == len(large.tables()) + len(large.main)
+    assert len(out.files) == len(large.tables()) + len(large.main) + 2  # and methods.tex, references.bib
 
 
 def test_large_family_differences_in_html_rows_but_not_in_latex(tmp_path):
@@ -103,7 +103,7 @@ def test_large_family_differences_in_html_rows_but_not_in_latex(tmp_path):
     assert len(diffs) == 1 and diffs[0].in_html and diffs[0].pair_detail and len(diffs[0].rows) == 55
     assert f'id="tab-{diffs[0].name}"' in render_html(model)
     out = render_latex(model, tmp_path / "tables")
-    assert len(out.files) == len(model.tables()) - 1 + len(model.main)
+    assert len(out.files) == len(model.tables()) - 1 + len(model.main) + 2  # and methods.tex, references.bib
     assert not any("differences" in f for f in out.files)
 
 
@@ -113,7 +113,7 @@ def test_large_family_per_pair_tables_in_latex_with_rows(tmp_path):
     diffs = [t for t in model.tables() if "differences" in t.key[-1]]
     assert diffs and all(t.pair_detail and not t.in_html for t in diffs)
     out = render_latex(model, tmp_path / "tables")
-    assert len(out.files) == len(model.tables()) + len(model.main)
+    assert len(out.files) == len(model.tables()) + len(model.main) + 2  # and methods.tex, references.bib
 
 
 def test_small_family_keeps_rows():
@@ -138,28 +138,29 @@ def test_option(k, option, matrix):
 
 
 def test_latex_does_not_depend_on_the_html_option(tmp_path):
-    """Same tables (the differences left out: LaTeX writes the family as a matrix either way); only the
-    matrix's note says where the full rows are (the HTML, or results.json)."""
+    """Same tables whichever way the HTML shows the family (its forms for a paper are LaTeX's own), and no
+    caption or note sends the reader of a paper to the HTML report."""
     texts = []
     for option in ("rows", "matrix"):
         out = tmp_path / option
         model = report(11, option)
         files = render_latex(model, out)
         texts.append({f: (out / f).read_text() for f in files.files})
-    html_note = "The HTML report has the full table (estimates, intervals, statistics)."
-    json_note = "Every pair's estimate, interval and statistics are in results.json."
-    assert any(html_note in t for t in texts[0].values())
-    assert {f: t.replace(html_note, json_note) for f, t in texts[0].items()} == texts[1]
+    assert texts[0] == texts[1]
+    assert not [f for f, t in texts[0].items() if "HTML" in t]
 
 
 def test_latex_long_all_pairs_family_is_a_matrix():
-    """LaTeX auto: a family of every pair with more than 40 pairs is the matrix even when its rows would fit
-    the text width (the post-hoc table's six columns do); 10 pairs stay rows."""
+    """LaTeX auto: a family of every pair with more than 40 pairs is a lower-triangle matrix even when its rows
+    would fit the text width (the pair rows' four columns do); 10 pairs stay rows with their estimates."""
     from sigreport.render.latex import layout
 
     for k, matrix in ((11, True), (5, False)):
         t = next(t for t in report(k).tables() if t.key[-1] == "posthoc")
-        assert (layout(t)[0].table.rows == t.compact.rows) is matrix, k
+        chosen = layout(t)[0].table
+        assert chosen.matrix is matrix, k
+        assert chosen.form == ("lower-triangle matrix of p-values" if matrix else "pairs with estimates"), k
+        assert len(chosen.rows) == (k - 1 if matrix else k * (k - 1) // 2)
 
 
 @pytest.mark.parametrize("k, html, comparisons", [(11, None, "all_pairs"), (5, None, "all_pairs"),

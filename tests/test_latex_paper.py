@@ -12,9 +12,11 @@ import json
 import re
 import shutil
 import subprocess
+import zlib
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import CONFIGS, GOOD_DATA, needs
 from sigreport.cli import main
@@ -25,9 +27,35 @@ PREAMBLE = "\\usepackage{booktabs}\n\\usepackage{amsmath}\n\\usepackage{amssymb}
 FLOATS_PER_PAGE = 6  # \clearpage after this many inputs: LaTeX holds at most 18 unprocessed floats
 
 
-def build(spec: Path, out: Path) -> None:
-    code = main(["build", str(spec), "-o", str(out), "--formats", "json,latex"])
+# The hidden papers of each page preset: the real class where TeX Live has it (IEEEtran, llncs from
+# texlive-publishers), the documented geometry otherwise (ACL: acl.sty's 11pt A4 page with 2.5 cm margins and a
+# 0.6 cm column gap, Times in T1; NeurIPS: a 5.5 x 9 inch block of 10pt Times).
+CLASSES = {
+    "article10": "\\documentclass[10pt,twocolumn]{article}\n",
+    "acl": "\\documentclass[11pt,twocolumn]{article}\n\\usepackage[a4paper,margin=2.5cm]{geometry}\n"
+           "\\setlength\\columnsep{0.6cm}\n\\usepackage{times}\n\\usepackage[T1]{fontenc}\n",
+    "ieee": "\\documentclass[conference]{IEEEtran}\n",
+    "neurips": "\\documentclass[10pt]{article}\n\\usepackage[letterpaper,textwidth=5.5in,textheight=9in]{geometry}\n"
+               "\\usepackage{times}\n",
+    "lncs": "\\documentclass{llncs}\n",
+}
+CLASS_FILES = {"ieee": "IEEEtran.cls", "lncs": "llncs.cls"}
+
+
+def build(spec: Path, out: Path, formats: str = "json,latex") -> None:
+    code = main(["build", str(spec), "-o", str(out), "--formats", formats])
     assert code == 0, f"build of {spec.name} failed"
+
+
+def spec_for_page(name: str, page: str, work: Path) -> Path:
+    """The example's spec with outputs.latex.page set, in ``work`` (beside a link to the examples' data)."""
+    doc = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text(encoding="utf-8"))
+    doc.setdefault("outputs", {}).setdefault("latex", {})["page"] = page
+    if not (work / "data").exists():
+        (work / "data").symlink_to(CONFIGS / "data")
+    out = work / f"{name}.yaml"
+    out.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return out
 
 
 def paper_body(reports: dict[str, Path], work: Path) -> tuple[str, list[str]]:
@@ -37,7 +65,9 @@ def paper_body(reports: dict[str, Path], work: Path) -> tuple[str, list[str]]:
         shutil.copytree(rep / "tables", work / name / "tables")
         if (rep / "figures").exists():
             shutil.copytree(rep / "figures", work / name / "figures")
-        lines.append(f"\\section{{{name.replace('_', '-')}}}\\graphicspath{{{{{name}/}}}}")
+        # the report folder is not beside the paper: the snippets find their PDFs through \\sigreportdir
+        lines.append(f"\\section{{{name.replace('_', '-')}}}\\providecommand{{\\sigreportdir}}{{}}"
+                     f"\\renewcommand{{\\sigreportdir}}{{{name}}}")
         files = sorted((work / name / "tables").glob("*.tex")) + sorted((work / name / "figures").glob("*.tex"))
         for i, f in enumerate(files, 1):
             rel = f.relative_to(work).as_posix()
@@ -47,9 +77,9 @@ def paper_body(reports: dict[str, Path], work: Path) -> tuple[str, list[str]]:
     return "\n".join(lines), inputs
 
 
-def compile_paper(body: str, work: Path, preamble: str = PREAMBLE) -> tuple[int, str]:
-    """pdflatex on a 10pt two-column article; (exit code, log)."""
-    doc = "\\documentclass[10pt,twocolumn]{article}\n" + preamble + "\\begin{document}\n" + body + "\n\\end{document}\n"
+def compile_paper(body: str, work: Path, preamble: str = PREAMBLE, page: str = "article10") -> tuple[int, str]:
+    """pdflatex on the paper of ``page`` (a 10pt two-column article by default); (exit code, log)."""
+    doc = CLASSES[page] + preamble + "\\begin{document}\n" + body + "\n\\end{document}\n"
     (work / "paper.tex").write_text(doc, encoding="utf-8")
     r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=work,
                        capture_output=True, text=True, timeout=600)
@@ -93,6 +123,7 @@ def test_two_column_paper_compiles_without_error(paper):
     assert code == 0
     for rel in inputs:  # every file was read
         assert f"./{rel}" in log.replace("\n", ""), rel
+    assert "multiply defined" not in log  # six reports in one paper: every label is the report's own
 
 
 @needs("pdflatex")
@@ -140,24 +171,34 @@ def test_notation_in_math_mode(reports):
     text = "".join(f.read_text() for f in omnibus)
     assert r"Friedman $\chi^2_F$" in text and r"Iman-Davenport $F_F$" in text and r"Kendall's $W$" in text
     pairwise = (reports["summarizers"] / "tables" / "rouge1_recall--texts--pairwise.tex").read_text()
-    assert r"$p_{\text{adj}}$" in pairwise and "$d_z$ = 3.68" in pairwise and " & $n$ & " in pairwise
-    matrix = (reports["summarization"] / "tables" / "rouge1--cnn-dm--pairwise.tex").read_text()
-    assert r"\textbf{\boldmath $2.4\times 10^{-12}$}" in matrix  # significant: bold, math included
+    assert "a vs b & a $-$ b [95\\% CI] & $p_{\\text{adj}}$ & Better \\\\" in pairwise
+    differences = (reports["summarizers"] / "tables" / "rouge1_recall--texts--pairwise-differences.tex").read_text()
+    assert "$d_z$" in differences and "3.68 [" in differences
+    pairs = (reports["summarization"] / "tables" / "rouge1--cnn-dm--pairwise.tex").read_text()
+    assert r"\textbf{\boldmath $2.4\times 10^{-12}$}" in pairs  # significant: bold, math included
 
 
-def test_every_float_is_table_or_table_star_and_wide_tables_are_split(reports):
+def test_every_float_is_table_or_table_star_and_only_long_tables_split(reports):
+    """One float per table file: a table too wide for the page is set as panels of that float; only a table
+    of more than 40 rows (a page) is split into floats, each saying so in its caption."""
     kinds: dict[str, int] = {}
+    panels = 0
     for rep in reports.values():
         for f in (rep / "tables").glob("*.tex"):
+            if f.name == "methods.tex":  # a paragraph, no float
+                continue
             text = f.read_text()
             found = re.findall(r"\\begin\{(table\*?)\}", text)
             assert found, f.name
             for k in found:
                 kinds[k] = kinds.get(k, 0) + 1
             n = len(found)
+            rows = sum(len(block.split("\\midrule\n")[1].splitlines()) for block in text.split("\\bottomrule")[:-1])
+            panels += max(0, text.count("\\begin{tabular}{@{}") - n)
             if n > 1:  # parts say so in their captions
-                assert f"(part {n} of {n})" in text
-    assert kinds.get("table", 0) > 30 and kinds.get("table*", 0) > 30, kinds
+                assert f"(part {n} of {n})" in text and rows > 40, f.name
+    assert kinds.get("table", 0) > 20 and kinds.get("table*", 0) > 30, kinds
+    assert panels > 5  # the examples' widest tables are panels of one float
 
 
 def test_readme_is_plain_text_listing_every_file_and_package(reports):
@@ -168,8 +209,8 @@ def test_readme_is_plain_text_listing_every_file_and_package(reports):
         assert f"  {f.name}: " in readme, f.name
     for f in (rep / "figures").glob("*.tex"):
         assert f"../figures/{f.name}: " in readme, f.name
-    assert "Preamble: \\usepackage{amssymb, booktabs, graphicx}" in readme
-    assert "pairwise.tex: table* (p-value matrix); booktabs" in readme
+    assert "Preamble: \\usepackage{amsmath, amssymb, booktabs, graphicx}" in readme
+    assert "pairwise.tex: table* (pairs with estimates); booktabs, amsmath" in readme
     assert "amsmath" in (reports["summarizers"] / "tables" / "README.txt").read_text()  # p_adj's \text
     assert "siunitx" not in readme.split("Tables (")[1]  # siunitx is off by default
 
@@ -180,6 +221,200 @@ def test_integers_as_integers(reports):
     assert ".000 &" not in text
     desc = (reports["summarization"] / "tables" / "rouge1--cnn-dm--descriptives.tex").read_text()
     assert re.search(r"\\\\\n\S+ & \d+ & ", desc), desc
+
+
+# -------------------------------------------------------------------------------------------- page presets
+
+
+@pytest.fixture(scope="module", params=[p for p in CLASSES if p != "article10"])
+def preset_paper(request, tmp_path_factory) -> tuple[str, int, str, dict[str, Path]]:
+    """Every example built for one page preset and compiled in that page's paper: (preset, exit code, log,
+    reports)."""
+    page = request.param
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed")
+    if page in CLASS_FILES and not subprocess.run(["kpsewhich", CLASS_FILES[page]], capture_output=True,
+                                                 text=True).stdout.strip():
+        pytest.skip(f"{CLASS_FILES[page]} is not installed (Debian: texlive-publishers)")
+    root = tmp_path_factory.mktemp(f"reports-{page}")
+    reports = {}
+    for name in EXAMPLES:
+        build(spec_for_page(name, page, root), root / name, "latex")
+        reports[name] = root / name
+    work = tmp_path_factory.mktemp(f"paper-{page}")
+    body, _ = paper_body(reports, work)
+    code, log = compile_paper(body, work, page=page)
+    return page, code, log, reports
+
+
+def test_every_preset_paper_compiles_without_overfull_boxes(preset_paper):
+    page, code, log, _ = preset_paper
+    assert not errors(log), (page, errors(log)[:5])
+    assert code == 0
+    too_wide = [w for w in overfull(log) if w > 1.0]
+    assert not too_wide, f"{page}: {len(too_wide)} overfull boxes, widest {max(too_wide):.1f}pt"
+
+
+FAMILY_FILES = ("*--pairwise.tex", "*--posthoc.tex", "*--mcnemar.tex", "*--cv-*.tex")
+
+
+def check_pairwise_families(reports: dict[str, Path], page: str) -> None:
+    """Every pairwise family of every example is one float showing, per pair, the estimate (with its interval
+    where the test gives one), the adjusted p-value and the better system."""
+    seen = 0
+    for name, rep in reports.items():
+        for pattern in FAMILY_FILES:
+            for f in (rep / "tables").glob(pattern):
+                text = f.read_text(encoding="utf-8")
+                assert len(re.findall(r"\\begin\{table\*?\}", text)) == 1, (page, name, f.name)
+                assert "& $p_{\\text{adj}}$ & Better \\\\" in text and " vs " in text, (page, name, f.name)
+                assert "CI]" in text or "5x2cv_f" in f.name or "posthoc" in f.name or "mcnemar" in f.name, f.name
+                assert "HTML" not in text
+                seen += 1
+    assert seen >= 20, seen
+
+
+def test_pairwise_families_for_a_paper(reports):
+    check_pairwise_families(reports, "article10")
+
+
+def test_every_preset_sets_pairwise_families_for_a_paper(preset_paper):
+    page, _, _, reports = preset_paper
+    check_pairwise_families(reports, page)
+
+
+@pytest.fixture(scope="module")
+def rows_reports(tmp_path_factory) -> dict[str, Path]:
+    """summarization (10 pairs per family) and summarizers (one pair) with outputs.latex.pairwise: rows."""
+    root = tmp_path_factory.mktemp("rows")
+    out = {}
+    for name in ("summarization", "summarizers"):
+        spec = spec_for_page(name, "article10", root)
+        doc = yaml.safe_load(spec.read_text(encoding="utf-8"))
+        doc["outputs"]["latex"]["pairwise"] = "rows"
+        spec.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+        build(spec, root / name, "latex")
+        out[name] = root / name
+    return out
+
+
+def test_pairwise_rows_are_one_float(rows_reports, tmp_path):
+    """pairwise: rows keeps every statistic: a 10-pair family's 12 columns as panels of ONE float, a one-pair
+    family turned on its side (one row per statistic) in one column; and they compile without overfull boxes."""
+    for rep in rows_reports.values():
+        for f in (rep / "tables").glob("*--pairwise.tex"):
+            text = f.read_text(encoding="utf-8")
+            assert len(re.findall(r"\\begin\{table\*?\}", text)) == 1 and "part 1 of" not in text, f.name
+            assert "crit" in text
+    wide = (rows_reports["summarization"] / "tables" / "rouge1--cnn-dm--pairwise.tex").read_text(encoding="utf-8")
+    assert wide.count("\\begin{tabular}{@{}") >= 2  # panels
+    one = (rows_reports["summarizers"] / "tables" / "rouge1_recall--texts--pairwise.tex").read_text(encoding="utf-8")
+    assert "\\begin{table}[tbp]" in one and "\\begin{tabular}{@{}ll@{}}" in one and "\n$p$ & 0.02370 \\\\" in one
+    if shutil.which("pdflatex") is None:
+        return
+    body, _ = paper_body(rows_reports, tmp_path)
+    code, log = compile_paper(body, tmp_path)
+    assert code == 0 and not errors(log) and not [w for w in overfull(log) if w > 1.0]
+
+
+def test_every_preset_sets_each_main_table_in_one_float(preset_paper):
+    page, _, _, reports = preset_paper
+    for name, rep in reports.items():
+        for f in (rep / "tables").glob("main*.tex"):
+            floats = re.findall(r"\\begin\{(table\*?)\}", f.read_text(encoding="utf-8"))
+            assert len(floats) == 1, (page, name, f.name, floats)
+
+
+def pdf_text_sizes(pdf: bytes) -> tuple[float, list[float]]:
+    """A matplotlib PDF's width in pt (its MediaBox) and the size in pt of every text it sets (``Tf``), read
+    from its (deflated) content streams."""
+    width = float(re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) [\d.]+\s*\]", pdf).group(1))
+    sizes = []
+    for m in re.finditer(rb"stream\r?\n(.*?)endstream", pdf, re.S):
+        try:
+            data = zlib.decompress(m.group(1))
+        except zlib.error:
+            data = m.group(1)
+        sizes += [float(x) for x in re.findall(rb"/F\d+ ([\d.]+) Tf", data)]
+    return width, sizes
+
+
+def printed_sizes(report: Path, page: str) -> dict[str, tuple[float, float]]:
+    """Each figure's smallest and largest text size in pt as printed: its PDF included at the width its
+    snippet asks for (the page's \\columnwidth or \\textwidth)."""
+    from sigreport.render.pages import preset
+
+    pg = preset(page)
+    out = {}
+    for tex in (report / "figures").glob("*.tex"):
+        target = pg.textwidth if "figure*" in tex.read_text(encoding="utf-8") else pg.columnwidth
+        width, sizes = pdf_text_sizes((report / "figures" / f"{tex.stem}.pdf").read_bytes())
+        assert sizes, tex.name
+        out[tex.stem] = (min(sizes) * target / width, max(sizes) * target / width)
+    return out
+
+
+def check_figure_text(reports: dict[str, Path], page: str) -> None:
+    """Every figure's text prints at 8pt or more and at most a point from the paper's body size (a 10pt
+    paper: 8-9pt tick labels and 9pt labels), measured from the PDFs."""
+    from sigreport.render.pages import preset
+
+    body = preset(page).fontsize
+    for name, rep in reports.items():
+        for fig, (lo, hi) in printed_sizes(rep, page).items():
+            assert lo >= 8.0 - 0.05, (page, name, fig, lo)
+            assert body - 2.1 <= hi <= body + 0.05, (page, name, fig, hi)
+
+
+def test_figure_text_prints_at_the_paper_size(reports):
+    check_figure_text(reports, "article10")
+    sizes = printed_sizes(reports["demsar"], "article10")
+    assert sizes["cd-auc-all-posthoc"][1] == pytest.approx(9.0, abs=0.05)  # a 10pt paper's labels: 9pt
+
+
+def test_figure_text_prints_at_each_preset_size(preset_paper):
+    page, _, _, reports = preset_paper
+    check_figure_text(reports, page)
+
+
+# -------------------------------------------------------------------------------------------- methods paragraph
+
+
+@needs("pdflatex")
+@needs("bibtex")
+@pytest.mark.parametrize("name", ["summarization", "classifiers", "uci", "cv_5x2"])
+def test_methods_paragraph_compiles_with_its_bibliography(reports, name, tmp_path):
+    """tables/methods.tex \\input into a paper with tables/references.bib: pdflatex, bibtex, pdflatex twice give no
+    error, no undefined citation and no BibTeX warning; every cited key has its entry; the paragraph names the
+    test, the correction, alpha, the seed and the software."""
+    tables = reports[name] / "tables"
+    text = (tables / "methods.tex").read_text(encoding="utf-8")
+    keys = {k for group in re.findall(r"\\cite\{([^}]*)\}", text) for k in group.split(",")}
+    bib = (tables / "references.bib").read_text(encoding="utf-8")
+    assert keys and keys == set(re.findall(r"@\w+\{([^,]+),", bib))
+    shutil.copy(tables / "methods.tex", tmp_path / "methods.tex")
+    shutil.copy(tables / "references.bib", tmp_path / "references.bib")
+    body = "\\section{Methods}\n\\input{methods.tex}\n\\bibliographystyle{plain}\n\\bibliography{references}\n"
+    compile_paper(body, tmp_path)
+    bibtex = subprocess.run(["bibtex", "paper"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert bibtex.returncode == 0 and "Warning" not in bibtex.stdout, bibtex.stdout
+    compile_paper(body, tmp_path)
+    code, log = compile_paper(body, tmp_path)
+    assert code == 0 and not errors(log), errors(log)[:3]
+    assert "undefined" not in log and not [w for w in overfull(log) if w > 1.0]
+    assert "Holm" in text and "$\\alpha$ = 0.05" in text and "sigreport" in text and "seed" in text
+
+
+def test_methods_paragraph_in_html_and_markdown(reports):
+    """The same paragraph, citations as (Author Year), in methods.md and under Statistical choices."""
+    from sigreport.render.views.methods import REFERENCES
+
+    md = (reports["demsar"] / "methods.md").read_text(encoding="utf-8")
+    assert "(Friedman 1937)" in md and "Nemenyi" in md and REFERENCES["demsar2006"][1] in md
+    assert "the conclusions follow the Nemenyi test after the omnibus test" in md
+    html = (Path(__file__).parent / "golden" / "demsar" / "index.html").read_text(encoding="utf-8")  # as built
+    settings = html.split('<section id="settings">')[1].split("</section>")[0]
+    assert "Methods paragraph" in settings and "(Friedman 1937)" in settings and "Nemenyi, Peter" not in settings
 
 
 # -------------------------------------------------------------------------------------------- options
@@ -204,6 +439,7 @@ VARIANTS = {
     "siunitx": "    siunitx: true\n    pairwise: rows",
     "matrix": "    pairwise: matrix\n    caption_prefix: 'Exp. 1 & 2:'\n    label_prefix: 'sig:'",
     "rows": "    pairwise: rows",
+    "figstyle": "    page: ieee\n  figure_style:\n    width: text\n    font: sans\n    font_size: 10",
 }
 
 
@@ -227,6 +463,8 @@ def variants_paper(variants, tmp_path_factory) -> tuple[int, str]:
     work = tmp_path_factory.mktemp("variants-paper")
     lines = []
     for name, tables in variants.items():
+        if name == "figstyle":  # set for IEEEtran's page: test_figure_style_option
+            continue
         shutil.copytree(tables, work / name)
         wrap = ("\\begin{table*}\\centering\n", "\n\\end{table*}") if name == "none" else ("", "")
         lines += [f"{wrap[0]}\\input{{{name}/{f.name}}}{wrap[1]}" for f in sorted((work / name).glob("*.tex"))]
@@ -243,6 +481,20 @@ def test_variants_compile(variants_paper):
     code, log = variants_paper
     assert not errors(log), errors(log)[:5]
     assert code == 0 and not [w for w in overfull(log) if w > 1.0]
+
+
+def test_figure_style_option(variants):
+    """outputs.figure_style: width text (figure* at the page's \\textwidth), the sans font, 10pt text: the
+    figures are drawn 516pt wide (IEEEtran's \\textwidth) and print their text at 10pt (9pt small text)."""
+    figures = variants["figstyle"].parent / "figures"
+    snippets = sorted(figures.glob("*.tex"))
+    assert snippets and all("\\begin{figure*}" in f.read_text() for f in snippets)
+    for f in snippets:
+        width, sizes = pdf_text_sizes((figures / f"{f.stem}.pdf").read_bytes())
+        assert width == pytest.approx(516.0, abs=0.01) and max(sizes) == 10.0 and min(sizes) == 9.0, f.name
+        assert b"DejaVuSans" in (figures / f"{f.stem}.pdf").read_bytes() and b"CMR10" not in (
+            figures / f"{f.stem}.pdf").read_bytes().upper()
+    assert "10pt" in (figures / "README.txt").read_text()
 
 
 def test_float_none_is_bare_tabular(variants):
@@ -268,22 +520,26 @@ def test_table_format_holds_every_number():
     assert table_format(["21", "0"]) == "2.0"
 
 
-def test_pairwise_matrix_is_k_by_k(variants):
+def test_pairwise_matrix_is_a_lower_triangle(variants):
+    """pairwise: matrix writes the k - 1 x k - 1 lower triangle: every pair once, its adjusted p-value with the
+    sign of the difference row - column; rows: one row per pair with every statistic."""
     text = (variants["matrix"] / "m--c--pairwise.tex").read_text()
-    assert "\\begin{tabular}{@{}lrrr@{}}" in text  # a row-label column and k = 3 system columns
+    assert "\\begin{tabular}{@{}lrr@{}}" in text  # a row-label column and k - 1 = 2 system columns
+    assert " & A & B \\\\" in text
     body = text.split("\\midrule\n")[1].split("\\bottomrule")[0].strip().splitlines()
-    assert [row.split(" & ")[0] for row in body] == ["A", "B", "C"]
-    assert all(row.count(" & ") == 3 for row in body)
-    assert body[0].split(" & ")[1] == "---"  # the diagonal
+    assert [row.split(" & ")[0] for row in body] == ["B", "C"]
+    assert body[0].endswith("&  \\\\")  # B against B: the upper triangle is empty
+    assert all(re.search(r"0\.\d{3}\\textsuperscript\{(\+|\$-\$)\}", c) for row in body
+               for c in row.rstrip(" \\").split(" & ")[1:] if c.strip())
     rows = (variants["rows"] / "m--c--pairwise.tex").read_text()
-    assert "A vs B" in rows and "A vs B" not in text
+    assert "A vs B" in rows and "A vs B" not in text and "crit" in rows
 
 
 def test_caption_and_label_prefix(variants):
     text = _all(variants["matrix"])
     assert "\\caption{Exp. 1 \\& 2:" in text and "\\label{sig:m--c--pairwise}" in text
     assert "\\label{tab:" not in text
-    assert "\\label{tab:m--c--pairwise}" in _all(variants["rows"])
+    assert "\\label{tab:rows-m--c--pairwise}" in _all(variants["rows"])  # the report's name: its spec's (rows.yaml)
 
 
 @pytest.mark.parametrize("option, value, field", [
@@ -292,6 +548,9 @@ def test_caption_and_label_prefix(variants):
     ("siunitx", "'yes'", "outputs.latex.siunitx"),
     ("unknown", "1", "outputs.latex.unknown"),
     ("label_prefix", "'a b'", "outputs.latex.label_prefix"),
+    ("page", "a4", "outputs.latex.page"),
+    ("page", "{columnwidth: 300, textwidth: 200}", "outputs.latex.page"),
+    ("page", "{columnwidth: 300}", "outputs.latex.page.textwidth"),
 ])
 def test_bad_latex_option_is_a_user_error(cli, workdir, option, value, field):
     workdir.write("scores.csv", THREE)

@@ -27,10 +27,10 @@ from sigreport.render.pdf import FetchRefused, PrintFigures, _fetcher, print_pag
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 
-def drawn(labels: list[dict]) -> str:
+def drawn(labels: list[dict], font: str = "DejaVu Sans") -> str:
     """An inline figure (as the report embeds it) with one text artist per ``labels`` entry (kwargs of
-    ``fig.text``; ``s`` the text)."""
-    with output.style():
+    ``fig.text``; ``s`` the text), in ``font`` (outputs.figure_style.font)."""
+    with output.figure_style(output.FigureStyle(font=font)), output.style():
         fig = output.new_figure(3, 2)
         for i, kw in enumerate(labels):
             fig.text(0.05, 0.9 - 0.15 * i, **kw)
@@ -148,6 +148,20 @@ def test_labels_font_is_matplotlibs_own_file_declared_for_the_faces_used():
     assert sorted(faces) == [("sigreport-font:DejaVuSans", "normal"), ("sigreport-font:DejaVuSans-Bold", "bold")]
     label = texts(doc.figures["sigreport-figure:0"].decode())[0]
     assert label.get("font-family") == "'sigreport DejaVu Sans', 'DejaVu Sans'"
+
+
+@pytest.mark.parametrize("font, faces", [("cmr10", ["Cmr10"]),
+                                         ("STIXGeneral", ["STIXGeneral-Bold", "STIXGeneral-Regular"])])
+def test_paper_fonts_become_text_too(font, faces):
+    """The figures' paper fonts (Computer Modern, STIX) are matplotlib's own files as well: their labels become
+    text in the PDF, in a family of their own, declared for the faces used."""
+    svg = drawn([{"s": "plain text"}, {"s": "bold", "fontweight": "bold"}], font)
+    doc = print_page(model_of(("a", svg, False)))
+    assert sorted(doc.fonts) == [f"sigreport-font:{f}" for f in faces]
+    labels = texts(doc.figures["sigreport-figure:0"].decode())
+    assert [t.text for t in labels] == ["plain text", "bold"]
+    assert labels[0].get("font-family") == f"'sigreport {font}', '{font}'"
+    assert f'@font-face {{ font-family: "sigreport {font}"' in doc.html
 
 
 def test_fetcher_serves_the_pages_resources_and_refuses_everything_else():

@@ -34,7 +34,7 @@ def test_report_from_results_json_alone(name, tmp_path):
     """A Results read back from results.json (no spec) renders; its LaTeX tables are the build's bytes."""
     results = from_json((GOLDEN / name / "results.json").read_text(encoding="utf-8"))
     assert results.spec is None
-    model = build_report(results)
+    model = build_report(results, f"{name}.yaml")  # the report's name (its LaTeX labels) is the spec's
     if model.baseline is None:  # results.json does not store the spec's baseline (the HTML's tag), like the settings
         spec_baseline = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text(encoding="utf-8")).get("baseline")
         model = dataclasses.replace(model, baseline=spec_baseline)
@@ -45,7 +45,7 @@ def test_report_from_results_json_alone(name, tmp_path):
     assert compare_text(_body((GOLDEN / name / "index.html").read_text(encoding="utf-8")),
                         _body(strip_figures(html))).identical
     out = render_latex(model, tmp_path / "tables")  # as write_report
-    want = sorted(p.name for p in (GOLDEN / name / "tables").glob("*.tex"))
+    want = sorted([p.name for p in (GOLDEN / name / "tables").glob("*.tex")] + ["references.bib"])
     assert sorted(out.files) == want
     for f in want:
         assert (tmp_path / "tables" / f).read_bytes() == (GOLDEN / name / "tables" / f).read_bytes(), f

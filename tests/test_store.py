@@ -132,7 +132,7 @@ def test_marker_lists_every_file_written(exp):
     assert lines[0].startswith("sigreport ")
     on_disk = sorted(p.relative_to(exp.path / "out").as_posix() for p in (exp.path / "out").rglob("*")
                      if p.is_file() and p.name != store.MARKER)
-    assert lines[1:] == on_disk == ["index.html", "main.csv", "main.md", "results.json"]
+    assert lines[1:] == on_disk == ["index.html", "main.csv", "main.md", "methods.md", "results.json"]
 
 
 def test_foreign_file_in_a_report_is_refused_and_kept(cli, exp):

@@ -102,8 +102,8 @@ def render_formats(model: ReportModel, dest: Path, formats: list[str], templates
 
 
 def write_paper_files(model: ReportModel, dest: Path, formats: list[str]) -> list[str]:
-    """main.md and main.csv (with any format but json alone), and with latex the figures as vector PDFs,
-    one ``figures/<name>.tex`` snippet each and ``figures/README.txt``. Returns the files written."""
+    """main.md, main.csv and methods.md (with any format but json alone), and with latex the figures as
+    vector PDFs, one ``figures/<name>.tex`` snippet each and ``figures/README.txt``. Returns the files written."""
     from sigreport.render.figure_files import write_figures
     from sigreport.render.markdown import csv_text, markdown
 
@@ -112,6 +112,11 @@ def write_paper_files(model: ReportModel, dest: Path, formats: list[str]) -> lis
         (dest / "main.md").write_text(markdown(model.main), encoding="utf-8")
         (dest / "main.csv").write_text(csv_text(model.main), encoding="utf-8")
         written += ["main.md", "main.csv"]
+    if model.methods is not None and set(formats) - {"json"}:
+        from sigreport.render.views.methods import markdown as methods_markdown
+
+        (dest / "methods.md").write_text(methods_markdown(model.methods), encoding="utf-8")
+        written.append("methods.md")
     if "latex" in formats and model.figures():
-        written += write_figures(model.figures(), dest / "figures")
+        written += write_figures(model.figures(), dest / "figures", model.latex)
     return written

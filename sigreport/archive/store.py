@@ -39,7 +39,7 @@ MARKER = ".sigreport-report"
 """Marker file of a report: a version line, then every file the build wrote, one relative path a line."""
 PID_FILE = ".sigreport-pid"
 """Inside a temporary folder while it is being written: the writing process, so a dead one's folder is found."""
-OLD_OWN_FILES = ("results.json", "index.html", "report.pdf")
+OLD_OWN_FILES = ("results.json", "index.html", "report.pdf", "methods.md")
 """With ``tables/*``, ``figures/*`` and ``main.*``: what a report written before markers listed their files
 may hold (anything else there is the user's)."""
 MAX_NAMED = 5

@@ -9,6 +9,7 @@ a sha256 of everything that can change those bytes:
 
 - the record's content (its results.json form, canonical JSON) and its metric's label and direction,
   the only inputs a drawing function reads;
+- the figure style (width, text size, font: :class:`~sigreport.render.figures.output.FigureStyle`);
 - the figure kinds asked for and whether the vector PDF is made (HTML-only builds draw no PDF; they
   also take a LaTeX build's entry, less its PDF, since the SVG is the same: :func:`lookup`);
 - the store's ``version``: sigreport's version and the digest of its source files, so changed drawing
@@ -38,7 +39,8 @@ from typing import Any, Protocol
 from sigreport.render.figures import output
 from sigreport.speed.workers import Waiting
 from sigreport.render.figures import draw_record
-from sigreport.render.figures.output import FigureOutput, current_settings, font_families, start_figures
+from sigreport.render.figures.output import (FigureOutput, current_settings, current_style, font_families,
+                                             start_figures)
 from sigreport.results.records import jsonable
 
 KEY_SCHEMA = "sigreport-figures-1"
@@ -69,10 +71,14 @@ def figure_cache(store: FigureStore | None) -> Iterator[None]:
         _STORE.reset(token)
 
 
-@functools.lru_cache(maxsize=1)
 def environment() -> str:
-    """What besides the record and the code decides a figure's bytes on this machine (see the module
-    docstring); computed once per process."""
+    """What besides the record, the style and the code decides a figure's bytes on this machine (see the
+    module docstring) for the current figure style's font; computed once per process and font."""
+    return _environment(font_families())
+
+
+@functools.lru_cache(maxsize=8)
+def _environment(families: tuple[str, ...]) -> str:
     import matplotlib
     import numpy
     from matplotlib import font_manager, ft2font
@@ -86,7 +92,7 @@ def environment() -> str:
     parts = [f"matplotlib {matplotlib.__version__}", f"freetype {ft2font.__freetype_version__}",
              f"fonttools {fonttools}", f"numpy {numpy.__version__}"]
     with output.style():  # quiet: a fallback font without a bold face is logged by matplotlib otherwise
-        for family in font_families():
+        for family in families:
             for weight in ("normal", "bold"):
                 path = font_manager.findfont(font_manager.FontProperties(family=family, weight=weight),
                                              fallback_to_default=False)
@@ -107,10 +113,12 @@ def content_digest(record: Any, metric: Any) -> str:
 
 def figure_key(record: Any, metric: Any, kinds: Sequence[str], pdf: bool, version: str,
                digest: str | None = None) -> str:
-    """The content key of one record's figures (see the module docstring for what goes in and why);
-    ``digest``: the record's :func:`content_digest`, when already known."""
+    """The content key of one record's figures (see the module docstring for what goes in and why), drawn in
+    the current figure style (its width, text size and font are part of the key); ``digest``: the record's
+    :func:`content_digest`, when already known."""
     doc = {"schema": KEY_SCHEMA, "version": version, "environment": environment(), "kinds": list(kinds),
-           "pdf": bool(pdf), "content": digest or content_digest(record, metric)}
+           "pdf": bool(pdf), "content": digest or content_digest(record, metric),
+           "style": dataclasses.asdict(current_style())}
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode("utf-8")).hexdigest()
 
 
@@ -145,7 +153,8 @@ def start_cached(records: Sequence[Any], metrics: Any,
     store = _STORE.get()
     pdf = current_settings().pdf
     metric = [metrics.get(r.metric) if getattr(r, "metric", None) else None for r in records]
-    items = [(r, m, tuple(k), pdf) for r, m, k in zip(records, metric, kinds)]  # what draw_record draws
+    fs = current_style()
+    items = [(r, m, tuple(k), pdf, fs) for r, m, k in zip(records, metric, kinds)]  # what draw_record draws
     if store is None:
         return start_figures(draw_record, items)
     found = [lookup(store, r, m, k, pdf) for r, m, k in zip(records, metric, kinds)]

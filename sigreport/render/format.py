@@ -302,6 +302,8 @@ def _p(t: Target, c: P) -> str:
     x = c.value
     if x is None:
         return t.dash()
+    if c.short:
+        return t.text("<0.001" if x < 0.0005 else f"{x:.3f}")
     if x >= 0.001:
         return t.text(f"{x:#.4g}" if x < 1 else "1")
     return t.p_zero() if x == 0 else t.sci(x, 2)
@@ -437,8 +439,10 @@ class Latex(Target):
         return Safe(out + (rf"\textsuperscript{{{sup}}}" if marks else ""))
 
     def lines(self, parts: list[str]) -> str:
-        """A nested one-column tabular (no package needed), bottom-aligned with the other heads."""
-        return Safe(r"\begin{tabular}[b]{@{}c@{}}" + r" \\ ".join(parts) + r"\end{tabular}")
+        """A nested one-column tabular (no package needed), bottom-aligned with the other heads. A line that
+        opens with ``[`` (an interval) is guarded by ``{}``: ``\\\\`` would read it as its optional skip."""
+        return Safe(r"\begin{tabular}[b]{@{}c@{}}" + r" \\ ".join(
+            ("{}" + p if i and p.startswith("[") else p) for i, p in enumerate(parts)) + r"\end{tabular}")
 
     def code(self, s: str) -> str:
         return Safe(rf"\texttt{{{self.text(s)}}}")
@@ -463,6 +467,8 @@ class Latex(Target):
             if isinstance(c, Stat):
                 mant, e = _sci(x, 3)
                 return f"{mant}e{e}"
+            if c.short:
+                return f"{x:.3f}" if x >= 0.0005 else None
             if 0.001 <= x:
                 return f"{x:#.4g}" if x < 1 else "1"
             if x > 0:

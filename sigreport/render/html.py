@@ -91,4 +91,6 @@ def render_page(report: ReportModel, user_dir: str | Path | None = None, *, for_
             settings=report.settings, sections=report.sections, data_files=report.data_files, seed=report.seed,
             main=report.main, conclusions=report.conclusions, key_figure=report.key_figure,
             baseline=report.baseline, why_p_title=WHY_P_TITLE, why_p_note=WHY_P_NOTE, why_p_anchor=WHY_P_ANCHOR,
-            release=report.release, for_print=for_print, print_head=Markup(head))
+            release=report.release, methods=report.methods.plain() if report.methods is not None else "",
+            references=report.methods.references() if report.methods is not None else [],
+            for_print=for_print, print_head=Markup(head))

@@ -1,18 +1,29 @@
 """LaTeX tables for a paper: one file per table (``\\input{}`` it), each set in the float that fits it.
 
-Fit rule (``outputs.latex.float: auto``), for a 10pt two-column ``article`` (measured with pdflatex:
-``\\columnwidth`` = 229.5pt, ``\\textwidth`` = 469pt): a table's natural width is estimated as the sum of
-its columns' widths (the widest cell of each, from the per-character widths of the ``\\small`` font the
-tables are set in, bold 16% wider) plus ``2\\tabcolsep`` = 12pt between columns, times a safety factor
-:data:`SAFETY`. A table whose width is at most the column width goes in ``table``, one at most the text
-width in ``table*``; a wider one is split by columns into parts that each fit the text width (every part
-repeats the first, row-label column; each part is its own float, ``part i of m`` in its caption). A
-pairwise family (``outputs.latex.pairwise: auto``) is written as the compact k x k matrix of adjusted
-p-values when its one-row-per-pair form is wider than the text width, or when a family of every pair has
-more than :data:`LONG_TABLE_ROWS` pairs (its rows would be split over several floats; the HTML's rule too). A table longer than
-:data:`LONG_TABLE_ROWS` rows is split by rows as well (``longtable`` cannot be used in two columns).
+The page (``outputs.latex.page``, :mod:`sigreport.render.pages`): a preset measured with pdflatex (``article10``,
+``acl``, ``ieee``, ``neurips``, ``lncs``) or a custom ``{columnwidth, textwidth, fontsize}``. Every width
+below is that page's.
 
-``float: table`` or ``table*`` forces the float (and splits against its width); ``float: none`` writes
+Fit rule (``outputs.latex.float: auto``): a table's natural width is estimated as the sum of its columns'
+widths (the widest cell of each, from the per-character widths of the ``\\small`` font the tables are set in,
+bold wider by the measured ratio) plus ``2\\tabcolsep`` between columns, times a safety factor
+:data:`SAFETY`. A column head of two lines (the main table's metric over its corpus) is set as a two-level
+header: the first line spans the columns that share it (``\\multicolumn`` over a ``\\cmidrule``). The table
+goes in the first of these that holds it: ``table`` at the default ``\\tabcolsep`` (6pt), ``table`` at
+:data:`MIN_TABCOLSEP`, ``table*`` at 6pt, ``table*`` at the minimum (on a one-column page, ``table`` at the
+text width). A table wider than that is set as panels of one float, one under the other, each repeating the
+first (row-label) column and keeping a two-level header's groups together; a one-row table (a single pair)
+is turned on its side instead (one row per column). Panels that would stack more than :data:`LONG_TABLE_ROWS`
+rows become floats of their own (``part i of m`` in the caption, the notes under every part). A table
+longer than :data:`LONG_TABLE_ROWS` rows is split by rows (``longtable`` cannot be used in two columns).
+
+A pairwise family has forms for a paper (:attr:`~sigreport.render.model.Table.forms`): one row per pair
+with the estimate, its interval, the adjusted p-value and the better system, then lower-triangle matrices.
+``outputs.latex.pairwise: auto`` writes the first form that fits the text width (the rows only up to
+:data:`LONG_TABLE_ROWS` pairs), ``matrix`` the first matrix that fits, ``rows`` the full table with every
+statistic.
+
+``float: table`` or ``table*`` forces the float (and fits against its width); ``float: none`` writes
 bare tabulars (caption and notes as comments) for the author to wrap.
 """
 
@@ -20,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import jinja2
@@ -28,31 +39,21 @@ import jinja2
 from sigreport.render import loader, names, user_template_errors
 from sigreport.render.format import SYMBOLS, Latex, Safe, bold, escape, placeholder
 from sigreport.render.markdown import Plain
-from sigreport.render.model import Cell, Figure, LatexOptions, Lines, Marked, Num, ReportModel, Table, Text, Versus
+from sigreport.render.model import (Cell, Column, Figure, LatexOptions, Lines, Marked, Num, ReportModel, Table, Text,
+                                    Versus)
+from sigreport.render.pages import Page, preset
 
 __all__ = ["COLUMN_WIDTH", "LONG_TABLE_ROWS", "TEXT_WIDTH", "LatexTables", "Part", "environment", "escape",
            "layout", "natural_width", "render_latex", "render_tables"]
 
 LONG_TABLE_ROWS = 40
-COLUMN_WIDTH = 229.5  # pt, \columnwidth of \documentclass[10pt,twocolumn]{article} (pdflatex, TeX Live 2022)
-TEXT_WIDTH = 469.0  # pt, its \textwidth
-COLUMN_SEP = 12.0  # pt, 2\tabcolsep between two columns (the outer ones are removed by @{})
+ARTICLE10 = preset("article10")
+COLUMN_WIDTH = ARTICLE10.columnwidth  # pt, \columnwidth of \documentclass[10pt,twocolumn]{article}
+TEXT_WIDTH = ARTICLE10.textwidth  # pt, its \textwidth
+TABCOLSEP = 6.0  # pt, LaTeX's default \tabcolsep
+MIN_TABCOLSEP = 4.0  # pt, the least \tabcolsep a table is set with before it goes wider (8pt between columns)
+COLUMN_SEP = 2 * TABCOLSEP  # pt, between two columns (the outer ones are removed by @{})
 SAFETY = 1.03  # the estimate is multiplied by this, so that a table estimated to fit does fit
-BOLD = 1.16  # \bfseries over \mdseries of the same text (cmbx9 / cmr9, measured)
-# Width in pt of each printable ASCII character in \small (cmr9 at 9pt), measured with \settowidth.
-_ASCII_WIDTHS = (
-    "!2.57 \"4.62 #7.71 $4.62 %7.71 &7.19 '2.57 (3.6 )3.6 *4.62 +7.19 ,2.57 -3.08 .2.57 /4.62 :2.57 ;2.57 "
-    "<7.19 =7.19 >7.19 ?4.37 @7.19 A6.94 B6.55 C6.68 D7.07 E6.29 F6.04 G7.26 H6.94 I3.34 J4.75 K7.19 L5.78 M8.48 "
-    "N6.94 O7.19 P6.29 Q7.19 R6.81 S5.14 T6.68 U6.94 V6.94 W9.51 X6.94 Y6.94 Z5.65 [2.57 \\4.62 ]2.57 ^4.62 _3.33 "
-    "`2.57 a4.62 b5.14 c4.11 d5.14 e4.11 f2.83 g4.62 h5.14 i2.57 j2.83 k4.88 l2.57 m7.71 n5.14 o4.62 p5.14 q4.88 "
-    "r3.62 s3.65 t3.6 u5.14 v4.88 w6.68 x4.88 y4.88 z4.11 {4.62 |9.25 }4.62 ~4.62"
-)
-CHAR_WIDTHS: dict[str, float] = {
-    **{str(d): 4.62 for d in range(10)},
-    **{item[0]: float(item[1:]) for item in _ASCII_WIDTHS.split(" ")},
-    " ": 3.08, "\u2212": 7.19, "\u2014": 9.25, "\u00d7": 7.19, "\u2009": 2.5,
-}
-OTHER_WIDTH = 6.0  # a character not in the table (Greek, accented letters, symbols)
 
 
 class _Measure(Plain):
@@ -61,15 +62,16 @@ class _Measure(Plain):
     One measure serves every table of a render: a report repeats the same names and numbers thousands of
     times, so each distinct text is measured once (:meth:`width`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, page: Page = ARTICLE10) -> None:
         super().__init__()
+        self.page = page
         self._widths: dict[str, float] = {}
 
     def width(self, s: str) -> float:
         """:func:`text_width` of ``s`` (not bold), computed once per distinct text."""
         w = self._widths.get(s)
         if w is None:
-            w = self._widths[s] = text_width(s)
+            w = self._widths[s] = text_width(s, page=self.page)
         return w
 
     def signed(self, s: str) -> str:
@@ -77,7 +79,7 @@ class _Measure(Plain):
 
     def sci(self, x: float, digits: int) -> str:
         mant, e = f"{x:.{digits - 1}e}".split("e")
-        return f"{mant}\u2009\u00d7\u200910{int(e)}"  # \times is a binary operator: thin spaces around it
+        return f"{mant}\u2009\u00d7\u200910{int(e)}"  # \times is a binary operator: medium spaces around it
 
     def marked(self, inner: str, emphasis: str, marks: str) -> str:
         return inner + marks
@@ -92,20 +94,44 @@ class _Measure(Plain):
         return re.sub(r"[{}^_]", "", re.sub(r"\\[A-Za-z]+", "\u03b1", s))
 
 
-def text_width(s: str, bold: bool = False) -> float:
-    """Estimated width in pt of ``s`` in the tables' ``\\small`` font."""
-    w = sum(CHAR_WIDTHS.get(ch, OTHER_WIDTH) for ch in s)
-    return w * BOLD if bold else w
+def text_width(s: str, bold: bool = False, page: Page = ARTICLE10) -> float:
+    """Estimated width in pt of ``s`` in the tables' ``\\small`` font of ``page``."""
+    widths, other = page.widths, page.other_width
+    w = sum(widths.get(ch, other) for ch in s)
+    return w * page.bold if bold else w
+
+
+def head_parts(header: Cell) -> tuple[Cell, ...]:
+    """A column head's own lines: all of them, but the first line of a two-line head (set above the column,
+    spanning the columns that share it: :func:`header_groups`)."""
+    return header.parts[1:] if isinstance(header, Lines) and len(header.parts) > 1 else (header,)
+
+
+def group_head(header: Cell) -> Cell | None:
+    """The spanning first line of a two-line head, else None."""
+    return header.parts[0] if isinstance(header, Lines) and len(header.parts) > 1 else None
+
+
+def header_groups(columns: Sequence[Column]) -> list[tuple[Cell | None, list[int]]]:
+    """Runs of consecutive columns (indices into ``columns``) that share a spanning head (None: none)."""
+    out: list[tuple[Cell | None, list[int]]] = []
+    for j, c in enumerate(columns):
+        head = group_head(c.header)
+        if out and head is not None and out[-1][0] == head:
+            out[-1][1].append(j)
+        else:
+            out.append((head, [j]))
+    return out
 
 
 def column_widths(table: Table, limit: float | None = None, measure: _Measure | None = None) -> list[float]:
-    """Estimated natural width of each column: its widest cell, header included. With ``limit``, measuring
-    stops after the first row that makes the table wider than it (enough to know it does not fit).
-    ``measure``: one shared by the tables of a render (each distinct text measured once)."""
+    """Estimated natural width of each column: its widest cell, its own head included (a spanning head is
+    made room for by :func:`with_group_heads`). With ``limit``, measuring stops after the first row that makes
+    the table wider than it at the least ``\\tabcolsep`` (enough to know it does not fit). ``measure``: one shared by the tables of a
+    render (each distinct text measured once)."""
     m = measure or _Measure()
-    cell, width = m.cell, m.width
-    widths = [max(width(cell(part)) for part in (c.header.parts if isinstance(c.header, Lines) else (c.header,)))
-              for c in table.columns]
+    cell, width, ratio = m.cell, m.width, m.page.bold
+    widths = [max(width(cell(part)) for part in head_parts(c.header)) for c in table.columns]
     bold_rows = set(table.bold_rows)
     for i, row in enumerate(table.rows):
         bold = i in bold_rows
@@ -115,27 +141,61 @@ def column_widths(table: Table, limit: float | None = None, measure: _Measure | 
             if isinstance(c, Marked):
                 w = width(cell(c.inner))
                 if bold or c.emphasis == "best":
-                    w = w * BOLD
+                    w = w * ratio
                 if c.marks:
-                    w += 0.7 * text_width(c.marks)
+                    w += 0.7 * width(c.marks)
             else:
-                w = width(cell(c))
+                w = max(width(cell(part)) for part in c.parts) if isinstance(c, Lines) else width(cell(c))
                 if bold:
-                    w = w * BOLD
+                    w = w * ratio
             if w > widths[j]:
                 widths[j] = w
-        if limit is not None and _span(widths) > limit:
+        if limit is not None and _span(widths, 2 * MIN_TABCOLSEP) > limit:
             break
-    return widths
+    return with_group_heads(table.columns, widths, m)
 
 
-def natural_width(table: Table) -> float:
+def with_group_heads(columns: Sequence[Column], widths: list[float], m: _Measure) -> list[float]:
+    """``widths`` widened where a spanning head is wider than the columns under it (its last column takes
+    the difference); a head is measured on the lines it is broken into (:func:`broken_head`)."""
+    out = list(widths)
+    for head, cols in header_groups(columns):
+        if head is None:
+            continue
+        room = sum(out[j] for j in cols) + COLUMN_SEP * (len(cols) - 1)
+        need = max(m.width(m.cell(part)) for part in broken_head(head, room, m))
+        if need > room:
+            out[cols[-1]] += need - room
+    return out
+
+
+def broken_head(head: Cell, room: float, m: _Measure) -> tuple[Cell, ...]:
+    """A spanning head as it is set over ``room`` pt: on one line when it fits; else without its parenthesis
+    when that fits (``Length ratio \u2193`` for ``Length ratio (summary / reference) \u2193``; the table's notes
+    then give the full name: :func:`abbreviated`); else broken before its parenthesis."""
+    text = m.cell(head)
+    if m.width(text) <= room or not isinstance(head, Text) or " (" not in head.text:
+        return (head,)
+    short = abbreviated(head)
+    if short is not None and m.width(m.cell(short)) <= room:
+        return (short,)
+    first, _, rest = head.text.partition(" (")
+    return Text(first), Text("(" + rest)
+
+
+def abbreviated(head: Text) -> Text | None:
+    """``head`` without its parenthesised part (``Length ratio \u2193``), or None when it has none."""
+    match = re.fullmatch(r"(.+?) \([^()]*\)(.*)", head.text)
+    return Text(match.group(1) + match.group(2)) if match else None
+
+
+def natural_width(table: Table, page: Page = ARTICLE10) -> float:
     """Estimated width in pt of the table's tabular (see the module's fit rule)."""
-    return _span(column_widths(table))
+    return _span(column_widths(table, measure=_Measure(page)))
 
 
-def _span(widths: Sequence[float]) -> float:
-    return SAFETY * (sum(widths) + COLUMN_SEP * max(0, len(widths) - 1))
+def _span(widths: Sequence[float], sep: float = COLUMN_SEP) -> float:
+    return SAFETY * (sum(widths) + sep * max(0, len(widths) - 1))
 
 
 # -------------------------------------------------------------------------------------------- layout
@@ -143,7 +203,10 @@ def _span(widths: Sequence[float]) -> float:
 
 @dataclasses.dataclass(frozen=True)
 class Part:
-    """One float (or bare tabular) of a table file: which columns and rows of the table, in which float."""
+    """One float (or bare tabular) of a table file: which columns and rows of the table, in which float.
+
+    ``panels``: column groups set one under another in the float (each starts with the row-label column);
+    ``columns`` is the first. ``tabcolsep``: the ``\\tabcolsep`` it is set with (pt)."""
 
     table: Table
     env: str  # "table", "table*" or "" (no float)
@@ -151,61 +214,113 @@ class Part:
     rows: tuple[int, ...]
     index: int = 1
     count: int = 1
+    panels: tuple[tuple[int, ...], ...] = ()
+    tabcolsep: float = TABCOLSEP
+
+    @property
+    def groups(self) -> tuple[tuple[int, ...], ...]:
+        """The column groups of the part (its panels, or its columns alone)."""
+        return self.panels or (self.columns,)
 
 
 def chosen_form(table: Table, opts: LatexOptions) -> Table:
-    """The table itself, or its compact form (pairwise matrix) as ``outputs.latex.pairwise`` asks."""
-    return _chosen(table, opts, _Measure())[0]
+    """The table itself, or the paper form ``outputs.latex.pairwise`` asks for (see the module doc)."""
+    return _chosen(table, opts, _Measure(opts.page))[0]
 
 
 def _chosen(table: Table, opts: LatexOptions, m: _Measure) -> tuple[Table, list[float] | None]:
-    """:func:`chosen_form`, with the table's column widths when measuring them chose it (``layout`` reuses them:
-    a table that fits was measured to its last row)."""
-    if table.compact is None or opts.pairwise == "rows":
+    """:func:`chosen_form`, with the chosen table's column widths when measuring chose it (``layout`` reuses
+    them: a form that fits was measured to its last row)."""
+    forms = [f for f in table.forms if opts.pairwise == "auto" or f.matrix] if opts.pairwise != "rows" else []
+    if opts.pairwise == "auto":
+        forms = [f for f in forms if f.matrix or len(f.rows) <= LONG_TABLE_ROWS] or forms[:1]
+    if not forms:
         return table, None
-    long = len(table.compact.columns) > 2 and len(table.rows) > LONG_TABLE_ROWS  # all pairs, split by rows
-    if opts.pairwise == "matrix" or long:
-        return dataclasses.replace(table.compact, name=table.name), None
-    widths = column_widths(table, TEXT_WIDTH, m)
-    if _span(widths) > TEXT_WIDTH:
-        return dataclasses.replace(table.compact, name=table.name), None
-    return table, widths
+    limit = opts.page.textwidth
+    for form in forms:
+        widths = column_widths(form, limit, m)  # measured to the last row when it fits
+        if _span(widths, 2 * MIN_TABCOLSEP) <= limit:
+            return dataclasses.replace(form, name=table.name), widths
+    return dataclasses.replace(forms[-1], name=table.name), None
 
 
-def split_columns(widths: Sequence[float], limit: float) -> list[tuple[int, ...]]:
-    """Column groups that each fit ``limit``, every group starting with the row-label column 0."""
+def split_columns(widths: Sequence[float], limit: float, columns: Sequence[Column] = (),
+                  sep: float = COLUMN_SEP) -> list[tuple[int, ...]]:
+    """Column groups that each fit ``limit``, every group starting with the row-label column 0; columns under
+    one spanning head stay together unless they alone are too wide."""
+    units = [cols for _, cols in header_groups(columns)] if columns else [[j] for j in range(len(widths))]
+    units = [[j for j in u if j != 0] for u in units]
     groups: list[list[int]] = [[0]]
-    for j in range(1, len(widths)):
-        group = groups[-1]
-        if len(group) > 1 and _span([widths[i] for i in group + [j]]) > limit:
-            groups.append([0, j])
-        else:
-            group.append(j)
+    for unit in (u for u in units if u):
+        for piece in ([unit] if _span([widths[i] for i in [0, *unit]], sep) <= limit else [[j] for j in unit]):
+            group = groups[-1]
+            if len(group) > 1 and _span([widths[i] for i in group + piece], sep) > limit:
+                groups.append([0, *piece])
+            else:
+                group.extend(piece)
     return [tuple(g) for g in groups]
 
 
 def env_for(width: float, opts: LatexOptions) -> str:
+    """The float of a part ``width`` pt wide: the forced one, else ``table`` when it fits the column (or the
+    page has one column), else ``table*``."""
     if opts.float == "none":
         return ""
     if opts.float in ("table", "table*"):
         return opts.float
-    return "table" if width <= COLUMN_WIDTH else "table*"
+    return "table" if width <= opts.page.columnwidth or not opts.page.two_columns else "table*"
+
+
+def fitting(widths: Sequence[float], opts: LatexOptions) -> tuple[str, float] | None:
+    """The first (float, \\tabcolsep) of the fit rule that holds the whole table, or None."""
+    page = opts.page
+    if opts.float in ("table", "table*"):
+        limits = [(opts.float, page.columnwidth if opts.float == "table" else page.textwidth)]
+    elif opts.float == "none":
+        limits = [("", page.textwidth)]
+    else:
+        limits = [("table", page.columnwidth)] + ([("table*", page.textwidth)] if page.two_columns else [])
+    for env, limit in limits:
+        for sep in (TABCOLSEP, MIN_TABCOLSEP):
+            if _span(widths, 2 * sep) <= limit:
+                return env, sep
+    return None
+
+
+def transposed(table: Table) -> Table:
+    """A one-row table on its side: one row per column (its head, then its value), for a single pair whose
+    statistics are wider than the page."""
+    (row,) = table.rows
+    rows = tuple((c.header, cell) for c, cell in zip(table.columns[1:], row[1:]))
+    return dataclasses.replace(table, columns=(Column(Text(""), "l"), Column(row[0], "l")), rows=rows, bold_rows=())
 
 
 def layout(table: Table, opts: LatexOptions = LatexOptions(), measure: _Measure | None = None) -> list[Part]:
-    """The parts a table is written as: its form, split by columns (to fit) and rows (long tables).
-    ``measure``: one shared by the tables of a render."""
-    m = measure or _Measure()
+    """The parts a table is written as: its form, in the float that fits it, else as panels (or turned on
+    its side when it has one row), split by rows when long. ``measure``: one shared by the tables of a render."""
+    m = measure or _Measure(opts.page)
     t, measured = _chosen(table, opts, m)
     widths = measured if measured is not None else column_widths(t, measure=m)
-    limit = COLUMN_WIDTH if opts.float == "table" else TEXT_WIDTH
-    groups = split_columns(widths, limit) if _span(widths) > limit and len(widths) > 2 else [
-        tuple(range(len(widths)))]
+    fit = fitting(widths, opts)
+    if fit is None and len(t.rows) == 1 and len(t.columns) > 2:
+        t = transposed(t)
+        widths = column_widths(t, measure=m)
+        fit = fitting(widths, opts)
     chunks = [tuple(range(i, min(i + LONG_TABLE_ROWS, len(t.rows)))) for i in range(0, len(t.rows), LONG_TABLE_ROWS)]
     chunks = chunks or [()]
+    if fit is not None or len(widths) <= 2:
+        env, sep = fit or (env_for(_span(widths), opts), TABCOLSEP)
+        return [Part(t, env, tuple(range(len(widths))), rows, i + 1, len(chunks), tabcolsep=sep)
+                for i, rows in enumerate(chunks)]
+    limit = opts.page.columnwidth if opts.float == "table" else opts.page.textwidth
+    sep, groups = min(((s, split_columns(widths, limit, t.columns, 2 * s)) for s in (TABCOLSEP, MIN_TABCOLSEP)),
+                      key=lambda sg: (len(sg[1]), -sg[0]))  # the fewest panels; the wider spacing on a tie
+    env = env_for(max(_span([widths[i] for i in g], 2 * sep) for g in groups), opts)
+    stacked = max(len(c) for c in chunks) * len(groups) + 2 * len(groups)
+    if stacked <= LONG_TABLE_ROWS + 8:  # one float of panels: about a page of \\small rows
+        return [Part(t, env, groups[0], rows, i + 1, len(chunks), tuple(groups), sep) for i, rows in enumerate(chunks)]
     parts = [(g, rows) for rows in chunks for g in groups]
-    return [Part(t, env_for(_span([widths[i] for i in g]), opts), g, rows, i + 1, len(parts))
-            for i, (g, rows) in enumerate(parts)]
+    return [Part(t, env, g, rows, i + 1, len(parts), tabcolsep=sep) for i, (g, rows) in enumerate(parts)]
 
 
 # -------------------------------------------------------------------------------------------- writing
@@ -235,8 +350,19 @@ def plain_environment(user_dir: str | Path | None = None) -> jinja2.Environment:
 
 
 @dataclasses.dataclass(frozen=True)
+class SetPanel:
+    """One tabular of a part: every string already LaTeX. ``header``: the head rows, the last one without
+    its ``\\\\`` (a two-level head: spanning heads, ``\\cmidrule`` s, then the columns' own heads)."""
+
+    colspec: Safe
+    header: Safe
+    rows: tuple[Safe, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class SetPart:
-    """A part as the template places it: every string already LaTeX."""
+    """A part as the template places it: every string already LaTeX. ``colspec``, ``header`` and ``rows`` are
+    those of its first panel (templates written for one tabular per float keep working)."""
 
     env: str
     colspec: Safe
@@ -246,6 +372,8 @@ class SetPart:
     label: Safe
     notes: tuple[Safe, ...]
     comment_caption: str  # the caption on one comment line (float: none)
+    panels: tuple[SetPanel, ...] = ()
+    tabcolsep: Safe = Safe("")  # "4pt" when the part is set with less than the default \tabcolsep
 
 
 def _numeric(cells: Sequence[Cell], fmt: Latex) -> list[str] | None:
@@ -280,30 +408,89 @@ def table_format(numbers: Iterable[str]) -> str:
     return out + (f"e{'-' if exp_sign else ''}{exps}" if exps else "")
 
 
-def _set_part(part: Part, fmt: Latex, opts: LatexOptions) -> SetPart:
+def _set_part(part: Part, fmt: Latex, opts: LatexOptions, m: _Measure) -> SetPart:
     t = part.table
-    cols = [t.columns[j] for j in part.columns]
-    rows = [(i, [t.rows[i][j] for j in part.columns]) for i in part.rows]
+    panels = tuple(_set_panel(t, cols, part.rows, fmt, opts, m) for cols in part.groups)
+    suffix = f" (part {part.index} of {part.count})" if part.count > 1 else ""
+    caption = Safe(escape(opts.caption_prefix, fmt.unprintable) + fmt.prose(t.caption + suffix))
+    label = Safe(opts.table_label(t.name) + (f"-part{part.index}" if part.index > 1 else ""))
+    last_rows = part.rows[-1:] == (len(t.rows) - 1,) or not t.rows
+    legend = _abbreviations(t, part, m)
+    notes = tuple(fmt.prose(n) for n in (*t.notes, *legend)) if part.index == part.count or (
+        last_rows and part.index > 1) or _column_split(part) else ()
+    plain = " ".join((opts.caption_prefix + t.caption + suffix).split())
+    sep = Safe(f"{part.tabcolsep:g}pt" if part.tabcolsep != TABCOLSEP else "")
+    first = panels[0]
+    return SetPart(part.env, first.colspec, first.header, first.rows, caption, label, notes,
+                   "".join(ch if ch.isprintable() else " " for ch in plain), panels, sep)
+
+
+def _abbreviations(t: Table, part: Part, m: _Measure) -> tuple[str, ...]:
+    """A note naming the spanning heads the part shortens (:func:`broken_head`), in full."""
+    full = []
+    for cols in part.groups:
+        columns = [t.columns[j] for j in cols]
+        widths = column_widths(dataclasses.replace(t, columns=tuple(columns), rows=()), measure=m)
+        for head, ks in header_groups(columns):
+            if head is None:
+                continue
+            room = sum(widths[k] for k in ks) + COLUMN_SEP * (len(ks) - 1)
+            lines = broken_head(head, room, m)
+            if len(lines) == 1 and lines[0] != head and isinstance(lines[0], Text) and isinstance(head, Text):
+                full.append(f"{lines[0].text}: {head.text}")
+    return (f"Shortened heads: {'; '.join(dict.fromkeys(full))}.",) if full else ()
+
+
+def _column_split(part: Part) -> bool:
+    """Whether the part is one of several floats holding other columns of the same rows (its notes go under
+    every such part: the main table's legend explains each)."""
+    return part.count > 1 and not part.panels and len(part.columns) < len(part.table.columns)
+
+
+def _set_panel(t: Table, columns: tuple[int, ...], row_ids: tuple[int, ...], fmt: Latex, opts: LatexOptions,
+               m: _Measure) -> SetPanel:
+    cols = [t.columns[j] for j in columns]
+    rows = [(i, [t.rows[i][j] for j in columns]) for i in row_ids]
     numeric: dict[int, bool] = {}
     spec = []
     for k, col in enumerate(cols):
         nums = _numeric([cells[k] for _, cells in rows], fmt) if opts.siunitx and k > 0 else None
         numeric[k] = nums is not None
-        spec.append(f"S[table-format={table_format(nums)}]" if nums is not None else col.align)
-    header = Safe(" & ".join(f"{{{fmt.cell(c.header)}}}" if numeric[k] else fmt.cell(c.header)
-                             for k, c in enumerate(cols)))
+        spec.append(f"S[table-format={table_format(nums)},group-digits=false]" if nums is not None else col.align)
+    header = _header(t, cols, columns, numeric, fmt, m)
     bold_rows = set(t.bold_rows)
     text_only = not any(numeric.values())
     body = tuple(Safe(" & ".join([fmt.cell(c) for c in cells] if text_only and i not in bold_rows else
                                  [_set_cell(c, fmt, numeric[k], i in bold_rows) for k, c in enumerate(cells)]))
                  for i, cells in rows)
-    suffix = f" (part {part.index} of {part.count})" if part.count > 1 else ""
-    caption = Safe(escape(opts.caption_prefix, fmt.unprintable) + fmt.prose(t.caption + suffix))
-    label = Safe(opts.label_prefix + t.name + (f"-part{part.index}" if part.index > 1 else ""))
-    notes = tuple(fmt.prose(n) for n in t.notes) if part.index == part.count else ()
-    plain = " ".join((opts.caption_prefix + t.caption + suffix).split())
-    return SetPart(part.env, Safe("".join(spec)), header, body, caption, label, notes,
-                   "".join(ch if ch.isprintable() else " " for ch in plain))
+    return SetPanel(Safe("".join(spec)), header, body)
+
+
+def _header(t: Table, cols: Sequence[Column], columns: tuple[int, ...], numeric: Mapping[int, bool], fmt: Latex,
+            m: _Measure) -> Safe:
+    """The head rows of a panel: one row of the columns' heads, or a two-level head when some column has a
+    spanning first line (``\\multicolumn`` and ``\\cmidrule`` over the columns that share it)."""
+    def own(k: int, c: Column) -> str:
+        parts = head_parts(c.header)
+        s = fmt.cell(parts[0]) if len(parts) == 1 else fmt.lines([fmt.cell(p) for p in parts])
+        return f"{{{s}}}" if numeric[k] else s
+
+    bottom = " & ".join(own(k, c) for k, c in enumerate(cols))
+    groups = header_groups(cols)
+    if all(head is None for head, _ in groups):
+        return Safe(bottom)
+    widths = column_widths(dataclasses.replace(t, columns=tuple(cols), rows=()), measure=m)
+    top, rules = [], []
+    for head, ks in groups:
+        if head is None:
+            top += [""] * len(ks)
+            continue
+        room = sum(widths[k] for k in ks) + COLUMN_SEP * (len(ks) - 1)
+        lines = [fmt.cell(p) for p in broken_head(head, room, m)]
+        text = lines[0] if len(lines) == 1 else fmt.lines(lines)
+        top.append(rf"\multicolumn{{{len(ks)}}}{{c}}{{{text}}}")
+        rules.append(rf"\cmidrule(lr){{{ks[0] + 1}-{ks[-1] + 1}}}")
+    return Safe(" & ".join(top) + " \\\\\n" + " ".join(rules) + "\n" + bottom)
 
 
 def _set_cell(c: Cell, fmt: Latex, numeric: bool, strong: bool) -> str:
@@ -317,7 +504,8 @@ def _set_cell(c: Cell, fmt: Latex, numeric: bool, strong: bool) -> str:
     return f"{{{s}}}" if numeric else s
 
 
-PACKAGE_USES = (("amsmath", (r"\text{",)), ("amssymb", (r"\checkmark",)), ("siunitx", ("S[table-format",)))
+PACKAGE_USES = (("amsmath", (r"\text{",)), ("amssymb", (r"\checkmark", r"\blacktriangle")),
+                ("siunitx", ("S[table-format",)))
 
 
 def packages_of(text: str) -> tuple[str, ...]:
@@ -354,11 +542,11 @@ def render_tables(tables: Iterable[Table], out_dir: Path, user_dir: str | Path |
         template = env.get_template("table.tex.j2")
     out_dir.mkdir(parents=True, exist_ok=True)
     files, listing, floats = [], [], []
-    measure = _Measure()
+    measure = _Measure(options.page)
     for t in tables:
         name = names.table_file(t.name)
         parts = layout(t, options, measure)
-        set_parts = [_set_part(p, fmt, options) for p in parts]
+        set_parts = [_set_part(p, fmt, options, measure) for p in parts]
         context = {"parts": set_parts, "table": t, "label": set_parts[0].label}  # table, label: as before the parts
         with user_template_errors(user_dir):
             body = template.render(context, packages=())
@@ -370,15 +558,17 @@ def render_tables(tables: Iterable[Table], out_dir: Path, user_dir: str | Path |
         floats += [p.env or "none" for p in parts]
         kinds = ", ".join(dict.fromkeys(p.env or "bare tabular" for p in parts))
         split = f", {len(parts)} parts" if len(parts) > 1 else ""
-        form = " (p-value matrix)" if t.compact is not None and parts[0].table.rows == t.compact.rows else ""
+        split += f", {len(parts[0].panels)} panels" if len(parts[0].panels) > 1 else ""
+        form = next((f" ({f.form})" for f in t.forms if parts[0].table.rows == f.rows and f.form), "")
         listing.append((name, f"{kinds}{split}{form}", ", ".join(pkgs), " ".join(t.caption.split())))
-    figure_rows = [(f"../figures/{f.name}.tex", "figure (with ../figures/" + f"{f.name}.pdf)", "graphicx",
+    figure_rows = [(f"../figures/{f.name}.tex", f"{f.env or 'figure'} (with ../figures/{f.name}.pdf)", "graphicx",
                     " ".join(f.caption.split())) for f in figures]
     needed = {p for _, _, ps, _ in listing for p in ps.split(", ")} | ({"graphicx"} if figures else set())
     with user_template_errors(user_dir):
         readme = plain_environment(user_dir).get_template("README.txt.j2").render(
-            tables=listing, figures=figure_rows, options=options, column_width=COLUMN_WIDTH, text_width=TEXT_WIDTH,
-            long_rows=LONG_TABLE_ROWS, packages=sorted(needed))
+            tables=listing, figures=figure_rows, options=options, page=options.page.describe(),
+            column_width=f"{options.page.columnwidth:g}", text_width=f"{options.page.textwidth:g}",
+            min_tabcolsep=f"{MIN_TABCOLSEP:g}", long_rows=LONG_TABLE_ROWS, packages=sorted(needed))
     (out_dir / "README.txt").write_text(readme, encoding="utf-8")
     return LatexTables(tuple(files), tuple(sorted(fmt.unprintable)), tuple(floats))
 
@@ -394,5 +584,28 @@ def latex_tables(model: ReportModel) -> list[Table]:
 
 
 def render_latex(model: ReportModel, out_dir: Path, user_dir: str | Path | None = None) -> LatexTables:
-    """The report's LaTeX tables (:func:`latex_tables`) with the spec's ``outputs.latex`` options."""
-    return render_tables(latex_tables(model), out_dir, user_dir, model.latex, model.figures())
+    """The report's LaTeX tables (:func:`latex_tables`) with the spec's ``outputs.latex`` options, and its
+    methods paragraph (:func:`write_methods`)."""
+    out = render_tables(latex_tables(model), out_dir, user_dir, model.latex, model.figures())
+    if model.methods is not None:
+        extra = write_methods(model, out_dir)
+        out = dataclasses.replace(out, files=out.files + extra)
+    return out
+
+
+def write_methods(model: ReportModel, out_dir: Path) -> tuple[str, ...]:
+    """``methods.tex`` (the methods paragraph, its citations as ``\\cite`` keys) and ``references.bib`` (their
+    entries); the file names."""
+    fmt = Latex()
+    m = model.methods
+    where = "tables/references.bib" if m.keys() else "no citations"
+    head = (f"% Generated by sigreport: the methods paragraph of \"{' '.join(model.title.split())}\"; \\input it in your "
+            f"methods section.\n% Its \\cite keys are in {where} (\\bibliography{{<report>/tables/references}}); "
+            "no package needed.\n")
+    (out_dir / "methods.tex").write_text(head + m.latex(fmt.prose) + "\n", encoding="utf-8")
+    (out_dir / "references.bib").write_text(m.bibtex(), encoding="utf-8")
+    with (out_dir / "README.txt").open("a", encoding="utf-8") as readme:
+        readme.write("\nMethods paragraph:\n  methods.tex: the report's statistics in a paragraph for your methods section "
+                     "(\\input it; no package needed)\n  references.bib: the works it cites (\\bibliography{.../references}, "
+                     "BibTeX)\n")
+    return ("methods.tex", "references.bib")

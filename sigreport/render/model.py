@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar, Literal, Union, overload
 
 from sigreport import defaults
+from sigreport.render.pages import Page, preset
 
 # -------------------------------------------------------------------------------------------- cells
 
@@ -64,9 +65,11 @@ class Stat:
 
 @dataclasses.dataclass(frozen=True)
 class P:
-    """A p-value in a table: four significant digits, scientific below 0.001."""
+    """A p-value in a table: four significant digits, scientific below 0.001; ``short``: three decimals,
+    ``<0.001`` below (the cells of a matrix in a paper)."""
 
     value: float | None
+    short: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,6 +246,10 @@ class Table:
     in_html: bool = True  # False: LaTeX (and results.json) only, e.g. per-pair tables of a family shown as a matrix
     pair_detail: bool = False  # per-pair detail of a family (paired differences): in LaTeX when short or asked
     # for (see sigreport.render.latex.latex_tables)
+    forms: tuple[Table, ...] = ()  # a pairwise family's forms for a paper, in order of preference (LaTeX chooses
+    # by outputs.latex.pairwise and the page: see sigreport.render.latex)
+    matrix: bool = False  # a form that is a matrix of the systems (outputs.latex.pairwise: matrix takes these)
+    form: str = ""  # what the form is, for tables/README.txt ("pairs with estimates", "lower-triangle matrix")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -261,6 +268,7 @@ class Figure:
     pdf: bytes | None = None
     name: str = ""
     screen_only: bool = False  # left out of the PDF (a large family's forest plot, unreadable at print size)
+    env: str = "figure"  # the LaTeX float it is drawn for: figure (\\columnwidth) or figure* (\\textwidth)
 
 
 Element = Union[Table, Figure]
@@ -273,14 +281,30 @@ class LatexOptions:
     ``float``: ``auto`` (the fit rule), ``table``, ``table*`` or ``none`` (a bare tabular);
     ``siunitx``: numeric columns as ``S`` columns; ``pairwise``: ``rows`` (one row per pair), ``matrix``
     (the compact k x k form) or ``auto`` (the matrix when the rows do not fit the text width);
-    ``caption_prefix`` is put before every caption, ``label_prefix`` before every name in a label.
+    ``caption_prefix`` is put before every caption, ``label_prefix`` before every name in a label (None: the
+    report's own, ``tab:<report>-`` for tables and ``fig:<report>-`` for figures, ``report`` being the slug
+    of the spec's name, so that two reports can share a paper); ``page``: the page the tables and figures
+    are set for (:class:`sigreport.render.pages.Page`); ``graphics_dir``: the folder the figure snippets
+    name their PDFs in (see :func:`sigreport.render.figures.output.latex_snippet`).
     """
 
     float: str = defaults.LATEX_FLOAT
     siunitx: bool = defaults.LATEX_SIUNITX
     pairwise: str = defaults.LATEX_PAIRWISE
     caption_prefix: str = defaults.LATEX_CAPTION_PREFIX
-    label_prefix: str = defaults.LATEX_LABEL_PREFIX
+    label_prefix: str | None = defaults.LATEX_LABEL_PREFIX
+    page: Page = dataclasses.field(default_factory=lambda: preset(defaults.LATEX_PAGE))
+    report: str = "report"
+    graphics_dir: str | None = None
+    figure_text: float = 9.0  # pt: the figures' text size at their printed width (figures/README.txt says it)
+
+    def table_label(self, name: str) -> str:
+        """The ``\\label`` of table ``name``."""
+        return (self.label_prefix if self.label_prefix is not None else f"tab:{self.report}-") + name
+
+    def figure_label(self, name: str) -> str:
+        """The ``\\label`` of figure ``name``."""
+        return (self.label_prefix if self.label_prefix is not None else f"fig:{self.report}-") + name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -340,6 +364,7 @@ class ReportModel:
     key_figure: Figure | None = None  # shown first; also in its section
     baseline: str | None = None  # the spec's baseline (or the families' reference), tagged in the HTML
     latex: LatexOptions = LatexOptions()  # outputs.latex of the spec
+    methods: Any = None  # the methods paragraph (sigreport.render.views.methods.Methods), None for none
     release: ReleaseInfo | None = None  # the release this report is, in an archive (None: a plain report)
 
     def tables(self) -> list[Table]:

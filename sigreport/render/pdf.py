@@ -115,12 +115,12 @@ def print_page(report: ReportModel, user_dir: str | Path | None = None) -> Print
 
 
 def font_faces(faces: list[str]) -> str:
-    """The ``@font-face`` rules of the labels' family (:data:`.svg_text.FAMILY`): matplotlib's own files of
+    """The ``@font-face`` rules of the labels' families (:func:`.svg_text.family_of`): matplotlib's own files of
     ``faces``, so the PDF shows the glyphs matplotlib measured whatever fonts the machine has."""
     rules = []
     for face in faces:
-        _, weight, style = svg_text.FACES[face]
-        rules.append(f'@font-face {{ font-family: "{svg_text.FAMILY}"; src: url("{FONT_SCHEME}:{face}"); '
+        _, weight, style, _ = svg_text.FACES[face]
+        rules.append(f'@font-face {{ font-family: "{svg_text.family_of(face)}"; src: url("{FONT_SCHEME}:{face}"); '
                      f"font-weight: {weight}; font-style: {style}; }}")
     return "<style>\n" + "\n".join(rules) + "\n</style>\n"
 

@@ -347,6 +347,21 @@ def hedges_j(df: float) -> float:
     return math.exp(math.lgamma(df / 2) - 0.5 * math.log(df / 2) - math.lgamma((df - 1) / 2))
 
 
+T_EXACT_MAX = 1e4
+"""Beyond this |t| scipy's noncentral t cdf fails to converge far in its tails (NaN, and its fallback takes
+minutes: near-constant differences give t of 1e7), so the interval is the limit of the noncentral t for a
+large noncentrality: T = (Z + ncp) / sqrt(V / df) ~ ncp / sqrt(V / df) with V chi-square(df), so
+ncp lies in [t sqrt(q_lo / df), t sqrt(q_hi / df)] with q the chi-square quantiles at the two tails
+(:func:`large_t_ci`; against scipy's exact bounds at t = 9,999, df = 24: relative error below 1e-4)."""
+
+
+def large_t_ci(t: float, df: float, level: float) -> tuple[float, float]:
+    """The noncentrality interval of a very large observed t (:data:`T_EXACT_MAX`)."""
+    tail = (1 - level) / 2
+    low, high = (abs(t) * math.sqrt(float(special.chdtri(df, p)) / df) for p in (1 - tail, tail))
+    return (low, high) if t > 0 else (-high, -low)
+
+
 def noncentral_t_ci(t: float, df: float, level: float) -> tuple[float | None, float | None]:
     """Two-sided interval (lo, hi) of the noncentrality parameter given an observed t.
 
@@ -357,6 +372,8 @@ def noncentral_t_ci(t: float, df: float, level: float) -> tuple[float | None, fl
     """
     from scipy.optimize import brentq
 
+    if math.isfinite(t) and abs(t) > T_EXACT_MAX and df > 0:
+        return large_t_ci(t, df, level)
     tail = (1 - level) / 2
 
     def f(ncp: float, target: float) -> float:
@@ -404,6 +421,11 @@ def noncentral_t_cis(t: np.ndarray, df: float, level: float) -> list[tuple[float
     from sigreport.stats.roots import brentq_many
 
     t = np.asarray(t, dtype=np.float64).reshape(-1)
+    huge = np.isfinite(t) & (np.abs(t) > T_EXACT_MAX) & bool(df > 0)
+    if huge.any():  # the large-t limit there (T_EXACT_MAX); the others as below
+        out = [large_t_ci(float(v), df, level) if h else None for v, h in zip(t, huge)]
+        rest = iter(noncentral_t_cis(t[~huge], df, level)) if (~huge).any() else iter(())
+        return [o if o is not None else next(rest) for o in out]
     m = t.size
     tail = (1 - level) / 2
     tt = np.concatenate([t, t])  # problem i < m: the lower bound of t[i]; i >= m: the upper bound

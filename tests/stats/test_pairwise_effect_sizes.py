@@ -106,3 +106,27 @@ def test_swapping_systems_flips_signs_and_g_shrinks_d(x, shift):
     assert f.d_z.value == pytest.approx(-e.d_z.value, rel=1e-9, abs=1e-12)
     assert abs(e.g_z.value) <= abs(e.d_z.value)
     assert e.d_z.ci_low <= e.d_z.value <= e.d_z.ci_high
+
+
+def test_near_constant_differences_do_not_hang_and_keep_their_interval():
+    """Near-constant differences give t of about 1e7, where scipy's noncentral t cdf fails to converge (its
+    fallback took minutes per call, a hypothesis example hung the suite): the bound is the large-t limit
+    t sqrt(chi2 quantile / df) (pairwise.T_EXACT_MAX), within 1e-6 of scipy's exact bound at t = 9,999, and
+    the d_z value lies inside its interval."""
+    import time
+
+    from scipy import optimize, stats
+
+    from sigreport.stats.pairwise import large_t_ci, noncentral_t_ci
+
+    x = np.array([1.0, 1.0, 1.0, 1.0 + 1e-7, 1.0])
+    start = time.perf_counter()
+    e = paired_effect_sizes(x, np.roll(x, 1) * 0.5 - 2)
+    assert time.perf_counter() - start < 10
+    assert e.d_z.ci_low <= e.d_z.value <= e.d_z.ci_high
+    # scipy.stats.nct.sf(9999, 24, lo) = 0.025 solved by brentq: the exact lower bound just below the limit
+    exact = optimize.brentq(lambda n: stats.nct.sf(9999, 24, n) - 0.025, 1000, 99990)
+    assert large_t_ci(9999, 24, 0.95)[0] == pytest.approx(exact, rel=1e-6)
+    assert noncentral_t_ci(2e4, 24, 0.95) == large_t_ci(2e4, 24, 0.95)
+    lo, hi = large_t_ci(-2e4, 24, 0.95)
+    assert lo < -2e4 < hi < 0

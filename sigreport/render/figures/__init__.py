@@ -61,14 +61,16 @@ def record_plan(record: Record, metric: Any, kinds: Collection[str] = KINDS) -> 
     return out
 
 
-def draw_record(item: tuple[Record, Any, Collection[str], bool]) -> tuple[FigureOutput, ...]:
+def draw_record(item: tuple[Any, ...]) -> tuple[FigureOutput, ...]:
     """The figures of one record, drawn: ``item`` is (record, its metric's MetricInfo or None, figure kinds,
-    whether to make PDFs), everything :func:`record_plan` reads, so that a worker forked before the
-    records existed can be sent it (pickled) and draw the same bytes as the caller would."""
-    from sigreport.render.figures.output import figure_settings
+    whether to make PDFs[, the :class:`~.output.FigureStyle`]), everything :func:`record_plan` reads, so that a
+    worker forked before the records existed can be sent it (pickled) and draw the same bytes as the caller
+    would."""
+    from sigreport.render.figures.output import current_style, figure_settings, figure_style
 
-    record, metric, kinds, pdf = item
-    with figure_settings(pdf, 1):
+    record, metric, kinds, pdf = item[:4]
+    fs = item[4] if len(item) > 4 else current_style()
+    with figure_settings(pdf, 1), figure_style(fs):
         return tuple(draw() for draw in record_plan(record, metric, kinds))
 
 

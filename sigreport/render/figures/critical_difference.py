@@ -20,7 +20,7 @@ import dataclasses
 import math
 from typing import TYPE_CHECKING
 
-from sigreport.render.figures.output import FigureOutput, export, measure, new_figure, slug, style
+from sigreport.render.figures.output import FigureOutput, current_style, export, measure, new_figure, slug, style
 from sigreport.results.collection import MetricInfo
 from sigreport.results.names import test_name
 from sigreport.results.records import PosthocRecord
@@ -30,14 +30,12 @@ if TYPE_CHECKING:
     from matplotlib.collections import LineCollection
     from matplotlib.figure import Figure
 
-FONT = 9.0
-TICK_FONT = 8.0
 MARGIN = 0.08  # inches, around everything
-ROW = 0.2  # distance between label rows (9 pt text is about 0.15 in high)
+GAP = 0.2  # inches between a label column and the rank axis (the elbow lines run in it)
+ROW = 0.2  # distance between label rows at 9pt text (9 pt text is about 0.15 in high); scaled with the text
 LANE = 0.1  # distance between bar lanes
 BAR_GAP = 0.1  # horizontal gap between two bars sharing a lane
-PER_RANK = 0.24  # axis length per rank unit
-MIN_SCALE = 1.8
+PER_RANK = 0.15  # inches: the rank axis is at least this long per rank unit (and 0.6 in); less goes wider
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,6 +145,7 @@ class _Frame:
     y_rows: float
     left_edge: float  # right end of the left labels' elbow lines
     right_edge: float
+    row: float = ROW  # distance between label rows
 
     def x(self, rank: float) -> float:
         return self.x0 + (rank - 1) * (self.x1 - self.x0) / max(self.k - 1, 1)
@@ -172,43 +171,59 @@ def _lanes(spans: list[tuple[float, float]]) -> list[int]:
     return lanes
 
 
-def _frame(widths: list[float], g: RankGroups, n_lanes: int, has_cd: bool) -> _Frame:
-    """The layout for labels of the measured ``widths`` (inches, in ``g.order``) and ``n_lanes`` bar lanes."""
+def _frame(widths: list[float], g: RankGroups, n_lanes: int, has_cd: bool, width: float, size: float) -> _Frame:
+    """The layout for labels of the measured ``widths`` (inches, in ``g.order``) and ``n_lanes`` bar lanes,
+    ``width`` inches wide (the rank axis takes what the labels leave, at least :func:`min_axis`) with text of
+    ``size`` pt."""
     k = max(len(g.order), 2)
     half = math.ceil(len(g.order) / 2)
     left_w = max(widths[:half], default=0.0)
     right_w = max(widths[half:], default=0.0)
-    scale = max(MIN_SCALE, PER_RANK * (k - 1))
-    x0 = MARGIN + left_w + 0.3
-    x1 = x0 + scale
+    row = ROW * size / 9.0
+    x0 = MARGIN + left_w + GAP
+    x1 = max(width - (GAP + right_w + MARGIN), x0 + min_axis(k))
     y_cd = MARGIN + (0.2 if has_cd else -0.16)  # no CD segment: the axis moves up into its place
     y_axis = y_cd + 0.36
     y_lanes = y_axis + 0.14
     y_rows = y_lanes + n_lanes * LANE + 0.12
     rows = max(half, len(g.order) - half, 1)
-    height = y_rows + (rows - 1) * ROW + 0.12 + MARGIN
-    return _Frame(x1 + 0.3 + right_w + MARGIN, height, x0, x1, k, y_cd, y_axis, y_lanes, y_rows,
-                  MARGIN + left_w + 0.06, x1 + 0.24)
+    height = y_rows + (rows - 1) * row + 0.12 + MARGIN
+    return _Frame(x1 + GAP + right_w + MARGIN, height, x0, x1, k, y_cd, y_axis, y_lanes, y_rows,
+                  MARGIN + left_w + 0.06, x1 + GAP - 0.06, row)
+
+
+def min_axis(k: int) -> float:
+    """The shortest rank axis in inches for ``k`` systems."""
+    return max(0.6, PER_RANK * (k - 1))
+
+
+def fixed_width(widths: list[float], g: RankGroups) -> float:
+    """The width in inches the labels and margins take beside the rank axis."""
+    half = math.ceil(len(g.order) / 2)
+    return 2 * (MARGIN + GAP) + max(widths[:half], default=0.0) + max(widths[half:], default=0.0)
 
 
 def cd_figure(record: PosthocRecord, metric: MetricInfo | None = None) -> Figure:
-    """The CD diagram as a matplotlib figure (call inside :func:`~.output.style`)."""
+    """The CD diagram as a matplotlib figure (call inside :func:`~.output.style`), as wide as the style's
+    column (or its text width when the labels leave the rank axis less than :func:`min_axis`)."""
+    fs = current_style()
     g = rank_groups(record)
     fig = new_figure(4.0, 2.0)
     has_cd = record.critical_difference is not None and math.isfinite(record.critical_difference)
-    widths = [measure(fig, _label(s, g.ranks[s]), FONT, "bold")[0] for s in g.order]  # once: text is costly
-    probe = _frame(widths, g, 0, has_cd)
+    widths = [measure(fig, _label(s, g.ranks[s]), fs.size, "bold")[0] for s in g.order]  # once: text is costly
+    width = fs.inches(wide=fixed_width(widths, g) + min_axis(len(g.order)) > fs.inches())
+    probe = _frame(widths, g, 0, has_cd, width, fs.size)
     spans = [(probe.x(g.ranks[grp[0]]) - 0.05, probe.x(g.ranks[grp[-1]]) + 0.05) for grp in g.groups]
     lanes = _lanes(spans)
-    f = _frame(widths, g, max(lanes, default=-1) + 1, has_cd)
+    f = _frame(widths, g, max(lanes, default=-1) + 1, has_cd, width, fs.size)
     fig.set_size_inches(f.width, f.height)
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
     ax.set_xlim(0, f.width)
     ax.set_ylim(f.height, 0)
     ax.set_axis_off()
     ink: Ink = []
-    _draw_axis(ax, f, ink)
-    _draw_cd(ax, f, record, g, ink)
+    _draw_axis(ax, f, ink, fs.small)
+    _draw_cd(ax, f, record, g, ink, fs.small)
     for (a, b), lane in zip(spans, lanes):
         y = f.y_lanes + lane * LANE
         ink.append(([(a, y), (b, y)], 2.6))
@@ -218,7 +233,7 @@ def cd_figure(record: PosthocRecord, metric: MetricInfo | None = None) -> Figure
         ax.plot([f.x(g.ranks[g.control])], [f.y_lanes + lane * LANE], marker="o", markersize=4.5,
                 color="white", markeredgecolor="black", markeredgewidth=1.2)
     elbows: Ink = []  # drawn over the bars and the control's marker, as before
-    _draw_labels(ax, f, g, elbows)
+    _draw_labels(ax, f, g, elbows, fs.size)
     ax.add_collection(lines(elbows), autolim=False)
     return fig
 
@@ -234,17 +249,17 @@ def lines(ink: Ink) -> LineCollection:
                           capstyle="butt", joinstyle="round", zorder=2)
 
 
-def _draw_axis(ax: Axes, f: _Frame, ink: Ink) -> None:
+def _draw_axis(ax: Axes, f: _Frame, ink: Ink, size: float) -> None:
     ink.append(([(f.x0, f.y_axis), (f.x1, f.y_axis)], 0.9))
     for r in range(1, f.k + 1):
         ink.append(([(f.x(r), f.y_axis), (f.x(r), f.y_axis - 0.07)], 0.9))
-        ax.text(f.x(r), f.y_axis - 0.1, str(r), ha="center", va="bottom", fontsize=TICK_FONT)
+        ax.text(f.x(r), f.y_axis - 0.1, str(r), ha="center", va="bottom", fontsize=size)
         if r < f.k and f.k <= 12:
             xm = f.x(r + 0.5)
             ink.append(([(xm, f.y_axis), (xm, f.y_axis - 0.035)], 0.6))
 
 
-def _draw_cd(ax: Axes, f: _Frame, record: PosthocRecord, g: RankGroups, ink: Ink) -> None:
+def _draw_cd(ax: Axes, f: _Frame, record: PosthocRecord, g: RankGroups, ink: Ink, size: float) -> None:
     """The CD as a measured segment: from rank 1 (all pairs), or around the control (Demšar Fig. 2)."""
     cd = record.critical_difference
     if cd is None or not math.isfinite(cd):
@@ -262,21 +277,21 @@ def _draw_cd(ax: Axes, f: _Frame, record: PosthocRecord, g: RankGroups, ink: Ink
     for r, x in ((lo, a), (hi, b)):
         if 1.0 <= r <= f.k:  # an end inside the axis gets a tick; a clipped end stays open
             ink.append(([(x, y - 0.05), (x, y + 0.05)], 1.2))
-    ax.text((a + b) / 2, y - 0.07, text, ha="center", va="bottom", fontsize=TICK_FONT)
+    ax.text((a + b) / 2, y - 0.07, text, ha="center", va="bottom", fontsize=size)
 
 
-def _draw_labels(ax: Axes, f: _Frame, g: RankGroups, ink: Ink) -> None:
+def _draw_labels(ax: Axes, f: _Frame, g: RankGroups, ink: Ink, size: float) -> None:
     half = math.ceil(len(g.order) / 2)
     for i, s in enumerate(g.order):
         x = f.x(g.ranks[s])
         left = i < half
         row = i if left else len(g.order) - 1 - i
-        y = f.y_rows + row * ROW
+        y = f.y_rows + row * f.row
         end = f.left_edge if left else f.right_edge
         ink.append(([(x, f.y_axis), (x, y), (end, y)], 0.7))
         weight = "bold" if s == g.control else "normal"
         ax.text(end - 0.04 if left else end + 0.04, y, _label(s, g.ranks[s]), ha="right" if left else "left",
-                va="center", fontsize=FONT, fontweight=weight)
+                va="center", fontsize=size, fontweight=weight)
 
 
 def draw_cd(record: PosthocRecord, metric: MetricInfo | None = None) -> FigureOutput:

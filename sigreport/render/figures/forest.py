@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from sigreport.render.figures.output import (FigureOutput, export, family_systems, measure, new_figure, slug,
-                                             style, tick_labels)
+from sigreport.render.figures.output import (FigureOutput, current_style, export, family_systems, measure,
+                                             new_figure, slug, style, tick_labels)
 from sigreport.results.collection import MetricInfo
 from sigreport.results.names import CORRECTION_NAMES, test_name
 from sigreport.results.records import PairwiseRecord
@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 MAX_SYSTEMS = 10
-FONT = 8.5
-ROW = 0.22
+ROW = 0.22  # inches between rows at 8.5pt text; scaled with the text
 MINUS = "\u2212"
 
 
@@ -53,31 +52,54 @@ def caption(record: PairwiseRecord, metric: MetricInfo | None = None) -> str:
     where = f" on {record.corpus}" if record.corpus else ""
     pairs = "each system against the baseline" if record.comparisons == "vs_baseline" else "all pairs"
     direction = "" if metric is None else (" (higher is better)" if metric.higher_is_better else " (lower is better)")
+    interval = (f" with its {level_text(record.ci_level)} confidence interval" if has_intervals(record) else
+                "; this test gives no confidence interval")
     return (f"Differences in {what}{where}{direction}, {pairs}: estimate of first minus second system "
-            f"({test_name(record.kind, record.method)} over {record.level}) with its {level_text(record.ci_level)} "
-            f"confidence interval. Filled markers: significant at \u03b1 = {record.alpha:g} "
+            f"({test_name(record.kind, record.method)} over {record.level}){interval}. "
+            f"Filled markers: significant at \u03b1 = {record.alpha:g} "
             + ("without correction" if record.correction == "none" else
                f"after the {CORRECTION_NAMES.get(record.correction, record.correction)} correction over the family")
             + "; open markers: not significant"
             f"{'; crosses: no decision' if any(p.significant is None for p in record.pairs) else ''}. "
-            "The intervals are per pair, not adjusted for the family: one can exclude zero while the "
-            "corrected decision is not significant.")
+            + (" The intervals are per pair, not adjusted for the family: one can exclude zero while the "
+               "corrected decision is not significant." if has_intervals(record) else ""))
+
+
+def has_intervals(record: PairwiseRecord) -> bool:
+    """Whether some pair of the family has a confidence interval (the 5x2cv F test gives none)."""
+    return any(p.ci_low is not None or p.ci_high is not None for p in record.pairs)
+
+
+MIN_PLOT = 1.1  # inches: the plot area is at least this wide; the values column goes first, then the figure widens
 
 
 def forest_figure(record: PairwiseRecord, metric: MetricInfo | None = None) -> Figure:
-    """The forest plot as a matplotlib figure (call inside :func:`~.output.style`)."""
+    """The forest plot as a matplotlib figure (call inside :func:`~.output.style`), as wide as the style's
+    column: pair labels, the plot, and each pair's estimate [interval] beside it when they fit; without the
+    values (the pairwise table has them) when the plot would be narrower than :data:`MIN_PLOT`; at the text
+    width when even that does not fit."""
+    fs = current_style()
+    size = fs.size
     decimals = metric.decimals if metric else 3
     rows = record.pairs
     labels = [f"{p.a} {MINUS} {p.b}" for p in rows]
-    values = [f"{_fmt(p.estimate, decimals)} [{_fmt(p.ci_low, decimals)}, {_fmt(p.ci_high, decimals)}]" for p in rows]
+    values = [f"{_fmt(p.estimate, decimals)} [{_fmt(p.ci_low, decimals)}, {_fmt(p.ci_high, decimals)}]"
+              if p.ci_low is not None or p.ci_high is not None else _fmt(p.estimate, decimals) for p in rows]
     fig = new_figure(4.0, 2.0)
-    left = max(measure(fig, s, FONT)[0] for s in labels) + 0.15
-    right = max(measure(fig, s, FONT)[0] for s in values) + 0.15
-    plot_w = 2.4
-    height = 0.12 + len(rows) * ROW + 0.75
+    left = max(measure(fig, s, size)[0] for s in labels) + 0.15
+    right = max(measure(fig, s, size)[0] for s in values) + 0.15
+    width = fs.inches()
+    if left + MIN_PLOT + 0.1 > width and fs.wider is not None:  # the labels alone leave no room: text width
+        width = fs.inches(wide=True)
+    if left + MIN_PLOT + right + 0.1 > width:
+        right, values = 0.1, []
+    plot_w = max(MIN_PLOT, width - left - right - 0.1)
+    row = ROW * size / 8.5
+    bottom = 0.55 + 2 * size / 72 * 1.25  # the tick labels and two lines of axis label
+    height = 0.12 + len(rows) * row + bottom
     width = left + plot_w + right + 0.1
     fig.set_size_inches(width, height)
-    ax = fig.add_axes((left / width, 0.75 / height, plot_w / width, len(rows) * ROW / height))
+    ax = fig.add_axes((left / width, bottom / height, plot_w / width, len(rows) * row / height))
     lo, hi = _limits(record)
     ax.set_xlim(lo, hi)
     ax.set_ylim(len(rows) - 0.5, -0.5)
@@ -85,11 +107,11 @@ def forest_figure(record: PairwiseRecord, metric: MetricInfo | None = None) -> F
     for i, p in enumerate(rows):
         _draw_row(ax, i, p.estimate, p.ci_low, p.ci_high, p.significant, lo, hi)
     ax.yaxis.set_visible(False)  # the pair names as plain texts: a tick per row cost more than its row
-    tick_labels(ax, [], list(enumerate(labels)), FONT)
-    ax.tick_params(axis="x", labelsize=FONT - 0.5)
+    tick_labels(ax, [], list(enumerate(labels)), size)
+    ax.tick_params(axis="x", labelsize=fs.small)
     from matplotlib.ticker import MaxNLocator  # lazy, like every matplotlib import here
 
-    ax.xaxis.set_major_locator(MaxNLocator(nbins=4))  # the narrow axis: few labels, never run together
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=4 if plot_w > 1.6 else 3))  # few labels, never run together
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
     from matplotlib.transforms import ScaledTranslation
@@ -97,14 +119,14 @@ def forest_figure(record: PairwiseRecord, metric: MetricInfo | None = None) -> F
     # right of the plot, 8 points out (a plain text: an annotation re-resolves its coordinates at every save)
     beside = ax.get_yaxis_transform() + ScaledTranslation(8 / 72, 0, fig.dpi_scale_trans)
     for i, text in enumerate(values):
-        ax.text(1.0, i, text, transform=beside, ha="left", va="center", fontsize=FONT)
-    ax.set_xlabel(_xlabel(record, metric), fontsize=FONT)
+        ax.text(1.0, i, text, transform=beside, ha="left", va="center", fontsize=size)
+    ax.set_xlabel(_xlabel(record, metric), fontsize=size)
     return fig
 
 
 def _xlabel(record: PairwiseRecord, metric: MetricInfo | None) -> str:
     what = metric.label if metric else record.metric
-    label = f"Difference in {what} ({level_text(record.ci_level)} CI)"
+    label = f"Difference in {what}" + (f" ({level_text(record.ci_level)} CI)" if has_intervals(record) else "")
     if metric is None:
         return label
     baselines = {p.b for p in record.pairs}

@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Union
 
-from sigreport.render.figures.output import (FigureOutput, export, family_systems, measure, new_figure, slug,
-                                             style, tick_labels)
+from sigreport.render.figures.output import (FigureOutput, current_style, export, family_systems, measure,
+                                             new_figure, slug, style, tick_labels)
 from sigreport.results.collection import MetricInfo
 from sigreport.results.names import CORRECTION_NAMES, test_name
 from sigreport.results.records import ClassificationRecord, McNemarRecord, PairwiseRecord, PosthocRecord
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 PairFamily = Union[PairwiseRecord, McNemarRecord, PosthocRecord]
 ANNOTATE_UP_TO = 12
-FONT = 8.0
 SIGNIFICANT = "#2c5d8f"
 NOT_SIGNIFICANT = "#e8e8e8"
 UNDECIDED = "white"
@@ -62,28 +61,39 @@ def pvalue_caption(record: PairFamily, metric: MetricInfo | None = None) -> str:
         corr = ("no correction" if record.correction == "none" else
                 f"the {CORRECTION_NAMES.get(record.correction, record.correction)} correction over the family")
     return (f"Adjusted p-values of every pair of systems for {what}{where} ({test}, {corr}). Dark cells: "
-            f"significant at \u03b1 = {record.alpha:g}; light cells: not significant; n/a: no decision.")
+            f"significant at \u03b1 = {record.alpha:g}; light cells: not significant"
+            + ("; n/a: no decision." if any(p.significant is None for p in record.pairs) else "."))
 
 
 def pvalue_figure(record: PairFamily) -> Figure:
-    """The lower-triangle p-value heatmap as a matplotlib figure (call inside :func:`~.output.style`)."""
+    """The lower-triangle p-value heatmap as a matplotlib figure (call inside :func:`~.output.style`), as wide
+    as the style's column (the matrix centred in it; at the text width when its cells cannot hold their
+    p-values at the style's small size there)."""
+    fs = current_style()
     systems = family_systems(record)
     k = len(systems)
-    cell = 0.5 if k <= ANNOTATE_UP_TO else 0.24
-    fig = new_figure(4.0, 4.0)
-    label_w = max(measure(fig, s, FONT)[0] for s in systems) + 0.15
     n = k - 1
-    width = label_w + n * cell + 0.15
+    annotate = k <= ANNOTATE_UP_TO
+    fig = new_figure(4.0, 4.0)
+    label_w = max(measure(fig, s, fs.size)[0] for s in systems) + 0.15
+    need = (measure(fig, "<0.001", fs.small, "bold")[0] + 0.08) if annotate else 0.16  # a cell's least side
+    width = fs.inches()
+    if label_w + n * need + 0.15 > width and fs.wider is not None:
+        width = fs.inches(wide=True)
+    cell = max(need, min(0.5 if annotate else 0.24, (width - label_w - 0.15) / n))
+    content = label_w + n * cell + 0.15
+    width = max(width, content)
     height = label_w + n * cell + 0.15
     fig.set_size_inches(width, height)
-    ax = fig.add_axes((label_w / width, label_w / height, n * cell / width, n * cell / height))
+    x0 = (width - content) / 2 + label_w
+    ax = fig.add_axes((x0 / width, label_w / height, n * cell / width, n * cell / height))
     ax.set_xlim(-0.5, n - 0.5)
     ax.set_ylim(n - 0.5, -0.5)
     ax.set_axis_off()
     found = {(p.a, p.b): p for p in record.pairs} | {(p.b, p.a): p for p in record.pairs}
     cells = [(i - 1, j, found.get((systems[i], systems[j]))) for i in range(1, k) for j in range(i)]
-    _pvalue_cells(ax, cells, annotate=k <= ANNOTATE_UP_TO)
-    tick_labels(ax, list(enumerate(systems[:-1])), list(enumerate(systems[1:])), FONT)
+    _pvalue_cells(ax, cells, annotate, fs.small)
+    tick_labels(ax, list(enumerate(systems[:-1])), list(enumerate(systems[1:])), fs.size)
     return fig
 
 
@@ -116,7 +126,7 @@ def cell_layers(fills: dict[Any, list[Square]], strokes: list[tuple[list[Square]
                           linewidths=[width for *_, width in layers], joinstyle="miter", capstyle="butt")
 
 
-def _pvalue_cells(ax: Axes, cells: list[tuple[int, int, object]], annotate: bool) -> None:
+def _pvalue_cells(ax: Axes, cells: list[tuple[int, int, object]], annotate: bool, size: float) -> None:
     """Shade every (row, col, pair) cell by its decision, outline the undecided ones and write their p."""
     fills: dict[Any, list[Square]] = {}
     squares, outlines = [], []
@@ -131,7 +141,7 @@ def _pvalue_cells(ax: Axes, cells: list[tuple[int, int, object]], annotate: bool
             outlines.append(square(row, col, 0.45))
         if annotate:
             ax.text(col, row, p_text(getattr(pair, "pvalue_adjusted", None)), ha="center", va="center",
-                    fontsize=FONT - 1, color="white" if significant else "black",
+                    fontsize=size, color="white" if significant else "black",
                     fontweight="bold" if significant else "normal")
     # white lines between the cells, then the grey outline inside each undecided cell
     ax.add_collection(cell_layers(fills, [(squares, "white", 1.0), (outlines, "0.6", 0.6)]), autolim=False)
@@ -151,27 +161,38 @@ def confusion_caption(record: ClassificationRecord) -> str:
 
 
 def confusion_figure(record: ClassificationRecord) -> Figure:
-    """One confusion-matrix panel per system (call inside :func:`~.output.style`)."""
+    """One confusion-matrix panel per system (call inside :func:`~.output.style`), as many panels to a row as
+    the style's column holds (at most four), centred in it; at the text width when the column would stack
+    more than two rows of panels."""
     import matplotlib
 
+    fs = current_style()
     labels = record.labels
     m = len(labels)
-    cols = min(len(record.systems), 4)
-    rows = math.ceil(len(record.systems) / cols)
-    cell = 0.32 if m <= 6 else 0.2
     fig = new_figure(4.0, 4.0)
-    label_w = max(measure(fig, s, FONT)[0] for s in labels) + 0.2
+    cell = max(0.32 if m <= 6 else 0.2, measure(fig, "8888", fs.small)[0] + 0.06) if m <= 10 else 0.2
+    label_w = max(measure(fig, s, fs.size)[0] for s in labels) + 0.2
     # room left of the first column's row labels for the rotated "gold" (its height, the label pad and a margin)
-    left = label_w + measure(fig, "gold", FONT)[1] + matplotlib.rcParams["axes.labelpad"] / 72 + 0.05
+    left = label_w + measure(fig, "gold", fs.size)[1] + matplotlib.rcParams["axes.labelpad"] / 72 + 0.05
     panel = m * cell
-    gap = 0.25
-    width = left + cols * panel + (cols - 1) * gap + 0.15
-    block = panel + label_w + 0.45  # title above; rotated labels and axis name below
+    gap = max(0.25, max(measure(fig, s.system, fs.size)[0] for s in record.systems) - panel + 0.1)
+    width = fs.inches()
+    fits = lambda c, w: left + c * panel + (c - 1) * gap + 0.15 <= w  # noqa: E731
+    most = min(len(record.systems), 4)
+    cols = max([c for c in range(1, most + 1) if fits(c, width)], default=1)
+    if fs.wider is not None and math.ceil(len(record.systems) / cols) > 2:  # a tall column: use the text width
+        width = fs.inches(wide=True)
+        cols = max([c for c in range(1, most + 1) if fits(c, width)], default=1)
+    content = left + cols * panel + (cols - 1) * gap + 0.15
+    width = max(width, content)
+    rows = math.ceil(len(record.systems) / cols)
+    block = panel + label_w + 0.3 + 2.2 * fs.size / 72  # title above; rotated labels and axis name below
     height = rows * block + 0.05
     fig.set_size_inches(width, height)
+    x_off = (width - content) / 2
     for idx, s in enumerate(record.systems):
         r, c = divmod(idx, cols)
-        x = left + c * (panel + gap)
+        x = x_off + left + c * (panel + gap)
         y = height - (r + 1) * block + label_w + 0.2
         ax = fig.add_axes((x / width, y / height, panel / width, panel / height))
         _confusion_panel(ax, s.system, s.confusion_matrix.matrix, labels, show_rows=c == 0, annotate=m <= 10)
@@ -202,10 +223,11 @@ def _confusion_panel(ax: Axes, title: str, matrix: tuple[tuple[int, ...], ...], 
     if annotate:
         for i in range(m):
             for j in range(m):
-                ax.text(j, i, str(int(counts[i, j])), ha="center", va="center", fontsize=FONT - 1,
+                ax.text(j, i, str(int(counts[i, j])), ha="center", va="center", fontsize=current_style().small,
                         color="white" if share[i, j] > 0.5 else "black")
-    names = tick_labels(ax, list(enumerate(labels)), list(enumerate(labels)) if show_rows else [], FONT)
-    ax.set_title(title, fontsize=FONT + 0.5, pad=4)
+    size = current_style().size
+    names = tick_labels(ax, list(enumerate(labels)), list(enumerate(labels)) if show_rows else [], size)
+    ax.set_title(title, fontsize=size, pad=4)
     _axis_names(ax, names, "predicted", "gold" if show_rows else None)
 
 
@@ -226,11 +248,11 @@ def _axis_names(ax: Axes, names: list[Text], below: str, left: str | None) -> No
         return Bbox.union(boxes)
 
     fig.add_artist(Annotation(below, (0.5, 0.0), xycoords=lambda r: extent(r, True), xytext=(0, -pad),
-                              textcoords="offset points", ha="center", va="top", fontsize=FONT))
+                              textcoords="offset points", ha="center", va="top", fontsize=current_style().size))
     if left is not None:
         fig.add_artist(Annotation(left, (0.0, 0.5), xycoords=lambda r: extent(r, False), xytext=(-pad, 0),
                                   textcoords="offset points", ha="center", va="bottom", rotation=90,
-                                  rotation_mode="anchor", fontsize=FONT))
+                                  rotation_mode="anchor", fontsize=current_style().size))
 
 
 def draw_confusion(record: ClassificationRecord) -> FigureOutput:

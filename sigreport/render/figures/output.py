@@ -79,21 +79,96 @@ class FigureOutput:
     svg: str
     pdf: bytes
     missing: str = ""  # characters no available font has, drawn as boxes (for the report's warning)
+    env: str = "figure"  # drawn at the column width (figure) or at the text width (figure*)
 
     @property
     def latex(self) -> str:
-        """A ready ``figure`` float for ``\\input{}``: the PDF at column width, caption and label."""
-        return latex_snippet(self)
+        """A ready ``figure`` (or ``figure*``) float for ``\\input{}``: the PDF at its width, caption and label."""
+        return latex_snippet(self, env=self.env)
 
 
-def latex_snippet(fig: FigureOutput, directory: str = FIGURE_DIR, env: str = "figure") -> str:
-    """The LaTeX float that shows ``fig`` from ``<directory>/<name>.pdf`` (``env``: figure or figure*)."""
+def latex_snippet(fig: FigureOutput, directory: str | None = None, env: str = "figure", label: str | None = None) -> str:
+    """The LaTeX float that shows ``fig`` from ``<directory>/<name>.pdf`` (``env``: figure at ``\\columnwidth``
+    or figure* at ``\\textwidth``; ``label``: its ``\\label``, ``fig:<name>`` by default).
+
+    ``directory`` None: ``\\sigreportdir/figures``, the snippet defining ``\\sigreportdir`` as ``.`` unless the
+    paper defined it before (``\\newcommand{\\sigreportdir}{reports/summarization}`` when the report folder is
+    not beside the paper's .tex file), so the same snippet works from any folder."""
     from sigreport.render.latex import escape  # same layer; kept local so the module stays light
 
     width = r"\textwidth" if env == "figure*" else r"\columnwidth"
-    return (f"\\begin{{{env}}}[t]\n\\centering\n"
-            f"\\includegraphics[width={width}]{{{directory}/{fig.name}.pdf}}\n"
-            f"\\caption{{{escape(fig.caption)}}}\n\\label{{fig:{fig.name}}}\n\\end{{{env}}}\n")
+    where = directory if directory is not None else f"\\sigreportdir/{FIGURE_DIR}"
+    head = "\\providecommand{\\sigreportdir}{.}\n" if directory is None else ""
+    return (f"{head}\\begin{{{env}}}[t]\n\\centering\n"
+            f"\\includegraphics[width={width}]{{{where}/{fig.name}.pdf}}\n"
+            f"\\caption{{{escape(fig.caption)}}}\n\\label{{{label or 'fig:' + fig.name}}}\n\\end{{{env}}}\n")
+
+
+@dataclasses.dataclass(frozen=True)
+class FigureStyle:
+    """What a figure is drawn for (``outputs.figure_style`` on the page of ``outputs.latex.page``): its width
+    in pt at print (``width``, the page's column width unless asked otherwise), the text width it may widen to
+    when its text cannot fit (``wider``; None: it may not), the text size in pt (``size``; small text such as
+    tick labels one point less, at least :data:`MIN_TEXT`), and the font (``font``: a family matplotlib knows,
+    DejaVu Sans behind it for missing glyphs).
+
+    Every figure is drawn exactly ``width`` wide (or ``wider``, then in ``figure*``) and included at that
+    width, so its text prints at ``size``."""
+
+    width: float = 229.5
+    wider: float | None = 469.0
+    size: float = 9.0
+    font: str = "cmr10"
+    column: float = 229.5  # the page's \\columnwidth: a figure wider than it is set in figure*
+
+    @property
+    def small(self) -> float:
+        """Secondary text (tick labels, cell values): a point under :attr:`size`, at least :data:`MIN_TEXT`."""
+        return max(MIN_TEXT, self.size - 1.0)
+
+    def inches(self, wide: bool = False) -> float:
+        """The drawn width in inches (``wide``: the text width)."""
+        return (self.wider if wide and self.wider is not None else self.width) / 72.0
+
+
+MIN_TEXT = 8.0  # pt: no figure text is set smaller at the printed width
+DEFAULT_STYLE = FigureStyle()
+_STYLE: contextvars.ContextVar[FigureStyle] = contextvars.ContextVar("sigreport_figure_style", default=DEFAULT_STYLE)
+
+
+@contextlib.contextmanager
+def figure_style(fs: FigureStyle) -> Iterator[None]:
+    """Within the block, figures are drawn with ``fs``."""
+    token = _STYLE.set(fs)
+    try:
+        yield
+    finally:
+        _STYLE.reset(token)
+
+
+def current_style() -> FigureStyle:
+    """The :class:`FigureStyle` of this block (:func:`figure_style`)."""
+    return _STYLE.get()
+
+
+def style_of(page: Any, options: Any = None) -> FigureStyle:
+    """The figure style of ``outputs.figure_style`` (``options``, duck-typed; None: the defaults) on ``page``
+    (a :class:`sigreport.render.pages.Page`): width column, text or pt; font serif (the page's), sans or a
+    family; size the page's body size minus one, at least :data:`MIN_TEXT`."""
+    get = (lambda k, d=None: getattr(options, k, d)) if options is not None else (lambda k, d=None: d)
+    width = get("width", "column") or "column"
+    two = page.textwidth > page.columnwidth + 1
+    if width == "text":
+        w, wider = page.textwidth, None
+    elif width == "column":
+        w, wider = page.columnwidth, page.textwidth if two else None
+    else:
+        w, wider = float(width), None
+    size = get("font_size") or max(MIN_TEXT, page.fontsize - 1.0)
+    font = get("font", "serif") or "serif"
+    family = page.serif if font == "serif" else "DejaVu Sans" if font == "sans" else font
+    return FigureStyle(round(w, 2), round(wider, 2) if wider is not None else None, float(size), family,
+                       round(page.columnwidth, 2))
 
 
 @contextlib.contextmanager
@@ -103,23 +178,39 @@ def style() -> Iterator[None]:
 
     fonts = logging.getLogger("matplotlib.font_manager")  # "Failed to find font weight bold for <fallback>"
     level = fonts.level
-    with matplotlib.rc_context({**RC, "font.family": list(font_families())}), warnings.catch_warnings():
+    tools = logging.getLogger("fontTools")  # "'created' timestamp seems very low" when subsetting cmr10
+    tools_level = tools.level
+    fs = current_style()
+    rc = {**RC, "font.family": list(font_families()), "font.size": fs.size, "xtick.labelsize": fs.small,
+          "ytick.labelsize": fs.small, "axes.labelsize": fs.size, "axes.titlesize": fs.size,
+          "mathtext.fontset": "cm" if fs.font == "cmr10" else "stix" if fs.font.startswith("STIX") else "dejavusans"}
+    with matplotlib.rc_context(rc), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
+        # tick labels are plain text (the minus sign from DejaVu Sans), so their labels become text in the PDF
+        warnings.filterwarnings("ignore", message=r"cmr10 font should ideally be used with mathtext")
         fonts.setLevel(logging.ERROR)
+        tools.setLevel(logging.ERROR)
         try:
             yield
         finally:
             fonts.setLevel(level)
+            tools.setLevel(tools_level)
 
 
-@functools.lru_cache(maxsize=1)
 def font_families() -> tuple[str, ...]:
-    """DejaVu Sans, then the :data:`FALLBACK_FONTS` installed on this machine (matplotlib >= 3.6 takes a
-    list and uses the first font that has each glyph). Fixed per machine, so rebuilds give the same bytes."""
+    """The style's font (:func:`current_style`), DejaVu Sans, then the :data:`FALLBACK_FONTS` installed on
+    this machine (matplotlib >= 3.6 takes a list and uses the first font that has each glyph). Fixed per
+    machine and style, so rebuilds give the same bytes. A font matplotlib does not know is left out."""
+    return _families(current_style().font)
+
+
+@functools.lru_cache(maxsize=8)
+def _families(font: str) -> tuple[str, ...]:
     from matplotlib import font_manager
 
     installed = {f.name for f in font_manager.fontManager.ttflist}
-    return ("DejaVu Sans", *(f for f in FALLBACK_FONTS if f in installed))
+    first = (font,) if font != "DejaVu Sans" and font in installed else ()
+    return (*first, "DejaVu Sans", *(f for f in FALLBACK_FONTS if f in installed))
 
 
 @functools.lru_cache(maxsize=8)
@@ -233,8 +324,9 @@ def export(fig: Figure, name: str, caption: str) -> FigureOutput:
                         raise
                     pdf_buf = io.BytesIO()
                     fig.savefig(pdf_buf, format="pdf", metadata=PDF_METADATA)
+    wide = fig.get_figwidth() * 72 > current_style().column + 1
     return FigureOutput(name, caption, inline_svg(svg_buf.getvalue().decode("utf-8"), name, caption),
-                        pdf_buf.getvalue(), missing_glyphs(drawn_texts(fig)))
+                        pdf_buf.getvalue(), missing_glyphs(drawn_texts(fig)), "figure*" if wide else "figure")
 
 
 def _drop_bom(fig: Figure) -> bool:

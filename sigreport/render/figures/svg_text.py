@@ -10,7 +10,9 @@ included) as a per-character ``x`` list, in the same font (DejaVu Sans, the face
 the glyph ids), so nothing moves. A label is converted only when this can be verified: the group has
 matplotlib's plain form (the label in a comment per line, one transform of translate, optional rotate
 and scale, a colour or opacity if any, glyph ``<use>`` elements shifted along the baseline only), every
-glyph is from a DejaVu Sans face, and the glyphs are, in order, the font's own glyphs of the label's
+glyph is from one of matplotlib's own faces (DejaVu Sans, cmr10, STIX: a label in a paper font whose minus
+sign comes from DejaVu Sans becomes one ``<text>`` per run of one face), and the glyphs are, in order, the
+font's own glyphs of the label's
 characters (its ``cmap``) or of a Latin ligature of them ("ff", "fi", ...: its letters are then set one
 after the other at their advance widths). Anything else (mathtext, right-to-left or fallback-font
 labels) keeps its outlines. Same input, same bytes.
@@ -24,23 +26,32 @@ import importlib.util
 import re
 from pathlib import Path
 
-# matplotlib's DejaVu Sans faces by the PostScript name in its glyph ids -> (file, weight, style)
+# matplotlib's own faces by the PostScript name in its glyph ids -> (file, weight, style, family): DejaVu Sans,
+# and the paper fonts of outputs.figure_style (Computer Modern as cmr10, Times-like STIX)
 FACES = {
-    "DejaVuSans": ("DejaVuSans.ttf", "normal", "normal"),
-    "DejaVuSans-Bold": ("DejaVuSans-Bold.ttf", "bold", "normal"),
-    "DejaVuSans-Oblique": ("DejaVuSans-Oblique.ttf", "normal", "oblique"),
-    "DejaVuSans-BoldOblique": ("DejaVuSans-BoldOblique.ttf", "bold", "oblique"),
+    "DejaVuSans": ("DejaVuSans.ttf", "normal", "normal", "DejaVu Sans"),
+    "DejaVuSans-Bold": ("DejaVuSans-Bold.ttf", "bold", "normal", "DejaVu Sans"),
+    "DejaVuSans-Oblique": ("DejaVuSans-Oblique.ttf", "normal", "oblique", "DejaVu Sans"),
+    "DejaVuSans-BoldOblique": ("DejaVuSans-BoldOblique.ttf", "bold", "oblique", "DejaVu Sans"),
+    "Cmr10": ("cmr10.ttf", "normal", "normal", "cmr10"),
+    "STIXGeneral-Regular": ("STIXGeneral.ttf", "normal", "normal", "STIXGeneral"),
+    "STIXGeneral-Bold": ("STIXGeneralBol.ttf", "bold", "normal", "STIXGeneral"),
 }
 # The family the labels ask for: matplotlib's own font files under a name of their own (the PDF's print
-# page declares it with @font-face, see sigreport.render.pdf), then the installed DejaVu Sans.
+# page declares it with @font-face, see sigreport.render.pdf), then the installed font of that name.
 FAMILY = "sigreport DejaVu Sans"
 FAMILIES = f"'{FAMILY}', 'DejaVu Sans'"
+
+
+def family_of(face: str) -> str:
+    """The ``@font-face`` family name of ``face`` (a :data:`FACES` name): ``sigreport <family>``."""
+    return f"sigreport {FACES[face][3]}"
 # Latin ligatures by their letters (longest first) and their compatibility code point in the font's cmap
 LIGATURES = (("ffi", "\ufb03"), ("ffl", "\ufb04"), ("ff", "\ufb00"), ("fi", "\ufb01"), ("fl", "\ufb02"))
 FONT_SCALE = 100.0  # matplotlib's TextToPath.FONT_SCALE: glyph units per font-size unit
 
 _NUM = r"-?\d+(?:\.\d+)?(?:e-?\d+)?"
-_BY_STYLE = {(weight, style): face for face, (_, weight, style) in FACES.items()}
+_BY_STYLE = {(f"sigreport {family}", weight, style): face for face, (_, weight, style, family) in FACES.items()}
 _TEXT = re.compile(r'<text [^>]*font-family="[^"]*"[^>]*>')
 # One label as matplotlib writes it: <g id="..."> then per line of text <!-- line --> <g transform="...">
 # [<defs>...</defs>] <use/>... </g>, then </g>. _LINE reads one line; _GROUP finds a whole label.
@@ -85,20 +96,21 @@ def glyphs_to_text(svg: str) -> str:
 
 
 def line_text(m: re.Match[str]) -> str | None:
-    """The ``<text>`` for one line of a label (an :data:`_LINE` match), or None when it cannot be verified."""
+    """The ``<text>`` elements for one line of a label (an :data:`_LINE` match): one per run of characters
+    drawn from one face (a paper font with DejaVu Sans filling in a glyph it lacks, such as a minus sign,
+    gives several), or None when the line cannot be verified."""
     chars = html.unescape(m.group("text"))
     uses = list(_USE.finditer(m.group("uses")))
     plain = not _USE.sub("", m.group("uses")).strip() and float(m.group("sy")) == -float(m.group("s"))
     style = m.group("style")
     if not plain or (style is not None and not _STYLE.fullmatch(style)):
         return None
-    face = None
     xs: list[float] = []  # one per character, in glyph units
+    char_faces: list[str] = []
     for use in uses:
         name, _, gid = use.group("ref").rpartition("-")  # <figure prefix>-<face>-<glyph index, hex>
-        glyph_face = face_of(name)
-        face = glyph_face if face is None else face
-        if glyph_face is None or glyph_face != face or not re.fullmatch(r"[0-9a-f]+", gid):
+        face = face_of(name)
+        if face is None or not re.fullmatch(r"[0-9a-f]+", gid):
             return None
         drawn = characters(face, int(gid, 16), chars[len(xs):])
         if drawn is None:
@@ -106,16 +118,27 @@ def line_text(m: re.Match[str]) -> str | None:
         x = float(use.group("x") or 0.0)
         for ch in drawn:  # a ligature's letters one after the other, each at its own advance
             xs.append(x)
+            char_faces.append(face)
             x += advance(face, ch)
-    if face is None or len(xs) != len(chars):
+    if not xs or len(xs) != len(chars):
         return None
-    _, weight, font_style = FACES[face]
     scale = float(m.group("s"))
     transform = f"translate({m.group('tx')} {m.group('ty')})"
     if m.group("rot") is not None and float(m.group("rot")) != 0:
         transform += f" rotate({m.group('rot')})"
+    out, start = [], 0
+    for i in range(1, len(chars) + 1):
+        if i == len(chars) or char_faces[i] != char_faces[start]:
+            out.append(_text(chars[start:i], xs[start:i], char_faces[start], scale, transform, style))
+            start = i
+    return "".join(out)
+
+
+def _text(chars: str, xs: list[float], face: str, scale: float, transform: str, style: str | None) -> str:
+    """One ``<text>`` of ``chars`` in ``face``, each character at its x (glyph units)."""
+    _, weight, font_style, family = FACES[face]
     positions = " ".join(_short(x * scale) for x in xs)
-    attrs = (f'font-family="{FAMILIES}" font-size="{_short(scale * FONT_SCALE)}"'
+    attrs = (f'font-family="\'{family_of(face)}\', \'{family}\'" font-size="{_short(scale * FONT_SCALE)}"'
              + (f' font-weight="{weight}"' if weight != "normal" else "")
              + (f' font-style="{font_style}"' if font_style != "normal" else "")
              + (f' style="{style}"' if style else ""))
@@ -128,9 +151,13 @@ def faces(svg: str) -> set[str]:
     """The :data:`FACES` the ``<text>`` labels of ``svg`` (:func:`glyphs_to_text`'s output) are set in."""
     out = set()
     for tag in _TEXT.findall(svg):
+        family = re.search(r'font-family="([^",]*)', tag)
         weight = re.search(r'font-weight="(\w+)"', tag)
         style = re.search(r'font-style="(\w+)"', tag)
-        out.add(_BY_STYLE[(weight.group(1) if weight else "normal", style.group(1) if style else "normal")])
+        key = (family.group(1).strip("'") if family else FAMILY, weight.group(1) if weight else "normal",
+               style.group(1) if style else "normal")
+        if key in _BY_STYLE:
+            out.add(_BY_STYLE[key])
     return out
 
 

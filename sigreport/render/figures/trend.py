@@ -16,7 +16,10 @@ import math
 from typing import TYPE_CHECKING
 
 from sigreport.archive.trends import Trend
-from sigreport.render.figures.output import FigureOutput, export, figure_settings, measure, new_figure, slug, style
+from sigreport.render.figures.output import (FigureOutput, FigureStyle, export, figure_settings, figure_style, measure,
+                                             new_figure, slug, style)
+
+SCREEN = FigureStyle(font="DejaVu Sans")  # the archive index's plots are for the screen: its sans font, not a paper's
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -77,5 +80,5 @@ def trend_figure(t: Trend) -> Figure:
 def draw_trend(t: Trend) -> FigureOutput:
     """The trend plot as a figure (SVG only)."""
     key = f"{t.metric}/{t.corpus if t.corpus is not None else '*'}"
-    with style(), figure_settings(pdf=False):
+    with figure_style(SCREEN), style(), figure_settings(pdf=False):
         return export(trend_figure(t), f"trend-{slug(key)}", caption(t))

@@ -16,12 +16,13 @@ from sigreport.speed.workers import Waiting
 from sigreport.render import names
 from sigreport.render.figures import KINDS, figure_plan
 from sigreport.render.figure_cache import start_cached
-from sigreport.render.figures.output import FigureOutput, figure_settings, missing_warning
+from sigreport.render.figures.output import FigureOutput, figure_settings, figure_style, missing_warning, style_of
 from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section
-from sigreport.render.views.common import Labels, html_pairwise, latex_options, shown_as_matrix
+from sigreport.render.views.common import Labels, get, html_pairwise, latex_options, shown_as_matrix
 from sigreport.render.views.conclusions import conclusions, report_baseline
 from sigreport.render.views.labels import VIEWS as LABEL_VIEWS
 from sigreport.render.views.labels import matrix_owners
+from sigreport.render.views.methods import methods
 from sigreport.render.views.main import columns_of, main_tables, options_of
 from sigreport.render.views.scores import VIEWS as SCORE_VIEWS
 from sigreport.render.views.settings import settings_rows, with_why_p
@@ -44,7 +45,8 @@ def build_report(results: Any, source: str = "results.json",
                  latex.pairwise)
     kinds = figure_kinds(results) if figures is None else tuple(figures)
     matrix = [in_matrix(r, lab) for r in results.records]
-    with figure_settings(figure_pdf, figure_jobs, figure_workers):
+    fs = style_of(latex.page, get(get(getattr(results, "spec", None), "outputs"), "figure_style"))
+    with figure_settings(figure_pdf, figure_jobs, figure_workers), figure_style(fs):
         drawing = draw_records(results, [kinds_of(r, kinds, lab, m) for r, m in zip(results.records, matrix)]
                                ) if kinds else None
         try:
@@ -66,9 +68,20 @@ def build_report(results: Any, source: str = "results.json",
     model = ReportModel(results.title, results.description, tuple(settings_rows(results)), sections,
                         tuple(data_files(results.data)), results.seed, results.sigreport_version, source,
                         main, said)
+    latex = dataclasses.replace(latex, report=report_name(source, results.title), figure_text=fs.size)
     blocks = [c.dec for c in columns_of(results, options_of(results), decisions)]
     return dataclasses.replace(model, key_figure=key_figure(model, blocks, lab),
-                               baseline=report_baseline(results, decisions), latex=latex)
+                               baseline=report_baseline(results, decisions), latex=latex,
+                               methods=methods(results, decisions))
+
+
+def report_name(source: str, title: str) -> str:
+    """The report's name in LaTeX labels: the spec file's stem (``summarization``), or for a report rendered
+    from results.json alone the first words of its title, as a slug of letters, digits and ``-``."""
+    stem = source.rsplit("/", 1)[-1].split(".")[0]
+    if not stem or stem == "results":
+        stem = "-".join(title.split()[:3])
+    return re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-").lower()[:40] or "report"
 
 
 def figure_kinds(results: Any) -> tuple[str, ...]:
@@ -122,8 +135,8 @@ def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...], matrix: boo
     of a family shown as a matrix (``matrix``, :func:`in_matrix`; 10 systems: 45 intervals) is left out of
     the PDF (``screen_only``): at a printed figure's height its rows are ~2 pt high, unreadable, and it cost
     the PDF more than the rest of its page. On screen it stays: the only per-pair estimates the HTML shows."""
-    figs = tuple(Figure((f.name,), f.caption, f.svg, f.pdf, screen_only=matrix and f.name.startswith("forest-"))
-                 for f in outs)
+    figs = tuple(Figure((f.name,), f.caption, f.svg, f.pdf, screen_only=matrix and f.name.startswith("forest-"),
+                        env=f.env) for f in outs)
     lost = "".join(dict.fromkeys("".join(f.missing for f in outs)))  # characters drawn as boxes
     warn = (missing_warning(lost),) if lost else ()
     return dataclasses.replace(view, elements=view.elements + figs, warnings=view.warnings + warn) if figs else view

@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from sigreport.render.pages import page_of
 from sigreport import defaults
 from sigreport.results.names import (CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,  # noqa: F401 (re-exported)
                                      SPHERICITY_NAMES, test_name)
@@ -122,6 +123,8 @@ def family_text(r: Any) -> str:
     family = f"{n} comparison{'s' if n != 1 else ''}"
     if r.correction == "none":
         return f"no multiple-comparison correction ({family})"
+    if n == 1:
+        return f"a single comparison, which the {corr} correction leaves unadjusted"
     scope = {"metric": "of this metric on every corpus", "corpus": "of every metric on this corpus",
              "all": "of every pairwise test in the report"}.get(getattr(r, "family", None) or "",
                                                                 "of this metric on this corpus")
@@ -206,7 +209,8 @@ def latex_options(results: Any) -> LatexOptions:
         return LatexOptions()
     d = LatexOptions()
     return LatexOptions(get(lx, "float", d.float), bool(get(lx, "siunitx", d.siunitx)), get(lx, "pairwise", d.pairwise),
-                        get(lx, "caption_prefix", d.caption_prefix), get(lx, "label_prefix", d.label_prefix))
+                        get(lx, "caption_prefix", d.caption_prefix), get(lx, "label_prefix", d.label_prefix),
+                        page_of(get(lx, "page")), graphics_dir=get(lx, "graphics_dir", d.graphics_dir))
 
 
 MATRIX_PAIRS = 40  # outputs.html.pairwise: auto shows a family of every pair as a matrix above this many pairs

@@ -31,11 +31,17 @@ def pv(x: float | None) -> str:
     return "not computable" if x is None else "< 0.001" if x < 0.001 else f"{x:.3f}"
 
 
-def test_sentence(dec: BlockDecisions) -> str:
-    """The test the block's decisions follow, once, with the rule that made it the one."""
+def test_sentence(dec: BlockDecisions, seen: set[tuple[str, str, str]] | None = None) -> str:
+    """The test the block's decisions follow, with the rule that made it the one; a block whose test and rule a
+    block above already stated says so in a few words (``seen`` collects them, in reading order)."""
     p = dec.primary
     assert p is not None
     adjusted = f", {p.adjusted}" if p.adjusted else ""
+    key = (p.name, p.adjusted, dec.reason)
+    if seen is not None and key in seen:
+        return f"Decisions follow {the(p.name)}{adjusted}, as above."
+    if seen is not None:
+        seen.add(key)
     return f"Decisions here follow {the(p.name)}{adjusted}: {dec.reason}."
 
 
@@ -48,7 +54,8 @@ def best_sentence(dec: BlockDecisions, word: str) -> str:
     return f"{names_text(best)} share the {word} value ({shown} as shown)."
 
 
-def sentences(col: Column_, results: Any, baseline: str | None) -> tuple[str, ...]:
+def sentences(col: Column_, results: Any, baseline: str | None,
+              seen: set[tuple[str, str, str]] | None = None) -> tuple[str, ...]:
     """The sentences for one (metric, corpus)."""
     dec = col.dec
     order = dec.order
@@ -57,7 +64,7 @@ def sentences(col: Column_, results: Any, baseline: str | None) -> tuple[str, ..
     out = [best_sentence(dec, "highest" if dec.higher_is_better else "lowest")]
     if dec.primary is None:
         return (*out, "No pairwise test compared the systems here, so no difference is claimed.")
-    out.append(test_sentence(dec))
+    out.append(test_sentence(dec, seen))
     if baseline is not None:
         out += baseline_sentences(order, dec, baseline)
     else:
@@ -288,4 +295,6 @@ def conclusions(results: Any, lab: Labels, decisions: Decisions | None = None
     """(heading, sentences) per (metric, corpus) of the main table."""
     cols = columns_of(results, options_of(results), decisions)
     base = baseline_of(cols, results)
-    return tuple((f"{lab.metric(c.metric)} \u2014 {lab.corpus(c.corpus)}", sentences(c, results, base)) for c in cols)
+    seen: set[tuple[str, str, str]] = set()
+    return tuple((f"{lab.metric(c.metric)} \u2014 {lab.corpus(c.corpus)}", sentences(c, results, base, seen))
+                 for c in cols)

@@ -14,6 +14,7 @@ from typing import Any
 
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df, Int, Num, P, Stat, Sym, Table,
                                     Text, join)
+from sigreport.render.views import paper
 from sigreport.render.views.common import (CORRECTION_NAMES, Labels, df_text, family_text, get, p_text, pct, plain,
                                            pvalue_matrix, value_ci)
 
@@ -177,7 +178,8 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
                   Df(p.df), P(p.pvalue), P(p.pvalue_adjusted), Decision(p.significant)) for p in r.pairs)
     bold = tuple(i for i, p in enumerate(r.pairs) if p.significant)
     which = "every system against the baseline" if r.comparisons == "vs_baseline" else "every pair of systems"
-    fam = (f"no multiple-comparison correction ({r.family_size} comparisons)" if r.correction == "none" else
+    fam = (f"no multiple-comparison correction ({r.family_size} comparison{'s' if r.family_size != 1 else ''})"
+           if r.correction == "none" else
            f"{corr} correction over the {r.family_size} comparison{'s' if r.family_size != 1 else ''} of this corpus")
     if getattr(r, "family", "metric_corpus") != "metric_corpus":
         fam = family_text(r)
@@ -199,6 +201,10 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
     adjusted = "unadjusted" if r.correction == "none" else f"{corr}-adjusted"
     key = (r.metric, r.corpus, "mcnemar")
     table = Table(key, caption, cols, rows, notes, bold, compact=pvalue_matrix(r.pairs, key, caption, adjusted, r.alpha))
+    words = paper.Wording(Text(f"{w.short} a {paper.MINUS} b"), f"Estimate: {w.rate} of a {paper.MINUS} {w.rate} of b",
+                          None, DEC, adjusted, r.alpha, f"the row system has the higher {w.rate}")
+    table = dataclasses.replace(table, forms=paper.forms(table.key, caption, paper.accuracy_facts(r.pairs), words,
+                                                         r.comparisons != "vs_baseline"))
     sentences = [_mcnemar_sentence(r, p) for p in r.pairs]
     view_notes = []
     if r.after == "cochran_q":

@@ -222,8 +222,10 @@ class Builder:
         if r.kind == "posthoc" and get(r, "after"):  # a rank post-hoc test adjusts by its own procedure
             return the(name) + (f" against {r.control}" if get(r, "control") else ", all pairs")
         corr = CORRECTION_NAMES.get(r.correction, r.correction)
+        n = r.family_size
         family = ("no multiple-comparison correction" if r.correction == "none" else
-                  f"{corr} correction over the {r.family_size} comparisons of each metric and corpus")
+                  "a single comparison per metric and corpus (no correction needed)" if n == 1 else
+                  f"{corr} correction over the {n} comparisons of each metric and corpus")
         return f"{the(name)} ({r.comparisons.replace('_', ' ')}), {family}"
 
 

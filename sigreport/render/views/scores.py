@@ -15,6 +15,7 @@ from typing import Any
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count, Decision, Df, Int, Num, P, Stat,
                                     Sym, Table, Text, join)
 from sigreport.render.latex import LONG_TABLE_ROWS
+from sigreport.render.views import paper
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
                                            SPHERICITY_NAMES, Labels, a_better, df_text, effect_cell, extra,
                                            family_text, get, p_text, pct, plain, pvalue_matrix,
@@ -115,6 +116,9 @@ def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
                   compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, key), caption, adjusted_text(r.correction),
                                         r.alpha, better))
     table = with_html_matrix(table, r.pairs, lab, adjusted_text(r.correction), r.alpha)
+    words = paper.pairwise_wording(r, level, dec, adjusted_text(r.correction), higher)
+    table = dataclasses.replace(table, forms=paper.forms(table.key, caption, paper.pairwise_facts(r.pairs, higher),
+                                                         words, r.comparisons != "vs_baseline"))
     sentences = (system_sentences(r.pairs, better, method) if table.html_form is not None
                  else [pair_sentence(r, p, lab) for p in r.pairs])
     title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
@@ -441,7 +445,7 @@ def friedman_view(r: Any, lab: Labels) -> AnalysisView:
     where = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}"
     over = "corpora" if r.level == "corpora" else "items"
     variant = "tie-corrected" if r.tie_correction else "uncorrected (Dem\u0161ar's formula)"
-    ranks = _ranks_table((f"{r.metric}--{r.corpus}--ranks",), f"{where}: average ranks of {r.k} systems over "
+    ranks = _ranks_table((r.metric, r.corpus, "ranks"), f"{where}: average ranks of {r.k} systems over "
                          f"{r.n} {over} (1 = best).", r.average_ranks)
     idv = r.iman_davenport
     cols = (Column(Text("Statistic"), "l"), Column(Text("Value")), Column(Text("df")), Column(Sym("p")))
@@ -482,7 +486,8 @@ def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
     if r.critical_difference is not None:
         cd = f"; critical difference CD = {r.critical_difference:.3f} (q_\u03b1 = {r.q_alpha:.3f})"
     ctrl = f" against the control {r.control}" if r.control else ""
-    caption = f"{where}: {name}{ctrl} on average ranks after the {r.after} test (\u03b1 = {r.alpha:g}{cd})."
+    caption = (f"{where}: {name}{ctrl} on average ranks after the {test_name('omnibus', r.after)} "
+               f"(\u03b1 = {r.alpha:g}{cd}).")
     notes = ["z = (R_a \u2212 R_b)/\u221a(k(k+1)/(6N)); a pair differs significantly when its average ranks "
              "differ by at least the critical difference (Dem\u0161ar 2006)." if r.critical_difference is not None
              else "z = (R_a \u2212 R_b)/\u221a(k(k+1)/(6N)) with two-sided normal p-values; a pair differs "
@@ -496,6 +501,11 @@ def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
                   compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, "posthoc"), caption, f"adjusted ({name})",
                                         r.alpha, better))
     table = with_html_matrix(table, r.pairs, lab, f"adjusted ({name})", r.alpha)
+    words = paper.Wording(join(Sym("R_a"), f" {paper.MINUS} ", Sym("R_b")), "Estimate: the difference of average ranks R_a "
+                          f"{paper.MINUS} R_b (rank 1 is best)", None, 3, f"adjusted ({name})", r.alpha,
+                          "the row system has the larger average rank, worse")
+    table = dataclasses.replace(table, forms=paper.forms(table.key, caption, paper.rank_facts(r.pairs), words,
+                                                         not r.control))
     if table.html_form is not None:
         return AnalysisView(r.id, r.kind, f"Post-hoc: {name}", (table,), system_sentences(r.pairs, better, name),
                             why_this_test(r.selection), tuple(r.warnings))

@@ -25,15 +25,34 @@ def settings_rows(results: Any) -> Rows:
     spec = results.spec
     if spec is None:
         tests = types.SimpleNamespace(**dict(results.tests))
-        rows = test_rows(tests, results.alpha, None, False)
+        rows = applicable(test_rows(tests, results.alpha, None, False), results.records)
         rows.append(("Seed", f"{results.seed} (each analysis derives its own stream from it and its id)"))
         return rows + data_rows(results.data) + why_p_rows(results)
     corpus_level = any(getattr(m, "corpus_level", False) for m in spec.metrics.values())
-    rows = test_rows(spec.tests, spec.alpha, spec.baseline, corpus_level)
+    rows = applicable(test_rows(spec.tests, spec.alpha, spec.baseline, corpus_level), results.records)
     if spec.data.scores is not None:
         rows.append(("Missing items", spec.data.missing))
     rows.append(("Seed", f"{spec.seed} (each analysis derives its own stream from it and its id)"))
     return rows + data_rows(results.data) + label_rows(spec, results.records) + why_p_rows(results)
+
+
+# A settings row shown only when an analysis it describes ran: (kind, method or None for any), one of them
+FAMILY_KINDS = (("pairwise", None), ("cv", None), ("mcnemar", None), ("posthoc", None))
+NEEDS: dict[str, tuple[tuple[str, str | None], ...]] = {
+    "Pairwise test": (("pairwise", None),), "Comparisons": FAMILY_KINDS, "Alternative": FAMILY_KINDS,
+    "Multiple-comparison correction": FAMILY_KINDS, "Omnibus test": (("omnibus", None),),
+    "Sphericity": (("omnibus", "rm_anova"),), "Friedman chi-square": (("omnibus", "friedman"),),
+    "Post-hoc test": (("posthoc", None),), "Cross-validation tests": (("cv", None),),
+}
+
+
+def applicable(rows: Rows, records: Any) -> Rows:
+    """``rows`` without the settings of tests that did not run (an omnibus test with two systems, the
+    pairwise test of a cross-validation design): a setting is listed when a record of its kind exists."""
+    ran = {(r.kind, getattr(r, "method", None)) for r in records}
+    kinds = {k for k, _ in ran}
+    return [(name, value) for name, value in rows
+            if name not in NEEDS or any((k, m) in ran if m else k in kinds for k, m in NEEDS[name])]
 
 
 WHY_P_TITLE = "Why might another tool give a different p-value?"

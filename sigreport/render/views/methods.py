@@ -1,0 +1,385 @@
+"""The methods paragraph: what a report's analyses did, in sentences an author can paste into a paper.
+
+Built from the records (every test that ran, its sidedness, correction and family, alpha, interval level,
+resamples), the spec's seed and the decision model (:mod:`sigreport.results.decisions`: the test the
+conclusions follow and why). Each sentence is text and citations; :meth:`Methods.latex` writes the citations
+as ``\\cite`` keys of :data:`REFERENCES` (``tables/references.bib``), :meth:`Methods.plain` as
+"(Holm 1979)" with a reference list, for methods.md and the HTML's Statistical choices.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from typing import Any, Union
+
+from sigreport.render.views.common import CORRECTION_NAMES, get, names_text, test_name, the
+
+
+@dataclasses.dataclass(frozen=True)
+class Cite:
+    """Citations at this place of a sentence: keys of :data:`REFERENCES`."""
+
+    keys: tuple[str, ...]
+
+
+Part = Union[str, Cite]
+
+# key: (in-text form, full reference in plain text, BibTeX entry type and fields)
+REFERENCES: dict[str, tuple[str, str, str]] = {
+    "demsar2006": ("Demšar 2006", "Janez Demšar. Statistical comparisons of classifiers over multiple data sets. "
+                   "Journal of Machine Learning Research, 7:1-30, 2006.",
+                   "@article{demsar2006,\n  author = {Jane{\\v{z}} Dem{\\v{s}}ar},\n  title = {Statistical Comparisons "
+                   "of Classifiers over Multiple Data Sets},\n  journal = {Journal of Machine Learning Research},\n"
+                   "  volume = {7},\n  pages = {1--30},\n  year = {2006}\n}"),
+    "holm1979": ("Holm 1979", "Sture Holm. A simple sequentially rejective multiple test procedure. Scandinavian "
+                 "Journal of Statistics, 6(2):65-70, 1979.",
+                 "@article{holm1979,\n  author = {Sture Holm},\n  title = {A Simple Sequentially Rejective Multiple "
+                 "Test Procedure},\n  journal = {Scandinavian Journal of Statistics},\n  volume = {6},\n  number = {2},\n"
+                 "  pages = {65--70},\n  year = {1979}\n}"),
+    "hochberg1988": ("Hochberg 1988", "Yosef Hochberg. A sharper Bonferroni procedure for multiple tests of "
+                     "significance. Biometrika, 75(4):800-802, 1988.",
+                     "@article{hochberg1988,\n  author = {Yosef Hochberg},\n  title = {A Sharper {B}onferroni Procedure "
+                     "for Multiple Tests of Significance},\n  journal = {Biometrika},\n  volume = {75},\n  number = {4},\n"
+                     "  pages = {800--802},\n  year = {1988}\n}"),
+    "hommel1988": ("Hommel 1988", "Gerhard Hommel. A stagewise rejective multiple test procedure based on a "
+                   "modified Bonferroni test. Biometrika, 75(2):383-386, 1988.",
+                   "@article{hommel1988,\n  author = {Gerhard Hommel},\n  title = {A Stagewise Rejective Multiple Test "
+                   "Procedure Based on a Modified {B}onferroni Test},\n  journal = {Biometrika},\n  volume = {75},\n"
+                   "  number = {2},\n  pages = {383--386},\n  year = {1988}\n}"),
+    "dunn1961": ("Dunn 1961", "Olive Jean Dunn. Multiple comparisons among means. Journal of the American "
+                 "Statistical Association, 56(293):52-64, 1961.",
+                 "@article{dunn1961,\n  author = {Olive Jean Dunn},\n  title = {Multiple Comparisons among Means},\n"
+                 "  journal = {Journal of the American Statistical Association},\n  volume = {56},\n  number = {293},\n"
+                 "  pages = {52--64},\n  year = {1961}\n}"),
+    "benjamini1995": ("Benjamini and Hochberg 1995", "Yoav Benjamini and Yosef Hochberg. Controlling the false "
+                      "discovery rate: a practical and powerful approach to multiple testing. Journal of the Royal "
+                      "Statistical Society, Series B, 57(1):289-300, 1995.",
+                      "@article{benjamini1995,\n  author = {Yoav Benjamini and Yosef Hochberg},\n  title = {Controlling "
+                      "the False Discovery Rate: A Practical and Powerful Approach to Multiple Testing},\n  journal = "
+                      "{Journal of the Royal Statistical Society. Series B},\n  volume = {57},\n  number = {1},\n"
+                      "  pages = {289--300},\n  year = {1995}\n}"),
+    "benjamini2001": ("Benjamini and Yekutieli 2001", "Yoav Benjamini and Daniel Yekutieli. The control of the "
+                      "false discovery rate in multiple testing under dependency. Annals of Statistics, "
+                      "29(4):1165-1188, 2001.",
+                      "@article{benjamini2001,\n  author = {Yoav Benjamini and Daniel Yekutieli},\n  title = {The "
+                      "Control of the False Discovery Rate in Multiple Testing under Dependency},\n  journal = "
+                      "{The Annals of Statistics},\n  volume = {29},\n  number = {4},\n  pages = {1165--1188},\n"
+                      "  year = {2001}\n}"),
+    "student1908": ("Student 1908", "Student. The probable error of a mean. Biometrika, 6(1):1-25, 1908.",
+                    "@article{student1908,\n  author = {Student},\n  title = {The Probable Error of a Mean},\n"
+                    "  journal = {Biometrika},\n  volume = {6},\n  number = {1},\n  pages = {1--25},\n  year = {1908}\n}"),
+    "wilcoxon1945": ("Wilcoxon 1945", "Frank Wilcoxon. Individual comparisons by ranking methods. Biometrics "
+                     "Bulletin, 1(6):80-83, 1945.",
+                     "@article{wilcoxon1945,\n  author = {Frank Wilcoxon},\n  title = {Individual Comparisons by Ranking "
+                     "Methods},\n  journal = {Biometrics Bulletin},\n  volume = {1},\n  number = {6},\n  pages = {80--83},\n"
+                     "  year = {1945}\n}"),
+    "dixon1946": ("Dixon and Mood 1946", "W. J. Dixon and A. M. Mood. The statistical sign test. Journal of the "
+                  "American Statistical Association, 41(236):557-566, 1946.",
+                  "@article{dixon1946,\n  author = {W. J. Dixon and A. M. Mood},\n  title = {The Statistical Sign Test},\n"
+                  "  journal = {Journal of the American Statistical Association},\n  volume = {41},\n  number = {236},\n"
+                  "  pages = {557--566},\n  year = {1946}\n}"),
+    "efron1993": ("Efron and Tibshirani 1993", "Bradley Efron and Robert J. Tibshirani. An Introduction to the "
+                  "Bootstrap. Chapman & Hall, 1993.",
+                  "@book{efron1993,\n  author = {Bradley Efron and Robert J. Tibshirani},\n  title = {An Introduction to "
+                  "the Bootstrap},\n  publisher = {Chapman \\& Hall},\n  year = {1993}\n}"),
+    "noreen1989": ("Noreen 1989", "Eric W. Noreen. Computer-Intensive Methods for Testing Hypotheses: An "
+                   "Introduction. Wiley, 1989.",
+                   "@book{noreen1989,\n  author = {Eric W. Noreen},\n  title = {Computer-Intensive Methods for Testing "
+                   "Hypotheses: An Introduction},\n  publisher = {Wiley},\n  year = {1989}\n}"),
+    "dietterich1998": ("Dietterich 1998", "Thomas G. Dietterich. Approximate statistical tests for comparing "
+                       "supervised classification learning algorithms. Neural Computation, 10(7):1895-1923, 1998.",
+                       "@article{dietterich1998,\n  author = {Thomas G. Dietterich},\n  title = {Approximate Statistical "
+                       "Tests for Comparing Supervised Classification Learning Algorithms},\n  journal = {Neural "
+                       "Computation},\n  volume = {10},\n  number = {7},\n  pages = {1895--1923},\n  year = {1998}\n}"),
+    "alpaydin1999": ("Alpaydın 1999", "Ethem Alpaydın. Combined 5 x 2 cv F test for comparing supervised "
+                     "classification learning algorithms. Neural Computation, 11(8):1885-1892, 1999.",
+                     "@article{alpaydin1999,\n  author = {Ethem Alpayd{\\i}n},\n  title = {Combined 5 $\\times$ 2 cv {F} "
+                     "Test for Comparing Supervised Classification Learning Algorithms},\n  journal = {Neural "
+                     "Computation},\n  volume = {11},\n  number = {8},\n  pages = {1885--1892},\n  year = {1999}\n}"),
+    "nadeau2003": ("Nadeau and Bengio 2003", "Claude Nadeau and Yoshua Bengio. Inference for the generalization "
+                   "error. Machine Learning, 52(3):239-281, 2003.",
+                   "@article{nadeau2003,\n  author = {Claude Nadeau and Yoshua Bengio},\n  title = {Inference for the "
+                   "Generalization Error},\n  journal = {Machine Learning},\n  volume = {52},\n  number = {3},\n"
+                   "  pages = {239--281},\n  year = {2003}\n}"),
+    "friedman1937": ("Friedman 1937", "Milton Friedman. The use of ranks to avoid the assumption of normality "
+                     "implicit in the analysis of variance. Journal of the American Statistical Association, "
+                     "32(200):675-701, 1937.",
+                     "@article{friedman1937,\n  author = {Milton Friedman},\n  title = {The Use of Ranks to Avoid the "
+                     "Assumption of Normality Implicit in the Analysis of Variance},\n  journal = {Journal of the "
+                     "American Statistical Association},\n  volume = {32},\n  number = {200},\n  pages = {675--701},\n"
+                     "  year = {1937}\n}"),
+    "iman1980": ("Iman and Davenport 1980", "Ronald L. Iman and James M. Davenport. Approximations of the critical "
+                 "region of the Friedman statistic. Communications in Statistics - Theory and Methods, "
+                 "9(6):571-595, 1980.",
+                 "@article{iman1980,\n  author = {Ronald L. Iman and James M. Davenport},\n  title = {Approximations of "
+                 "the Critical Region of the {F}riedman Statistic},\n  journal = {Communications in Statistics -- "
+                 "Theory and Methods},\n  volume = {9},\n  number = {6},\n  pages = {571--595},\n  year = {1980}\n}"),
+    "nemenyi1963": ("Nemenyi 1963", "Peter Nemenyi. Distribution-free Multiple Comparisons. PhD thesis, Princeton "
+                    "University, 1963.",
+                    "@phdthesis{nemenyi1963,\n  author = {Peter Nemenyi},\n  title = {Distribution-free Multiple "
+                    "Comparisons},\n  school = {Princeton University},\n  year = {1963}\n}"),
+    "garcia2008": ("García and Herrera 2008", "Salvador García and Francisco Herrera. An extension on \"Statistical "
+                   "comparisons of classifiers over multiple data sets\" for all pairwise comparisons. Journal of "
+                   "Machine Learning Research, 9:2677-2694, 2008.",
+                   "@article{garcia2008,\n  author = {Salvador Garc{\\'\\i}a and Francisco Herrera},\n  title = {An "
+                   "Extension on ``Statistical Comparisons of Classifiers over Multiple Data Sets'' for all Pairwise "
+                   "Comparisons},\n  journal = {Journal of Machine Learning Research},\n  volume = {9},\n"
+                   "  pages = {2677--2694},\n  year = {2008}\n}"),
+    "shaffer1986": ("Shaffer 1986", "Juliet Popper Shaffer. Modified sequentially rejective multiple test "
+                    "procedures. Journal of the American Statistical Association, 81(395):826-831, 1986.",
+                    "@article{shaffer1986,\n  author = {Juliet Popper Shaffer},\n  title = {Modified Sequentially "
+                    "Rejective Multiple Test Procedures},\n  journal = {Journal of the American Statistical "
+                    "Association},\n  volume = {81},\n  number = {395},\n  pages = {826--831},\n  year = {1986}\n}"),
+    "bergmann1988": ("Bergmann and Hommel 1988", "Beate Bergmann and Gerhard Hommel. Improvements of general "
+                     "multiple test procedures for redundant systems of hypotheses. In Multiple Hypothesenprüfung - "
+                     "Multiple Hypotheses Testing, pages 100-115. Springer, 1988.",
+                     "@incollection{bergmann1988,\n  author = {Beate Bergmann and Gerhard Hommel},\n  title = "
+                     "{Improvements of General Multiple Test Procedures for Redundant Systems of Hypotheses},\n"
+                     "  booktitle = {Multiple Hypothesenpr{\\\"u}fung -- Multiple Hypotheses Testing},\n"
+                     "  pages = {100--115},\n  publisher = {Springer},\n  year = {1988}\n}"),
+    "mauchly1940": ("Mauchly 1940", "John W. Mauchly. Significance test for sphericity of a normal n-variate "
+                    "distribution. Annals of Mathematical Statistics, 11(2):204-209, 1940.",
+                    "@article{mauchly1940,\n  author = {John W. Mauchly},\n  title = {Significance Test for Sphericity "
+                    "of a Normal $n$-Variate Distribution},\n  journal = {The Annals of Mathematical Statistics},\n"
+                    "  volume = {11},\n  number = {2},\n  pages = {204--209},\n  year = {1940}\n}"),
+    "greenhouse1959": ("Greenhouse and Geisser 1959", "Samuel W. Greenhouse and Seymour Geisser. On methods in the "
+                       "analysis of profile data. Psychometrika, 24(2):95-112, 1959.",
+                       "@article{greenhouse1959,\n  author = {Samuel W. Greenhouse and Seymour Geisser},\n  title = {On "
+                       "Methods in the Analysis of Profile Data},\n  journal = {Psychometrika},\n  volume = {24},\n"
+                       "  number = {2},\n  pages = {95--112},\n  year = {1959}\n}"),
+    "huynh1976": ("Huynh and Feldt 1976", "Huynh Huynh and Leonard S. Feldt. Estimation of the Box correction for "
+                  "degrees of freedom from sample data in randomized block and split-plot designs. Journal of "
+                  "Educational Statistics, 1(1):69-82, 1976.",
+                  "@article{huynh1976,\n  author = {Huynh Huynh and Leonard S. Feldt},\n  title = {Estimation of the "
+                  "{B}ox Correction for Degrees of Freedom from Sample Data in Randomized Block and Split-Plot "
+                  "Designs},\n  journal = {Journal of Educational Statistics},\n  volume = {1},\n  number = {1},\n"
+                  "  pages = {69--82},\n  year = {1976}\n}"),
+    "shapiro1965": ("Shapiro and Wilk 1965", "S. S. Shapiro and M. B. Wilk. An analysis of variance test for "
+                    "normality (complete samples). Biometrika, 52(3/4):591-611, 1965.",
+                    "@article{shapiro1965,\n  author = {S. S. Shapiro and M. B. Wilk},\n  title = {An Analysis of "
+                    "Variance Test for Normality (Complete Samples)},\n  journal = {Biometrika},\n  volume = {52},\n"
+                    "  number = {3/4},\n  pages = {591--611},\n  year = {1965}\n}"),
+    "mcnemar1947": ("McNemar 1947", "Quinn McNemar. Note on the sampling error of the difference between "
+                    "correlated proportions or percentages. Psychometrika, 12(2):153-157, 1947.",
+                    "@article{mcnemar1947,\n  author = {Quinn McNemar},\n  title = {Note on the Sampling Error of the "
+                    "Difference between Correlated Proportions or Percentages},\n  journal = {Psychometrika},\n"
+                    "  volume = {12},\n  number = {2},\n  pages = {153--157},\n  year = {1947}\n}"),
+    "cochran1950": ("Cochran 1950", "William G. Cochran. The comparison of percentages in matched samples. "
+                    "Biometrika, 37(3/4):256-266, 1950.",
+                    "@article{cochran1950,\n  author = {William G. Cochran},\n  title = {The Comparison of Percentages in "
+                    "Matched Samples},\n  journal = {Biometrika},\n  volume = {37},\n  number = {3/4},\n"
+                    "  pages = {256--266},\n  year = {1950}\n}"),
+    "benavoli2017": ("Benavoli et al. 2017", "Alessio Benavoli, Giorgio Corani, Janez Demšar and Marco Zaffalon. "
+                     "Time for a change: a tutorial for comparing multiple classifiers through Bayesian analysis. "
+                     "Journal of Machine Learning Research, 18(77):1-36, 2017.",
+                     "@article{benavoli2017,\n  author = {Alessio Benavoli and Giorgio Corani and Jane{\\v{z}} "
+                     "Dem{\\v{s}}ar and Marco Zaffalon},\n  title = {Time for a Change: a Tutorial for Comparing "
+                     "Multiple Classifiers Through {B}ayesian Analysis},\n  journal = {Journal of Machine Learning "
+                     "Research},\n  volume = {18},\n  number = {77},\n  pages = {1--36},\n  year = {2017}\n}"),
+    "corani2015": ("Corani and Benavoli 2015", "Giorgio Corani and Alessio Benavoli. A Bayesian approach for "
+                   "comparing cross-validated algorithms on multiple data sets. Machine Learning, "
+                   "100(2-3):285-304, 2015.",
+                   "@article{corani2015,\n  author = {Giorgio Corani and Alessio Benavoli},\n  title = {A {B}ayesian "
+                   "Approach for Comparing Cross-Validated Algorithms on Multiple Data Sets},\n  journal = {Machine "
+                   "Learning},\n  volume = {100},\n  number = {2--3},\n  pages = {285--304},\n  year = {2015}\n}"),
+    "rubin1981": ("Rubin 1981", "Donald B. Rubin. The Bayesian bootstrap. Annals of Statistics, 9(1):130-134, "
+                  "1981.",
+                  "@article{rubin1981,\n  author = {Donald B. Rubin},\n  title = {The {B}ayesian Bootstrap},\n"
+                  "  journal = {The Annals of Statistics},\n  volume = {9},\n  number = {1},\n  pages = {130--134},\n"
+                  "  year = {1981}\n}"),
+    "cohen1960": ("Cohen 1960", "Jacob Cohen. A coefficient of agreement for nominal scales. Educational and "
+                  "Psychological Measurement, 20(1):37-46, 1960.",
+                  "@article{cohen1960,\n  author = {Jacob Cohen},\n  title = {A Coefficient of Agreement for Nominal "
+                  "Scales},\n  journal = {Educational and Psychological Measurement},\n  volume = {20},\n  number = {1},"
+                  "\n  pages = {37--46},\n  year = {1960}\n}"),
+    "lakens2013": ("Lakens 2013", "Daniël Lakens. Calculating and reporting effect sizes to facilitate cumulative "
+                   "science: a practical primer for t-tests and ANOVAs. Frontiers in Psychology, 4:863, 2013.",
+                   "@article{lakens2013,\n  author = {Dani{\\\"e}l Lakens},\n  title = {Calculating and Reporting Effect "
+                   "Sizes to Facilitate Cumulative Science: A Practical Primer for t-tests and {ANOVA}s},\n  journal = "
+                   "{Frontiers in Psychology},\n  volume = {4},\n  pages = {863},\n  year = {2013}\n}"),
+}
+
+PAIRWISE_CITES = {"paired_t": ("student1908",), "wilcoxon": ("wilcoxon1945",), "sign": ("dixon1946",),
+                  "bootstrap": ("efron1993",), "bootstrap_t": ("efron1993",), "permutation": ("noreen1989",),
+                  "5x2cv_t": ("dietterich1998",), "5x2cv_f": ("alpaydin1999",), "corrected_resampled_t": ("nadeau2003",),
+                  "resampled_t": ("dietterich1998",), "kfold_t": ("dietterich1998",)}
+CORRECTION_CITES = {"holm": ("holm1979",), "hochberg": ("hochberg1988",), "hommel": ("hommel1988",),
+                    "bonferroni": ("dunn1961",), "fdr_bh": ("benjamini1995",), "fdr_by": ("benjamini2001",)}
+POSTHOC_CITES = {"nemenyi": ("nemenyi1963", "demsar2006"), "bonferroni_dunn": ("dunn1961", "demsar2006"),
+                 "holm": ("holm1979", "demsar2006"), "hochberg": ("hochberg1988", "garcia2008"),
+                 "shaffer": ("shaffer1986", "garcia2008"), "bergmann_hommel": ("bergmann1988", "garcia2008")}
+BAYESIAN_CITES = {"signed_rank": ("benavoli2017",), "correlated_t": ("corani2015",), "bayesian_bootstrap": ("rubin1981",)}
+SIDES = {"two-sided": "two-sided", "greater": "one-sided (the first system of a pair scoring higher)",
+         "less": "one-sided (the first system of a pair scoring lower)"}
+FAMILIES = {"metric_corpus": "the comparisons of each metric on each corpus", "metric": "the comparisons of each "
+            "metric over every corpus", "corpus": "the comparisons of every metric on each corpus",
+            "all": "every comparison of the report"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Methods:
+    """The paragraph as sentences of text and citations."""
+
+    sentences: tuple[tuple[Part, ...], ...]
+
+    def keys(self) -> list[str]:
+        """The cited keys, in order of first citation."""
+        return list(dict.fromkeys(k for s in self.sentences for p in s if isinstance(p, Cite) for k in p.keys))
+
+    def plain(self) -> str:
+        """The paragraph with citations as '(Holm 1979; Demšar 2006)'."""
+        return " ".join("".join(p if isinstance(p, str) else " (" + "; ".join(REFERENCES[k][0] for k in p.keys) + ")"
+                                for p in s) for s in self.sentences)
+
+    def references(self) -> list[str]:
+        """The full references of the cited works, in order of first citation."""
+        return [REFERENCES[k][1] for k in self.keys()]
+
+    def latex(self, escape: Any) -> str:
+        """The paragraph in LaTeX: text through ``escape``, citations as ``\\cite{...}``."""
+        return " ".join("".join(escape(p) if isinstance(p, str) else "~\\cite{" + ",".join(p.keys) + "}"
+                                for p in s) for s in self.sentences)
+
+    def bibtex(self) -> str:
+        """The BibTeX entries of the cited works."""
+        return "\n\n".join(REFERENCES[k][2] for k in self.keys()) + "\n"
+
+
+def methods(results: Any, decisions: Any = None) -> Methods:
+    """The methods paragraph of ``results`` (``decisions``: its decision model, for the test the conclusions
+    follow and why)."""
+    records = list(results.records)
+    out: list[tuple[Part, ...]] = [_design(results)]
+    out += _families(results, records)
+    out += _omnibus(records)
+    out += _others(records)
+    out += _primary(decisions)
+    out.append((f"Every analysis was run with sigreport {results.sigreport_version} (seed {results.seed}; each "
+                "analysis derives its random stream from the seed and its name, so the numbers are reproducible).",))
+    return Methods(tuple(s for s in out if s))
+
+
+def _design(results: Any) -> tuple[Part, ...]:
+    systems = list(results.systems)
+    labels = [get(m, "label", k) for k, m in results.metrics.items()]
+    corpora = [c for c in results.corpora if c is not None]
+    levels = {get(r, "level") for r in results.records}
+    unit = ("one score per system and corpus, compared across the corpora" if "corpora" in levels else
+            "the cross-validation folds" if "folds" in levels else "per-item scores")
+    where = f" on {names_text(corpora)}" if corpora and "corpora" not in levels else (
+        f" over {len(corpora)} corpora" if corpora else "")
+    return (f"We compared {len(systems)} systems ({names_text(systems)}) on {names_text(labels)}{where}, using "
+            f"{unit}.",)
+
+
+def _families(results: Any, records: Sequence[Any]) -> list[tuple[Part, ...]]:
+    """One sentence per kind of pairwise family, then the correction, alpha and the intervals."""
+    fams = [r for r in records if r.kind in ("pairwise", "cv") and get(r, "pairs")]
+    out: list[tuple[Part, ...]] = []
+    tests = getattr(results, "tests", {}) or {}
+    for comparisons, alternative in dict.fromkeys((r.comparisons, r.alternative) for r in fams):
+        mine = list(dict.fromkeys((r.kind, r.method) for r in fams if (r.comparisons, r.alternative) ==
+                                  (comparisons, alternative)))
+        baseline = next((p.b for r in fams if r.comparisons == "vs_baseline" for p in r.pairs[:1]), None)
+        which = (f"Each system was compared with the baseline {baseline}" if comparisons == "vs_baseline" else
+                 "Every pair of systems was compared")
+        side = "two-sided" if alternative == "two-sided" else "one-sided"
+        s: list[Part] = [f"{which} with"]
+        for i, (kind, method) in enumerate(mine):
+            s += [" and" if 0 < i == len(mine) - 1 else "," if i else "", f" the {side} {test_name(kind, method)}"
+                  .replace("the two-sided Dietterich's", "Dietterich's two-sided").replace(
+                      "the two-sided Alpaydin's", "Alpaydin's two-sided"), Cite(PAIRWISE_CITES.get(method, ()))]
+            if method in ("bootstrap", "bootstrap_t", "permutation"):
+                s.append(f" (B = {get(tests, 'resamples', '?')} resamples shared by the systems"
+                         + (f", {get(tests, 'ci_method', 'percentile')} intervals)" if method == "bootstrap" else ")"))
+        if alternative != "two-sided":
+            s.append(f" (alternative: {SIDES.get(alternative, alternative).split('(', 1)[-1].rstrip(')')})")
+        s.append(".")
+        out.append(tuple(p for p in s if p not in ("", Cite(()))))
+    selected = [r for r in fams if get(r, "selection")]
+    if selected:
+        out.append(("The pairwise test was chosen from the data for each metric and corpus: the paired t test when "
+                    "there were at least 30 items or every pair's differences passed the Shapiro-Wilk test",
+                    Cite(("shapiro1965",)), " at \u03b1, otherwise the Wilcoxon signed-ranks test.",))
+    corrections = list(dict.fromkeys((r.correction, get(r, "family", "metric_corpus")) for r in fams))
+    for correction, family in corrections:
+        sizes = sorted({r.family_size for r in fams if r.correction == correction})
+        if correction == "none":
+            out.append(("The p-values were not corrected for multiple comparisons.",))
+        elif sizes == [1]:
+            out.append(("Each metric and corpus had a single comparison, so no correction was needed.",))
+        else:
+            name = CORRECTION_NAMES.get(correction, correction)
+            out.append((f"The p-values were adjusted with {name}'s procedure", Cite(CORRECTION_CITES.get(correction, ())),
+                        f" over {FAMILIES.get(family, family)} ({' or '.join(map(str, sizes))} comparisons).",))
+    if fams:
+        alpha = fams[0].alpha
+        levels = sorted({round(100 * r.ci_level, 1) for r in fams})
+        adjusted = "adjusted " if any(r.correction != "none" and r.family_size > 1 for r in fams) else ""
+        out.append((f"A difference is called significant when its {adjusted}p-value is at most \u03b1 = {alpha:g}; "
+                    f"confidence intervals are at {' and '.join(f'{x:g}%' for x in levels)} and are not adjusted for "
+                    "multiplicity.",))
+    return out
+
+
+def _omnibus(records: Sequence[Any]) -> list[tuple[Part, ...]]:
+    out: list[tuple[Part, ...]] = []
+    methods_ = {r.method for r in records if r.kind == "omnibus"}
+    if "rm_anova" in methods_:
+        out.append(("All systems were compared together with a repeated-measures ANOVA; sphericity was tested with "
+                    "Mauchly's test", Cite(("mauchly1940",)), ", and when it was rejected at \u03b1 the degrees of "
+                    "freedom were corrected with the Huynh-Feldt epsilon", Cite(("huynh1976",)), " if the "
+                    "Greenhouse-Geisser epsilon", Cite(("greenhouse1959",)), " exceeded 0.75, and with the "
+                    "Greenhouse-Geisser epsilon otherwise.",))
+    if "friedman" in methods_:
+        out.append(("All systems were compared together with the Friedman test", Cite(("friedman1937",)),
+                    " on their average ranks and its Iman-Davenport F", Cite(("iman1980",)), ".",))
+    posthoc = [r for r in records if r.kind == "posthoc" and get(r, "after")]
+    for method, control in dict.fromkeys((r.method, get(r, "control")) for r in posthoc):
+        against = f" against the control {control}" if control else " for every pair"
+        out.append((f"The post-hoc {test_name('posthoc', method)}{against} followed, on average ranks",
+                    Cite(POSTHOC_CITES.get(method, ("demsar2006",))), ".",))
+    return out
+
+
+def _others(records: Sequence[Any]) -> list[tuple[Part, ...]]:
+    out: list[tuple[Part, ...]] = []
+    kinds = {r.kind for r in records}
+    if "mcnemar" in kinds:
+        out.append(("Classifiers were compared pairwise on per-item correctness with McNemar's test",
+                    Cite(("mcnemar1947",)), ("" if "cochran_q" not in kinds else ", after Cochran's Q test"),
+                    *((Cite(("cochran1950",)),) if "cochran_q" in kinds else ()), ".",))
+    for method in dict.fromkeys(r.method for r in records if r.kind == "bayesian"):
+        out.append((f"We also report the {test_name('bayesian', method)}", Cite(BAYESIAN_CITES.get(method, ())),
+                    " with a region of practical equivalence.",))
+    if "agreement" in kinds:
+        out.append(("Annotator agreement is reported as chance-corrected kappa", Cite(("cohen1960",)), ".",))
+    return [tuple(p for p in s if p != Cite(())) for s in out]
+
+
+def _primary(decisions: Any) -> list[tuple[Part, ...]]:
+    """Which test the conclusions follow, and why (the decision model's choice)."""
+    if decisions is None:
+        return []
+    chosen = list(dict.fromkeys((b.primary.kind, b.primary.name) for b in decisions if b.primary is not None))
+    out: list[tuple[Part, ...]] = []
+    for kind, name in chosen:
+        if kind == "cv":
+            out.append((f"The conclusions follow {the(name)}, the first cross-validation test of the analysis.",))
+        elif kind == "posthoc":
+            out.append((f"With one score per data set, the conclusions follow {the(name.split(' after ')[0])} after "
+                        "the omnibus test, as recommended for comparisons over many data sets", Cite(("demsar2006",)),
+                        ".",))
+        else:
+            out.append((f"The conclusions follow the corrected decisions of {the(name)}, the pairwise test of the "
+                        "analysis plan.",))
+    return out
+
+
+def markdown(m: Methods) -> str:
+    """methods.md: the paragraph and its references."""
+    refs = "\n".join(f"- {r}" for r in m.references())
+    return f"# Methods\n\n{m.plain()}\n\n## References\n\n{refs}\n" if refs else f"# Methods\n\n{m.plain()}\n"
+
+
