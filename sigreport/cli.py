@@ -249,9 +249,13 @@ def sigterm_interrupts() -> Iterator[None]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line. It owns its process (:func:`sigreport.speed.owned_process`): a build may change the
+    process for its length (the garbage collector's freezing), and puts everything back before it returns."""
     args = parser().parse_args(argv)
+    from sigreport.speed import owned_process
+
     try:
-        with sigterm_interrupts():
+        with sigterm_interrupts(), owned_process():
             return _run(args)
     except UserError as exc:
         print(exc.render(), file=sys.stderr)
@@ -359,8 +363,8 @@ def _probability(text: str) -> float:
     return value
 
 
-def _run_options(args: argparse.Namespace) -> Any:  # pipeline.RunOptions
-    from sigreport.api.pipeline import RunOptions
+def _run_options(args: argparse.Namespace) -> Any:  # running.RunOptions
+    from sigreport.api.running import RunOptions
 
     if args.scheduler and args.executor != "dask":
         raise UserError("build", [Problem("build", None, "--scheduler", "only with --executor dask")])
@@ -371,7 +375,7 @@ def _run_options(args: argparse.Namespace) -> Any:  # pipeline.RunOptions
 
 def _release(args: argparse.Namespace) -> Any:  # a ReleasePlan or None
     """Check the release flags before anything is computed."""
-    from sigreport.api import pipeline as b
+    from sigreport.api.releasing import plan_release
 
     if args.release is None:
         extra = [f for f, v in (("--archive", args.archive), ("--force", args.force and not args.output),
@@ -382,7 +386,7 @@ def _release(args: argparse.Namespace) -> Any:  # a ReleasePlan or None
     if args.output:
         raise UserError("build", [Problem("build", None, "--output", "a release is written into the archive; "
                                           "use --archive DIR instead of -o")])
-    return b.plan_release(args.spec, args.release, args.archive, args.force, args.previous)
+    return plan_release(args.spec, args.release, args.archive, args.force, args.previous)
 
 
 def _verified(result: Any) -> int:  # a VerifyResult

@@ -86,37 +86,47 @@ def test_results_round_trip_through_json():
 
 
 def test_a_build_leaves_the_garbage_collector_as_it_found_it(tmp_path):
-    """api.pipeline.long_lived freezes what a build keeps (gc.freeze) and unfreezes at the end, also when
-    the build stops with an error: a caller's process is left with nothing frozen."""
+    """speed.collector.long_lived freezes what a build keeps (gc.freeze) where the command line owns the
+    process, and unfreezes at the end, also when the build stops with an error: a caller's process is left
+    with nothing frozen. A library call (outside speed.owned_process) freezes nothing at all."""
     import gc
 
     from sigreport.api import pipeline
-    from sigreport.api.pipeline import build, keep, long_lived
+    from sigreport.api.pipeline import build
+    from sigreport.speed import owned_process
+    from sigreport.speed.collector import keep, long_lived
 
     assert gc.get_freeze_count() == 0
     keep()  # outside a build: does nothing
     assert gc.get_freeze_count() == 0
-    with long_lived():
+    with owned_process(), long_lived():
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
+    with long_lived():  # a library call: nothing frozen
+        keep()
+        assert gc.get_freeze_count() == 0
     during = []
     load = pipeline.load_data
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(pipeline, "load_data", lambda sf: during.append(gc.get_freeze_count()) or load(sf))
-        build(CONFIGS / "demsar.yaml", tmp_path / "out", formats=["json"])
-    assert during and during[0] > 0  # the build did freeze
+        build(CONFIGS / "demsar.yaml", tmp_path / "lib", formats=["json"])
+        with owned_process():
+            build(CONFIGS / "demsar.yaml", tmp_path / "out", formats=["json"])
+    assert len(during) == 2 and during[0] == 0  # the library call did not freeze
+    assert during[1] > 0  # the build did freeze
     assert gc.get_freeze_count() == 0
     (tmp_path / "scores.csv").write_text("system,corpus,item,metric,value\n")  # no rows: stops while reading
     spec = (CONFIGS / "demsar.yaml").read_text()
     bad = tmp_path / "bad.yaml"
     bad.write_text(re.sub(r"(?m)^(\s*scores:).*$", r"\1 scores.csv", spec, count=1))
-    with pytest.raises(sigreport.DataError):
+    with pytest.raises(sigreport.DataError), owned_process():
         build(bad, tmp_path / "out2", formats=["json"])
     assert gc.get_freeze_count() == 0
     gc.freeze()  # a caller that froze its own objects (a preloading server before it forks) is left alone
     try:
         mine = gc.get_freeze_count()
-        build(CONFIGS / "demsar.yaml", tmp_path / "out3", formats=["json"])
+        with owned_process():
+            build(CONFIGS / "demsar.yaml", tmp_path / "out3", formats=["json"])
         assert 0.9 * mine < gc.get_freeze_count() <= mine  # neither unfrozen nor added to (a few freed)
     finally:
         gc.unfreeze()

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import CONFIGS
 
-from sigreport.api.pipeline import RunOptions, build
+from sigreport.api.pipeline import build
+from sigreport.api.running import RunOptions
 from sigreport.execute.cache import Cache
 from sigreport.render import figure_cache as cache_module
 from sigreport.render.figure_cache import figure_cache, figure_key

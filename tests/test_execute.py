@@ -217,17 +217,17 @@ def test_jobs_auto_uses_every_core_only_for_large_data(monkeypatch):
     one worker per core whatever the size."""
     import types
 
-    from sigreport.api import pipeline
+    from sigreport.api import running
 
-    monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
-    small, large = (types.SimpleNamespace(n_rows=n) for n in (pipeline.AUTO_JOBS_ROWS - 1, pipeline.AUTO_JOBS_ROWS))
-    assert pipeline.workers_for("auto", small) == 1
-    assert pipeline.workers_for("auto", large) == 3
-    assert pipeline.workers_for("auto", small, dask=True) == 3
-    assert pipeline.workers_for(2, small) == 2 and pipeline.workers_for(1, large) == 1
-    monkeypatch.setattr(pipeline.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
-    assert pipeline.workers_for("auto", large) == pipeline.AUTO_JOBS_MAX == 8  # capped: memory per worker
-    assert pipeline.workers_for(16, large) == 16  # a number is taken as given
+    monkeypatch.setattr(running.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    small, large = (types.SimpleNamespace(n_rows=n) for n in (running.AUTO_JOBS_ROWS - 1, running.AUTO_JOBS_ROWS))
+    assert running.workers_for("auto", small) == 1
+    assert running.workers_for("auto", large) == 3
+    assert running.workers_for("auto", small, dask=True) == 3
+    assert running.workers_for(2, small) == 2 and running.workers_for(1, large) == 1
+    monkeypatch.setattr(running.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    assert running.workers_for("auto", large) == running.AUTO_JOBS_MAX == 8  # capped: memory per worker
+    assert running.workers_for(16, large) == 16  # a number is taken as given
 
 
 def test_cli_jobs_option_accepts_auto_and_defaults_to_it():
@@ -236,27 +236,6 @@ def test_cli_jobs_option_accepts_auto_and_defaults_to_it():
     assert parser().parse_args(["build", "s.yaml"]).jobs == "auto"
     assert parser().parse_args(["build", "s.yaml", "-j", "auto"]).jobs == "auto"
     assert parser().parse_args(["build", "s.yaml", "-j", "3"]).jobs == 3
-
-
-def test_in_background_runs_in_a_forked_process_and_reports_its_failure(tmp_path):
-    """results.json is written by a forked process while the build renders (with --jobs 2 or more): the
-    work really runs elsewhere, its error reaches the build, and with one job it runs at once, here."""
-    import os
-
-    from sigreport.api.pipeline import in_background
-
-    out = tmp_path / "pid"
-    wait = in_background(lambda: out.write_text(str(os.getpid())), allowed=True)
-    wait()
-    assert int(out.read_text()) != os.getpid()
-    in_background(lambda: out.write_text(str(os.getpid())), allowed=False)
-    assert int(out.read_text()) == os.getpid()
-
-    def fail() -> None:
-        raise OSError(28, "No space left on device")
-
-    with pytest.raises(OSError, match="No space left"):
-        in_background(fail, allowed=True)()
 
 
 def test_serial_executor_frees_the_resampling_engines_buffer_when_the_run_ends():

@@ -473,16 +473,17 @@ def test_measure_is_the_renderers_measurement():
 
 
 def test_shared_text_metrics_give_the_bytes_of_fresh_measurements(demsar, uci, monkeypatch):
-    """Measuring each text once per process (output.shared_text_metrics) must not change a byte: the figures
+    """Measuring each text once per process (speed.mpl.shared_text_metrics) must not change a byte: the figures
     drawn after others (warm measurements) equal the figures drawn with matplotlib's own per-renderer
     measurement. A key without the renderer class would fail here: SVG and PDF measure digits differently."""
     import contextlib
 
     from sigreport.render.figures import output
+    from sigreport.speed import mpl
 
-    output._METRICS.clear()
+    mpl._METRICS.clear()
     warm = draw_figures(uci) + draw_figures(demsar)  # demsar's drawn after uci's: the cache is warm
-    assert output._METRICS  # the figures were measured through it
+    assert mpl._METRICS  # the figures were measured through it
     monkeypatch.setattr(output, "shared_text_metrics", contextlib.nullcontext)
     fresh = draw_figures(uci) + draw_figures(demsar)
     assert [f.name for f in warm] == [f.name for f in fresh]

@@ -186,7 +186,7 @@ def test_heat_map_is_left_out_exactly_where_the_view_is_a_matrix(k, html, compar
 def test_forest_plot_of_a_matrix_family_is_left_out_of_the_pdf_only():
     """10 systems (45 pairs, a matrix in the HTML): the forest plot stays on screen (the only per-pair estimates
     the HTML shows) but is screen-only, so the PDF leaves it out; 9 systems (36 pairs, rows) print it."""
-    from sigreport.render.pdf import print_input
+    from sigreport.render.pdf import print_page
 
     for k, matrix in ((10, True), (9, False)):
         model = build_report(sigreport.analyze(spec(k, figures=("forest",)), scores=scores(k)), figure_pdf=False)
@@ -194,4 +194,4 @@ def test_forest_plot_of_a_matrix_family_is_left_out_of_the_pdf_only():
         assert len(forest) == 1 and forest[0].screen_only is matrix, k
         page = render_html(model)
         assert f'id="fig-{forest[0].name}"' in page  # on screen either way
-        assert (f'id="fig-{forest[0].name}"' in print_input(page).html) is not matrix, k
+        assert (f'id="fig-{forest[0].name}"' in print_page(model).html) is not matrix, k

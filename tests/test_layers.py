@@ -14,12 +14,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "sigreport"
 
 LAYERS = {
     "sigreport.version": 1, "sigreport.errors": 1, "sigreport.forking": 1, "sigreport.defaults": 1,
-    "sigreport.stats": 2,
-    "sigreport.spec": 3, "sigreport.results": 3,
-    "sigreport.data": 4, "sigreport.plan": 4, "sigreport.archive": 4,
-    "sigreport.analyses": 5, "sigreport.execute": 5, "sigreport.render": 5,
-    "sigreport.api": 6, "sigreport.from_sklearn": 6, "sigreport": 6,
-    "sigreport.cli": 7,
+    "sigreport.speed": 2,
+    "sigreport.stats": 3,
+    "sigreport.spec": 4, "sigreport.results": 4,
+    "sigreport.data": 5, "sigreport.plan": 5, "sigreport.archive": 5,
+    "sigreport.analyses": 6, "sigreport.execute": 6, "sigreport.render": 6,
+    "sigreport.api": 7, "sigreport.from_sklearn": 7, "sigreport": 7,
+    "sigreport.cli": 8,
 }
 FORBIDDEN = [  # (importer package, imported package): allowed by layer, refused by design
     ("sigreport.render", "sigreport.spec"), ("sigreport.render", "sigreport.data"),

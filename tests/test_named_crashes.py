@@ -95,7 +95,8 @@ def test_a_port_that_is_not_a_dask_scheduler_is_one_line_within_the_timeout(cli,
 
 def test_the_api_refuses_a_malformed_scheduler_address(workdir):
     pytest.importorskip("dask.distributed")
-    from sigreport.api.pipeline import RunError, RunOptions, build
+    from sigreport.api.pipeline import build
+    from sigreport.api.running import RunError, RunOptions
 
     spec = workdir.write("spec.yaml", GOOD_SPEC)
     workdir.write("scores.csv", GOOD_DATA)
@@ -119,7 +120,8 @@ def test_seconds_that_no_deadline_reaches_are_refused(cli, capsys, option, value
 
 
 def test_a_wait_of_nan_is_refused_by_the_api_too(workdir):
-    from sigreport.api.pipeline import RunError, build
+    from sigreport.api.pipeline import build
+    from sigreport.api.running import RunError
 
     spec = workdir.write("spec.yaml", GOOD_SPEC)
     workdir.write("scores.csv", GOOD_DATA)

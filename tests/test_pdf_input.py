@@ -1,5 +1,5 @@
-"""What WeasyPrint reads for the PDF: the print form of the report page (sigreport.render.pdf.print_input)
-and figure labels as text (sigreport.render.figures.svg_text). Both exist for the PDF's speed; these
+"""What WeasyPrint reads for the PDF: the report model's print page (sigreport.render.pdf.print_page) and
+figure labels as text (sigreport.render.figures.svg_text). Both exist for the PDF's speed; these
 tests check the mechanism and that the figures keep their looks (same glyphs, same positions)."""
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ from fontTools.ttLib import TTFont
 from PIL import Image, ImageFilter
 from weasyprint import HTML
 
-from conftest import needs
+from conftest import CONFIGS, needs
 from sigreport.render.figures import output
 from sigreport.render.figures.svg_text import glyph_index, glyphs_to_text
-from sigreport.render.pdf import FetchRefused, _fetcher, print_input, render_pdf
+from sigreport.render.html import render_html
+from sigreport.render.model import AnalysisView, Figure, ReportModel, Section
+from sigreport.render.pdf import FetchRefused, PrintFigures, _fetcher, print_page, write_pdf
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -98,17 +100,29 @@ def test_a_glyph_that_is_not_the_fonts_glyph_for_the_character_is_not_trusted():
     assert texts(glyphs_to_text(svg)) and not texts(glyphs_to_text(tampered))
 
 
-def page(figures: str) -> str:
-    return ('<html><head><style>figure.fig svg { display: block; }\n@media print { .fig svg { max-height: 64mm; } }'
-            '</style></head><body>'
-            '<nav class="toc" aria-label="Contents"><h2>Contents</h2></nav>' + figures + "</body></html>")
+CSS = "figure.fig svg { display: block; }\n@media print { .fig svg { max-height: 64mm; } }"
 
 
-def test_print_form_leaves_out_screen_only_figures_and_serves_figures_as_images():
+def model_of(*figures: tuple[str, str, bool]) -> ReportModel:
+    """A report of one analysis showing ``figures``: (name, inline SVG, screen only)."""
+    figs = tuple(Figure((name,), name.upper(), svg, name=name, screen_only=screen_only)
+                 for name, svg, screen_only in figures)
+    return ReportModel("t", None, (), (Section("S", ("m", None), (AnalysisView("a", "pairwise", "A", figs),), "s"),),
+                       (), 1, "0")
+
+
+def user_css(folder: Path) -> Path:
+    """A --templates folder whose stylesheet is :data:`CSS` (the page's template stays sigreport's)."""
+    (folder / "html").mkdir(parents=True, exist_ok=True)
+    (folder / "html" / "style.css").write_text(CSS, encoding="utf-8")
+    return folder
+
+
+def test_print_form_leaves_out_screen_only_figures_and_serves_figures_as_images(tmp_path):
     svg = drawn([{"s": "S1 vs S2"}])
-    html = page(f'<figure class="fig" id="fig-a">{svg}<figcaption>A</figcaption></figure>\n'
-                f'<figure class="fig screen-only" id="fig-b">{svg}<figcaption>B</figcaption></figure>\n')
-    doc = print_input(html)
+    model = model_of(("a", svg, False), ("b", svg, True))
+    assert 'id="fig-b"' in render_html(model, user_css(tmp_path)) and "<nav" in render_html(model)  # on screen
+    doc = print_page(model, tmp_path)
     assert "screen-only" not in doc.html and "fig-b" not in doc.html and "<nav" not in doc.html
     # the stylesheet's rules for a figure's svg apply to its image too (so print's max-height does)
     assert "figure.fig svg, figure.fig img.figure { display: block; }" in doc.html
@@ -120,12 +134,13 @@ def test_print_form_leaves_out_screen_only_figures_and_serves_figures_as_images(
     assert (root.get("width"), root.get("height")) == ("216pt", "144pt")  # an image needs its own size
     assert [t.text for t in root.iter(f"{SVG_NS}text")] == ["S1 vs S2"]
     other = '<svg width="10" height="10"><rect width="5" height="5"/></svg>'  # not a sigreport figure
-    assert print_input(page(other)).figures == {} and other in print_input(page(other)).html
+    doc = print_page(model_of(("c", other, False)))
+    assert doc.figures == {} and other in doc.html
 
 
 def test_labels_font_is_matplotlibs_own_file_declared_for_the_faces_used():
     svg = drawn([{"s": "plain"}, {"s": "bold", "fontweight": "bold"}])
-    doc = print_input(page(f'<figure class="fig" id="fig-a">{svg}<figcaption>A</figcaption></figure>'))
+    doc = print_page(model_of(("a", svg, False)))
     assert sorted(doc.fonts) == ["sigreport-font:DejaVuSans", "sigreport-font:DejaVuSans-Bold"]
     assert doc.fonts["sigreport-font:DejaVuSans"] == Path(matplotlib.get_data_path()) / "fonts/ttf/DejaVuSans.ttf"
     faces = re.findall(r'@font-face \{ font-family: "sigreport DejaVu Sans"; src: url\("([^"]+)"\); '
@@ -141,7 +156,7 @@ def test_paper_fonts_become_text_too(font, faces):
     """The figures' paper fonts (Computer Modern, STIX) are matplotlib's own files as well: their labels become
     text in the PDF, in a family of their own, declared for the faces used."""
     svg = drawn([{"s": "plain text"}, {"s": "bold", "fontweight": "bold"}], font)
-    doc = print_input(page(f'<figure class="fig" id="fig-a">{svg}<figcaption>A</figcaption></figure>'))
+    doc = print_page(model_of(("a", svg, False)))
     assert sorted(doc.fonts) == [f"sigreport-font:{f}" for f in faces]
     labels = texts(doc.figures["sigreport-figure:0"].decode())
     assert [t.text for t in labels] == ["plain text", "bold"]
@@ -160,10 +175,13 @@ def test_fetcher_serves_the_pages_resources_and_refuses_everything_else():
             fetch(url)
 
 
-def test_examples_print_form_has_every_figure_as_an_image_with_text_labels(example):
-    html = (example("demsar") / "index.html").read_text(encoding="utf-8")
-    shown = len(re.findall(r'<figure class="fig(?: key)?" id=', html))
-    doc = print_input(html)
+def test_examples_print_form_has_every_figure_as_an_image_with_text_labels():
+    import sigreport
+    from sigreport.render.views import build_report
+
+    model = build_report(sigreport.analyze(CONFIGS / "demsar.yaml"), figure_pdf=False)
+    shown = len(re.findall(r'<figure class="fig(?: key)?" id=', render_html(model)))
+    doc = print_page(model)
     assert shown and len(doc.figures) == shown and doc.html.count('<img class="figure"') == shown
     for svg in doc.figures.values():
         root = ET.fromstring(svg)  # a well-formed SVG file
@@ -179,11 +197,10 @@ def test_figure_labels_are_text_in_the_pdf(example, tmp_path):
     html = (example("demsar") / "index.html").read_text(encoding="utf-8")
     label = re.search(r"<!-- (CD = [\d.]+) -->", html)
     assert label is not None
-    render_pdf(html, tmp_path / "r.pdf")
-    text = subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    pdf = example("demsar") / "report.pdf"  # the build's own PDF (conftest: built in every format)
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert label.group(1) in text
-    fonts = subprocess.run(["pdffonts", str(tmp_path / "r.pdf")], capture_output=True, text=True, check=True).stdout
+    fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True).stdout
     assert "sigreport-DejaVu-Sans" in fonts
 
 
@@ -209,11 +226,13 @@ def test_labels_as_text_draw_where_the_outlines_were(tmp_path):
     svg = drawn([{"s": "Difference fi ffl\n← second    first →"}, {"s": "S1 vs  S2 (kerning: AV To)"},
                  {"s": "bold 0.003", "fontweight": "bold"}, {"s": "red, half opaque", "color": "#d62728", "alpha": 0.6},
                  {"s": "rotated 0.5", "rotation": 90}, {"s": "\u22120.016 [\u22120.020, \u22120.012]"}])
-    html = (f'<html><head></head><body><figure class="fig" id="fig-a">{svg}<figcaption>A</figcaption></figure>'
-            "</body></html>")
-    assert print_input(html).figures["sigreport-figure:0"].count(b"<text") == 7
+    page = '<html><head>{}</head><body><figure class="fig" id="fig-a">{}<figcaption>A</figcaption></figure></body></html>'
+    html = page.format("", svg)
+    figures = PrintFigures([svg])
+    doc = figures.input(page.format(figures.head(), figures.tag(svg)))  # as print_page places it
+    assert doc.figures["sigreport-figure:0"].count(b"<text") == 7
     HTML(string=html, url_fetcher=_fetcher(), base_url=None).write_pdf(tmp_path / "outlines.pdf")
-    render_pdf(html, tmp_path / "text.pdf")
+    write_pdf(doc, tmp_path / "text.pdf")
     before, after = ink(tmp_path / "outlines.pdf", tmp_path / "a.png"), ink(tmp_path / "text.pdf", tmp_path / "b.png")
     assert covered(before, after) > 0.97 and covered(after, before) > 0.97
     shifted = Image.new("L", after.size, 255)

@@ -12,6 +12,7 @@ from sigreport.api import analyze
 from sigreport.render.figures import output
 from sigreport.render.html import render_html
 from sigreport.render.views import build_report
+from sigreport.speed import mpl
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +33,9 @@ def test_figures_drawn_in_two_workers_are_the_serial_bytes(results):
 
 
 def test_cached_font_subsets_give_the_pdf_matplotlib_writes(results, monkeypatch):
-    output._SUBSETS.clear()
+    mpl._SUBSETS.clear()
     cached = [build_report(results, "summarization.yaml") for _ in range(2)]  # cold cache, then every hit
-    assert output._SUBSETS, "the PDF export did not go through the subset cache"
+    assert mpl._SUBSETS, "the PDF export did not go through the subset cache"
     monkeypatch.setattr(output, "subset_cache", contextlib.nullcontext)  # matplotlib's own subsetting
     plain = build_report(results, "summarization.yaml")
     assert _figures(cached[0]) == _figures(cached[1]) == _figures(plain)
@@ -87,14 +88,14 @@ def _alive(pid: int) -> bool:
 
 
 def test_workers_forked_ahead_share_the_items_and_leave_nothing_behind():
-    """forking.Ready: one worker gets ready and forks the others; run gives every item's result in order;
+    """workers.Ready: one worker gets ready and forks the others; run gives every item's result in order;
     close ends them all (the first worker and the ones it forked)."""
     import os
 
-    from sigreport import forking
+    from sigreport.speed import workers
 
     warmed = []
-    ready = forking.Ready(3, lambda: warmed.append(os.getpid()))
+    ready = workers.Ready(3, lambda: warmed.append(os.getpid()))
     assert ready.size == 3 and warmed == []  # warmed in the worker, not here
     assert ready.run(_square, list(range(10)), lambda i: -1)() == [i * i for i in range(10)]
     assert ready.run(_square, list(range(7)), lambda i: -1)() == [i * i for i in range(7)]  # again, same workers
@@ -105,9 +106,9 @@ def test_workers_forked_ahead_share_the_items_and_leave_nothing_behind():
 
 
 def test_an_item_a_worker_failed_is_done_here_where_its_error_is_raised():
-    from sigreport import forking
+    from sigreport.speed import workers
 
-    ready = forking.Ready(2, lambda: None)
+    ready = workers.Ready(2, lambda: None)
     try:
         here = []
         out = ready.run(_square, [1, -2, 3, 4], lambda i: here.append(i) or _square([1, -2, 3, 4][i]) if i != 1
@@ -123,9 +124,9 @@ def test_when_the_workers_are_gone_their_items_are_done_here():
     import os
     import signal
 
-    from sigreport import forking
+    from sigreport.speed import workers
 
-    ready = forking.Ready(2, lambda: None)
+    ready = workers.Ready(2, lambda: None)
     ready._ready(None)
     for pid in [ready._pid, *ready._others]:
         os.kill(pid, signal.SIGKILL)
@@ -138,24 +139,24 @@ def test_when_the_workers_are_gone_their_items_are_done_here():
 
 
 def _nothing_here(monkeypatch):
-    """Make forking.Ready.run fail the test if any item comes back to be done in this process."""
-    from sigreport import forking
+    """Make workers.Ready.run fail the test if any item comes back to be done in this process."""
+    from sigreport.speed import workers
 
-    run = forking.Ready.run
+    run = workers.Ready.run
 
     def strict(self, fn, items, here):
         return run(self, fn, items, lambda i: pytest.fail(f"item {i} was done in the parent"))
 
-    monkeypatch.setattr(forking.Ready, "run", strict)
+    monkeypatch.setattr(workers.Ready, "run", strict)
 
 
 def test_figures_drawn_by_workers_forked_ahead_are_the_serial_bytes(results, monkeypatch):
-    from sigreport import forking
+    from sigreport.speed import workers
     from sigreport.render.figures import warm_up
 
     serial = build_report(results, "summarization.yaml")
     _nothing_here(monkeypatch)  # every figure comes from the workers
-    ready = forking.Ready(2, warm_up)
+    ready = workers.Ready(2, warm_up)
     try:
         ahead = build_report(results, "summarization.yaml", figure_jobs=2, figure_workers=ready)
     finally:
@@ -166,13 +167,13 @@ def test_figures_drawn_by_workers_forked_ahead_are_the_serial_bytes(results, mon
 def test_a_failure_while_workers_forked_ahead_draw_stops_them_without_drawing_here(results, monkeypatch):
     """The views fail while the workers draw: the error reaches the caller at once, nothing is drawn in
     this process to make up for the workers, and closing kills the busy workers."""
-    from sigreport import forking
+    from sigreport.speed import workers
     from sigreport.render import views
     from sigreport.render.figures import warm_up
 
     _nothing_here(monkeypatch)
     monkeypatch.setattr(views, "main_tables", lambda *args: (_ for _ in ()).throw(OSError("disk full")))
-    ready = forking.Ready(2, warm_up)
+    ready = workers.Ready(2, warm_up)
     try:
         with pytest.raises(OSError, match="disk full"):
             build_report(results, "summarization.yaml", figure_jobs=2, figure_workers=ready)
@@ -185,27 +186,28 @@ def test_a_failure_while_workers_forked_ahead_draw_stops_them_without_drawing_he
 def test_workers_still_getting_ready_are_stopped_at_once():
     import time
 
-    from sigreport import forking
+    from sigreport.speed import workers
 
-    ready = forking.Ready(2, lambda: time.sleep(30))  # never ready in this test's time
+    ready = workers.Ready(2, lambda: time.sleep(30))  # never ready in this test's time
     first = ready._pid
     ready.close()  # kills the first worker (it has forked no other yet) instead of waiting for it
     assert _gone([first])
 
 
 def test_which_builds_fork_their_figure_workers_ahead(tmp_path, monkeypatch):
-    """api.pipeline.figure_workers_ahead: --jobs 2+ (or auto with a large score file) and figures to draw."""
-    from sigreport.api import pipeline
-    from sigreport.api.pipeline import RunOptions, figure_workers_ahead, spec_file
+    """api.running.figure_workers_ahead: --jobs 2+ (or auto with a large score file) and figures to draw."""
+    from sigreport.api import running
+    from sigreport.api.pipeline import spec_file
+    from sigreport.api.running import RunOptions, figure_workers_ahead
 
-    monkeypatch.setattr(pipeline, "auto_workers", lambda: 2)
+    monkeypatch.setattr(running, "auto_workers", lambda: 2)
     sf = spec_file(CONFIGS / "summarization.yaml")
     assert figure_workers_ahead(sf, RunOptions(jobs=3), None) == 3
     assert figure_workers_ahead(sf, RunOptions(jobs=1), None) == 0
     assert figure_workers_ahead(sf, RunOptions(jobs=3), ["json"]) == 0  # nothing drawn
     assert figure_workers_ahead(sf, RunOptions(jobs=3, executor="dask"), None) == 0
     assert figure_workers_ahead(sf, RunOptions(jobs="auto"), None) == 0  # a small score file
-    monkeypatch.setattr(pipeline, "AUTO_AHEAD_BYTES", 1)
+    monkeypatch.setattr(running, "AUTO_AHEAD_BYTES", 1)
     assert figure_workers_ahead(sf, RunOptions(jobs="auto"), None) == 2
     none = tmp_path / "s.yaml"
     text = (CONFIGS / "summarization.yaml").read_text()

@@ -8,6 +8,7 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -47,6 +48,17 @@ def title_of(report: Path) -> str:
 
 def leftovers(parent: Path) -> list[str]:
     return sorted(p.name for p in parent.iterdir() if p.name.startswith(".out."))
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int | None, int]]:
+    """Every file and folder under ``folder`` (itself included, links not followed): kind, size (files) and
+    modification time in nanoseconds (a folder's changes when an entry is created, renamed or deleted)."""
+    out = {}
+    for p in [folder, *sorted(folder.rglob("*"))]:
+        st = p.lstat()
+        kind = stat.S_IFMT(st.st_mode)
+        out[p.relative_to(folder).as_posix()] = (kind, None if stat.S_ISDIR(kind) else st.st_size, st.st_mtime_ns)
+    return out
 
 
 # ---------------------------------------------------------------- inputs inside the output folder
@@ -230,9 +242,15 @@ def test_a_kill_at_every_step_leaves_a_whole_report(monkeypatch, capsys, tmp_pat
         out = folder / "out"
         if mode == "exchange":
             assert title_of(out) in ("old", "new"), f"kill at step {k} ({ops[k - 1]})"
-        elif not out.exists():  # killed between the two renames: any command puts the old report back
+        elif not out.exists():  # killed between the two renames: the next build puts the old report back
             restored += 1
-            assert main(["validate", "-q", str(folder / "spec.yaml")]) == 0
+            before = snapshot(folder)
+            assert main(["validate", "-q", str(folder / "spec.yaml")]) == 0  # a read: it touches nothing
+            assert capsys.readouterr().err == "" and snapshot(folder) == before
+            assert main(["build", "-q", "--no-cache", "--formats", "json", "-o", str(tmp_path / f"elsewhere{k}"),
+                         str(folder / "spec.yaml")]) == 0  # a build into another folder leaves this one alone
+            assert snapshot(folder) == before
+            store.recover(out, lambda line: print(line, file=sys.stderr))  # what the next build into it does first
             assert "restored the report" in capsys.readouterr().err
             assert title_of(out) == "old"
         else:
@@ -277,6 +295,49 @@ def test_leftover_previous_report_is_removed_or_restored(cli, exp):
     r = cli("build", "-o", out, exp.path / "spec.yaml")
     assert r.code == 0 and "restored the report" in r.err and title_of(out) == "old"
     assert leftovers(exp.path) == []
+
+
+def test_validate_plan_power_and_analyze_create_rename_and_delete_nothing(cli, tmp_path, monkeypatch):
+    """The reads leave the spec's folder and the output folder's parent as they were (names, sizes, times),
+    with what stopped builds leave planted there (a previous report under its hidden name, and no report at
+    the path: the swap's gap; an unfinished report of a dead build) and a user aggregate module (imported,
+    it writes no __pycache__). The next build then cleans up, as it always did."""
+    import sigreport
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # Python writes bytecode unless sigreport stops it
+    folder = tmp_path / "exp"
+    folder.mkdir()
+    (folder / "agg_reads_touch_nothing.py").write_text(
+        "def precision(totals, n_items):\n    return totals[..., 0] / (totals[..., 0] + totals[..., 1])\n")
+    rows = ["system,corpus,item,metric,value"] + [f"{s},c,i{i},{m},{(i + j) % 2}" for j, s in enumerate("AB")
+                                                  for i in range(4) for m in ("tp", "fp")]
+    (folder / "s.csv").write_text("\n".join(rows) + "\n")
+    spec = folder / "spec.yaml"
+    spec.write_text("title: t\ndata: {scores: s.csv}\nmetrics: {p: {higher_is_better: true, aggregate: "
+                    "'agg_reads_touch_nothing:precision', statistics: [tp, fp]}}\n"
+                    "tests: {pairwise: bootstrap, resamples: 99}\n")
+    reports = folder / "reports"  # the default outputs.dir is reports/spec: the leftovers go beside it
+    old = reports / ".spec.old-999999999"  # no such process: a stopped build's previous report
+    old.mkdir(parents=True)
+    (old / store.MARKER).write_text("")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    tmp = reports / ".spec.tmp-abcd1234"  # a stopped build's unfinished report
+    tmp.mkdir()
+    (tmp / store.PID_FILE).write_text(f"{dead.pid}\n")
+    (tmp / "results.json").write_text("{")
+    before = snapshot(folder)
+    for args in (["validate", spec], ["plan", spec], ["power", spec, "--difference", "0.1"]):
+        r = cli(*args)
+        assert r.code == 0 and r.err == "", (args, r)
+        assert snapshot(folder) == before, args
+    sigreport.analyze(spec)
+    sigreport.analyze(sigreport.load_spec(spec))
+    assert snapshot(folder) == before
+    assert "agg_reads_touch_nothing" in sys.modules  # the module was imported, and left no bytecode
+    r = cli("build", "-q", spec)
+    assert r.code == 0 and "restored the report" in r.err and f"removed {tmp}" in r.err
+    assert sorted(p.name for p in reports.iterdir()) == ["spec"]
 
 
 def test_exchange_swaps_two_folders(tmp_path):

@@ -50,7 +50,7 @@ def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) ->
 def uses_scipy_stats(spec: Spec) -> bool:
     """Whether the spec's analyses will import scipy.stats: a Friedman omnibus test (chosen or possibly
     chosen by ``auto``), whose post-hoc tests need the studentized range (Nemenyi's p-values and critical
-    difference). The build imports it while the data is read (see :meth:`sigreport.stats.lazy.LazyModule.prefetch`)."""
+    difference). The build imports it while the data is read (see :func:`sigreport.speed.imports.prefetch`)."""
     return spec.tests.omnibus in ("friedman", "auto")
 
 

@@ -18,6 +18,7 @@ from sigreport.api import pipeline
 from sigreport.errors import Problem
 from sigreport.execute import Cache, Executor, Progress, run_plan
 from sigreport.results import Results
+from sigreport.speed import plain_path
 from sigreport import spec as spec_module
 from sigreport.spec import SpecFile
 from sigreport.version import __version__
@@ -43,26 +44,31 @@ def load_spec(source: SpecSource, *, base_dir: str | Path | None = None) -> Spec
 
 def analyze(spec: SpecSource, *, scores: Any = None, predictions: Any = None, annotations: Any = None,
             outcomes: Any = None, previous: Results | None = None, executor: Executor | None = None,
-            cache: Cache | None = None, progress: Progress | None = None) -> Results:
+            cache: Cache | None = None, progress: Progress | None = None, plain: bool = False) -> Results:
     """Compute every analysis the spec implies; write nothing.
 
     ``scores``, ``predictions``, ``annotations``, ``outcomes``: pandas data frames standing in for the tables
-    of ``data`` (same columns; problems are reported by row number); the spec need not name a path for them. ``previous``: the previous
-    report's results (for ``selection``). ``Results.to_dict()`` is exactly what results.json holds for
-    the same inputs."""
+    of ``data`` (same columns; problems are reported by row number); the spec need not name a path for them.
+    ``previous``: the previous report's results (for ``selection``). ``plain``: run none of the code that
+    exists only for speed (:mod:`sigreport.speed`; same results). ``Results.to_dict()`` is exactly what
+    results.json holds for the same inputs."""
     frames = {k: v for k, v in (("scores", scores), ("predictions", predictions), ("annotations", annotations),
                                 ("outcomes", outcomes))
               if v is not None}
-    p = pipeline.prepare(load_spec(spec), previous=previous, frames=frames)
-    results = run_plan(p.plan, p.dataset, executor, progress, cache)
-    return pipeline.collect(p, results)
+    with plain_path(plain):
+        p = pipeline.prepare(load_spec(spec), previous=previous, frames=frames)
+        results = run_plan(p.plan, p.dataset, executor, progress, cache)
+        return pipeline.collect(p, results)
 
 
 def build(spec: SpecSource, out: str | Path | None = None, *, formats: list[str] | None = None,
-          strict: bool = False, templates: str | Path | None = None, progress: Progress | None = None) -> Report:
+          strict: bool = False, templates: str | Path | None = None, progress: Progress | None = None,
+          plain: bool = False) -> Report:
     """Validate, analyse and write the report (HTML, PDF, LaTeX, JSON) into ``out`` or the spec's
-    ``outputs.dir``, atomically."""
-    dest, written, warnings = pipeline.build(load_spec(spec), out, formats, strict, progress, templates)
+    ``outputs.dir``, atomically. ``plain``: run none of the code that exists only for speed
+    (:mod:`sigreport.speed`; the same bytes)."""
+    with plain_path(plain):
+        dest, written, warnings = pipeline.build(load_spec(spec), out, formats, strict, progress, templates)
     return Report(dest, tuple(written), tuple(warnings))
 
 

@@ -8,7 +8,7 @@ Promises (each has a test in ``tests/test_store.py``):
 * A reader always finds a complete report at the path, old or new. The report is written into a
   hidden temporary folder beside the destination and swapped in with one atomic
   ``renameat2(RENAME_EXCHANGE)`` where the kernel and file system offer it; elsewhere with two renames
-  (destination -> ``.NAME.old-PID``, temporary -> destination), whose one gap a later command closes by
+  (destination -> ``.NAME.old-PID``, temporary -> destination), whose one gap the next build closes by
   :func:`recover`.
 * Builds into one folder never interleave: an ``flock`` on ``.NAME.lock`` beside the destination
   (:func:`locked`); the second build waits up to ``--wait`` seconds, then exits 2.
@@ -354,27 +354,6 @@ def _recover(dest: Path, say: Say) -> None:
             shutil.rmtree(t)
             say(f"sigreport: removed {t}, the unfinished report of a stopped build"
                 + (f" (pid {pid})" if pid is not None else ""))
-
-
-def recover_if_idle(dest: Path, say: Say) -> None:
-    """Recovery for commands that only read the report: skipped while a build holds the lock."""
-    try:
-        if not dest.parent.is_dir() or not (leftovers(dest, "old") or leftovers(dest, "tmp")):
-            return
-        fd = _try_lock(lock_path(dest))
-    except OSError:
-        return
-    if fd is None:
-        return
-    try:
-        _recover(dest, say)
-    except OSError:
-        pass  # validate and plan still work; the next build reports the problem
-    finally:
-        try:
-            os.unlink(lock_path(dest))
-        finally:
-            os.close(fd)
 
 
 # ---------------------------------------------------------------- write and swap

@@ -13,10 +13,11 @@ an exception raised by the function while the analyses run is a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -99,7 +100,8 @@ def _import(path: str, folder: Path | None, metric: str) -> Callable[..., object
     if added:
         sys.path.insert(0, str(folder))
     try:
-        func = getattr(_current(importlib.import_module(module)), name)
+        with no_bytecode():
+            func = getattr(_current(importlib.import_module(module)), name)
     except (ImportError, AttributeError) as exc:
         raise AggregateImportError(f"cannot import aggregate {path!r}{who}: {exc}") from None
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a failure inside the user's module is the user's
@@ -111,6 +113,19 @@ def _import(path: str, folder: Path | None, metric: str) -> Callable[..., object
     if not callable(func):
         raise AggregateImportError(f"aggregate {path!r}{who}: {name!r} in module {module!r} is not a function")
     return func
+
+
+@contextlib.contextmanager
+def no_bytecode() -> Iterator[None]:
+    """Within the block, imports write no ``__pycache__`` beside the module: a user aggregate lives in the
+    user's folder, which ``validate``, ``plan`` and ``analyze`` must leave as they found it (and a build
+    writes only its report). Python's setting is put back after."""
+    before = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    try:
+        yield
+    finally:
+        sys.dont_write_bytecode = before
 
 
 #: sha256 of each user module's file when this process last (re)imported it.

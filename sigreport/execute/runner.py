@@ -37,20 +37,14 @@ class Executor(Protocol):
 
 
 class SerialExecutor:
-    """Runs every node in this process, one after the other, with BLAS held to one thread.
-
-    The analyses' matrix products are tall and thin (items x systems, replicates x items): a second
-    BLAS thread gains little on them, and waking it costs far more on a busy machine (measured on 2
-    shared cores: RM-ANOVA's SVD of a 1,000 x 19 matrix 160 ms with two OpenBLAS threads, 0.25 ms with
-    one). The products are the same bits either way (OpenBLAS splits rows and columns between threads,
-    never a sum), which the golden files and the benchmarks' byte comparisons check.
-    """
+    """Runs every node in this process, one after the other (BLAS held to one thread while it runs:
+    :func:`sigreport.speed.blas.one_thread`)."""
 
     def start(self, dataset: BlockSource) -> None:
-        from threadpoolctl import threadpool_limits
+        from sigreport.speed.blas import one_thread
 
         self.dataset = dataset
-        self._limits = threadpool_limits(limits=1, user_api="blas")
+        self._restore: Callable[[], None] | None = one_thread()
 
     def run(self, tasks: Sequence[Task], done: Callable[[Node], None]) -> list[Any]:
         out = []
@@ -64,10 +58,10 @@ class SerialExecutor:
 
         self.dataset = None  # type: ignore[assignment]
         release_workspace()  # the resampling engine's per-thread buffer, kept between nodes of this run
-        limits = getattr(self, "_limits", None)
-        if limits is not None:
-            limits.restore_original_limits()
-            self._limits = None
+        restore = getattr(self, "_restore", None)
+        if restore is not None:
+            restore()
+            self._restore = None
 
 
 def waves(plan: Plan) -> list[list[Node]]:

@@ -37,7 +37,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from sigreport.render.figures import output
-from sigreport.forking import Waiting
+from sigreport.speed.workers import Waiting
 from sigreport.render.figures import draw_record
 from sigreport.render.figures.output import (FigureOutput, current_settings, current_style, font_families,
                                              start_figures)

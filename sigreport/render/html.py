@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import jinja2
@@ -69,14 +70,27 @@ def is_baseline(cell: object, baseline: str | None) -> bool:
 def render_html(report: ReportModel, user_dir: str | Path | None = None) -> str:
     """The report page: the model placed by ``report.html.j2`` (cells formatted by :mod:`.format`); errors in
     the user's templates are user errors (see ``user_template_errors``)."""
+    return render_page(report, user_dir)
+
+
+def render_page(report: ReportModel, user_dir: str | Path | None = None, *, for_print: bool = False,
+                figure: Callable[[str | None], str] | None = None, css: Callable[[str], str] | None = None,
+                head: str = "") -> str:
+    """The page ``report.html.j2`` makes of ``report``: the screen page, or with ``for_print`` the page the
+    PDF is made from (:func:`sigreport.render.pdf.print_page`), in which the template leaves out what print
+    does not show, ``figure`` writes a figure in place of its inline SVG, ``css`` rewrites the stylesheet and
+    ``head`` (markup) ends the ``<head>``."""
     env = environment(user_dir)
+    if figure is not None:
+        env.filters["svg"] = lambda svg: Markup(figure(svg))
     with user_template_errors(user_dir):
-        css = env.loader.get_source(env, "style.css")[0]  # type: ignore[union-attr]
+        style = env.loader.get_source(env, "style.css")[0]  # type: ignore[union-attr]
         return env.get_template("report.html.j2").render(
-            css=Markup(css), title=report.title, description=report.description, version=report.version,
-            spec_name=report.source, settings=report.settings, sections=report.sections,
-            data_files=report.data_files, seed=report.seed, main=report.main, conclusions=report.conclusions,
-            key_figure=report.key_figure, baseline=report.baseline, why_p_title=WHY_P_TITLE,
-            why_p_note=WHY_P_NOTE, why_p_anchor=WHY_P_ANCHOR, release=report.release,
-            methods=report.methods.plain() if report.methods is not None else "",
-            references=report.methods.references() if report.methods is not None else [])
+            css=Markup(css(style) if css is not None else style), title=report.title,
+            description=report.description, version=report.version, spec_name=report.source,
+            settings=report.settings, sections=report.sections, data_files=report.data_files, seed=report.seed,
+            main=report.main, conclusions=report.conclusions, key_figure=report.key_figure,
+            baseline=report.baseline, why_p_title=WHY_P_TITLE, why_p_note=WHY_P_NOTE, why_p_anchor=WHY_P_ANCHOR,
+            release=report.release, methods=report.methods.plain() if report.methods is not None else "",
+            references=report.methods.references() if report.methods is not None else [],
+            for_print=for_print, print_head=Markup(head))

@@ -1,38 +1,40 @@
-"""PDF from the report's own HTML with weasyprint; nothing is fetched from anywhere.
+"""The PDF report with WeasyPrint, from a page made for print; nothing is fetched from anywhere.
 
-WeasyPrint gets the page in a form made for print (:func:`print_input`), not the screen page as it is:
-its cost grows with every element it parses, styles and draws, even those the print CSS hides, and the
-screen page's figures are most of its elements. The print form:
+WeasyPrint's cost grows with every element it parses, styles and draws, even those the print CSS hides,
+and the screen page's figures are most of its elements. So the PDF is made from the report model through
+the page's own template in its print form (:func:`print_page`), not from the screen page:
 
-- leaves out what print does not show: figures marked ``screen-only`` (the forest plot of a family shown
-  as a matrix, unreadable at print size) and the table of contents;
-- gives each figure as an image (``<img src="sigreport-figure:N">``) served from memory by the URL
-  fetcher, so its thousands of SVG elements are parsed by the SVG reader alone and never enter the HTML
-  tree, the CSS cascade and the box tree;
-- writes each figure's labels as text instead of glyph outlines (:mod:`.figures.svg_text`): the same
-  glyphs at the same positions, several times cheaper to draw, and searchable in the PDF.
+- the template leaves out what print does not show: figures marked ``screen_only`` (the forest plot of a
+  family shown as a matrix, unreadable at print size) and the table of contents;
+- each figure is an image (``<img src="sigreport-figure:N">``) served from memory by the URL fetcher, so
+  its thousands of SVG elements are parsed by the SVG reader alone and never enter the HTML tree, the CSS
+  cascade and the box tree;
+- each figure's labels are text instead of glyph outlines (:mod:`.figures.svg_text`): the same glyphs at
+  the same positions, several times cheaper to draw, and searchable in the PDF.
 
-What the PDF shows is unchanged: the print CSS already hid the left-out parts, and the image is sized as
-the inline SVG was (the container's width up to the figure's natural width, the stylesheet's rules for
-the SVG applied to the image, so ``max-height`` from the print CSS, the aspect ratio kept).
+What the PDF shows is what print shows of the screen page: the print CSS hides the left-out parts there,
+and the image is sized as the inline SVG was (the container's width up to the figure's natural width, the
+stylesheet's rules for the SVG applied to the image, so ``max-height`` from the print CSS, the aspect ratio
+kept).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import logging
 import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from sigreport.render.figures import svg_text
 from sigreport.render.figures.svg_text import glyphs_to_text
+from sigreport.render.html import render_page
+from sigreport.render.model import ReportModel
 
 FIGURE_SCHEME = "sigreport-figure"
 FONT_SCHEME = "sigreport-font"
-_SCREEN_ONLY = re.compile(r'<figure class="[^"]*\bscreen-only\b[^"]*"[^>]*>.*?</figure>\n?', re.S)
-_TOC = re.compile(r'<nav class="toc"[^>]*>.*?</nav>\n?', re.S)
-_SVG = re.compile(r"<svg\b[^>]*>.*?</svg>", re.S)
-_STYLE = re.compile(r"(<style\b[^>]*>)(.*?)(</style>)", re.S)
 # a selector whose last part is the element svg (``figure.fig svg``), before the next "," or "{"
 _SVG_SELECTOR = re.compile(r"(?:^|(?<=[{},;]))(\s*)([^\s{},;@/][^{},;@/]*?\s)?svg(?=\s*[,{])")
 
@@ -60,26 +62,56 @@ class PrintInput:
         return {**self.figures, **self.fonts}
 
 
-def print_input(page: str) -> PrintInput:
-    """The report page ``page`` (``render_html``'s output) in the form made for print (module docstring)."""
-    page = _TOC.sub("", _SCREEN_ONLY.sub("", page))
-    page = _STYLE.sub(lambda m: m.group(1) + image_rules(m.group(2)) + m.group(3), page)
-    figures: dict[str, bytes] = {}
+class PrintFigures:
+    """The figures of a print page, each an image file served from memory with its labels as text, and the
+    font faces those labels are set in.
 
-    def hoist(m: re.Match[str]) -> str:
-        url = f"{FIGURE_SCHEME}:{len(figures)}"
-        image = as_image(m.group(0), url)
-        if image is None:  # not a figure as sigreport draws them: left inline
-            return m.group(0)
-        figures[url] = image[0].encode("utf-8")
-        return image[1]
+    ``svgs``: the figures the page shows (their inline SVG), converted once here, so that the page's head can
+    declare their fonts before its body places them (:meth:`tag`, in page order)."""
 
-    page = _SVG.sub(hoist, page)
-    faces = sorted(set().union(*(svg_text.faces(f.decode("utf-8")) for f in figures.values())))
-    fonts = {f"{FONT_SCHEME}:{face}": svg_text.font_path(face) for face in faces}
-    if fonts:
-        page = page.replace("</head>", font_faces(faces) + "</head>", 1)
-    return PrintInput(page, figures, fonts)
+    def __init__(self, svgs: Iterable[str]) -> None:
+        self._files: dict[str, tuple[str, str, str] | None] = {}
+        for svg in svgs:
+            self._file(svg)
+        self.figures: dict[str, bytes] = {}
+
+    def _file(self, svg: str) -> tuple[str, str, str] | None:
+        if svg not in self._files:
+            self._files[svg] = image_file(svg)
+        return self._files[svg]
+
+    def faces(self) -> list[str]:
+        """The :data:`.svg_text.FACES` the figures' labels are set in."""
+        return sorted(set().union(*(svg_text.faces(f[0]) for f in self._files.values() if f is not None)))
+
+    def head(self) -> str:
+        """The ``@font-face`` rules of :meth:`faces` (empty without labels as text)."""
+        faces = self.faces()
+        return font_faces(faces) if faces else ""
+
+    def tag(self, svg: str | None) -> str:
+        """What the page shows in place of a figure's inline ``svg``: the ``<img>`` of the next figure URL (the
+        image is then served at it), or the SVG as it is when it is not a figure as sigreport draws them."""
+        found = self._file(svg) if svg else None
+        if found is None:
+            return svg or ""
+        url = f"{FIGURE_SCHEME}:{len(self.figures)}"
+        self.figures[url] = found[0].encode("utf-8")
+        return image_tag(url, found[1], found[2]) + svg[svg.rfind("</svg>") + len("</svg>"):]  # the line end kept
+
+    def input(self, page: str) -> PrintInput:
+        """What WeasyPrint reads: ``page`` (whose figures :meth:`tag` placed), the figures and the fonts."""
+        return PrintInput(page, dict(self.figures), {f"{FONT_SCHEME}:{face}": svg_text.font_path(face)
+                                                     for face in self.faces()})
+
+
+def print_page(report: ReportModel, user_dir: str | Path | None = None) -> PrintInput:
+    """The page the PDF is made from: ``report`` through the page's template in its print form (see the
+    module docstring), with the stylesheet's rules for a figure's SVG applied to its image
+    (:func:`image_rules`)."""
+    figures = PrintFigures(f.svg for f in report.figures() if f.svg and not f.screen_only)
+    page = render_page(report, user_dir, for_print=True, figure=figures.tag, css=image_rules, head=figures.head())
+    return figures.input(page)
 
 
 def font_faces(faces: list[str]) -> str:
@@ -106,14 +138,23 @@ def image_rules(css: str) -> str:
 
 def as_image(svg: str, url: str) -> tuple[str, str] | None:
     """(the figure's SVG as an image file, the ``<img>`` that shows it at ``url``), or None for an SVG
-    without the ``viewBox`` sigreport's figures have.
+    without the ``viewBox`` sigreport's figures have (:func:`image_file`, :func:`image_tag`)."""
+    found = image_file(svg)
+    return None if found is None else (found[0], image_tag(url, found[1], found[2]))
+
+
+def image_file(svg: str) -> tuple[str, str, str] | None:
+    """(the figure's inline SVG as an image file with its labels as text, its natural width in pt, its label),
+    or None for an SVG without the ``viewBox`` sigreport's figures have.
 
     The inline root is sized by its container (``width="100%"``, the natural width as ``max-width``); an
     image needs its own size, so the root gets the natural size from its ``viewBox`` (in pt, the unit
-    matplotlib writes) and the ``<img>`` the container rule. ``aria-label`` becomes the ``alt`` text.
+    matplotlib writes). ``aria-label`` becomes the image's ``alt`` text.
     """
     root = re.match(r"<svg\b[^>]*>", svg)
-    assert root is not None
+    if root is None or "</svg>" not in svg:
+        return None
+    svg = svg[:svg.rfind("</svg>") + len("</svg>")]  # the element alone, without the line end after it
     box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', root.group(0))
     label = re.search(r'aria-label="([^"]*)"', root.group(0))
     if box is None:
@@ -121,10 +162,13 @@ def as_image(svg: str, url: str) -> tuple[str, str] | None:
     width, height = box.groups()
     new_root = re.sub(r'\swidth="100%" style="[^"]*"', "", root.group(0), count=1)
     new_root = new_root.replace("<svg", f'<svg width="{width}pt" height="{height}pt"', 1)
-    alt = label.group(1) if label else ""
-    img = (f'<img class="figure" src="{url}" alt="{alt}" '
-           f'style="width:100%;max-width:{width}pt;height:auto">')
-    return glyphs_to_text(new_root + svg[root.end():]), img
+    return glyphs_to_text(new_root + svg[root.end():]), width, label.group(1) if label else ""
+
+
+def image_tag(url: str, width: str, alt: str) -> str:
+    """The ``<img>`` of a figure served at ``url``, sized as its inline SVG was (``alt``: already escaped)."""
+    return (f'<img class="figure" src="{url}" alt="{alt}" '
+            f'style="width:100%;max-width:{width}pt;height:auto">')
 
 
 def _fetcher(resources: dict[str, bytes | Path] | None = None) -> Any:
@@ -162,13 +206,35 @@ def _fetcher(resources: dict[str, bytes | Path] | None = None) -> Any:
     return RefusingFetcher()
 
 
-def render_pdf(html: str, out: Path) -> None:
-    """``out``: the PDF of the report page ``html`` (``render_html``'s output), from its print form."""
-    import logging
+def report_pdf(report: ReportModel, out: Path, user_dir: str | Path | None = None) -> None:
+    """``out``: the PDF of ``report``, from its print page (:func:`print_page`)."""
+    write_pdf(print_page(report, user_dir), out)
 
+
+def render_pdf(html: str, out: Path) -> None:
+    """``out``: the PDF of the page ``html`` as it is (nothing is fetched)."""
+    write_pdf(PrintInput(html, {}), out)
+
+
+def write_pdf(doc: PrintInput, out: Path) -> None:
+    """``out``: the PDF of ``doc``'s page, with its figures and fonts and nothing else."""
     from weasyprint import HTML
 
-    logging.getLogger("weasyprint").setLevel(logging.ERROR)
-    logging.getLogger("fontTools").setLevel(logging.ERROR)
-    doc = print_input(html)
-    HTML(string=doc.html, url_fetcher=_fetcher(doc.resources()), base_url=None).write_pdf(str(out))
+    with quiet("weasyprint", "fontTools"):
+        HTML(string=doc.html, url_fetcher=_fetcher(doc.resources()), base_url=None).write_pdf(str(out))
+
+
+@contextlib.contextmanager
+def quiet(*loggers: str) -> Iterator[None]:
+    """Within the block, ``loggers`` report errors only (WeasyPrint's and fontTools' warnings about CSS
+    and fonts mean nothing to the reader of a report); their levels are put back after, so a caller's
+    logging is left as it was."""
+    found = [logging.getLogger(name) for name in loggers]
+    levels = [log.level for log in found]
+    for log in found:
+        log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for log, level in zip(found, levels):
+            log.setLevel(level)

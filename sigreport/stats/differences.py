@@ -13,70 +13,17 @@ bit-for-bit the per-pair ones; tests/stats/test_differences.py checks that on ra
 
 from __future__ import annotations
 
-import functools
-import importlib
-import importlib.machinery
-import importlib.util
 import math
-import sys
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from sigreport.speed import scipy_private
 from sigreport.stats.pairwise import DifferenceSummary, describe_differences, shapiro
 
 #: Pairs per block of differences (bounds the (pairs x items) array: 256 x 10,000 doubles = 20 MB).
 _PAIRS_PER_BLOCK = 256
-
-
-SWILK_MODULE = "scipy.stats._ansari_swilk_statistics"  # the compiled routine scipy.stats.shapiro calls
-
-
-@functools.lru_cache(maxsize=1)
-def _swilk() -> Any:
-    """scipy's Shapiro-Wilk core, or None where this scipy has none under that name (then each pair
-    goes through :func:`~sigreport.stats.pairwise.shapiro`).
-
-    Importing it the usual way runs ``scipy.stats/__init__`` first, ~0.6 CPU-s (scipy builds its
-    distributions' docstrings at import), which a small build spends on nothing else. So when
-    ``scipy.stats`` is not loaded yet, the compiled module is loaded from its file on its own (it
-    imports only numpy); anything unexpected falls back to the ordinary import. Either way it is the
-    same routine, so the same floats (tests/stats/test_differences.py compares with scipy.stats.shapiro).
-    """
-    if "scipy.stats" not in sys.modules:
-        swilk = _swilk_from_file()
-        if swilk is not None:
-            return swilk
-    try:
-        module = importlib.import_module(SWILK_MODULE)
-    except ImportError:  # pragma: no cover - other scipy layouts
-        return None
-    return getattr(module, "swilk", None)
-
-
-def _swilk_from_file() -> Any:
-    """``swilk`` loaded from scipy's compiled module file without importing ``scipy.stats``, or None."""
-    if SWILK_MODULE in sys.modules:
-        return getattr(sys.modules[SWILK_MODULE], "swilk", None)
-    try:
-        import scipy
-
-        folder = Path(scipy.__file__).parent / "stats"
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-            path = folder / f"_ansari_swilk_statistics{suffix}"
-            if path.is_file():
-                spec = importlib.util.spec_from_file_location(SWILK_MODULE, path)
-                if spec is None or spec.loader is None:
-                    return None
-                module = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(module)
-                return getattr(module, "swilk", None)
-    except Exception:  # pragma: no cover - an unexpected scipy build: the ordinary import is used
-        return None
-    return None
 
 
 def shapiro_rows(d: np.ndarray) -> list[tuple[float, float]]:
@@ -84,10 +31,12 @@ def shapiro_rows(d: np.ndarray) -> list[tuple[float, float]]:
 
     The body of scipy's ``shapiro`` on a whole block: sort each row, subtract its middle element
     (``x[N // 2]`` of the unsorted row, as scipy does), then ``swilk`` per row with the coefficients
-    of the first row reused (``init = 1``; they depend on N only), and scipy's two warnings.
+    of the first row reused (``init = 1``; they depend on N only), and scipy's two warnings. Where that
+    routine is not at hand (:func:`sigreport.speed.scipy_private.swilk`: the plain path, another scipy),
+    ``shapiro`` itself runs per row: the same floats.
     """
     d = np.asarray(d)
-    swilk = _swilk()
+    swilk = scipy_private.swilk()
     m, n = d.shape
     if swilk is None or d.dtype != np.float64 or n < 3 or not np.isfinite(d).all():
         return [(float(r.statistic), float(r.pvalue)) for r in (shapiro(np.ascontiguousarray(row)) for row in d)]

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from sigreport.speed import scipy_private
 from sigreport.stats.lazy import scipy_special as special
 from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none
@@ -73,7 +74,7 @@ def nct_cdf(x: float, df: float, ncp: float) -> float:
 def shapiro(d: np.ndarray) -> Any:
     """``scipy.stats.shapiro(d)``. For a finite 1-d float array of 3 or more values, the function under its
     nan-policy/axis wrapper, which would only pass the same array on (a quarter of the time per call)."""
-    raw = getattr(sps.shapiro, "__wrapped__", None)
+    raw = scipy_private.unwrapped(sps.shapiro)
     if raw is not None and d.ndim == 1 and d.size >= 3 and d.dtype == np.float64 and np.isfinite(d).all():
         return raw(d)
     return sps.shapiro(d)

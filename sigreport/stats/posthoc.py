@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from sigreport.speed import scipy_private
 from sigreport.stats.correction import adjust
 from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import finite_or_none, is_significant
@@ -185,41 +186,12 @@ def studentized_range_sf(q: np.ndarray, k: int, known_zero: np.ndarray) -> np.nd
 
 
 def _studentized_range_sf_inf(q: np.ndarray, k: int) -> np.ndarray:
-    """``scipy.stats.studentized_range.sf(q, k, np.inf)`` of a float64 array, the same floats with less overhead.
-
-    For 0 < q < inf scipy computes ``1 - clip(I(q), 0, 1)``, where I(q) is ``nquad`` of its compiled integrand
-    ``_studentized_range_cdf_asymptotic`` (user data ``[q, k]``) over the real line with epsabs 1e-11 and
-    epsrel 1e-12, which is one ``quad``, which is QUADPACK's ``qagie`` (bound 0, both ends infinite, limit
-    50). That routine is called here directly, with one integrand whose user data is updated per q instead
-    of a new callable, ``nquad`` and ``quad`` set up per value (half of the time at 190 pairs). Any other q,
-    an integral QUADPACK flags (where scipy would warn), or a scipy without these internals goes through
-    scipy.stats itself; tests/stats/test_posthoc_speed.py compares with scipy.stats exactly.
-    """
-    q = np.asarray(q, dtype=np.float64)
-    try:
-        import ctypes
-
-        from scipy import LowLevelCallable
-        from scipy.integrate import _quadpack
-        from scipy.stats import _stats
-
-        data = np.array([0.0, float(k)])
-        integrand = LowLevelCallable.from_cython(_stats, "_studentized_range_cdf_asymptotic",
-                                                 data.ctypes.data_as(ctypes.c_void_p))
-    except (ImportError, AttributeError, ValueError):  # pragma: no cover - other scipy layouts
-        return np.asarray(sps.studentized_range.sf(q, k, np.inf), dtype=np.float64)
-    out = np.empty(q.shape)
-    direct = np.isfinite(q) & (q > 0) & (k > 1)
-    for i in np.flatnonzero(direct):
-        data[0] = q[i]
-        value, _, ier = _quadpack._qagie(integrand, 0, 2, (), 0, 1e-11, 1e-12, 50)
-        if ier != 0:
-            direct[i] = False
-            continue
-        out[i] = 1.0 - min(max(float(value), 0.0), 1.0)
-    if not direct.all():
-        out[~direct] = np.asarray(sps.studentized_range.sf(q[~direct], k, np.inf), dtype=np.float64)
-    return out
+    """``scipy.stats.studentized_range.sf(q, k, np.inf)`` of a float64 array: the same floats, computed by
+    :func:`sigreport.speed.scipy_private.studentized_range_sf_inf` where it can (less overhead per value)."""
+    fast = scipy_private.studentized_range_sf_inf(q, k)
+    if fast is not None:
+        return fast
+    return np.asarray(sps.studentized_range.sf(np.asarray(q, dtype=np.float64), k, np.inf), dtype=np.float64)
 
 
 def _versus_control(r: np.ndarray, n: int, control: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

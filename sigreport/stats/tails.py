@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from sigreport.speed import scipy_private
 from sigreport.stats.lazy import scipy_special as special
 from sigreport.stats.lazy import scipy_stats as sps
 
@@ -52,14 +53,14 @@ def norm_sf(x: np.ndarray) -> np.ndarray:
 def nct_sf(x: np.ndarray, df: float, nc: np.ndarray) -> np.ndarray:
     """``scipy.stats.nct.sf(x, df, nc)`` of float64 arrays x and nc (same length) and one df:
     ``clip(special._ufuncs._nct_sf(x, df, nc), 0, 1)`` (with overflow warnings off, as scipy) when every x
-    and nc is finite and df is positive and finite."""
+    and nc is finite and df is positive and finite, and :func:`sigreport.speed.scipy_private.nct_sf` gives
+    that function (not on the plain path)."""
     x = np.asarray(x, dtype=np.float64)
     nc = np.asarray(nc, dtype=np.float64)
     df = float(df)
-    if x.ndim == 1 and x.shape == nc.shape and _positive_finite(df) and np.isfinite(x).all() \
+    fast = scipy_private.nct_sf()  # scipy.stats.nct's own ``scu`` function; importing it loads nothing new
+    if fast is not None and x.ndim == 1 and x.shape == nc.shape and _positive_finite(df) and np.isfinite(x).all() \
             and np.isfinite(nc).all():
-        from scipy.special import _ufuncs  # scipy.stats.nct's own ``scu``; importing it loads nothing new
-
         with np.errstate(over="ignore"):
-            return np.asarray(np.clip(_ufuncs._nct_sf(x, df, nc), 0, 1), dtype=np.float64)
+            return np.asarray(np.clip(fast(x, df, nc), 0, 1), dtype=np.float64)
     return np.asarray(sps.nct.sf(x, df, nc), dtype=np.float64)

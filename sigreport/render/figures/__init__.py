@@ -75,7 +75,7 @@ def draw_record(item: tuple[Any, ...]) -> tuple[FigureOutput, ...]:
 
 
 def warm_up() -> None:
-    """Make this process ready to draw (a figure worker forked ahead, :class:`sigreport.forking.Ready`):
+    """Make this process ready to draw (a figure worker forked ahead, :class:`sigreport.speed.workers.Ready`):
     import matplotlib's figure, SVG and PDF modules and fontTools' subsetter, and export one small figure
     with text in both formats. What it leaves behind are caches keyed by their inputs (fonts, text
     measurements, font subsets), so the figures drawn after it are the bytes they would be without it."""

@@ -32,7 +32,8 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sigreport import forking
+from sigreport.speed import workers
+from sigreport.speed.mpl import shared_text_metrics, subset_cache
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.axes import Axes
@@ -257,7 +258,7 @@ class FigureSettings:
 
     pdf: bool = True
     jobs: int = 1
-    ready: forking.Ready | None = None  # workers forked ahead (see sigreport.render.figures.warm_up), used instead of forking new ones
+    ready: workers.Ready | None = None  # workers forked ahead (see sigreport.render.figures.warm_up), used instead of forking new ones
 
 
 _SETTINGS: contextvars.ContextVar[FigureSettings] = contextvars.ContextVar("sigreport_figures",
@@ -266,7 +267,7 @@ T = TypeVar("T")
 
 
 @contextlib.contextmanager
-def figure_settings(pdf: bool = True, jobs: int = 1, ready: forking.Ready | None = None) -> Iterator[None]:
+def figure_settings(pdf: bool = True, jobs: int = 1, ready: workers.Ready | None = None) -> Iterator[None]:
     """Within the block (and in workers forked within it), figures are produced with these settings."""
     token = _SETTINGS.set(FigureSettings(pdf, max(1, int(jobs)), ready))
     try:
@@ -280,12 +281,12 @@ def current_settings() -> FigureSettings:
     return _SETTINGS.get()
 
 
-def start_figures(fn: Callable[[Any], T], items: list[Any]) -> forking.Waiting[list[T]]:
+def start_figures(fn: Callable[[Any], T], items: list[Any]) -> workers.Waiting[list[T]]:
     """Begin ``[fn(item) for item in items]`` (``fn`` a module function, the items picklable) in worker
     processes when :func:`figure_settings` allows more than one and there are at least two items, and return
     the function that waits for them and gives them in order; the caller does other work meanwhile (the
     build builds the report's views). Without workers, the figures are drawn here when that function is
-    called (:func:`sigreport.forking.start`).
+    called (:func:`sigreport.speed.workers.start`).
 
     Why processes: drawing and exporting (matplotlib, pure Python) is most of a large report's render
     time and holds the GIL. Byte-identical to drawing here: each figure is drawn inside :func:`style` from
@@ -294,7 +295,8 @@ def start_figures(fn: Callable[[Any], T], items: list[Any]) -> forking.Waiting[l
     subsets, text measurements: they only save work). Workers made ready ahead (``ready`` of
     :func:`figure_settings`, :func:`sigreport.render.figures.warm_up`) are sent the items (pickled); else
     workers are forked now, inheriting the items, and only the finished :class:`FigureOutput` values
-    travel back. Without ``fork`` (Windows, macOS defaults aside) the figures are drawn here.
+    travel back. Without ``fork`` (Windows, macOS defaults aside), and on the plain path, the figures are
+    drawn here.
     """
     settings = current_settings()
     draw = lambda i: fn(items[i])  # noqa: E731 - done here, or in workers forked now
@@ -302,9 +304,9 @@ def start_figures(fn: Callable[[Any], T], items: list[Any]) -> forking.Waiting[l
         return settings.ready.run(fn, items, draw)
     jobs = min(settings.jobs, len(items))
     if jobs <= 1:
-        return forking.start(draw, len(items), 0)
+        return workers.start(draw, len(items), 0)
     font_families()  # once, before forking: every worker inherits the same list
-    return forking.start(draw, len(items), jobs)
+    return workers.start(draw, len(items), jobs)
 
 
 def export(fig: Figure, name: str, caption: str) -> FigureOutput:
@@ -361,118 +363,6 @@ def drawn_texts(fig: Figure) -> list[str]:
                 if axis.get_visible():
                     found += [axis.label, *axis.get_ticklabels()]
     return [t.get_text() for t in found if t.get_visible()] + titles
-
-
-class _SubsetBytes:
-    """A font subset already saved to bytes (stands in for fontTools' ``TTFont`` in matplotlib's PDF backend)."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-
-@dataclasses.dataclass(frozen=True)
-class _Subset:
-    font: _SubsetBytes
-    glyph_index_map: dict[int, int]
-
-
-# (font file, face, glyph ids) -> (subset font file bytes, glyph index map); bounded, oldest dropped first
-_SUBSETS: dict[tuple[str, int, frozenset[int]], tuple[bytes, dict[int, int]]] = {}
-_SUBSETS_MAX = 64
-
-
-@contextlib.contextmanager
-def subset_cache() -> Iterator[None]:
-    """Within the block, matplotlib's PDF backend reuses the embedded font subset of an earlier figure
-    with the same glyphs instead of subsetting the font again with fontTools.
-
-    Why: subsetting DejaVu Sans is about half of a figure's PDF cost, and the figures of one report
-    mostly draw the same characters (system names, digits). fontTools' subsetting is deterministic, so
-    the cached bytes are the bytes a fresh subset would give: the PDFs are unchanged. Only matplotlib's
-    ``get_glyphs_subset`` / ``font_as_file`` pair of 3.11+ is wrapped (restored on exit); with other
-    versions the block does nothing.
-    """
-    from matplotlib.backends import _backend_pdf_ps as ps
-
-    original, as_file = getattr(ps, "get_glyphs_subset", None), getattr(ps, "font_as_file", None)
-    if original is None or as_file is None or not hasattr(ps, "SubsetResults"):
-        yield
-        return
-
-    def get_glyphs_subset(fontfile: Any, glyphs: Any) -> Any:
-        key = (str(fontfile), int(getattr(fontfile, "face_index", 0)), frozenset(glyphs))
-        hit = _SUBSETS.get(key)
-        if hit is None:
-            with original(fontfile, glyphs) as sub:
-                hit = (as_file(sub.font).getvalue(), dict(sub.glyph_index_map))
-            if len(_SUBSETS) >= _SUBSETS_MAX:
-                del _SUBSETS[next(iter(_SUBSETS))]
-            _SUBSETS[key] = hit
-        return contextlib.nullcontext(_Subset(_SubsetBytes(hit[0]), hit[1]))
-
-    def font_as_file(font: Any) -> io.BytesIO:
-        return io.BytesIO(font.data) if isinstance(font, _SubsetBytes) else as_file(font)
-
-    ps.get_glyphs_subset, ps.font_as_file = get_glyphs_subset, font_as_file  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        ps.get_glyphs_subset, ps.font_as_file = original, as_file  # type: ignore[assignment]
-
-
-# (renderer class, text, font properties, math mode, dpi, (text rc settings, font list)) -> (width, height, descent)
-_METRICS: dict[tuple[Any, ...], tuple[float, float, float]] = {}
-_METRICS_MAX = 8192
-# the settings a vector renderer's measurement of plain (not math) text reads besides its arguments
-_METRIC_RC = ("text.hinting", "text.hinting_factor", "text.kerning_factor", "text.usetex", "pdf.use14corefonts")
-_VECTOR_RENDERERS = {("matplotlib.backends.backend_svg", "RendererSVG"), ("matplotlib.backends.backend_pdf", "RendererPdf")}
-
-
-@contextlib.contextmanager
-def shared_text_metrics() -> Iterator[None]:
-    """Within the block, the SVG and PDF renderers measure each text once per process, not once per file.
-
-    matplotlib keeps a text's measured size for one renderer object, and every ``savefig`` makes a new
-    one: each figure measured its labels again, twice (SVG and PDF), though a report's figures share most
-    labels (axis numbers, system names). The vector renderers' measurement of plain text is a function of
-    the renderer class, the text, its font properties, resolution, the text settings and the font list in
-    the key, so the values, and the files, are the ones a fresh measurement gives (math text, which reads
-    more settings, is measured afresh) (tests/test_figures.py compares the
-    bytes with and without). Only ``matplotlib.text._get_text_metrics_with_cache`` is wrapped, for
-    matplotlib's SVG and PDF renderers (any other goes through unchanged), and restored on exit.
-    """
-    import matplotlib
-    import matplotlib.text as mtext
-
-    original = getattr(mtext, "_get_text_metrics_with_cache", None)
-    if original is None:
-        yield
-        return
-    from matplotlib import font_manager
-
-    fonts = font_manager.fontManager
-    rc = (tuple(matplotlib.rcParams[k] for k in _METRIC_RC), id(fonts), len(fonts.ttflist))
-
-    def measured(renderer: Any, text: str, prop: Any, ismath: Any, dpi: float) -> Any:
-        kind = type(getattr(renderer, "_renderer", renderer))  # a vector backend's MixedModeRenderer wraps it
-        if ismath or (kind.__module__, kind.__qualname__) not in _VECTOR_RENDERERS:
-            return original(renderer, text, prop, ismath, dpi)  # math and TeX read more settings: not kept
-        key = (kind, text, prop.copy(), ismath, dpi, rc)  # a copy: FontProperties is mutable
-        hit = _METRICS.get(key)
-        if hit is None:
-            hit = original(renderer, text, prop, ismath, dpi)
-            if len(_METRICS) >= _METRICS_MAX:
-                del _METRICS[next(iter(_METRICS))]
-            _METRICS[key] = hit
-        return hit
-
-    mtext._get_text_metrics_with_cache = measured
-    try:
-        yield
-    finally:
-        mtext._get_text_metrics_with_cache = original
 
 
 def inline_svg(svg: str, name: str, caption: str) -> str:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from sigreport.forking import Waiting
+from sigreport.speed.workers import Waiting
 from sigreport.render import names
 from sigreport.render.figures import KINDS, figure_plan
 from sigreport.render.figure_cache import start_cached
@@ -39,7 +39,7 @@ def build_report(results: Any, source: str = "results.json",
     ``outputs.figures``, every kind for results read back from results.json); ``figure_pdf``: whether
     figures also carry their vector PDF (needed by LaTeX output only); ``figure_jobs``: worker processes
     that may draw them (same bytes as drawing here), while this process builds the views;
-    ``figure_workers``: a :class:`sigreport.forking.Ready` of workers forked and warmed ahead to draw them in."""
+    ``figure_workers``: a :class:`sigreport.speed.workers.Ready` of workers forked and warmed ahead to draw them in."""
     latex = latex_options(results)
     lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), html_pairwise(results),
                  latex.pairwise)

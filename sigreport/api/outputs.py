@@ -1,0 +1,122 @@
+"""A build's results as files: results.json, the HTML page, the PDF, the LaTeX tables, the paper files.
+
+Rendering libraries (jinja2, matplotlib, WeasyPrint) are imported only for the formats that need them: a
+``--formats json`` build renders nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sigreport.api.progress import Progress, phase
+from sigreport.errors import Problem
+from sigreport.execute import Cache
+from sigreport.results import Results, to_json
+from sigreport.speed import workers
+
+if TYPE_CHECKING:  # rendering (jinja2, matplotlib) is imported only by builds that render
+    from sigreport.render.model import ReportModel
+
+FORMAT_ORDER = ("json", "html", "latex", "pdf")
+
+
+def write_report(res: Results, source: str, dest: Path, formats: list[str],
+                 templates: str | Path | None = None, notices: list[Problem] | None = None,
+                 progress: Progress | None = None, jobs: int = 1, cache: Cache | None = None,
+                 figure_workers: workers.Ready | None = None, release: Any = None) -> list[str]:
+    """Render every requested format of ``res`` into ``dest`` (a fresh folder). Returns the files written.
+    ``source``: the spec file's name, which the report says it was made from. ``jobs``: worker processes
+    that may draw the figures (the build's --jobs; same bytes). ``cache``: the build's cache, whose
+    ``figures`` section keeps drawn figures between builds (same bytes); ``figure_workers``: workers forked
+    ahead to draw the figures in (:func:`sigreport.api.running.figure_workers_ahead`); ``release``: the
+    :class:`~sigreport.archive.releases.ReleaseContext` the report names at its top.
+
+    Warnings about the output itself (characters LaTeX cannot print) are appended to ``notices``.
+    """
+    shown = [f for f in FORMAT_ORDER if f in formats and f != "pdf"]
+    phase(progress, f"writing {', '.join(shown)}" if shown else "writing the PDF")
+    if set(formats) <= {"json"}:
+        (dest / "results.json").write_text(to_json(res), encoding="utf-8")
+        return ["results.json"]  # nothing to render: jinja2 and matplotlib are never imported
+    model = report_model(res, source, formats, jobs, cache, figure_workers, release)
+    written = []
+    json_done: workers.Waiting[object] = workers.Waiting(lambda: None)
+    try:
+        if "json" in formats:  # in a forked process, while this one renders (with workers to spare)
+            json_done = workers.in_background(
+                lambda: (dest / "results.json").write_text(to_json(res), encoding="utf-8"), jobs > 1)
+            written.append("results.json")
+        written += render_formats(model, dest, formats, templates, notices, progress, bool(shown))
+    except BaseException:  # stopped, not waited for: it must not write into the folder being removed
+        json_done.cancel()
+        raise
+    json_done()
+    return written
+
+
+def report_model(res: Results, source: str, formats: list[str], jobs: int, cache: Cache | None,
+                 figure_workers: workers.Ready | None, release: Any) -> ReportModel:
+    """The report model of ``res``, its figures drawn (or taken from the cache's ``figures`` section), with the
+    release it is named as (see :func:`write_report`)."""
+    from sigreport.render.figure_cache import figure_cache
+    from sigreport.render.views import build_report
+
+    # figures carry their vector PDF only for LaTeX (HTML and the PDF report embed the SVG)
+    with figure_cache(cache.section("figures") if cache is not None else None):
+        model = build_report(res, source, figure_pdf="latex" in formats, figure_jobs=jobs,
+                             figure_workers=figure_workers)
+    if release is None:
+        return model
+    from sigreport.render.model import ReleaseInfo
+
+    return dataclasses.replace(model, release=ReleaseInfo(release.name, release.previous, release.previous_page,
+                                                          release.diff, release.index))
+
+
+def render_formats(model: ReportModel, dest: Path, formats: list[str], templates: str | Path | None,
+                   notices: list[Problem] | None, progress: Progress | None, others: bool) -> list[str]:
+    """Write the HTML, PDF, LaTeX and paper files of ``model`` as ``formats`` ask; the files written."""
+    from sigreport.render.html import render_html
+    from sigreport.render.latex import render_latex
+
+    written = []
+    if "html" in formats:
+        (dest / "index.html").write_text(render_html(model, templates), encoding="utf-8")
+        written.append("index.html")
+    if "pdf" in formats:
+        from sigreport.render.pdf import report_pdf
+
+        if others:
+            phase(progress, "writing the PDF")
+        report_pdf(model, dest / "report.pdf", templates)
+        written.append("report.pdf")
+    if "latex" in formats:
+        out = render_latex(model, dest / "tables", templates)
+        written += [f"tables/{n}" for n in out.files] + ["tables/README.txt"]
+        warning = out.warning()
+        if warning and notices is not None:
+            notices.append(Problem("tables", None, "", warning))
+    return written + write_paper_files(model, dest, formats)
+
+
+def write_paper_files(model: ReportModel, dest: Path, formats: list[str]) -> list[str]:
+    """main.md, main.csv and methods.md (with any format but json alone), and with latex the figures as
+    vector PDFs, one ``figures/<name>.tex`` snippet each and ``figures/README.txt``. Returns the files written."""
+    from sigreport.render.figure_files import write_figures
+    from sigreport.render.markdown import csv_text, markdown
+
+    written = []
+    if model.main and set(formats) - {"json"}:
+        (dest / "main.md").write_text(markdown(model.main), encoding="utf-8")
+        (dest / "main.csv").write_text(csv_text(model.main), encoding="utf-8")
+        written += ["main.md", "main.csv"]
+    if model.methods is not None and set(formats) - {"json"}:
+        from sigreport.render.views.methods import markdown as methods_markdown
+
+        (dest / "methods.md").write_text(methods_markdown(model.methods), encoding="utf-8")
+        written.append("methods.md")
+    if "latex" in formats and model.figures():
+        written += write_figures(model.figures(), dest / "figures", model.latex)
+    return written
