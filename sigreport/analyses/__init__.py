@@ -120,7 +120,8 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
     return Results(
         title=spec.title, alpha=spec.alpha, seed=spec.seed, data=data_info(dataset), systems=tuple(dataset.systems),
         corpora=tuple(dataset.corpora),
-        metrics={k: MetricInfo(m.label or k, m.higher_is_better, m.decimals, m.aggregate)
+        metrics={k: MetricInfo(label=m.label or k, higher_is_better=m.higher_is_better, decimals=m.decimals,
+                               aggregate=m.aggregate)
                  for k, m in dataset.metric_specs.items()},
         tests=spec.tests.model_dump(),
         records=with_figure_notes(spec, link_frequentist(with_power(apply_families(

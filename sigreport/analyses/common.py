@@ -160,7 +160,8 @@ def family_entries(systems: tuple[str, ...], pairs: list[tuple[int, int]], resul
     entries = []
     for (i, j), r, p_adj in zip(pairs, results, adjusted):
         p_adj_v = finite_or_none(p_adj)
-        entries.append(PairRow(systems[i], systems[j], r, p_adj_v, is_significant(p_adj_v, alpha)))
+        entries.append(PairRow(a=systems[i], b=systems[j], test=r, pvalue_adjusted=p_adj_v,
+                               significant=is_significant(p_adj_v, alpha)))
     return tuple(entries)
 
 

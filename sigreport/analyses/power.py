@@ -58,10 +58,10 @@ def closed_form(sd: float | None, n: int, level: float, target: float, alternati
     dz = _dz(n, level, target, alternative) if n >= 2 else None
     if dz is None or sd is None or not math.isfinite(sd) or sd <= 0:
         why = "fewer than 2 items" if dz is None else "the differences do not vary"
-        return power.MinimumDetectable(None, None, target, level, n, sd, method,
-                                       (f"no minimum detectable difference: {why}",))
+        return power.MinimumDetectable(mde=None, mde_dz=None, power=target, alpha=level, n=n, sd=sd, method=method,
+                                       warnings=(f"no minimum detectable difference: {why}",))
     dz /= math.sqrt(efficiency)
-    return power.MinimumDetectable(dz * sd, dz, target, level, n, sd, method)
+    return power.MinimumDetectable(mde=dz * sd, mde_dz=dz, power=target, alpha=level, n=n, sd=sd, method=method)
 
 
 def with_power(records: tuple[Any, ...], dataset: Dataset, tests: TestsSpec, alpha: float, seed: int

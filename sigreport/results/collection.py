@@ -10,7 +10,7 @@ from typing import Any
 from sigreport.results.records import Record, jsonable
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class MetricInfo:
     """What a report needs to know about a metric: its name in words, direction, decimals, aggregate."""
 

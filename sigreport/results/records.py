@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from sigreport.stats.power import MinimumDetectable
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ConfidenceInterval:
     """A two-sided interval and its level (``None`` bounds where not computable)."""
 
@@ -48,7 +48,7 @@ class Record:
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SystemSummary:
     system: str
     n: int
@@ -60,7 +60,7 @@ class SystemSummary:
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class DescriptivesRecord(Record):
     id: str
     kind: str
@@ -75,7 +75,7 @@ class DescriptivesRecord(Record):
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PairRow:
     """One row of a pairwise family: the test of a vs b (a - b) and its correction over the family.
 
@@ -119,10 +119,10 @@ class PairRow:
 
     @property
     def ci(self) -> ConfidenceInterval:
-        return ConfidenceInterval(self.test.ci_low, self.test.ci_high, self.test.ci_level)
+        return ConfidenceInterval(low=self.test.ci_low, high=self.test.ci_high, level=self.test.ci_level)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PairwiseRecord(Record):
     """kind 'pairwise' (items or corpora) or 'cv' (cross-validation designs)."""
 
@@ -144,7 +144,7 @@ class PairwiseRecord(Record):
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RMAnovaRecord(Record):
     """kind 'omnibus', method 'rm_anova'."""
 
@@ -177,7 +177,7 @@ class RMAnovaRecord(Record):
     epsilon_hf_uncapped: float | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class FriedmanRecord(Record):
     """kind 'omnibus', method 'friedman' (Demšar 2006)."""
 
@@ -203,7 +203,7 @@ class FriedmanRecord(Record):
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PosthocRow:
     a: str
     b: str
@@ -214,7 +214,7 @@ class PosthocRow:
     significant: bool | None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PosthocRecord(Record):
     id: str
     kind: str
@@ -234,7 +234,7 @@ class PosthocRecord(Record):
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ConfusionMatrix:
     """Counts of items: rows the gold label, columns the predicted label, both in ``labels`` order."""
 
@@ -242,7 +242,7 @@ class ConfusionMatrix:
     matrix: tuple[tuple[int, ...], ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SystemClassification:
     system: str
     n: int
@@ -250,7 +250,7 @@ class SystemClassification:
     metrics: dict[str, MetricValue]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ClassificationRecord(Record):
     """kind 'classification'. Metric names: accuracy; precision, recall, specificity, f<beta> per class
     (``<name>_<label>``), averaged (``_macro``, ``_micro``, ``_weighted``) and, with a positive label,
@@ -273,7 +273,7 @@ class ClassificationRecord(Record):
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class McNemarPair:
     """McNemar's test of a vs b: n01 = items a got wrong and b got right, n10 = a right and b wrong."""
 
@@ -302,7 +302,7 @@ class McNemarPair:
     cochran_q: float | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class McNemarRecord(Record):
     id: str
     kind: str
@@ -320,7 +320,7 @@ class McNemarRecord(Record):
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class CochranQRecord(Record):
     id: str
     kind: str
@@ -337,7 +337,7 @@ class CochranQRecord(Record):
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class AgreementPair:
     """One coefficient between two raters (annotators, or a system and the gold labels)."""
 
@@ -361,7 +361,7 @@ class AgreementPair:
     pvalue_null: float | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class AgreementRecord(Record):
     """kind 'agreement': one measure on one corpus.
 
@@ -407,7 +407,7 @@ class AgreementRecord(Record):
     pvalue_null: float | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class BayesianPair:
     """Posterior probabilities of a - b (oriented so that 'better' follows the metric's direction)."""
 
@@ -427,7 +427,7 @@ class BayesianPair:
     frequentist_significant: bool | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class BayesianRecord(Record):
     """kind 'bayesian': method 'signed_rank' or 'bayesian_bootstrap' (items, corpora; ``selection`` says why
     when ``tests.bayesian.model`` is auto) or 'correlated_t' (cross-validation folds).
@@ -458,7 +458,7 @@ class BayesianRecord(Record):
     selection: dict[str, Any] | None = None  # tests.bayesian.model: auto: the model chosen and why
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RunSummary:
     """One system's runs: its value in each run (the metric over the items, one score per run) and their
     mean, standard deviation (ddof 1), smallest and largest."""
@@ -472,7 +472,7 @@ class RunSummary:
     max: float | None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RunPair:
     """a vs b over runs and items: the difference of their means with its two-level bootstrap interval, and
     almost stochastic order both ways (``eps_min_ab``: of a over b, at ``aso_confidence``, Bonferroni over the
@@ -492,7 +492,7 @@ class RunPair:
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RunsRecord(Record):
     """kind 'runs': several training runs per system on one metric and corpus (a ``run`` column)."""
 
