@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 
 from sigreport.analyses.common import (SHARED_RESAMPLES, analysis_id, derived_seed, family_entries, pinned,
-                                       resample_seed, selection_dict, system_pairs)
+                                       resample_seed, choice_of, system_pairs)
 from sigreport.analyses.runs import runs_block
 from sigreport.data import Block
 from sigreport.plan import Node
-from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, FriedmanRecord, PairRow,
-                                       PairwiseRecord, PosthocRecord, PosthocRow, RMAnovaRecord, SystemSummary)
+from sigreport.results.records import (AutomaticChoice, BayesianPair, BayesianRecord, DescriptivesRecord,
+                                       FriedmanRecord, ModelChoice, PairRow, PairwiseRecord, PosthocRecord, PosthocRow,
+                                       RMAnovaRecord, SystemSummary)
 from sigreport.spec import MetricSpec, Spec, TestsSpec
 from sigreport.stats import bayes, cv, omnibus, pairwise, posthoc, rank, resampling, select
 from sigreport.stats.differences import describe_differences_many
@@ -194,7 +195,7 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
 
 
 def family_record(node_id: str, kind: str, block: Block, method: str, ctx: Context, entries: tuple[PairRow, ...],
-                  selection: dict[str, Any] | None, warnings: tuple[str, ...]) -> PairwiseRecord:
+                  selection: AutomaticChoice | None, warnings: tuple[str, ...]) -> PairwiseRecord:
     """A pairwise family's record (kind 'pairwise', 'cv' or 'posthoc'): the block, the tests' options, its rows."""
     t = ctx.tests
     return PairwiseRecord(id=node_id, kind=kind, metric=block.metric, corpus=block.corpus, level=block.level,
@@ -346,7 +347,7 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
     sel = None
     if method == "auto":
         chosen = select.posthoc_for(om.method, t.comparisons if baseline else "all_pairs", correction=t.correction)
-        method, sel = chosen.method, selection_dict(chosen)
+        method, sel = chosen.method, choice_of(chosen)
     if method == "paired" and pw is not None and pw.method == "paired_t":
         return None
     if method == "paired":
@@ -423,7 +424,7 @@ def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
         method, rho_v = spec.model, None
         if method == "auto":
             method, why = bayes.choose_model(block.scores, pairs, ctx.decimals)
-            sel = {"method": method, "reason": why, "steps": []}
+            sel = ModelChoice(method=method, reason=why)
         if method == "bayesian_bootstrap":
             results = [bayes.bayesian_bootstrap(x[:, i], x[:, j], rope, seed, spec.samples, spec.level, spec.method)
                        for i, j in pairs]

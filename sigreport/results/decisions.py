@@ -361,8 +361,9 @@ def decide_document(doc: Mapping[str, Any]) -> Decisions:
     :data:`DEFAULT_DECIMALS`."""
     from types import SimpleNamespace
 
-    from sigreport.results.io import load_record
+    from sigreport.results.reading import Reader
 
+    reader = Reader(partial=True)
     records = []
     for a in doc.get("analyses") or []:
         if not isinstance(a, dict) or "id" not in a or "kind" not in a:
@@ -375,7 +376,9 @@ def decide_document(doc: Mapping[str, Any]) -> Decisions:
             a["systems"] = [r for r in a.get("systems") or [] if isinstance(r, dict) and "system" in r]
             a["systems"] = [{**r, "mean": r["mean"] if isinstance(r.get("mean"), (int, float))
                              and not isinstance(r.get("mean"), bool) else None} for r in a["systems"]]
-        records.append(load_record(a))
+        record = reader.record(a, "")
+        if record is not None:
+            records.append(record)
     given = doc.get("metrics") if isinstance(doc.get("metrics"), dict) else {}
     metrics = {}
     for m in dict.fromkeys(r.metric for r in records if r.kind == "descriptives"):

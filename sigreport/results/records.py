@@ -11,15 +11,13 @@ from results.json only by :mod:`sigreport.results.io`.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from sigreport.stats.classification import MetricValue
-from sigreport.stats.omnibus import AnovaRow
+from sigreport.stats.omnibus import AnovaRow, CorrectedF, ImanDavenport, SphericityResult
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
-
-if TYPE_CHECKING:
-    from sigreport.stats.power import MinimumDetectable
+from sigreport.stats.select import SelectionStep
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -46,6 +44,38 @@ class Record:
     metric: str | None
     corpus: str | None
     warnings: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AutomaticChoice:
+    """results.json ``selection`` of a test chosen by ``auto``: the method, the checks that led to it (in order) and
+    why; with a previous report, its method (``previous_method``) and whether ``selection: fixed`` kept it
+    (``pinned``), written only then."""
+
+    method: str
+    steps: tuple[SelectionStep, ...]
+    reason: str
+    previous_method: str | None = None
+    pinned: bool | None = None
+
+    json_fields: ClassVar[tuple[str, ...]] = ("method", "steps", "reason")
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The fields written after ``json_fields``: the previous report's choice, when there was one."""
+        if self.previous_method is None:
+            return {}
+        return {"previous_method": self.previous_method, "pinned": self.pinned}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ModelChoice:
+    """results.json ``selection`` of a Bayesian record whose model ``tests.bayesian.model: auto`` chose: the model
+    and why (``steps``: empty, the choice is one rule)."""
+
+    method: str
+    reason: str
+    steps: tuple[SelectionStep, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -76,6 +106,20 @@ class DescriptivesRecord(Record):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class DetectableDifference:
+    """results.json ``mde`` of a pair: the smallest true difference a - b its test detects with probability
+    ``power`` at level ``alpha`` (``value`` in the metric's units, ``dz`` in SDs of the differences; None where not
+    computable, with the reason in ``warnings``); ``method``: how (see :mod:`sigreport.analyses.power`)."""
+
+    value: float | None
+    dz: float | None
+    power: float
+    alpha: float
+    method: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PairRow:
     """One row of a pairwise family: the test of a vs b (a - b) and its correction over the family.
 
@@ -90,20 +134,13 @@ class PairRow:
     significant: bool | None
     differences: DifferenceSummary | None = None  # SD, SE and Shapiro-Wilk of a - b (per-item designs)
     effect_sizes: PairedEffectSizes | None = None  # d_z, g_z, d_av, g_av with CIs (paired t)
-    power: MinimumDetectable | None = None  # the smallest true difference the test detects (stats.power)
+    mde: DetectableDifference | None = None  # the smallest true difference the test detects (tests.power)
 
     json_fields: ClassVar[tuple[str, ...]] = (
         "a", "b", "n", "statistic", "df", "pvalue", "pvalue_adjusted", "significant", "estimate", "ci_low",
         "ci_high", "critical_value", "effect_size", "warnings", "differences", "effect_sizes", "mde")
-
-    @property
-    def mde(self) -> dict[str, Any] | None:
-        """results.json ``mde``: {value, dz, power, alpha, method, warnings} (None where not computed)."""
-        m = self.power
-        if m is None:
-            return None
-        return {"value": m.mde, "dz": m.mde_dz, "power": m.power, "alpha": m.alpha, "method": m.method,
-                "warnings": list(m.warnings)}
+    # the fields of ``test`` that are not in results.json's pair: the family's (its record's) fields
+    FROM_RECORD: ClassVar[tuple[str, ...]] = ("method", "alternative", "ci_level")
 
     n = property(lambda self: self.test.n)
     statistic = property(lambda self: self.test.statistic)
@@ -140,7 +177,7 @@ class PairwiseRecord(Record):
     alpha: float
     ci_level: float
     pairs: tuple[PairRow, ...]
-    selection: dict[str, Any] | None
+    selection: AutomaticChoice | None
     warnings: tuple[str, ...]
 
 
@@ -160,14 +197,14 @@ class RMAnovaRecord(Record):
     df1: float | None
     df2: float | None
     pvalue: float | None
-    sphericity: Any
-    corrections: dict[str, Any]
+    sphericity: SphericityResult
+    corrections: dict[str, CorrectedF]
     correction_applied: str | None
     correction_reason: str
     pvalue_corrected: float | None
     significant: bool | None
     effect_size: EffectSize | None
-    selection: dict[str, Any] | None
+    selection: AutomaticChoice | None
     warnings: tuple[str, ...]
     # issue 12: the ANOVA table, generalized eta squared, R's Mauchly p and which p drove sphericity: auto
     table: tuple[AnovaRow, ...] = ()
@@ -196,10 +233,10 @@ class FriedmanRecord(Record):
     statistic_uncorrected: float | None
     statistic_tie_corrected: float | None
     average_ranks: dict[str, float | None]
-    iman_davenport: Any
+    iman_davenport: ImanDavenport
     kendall_w: float | None
     significant: bool | None
-    selection: dict[str, Any] | None
+    selection: AutomaticChoice | None
     warnings: tuple[str, ...]
 
 
@@ -230,7 +267,7 @@ class PosthocRecord(Record):
     alpha: float
     average_ranks: dict[str, float | None]
     pairs: tuple[PosthocRow, ...]
-    selection: dict[str, Any] | None
+    selection: AutomaticChoice | None
     warnings: tuple[str, ...]
 
 
@@ -455,7 +492,7 @@ class BayesianRecord(Record):
     seed: int | None
     pairs: tuple[BayesianPair, ...]
     warnings: tuple[str, ...]
-    selection: dict[str, Any] | None = None  # tests.bayesian.model: auto: the model chosen and why
+    selection: ModelChoice | None = None  # tests.bayesian.model: auto: the model chosen and why
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
