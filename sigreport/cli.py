@@ -210,7 +210,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("archive", help="the archive folder")
     t.add_argument("--metric", help="only this metric (its name or label)")
     t.add_argument("--corpus", help="only this corpus ('*': across corpora)")
-    t.add_argument("--format", choices=("markdown", "csv", "json"), default="markdown")
+    t.add_argument("--format", choices=("markdown", "csv", "json", "html"), default="markdown")
     w = sub.add_parser("power", help="items (and runs) the next study needs to detect a difference, from a pilot's data")
     w.add_argument("spec")
     w.add_argument("--difference", type=float, required=True, metavar="D",
@@ -422,6 +422,11 @@ def _trend(args: argparse.Namespace) -> int:
         known = ", ".join(dict.fromkeys(f"{t.metric} on {t.corpus if t.corpus is not None else '*'}" for t in found))
         raise UserError(str(archive), [Problem(str(archive), None, "--metric" if args.metric else "--corpus",
                                                f"no trend of that metric and corpus; known: {known}")])
+    if args.format == "html":  # the index's trend sections with their plots, as a page of their own
+        from sigreport.render.figures.trend import draw_trend
+
+        sys.stdout.write(releases.trends_page(chosen, {(t.metric, t.corpus): draw_trend(t) for t in chosen}))
+        return 0
     sys.stdout.write(trends.RENDERERS[args.format](chosen))
     return 0
 

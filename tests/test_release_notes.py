@@ -369,3 +369,55 @@ def test_causes_other_systems_spec_and_software() -> None:
         "no cause found in the two reports: the same data summaries, family, test and spec (no manifests: spec "
         "and software unknown)",)
     assert "spec and software: unknown (a report without a manifest)" in notes.render_text(d)
+
+
+def test_trend_as_an_html_page(built: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    code, page, _ = run(capsys, "trend", archive_of(built), "--format", "html", "--metric", "Fluency")
+    assert code == 0 and page.startswith("<!DOCTYPE html>") and "<h1>Trends across releases</h1>" in page
+    assert page.count("<svg") == 1 and "Fluency" in page and "Adequacy" not in page
+    assert "http://" not in page.replace("http://www.w3.org", "")  # self-contained: nothing fetched
+
+
+def test_a_stopped_build_leaves_an_index_the_next_build_repairs(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A release build stopped after its release was in place and before it rewrote the index leaves the index
+    without that release; the next release build lists it again and says so."""
+    for n in (1, 2):
+        assert main(["build", str(scenario.write(tmp_path, n)), "--release", f"v{n}", "--no-cache", "-q"]) == 0
+    archive = tmp_path / "reports"
+    index = json.loads((archive / "index.json").read_text(encoding="utf-8"))
+    index["releases"] = [r for r in index["releases"] if r["release"] != "v2"]  # as if stopped before the rewrite
+    (archive / "index.json").write_text(json.dumps(index), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["build", str(scenario.write(tmp_path, 2)), "--release", "v3", "--no-cache", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "index did not list v2" in err and "repaired" in err
+    listed = [r["release"] for r in json.loads((archive / "index.json").read_text(encoding="utf-8"))["releases"]]
+    assert listed == ["v3", "v2", "v1"]
+
+
+def test_the_ci_recipe_runs_here(tmp_path: Path) -> None:
+    """examples/ci-release.sh: the first release writes a one-line note and passes; the second writes the
+    Markdown release notes (headline first) and fails because conclusions changed (exit 1)."""
+    import os
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "examples" / "ci-release.sh"
+    env = {**os.environ, "SIGREPORT": f"{sys.executable} -m sigreport.cli"}
+    archive, notes = tmp_path / "reports", tmp_path / "notes.md"
+    results = []
+    for n in (1, 2):
+        spec = scenario.write(tmp_path, n)
+        results.append(subprocess.run(["bash", str(script), str(spec), f"v{n}", str(archive), str(notes)],
+                                      env=env, capture_output=True, text=True, timeout=300))
+        if n == 1:
+            assert results[0].returncode == 0, results[0].stderr
+            assert notes.read_text().startswith("v1 is the first release")
+    assert results[1].returncode == 1, results[1].stderr
+    text = notes.read_text()
+    assert text.splitlines()[0].startswith("2 conclusions changed since v1") and "| " in text
+    assert (archive / "v2" / "diff.html").is_file() and "Traceback" not in results[1].stderr
+    bad = subprocess.run(["bash", str(script), str(tmp_path / "missing.yaml"), "v3", str(archive)], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

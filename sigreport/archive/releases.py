@@ -517,6 +517,7 @@ def write_index(archive: Path, warn: Warn | None = None, draw: Draw | None = Non
                 check_archive(archive)
             atomic_write_text(archive / ARCHIVE_MARKER, "sigreport archive: releases and their index\n")
         found = scan(archive, warn)
+        _say_repaired(archive, found, warn)
         entries = index_entries(archive, warn, found)
         doc = {"format": INDEX_FORMAT, "index_version": 1, "releases": entries}
         found_trends = archive_trends(found)
@@ -524,6 +525,27 @@ def write_index(archive: Path, warn: Warn | None = None, draw: Draw | None = Non
         atomic_write_text(archive / INDEX_JSON, dumps(doc))
         atomic_write_text(archive / INDEX_HTML, index_html(entries, found_trends, plots))
     return [archive / INDEX_JSON, archive / INDEX_HTML]
+
+
+def _say_repaired(archive: Path, found: Sequence[tuple[Release, Any]], warn: Warn | None) -> None:
+    """A release on disk that the index does not list (a build stopped after its release was in place and
+    before the index was rewritten), or one the index lists that is gone: the rewrite repairs the index, and
+    says so. The newest release is the one this build is adding, not a repair."""
+    if warn is None or not (archive / INDEX_JSON).is_file():
+        return
+    try:
+        listed = {str(r.get("release")) for r in json.loads((archive / INDEX_JSON).read_text(encoding="utf-8"))
+                  .get("releases", []) if isinstance(r, dict)}
+    except (OSError, ValueError, AttributeError):
+        return  # a damaged index is rewritten whole; read_index's own checks name it where it is read
+    names = [r.name for r, _ in found]
+    missing = [n for n in names[1:] if n not in listed]  # found is newest first
+    gone = sorted(listed - set(names))
+    if missing:
+        warn(f"the archive's index did not list {', '.join(missing)} (a release build was stopped before it rewrote "
+             "the index): the index is repaired")
+    if gone:
+        warn(f"the archive's index listed {', '.join(gone)}, which is no longer in the archive: the index is repaired")
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -568,6 +590,16 @@ def index_html(entries: list[dict[str, Any]], found: Sequence[trends.Trend] = ()
     return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
             '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Releases</title>'
             f"<style>{STYLE}</style></head><body><h1>Releases</h1>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def trends_page(found: Sequence[trends.Trend], plots: Mapping[tuple[str, str | None], Any] | None = None) -> str:
+    """``sigreport trend --format html``: the index's trend sections alone, as a page of their own."""
+    body = ["<p class=note>" + html.escape(trends.LEGEND) + "</p>"]
+    body += [trend_section(t, (plots or {}).get((t.metric, t.corpus))) for t in found]
+    return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+            '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Trends across releases</title>'
+            f"<style>{STYLE}</style></head><body><h1>Trends across releases</h1>\n" + "\n".join(body)
+            + "\n</body></html>\n")
 
 
 def releases_table(entries: list[dict[str, Any]]) -> str:
