@@ -127,7 +127,7 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
         records=with_figure_notes(spec, link_frequentist(with_power(apply_families(
             tuple(r for r in results.values() if r is not None), spec.tests, spec.alpha), dataset, spec.tests,
             spec.alpha, spec.seed))),
-        sigreport_version=version, description=spec.description, spec=spec)
+        sigreport_version=version, description=spec.description)
 
 
 def data_info(dataset: Dataset) -> dict[str, Any]:

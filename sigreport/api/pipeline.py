@@ -295,13 +295,14 @@ def write_report(p: Prepared, results: dict[str, Any], dest: Path, formats: list
     if set(formats) <= {"json"}:
         (dest / "results.json").write_text(to_json(res), encoding="utf-8")
         return ["results.json"]  # nothing to render: jinja2 and matplotlib are never imported
+    from sigreport.api.options import render_options
     from sigreport.render.figure_cache import figure_cache
     from sigreport.render.views import build_report
 
     # figures carry their vector PDF only for LaTeX (HTML and the PDF report embed the SVG)
     with figure_cache(cache.section("figures") if cache is not None else None):
         model = build_report(res, p.spec_file.path.name, figure_pdf="latex" in formats, figure_jobs=jobs,
-                                 figure_workers=figure_workers)
+                             figure_workers=figure_workers, options=render_options(p.spec_file.spec, formats))
     if release is not None:
         from sigreport.render.model import ReleaseInfo
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
-from typing import Any
 
 from sigreport.render.page_metrics import BOLD, CHAR_WIDTHS, PAGES
 
@@ -85,13 +84,12 @@ def small_of(fontsize: float) -> float:
     return 9.0 if fontsize < 10.5 else 10.0 if fontsize < 11.5 else 10.95
 
 
-def page_of(value: Any) -> Page:
-    """The page of ``outputs.latex.page``: a preset name, or a mapping / object with ``columnwidth``,
-    ``textwidth`` and ``fontsize`` (duck-typed: the render layer does not import the spec)."""
+def page_of(value: str | Mapping[str, float] | None) -> Page:
+    """The page of ``outputs.latex.page``: a preset name, or a mapping with ``columnwidth``, ``textwidth`` and
+    ``fontsize`` (pt)."""
     if value is None:
         return preset(DEFAULT)
     if isinstance(value, str):
         return preset(value)
-    get = value.get if isinstance(value, Mapping) else lambda k, d=None: getattr(value, k, d)
-    size = float(get("fontsize", 10.0))
-    return Page("custom", float(get("columnwidth")), float(get("textwidth")), size, small_of(size), "STIXGeneral")
+    size = float(value.get("fontsize", 10.0))
+    return Page("custom", float(value["columnwidth"]), float(value["textwidth"]), size, small_of(size), "STIXGeneral")

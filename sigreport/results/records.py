@@ -31,11 +31,11 @@ class ConfidenceInterval:
 
 class Record:
     """The header every analysis record has: ``id``, ``kind``, ``metric``, ``corpus``, ``warnings`` as
-    fields; ``level`` (the unit analysed: items, corpora or folds), ``alpha`` and ``selection`` (how an
-    automatic choice was made) as fields where the kind has them, else ``None`` (set below, after the
-    dataclasses are made, so that they are not dataclass defaults)."""
+    fields; ``level`` (the unit analysed: items, corpora or folds), ``method`` (the test), ``alpha`` and
+    ``selection`` (how an automatic choice was made) as fields where the kind has them, else ``None`` (set
+    below, after the dataclasses are made, so that they are not dataclass defaults)."""
 
-    HEADER_OPTIONAL: ClassVar[tuple[str, ...]] = ("level", "alpha", "selection")
+    HEADER_OPTIONAL: ClassVar[tuple[str, ...]] = ("level", "method", "alpha", "selection")
     # results.json field order where it differs from the dataclass fields (see jsonable)
     json_fields: ClassVar[tuple[str, ...] | None] = None
 
@@ -44,6 +44,10 @@ class Record:
     metric: str | None
     corpus: str | None
     warnings: tuple[str, ...]
+    level: str | None
+    method: str | None
+    alpha: float | None
+    selection: AutomaticChoice | ModelChoice | None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -548,6 +552,9 @@ class RunsRecord(Record):
     pairs: tuple[RunPair, ...]
     warnings: tuple[str, ...]
 
+
+FamilyPair = PairRow | PosthocRow | McNemarPair
+"""A pair of a frequentist family: a significance decision after the family's correction (the p-value matrix)."""
 
 RECORD_TYPES: tuple[type[Record], ...] = (
     DescriptivesRecord, PairwiseRecord, RMAnovaRecord, FriedmanRecord, PosthocRecord, ClassificationRecord,
