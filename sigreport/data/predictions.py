@@ -50,17 +50,39 @@ PRED_COLUMNS = {"gold": "gold label", "pred": "predicted label"}
 
 def read_predictions(sf: SpecFile, out: Collector, frame: "pd.DataFrame | None" = None
                      ) -> tuple[Table, Predictions | None]:
-    """Read and check ``data.predictions``; problems go to ``out``."""
+    """Read and check ``data.predictions``; problems go to ``out``.
+
+    The steps: read the table and check its rows (:func:`_check_rows`), settle the label list
+    (:func:`_label_list`), the systems and corpora (:func:`_systems_and_corpora`), then one
+    :class:`PredictionGroup` per corpus (:func:`_prediction_group`). Each step reports every problem it
+    finds; the table is returned with None as soon as a step found one.
+    """
     spec = sf.spec
-    cls = spec.classification or ClassificationSpec()
-    agr = spec.agreement
     lc = spec.data.label_columns
     wanted = {"system": lc.system, "corpus": lc.corpus, "item": lc.item, "gold": lc.gold, "pred": lc.pred}
     one_corpus = {"corpus": spec.corpora[0]} if spec.corpora is not None and len(spec.corpora) == 1 else {}
     table = read_label_table(sf, spec.data.predictions, "data.predictions", wanted, {}, lc != type(lc)(), out, frame,
                              one_corpus)
-    path, df = table.path, table.frame
-    shown = str(path)
+    _check_rows(table, out)
+    labels = _label_list(sf, table, out)
+    systems, corpora = _systems_and_corpora(sf, table, out)
+    if out.data or out.spec:
+        return table, None
+    groups: dict[str, PredictionGroup] = {}
+    for corpus in corpora:
+        group = _prediction_group(table, corpus, systems, labels, spec.data.missing, out)
+        if group is not None:
+            groups[corpus] = group
+    if out.data or out.spec:
+        return table, None
+    return table, Predictions(str(table.path), tuple(labels), tuple(systems), tuple(corpora), groups)
+
+
+def _check_rows(table: Table, out: Collector) -> None:
+    """Blank cells, duplicate (system, corpus, item) rows, and gold labels that differ between systems for the
+    same item."""
+    df = table.frame
+    shown = str(table.path)
     check_blank(table, ["system", "corpus", "item", "gold", "pred"], out,
                  {"gold": "gold label", "pred": "predicted label"})
     dup = df.index[df.duplicated(["system", "corpus", "item"], keep=False) & (df["item"] != "")]
@@ -80,6 +102,17 @@ def read_predictions(sf: SpecFile, out: Collector, frame: "pd.DataFrame | None" 
         says = ", ".join(f"{s} says {g!r}" for s, g in zip(first["system"], first["gold"]))
         out.add(shown, f"gold labels disagree between systems for the same item at {table.where(rows.index)} "
                 f"({len(clash)} item{'s' if len(clash) > 1 else ''}; first: corpus {c0!r}, item {i0!r}: {says})")
+
+
+def _label_list(sf: SpecFile, table: Table, out: Collector) -> list[str]:
+    """The labels in code order: ``classification.labels`` when declared, else ``agreement.order`` when it
+    covers every label used, else the labels in order of appearance. Reserved names, labels outside a
+    declared list and an unknown ``positive_label`` are reported."""
+    spec = sf.spec
+    cls = spec.classification or ClassificationSpec()
+    agr = spec.agreement
+    df = table.frame
+    shown = str(table.path)
     used = [x for x in dict.fromkeys(list(df["gold"]) + list(df["pred"])) if x != ""]
     reserved = [x for x in used if x in RESERVED_LABELS]
     if reserved:
@@ -97,7 +130,15 @@ def read_predictions(sf: SpecFile, out: Collector, frame: "pd.DataFrame | None" 
     if cls.positive_label is not None and cls.positive_label not in labels:
         out.add_spec(f"positive_label {cls.positive_label!r} is not a label of {shown}; labels: "
                      f"{', '.join(labels)}", "classification", "positive_label")
+    return labels
 
+
+def _systems_and_corpora(sf: SpecFile, table: Table, out: Collector) -> tuple[list[str], list[str]]:
+    """The systems (the spec's, else those present) and corpora (the spec's that are present, else all
+    present) analysed; systems, baseline and corpora the spec names but the table lacks are reported."""
+    spec = sf.spec
+    df = table.frame
+    shown = str(table.path)
     present_systems = list(dict.fromkeys(df["system"]))
     present_corpora = list(dict.fromkeys(df["corpus"]))
     systems = list(spec.systems) if spec.systems else present_systems
@@ -110,49 +151,51 @@ def read_predictions(sf: SpecFile, out: Collector, frame: "pd.DataFrame | None" 
     corpora = [c for c in spec.corpora if c in present_corpora] if spec.corpora else present_corpora
     if spec.corpora and not corpora:
         out.add_spec(f"none of the corpora is in {shown}; present: {', '.join(present_corpora)}", "corpora")
-    if out.data or out.spec:
-        return table, None
+    return systems, corpora
 
+
+def _prediction_group(
+    table: Table, corpus: str, systems: list[str], labels: list[str], missing: str, out: Collector
+) -> PredictionGroup | None:
+    """One corpus's gold and predicted label codes (items x systems, codes into the labels occurring there).
+    A system without predictions on the corpus, or (``missing: error``) an item some system lacks, is
+    reported and gives None; with ``drop_items`` such items are dropped and the labels renumbered."""
+    df = table.frame
+    shown = str(table.path)
     sys_index = {s: j for j, s in enumerate(systems)}
-    groups: dict[str, PredictionGroup] = {}
-    for corpus in corpora:
-        sub = df[(df["corpus"] == corpus) & df["system"].isin(sys_index)]
-        items = list(dict.fromkeys(sub["item"]))
-        absent = [s for s in systems if not (sub["system"] == s).any()]
-        if absent:
-            out.add(shown, f"system{'s' if len(absent) > 1 else ''} {', '.join(absent)} ha"
-                    f"{'ve' if len(absent) > 1 else 's'} no predictions on corpus {corpus!r}")
-            continue
-        occurring = set(sub["gold"]) | set(sub["pred"])
-        corpus_labels = tuple(lab for lab in labels if lab in occurring)
-        code = {lab: i for i, lab in enumerate(corpus_labels)}
-        item_index = {it: i for i, it in enumerate(items)}
-        pred = np.full((len(items), len(systems)), -1, dtype=np.int64)
-        rows_i = sub["item"].map(item_index).to_numpy()
-        rows_j = sub["system"].map(sys_index).to_numpy()
-        pred[rows_i, rows_j] = sub["pred"].map(code).to_numpy()
-        gold = np.full(len(items), -1, dtype=np.int64)
-        gold[rows_i] = sub["gold"].map(code).to_numpy()
-        holes = pred < 0
-        dropped = 0
-        if holes.any():
-            if spec.data.missing == "error":
-                where = list(zip(*np.nonzero(holes)))
-                desc = ", ".join(f"{systems[j]} lacks item {items[i]!r}" for i, j in where[:MAX_ROWS_SHOWN])
-                more = f" and {len(where) - MAX_ROWS_SHOWN} more" if len(where) > MAX_ROWS_SHOWN else ""
-                out.add(shown, f"corpus {corpus!r}: {desc}{more} that another system has (set data.missing: "
-                        "drop_items to analyse only the items every system has)")
-                continue
-            keep = ~holes.any(axis=1)
-            dropped = int((~keep).sum())
-            pred, gold = pred[keep], gold[keep]
-            items = [it for it, k in zip(items, keep) if k]
-            corpus_labels, gold, pred = _only_used(corpus_labels, gold, pred)
-        groups[corpus] = PredictionGroup(corpus, tuple(items), corpus_labels, gold, pred, dropped)
-    if out.data or out.spec:
-        return table, None
-    return table, Predictions(shown, tuple(labels), tuple(systems), tuple(corpora), groups)
-
+    sub = df[(df["corpus"] == corpus) & df["system"].isin(sys_index)]
+    items = list(dict.fromkeys(sub["item"]))
+    absent = [s for s in systems if not (sub["system"] == s).any()]
+    if absent:
+        out.add(shown, f"system{'s' if len(absent) > 1 else ''} {', '.join(absent)} ha"
+                f"{'ve' if len(absent) > 1 else 's'} no predictions on corpus {corpus!r}")
+        return None
+    occurring = set(sub["gold"]) | set(sub["pred"])
+    corpus_labels = tuple(lab for lab in labels if lab in occurring)
+    code = {lab: i for i, lab in enumerate(corpus_labels)}
+    item_index = {it: i for i, it in enumerate(items)}
+    pred = np.full((len(items), len(systems)), -1, dtype=np.int64)
+    rows_i = sub["item"].map(item_index).to_numpy()
+    rows_j = sub["system"].map(sys_index).to_numpy()
+    pred[rows_i, rows_j] = sub["pred"].map(code).to_numpy()
+    gold = np.full(len(items), -1, dtype=np.int64)
+    gold[rows_i] = sub["gold"].map(code).to_numpy()
+    holes = pred < 0
+    dropped = 0
+    if holes.any():
+        if missing == "error":
+            where = list(zip(*np.nonzero(holes)))
+            desc = ", ".join(f"{systems[j]} lacks item {items[i]!r}" for i, j in where[:MAX_ROWS_SHOWN])
+            more = f" and {len(where) - MAX_ROWS_SHOWN} more" if len(where) > MAX_ROWS_SHOWN else ""
+            out.add(shown, f"corpus {corpus!r}: {desc}{more} that another system has (set data.missing: "
+                    "drop_items to analyse only the items every system has)")
+            return None
+        keep = ~holes.any(axis=1)
+        dropped = int((~keep).sum())
+        pred, gold = pred[keep], gold[keep]
+        items = [it for it, k in zip(items, keep) if k]
+        corpus_labels, gold, pred = _only_used(corpus_labels, gold, pred)
+    return PredictionGroup(corpus, tuple(items), corpus_labels, gold, pred, dropped)
 
 
 def _only_used(labels: tuple[str, ...], gold: np.ndarray, pred: np.ndarray

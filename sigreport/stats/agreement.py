@@ -445,34 +445,15 @@ def fleiss_kappa(
     complete = np.all(x >= 0, axis=1) if m else np.zeros(n_all, dtype=bool)
     x = x[complete]
     n = x.shape[0]
-
-    def result(
-        value: float | None = None,
-        pa: float | None = None,
-        pe: float | None = None,
-        se: float | None = None,
-        se0: float | None = None,
-        ci: Interval = (None, None),
-        boot: Interval = (None, None),
-    ) -> AgreementResult:
-        return AgreementResult(
-            measure="fleiss_kappa", level="nominal", annotators=used, value=finite_or_none(value),
-            observed_agreement=finite_or_none(pa), expected_agreement=finite_or_none(pe),
-            se=finite_or_none(se), se_null=finite_or_none(se0), ci_low=finite_or_none(ci[0]),
-            ci_high=finite_or_none(ci[1]), ci_level=level_ci, ci_method="wald", bootstrap_ci_low=boot[0],
-            bootstrap_ci_high=boot[1], interpretation=landis_koch(value), n_items=n,
-            warnings=tuple(dict.fromkeys(warnings)),
-        )
-
     if m < 2:
         warnings.append(f"Fleiss' kappa needs at least two annotators with ratings; {m} remain.")
-        return result()
+        return _fleiss_result(used, n, level_ci, warnings)
     if n < n_all:
         warnings.append(f"{n_all - n} of {n_all} items were not rated by all {m} annotators and were left "
                         "out (Fleiss' kappa assumes every item has the same number of ratings).")
     if n == 0:
         warnings.append("No item was rated by all annotators, so Fleiss' kappa cannot be computed.")
-        return result()
+        return _fleiss_result(used, n, level_ci, warnings)
 
     counts = (x[:, :, None] == np.arange(n_labels)).sum(axis=1).astype(float)  # n_ij, (n, K)
     p_item = (np.sum(counts**2, axis=1) - m) / (m * (m - 1))  # P_i
@@ -483,44 +464,86 @@ def fleiss_kappa(
         only = int(np.argmax(pj))
         warnings.append(f"Fleiss' kappa is undefined (0/0): every rating is the label "
                         f"{_label_name(only, labels)}, so chance agreement P(E) = 1.")
-        return result(pa=pa, pe=pe)
+        return _fleiss_result(used, n, level_ci, warnings, pa=pa, pe=pe)
     kappa = (pa - pe) / (1.0 - pe)
+    se0 = _fleiss_se_null(pj, n, m)
+    se, ci = _fleiss_se(counts, m, p_item, pj, pe, kappa, level_ci, warnings)
+    boot: Interval = (None, None)
+    if n_resamples > 0:
+        boot = _fleiss_bootstrap(counts, m, p_item, n_resamples, _rng(seed), level_ci, warnings)
+    return _fleiss_result(used, n, level_ci, warnings, kappa, pa, pe, se, se0, ci, boot)
 
-    # Fleiss, Nee & Landis (1979), under kappa = 0 (irr::kappam.fleiss).
+
+def _fleiss_result(
+    used: tuple[str, ...],
+    n: int,
+    level_ci: float,
+    warnings: list[str],
+    value: float | None = None,
+    pa: float | None = None,
+    pe: float | None = None,
+    se: float | None = None,
+    se0: float | None = None,
+    ci: Interval = (None, None),
+    boot: Interval = (None, None),
+) -> AgreementResult:
+    """Fleiss' kappa's record (annotators ``used``, ``n`` items); repeated warnings are given once."""
+    return AgreementResult(
+        measure="fleiss_kappa", level="nominal", annotators=used, value=finite_or_none(value),
+        observed_agreement=finite_or_none(pa), expected_agreement=finite_or_none(pe),
+        se=finite_or_none(se), se_null=finite_or_none(se0), ci_low=finite_or_none(ci[0]),
+        ci_high=finite_or_none(ci[1]), ci_level=level_ci, ci_method="wald", bootstrap_ci_low=boot[0],
+        bootstrap_ci_high=boot[1], interpretation=landis_koch(value), n_items=n,
+        warnings=tuple(dict.fromkeys(warnings)),
+    )
+
+
+def _fleiss_se_null(pj: np.ndarray, n: int, m: int) -> float | None:
+    """Fleiss, Nee & Landis (1979) standard error under kappa = 0 (irr::kappam.fleiss); None if negative."""
     pq = pj * (1.0 - pj)
     spq = pq.sum()
     var0 = 2.0 / (spq**2 * n * m * (m - 1)) * (spq**2 - np.sum(pq * (1.0 - 2.0 * pj)))
-    se0 = float(np.sqrt(var0)) if var0 >= 0 else None
+    return float(np.sqrt(var0)) if var0 >= 0 else None
 
-    # Gwet (2014) linearisation, non-null: kappa_i* = kappa_i - 2 (1 - kappa)(pe_i - pe)/(1 - pe).
-    se: float | None = None
-    ci: Interval = (None, None)
-    if n >= 2:
-        kappa_i = (p_item - pe) / (1.0 - pe)
-        pe_i = (counts / m) @ pj
-        kappa_star = kappa_i - 2.0 * (1.0 - kappa) * (pe_i - pe) / (1.0 - pe)
-        var = float(np.sum((kappa_star - kappa) ** 2) / (n * (n - 1)))
-        se = float(np.sqrt(var))
-        ci = _wald(kappa, se, level_ci)
-        if se == 0.0:
-            warnings.append("The standard error is 0 (every item contributes the same agreement), so the "
-                            "Wald interval has zero width; see the bootstrap interval.")
-    else:
+
+def _fleiss_se(
+    counts: np.ndarray, m: int, p_item: np.ndarray, pj: np.ndarray, pe: float, kappa: float, level_ci: float,
+    warnings: list[str],
+) -> tuple[float | None, Interval]:
+    """Standard error under the alternative by Gwet's (2014) linearisation over items, and its Wald interval:
+    kappa_i* = kappa_i - 2 (1 - kappa)(pe_i - pe)/(1 - pe). None, with a warning, for a single item."""
+    n = counts.shape[0]
+    if n < 2:
         warnings.append("Only one item is usable: Fleiss' kappa describes a single item and has no standard "
                         "error under the alternative.")
+        return None, (None, None)
+    kappa_i = (p_item - pe) / (1.0 - pe)
+    pe_i = (counts / m) @ pj
+    kappa_star = kappa_i - 2.0 * (1.0 - kappa) * (pe_i - pe) / (1.0 - pe)
+    var = float(np.sum((kappa_star - kappa) ** 2) / (n * (n - 1)))
+    se = float(np.sqrt(var))
+    if se == 0.0:
+        warnings.append("The standard error is 0 (every item contributes the same agreement), so the "
+                        "Wald interval has zero width; see the bootstrap interval.")
+    return se, _wald(kappa, se, level_ci)
 
-    boot: Interval = (None, None)
-    if n_resamples > 0:
-        sums = _bootstrap_sums(np.column_stack([counts, p_item]), n_resamples, _rng(seed))
-        pa_b = sums[:, -1] / n
-        pe_b = np.sum((sums[:, :-1] / (n * m)) ** 2, axis=1)
-        den = 1.0 - pe_b
-        kb = np.full(n_resamples, np.nan)
-        np.divide(pa_b - pe_b, den, out=kb, where=den > _EPS)
-        lo, hi, bad = _percentile(kb, level_ci)
-        boot = (lo, hi)
-        warnings.extend(_bootstrap_note(bad, n_resamples, "Fleiss' kappa"))
-    return result(kappa, pa, pe, se, se0, ci, boot)
+
+def _fleiss_bootstrap(
+    counts: np.ndarray, m: int, p_item: np.ndarray, n_resamples: int, rng: np.random.Generator, level_ci: float,
+    warnings: list[str],
+) -> Interval:
+    """Percentile interval of Fleiss' kappa over item resamples (the per-item label counts and P_i are summed
+    per resample by :func:`_bootstrap_sums`); resamples with P(E) = 1 are left out, with a warning."""
+    n = counts.shape[0]
+    sums = _bootstrap_sums(np.column_stack([counts, p_item]), n_resamples, rng)
+    pa_b = sums[:, -1] / n
+    pe_b = np.sum((sums[:, :-1] / (n * m)) ** 2, axis=1)
+    den = 1.0 - pe_b
+    kb = np.full(n_resamples, np.nan)
+    np.divide(pa_b - pe_b, den, out=kb, where=den > _EPS)
+    lo, hi, bad = _percentile(kb, level_ci)
+    warnings.extend(_bootstrap_note(bad, n_resamples, "Fleiss' kappa"))
+    return lo, hi
 
 
 # ---------------------------------------------------------------------------------------------
@@ -605,70 +628,88 @@ def krippendorff_alpha(
     used = tuple(nm for nm, k in zip(names, keep_cols, strict=True) if k)
     x = x[:, keep_cols]
     rated = rated[:, keep_cols]
-    observed = np.unique(x[rated])
-    if n_labels is not None and values is not None:
-        raise ValueError("give n_labels or values, not both")
-    if n_labels is not None:
-        values = range(n_labels)
-    if values is None:
-        vals = observed
-    else:
-        vals = np.unique(np.asarray(values, dtype=float))
-        missing = np.setdiff1d(observed, vals)
-        if missing.size:
-            raise ValueError(f"ratings hold values not among `values`: {missing.tolist()}")
-    m_u = rated.sum(axis=1)
-    pairable = m_u >= 2
+    vals = _alpha_values(np.unique(x[rated]), n_labels, values)
+    pairable = rated.sum(axis=1) >= 2
     n = int(pairable.sum())
-
-    def result(
-        value: float | None = None,
-        pa: float | None = None,
-        pe: float | None = None,
-        se: float | None = None,
-        ci: Interval = (None, None),
-        method: str = "none",
-    ) -> AgreementResult:
-        return AgreementResult(
-            measure="krippendorff_alpha", level=level, annotators=used, value=finite_or_none(value),
-            observed_agreement=finite_or_none(pa), expected_agreement=finite_or_none(pe),
-            se=finite_or_none(se), se_null=None, ci_low=ci[0], ci_high=ci[1], ci_level=level_ci,
-            ci_method=method, bootstrap_ci_low=ci[0], bootstrap_ci_high=ci[1],
-            interpretation=landis_koch(value), n_items=n, warnings=tuple(dict.fromkeys(warnings)),
-        )
-
     if n < n_all:
         warnings.append(f"{n_all - n} of {n_all} items have fewer than two ratings (not pairable) and were "
                         "left out.")
     if n == 0:
         warnings.append("No item has two or more ratings, so Krippendorff's alpha cannot be computed.")
-        return result()
-    xu = x[pairable]
-    v = vals.size
-    codes = np.where(rated[pairable], np.searchsorted(vals, np.nan_to_num(xu)), -1)
-    counts = (codes[:, :, None] == np.arange(v)).sum(axis=1).astype(float)  # n_uc, (n, V)
-    o = _coincidences(counts, np.ones(n))
-    alpha, do, de = (float(t) for t in _alpha_from_coincidence(o, level, vals))
+        return _alpha_result(level, used, n, level_ci, warnings)
+    codes = np.where(rated[pairable], np.searchsorted(vals, np.nan_to_num(x[pairable])), -1)
+    counts = (codes[:, :, None] == np.arange(vals.size)).sum(axis=1).astype(float)  # n_uc, (n, V)
+    alpha, do, de = (float(t) for t in _alpha_from_coincidence(_coincidences(counts, np.ones(n)), level, vals))
     pa = 1.0 - do if level == "nominal" else None
     pe = 1.0 - de if level == "nominal" else None
     if not np.isfinite(alpha):
         warnings.append("Krippendorff's alpha is undefined (0/0): all pairable ratings have the same value, "
                         "so there is no expected disagreement.")
-        return result(pa=pa, pe=pe)
+        return _alpha_result(level, used, n, level_ci, warnings, pa=pa, pe=pe)
     if n == 1:
         warnings.append("Only one item has two or more ratings: alpha describes a single item and its "
                         "bootstrap interval is not meaningful.")
     if n_resamples == 0:
-        return result(alpha, pa, pe)
-    # Item bootstrap over distinct unit profiles (see _bootstrap_sums): Multinomial draws per profile.
+        return _alpha_result(level, used, n, level_ci, warnings, alpha, pa, pe)
+    se, ci = _alpha_bootstrap(counts, level, vals, n_resamples, _rng(seed), level_ci, warnings)
+    return _alpha_result(level, used, n, level_ci, warnings, alpha, pa, pe, se, ci, "bootstrap_percentile")
+
+
+def _alpha_result(
+    level: str,
+    used: tuple[str, ...],
+    n: int,
+    level_ci: float,
+    warnings: list[str],
+    value: float | None = None,
+    pa: float | None = None,
+    pe: float | None = None,
+    se: float | None = None,
+    ci: Interval = (None, None),
+    method: str = "none",
+) -> AgreementResult:
+    """Krippendorff's alpha's record (annotators ``used``, ``n`` pairable items); its interval is the
+    bootstrap one or none; repeated warnings are given once."""
+    return AgreementResult(
+        measure="krippendorff_alpha", level=level, annotators=used, value=finite_or_none(value),
+        observed_agreement=finite_or_none(pa), expected_agreement=finite_or_none(pe),
+        se=finite_or_none(se), se_null=None, ci_low=ci[0], ci_high=ci[1], ci_level=level_ci,
+        ci_method=method, bootstrap_ci_low=ci[0], bootstrap_ci_high=ci[1],
+        interpretation=landis_koch(value), n_items=n, warnings=tuple(dict.fromkeys(warnings)),
+    )
+
+
+def _alpha_values(observed: np.ndarray, n_labels: int | None, values: Sequence[float] | None) -> np.ndarray:
+    """The sorted values alpha is computed over: the ``observed`` ones, or the declared ``n_labels`` codes or
+    ``values``, which must then hold every observed value."""
+    if n_labels is not None and values is not None:
+        raise ValueError("give n_labels or values, not both")
+    if n_labels is not None:
+        values = range(n_labels)
+    if values is None:
+        return observed
+    vals = np.unique(np.asarray(values, dtype=float))
+    missing = np.setdiff1d(observed, vals)
+    if missing.size:
+        raise ValueError(f"ratings hold values not among `values`: {missing.tolist()}")
+    return vals
+
+
+def _alpha_bootstrap(
+    counts: np.ndarray, level: str, vals: np.ndarray, n_resamples: int, rng: np.random.Generator,
+    level_ci: float, warnings: list[str],
+) -> tuple[float | None, Interval]:
+    """Bootstrap standard deviation and percentile interval of alpha over units, drawn as Multinomial counts
+    of the distinct unit profiles (see :func:`_bootstrap_sums`); undefined resamples are left out (warned)."""
+    n = counts.shape[0]
     uniq, mult = np.unique(counts, axis=0, return_counts=True)
-    draws = _rng(seed).multinomial(n, mult / n, size=n_resamples).astype(float)
+    draws = rng.multinomial(n, mult / n, size=n_resamples).astype(float)
     ab, _, _ = _alpha_from_coincidence(_coincidences(uniq, draws), level, vals)
     lo, hi, bad = _percentile(ab, level_ci)
     warnings.extend(_bootstrap_note(bad, n_resamples, "alpha"))
     ok = ab[np.isfinite(ab)]
     se = float(np.std(ok, ddof=1)) if ok.size >= 2 else None
-    return result(alpha, pa, pe, se, (lo, hi), "bootstrap_percentile")
+    return se, (lo, hi)
 
 
 # ---------------------------------------------------------------------------------------------

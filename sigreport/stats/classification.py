@@ -33,7 +33,8 @@ Tests check the seed's worked example (TP 120, FP 40, FN 30, TN 310) and scikit-
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -184,6 +185,45 @@ def classification_metrics(
     References: seed 004 (definitions, F-beta corrected), van Rijsbergen (1979) for F-beta;
     averages as scikit-learn (module docstring). Tests: seed example 6 and scikit-learn 1.9.1.
     """
+    labels = _checked_labels(labels, beta, positive_label, ci_level, n_resamples)
+    k = len(labels)
+    matrix = confusion_matrix(gold, pred, k)
+    n = int(matrix.sum())
+    fname = f_name(beta)
+    warnings: list[str] = []
+
+    point = _all_metrics(matrix, beta)
+    if n_resamples > 0 and n > 0:
+        rng = _rng(seed)
+        boot = rng.multinomial(n, matrix.ravel() / n, size=n_resamples).reshape(n_resamples, k, k)
+        boot_metrics = _all_metrics(boot, beta)
+        cis = {name: _percentile_ci(v, ci_level) for name, v in boot_metrics.items()}
+    else:
+        cis = {}
+    if n == 0:
+        warnings.append("There are no items, so no metric can be computed.")
+
+    entry = functools.partial(_metric_entry, point, cis, n_resamples, warnings)
+    metrics: dict[str, MetricValue] = {"accuracy": entry("accuracy", None, "accuracy")}
+    for name in (*BASE_METRICS, "f"):
+        pub = fname if name == "f" else name
+        metrics.update(_metric_family(entry, name, pub, labels, n, positive_label, warnings))
+    return ClassificationResult(
+        labels=labels,
+        matrix=matrix,
+        beta=float(beta),
+        metrics=metrics,
+        n=n,
+        ci_level=float(ci_level),
+        n_resamples=int(n_resamples),
+        warnings=tuple(dict.fromkeys(warnings)),
+    )
+
+
+def _checked_labels(
+    labels: Sequence[str], beta: float, positive_label: str | None, ci_level: float, n_resamples: int
+) -> tuple[str, ...]:
+    """The labels as strings, after checking them and the other arguments of :func:`classification_metrics`."""
     labels = tuple(str(x) for x in labels)
     k = len(labels)
     if k < 1:
@@ -201,77 +241,72 @@ def classification_metrics(
         raise ValueError("ci_level must be in (0, 1)")
     if n_resamples < 0:
         raise ValueError("n_resamples must be >= 0")
+    return labels
 
-    matrix = confusion_matrix(gold, pred, k)
-    n = int(matrix.sum())
-    fname = f_name(beta)
-    warnings: list[str] = []
 
-    point = _all_metrics(matrix, beta)
-    if n_resamples > 0 and n > 0:
-        rng = _rng(seed)
-        boot = rng.multinomial(n, matrix.ravel() / n, size=n_resamples).reshape(n_resamples, k, k)
-        boot_metrics = _all_metrics(boot, beta)
-        cis = {name: _percentile_ci(v, ci_level) for name, v in boot_metrics.items()}
-    else:
-        cis = {}
-    if n == 0:
-        warnings.append("There are no items, so no metric can be computed.")
+def _metric_entry(
+    point: dict[str, np.ndarray],
+    cis: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    n_resamples: int,
+    warnings: list[str],
+    name: str,
+    idx: int | None,
+    out_name: str,
+) -> MetricValue:
+    """Metric ``name`` (class ``idx``, or the scalar when None) with its interval; a warning names ``out_name``
+    when some resamples left it undefined."""
+    value = point[name] if idx is None else point[name][idx]
+    value = finite_or_none(value)
+    if value is None or name not in cis:
+        return MetricValue(value, None, None)
+    lo, hi, n_nan = cis[name]
+    if idx is not None:
+        lo, hi, n_nan = lo[idx], hi[idx], n_nan[idx]
+    if n_nan:
+        warnings.append(
+            f"{int(n_nan)} of {n_resamples} bootstrap resamples left {out_name} undefined (0/0); "
+            "its interval uses the others."
+        )
+    return MetricValue(value, finite_or_none(lo), finite_or_none(hi))
 
-    def public(name: str) -> str:
-        return fname if name == "f" else name
 
-    def entry(name: str, idx: int | None, out_name: str) -> MetricValue:
-        value = point[name] if idx is None else point[name][idx]
-        value = finite_or_none(value)
-        if value is None or name not in cis:
-            return MetricValue(value, None, None)
-        lo, hi, n_nan = cis[name]
-        if idx is not None:
-            lo, hi, n_nan = lo[idx], hi[idx], n_nan[idx]
-        if n_nan:
-            warnings.append(
-                f"{int(n_nan)} of {n_resamples} bootstrap resamples left {out_name} undefined (0/0); "
-                "its interval uses the others."
-            )
-        return MetricValue(value, finite_or_none(lo), finite_or_none(hi))
+_UNDEFINED_BECAUSE = {  # why a class's metric is 0/0
+    "precision": "it is never predicted",
+    "recall": "it never occurs in the gold labels",
+    "specificity": "every gold label is this class (no negatives)",
+    "f": "it neither occurs in the gold labels nor is predicted",
+}
 
-    metrics: dict[str, MetricValue] = {"accuracy": entry("accuracy", None, "accuracy")}
-    why = {
-        "precision": "it is never predicted",
-        "recall": "it never occurs in the gold labels",
-        "specificity": "every gold label is this class (no negatives)",
-        "f": "it neither occurs in the gold labels nor is predicted",
-    }
-    for name in (*BASE_METRICS, "f"):
-        pub = public(name)
-        undefined = []
-        for i, lab in enumerate(labels):
-            metrics[f"{pub}_{lab}"] = entry(name, i, f"{pub}_{lab}")
-            if metrics[f"{pub}_{lab}"].value is None and n > 0:
-                undefined.append(lab)
-                warnings.append(f"{pub} of class '{lab}' is undefined (0/0) because {why[name]}.")
-        for avg in AVERAGES:
-            metrics[f"{pub}_{avg}"] = entry(f"{name}_{avg}", None, f"{pub}_{avg}")
-        if undefined and len(undefined) < k:
-            warnings.append(
-                f"{pub}_macro and {pub}_weighted leave out the classes where {pub} is undefined: "
-                + ", ".join(f"'{u}'" for u in undefined)
-                + "."
-            )
-        if positive_label is not None:
-            i = labels.index(positive_label)
-            metrics[pub] = entry(name, i, pub)
-    return ClassificationResult(
-        labels=labels,
-        matrix=matrix,
-        beta=float(beta),
-        metrics=metrics,
-        n=n,
-        ci_level=float(ci_level),
-        n_resamples=int(n_resamples),
-        warnings=tuple(dict.fromkeys(warnings)),
-    )
+
+def _metric_family(
+    entry: Callable[[str, int | None, str], MetricValue],
+    name: str,
+    pub: str,
+    labels: tuple[str, ...],
+    n: int,
+    positive_label: str | None,
+    warnings: list[str],
+) -> dict[str, MetricValue]:
+    """One metric (``name``, published as ``pub``) per class, its three averages and, with a positive label,
+    its plain value; warnings name the classes where it is undefined and left out of the averages."""
+    out: dict[str, MetricValue] = {}
+    undefined: list[str] = []
+    for i, lab in enumerate(labels):
+        out[f"{pub}_{lab}"] = entry(name, i, f"{pub}_{lab}")
+        if out[f"{pub}_{lab}"].value is None and n > 0:
+            undefined.append(lab)
+            warnings.append(f"{pub} of class '{lab}' is undefined (0/0) because {_UNDEFINED_BECAUSE[name]}.")
+    for avg in AVERAGES:
+        out[f"{pub}_{avg}"] = entry(f"{name}_{avg}", None, f"{pub}_{avg}")
+    if undefined and len(undefined) < len(labels):
+        warnings.append(
+            f"{pub}_macro and {pub}_weighted leave out the classes where {pub} is undefined: "
+            + ", ".join(f"'{u}'" for u in undefined)
+            + "."
+        )
+    if positive_label is not None:
+        out[pub] = entry(name, labels.index(positive_label), pub)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

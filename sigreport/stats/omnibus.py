@@ -365,21 +365,75 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
     df2 = float((k - 1) * (n - 1))
     lb = 1.0 / (k - 1) if k >= 2 else None
     sph_df = max(0, (k - 1) * k // 2 - 1)
+    if k < 2 or n < 2:
+        what = f"two systems; got k = {k}" if k < 2 else f"two items; got n = {n}"
+        return _rm_anova_undefined(n, k, df1, df2, lb, sph_df, f"Repeated-measures ANOVA needs at least {what}.")
 
-    def empty(extra_warning: str) -> RMAnovaResult:
-        warnings.append(extra_warning)
-        sph = SphericityResult(None, None, sph_df, None, None, None, lb)
-        return RMAnovaResult(
-            "rm_anova", n, k, None, df1 if k >= 1 else None, df2 if n >= 1 and k >= 1 else None, None,
-            None, None, None, None, EffectSize("partial_eta_squared", None), sph,
-            {name: CorrectedF(None, None, None) for name in CORRECTION_NAMES}, tuple(warnings),
-        )
+    f = _rm_f_test(x, df1, df2, warnings)
+    # --- sphericity --------------------------------------------------------------------------
+    sphericity, sph_p2, hf_raw = _sphericity(x, sph_df, lb, f.zero_error, warnings)
+    table, ss_items = _anova_table(x, f.ss_systems, f.ss_error, df1, df2)
+    ges_den = f.ss_systems + ss_items + f.ss_error
+    ges = f.ss_systems / ges_den if ges_den > 0 else None
 
-    if k < 2:
-        return empty(f"Repeated-measures ANOVA needs at least two systems; got k = {k}.")
-    if n < 2:
-        return empty(f"Repeated-measures ANOVA needs at least two items; got n = {n}.")
+    corrections = {
+        "none": CorrectedF(df1, df2, f.pvalue),
+        "greenhouse_geisser": _corrected(f.statistic, df1, df2, sphericity.epsilon_gg),
+        "huynh_feldt": _corrected(f.statistic, df1, df2, sphericity.epsilon_hf),
+        "lower_bound": _corrected(f.statistic, df1, df2, lb),
+    }
+    return RMAnovaResult(
+        method="rm_anova",
+        n=n,
+        k=k,
+        statistic=finite_or_none(f.statistic),
+        df1=df1,
+        df2=df2,
+        pvalue=f.pvalue,
+        ss_systems=f.ss_systems,
+        ss_error=f.ss_error,
+        ms_systems=f.ms_systems,
+        ms_error=f.ms_error,
+        effect_size=EffectSize("partial_eta_squared", finite_or_none(f.pes)),
+        sphericity=sphericity,
+        corrections=corrections,
+        warnings=tuple(warnings),
+        table=table,
+        generalized_eta_squared=EffectSize("generalized_eta_squared", finite_or_none(ges)),
+        sphericity_detail=SphericityDetail(sph_p2, sphericity.pvalue, hf_raw),
+    )
 
+
+def _rm_anova_undefined(
+    n: int, k: int, df1: float, df2: float, lb: float | None, sph_df: int, why: str
+) -> RMAnovaResult:
+    """The result for fewer than two systems or items: no statistic, ``why`` as its warning."""
+    sph = SphericityResult(None, None, sph_df, None, None, None, lb)
+    return RMAnovaResult(
+        "rm_anova", n, k, None, df1 if k >= 1 else None, df2 if n >= 1 and k >= 1 else None, None,
+        None, None, None, None, EffectSize("partial_eta_squared", None), sph,
+        {name: CorrectedF(None, None, None) for name in CORRECTION_NAMES}, (why,),
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class _RMFTest:
+    """The sphericity-assumed F test of :func:`rm_anova` and its sums of squares."""
+
+    ss_systems: float
+    ss_error: float
+    ms_systems: float
+    ms_error: float
+    statistic: float | None
+    pvalue: float | None
+    pes: float | None  # partial eta squared
+    zero_error: bool  # SS_error is rounding noise: no F ratio
+
+
+def _rm_f_test(x: np.ndarray, df1: float, df2: float, warnings: list[str]) -> _RMFTest:
+    """Sums of squares of the additive item + system model, F, its p-value and partial eta squared; a sum of
+    squares within rounding noise of the data counts as 0 (warnings appended when that leaves F undefined)."""
+    n, k = x.shape
     grand = float(x.mean())
     col_means = x.mean(axis=0)
     row_means = x.mean(axis=1)
@@ -393,108 +447,86 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
     noise = n * k * (16.0 * _EPS * float(np.max(np.abs(x)))) ** 2
     if ss_systems <= noise:
         ss_systems, ms_systems = 0.0, 0.0
-    zero_error = ss_error <= noise
-
-    statistic: float | None
-    pvalue: float | None
-    pes: float | None
-    if zero_error:
-        ss_error, ms_error = 0.0, 0.0
-        statistic = pvalue = None
-        pes = 1.0 if ss_systems > 0 else None
-        what = "the F ratio" if k == 2 else "the F ratio and the sphericity statistics"
-        warnings.append(
-            "The error variance is zero (every item shifts all systems' scores by the same amount), "
-            f"so {what} cannot be computed."
-        )
-        if ss_systems == 0:
-            warnings.append(
-                "All systems also have the same mean score, so partial eta squared is 0/0 and undefined."
-            )
-    else:
+    if not ss_error <= noise:  # (not "ss_error > noise": a NaN sum of squares takes this path, as it always has)
         statistic = ms_systems / ms_error
-        pvalue = finite_or_none(f_sf(statistic, df1, df2))
         pes = ss_systems / (ss_systems + ss_error)
+        return _RMFTest(ss_systems, ss_error, ms_systems, ms_error, statistic,
+                        finite_or_none(f_sf(statistic, df1, df2)), pes, False)
+    what = "the F ratio" if k == 2 else "the F ratio and the sphericity statistics"
+    warnings.append(
+        "The error variance is zero (every item shifts all systems' scores by the same amount), "
+        f"so {what} cannot be computed."
+    )
+    if ss_systems == 0:
+        warnings.append(
+            "All systems also have the same mean score, so partial eta squared is 0/0 and undefined."
+        )
+    return _RMFTest(ss_systems, 0.0, ms_systems, 0.0, None, None, 1.0 if ss_systems > 0 else None, True)
 
-    # --- sphericity --------------------------------------------------------------------------
-    w = chi2 = sph_p = sph_p2 = gg = hf = hf_raw = None
-    pp = k - 1
+
+def _sphericity(
+    x: np.ndarray, sph_df: int, lb: float | None, zero_error: bool, warnings: list[str]
+) -> tuple[SphericityResult, float | None, float | None]:
+    """Mauchly's test and the epsilons from the contrasts' singular values (see :func:`rm_anova`), R's
+    second-order Mauchly p-value and the uncapped Huynh-Feldt epsilon; nothing but the lower bound when the
+    error variance is zero."""
+    n, k = x.shape
     if k == 2:
-        w, chi2, gg, hf, hf_raw = 1.0, 0.0, 1.0, 1.0, 1.0
         warnings.append(
             "With two systems there is a single contrast, so sphericity holds trivially "
             "(Mauchly's W = 1, every epsilon = 1) and no correction is needed."
         )
-    elif not zero_error:
-        y = (x - col_means[None, :]) @ _orthonormal_contrasts(k)
-        s = np.linalg.svd(y, compute_uv=False)
-        lam = s**2  # sum(lam) = SS_error > 0 here
-        gg = float(lam.sum() ** 2 / (pp * np.sum(lam**2)))
-        hf = _huynh_feldt(gg, n, k)
-        hf_raw = _huynh_feldt_uncapped(gg, n, k)
-        rank_tol = s.max() * max(n, pp) * _EPS
-        n_df = n - 1
-        if pp >= n:
-            warnings.append(
-                f"Mauchly's test is not computable: it needs more items than systems minus one "
-                f"(n = {n}, k - 1 = {pp}), otherwise the contrast covariance matrix is singular; "
-                "the epsilons are still estimated and this is treated as a violation of sphericity."
-            )
-        elif s.min() <= rank_tol:
-            w = 0.0
-            rank = int(np.sum(s > rank_tol))
-            warnings.append(
-                f"Mauchly's test is not computable: the covariance matrix of the {pp} contrasts is "
-                f"singular or nearly so (numerical rank {rank}), for example because some systems' "
-                "scores are linear combinations of others'. W is 0 and its chi-square is not "
-                "finite; this is treated as a violation of sphericity."
-            )
-        else:
-            log_w = float(2.0 * np.sum(np.log(s)) - pp * np.log(lam.sum() / pp))
-            log_w = min(log_w, 0.0)  # W <= 1 by the AM-GM inequality; clip rounding
-            w = math.exp(log_w)
-            rho = 1.0 - (2.0 * pp**2 + pp + 2.0) / (6.0 * pp * n_df)
-            chi2_val = -n_df * rho * log_w
-            if rho <= 0 or not math.isfinite(chi2_val):
-                warnings.append(
-                    f"Mauchly's chi-square approximation is not usable with n = {n} items and "
-                    f"k = {k} systems."
-                )
-            else:
-                chi2 = float(chi2_val)
-                sph_p = finite_or_none(chi2_sf(chi2, sph_df))
-                sph_p2 = mauchly_pvalue_second_order(chi2, pp, n_df)
-    sphericity = SphericityResult(w, chi2, sph_df, sph_p, gg, hf, lb)
-    table, ss_items = _anova_table(x, ss_systems, ss_error, df1, df2)
-    ges_den = ss_systems + ss_items + ss_error
-    ges = ss_systems / ges_den if ges_den > 0 else None
+        return SphericityResult(1.0, 0.0, sph_df, None, 1.0, 1.0, lb), None, 1.0
+    if zero_error:
+        return SphericityResult(None, None, sph_df, None, None, None, lb), None, None
+    pp = k - 1
+    y = (x - x.mean(axis=0)[None, :]) @ _orthonormal_contrasts(k)
+    s = np.linalg.svd(y, compute_uv=False)
+    lam = s**2  # sum(lam) = SS_error > 0 here
+    gg = float(lam.sum() ** 2 / (pp * np.sum(lam**2)))
+    hf = _huynh_feldt(gg, n, k)
+    hf_raw = _huynh_feldt_uncapped(gg, n, k)
+    w, chi2, sph_p, sph_p2 = _mauchly(s, lam, n, k, sph_df, warnings)
+    return SphericityResult(w, chi2, sph_df, sph_p, gg, hf, lb), sph_p2, hf_raw
 
-    corrections = {
-        "none": CorrectedF(df1, df2, pvalue),
-        "greenhouse_geisser": _corrected(statistic, df1, df2, gg),
-        "huynh_feldt": _corrected(statistic, df1, df2, hf),
-        "lower_bound": _corrected(statistic, df1, df2, lb),
-    }
-    return RMAnovaResult(
-        method="rm_anova",
-        n=n,
-        k=k,
-        statistic=finite_or_none(statistic),
-        df1=df1,
-        df2=df2,
-        pvalue=pvalue,
-        ss_systems=ss_systems,
-        ss_error=ss_error,
-        ms_systems=ms_systems,
-        ms_error=ms_error,
-        effect_size=EffectSize("partial_eta_squared", finite_or_none(pes)),
-        sphericity=sphericity,
-        corrections=corrections,
-        warnings=tuple(warnings),
-        table=table,
-        generalized_eta_squared=EffectSize("generalized_eta_squared", finite_or_none(ges)),
-        sphericity_detail=SphericityDetail(sph_p2, sph_p, hf_raw),
-    )
+
+def _mauchly(
+    s: np.ndarray, lam: np.ndarray, n: int, k: int, sph_df: int, warnings: list[str]
+) -> tuple[float | None, float | None, float | None, float | None]:
+    """Mauchly's W, its chi-square, first-order (SPSS) and second-order (R) p-values from the contrasts'
+    singular values ``s`` (``lam = s**2``); None with a warning where the test is not computable."""
+    pp = k - 1
+    rank_tol = s.max() * max(n, pp) * _EPS
+    n_df = n - 1
+    if pp >= n:
+        warnings.append(
+            f"Mauchly's test is not computable: it needs more items than systems minus one "
+            f"(n = {n}, k - 1 = {pp}), otherwise the contrast covariance matrix is singular; "
+            "the epsilons are still estimated and this is treated as a violation of sphericity."
+        )
+        return None, None, None, None
+    if s.min() <= rank_tol:
+        rank = int(np.sum(s > rank_tol))
+        warnings.append(
+            f"Mauchly's test is not computable: the covariance matrix of the {pp} contrasts is "
+            f"singular or nearly so (numerical rank {rank}), for example because some systems' "
+            "scores are linear combinations of others'. W is 0 and its chi-square is not "
+            "finite; this is treated as a violation of sphericity."
+        )
+        return 0.0, None, None, None
+    log_w = float(2.0 * np.sum(np.log(s)) - pp * np.log(lam.sum() / pp))
+    log_w = min(log_w, 0.0)  # W <= 1 by the AM-GM inequality; clip rounding
+    w = math.exp(log_w)
+    rho = 1.0 - (2.0 * pp**2 + pp + 2.0) / (6.0 * pp * n_df)
+    chi2_val = -n_df * rho * log_w
+    if rho <= 0 or not math.isfinite(chi2_val):
+        warnings.append(
+            f"Mauchly's chi-square approximation is not usable with n = {n} items and "
+            f"k = {k} systems."
+        )
+        return w, None, None, None
+    chi2 = float(chi2_val)
+    return w, chi2, finite_or_none(chi2_sf(chi2, sph_df)), mauchly_pvalue_second_order(chi2, pp, n_df)
 
 
 MAUCHLY_P_VARIANTS = ("first_order", "r")
@@ -604,12 +636,11 @@ def friedman(scores: np.ndarray, higher_is_better: bool = True, tie_correction: 
     warnings: list[str] = []
     df = max(k - 1, 0)
     no_id = ImanDavenport(None, None, None, None)
+    too_few = f"The Friedman test needs at least two items and two systems; got n = {n}, k = {k}."
 
     if n == 0 or k == 0:
-        warnings.append(f"The Friedman test needs at least two items and two systems; got n = {n}, k = {k}.")
         return FriedmanResult(
-            "friedman", n, k, None, df, None, tie_correction, None, None, tuple([None] * k), no_id, None,
-            tuple(warnings),
+            "friedman", n, k, None, df, None, tie_correction, None, None, tuple([None] * k), no_id, None, (too_few,),
         )
 
     key = -x if higher_is_better else x
@@ -617,54 +648,18 @@ def friedman(scores: np.ndarray, higher_is_better: bool = True, tie_correction: 
     average_ranks = tuple(float(v) for v in ranks.mean(axis=0))
 
     if k < 2 or n < 2:
-        warnings.append(f"The Friedman test needs at least two items and two systems; got n = {n}, k = {k}.")
         return FriedmanResult(
-            "friedman", n, k, None, df, None, tie_correction, None, None, average_ranks, no_id, None, tuple(warnings)
+            "friedman", n, k, None, df, None, tie_correction, None, None, average_ranks, no_id, None, (too_few,)
         )
 
-    # Tie groups: each tied value of a group of size t sits in a rank span max - min + 1 = t, and
-    # sum over the group's t members of (t^2 - 1) is t^3 - t.
-    t_sizes = sps.rankdata(key, method="max", axis=1) - sps.rankdata(key, method="min", axis=1) + 1
-    ties = float(np.sum(t_sizes**2 - 1))
-    rank_sums = ranks.sum(axis=0)
-    a = float(12.0 * np.sum((rank_sums - n * (k + 1) / 2.0) ** 2))
-    d_unc = float(n * k * (k + 1))
-    d_tie_scaled = float(n * k * (k + 1) * (k - 1)) - ties  # (k - 1) times the corrected denominator
-
-    chi2_unc = a / d_unc
-    chi2_tie: float | None
-    if d_tie_scaled <= 0:
-        chi2_tie = None
-        warnings.append(
-            "Every item gives all systems the same score, so the systems cannot be ranked: the "
-            "tie-corrected Friedman chi-square is undefined (0/0) and the uncorrected one is 0."
-        )
-    else:
-        chi2_tie = a * (k - 1) / d_tie_scaled
-
+    a, d_tie_scaled, chi2_unc, chi2_tie = _friedman_chi2(key, ranks, warnings)
     statistic = chi2_tie if tie_correction else chi2_unc
     pvalue = None if statistic is None else finite_or_none(chi2_sf(statistic, df))
-
-    # Iman-Davenport. gap = N(k-1) - chi2, evaluated through exact numerators.
     iman = no_id
     kendall_w = None
     if statistic is not None:
         kendall_w = statistic / (n * (k - 1))
-        if tie_correction:
-            infinite = n * d_tie_scaled == a
-        else:
-            infinite = float(n * n * k * (k + 1) * (k - 1)) == a
-        id_df1, id_df2 = float(k - 1), float((k - 1) * (n - 1))
-        if infinite:
-            warnings.append(
-                "Every item ranks the systems in the same order, so chi2_F = N(k - 1) and the "
-                "Iman-Davenport F is infinite; its F approximation gives no usable p-value "
-                "(use the Friedman chi-square p-value)."
-            )
-            iman = ImanDavenport(None, id_df1, id_df2, None)
-        else:
-            f_f = (n - 1) * statistic / (n * (k - 1) - statistic)
-            iman = ImanDavenport(float(f_f), id_df1, id_df2, finite_or_none(f_sf(f_f, id_df1, id_df2)))
+        iman = _iman_davenport(statistic, a, d_tie_scaled, n, k, tie_correction, warnings)
 
     return FriedmanResult(
         method="friedman",
@@ -681,3 +676,47 @@ def friedman(scores: np.ndarray, higher_is_better: bool = True, tie_correction: 
         kendall_w=finite_or_none(kendall_w),
         warnings=tuple(warnings),
     )
+
+
+def _friedman_chi2(
+    key: np.ndarray, ranks: np.ndarray, warnings: list[str]
+) -> tuple[float, float, float, float | None]:
+    """A, (k - 1) times the tie-corrected denominator, and the uncorrected and tie-corrected chi2_F (see
+    :func:`friedman`); the tie-corrected one is None, with a warning, when every item ties all systems."""
+    n, k = ranks.shape
+    # Tie groups: each tied value of a group of size t sits in a rank span max - min + 1 = t, and
+    # sum over the group's t members of (t^2 - 1) is t^3 - t.
+    t_sizes = sps.rankdata(key, method="max", axis=1) - sps.rankdata(key, method="min", axis=1) + 1
+    ties = float(np.sum(t_sizes**2 - 1))
+    rank_sums = ranks.sum(axis=0)
+    a = float(12.0 * np.sum((rank_sums - n * (k + 1) / 2.0) ** 2))
+    d_unc = float(n * k * (k + 1))
+    d_tie_scaled = float(n * k * (k + 1) * (k - 1)) - ties  # (k - 1) times the corrected denominator
+    if d_tie_scaled <= 0:
+        warnings.append(
+            "Every item gives all systems the same score, so the systems cannot be ranked: the "
+            "tie-corrected Friedman chi-square is undefined (0/0) and the uncorrected one is 0."
+        )
+        return a, d_tie_scaled, a / d_unc, None
+    return a, d_tie_scaled, a / d_unc, a * (k - 1) / d_tie_scaled
+
+
+def _iman_davenport(
+    statistic: float, a: float, d_tie_scaled: float, n: int, k: int, tie_correction: bool, warnings: list[str]
+) -> ImanDavenport:
+    """Iman-Davenport F_F from the chi-square in use; gap = N(k-1) - chi2 is judged through exact numerators,
+    so the infinite F_F of identical rankings is found exactly (and has no p-value, with a warning)."""
+    if tie_correction:
+        infinite = n * d_tie_scaled == a
+    else:
+        infinite = float(n * n * k * (k + 1) * (k - 1)) == a
+    id_df1, id_df2 = float(k - 1), float((k - 1) * (n - 1))
+    if infinite:
+        warnings.append(
+            "Every item ranks the systems in the same order, so chi2_F = N(k - 1) and the "
+            "Iman-Davenport F is infinite; its F approximation gives no usable p-value "
+            "(use the Friedman chi-square p-value)."
+        )
+        return ImanDavenport(None, id_df1, id_df2, None)
+    f_f = (n - 1) * statistic / (n * (k - 1) - statistic)
+    return ImanDavenport(float(f_f), id_df1, id_df2, finite_or_none(f_sf(f_f, id_df1, id_df2)))

@@ -305,18 +305,7 @@ def wilcoxon(
     a, b = _check_common(a, b, alternative, alpha)
     d = _differences(a, b, decimals)
     n = int(d.size)
-    warnings: list[str] = []
-
-    zeros = d == 0
-    n_zeros = int(zeros.sum())
-    if zero_method == "wilcox":
-        used = d[~zeros]
-    elif zero_method == "split" and n_zeros % 2 == 1:
-        used = np.delete(d, np.flatnonzero(zeros)[0])  # Demšar: an odd zero is ignored
-    else:
-        used = d
-    n_ranked = int(used.size)
-
+    used, n_zeros = _ranked_differences(d, zero_method)
     extra: dict[str, object] = {
         "r_plus": None,
         "r_minus": None,
@@ -324,114 +313,56 @@ def wilcoxon(
         "exact": False,
         "z": None,
         "n_zeros": n_zeros,
-        "n_ranked": n_ranked,
+        "n_ranked": int(used.size),
         "continuity_correction": False,
     }
-
-    estimate, ci_low, ci_high, hl_level, achieved, hl_warn = _hodges_lehmann(
-        d, alpha if ci_level is None else 1 - ci_level, alternative)
-    extra["ci_level_achieved"] = achieved
-    warnings.extend(hl_warn)
-
-    def result(
-        statistic: float | None, pvalue: float | None, critical: float | None, effect: float | None
-    ) -> PairedTestResult:
-        return PairedTestResult(
-            method="wilcoxon",
-            n=n,
-            statistic=finite_or_none(statistic),
-            df=None,
-            pvalue=finite_or_none(pvalue),
-            alternative=alternative,
-            estimate=finite_or_none(estimate),
-            ci_low=finite_or_none(ci_low),
-            ci_high=finite_or_none(ci_high),
-            ci_level=hl_level,
-            critical_value=finite_or_none(critical),
-            effect_size=EffectSize("rank_biserial", finite_or_none(effect)),
-            warnings=tuple(warnings),
-            extra=extra,
-        )
-
+    hl = _hodges_lehmann(d, alpha if ci_level is None else 1 - ci_level, alternative)
+    extra["ci_level_achieved"] = hl[4]
+    warnings = list(hl[5])
     if n == 0:
         warnings.append("no paired items: the Wilcoxon test cannot be computed")
-        return result(None, None, None, None)
+        return _wilcoxon_result(n, alternative, hl, None, None, None, None, warnings, extra)
+    return _signed_rank_test(n, used, zero_method, decimals, alternative, alpha, mode, correction, hl, warnings,
+                             extra)
 
-    # Doubled ranks are integers (average ranks are multiples of 1/2): exact arithmetic below.
-    ranks2 = np.rint(2 * sps.rankdata(np.abs(used), method="average")).astype(np.int64)
-    pos, neg, zer = used > 0, used < 0, used == 0
-    zero_share2 = int(ranks2[zer].sum()) // 2 if zero_method == "split" else 0  # fixed share of each sum
-    rp2 = int(ranks2[pos].sum()) + zero_share2
-    rm2 = int(ranks2[neg].sum()) + zero_share2
+
+def _signed_rank_test(
+    n: int,
+    used: np.ndarray,
+    zero_method: str,
+    decimals: int | None,
+    alternative: str,
+    alpha: float,
+    mode: str,
+    correction: bool,
+    hl: tuple[float | None, float | None, float | None, float, float, list[str]],
+    warnings: list[str],
+    extra: dict[str, object],
+) -> PairedTestResult:
+    """The test proper on ``n >= 1`` differences, ``used`` of them ranked: rank sums, T, the rank-biserial
+    effect, and the p-value and critical value from the exact or the normal law of R+ (``extra`` and
+    ``warnings`` are completed in place)."""
+    scores2, zero_share2, rp2, rm2 = _signed_rank_sums(used, zero_method)
     r_plus, r_minus = rp2 / 2, rm2 / 2
     extra["r_plus"], extra["r_minus"] = r_plus, r_minus
     t_stat = min(r_plus, r_minus)
     effect = (r_plus - r_minus) / (r_plus + r_minus) if r_plus + r_minus > 0 else None
-
-    scores2 = ranks2[~zer]  # ranks whose sign is random under H0
     m = int(scores2.size)
     if m == 0:
-        warnings.append(
-            f"all {n} differences are zero"
-            + (f" after rounding to {decimals} decimals" if decimals is not None else "")
-            + ": the systems do not differ on any item, so there is no evidence of a difference (p = 1)"
-        )
-        return result(t_stat if zero_method == "split" else None, 1.0, None, effect)
+        warnings.append(_all_zero_message(n, decimals))
+        return _wilcoxon_result(n, alternative, hl, t_stat if zero_method == "split" else None, 1.0, None, effect,
+                                warnings, extra)
 
-    has_ties = np.unique(np.abs(used[~zer])).size < m
-    has_zeros = bool(zer.any())
-    if mode == "exact":
-        use_exact = True
-    elif mode in ("approx", "normal"):
-        use_exact = False
-    else:
-        use_exact = (not has_ties) and (not has_zeros) and n_ranked <= EXACT_AUTO_MAX_N
-    if use_exact and m > EXACT_MAX_N:
-        warnings.append(
-            f"the exact distribution was requested but {m} nonzero differences exceed the limit of "
-            f"{EXACT_MAX_N}; the normal approximation is used instead"
-        )
-        use_exact = False
-
-    level = alpha / 2 if alternative == "two-sided" else alpha
+    use_exact = _use_exact(mode, used, m, warnings)
+    critical: float | None
     if use_exact:
         extra["exact"] = True
-        pmf = _conv_pmf(scores2)  # law of K = R+ (doubled) minus the zeros' share
-        cdf = np.cumsum(pmf)
-        sf = np.cumsum(pmf[::-1])[::-1]  # P(K >= k), summed from the tail for accuracy
-        k_obs = rp2 - zero_share2
-        lower, upper = float(min(cdf[k_obs], 1.0)), float(min(sf[k_obs], 1.0))
-        if alternative == "two-sided":
-            pvalue = min(1.0, 2 * min(lower, upper))
-            p_best = min(1.0, 2 * float(pmf[0]))
-        else:
-            pvalue = upper if alternative == "greater" else lower
-            p_best = float(pmf[0])
-        ok = np.nonzero((cdf <= level) & (pmf > 0))[0]
-        critical = (int(ok[-1]) + zero_share2) / 2 if ok.size else None
+        pvalue, p_best, critical = _exact_signed_rank_p(scores2, rp2, zero_share2, alternative, alpha)
     else:
         extra["continuity_correction"] = bool(correction)
-        mean2 = zero_share2 + scores2.sum() / 2  # E[R+] in doubled units
-        sd = math.sqrt(float(np.sum(scores2.astype(float) ** 2)) / 4) / 2  # sd of R+
-        diff = (rp2 - mean2) / 2
-
-        def z_of(delta: float) -> float:
-            if not correction:
-                cc = 0.0
-            elif alternative == "two-sided":
-                cc = 0.5 * float(np.sign(delta))
-            else:
-                cc = 0.5 if alternative == "greater" else -0.5
-            return (delta - cc) / sd
-
-        z = z_of(diff)
-        extra["z"] = float(z)
-        pvalue = _normal_p(z, alternative)
-        # Most extreme attainable configuration (all signs in the alternative's direction).
-        extreme = -(scores2.sum() / 2) / 2 if alternative != "greater" else (scores2.sum() / 2) / 2
-        p_best = _normal_p(z_of(extreme), alternative)
-        critical = _z_critical(alpha, alternative)
-
+        z, pvalue, p_best, critical = _normal_signed_rank_p(scores2, rp2, zero_share2, alternative, alpha,
+                                                             correction)
+        extra["z"] = z
     if p_best > alpha:
         warnings.append(
             f"with {m} nonzero differences the smallest attainable p-value is {p_best:.3g}, above "
@@ -439,7 +370,140 @@ def wilcoxon(
         )
         if use_exact:
             critical = None
-    return result(t_stat, pvalue, critical, effect)
+    return _wilcoxon_result(n, alternative, hl, t_stat, pvalue, critical, effect, warnings, extra)
+
+
+def _ranked_differences(d: np.ndarray, zero_method: str) -> tuple[np.ndarray, int]:
+    """The differences that enter the ranking under ``zero_method``, and the number of zero differences."""
+    zeros = d == 0
+    n_zeros = int(zeros.sum())
+    if zero_method == "wilcox":
+        return d[~zeros], n_zeros
+    if zero_method == "split" and n_zeros % 2 == 1:
+        return np.delete(d, np.flatnonzero(zeros)[0]), n_zeros  # Demšar: an odd zero is ignored
+    return d, n_zeros
+
+
+def _signed_rank_sums(used: np.ndarray, zero_method: str) -> tuple[np.ndarray, int, int, int]:
+    """Doubled ranks of the nonzero differences (their signs are random under H0), the zeros' fixed doubled
+    share of each sum ('split' only), and the doubled R+ and R-.
+
+    Doubled ranks are integers (average ranks are multiples of 1/2), so the sums are exact.
+    """
+    ranks2 = np.rint(2 * sps.rankdata(np.abs(used), method="average")).astype(np.int64)
+    pos, neg, zer = used > 0, used < 0, used == 0
+    zero_share2 = int(ranks2[zer].sum()) // 2 if zero_method == "split" else 0  # fixed share of each sum
+    rp2 = int(ranks2[pos].sum()) + zero_share2
+    rm2 = int(ranks2[neg].sum()) + zero_share2
+    return ranks2[~zer], zero_share2, rp2, rm2
+
+
+def _all_zero_message(n: int, decimals: int | None) -> str:
+    """The warning of a paired test whose differences are all zero."""
+    return (
+        f"all {n} differences are zero"
+        + (f" after rounding to {decimals} decimals" if decimals is not None else "")
+        + ": the systems do not differ on any item, so there is no evidence of a difference (p = 1)"
+    )
+
+
+def _use_exact(mode: str, used: np.ndarray, m: int, warnings: list[str]) -> bool:
+    """Whether the exact sign-flip law is used (module docstring: ``mode``, ties, zeros, N); a warning is
+    appended when the exact law was asked for but ``m`` nonzero differences exceed ``EXACT_MAX_N``."""
+    nonzero = used != 0
+    has_ties = np.unique(np.abs(used[nonzero])).size < m
+    has_zeros = bool((~nonzero).any())
+    if mode == "exact":
+        use_exact = True
+    elif mode in ("approx", "normal"):
+        use_exact = False
+    else:
+        use_exact = (not has_ties) and (not has_zeros) and int(used.size) <= EXACT_AUTO_MAX_N
+    if use_exact and m > EXACT_MAX_N:
+        warnings.append(
+            f"the exact distribution was requested but {m} nonzero differences exceed the limit of "
+            f"{EXACT_MAX_N}; the normal approximation is used instead"
+        )
+        use_exact = False
+    return use_exact
+
+
+def _exact_signed_rank_p(
+    scores2: np.ndarray, rp2: int, zero_share2: int, alternative: str, alpha: float
+) -> tuple[float, float, float | None]:
+    """p-value, smallest attainable p-value and critical T from the exact conditional law of R+."""
+    level = alpha / 2 if alternative == "two-sided" else alpha
+    pmf = _conv_pmf(scores2)  # law of K = R+ (doubled) minus the zeros' share
+    cdf = np.cumsum(pmf)
+    sf = np.cumsum(pmf[::-1])[::-1]  # P(K >= k), summed from the tail for accuracy
+    k_obs = rp2 - zero_share2
+    lower, upper = float(min(cdf[k_obs], 1.0)), float(min(sf[k_obs], 1.0))
+    if alternative == "two-sided":
+        pvalue = min(1.0, 2 * min(lower, upper))
+        p_best = min(1.0, 2 * float(pmf[0]))
+    else:
+        pvalue = upper if alternative == "greater" else lower
+        p_best = float(pmf[0])
+    ok = np.nonzero((cdf <= level) & (pmf > 0))[0]
+    critical = (int(ok[-1]) + zero_share2) / 2 if ok.size else None
+    return pvalue, p_best, critical
+
+
+def _normal_signed_rank_p(
+    scores2: np.ndarray, rp2: int, zero_share2: int, alternative: str, alpha: float, correction: bool
+) -> tuple[float, float, float, float]:
+    """z, p-value, smallest attainable p-value and critical z from the normal approximation of R+ with its
+    conditional mean and variance (module docstring), with R's continuity correction when ``correction``."""
+    mean2 = zero_share2 + scores2.sum() / 2  # E[R+] in doubled units
+    sd = math.sqrt(float(np.sum(scores2.astype(float) ** 2)) / 4) / 2  # sd of R+
+    diff = (rp2 - mean2) / 2
+
+    def z_of(delta: float) -> float:
+        if not correction:
+            cc = 0.0
+        elif alternative == "two-sided":
+            cc = 0.5 * float(np.sign(delta))
+        else:
+            cc = 0.5 if alternative == "greater" else -0.5
+        return (delta - cc) / sd
+
+    z = z_of(diff)
+    pvalue = _normal_p(z, alternative)
+    # Most extreme attainable configuration (all signs in the alternative's direction).
+    extreme = -(scores2.sum() / 2) / 2 if alternative != "greater" else (scores2.sum() / 2) / 2
+    p_best = _normal_p(z_of(extreme), alternative)
+    return float(z), pvalue, p_best, _z_critical(alpha, alternative)
+
+
+def _wilcoxon_result(
+    n: int,
+    alternative: str,
+    hl: tuple[float | None, float | None, float | None, float, float, list[str]],
+    statistic: float | None,
+    pvalue: float | None,
+    critical: float | None,
+    effect: float | None,
+    warnings: list[str],
+    extra: dict[str, object],
+) -> PairedTestResult:
+    """The Wilcoxon result record, with the Hodges-Lehmann estimate and interval ``hl``."""
+    estimate, ci_low, ci_high, hl_level = hl[0], hl[1], hl[2], hl[3]
+    return PairedTestResult(
+        method="wilcoxon",
+        n=n,
+        statistic=finite_or_none(statistic),
+        df=None,
+        pvalue=finite_or_none(pvalue),
+        alternative=alternative,
+        estimate=finite_or_none(estimate),
+        ci_low=finite_or_none(ci_low),
+        ci_high=finite_or_none(ci_high),
+        ci_level=hl_level,
+        critical_value=finite_or_none(critical),
+        effect_size=EffectSize("rank_biserial", finite_or_none(effect)),
+        warnings=tuple(warnings),
+        extra=extra,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -521,11 +585,7 @@ def sign_test(
         )
 
     if wins + losses == 0:
-        warnings.append(
-            f"all {n} differences are zero"
-            + (f" after rounding to {decimals} decimals" if decimals is not None else "")
-            + ": the systems do not differ on any item, so there is no evidence of a difference (p = 1)"
-        )
+        warnings.append(_all_zero_message(n, decimals))
         return PairedTestResult("sign", n, float(successes) if n_used else None, None, 1.0, alternative, estimate,
                                 finite_or_none(lo), finite_or_none(hi), achieved, None,
                                 EffectSize("proportion_of_wins", 0.5 if n_used else None), tuple(warnings), extra)
@@ -534,21 +594,7 @@ def sign_test(
     # Two-sided Clopper-Pearson interval whatever the alternative (the effect size is descriptive).
     ci = sps.binomtest(successes, n_used, 0.5).proportion_ci(confidence_level=interval, method="exact")
     effect = EffectSize("proportion_of_wins", successes / n_used, float(ci.low), float(ci.high))
-
-    level = alpha / 2 if alternative == "two-sided" else alpha
-    cdf = sps.binom.cdf(np.arange(n_used + 1), n_used, 0.5)
-    ok = np.nonzero(cdf <= level)[0]  # c with P(B <= c) <= level; by symmetry w = n_used - c
-    critical: float | None
-    if ok.size == 0:
-        critical = None
-        p_best = min(1.0, (2.0 if alternative == "two-sided" else 1.0) * 0.5**n_used)
-        warnings.append(
-            f"with {n_used} usable items the smallest attainable p-value is {p_best:.3g}, above "
-            f"alpha = {alpha:g}: the sign test cannot reject at this level whatever the data"
-        )
-    else:
-        c = int(ok[-1])
-        critical = float(c) if alternative == "less" else float(n_used - c)
+    critical = _sign_critical(n_used, alternative, alpha, warnings)
     return PairedTestResult(
         method="sign",
         n=n,
@@ -565,3 +611,20 @@ def sign_test(
         warnings=tuple(warnings),
         extra=extra,
     )
+
+
+def _sign_critical(n_used: int, alternative: str, alpha: float, warnings: list[str]) -> float | None:
+    """The sign test's critical count (see :func:`sign_test`), or None with a warning appended when no count
+    of ``n_used`` items can reach ``alpha``."""
+    level = alpha / 2 if alternative == "two-sided" else alpha
+    cdf = sps.binom.cdf(np.arange(n_used + 1), n_used, 0.5)
+    ok = np.nonzero(cdf <= level)[0]  # c with P(B <= c) <= level; by symmetry w = n_used - c
+    if ok.size == 0:
+        p_best = min(1.0, (2.0 if alternative == "two-sided" else 1.0) * 0.5**n_used)
+        warnings.append(
+            f"with {n_used} usable items the smallest attainable p-value is {p_best:.3g}, above "
+            f"alpha = {alpha:g}: the sign test cannot reject at this level whatever the data"
+        )
+        return None
+    c = int(ok[-1])
+    return float(c) if alternative == "less" else float(n_used - c)

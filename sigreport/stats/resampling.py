@@ -783,6 +783,65 @@ def _jackknife_acceleration(
         return np.where(c2 > 0, -c3 / (6.0 * c2**1.5), np.nan)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Options:
+    """One call's settings of :func:`paired_resampling` (bootstrap or permutation), checked by ``_validate``."""
+
+    method: str
+    n_resamples: int
+    seed: int
+    alternative: str
+    ci_level: float
+    ci_method: str
+    alpha: float
+    chunk_size: int | None
+
+    @property
+    def result_ci_method(self) -> str | None:
+        """The interval method the result names: only the bootstrap gives an interval."""
+        return self.ci_method if self.method == "bootstrap" else None
+
+    @property
+    def tail_level(self) -> float:
+        """The probability in each bounded tail of a pair's interval (one tail for a one-sided alternative)."""
+        return 1.0 - self.ci_level if self.alternative != "two-sided" else (1.0 - self.ci_level) / 2.0
+
+
+@dataclasses.dataclass(frozen=True)
+class _Observed:
+    """The full-data values every replicate is compared with."""
+
+    totals: np.ndarray  # (k, s) column totals of the sufficient statistics
+    theta: np.ndarray  # (k,) each system's metric value
+    delta: np.ndarray  # (P,) each pair's difference theta_a - theta_b
+    tol: np.ndarray  # (P,) tie tolerance: _RTOL times the larger |theta| of the pair
+
+
+@dataclasses.dataclass(frozen=True)
+class _Replicates:
+    """One call's replicates: what the p-values and intervals are computed from."""
+
+    n_rows: int  # B, or 2**n when every sign assignment is enumerated
+    exact: bool  # every sign assignment enumerated (permutation only)
+    design: _Design
+    stat_b: np.ndarray  # (n_rows, P) each pair's replicate statistic; (n_rows, 0) when ``blocked`` holds its results
+    theta_b: np.ndarray | None = None  # (B, k) bootstrap metric values per system; None for the permutation
+    theta_t: np.ndarray | None = None  # (k, B) the same, held system by system
+    blocked: tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None = None  # _percentile_pairs' counts and quantiles
+
+
+@dataclasses.dataclass(frozen=True)
+class _PairArrays:
+    """Every pair's numbers, vectorised; :func:`_pair_result` turns one column into a result record."""
+
+    valid: np.ndarray  # replicates counted (defined metric)
+    pvals: np.ndarray
+    mc_se: np.ndarray  # Monte Carlo standard error of the p-value
+    ci_lo: np.ndarray
+    ci_hi: np.ndarray
+    accel: np.ndarray | None  # BCa acceleration, or None for a percentile interval
+
+
 def paired_resampling(
     stats: np.ndarray,
     metric: CorpusMetric,
@@ -814,6 +873,10 @@ def paired_resampling(
     this call's :func:`resample_kind`, ``n_resamples``, item count and ``seed``; checked) supplies the
     replicates instead of drawing them here: the same rows, so the same result, but one draw can
     serve every metric measured on the same items.
+
+    The steps, each vectorised over replicates and pairs: the full-data values (:func:`_observe`), the
+    replicates (:func:`_replicates`), p-values (:func:`_pvalues`), the pairs' intervals
+    (:func:`_pair_intervals`), the systems' intervals (:func:`_system_intervals`), then one record per pair.
     """
     x, pa, pb = _validate(stats, metric, pairs, method, n_resamples, alternative, ci_level, ci_method, alpha,
                           chunk_size)
@@ -824,215 +887,305 @@ def paired_resampling(
     if ci_method == "studentized":
         raise ValueError("ci_method='studentized' is the interval of method='bootstrap_t'; "
                          f"method={method!r} takes 'percentile' or 'bca'")
-    n, k, s = x.shape
-    n_resamples = int(n_resamples)
-    seed = int(seed)
-    P = pa.size
-    warnings: list[str] = []
-    res_ci_method = ci_method if method == "bootstrap" else None
-
+    opt = _Options(method, int(n_resamples), int(seed), alternative, ci_level, ci_method, alpha, chunk_size)
+    n = x.shape[0]
     if n < 2:
-        msg = f"only {n} item(s): resampling needs at least 2"
-        pairs_out = tuple(
-            _degenerate_pair(method, n, alternative, ci_level, ci_method, n_resamples, (msg,)) for _ in range(P)
-        )
-        theta0 = metric.value(np.asarray(x, dtype=np.float64).sum(axis=0), n) if n else np.full(k, np.nan)
-        sys_ci = tuple((finite_or_none(v), None, None) for v in theta0)
-        return ResamplingResult(method, n, n_resamples, seed, alternative, ci_level, res_ci_method, pairs_out,
-                                sys_ci, (msg,))
+        return _too_few_items(x, metric, pa.size, opt)
+    obs = _observe(x, metric, pa, pb)
+    warnings = [f"the metric is undefined (0/0) for system {int(j)} on the full data"
+                for j in np.flatnonzero(~np.isfinite(obs.theta))]
+    reps = _replicates(x, metric, pa, pb, obs, opt, resample)
+    valid, pvals, mc_se = _pvalues(reps, obs, opt)
+    ci_lo, ci_hi, accel = _pair_intervals(x, metric, pa, pb, obs, reps, valid, opt)
+    system_ci, system_warnings = _system_intervals(reps.theta_b, obs.theta, opt.ci_level)
+    arrays = _PairArrays(valid, pvals, mc_se, ci_lo, ci_hi, accel)
+    # the replicate differences sorted, made only for a degenerate interval's warning; recomputed from theta_t
+    # because the interval's selection reordered stat_b (or it was never made)
+    sorted_diffs = functools.cache(lambda: np.sort(_pair_differences(reps.theta_t, pa, pb).T, axis=0))
+    out_pairs = tuple(  # assembling result objects only; every number above is vectorised
+        _pair_result(idx, int(pa[idx]), int(pb[idx]), n, obs, reps, arrays, sorted_diffs, opt)
+        for idx in range(pa.size)
+    )
+    return ResamplingResult(method, n, opt.n_resamples, opt.seed, alternative, ci_level, opt.result_ci_method,
+                            out_pairs, system_ci, tuple(warnings + system_warnings))
 
+
+def _too_few_items(x: np.ndarray, metric: CorpusMetric, n_pairs: int, opt: _Options) -> ResamplingResult:
+    """The result for fewer than 2 items: the observed values where defined, no test, one warning."""
+    n, k, _ = x.shape
+    msg = f"only {n} item(s): resampling needs at least 2"
+    pairs_out = tuple(
+        _degenerate_pair(opt.method, n, opt.alternative, opt.ci_level, opt.ci_method, opt.n_resamples, (msg,))
+        for _ in range(n_pairs)
+    )
+    theta0 = metric.value(np.asarray(x, dtype=np.float64).sum(axis=0), n) if n else np.full(k, np.nan)
+    sys_ci = tuple((finite_or_none(v), None, None) for v in theta0)
+    return ResamplingResult(opt.method, n, opt.n_resamples, opt.seed, opt.alternative, opt.ci_level,
+                            opt.result_ci_method, pairs_out, sys_ci, (msg,))
+
+
+def _observe(x: np.ndarray, metric: CorpusMetric, pa: np.ndarray, pb: np.ndarray) -> _Observed:
+    """The metric on the full data, each pair's difference and its tie tolerance (module docstring, "Ties")."""
     totals = np.asarray(np.sum(x, axis=0, dtype=np.float64))  # (k, s)
-    theta = metric.value(totals, n)  # (k,)
-    for j in np.flatnonzero(~np.isfinite(theta)):
-        warnings.append(f"the metric is undefined (0/0) for system {int(j)} on the full data")
+    theta = metric.value(totals, x.shape[0])  # (k,)
     delta = theta[pa] - theta[pb]
     scale = np.maximum(np.abs(theta[pa]), np.abs(theta[pb]))
     scale = np.where(np.isfinite(scale), scale, 0.0)
+    return _Observed(totals, theta, delta, _RTOL * scale)
 
-    exact_enum = method == "permutation" and n < 63 and 2**n <= n_resamples
-    design = _design(x, with_common=method == "bootstrap")
+
+def _replicates(
+    x: np.ndarray, metric: CorpusMetric, pa: np.ndarray, pb: np.ndarray, obs: _Observed, opt: _Options,
+    resample: Resample | None,
+) -> _Replicates:
+    """Draw the replicate weights chunk by chunk (or take them from ``resample``) and compute each pair's
+    replicate statistic: the bootstrap's ``delta*`` or the randomization's swapped difference."""
+    n = x.shape[0]
+    exact = opt.method == "permutation" and n < 63 and 2**n <= opt.n_resamples
+    design = _design(x, with_common=opt.method == "bootstrap")
     dtype = design.X.dtype.type
-    n_rows = 2**n if exact_enum else n_resamples
-    plan = _chunk_plan(n_rows, n, design.X.itemsize, chunk_size)
-    seeds = None if exact_enum or resample is not None else \
-        np.random.SeedSequence(seed).spawn(-(-n_rows // _STREAM_BLOCK))
-    ks = k * s
+    n_rows = 2**n if exact else opt.n_resamples
+    plan = _chunk_plan(n_rows, n, design.X.itemsize, opt.chunk_size)
+    seeds = None if exact or resample is not None else \
+        np.random.SeedSequence(opt.seed).spawn(-(-n_rows // _STREAM_BLOCK))
+    kind = "bootstrap" if opt.method == "bootstrap" else "enumerate" if exact else "permutation"
     local = _WORKSPACE
 
-    if method == "bootstrap":
+    def weights(bounds: tuple[int, int]) -> np.ndarray:
+        return _weights(kind, bounds[0], bounds[1], n, dtype, seeds, local, resample)
 
-        def chunk(bounds: tuple[int, int]) -> np.ndarray:
-            W = _weights("bootstrap", bounds[0], bounds[1], n, dtype, seeds, local, resample)
-            out = (W @ design.X).astype(np.float64)
-            tot = out[:, :ks].reshape(-1, k, s) + n * design.offset[None]
-            if design.common_offset is not None:
-                tot += (out[:, ks:] + n * design.common_offset[None, :])[:, None, :]
-            return metric.value(tot, n)
+    if opt.method == "bootstrap":
+        return _bootstrap_replicates(x.shape, metric, pa, pb, obs, opt, design, weights, plan)
+    stat_b = _swapped_differences(x.shape, metric, pa, pb, obs.totals, design, weights, plan) if pa.size else \
+        np.empty((n_rows, 0))
+    return _Replicates(n_rows, exact, design, stat_b)
 
-        theta_b = _run(chunk, plan)  # (B, k)
-        # (B, P), held pair by pair ((P, B) in memory): each pair's replicates contiguous for counting and
-        # selecting, and the rows gathered from the small (k, B) transpose cost a third of a column gather.
-        # Elementwise the same subtraction of the same values; layout-sensitive reductions below copy to C order.
-        theta_t = np.ascontiguousarray(theta_b.T)
-        blocked = None
-        if ci_method == "percentile" and P and (design.exact or not design.float32):
-            lev = 1.0 - ci_level if alternative != "two-sided" else (1.0 - ci_level) / 2.0
-            blocked = _percentile_pairs(theta_t, pa, pb, delta, _RTOL * scale, alternative,
-                                        (np.full(P, lev), np.full(P, 1.0 - lev)))
-        stat_b = _pair_differences(theta_t, pa, pb).T if blocked is None else np.empty((n_rows, 0))
-    else:
-        blocked = None
-        sys_tot_a = totals[pa]  # (P, s)
-        sys_tot_b = totals[pb]
-        kind = "enumerate" if exact_enum else "permutation"
 
-        def chunk(bounds: tuple[int, int]) -> np.ndarray:
-            S = _weights(kind, bounds[0], bounds[1], n, dtype, seeds, local, resample)
-            rs = S.sum(axis=1, dtype=np.float64)
-            out = (S @ design.X).astype(np.float64).reshape(-1, k, s)
-            out += rs[:, None, None] * design.offset[None]
-            D = out[:, pa, :] - out[:, pb, :]  # (c, P, s): swapped part of a - b
-            return metric.value(sys_tot_a[None] - D, n) - metric.value(sys_tot_b[None] + D, n)
+def _bootstrap_replicates(
+    shape: tuple[int, ...], metric: CorpusMetric, pa: np.ndarray, pb: np.ndarray, obs: _Observed, opt: _Options,
+    design: _Design, weights: Callable[[tuple[int, int]], np.ndarray], plan: list[tuple[int, int]],
+) -> _Replicates:
+    """Every system's bootstrap values and every pair's ``delta*``; for a percentile interval the pairs' counts
+    and quantiles come straight from :func:`_percentile_pairs`, without the (B, P) matrix."""
+    n, k, s = shape
+    ks = k * s
+    P = pa.size
 
-        theta_b = None
-        stat_b = _run(chunk, plan) if P else np.empty((n_rows, 0))
+    def chunk(bounds: tuple[int, int]) -> np.ndarray:
+        W = weights(bounds)
+        out = (W @ design.X).astype(np.float64)
+        tot = out[:, :ks].reshape(-1, k, s) + n * design.offset[None]
+        if design.common_offset is not None:
+            tot += (out[:, ks:] + n * design.common_offset[None, :])[:, None, :]
+        return metric.value(tot, n)
 
-    # --- p-values ------------------------------------------------------------------------------
-    tol = _RTOL * scale
-    if not design.exact and design.float32 and stat_b.shape[0] > 1:
+    theta_b = _run(chunk, plan)  # (B, k)
+    n_rows = theta_b.shape[0]
+    # (B, P), held pair by pair ((P, B) in memory): each pair's replicates contiguous for counting and
+    # selecting, and the rows gathered from the small (k, B) transpose cost a third of a column gather.
+    # Elementwise the same subtraction of the same values; layout-sensitive reductions below copy to C order.
+    theta_t = np.ascontiguousarray(theta_b.T)
+    blocked = None
+    if opt.ci_method == "percentile" and P and (design.exact or not design.float32):
+        lev = opt.tail_level
+        blocked = _percentile_pairs(theta_t, pa, pb, obs.delta, obs.tol, opt.alternative,
+                                    (np.full(P, lev), np.full(P, 1.0 - lev)))
+    stat_b = _pair_differences(theta_t, pa, pb).T if blocked is None else np.empty((n_rows, 0))
+    return _Replicates(n_rows, False, design, stat_b, theta_b, theta_t, blocked)
+
+
+def _swapped_differences(
+    shape: tuple[int, ...], metric: CorpusMetric, pa: np.ndarray, pb: np.ndarray, totals: np.ndarray,
+    design: _Design, weights: Callable[[tuple[int, int]], np.ndarray], plan: list[tuple[int, int]],
+) -> np.ndarray:
+    """(B, P) randomization replicates: each pair's difference after swapping the items a replicate marks."""
+    n, k, s = shape
+    sys_tot_a = totals[pa]  # (P, s)
+    sys_tot_b = totals[pb]
+
+    def chunk(bounds: tuple[int, int]) -> np.ndarray:
+        S = weights(bounds)
+        rs = S.sum(axis=1, dtype=np.float64)
+        out = (S @ design.X).astype(np.float64).reshape(-1, k, s)
+        out += rs[:, None, None] * design.offset[None]
+        D = out[:, pa, :] - out[:, pb, :]  # (c, P, s): swapped part of a - b
+        return metric.value(sys_tot_a[None] - D, n) - metric.value(sys_tot_b[None] + D, n)
+
+    return _run(chunk, plan)
+
+
+def _pvalues(reps: _Replicates, obs: _Observed, opt: _Options) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair's counted replicates, p-value and its Monte Carlo standard error (module docstring's formulas;
+    float32 replicates widen the tie tolerance by ``_F32_SD_TOL`` of their standard deviation)."""
+    stat_b = reps.stat_b
+    P = obs.delta.size
+    tol = obs.tol
+    if not reps.design.exact and reps.design.float32 and stat_b.shape[0] > 1:
         with np.errstate(invalid="ignore"):
             sd = np.nanstd(np.ascontiguousarray(stat_b), axis=0) if P else np.zeros(0)  # sums in C order, as ever
         tol = tol + _F32_SD_TOL * np.where(np.isfinite(sd), sd, 0.0)
-    if blocked is not None:
-        counts, valid = blocked[0], blocked[1]
+    if reps.blocked is not None:
+        counts, valid = reps.blocked[0], reps.blocked[1]
     else:
-        counts, valid = _count_p(stat_b, delta, tol, alternative, shifted=method == "bootstrap")
+        counts, valid = _count_p(stat_b, obs.delta, tol, opt.alternative, shifted=opt.method == "bootstrap")
     with np.errstate(invalid="ignore", divide="ignore"):
-        if exact_enum:
+        if reps.exact:
             pvals = counts / np.maximum(valid, 1)
             mc_se = np.zeros(P)
         else:
             pvals = (counts + 1.0) / (valid + 1.0)
             mc_se = np.sqrt(pvals * (1.0 - pvals) / np.maximum(valid, 1))
+    return valid, pvals, mc_se
 
-    # --- confidence intervals --------------------------------------------------------------------
-    ci_lo = np.full(P, np.nan)
-    ci_hi = np.full(P, np.nan)
+
+def _pair_intervals(
+    x: np.ndarray, metric: CorpusMetric, pa: np.ndarray, pb: np.ndarray, obs: _Observed, reps: _Replicates,
+    valid: np.ndarray, opt: _Options,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Every pair's bootstrap interval (percentile or BCa; NaN for the permutation, which gives none) and the
+    BCa acceleration. Selecting the quantiles reorders ``reps.stat_b`` in place."""
+    P = pa.size
+    if opt.method != "bootstrap" or not P:
+        return np.full(P, np.nan), np.full(P, np.nan), None
+    lev = opt.tail_level
     accel = None
-    reordered = False
-    if method == "bootstrap" and P:
-        one = alternative != "two-sided"
-        lev = 1.0 - ci_level if one else (1.0 - ci_level) / 2.0
-        if ci_method == "percentile":
-            q1 = np.full(P, lev)
-            q2 = np.full(P, 1.0 - lev)
-        else:
-            from scipy import special  # imported here: scipy.special costs ~0.15 s of start-up
-
-            with np.errstate(invalid="ignore", divide="ignore"):
-                below = (np.count_nonzero(stat_b < delta, axis=0) + np.count_nonzero(stat_b <= delta, axis=0))
-                z0 = special.ndtri(below / (2.0 * np.maximum(valid, 1)))
-                accel = _jackknife_acceleration(x, totals, metric, pa, pb, delta)
-                za = special.ndtri(lev)
-                num1 = z0 + za
-                num2 = z0 - za
-                q1 = special.ndtr(z0 + num1 / (1.0 - accel * num1))
-                q2 = special.ndtr(z0 + num2 / (1.0 - accel * num2))
-        ci_lo, ci_hi = blocked[2] if blocked is not None else _quantiles(stat_b, valid, (q1, q2), overwrite=True)
-        reordered = True  # stat_b is reordered or was never made: see the interval warning below
-        if alternative == "greater":
-            ci_hi = np.full(P, np.inf)
-        elif alternative == "less":
-            ci_lo = np.full(P, -np.inf)
-
-    # --- per-system percentile intervals ---------------------------------------------------------
-    if theta_b is not None:
-        sys_valid = np.count_nonzero(np.isfinite(theta_b), axis=0)
-        lev2 = (1.0 - ci_level) / 2.0
-        s_lo, s_hi = _quantiles(theta_b, sys_valid, (np.full(k, lev2), np.full(k, 1.0 - lev2)))
-        for j in np.flatnonzero(sys_valid < theta_b.shape[0]):
-            if np.isfinite(theta[j]):
-                warnings.append(
-                    f"system {int(j)}: {theta_b.shape[0] - int(sys_valid[j])} of {theta_b.shape[0]} bootstrap "
-                    "replicates gave an undefined metric (0/0) and were left out of its interval"
-                )
-        system_ci = tuple(
-            (finite_or_none(theta[j]), finite_or_none(s_lo[j]), finite_or_none(s_hi[j])) for j in range(k)
-        )
+    if opt.ci_method == "percentile":
+        q1 = np.full(P, lev)
+        q2 = np.full(P, 1.0 - lev)
     else:
-        system_ci = tuple((finite_or_none(theta[j]), None, None) for j in range(k))
+        q1, q2, accel = _bca_levels(x, metric, pa, pb, obs, reps.stat_b, valid, lev)
+    if reps.blocked is not None:
+        ci_lo, ci_hi = reps.blocked[2]
+    else:
+        ci_lo, ci_hi = _quantiles(reps.stat_b, valid, (q1, q2), overwrite=True)
+    if opt.alternative == "greater":
+        ci_hi = np.full(P, np.inf)
+    elif opt.alternative == "less":
+        ci_lo = np.full(P, -np.inf)
+    return ci_lo, ci_hi, accel
 
-    # --- assemble pairs --------------------------------------------------------------------------
-    out_pairs = []
-    srt: np.ndarray | None = None  # the sorted replicates, made only for a degenerate interval's warning
-    n_used_default = n_rows
-    for idx in range(P):  # assembling result objects only; every number above is vectorised
-        pw: list[str] = []
-        d = delta[idx]
-        a, b = int(pa[idx]), int(pb[idx])
-        extra: dict[str, object] = {
-            "n_resamples": int(valid[idx]),
-            "mc_se": None,
-            "ci_method": res_ci_method,
-            "null": "shifted" if method == "bootstrap" else "sign-flip",
-        }
-        if method == "permutation":
-            extra["exact"] = bool(exact_enum)
-        if not np.isfinite(d):
-            which = [f"system {j}" for j in (a, b) if not np.isfinite(theta[j])]
-            pw.append(f"the metric is undefined (0/0) for {' and '.join(which)} on the full data: no test")
-            out_pairs.append(
-                PairedTestResult(method, n, None, None, None, alternative, None, None, None, ci_level, None, None,
-                                 tuple(pw), extra)
+
+def _bca_levels(
+    x: np.ndarray, metric: CorpusMetric, pa: np.ndarray, pb: np.ndarray, obs: _Observed, stat_b: np.ndarray,
+    valid: np.ndarray, lev: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The BCa interval's adjusted quantile levels and the acceleration (Efron & Tibshirani 1993, eq. 14.10;
+    z0 from the "mean" percentile-of-score, as ``scipy.stats.bootstrap``)."""
+    from scipy import special  # imported here: scipy.special costs ~0.15 s of start-up
+
+    delta = obs.delta
+    with np.errstate(invalid="ignore", divide="ignore"):
+        below = (np.count_nonzero(stat_b < delta, axis=0) + np.count_nonzero(stat_b <= delta, axis=0))
+        z0 = special.ndtri(below / (2.0 * np.maximum(valid, 1)))
+        accel = _jackknife_acceleration(x, obs.totals, metric, pa, pb, delta)
+        za = special.ndtri(lev)
+        num1 = z0 + za
+        num2 = z0 - za
+        q1 = special.ndtr(z0 + num1 / (1.0 - accel * num1))
+        q2 = special.ndtr(z0 + num2 / (1.0 - accel * num2))
+    return q1, q2, accel
+
+
+def _system_intervals(
+    theta_b: np.ndarray | None, theta: np.ndarray, ci_level: float
+) -> tuple[tuple[tuple[float | None, float | None, float | None], ...], list[str]]:
+    """Each system's value and bootstrap percentile interval (no interval without bootstrap replicates), and a
+    warning per system whose metric was undefined in some replicates."""
+    k = theta.size
+    if theta_b is None:
+        return tuple((finite_or_none(theta[j]), None, None) for j in range(k)), []
+    warnings: list[str] = []
+    sys_valid = np.count_nonzero(np.isfinite(theta_b), axis=0)
+    lev2 = (1.0 - ci_level) / 2.0
+    s_lo, s_hi = _quantiles(theta_b, sys_valid, (np.full(k, lev2), np.full(k, 1.0 - lev2)))
+    for j in np.flatnonzero(sys_valid < theta_b.shape[0]):
+        if np.isfinite(theta[j]):
+            warnings.append(
+                f"system {int(j)}: {theta_b.shape[0] - int(sys_valid[j])} of {theta_b.shape[0]} bootstrap "
+                "replicates gave an undefined metric (0/0) and were left out of its interval"
             )
-            continue
-        if valid[idx] < n_used_default:
-            pw.append(
-                f"{n_used_default - int(valid[idx])} of {n_used_default} replicates gave an undefined metric (0/0) "
-                "and were left out of the p-value and interval"
-            )
-        p = pvals[idx] if valid[idx] > 0 else np.nan
-        if not np.isfinite(p):
-            pw.append("every replicate gave an undefined metric: no p-value")
-        extra["mc_se"] = finite_or_none(mc_se[idx]) if np.isfinite(p) else None
-        if np.isfinite(p) and not exact_enum and abs(p - alpha) < 2.0 * mc_se[idx]:
-            pw.append(
-                f"the p-value is within two Monte Carlo standard errors ({mc_se[idx]:.2g}) of alpha = {alpha:g}: "
-                "the decision may change with another seed; increase n_resamples"
-            )
-        lo, hi = ci_lo[idx], ci_hi[idx]
-        if method == "bootstrap":
-            if ci_method == "bca" and accel is not None and not np.isfinite(accel[idx]):
-                pw.append("the jackknife values of the difference are all equal: the BCa acceleration is undefined")
-            if (alternative != "less" and not np.isfinite(lo)) or (alternative != "greater" and not np.isfinite(hi)):
-                if srt is None:  # the replicate differences as computed above (recomputed if reordered), sorted
-                    srt = np.sort(_pair_differences(theta_t, pa, pb).T if reordered else stat_b, axis=0)
-                if valid[idx] > 0 and np.all(srt[: valid[idx], idx] == srt[0, idx]):
-                    pw.append("every bootstrap replicate gives the same difference: the interval is a single point")
-                    lo = srt[0, idx] if alternative != "less" else lo
-                    hi = srt[0, idx] if alternative != "greater" else hi
-                else:
-                    pw.append(f"the {ci_method} interval could not be computed from the bootstrap distribution")
-        out_pairs.append(
-            PairedTestResult(
-                method=method,
-                n=n,
-                statistic=finite_or_none(d),
-                df=None,
-                pvalue=finite_or_none(p),
-                alternative=alternative,
-                estimate=finite_or_none(d),
-                ci_low=finite_or_none(lo) if method == "bootstrap" else None,
-                ci_high=finite_or_none(hi) if method == "bootstrap" else None,
-                ci_level=ci_level,
-                critical_value=None,
-                effect_size=None,
-                warnings=tuple(pw),
-                extra=extra,
-            )
+    system_ci = tuple(
+        (finite_or_none(theta[j]), finite_or_none(s_lo[j]), finite_or_none(s_hi[j])) for j in range(k)
+    )
+    return system_ci, warnings
+
+
+def _pair_result(
+    idx: int, a: int, b: int, n: int, obs: _Observed, reps: _Replicates, arrays: _PairArrays,
+    sorted_diffs: Callable[[], np.ndarray], opt: _Options,
+) -> PairedTestResult:
+    """Pair ``idx``'s (systems a, b) result record from the vectorised numbers, with its warnings."""
+    method = opt.method
+    d = obs.delta[idx]
+    valid = arrays.valid[idx]
+    extra: dict[str, object] = {
+        "n_resamples": int(valid),
+        "mc_se": None,
+        "ci_method": opt.result_ci_method,
+        "null": "shifted" if method == "bootstrap" else "sign-flip",
+    }
+    if method == "permutation":
+        extra["exact"] = bool(reps.exact)
+    if not np.isfinite(d):
+        which = [f"system {j}" for j in (a, b) if not np.isfinite(obs.theta[j])]
+        why = (f"the metric is undefined (0/0) for {' and '.join(which)} on the full data: no test",)
+        return PairedTestResult(method, n, None, None, None, opt.alternative, None, None, None, opt.ci_level, None,
+                                None, why, extra)
+    pw: list[str] = []
+    if valid < reps.n_rows:
+        pw.append(
+            f"{reps.n_rows - int(valid)} of {reps.n_rows} replicates gave an undefined metric (0/0) "
+            "and were left out of the p-value and interval"
         )
-    return ResamplingResult(method, n, n_resamples, seed, alternative, ci_level, res_ci_method, tuple(out_pairs),
-                            system_ci, tuple(warnings))
+    p = arrays.pvals[idx] if valid > 0 else np.nan
+    mc_se = arrays.mc_se[idx]
+    if not np.isfinite(p):
+        pw.append("every replicate gave an undefined metric: no p-value")
+    extra["mc_se"] = finite_or_none(mc_se) if np.isfinite(p) else None
+    if np.isfinite(p) and not reps.exact and abs(p - opt.alpha) < 2.0 * mc_se:
+        pw.append(
+            f"the p-value is within two Monte Carlo standard errors ({mc_se:.2g}) of alpha = {opt.alpha:g}: "
+            "the decision may change with another seed; increase n_resamples"
+        )
+    lo, hi = arrays.ci_lo[idx], arrays.ci_hi[idx]
+    if method == "bootstrap":
+        lo, hi = _interval_ends(idx, lo, hi, valid, arrays.accel, sorted_diffs, opt, pw)
+    return PairedTestResult(
+        method=method,
+        n=n,
+        statistic=finite_or_none(d),
+        df=None,
+        pvalue=finite_or_none(p),
+        alternative=opt.alternative,
+        estimate=finite_or_none(d),
+        ci_low=finite_or_none(lo) if method == "bootstrap" else None,
+        ci_high=finite_or_none(hi) if method == "bootstrap" else None,
+        ci_level=opt.ci_level,
+        critical_value=None,
+        effect_size=None,
+        warnings=tuple(pw),
+        extra=extra,
+    )
+
+
+def _interval_ends(
+    idx: int, lo: float, hi: float, valid: int, accel: np.ndarray | None, sorted_diffs: Callable[[], np.ndarray],
+    opt: _Options, warnings: list[str],
+) -> tuple[float, float]:
+    """A bootstrap interval's ends, with a warning appended for each way it can fail: an undefined BCa
+    acceleration, a single-point distribution (its ends become that point) or ends not computable."""
+    alternative = opt.alternative
+    if opt.ci_method == "bca" and accel is not None and not np.isfinite(accel[idx]):
+        warnings.append("the jackknife values of the difference are all equal: the BCa acceleration is undefined")
+    if (alternative != "less" and not np.isfinite(lo)) or (alternative != "greater" and not np.isfinite(hi)):
+        srt = sorted_diffs()
+        if valid > 0 and np.all(srt[:valid, idx] == srt[0, idx]):
+            warnings.append("every bootstrap replicate gives the same difference: the interval is a single point")
+            lo = srt[0, idx] if alternative != "less" else lo
+            hi = srt[0, idx] if alternative != "greater" else hi
+        else:
+            warnings.append(f"the {opt.ci_method} interval could not be computed from the bootstrap distribution")
+    return lo, hi
 
 
 def _degenerate_pair(

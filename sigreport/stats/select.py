@@ -188,7 +188,16 @@ def choose_pairwise(
             "paired_t: there are at least 30 items, so the paired t test is used without a "
             "normality check (rule: Shapiro-Wilk at alpha, or n >= 30)",
         )
+    steps, passed = _pair_normality_steps(d, labels, alpha)
+    return _family_rule((first, *steps), passed, labels)
 
+
+def _pair_normality_steps(
+    d: np.ndarray, labels: Sequence[str], alpha: float
+) -> tuple[list[SelectionStep], np.ndarray]:
+    """One recorded Shapiro-Wilk step per pair (column of ``d``), and which pairs pass it; a pair with fewer
+    than 3 items or constant differences is undefined and does not pass. The p-values are computed at once."""
+    n, n_pairs = d.shape
     checks = [f"Shapiro-Wilk p of the differences, {label}" for label in labels]
     scale = max(float(np.max(np.abs(d))), np.finfo(float).tiny)
     constant = _is_constant(d, scale, axis=0)
@@ -197,7 +206,7 @@ def choose_pairwise(
     if testable.any():
         pvalues[testable] = _shapiro_pvalues(d[:, testable])
 
-    steps = [first]
+    steps = []
     for j in range(n_pairs):  # one recorded step per pair; the statistics above are vectorised
         if n < 3:
             steps.append(SelectionStep(
@@ -213,27 +222,31 @@ def choose_pairwise(
             ))
         else:
             steps.append(_shapiro_step(checks[j], pvalues[j], alpha, n))
+    return steps, np.isfinite(pvalues) & (pvalues >= alpha)
 
-    passed = np.isfinite(pvalues) & (pvalues >= alpha)
+
+def _family_rule(steps: tuple[SelectionStep, ...], passed: np.ndarray, labels: Sequence[str]) -> Selection:
+    """Paired t when every pair passed its normality check, else Wilcoxon for the whole family."""
+    n_pairs = passed.size
     n_pass = int(passed.sum())
     if n_pass == n_pairs:
-        steps.append(SelectionStep(
+        rule = SelectionStep(
             "pairs whose differences pass the normality check", float(n_pass),
             float(n_pairs), "chosen: every pair passes, so the paired t test for the family",
-        ))
+        )
         return Selection(
-            "paired_t", tuple(steps),
+            "paired_t", (*steps, rule),
             "paired_t: fewer than 30 items, and the differences of every pair pass "
             "Shapiro-Wilk at alpha",
         )
     failing = ", ".join(label for label, ok in zip(labels, passed) if not ok)
-    steps.append(SelectionStep(
+    rule = SelectionStep(
         "pairs whose differences pass the normality check", float(n_pass), float(n_pairs),
         "chosen: not every pair passes, so the Wilcoxon signed-ranks test for the whole "
         "family (one method per family keeps its pairs comparable)",
-    ))
+    )
     return Selection(
-        "wilcoxon", tuple(steps),
+        "wilcoxon", (*steps, rule),
         f"wilcoxon: fewer than 30 items, and the differences of {failing} do not pass "
         "Shapiro-Wilk at alpha; one test serves the whole family",
     )
