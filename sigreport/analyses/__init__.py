@@ -31,7 +31,7 @@ def previous_methods(previous: Results | None) -> dict[str, str]:
     """Analysis id -> the method the previous report used (for ``selection: fixed`` and change warnings)."""
     if previous is None:
         return {}
-    return {r.id: r.method for r in previous.records if isinstance(getattr(r, "method", None), str)}
+    return {r.id: r.method for r in previous.records if r.method}  # (a partial document's may be missing: "")
 
 
 def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) -> Plan:

@@ -196,7 +196,7 @@ def _pair_of(r: agr.AgreementResult, matrix: np.ndarray | None) -> AgreementPair
                          pvalue_null=null.pvalue if null is not None else None)
 
 
-def _analysis(node_id: str, corpus: str | None, source: str, measure: str, labels: tuple[str, ...],
+def _analysis(*, node_id: str, corpus: str | None, source: str, measure: str, labels: tuple[str, ...],
               annotators: tuple[str, ...], r: agr.AgreementResult | None, n_resamples: int, level: str,
               value_kind: str = "coefficient", matrix: np.ndarray | None = None,
               pairs: tuple[AgreementPair, ...] = (), value: float | None = None, n_items: int = 0,
@@ -246,12 +246,14 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
     m = x.shape[1]
     names = group.annotators
     level = _measure_level(measure, aspec)
+    common = dict(node_id=node_id, corpus=group.corpus, source="annotations", measure=measure, labels=ann.labels,
+                  n_resamples=aspec.resamples, level=level)  # every annotation measure's record shares these
     if m < 2:
         who = f"only {names[0]} rated" if m == 1 else "nobody rated"
         where = f"corpus {group.corpus!r}" if group.corpus is not None else "these items"
-        return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, None, aspec.resamples,
-                         level, warnings=(f"{who[0].upper() + who[1:]} items of {where}, so there is no agreement to "
-                                          "measure (two or more annotators are needed).",), ci_level=spec.ci_level)
+        return _analysis(**common, annotators=names, r=None,
+                         warnings=(f"{who[0].upper() + who[1:]} items of {where}, so there is no agreement to "
+                                   "measure (two or more annotators are needed).",), ci_level=spec.ci_level)
     if measure in WEIGHTS:
         weights = WEIGHTS[measure]
         if m == 2:
@@ -259,8 +261,7 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
                                 seed, ann.labels)
             matrix = agr.agreement_matrix(x[:, 0], x[:, 1], k)
             null = agr.cohen_kappa_null_test(matrix, weights)
-            rec = _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, r, aspec.resamples,
-                            level, matrix=matrix)
+            rec = _analysis(**common, annotators=names, r=r, matrix=matrix)
             return dataclasses.replace(rec, se_null=rec.se_null if rec.se_null is not None else null.se_null,
                                        z_null=null.statistic, pvalue_null=null.pvalue)
         results = agr.pairwise_kappa_matrix(x, k, weights, names, alpha_ci, aspec.resamples, seed, ann.labels)
@@ -269,13 +270,11 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
         what = "kappas" if weights is None else f"{weights} weighted kappas"
         value, warnings = _light(pairs, what)
         n_items = int(np.sum((x >= 0).sum(axis=1) >= 2))
-        return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, None, aspec.resamples,
-                         level, "mean_of_pairs", pairs=pairs, value=value, n_items=n_items,
-                         warnings=tuple(warnings), ci_level=spec.ci_level)
+        return _analysis(**common, annotators=names, r=None, value_kind="mean_of_pairs", pairs=pairs, value=value,
+                         n_items=n_items, warnings=tuple(warnings), ci_level=spec.ci_level)
     if measure == "fleiss_kappa":
         r = agr.fleiss_kappa(x, k, names, alpha_ci, aspec.resamples, seed, ann.labels)
-        return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, r.annotators, r,
-                         aspec.resamples, level)
+        return _analysis(**common, annotators=r.annotators, r=r)
     if measure == "krippendorff_alpha":
         if aspec.level == "interval" and ann.values is not None:
             vals = np.asarray(ann.values, dtype=float)
@@ -286,8 +285,7 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
             ratings = np.where(x >= 0, x, np.nan).astype(float)
             r = agr.krippendorff_alpha(ratings, aspec.level, n_labels=k, annotators=names, alpha_ci=alpha_ci,
                                        n_resamples=aspec.resamples, seed=seed)
-        return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, r.annotators, r,
-                         aspec.resamples, level)
+        return _analysis(**common, annotators=r.annotators, r=r)
     raise ValueError(f"unknown agreement measure {measure!r}")
 
 
@@ -306,8 +304,9 @@ def systems_vs_gold_analysis(spec: LabelParams, preds: Predictions, group: Predi
         r = agr.cohen_kappa(pred, gold, k, WEIGHTS[measure], (system, "gold"), 1 - spec.ci_level,
                             aspec.resamples, rng, labels)
         pairs.append(_pair_of(r, agr.agreement_matrix(pred, gold, k)))
-    return _analysis(node_id, group.corpus, "systems_vs_gold", measure, labels, ("gold",) + preds.systems, None,
-                     aspec.resamples, _measure_level(measure, aspec), "per_pair", pairs=tuple(pairs),
+    return _analysis(node_id=node_id, corpus=group.corpus, source="systems_vs_gold", measure=measure, labels=labels,
+                     annotators=("gold",) + preds.systems, r=None, n_resamples=aspec.resamples,
+                     level=_measure_level(measure, aspec), value_kind="per_pair", pairs=tuple(pairs),
                      n_items=len(group.items), ci_level=spec.ci_level)
 
 

@@ -79,7 +79,7 @@ class TestRef:
         return "unadjusted" if self.correction == "none" else f"{CORRECTION_NAMES.get(self.correction, self.correction)}-adjusted"
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PairDecision:
     """The primary test's corrected decision on a pair: ``significant`` (None: not computable), ``better``
     (the system ahead by the test's own direction: the sign of its estimate and the metric's direction, or
@@ -112,7 +112,7 @@ class RunSpread:
     system: str  # the system whose runs spread by ``sd``
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Disagreement:
     """Another test of the same block that decides differently from the primary test.
 
@@ -137,7 +137,7 @@ class Disagreement:
     pairs: tuple[tuple[str, str], ...] = ()
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class BlockDecisions:
     """Everything a summary says about one metric on one corpus (``corpus`` None: across corpora).
 
@@ -275,8 +275,10 @@ def pair_decisions(record: Family, values: Mapping[str, float | None], higher: b
     for p in record.pairs:
         est = p.estimate if isinstance(p, PairRow) else None
         mde = p.mde if isinstance(p, PairRow) else None
-        out.append(PairDecision(p.a, p.b, p.significant, better_of(p, ranks, values, higher), p.pvalue_adjusted, est,
-                                mde.value if mde is not None else None, mde.power if mde is not None else None))
+        out.append(PairDecision(a=p.a, b=p.b, significant=p.significant, better=better_of(p, ranks, values, higher),
+                                pvalue_adjusted=p.pvalue_adjusted, estimate=est,
+                                mde=mde.value if mde is not None else None,
+                                mde_power=mde.power if mde is not None else None))
     return tuple(out)
 
 
@@ -407,10 +409,12 @@ def block_decisions(desc: DescriptivesRecord, records: Sequence[Record], info: M
     order = tuple(s for t in tiers for s in t)
     found = disagreements(record, primary, pairs, records, values, higher) if primary is not None else ()
     runs = next((r for r in records if isinstance(r, RunsRecord)), None)
-    return BlockDecisions(desc.metric, desc.corpus, desc.level, info.label, higher, decimals, values, tiers,
-                          primary, reason, pairs, beats, undecided, groups_of(order, pairs, undecided),
-                          baseline_of(record, spec_baseline), found, record,
-                          within_run_spread(runs) if runs is not None else ())
+    return BlockDecisions(metric=desc.metric, corpus=desc.corpus, level=desc.level, label=info.label,
+                          higher_is_better=higher, decimals=decimals, values=values, tiers=tiers, primary=primary,
+                          reason=reason, pairs=pairs, beats=beats, undecided=undecided,
+                          groups=groups_of(order, pairs, undecided), baseline=baseline_of(record, spec_baseline),
+                          disagreements=found, record=record,
+                          within_runs=within_run_spread(runs) if runs is not None else ())
 
 
 def within_run_spread(runs: RunsRecord) -> tuple[RunSpread, ...]:
@@ -467,8 +471,9 @@ def family_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairDec
             continue
         if p.significant != q.significant or (p.significant and p.better != q.better):
             says = {True: "different", False: "not different"}
-            out.append(Disagreement("test", primary, other, p.a, p.b, says[p.significant], says[q.significant],
-                                    p.pvalue_adjusted, q.pvalue_adjusted))
+            out.append(Disagreement(kind="test", primary=primary, other=other, a=p.a, b=p.b,
+                                    primary_says=says[p.significant], other_says=says[q.significant],
+                                    primary_value=p.pvalue_adjusted, other_value=q.pvalue_adjusted))
     return out
 
 
@@ -489,8 +494,9 @@ def bayesian_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairD
             ahead is not None and (not p.significant or p.better != ahead))
         if clash:
             prob = {"a_better": q.p_a_better, "b_better": q.p_b_better, "equivalent": q.p_equivalent}[decision]
-            out.append(Disagreement("bayesian", primary, ref, q.a, q.b, "different" if p.significant else
-                                    "not different", decision, p.pvalue_adjusted, prob))
+            out.append(Disagreement(kind="bayesian", primary=primary, other=ref, a=q.a, b=q.b,
+                                    primary_says="different" if p.significant else "not different",
+                                    other_says=decision, primary_value=p.pvalue_adjusted, other_value=prob))
     return out
 
 
@@ -512,8 +518,9 @@ def runs_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairDecis
             eps = [v for v in (q.eps_min_ab, q.eps_min_ba) if v is not None]
             value = q.eps_min_ab if decision == "a_better" else q.eps_min_ba \
                 if decision == "b_better" else (min(eps) if eps else None)
-            out.append(Disagreement("runs", primary, ref, q.a, q.b, "different" if p.significant else
-                                    "not different", decision, p.pvalue_adjusted, value))
+            out.append(Disagreement(kind="runs", primary=primary, other=ref, a=q.a, b=q.b,
+                                    primary_says="different" if p.significant else "not different",
+                                    other_says=decision, primary_value=p.pvalue_adjusted, other_value=value))
     return out
 
 
@@ -533,5 +540,7 @@ def omnibus_disagreement(family: TestRef, pairs: Sequence[PairDecision], omnibus
     p_omni = corrected if corrected is not None else omnibus.pvalue  # (a hand-made document may lack it)
     method = str(omnibus.method)
     ref = TestRef(str(omnibus.id), "omnibus", method, test_name("omnibus", method))
-    return Disagreement("omnibus", family, ref, None, None, "different" if separated else "not different",
-                        "different" if sig else "not different", min(ps) if ps else None, p_omni, separated)
+    return Disagreement(kind="omnibus", primary=family, other=ref, a=None, b=None,
+                        primary_says="different" if separated else "not different",
+                        other_says="different" if sig else "not different", primary_value=min(ps) if ps else None,
+                        other_value=p_omni, pairs=separated)
