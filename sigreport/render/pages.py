@@ -12,10 +12,11 @@ import dataclasses
 import functools
 from collections.abc import Mapping
 
+from sigreport import defaults
 from sigreport.render.page_metrics import BOLD, CHAR_WIDTHS, PAGES
 
 PRESETS = tuple(PAGES)
-DEFAULT = "article10"
+DEFAULT = defaults.LATEX_PAGE
 # the figures' default font per preset: the paper's own where matplotlib ships it (Computer Modern as
 # cmr10, Times as STIX), DejaVu behind it for any glyph it lacks
 SERIF = {"article10": "cmr10", "lncs": "cmr10", "acl": "STIXGeneral", "ieee": "STIXGeneral",

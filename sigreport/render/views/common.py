@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from sigreport import defaults
 from sigreport.results.collection import MetricInfo
 from sigreport.results.records import (AutomaticChoice, EffectSize, FamilyPair, McNemarRecord, ModelChoice, PairRow,
                                        PairwiseRecord, PosthocRow)
@@ -22,7 +23,7 @@ class Labels:
     corpus names, the run's alpha, and which agreement record shows the shared matrix."""
 
     def __init__(self, metrics: Mapping[str, MetricInfo], alpha: float, matrix_owners: frozenset[str] = frozenset(),
-                 html_pairwise: str = "auto", latex_pairwise: str = "auto"):
+                 html_pairwise: str = defaults.HTML_PAIRWISE, latex_pairwise: str = defaults.LATEX_PAIRWISE):
         self.metrics = metrics
         self.alpha = alpha
         self.matrix_owners = matrix_owners  # agreement records that show the two-annotator matrix
