@@ -204,3 +204,12 @@ def test_a_partial_document_reads_typed_with_empty_values():
                         {"id": "m/c/new", "kind": "tea_leaves"}]}
     [block] = decide_document(doc)
     assert block.best == ("A",) and block.beats == {"A": frozenset({"B"})}
+
+
+def test_a_partial_document_of_the_wrong_shape_reads_as_empty_where_it_is_wrong():
+    reader = Reader(partial=True)
+    pw = reader.record({"id": "m/c/pairwise", "kind": "pairwise", "warnings": "one warning, not a list",
+                        "pairs": [{"a": "A", "b": "B", "significant": True, "differences": [1, 2]}]}, "")
+    assert pw.warnings == () and pw.pairs[0].differences is None and pw.pairs[0].significant is True
+    with pytest.raises(DocumentShapeError, match=r"x\.warnings: expected a list"):
+        Reader().record({**golden_doc("summarizers")["analyses"][1], "warnings": "one"}, "x")

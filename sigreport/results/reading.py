@@ -10,8 +10,10 @@ Two modes. *Whole* documents (results.json as sigreport writes it): a field the 
 be present, and a field or kind the class does not know is an error (a later sigreport's document; a field added
 later has a default, so older documents read). *Partial* documents (hand-made or older ones the archive meets,
 already checked for the fields it reads by :mod:`sigreport.archive.documents`): a missing field reads as its
-type's empty value (None, "", 0, NaN, False, (), {}) and analyses of unknown kinds, and unknown fields, are
-left out; only the decisions of such a document are read (:func:`sigreport.results.decisions.decide_document`).
+type's empty value (None, "", 0, NaN, False, (), {}), and so does one of the wrong shape (a list where an
+object belongs); analyses of unknown kinds, and unknown fields, are left out. Only the decisions and the
+methods of such a document are read (:func:`sigreport.results.decisions.decide_document`, a build's previous
+report).
 """
 
 from __future__ import annotations
@@ -106,12 +108,21 @@ class Reader:
             if f.name in kwargs:
                 continue
             if f.name in d:
-                kwargs[f.name] = self.value(hints[f.name], d[f.name], f"{where}.{f.name}")
+                kwargs[f.name] = self.field(hints[f.name], d[f.name], f"{where}.{f.name}")
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 if not self.partial:
                     raise DocumentShapeError(f"{where}.{f.name}: missing")
                 kwargs[f.name] = self.empty(hints[f.name])
         return cls(**kwargs)
+
+    def field(self, tp: Any, v: Any, where: str) -> Any:
+        """A field's value: :meth:`value`; in a partial document, a value of the wrong shape reads as empty."""
+        try:
+            return self.value(tp, v, where)
+        except DocumentShapeError:
+            if not self.partial:
+                raise
+            return self.empty(tp)
 
     def value(self, tp: Any, v: Any, where: str) -> Any:
         """``v`` read as type ``tp``: dataclasses from objects, tuples from lists; scalars as they are."""

@@ -1,11 +1,12 @@
 """Results: one frozen record per analysis kind, the only home of what an analysis found.
 
 Every record shares a header (:class:`Record`: ``id``, ``kind``, ``metric``, ``corpus``, ``level``,
-``alpha``, ``selection``, ``warnings``); its other fields are exactly its results.json fields (the
-contract in docs/results-json.md: later versions add fields, never rename them). A row of a pairwise
-family holds the statistics result itself (:class:`~sigreport.stats.result.PairedTestResult`), so
-nothing is copied or lost on the way (its interval level included). Records are written to and read
-from results.json only by :mod:`sigreport.results.io`.
+``method``, ``alpha``, ``selection``, ``warnings``); its other fields are exactly its results.json fields (the
+contract in docs/results-json.md: later versions add fields, with a default, and never rename them). Records are
+frozen keyword-only dataclasses: they are built by field name, so a field added anywhere shifts nothing. A row
+of a pairwise family holds the statistics result itself (:class:`~sigreport.stats.result.PairedTestResult`), so
+nothing is copied or lost on the way. Records are written to results.json by :mod:`sigreport.results.io` and
+read back into these classes by :mod:`sigreport.results.reading`.
 """
 
 from __future__ import annotations

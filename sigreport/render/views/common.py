@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+
 from sigreport import defaults
 from sigreport.results.collection import MetricInfo
 from sigreport.results.records import (AutomaticChoice, EffectSize, FamilyPair, McNemarRecord, ModelChoice, PairRow,

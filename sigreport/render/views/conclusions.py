@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from sigreport.render.views.common import Labels, names_text, the
+
 from sigreport.render.options import MainTableOptions, RenderOptions
+from sigreport.render.views.common import Labels, names_text, the
 from sigreport.render.views.main import Column_, baseline_of, columns_of
 from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, Decisions, Disagreement, TestRef

@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import string
 from collections.abc import Iterable
+
 from sigreport.render import names
 from sigreport.render.model import CI, Cell, Column, Lines, Marked, Num, Table, Text, join
 from sigreport.render.options import MainTableOptions

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
+
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count, Decision, Df, Int, Num, P, Stat,
                                     Sym, Table, Text, join)
 from sigreport.render.latex import LONG_TABLE_ROWS

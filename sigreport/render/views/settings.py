@@ -14,12 +14,11 @@ from typing import Any
 
 from sigreport.render.model import AnalysisView
 from sigreport.render.options import AgreementSettings, ClassificationSettings, RenderOptions, RunSettings
-from sigreport.results.collection import Results
-from sigreport.results.records import AgreementRecord, Record
-
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
                                            SPHERICITY_NAMES, pct)
 from sigreport.render.views.labels import MEASURE_NAMES
+from sigreport.results.collection import Results
+from sigreport.results.records import AgreementRecord, Record
 
 Rows = list[tuple[str, str]]
 
