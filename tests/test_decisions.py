@@ -89,7 +89,7 @@ def family(kind: str, method: str, pairs: list[dict], **fields: Any) -> dict:
 def test_cross_validation_follows_the_first_cv_test_and_names_the_other():
     t = family("cv", "5x2cv_t", [pair("A", "C", False, 0.28, 0.1), pair("A", "B", False, 0.5, 0.05)])
     f = family("cv", "5x2cv_f", [pair("A", "C", True, 0.047, 0.1), pair("A", "B", False, 0.6, 0.05)])
-    (block,) = decide(from_dict(doc([t, f])))
+    (block,) = decide(from_dict(doc([t, f]), partial=True))  # a hand-made document: partial
     assert block.primary.method == "5x2cv_t" and "first cross-validation test" in block.reason
     (d,) = block.disagreements
     assert (d.kind, d.other.method, d.a, d.b) == ("test", "5x2cv_f", "A", "C")
@@ -103,7 +103,7 @@ def test_many_data_sets_follow_the_post_hoc_test():
           "average_ranks": {"A": 1.2, "B": 2.0, "C": 2.8}, "control": None,
           "pairs": [pair("A", "B", False, 0.30, rank_difference=-0.8)]}
     om = {"id": "m/c/omnibus", "kind": "omnibus", "method": "friedman", "significant": True, "pvalue": 0.01}
-    (block,) = decide(from_dict(doc([pw, om, ph])))
+    (block,) = decide(from_dict(doc([pw, om, ph]), partial=True))  # a hand-made document: partial
     assert block.primary.kind == "posthoc" and "many data sets" in block.reason
     kinds = sorted((d.kind, d.other.method) for d in block.disagreements)
     assert kinds == [("omnibus", "friedman"), ("test", "wilcoxon")]
@@ -119,7 +119,7 @@ def test_items_follow_the_pairwise_test_and_the_bayesian_contradictions_are_kept
         {"a": "A", "b": "C", "decision": "a_better", "p_a_better": 0.96, "p_equivalent": 0.04, "p_b_better": 0.0},
         {"a": "B", "b": "C", "decision": "b_better", "p_a_better": 0.0, "p_equivalent": 0.02, "p_b_better": 0.98},
     ]}
-    (block,) = decide(from_dict(doc([pw, bayes])))
+    (block,) = decide(from_dict(doc([pw, bayes]), partial=True))  # a hand-made document: partial
     assert block.primary.method == "paired_t" and "item-level" in block.reason
     got = {(d.a, d.b): (d.primary_says, d.other_says, d.other_value) for d in block.disagreements}
     assert got == {("A", "B"): ("different", "equivalent", 0.97), ("A", "C"): ("not different", "a_better", 0.96),
@@ -129,7 +129,7 @@ def test_items_follow_the_pairwise_test_and_the_bayesian_contradictions_are_kept
 
 
 def test_no_pair_test_no_primary():
-    (block,) = decide(from_dict(doc([])))
+    (block,) = decide(from_dict(doc([]), partial=True))  # a hand-made document: partial
     assert block.primary is None and block.pairs == () and block.best == ("A",)
     assert choose_primary([])[0] is None
 

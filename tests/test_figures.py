@@ -54,9 +54,12 @@ def classifiers():
 def posthoc(ranks: dict[str, float], decisions: dict[tuple[str, str], bool | None], *, control: str | None = None,
             cd: float | None = None, method: str = "nemenyi") -> PosthocRecord:
     """A synthetic post-hoc record: the given ranks and decisions (no statistics involved)."""
-    rows = tuple(PosthocRow(a, b, None, ranks[a] - ranks[b], None, None, sig) for (a, b), sig in decisions.items())
-    return PosthocRecord("m/*/posthoc", "posthoc", "m", None, "corpora", method, "friedman", True, cd, None, control,
-                         0.05, dict(ranks), rows, None, ())
+    rows = tuple(PosthocRow(a=a, b=b, statistic=None, rank_difference=ranks[a] - ranks[b], pvalue=None,
+                            pvalue_adjusted=None, significant=sig) for (a, b), sig in decisions.items())
+    return PosthocRecord(id="m/*/posthoc", kind="posthoc", metric="m", corpus=None, level="corpora", method=method,
+                         after="friedman", omnibus_significant=True, critical_difference=cd, q_alpha=None,
+                         control=control, alpha=0.05, average_ranks=dict(ranks), pairs=rows, selection=None,
+                         warnings=())
 
 
 def by_cd(ranks: dict[str, float], cd: float, control: str | None = None) -> dict[tuple[str, str], bool]:
@@ -182,7 +185,7 @@ def test_cd_caption_states_method_cd_and_direction(uci):
     rec = uci["accuracy/*/posthoc"]
     cap = draw_cd(rec, uci.metrics["accuracy"]).caption
     assert "Bonferroni-Dunn" in cap and "CD = 1.472" in cap and "control Alg. 3" in cap
-    lower = MetricInfo("Error", False, 2, "mean")
+    lower = MetricInfo(label="Error", higher_is_better=False, decimals=2, aggregate="mean")
     assert "the lowest score ranks first" in draw_cd(rec, lower).caption
 
 
@@ -214,7 +217,8 @@ def test_forest_is_not_drawn_for_all_pairs_of_many_systems(demsar):
     rec = demsar["auc/*/pairwise"]
     names = [f"s{i}" for i in range(11)]
     row = rec.pairs[0]
-    many = type(rec)(**{**rec.__dict__, "pairs": tuple(type(row)(a, b, row.test, row.pvalue_adjusted, row.significant)
+    many = type(rec)(**{**rec.__dict__, "pairs": tuple(type(row)(a=a, b=b, test=row.test, pvalue_adjusted=row.pvalue_adjusted,
+                                                                       significant=row.significant)
                                                        for a, b in itertools.combinations(names, 2))})
     with pytest.raises(ValueError, match="at most 10 systems"):
         draw_forest(many)
@@ -253,11 +257,16 @@ def cells_by_colour(ax) -> dict[str, int]:
 def undecided_pvalues() -> PosthocRecord:
     """Four systems; A-B undecided without a p-value ('n/a'), B-C undecided with one, the rest decided."""
     ranks = {"A": 1.0, "B": 2.0, "C": 3.0, "D": 4.0}
-    rows = (PosthocRow("A", "B", None, -1.0, None, None, None), PosthocRow("A", "C", 2.0, -2.0, 0.01, 0.02, True),
-            PosthocRow("A", "D", 3.0, -3.0, 0.001, 0.0004, True), PosthocRow("B", "C", 1.0, -1.0, 0.3, 0.4, None),
-            PosthocRow("B", "D", 2.0, -2.0, 0.1, 0.2, False), PosthocRow("C", "D", 1.0, -1.0, 0.5, 0.6, False))
-    return PosthocRecord("m/*/posthoc", "posthoc", "m", None, "corpora", "nemenyi", "friedman", True, 1.5, None,
-                         None, 0.05, ranks, rows, None, ())
+    rows = tuple(PosthocRow(a=a, b=b, statistic=z, rank_difference=rd, pvalue=p, pvalue_adjusted=p_adj, significant=sig)
+                 for a, b, z, rd, p, p_adj, sig in (("A", "B", None, -1.0, None, None, None),
+                                                    ("A", "C", 2.0, -2.0, 0.01, 0.02, True),
+                                                    ("A", "D", 3.0, -3.0, 0.001, 0.0004, True),
+                                                    ("B", "C", 1.0, -1.0, 0.3, 0.4, None),
+                                                    ("B", "D", 2.0, -2.0, 0.1, 0.2, False),
+                                                    ("C", "D", 1.0, -1.0, 0.5, 0.6, False)))
+    return PosthocRecord(id="m/*/posthoc", kind="posthoc", metric="m", corpus=None, level="corpora", method="nemenyi",
+                         after="friedman", omnibus_significant=True, critical_difference=1.5, q_alpha=None,
+                         control=None, alpha=0.05, average_ranks=ranks, pairs=rows, selection=None, warnings=())
 
 
 def test_undecided_cells_are_white_outlined_and_say_na():

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import sigreport
+from sigreport.api.options import render_options
 from sigreport.render.html import render_html
 from sigreport.render.latex import render_latex
 from sigreport.render.views import build_report
@@ -41,7 +42,8 @@ def spec(k: int, html: str | None = None, comparisons: str = "all_pairs",
 
 
 def report(k: int, html: str | None = None, comparisons: str = "all_pairs"):
-    return build_report(sigreport.analyze(spec(k, html, comparisons), scores=scores(k)), figure_pdf=False)
+    s = spec(k, html, comparisons)  # its outputs reach the renderer as options
+    return build_report(sigreport.analyze(s, scores=scores(k)), figure_pdf=False, options=render_options(s.spec))
 
 
 def pairwise_table(model):
@@ -109,7 +111,8 @@ def test_large_family_differences_in_html_rows_but_not_in_latex(tmp_path):
 
 def test_large_family_per_pair_tables_in_latex_with_rows(tmp_path):
     """outputs.latex.pairwise: rows asks for one row per pair in LaTeX: the differences come back too."""
-    model = build_report(sigreport.analyze(spec(11, latex="rows"), scores=scores(11)), figure_pdf=False)
+    s = spec(11, latex="rows")
+    model = build_report(sigreport.analyze(s, scores=scores(11)), figure_pdf=False, options=render_options(s.spec))
     diffs = [t for t in model.tables() if "differences" in t.key[-1]]
     assert diffs and all(t.pair_detail and not t.in_html for t in diffs)
     out = render_latex(model, tmp_path / "tables")
@@ -189,7 +192,8 @@ def test_forest_plot_of_a_matrix_family_is_left_out_of_the_pdf_only():
     from sigreport.render.pdf import print_page
 
     for k, matrix in ((10, True), (9, False)):
-        model = build_report(sigreport.analyze(spec(k, figures=("forest",)), scores=scores(k)), figure_pdf=False)
+        s = spec(k, figures=("forest",))
+        model = build_report(sigreport.analyze(s, scores=scores(k)), figure_pdf=False, options=render_options(s.spec))
         forest = [f for f in model.figures() if f.name.startswith("forest-")]
         assert len(forest) == 1 and forest[0].screen_only is matrix, k
         page = render_html(model)

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from conftest import CONFIGS, ROOT, needs, pdflatex_compile
+from sigreport.api.options import render_options
 from sigreport.api.pipeline import build
 from sigreport.render import format as fmt
 from sigreport.render import names
@@ -33,7 +34,7 @@ EXAMPLES = sorted(p.name for p in GOLDEN.iterdir() if (p / "results.json").exist
 def test_report_from_results_json_alone(name, tmp_path):
     """A Results read back from results.json (no spec) renders; its LaTeX tables are the build's bytes."""
     results = from_json((GOLDEN / name / "results.json").read_text(encoding="utf-8"))
-    assert results.spec is None
+    assert "spec" not in {f.name for f in dataclasses.fields(results)}  # no Results carries a spec (not only these)
     model = build_report(results, f"{name}.yaml")  # the report's name (its LaTeX labels) is the spec's
     if model.baseline is None:  # results.json does not store the spec's baseline (the HTML's tag), like the settings
         spec_baseline = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text(encoding="utf-8")).get("baseline")
@@ -245,7 +246,8 @@ def test_a_large_family_shown_as_matrices_never_makes_its_rows(tmp_path):
     spec = {"title": "t", "data": {"scores": "scores.csv"}, "metrics": {"m": {"higher_is_better": True}},
             "tests": {"pairwise": "paired_t", "omnibus": "none"}, "outputs": {"formats": ["html", "latex"]}}
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    model = build_report(sigreport.analyze(tmp_path / "spec.yaml"), figures=())
+    model = build_report(sigreport.analyze(tmp_path / "spec.yaml"), figures=(),
+                         options=render_options(sigreport.load_spec(tmp_path / "spec.yaml").spec))
     family = next(t for t in model.tables() if isinstance(t.rows, Rows))
     assert len(family.rows) == 190
     render_latex(model, tmp_path / "tables")
@@ -254,7 +256,8 @@ def test_a_large_family_shown_as_matrices_never_makes_its_rows(tmp_path):
     assert family.rows._rows is None  # neither output read them
     spec["outputs"]["latex"] = {"pairwise": "rows"}
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    model = build_report(sigreport.analyze(tmp_path / "spec.yaml"), figures=())
+    model = build_report(sigreport.analyze(tmp_path / "spec.yaml"), figures=(),
+                         options=render_options(sigreport.load_spec(tmp_path / "spec.yaml").spec))
     family = next(t for t in model.tables() if isinstance(t.rows, Rows))
     render_latex(model, tmp_path / "tables2")
     assert family.rows._rows is not None and len(family.rows.made()) == 190

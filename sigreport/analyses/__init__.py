@@ -31,7 +31,7 @@ def previous_methods(previous: Results | None) -> dict[str, str]:
     """Analysis id -> the method the previous report used (for ``selection: fixed`` and change warnings)."""
     if previous is None:
         return {}
-    return {r.id: r.method for r in previous.records if isinstance(getattr(r, "method", None), str)}
+    return {r.id: r.method for r in previous.records if r.method}  # (a partial document's may be missing: "")
 
 
 def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) -> Plan:
@@ -120,13 +120,14 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
     return Results(
         title=spec.title, alpha=spec.alpha, seed=spec.seed, data=data_info(dataset), systems=tuple(dataset.systems),
         corpora=tuple(dataset.corpora),
-        metrics={k: MetricInfo(m.label or k, m.higher_is_better, m.decimals, m.aggregate)
+        metrics={k: MetricInfo(label=m.label or k, higher_is_better=m.higher_is_better, decimals=m.decimals,
+                               aggregate=m.aggregate)
                  for k, m in dataset.metric_specs.items()},
         tests=spec.tests.model_dump(),
         records=with_figure_notes(spec, link_frequentist(with_power(apply_families(
             tuple(r for r in results.values() if r is not None), spec.tests, spec.alpha), dataset, spec.tests,
             spec.alpha, spec.seed))),
-        sigreport_version=version, description=spec.description, spec=spec)
+        sigreport_version=version, description=spec.description)
 
 
 def data_info(dataset: Dataset) -> dict[str, Any]:

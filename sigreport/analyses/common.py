@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from sigreport.results.decisions import choose_primary
-from sigreport.results.records import PairRow
+from sigreport.results.records import AutomaticChoice, PairRow
 from sigreport.spec import TestsSpec
 from sigreport.stats import correction, resampling, select
 from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant
@@ -115,13 +115,10 @@ SHARED_RESAMPLES = SharedResamples()
 """This process's shared resamples (every executor's worker has its own; results never depend on it)."""
 
 
-def selection_dict(sel: select.Selection, previous: str | None = None, pinned: bool = False) -> dict[str, Any]:
-    steps = [dataclasses.asdict(s) for s in sel.steps]
-    d = {"method": sel.method, "steps": steps, "reason": sel.reason}
-    if previous is not None:
-        d["previous_method"] = previous
-        d["pinned"] = pinned
-    return d
+def choice_of(sel: select.Selection, previous: str | None = None, pinned: bool = False) -> AutomaticChoice:
+    """An automatic choice as its record keeps it (``previous``: the previous report's method, if any)."""
+    return AutomaticChoice(method=sel.method, steps=tuple(sel.steps), reason=sel.reason, previous_method=previous,
+                           pinned=pinned if previous is not None else None)
 
 
 def system_pairs(systems: tuple[str, ...], tests: TestsSpec, baseline: str | None) -> list[tuple[int, int]]:
@@ -133,7 +130,7 @@ def system_pairs(systems: tuple[str, ...], tests: TestsSpec, baseline: str | Non
 
 
 def pinned(tests: TestsSpec, previous_method: str | None, chosen: select.Selection
-           ) -> tuple[str, dict[str, Any], list[str]]:
+           ) -> tuple[str, AutomaticChoice, list[str]]:
     """Apply ``selection: fixed``: reuse the previous report's method; say when the choice would differ.
 
     ``previous_method`` is the method the previous report (given explicitly to the plan) chose for
@@ -146,10 +143,10 @@ def pinned(tests: TestsSpec, previous_method: str | None, chosen: select.Selecti
         if tests.selection == "fixed":
             warnings.append(f"selection is fixed: {previous_method} kept from the previous report, although the "
                             f"automatic choice would now be {chosen.method} ({chosen.reason})")
-            return previous_method, selection_dict(chosen, previous_method, True), warnings
+            return previous_method, choice_of(chosen, previous_method, True), warnings
         warnings.append(f"the automatic choice changed since the previous report: {chosen.method} now, "
                         f"{previous_method} before")
-    return chosen.method, selection_dict(chosen, previous_method, False), warnings
+    return chosen.method, choice_of(chosen, previous_method, False), warnings
 
 
 def family_entries(systems: tuple[str, ...], pairs: list[tuple[int, int]], results: list[PairedTestResult],
@@ -160,7 +157,8 @@ def family_entries(systems: tuple[str, ...], pairs: list[tuple[int, int]], resul
     entries = []
     for (i, j), r, p_adj in zip(pairs, results, adjusted):
         p_adj_v = finite_or_none(p_adj)
-        entries.append(PairRow(systems[i], systems[j], r, p_adj_v, is_significant(p_adj_v, alpha)))
+        entries.append(PairRow(a=systems[i], b=systems[j], test=r, pvalue_adjusted=p_adj_v,
+                               significant=is_significant(p_adj_v, alpha)))
     return tuple(entries)
 
 

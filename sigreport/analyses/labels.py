@@ -97,16 +97,18 @@ def classification_analysis(spec: LabelParams, preds: Predictions, group: Predic
         mcc = matthews_corrcoef(group.gold, group.pred[:, j], len(group.labels), 1 - level, cls.resamples,
                                 derived_seed(spec.seed, f"{node_id}/mcc/{system}"))
         metrics = dict(r.metrics)
-        metrics["mcc"] = MetricValue(mcc.value, mcc.ci_low, mcc.ci_high)  # after the others: a new key, appended
-        systems.append(SystemClassification(system, r.n, ConfusionMatrix(r.labels, _matrix(r.matrix)), metrics))
+        metrics["mcc"] = MetricValue(value=mcc.value, ci_low=mcc.ci_low, ci_high=mcc.ci_high)  # a new key, appended
+        systems.append(SystemClassification(system=system, n=r.n, metrics=metrics, confusion_matrix=ConfusionMatrix(
+            labels=r.labels, matrix=_matrix(r.matrix))))
         warnings += [f"{system}: {w}" for w in r.warnings + mcc.warnings]
     if group.dropped_items:
         warnings.append(f"{group.dropped_items} item(s) dropped because some system lacks them "
                         "(data.missing: drop_items)")
-    return ClassificationRecord(node_id, CLASSIFICATION, CLASSIFICATION, group.corpus, group.labels,
-                                  positive, float(cls.beta), f_name(cls.beta), float(level),
-                                  "bootstrap_percentile", int(cls.resamples), len(group.items),
-                                  group.dropped_items, tuple(systems), tuple(warnings))
+    return ClassificationRecord(id=node_id, kind=CLASSIFICATION, metric=CLASSIFICATION, corpus=group.corpus,
+                                labels=group.labels, positive_label=positive, beta=float(cls.beta),
+                                f_name=f_name(cls.beta), ci_level=float(level), ci_method="bootstrap_percentile",
+                                n_resamples=int(cls.resamples), n_items=len(group.items),
+                                dropped_items=group.dropped_items, systems=tuple(systems), warnings=tuple(warnings))
 
 
 def label_pairs(systems: tuple[str, ...], spec: LabelParams) -> list[tuple[int, int]]:
@@ -137,17 +139,21 @@ def mcnemar_analysis(spec: LabelParams, preds: Predictions | Outcomes, group: Pr
     for (i, j), r, p_adj, u, q_ij in zip(pairs, results, adjusted, plain, q):
         p_adj_v = finite_or_none(p_adj)
         entries.append(McNemarPair(
-            preds.systems[i], preds.systems[j], n, r.n00, r.n01, r.n10, r.n11, finite_or_none(acc[i]),
-            finite_or_none(acc[j]), r.statistic, r.df, r.pvalue, p_adj_v, r.exact, r.continuity_correction,
-            is_significant(p_adj_v, spec.alpha), r.critical_value, r.reason, r.warnings,
-            u.statistic, u.pvalue, finite_or_none(q_ij) if q_ij is not None else None))
+            a=preds.systems[i], b=preds.systems[j], n=n, n00=r.n00, n01=r.n01, n10=r.n10, n11=r.n11,
+            accuracy_a=finite_or_none(acc[i]), accuracy_b=finite_or_none(acc[j]), statistic=r.statistic, df=r.df,
+            pvalue=r.pvalue, pvalue_adjusted=p_adj_v, exact=r.exact, continuity_correction=r.continuity_correction,
+            significant=is_significant(p_adj_v, spec.alpha), critical_value=r.critical_value, reason=r.reason,
+            warnings=r.warnings, statistic_uncorrected=u.statistic, pvalue_uncorrected=u.pvalue,
+            cochran_q=finite_or_none(q_ij) if q_ij is not None else None))
     warnings = []
     if n == 0:
         warnings.append("There are no items on this corpus, so no test can be computed.")
-    return McNemarRecord(node_id, "mcnemar", metric, group.corpus, cls.mcnemar, spec.tests.comparisons,
-                           spec.tests.correction, spec.tests.family, len(entries), spec.alpha,
-                           "cochran_q" if omnibus is not None else None,
-                           omnibus.significant if omnibus is not None else None, tuple(entries), tuple(warnings))
+    return McNemarRecord(id=node_id, kind="mcnemar", metric=metric, corpus=group.corpus, method=cls.mcnemar,
+                         comparisons=spec.tests.comparisons, correction=spec.tests.correction,
+                         family=spec.tests.family, family_size=len(entries), alpha=spec.alpha,
+                         after="cochran_q" if omnibus is not None else None,
+                         omnibus_significant=omnibus.significant if omnibus is not None else None,
+                         pairs=tuple(entries), warnings=tuple(warnings))
 
 
 def cochran_analysis(spec: LabelParams, preds: Predictions | Outcomes, group: PredictionGroup | OutcomeGroup,
@@ -155,9 +161,10 @@ def cochran_analysis(spec: LabelParams, preds: Predictions | Outcomes, group: Pr
     correct = group.correct()
     r = contingency.cochran_q(correct)
     acc = correct.mean(axis=0) if correct.shape[0] else np.full(correct.shape[1], np.nan)
-    return CochranQRecord(node_id, "cochran_q", metric, group.corpus, r.n, r.k,
-                            {s: finite_or_none(a) for s, a in zip(preds.systems, acc)}, r.statistic, r.df, r.pvalue,
-                            is_significant(r.pvalue, spec.alpha), spec.alpha, r.warnings)
+    return CochranQRecord(id=node_id, kind="cochran_q", metric=metric, corpus=group.corpus, n=r.n, k=r.k,
+                          accuracy={s: finite_or_none(a) for s, a in zip(preds.systems, acc)}, statistic=r.statistic,
+                          df=r.df, pvalue=r.pvalue, significant=is_significant(r.pvalue, spec.alpha),
+                          alpha=spec.alpha, warnings=r.warnings)
 
 
 # -------------------------------------------------------------------------------------------- agreement
@@ -179,27 +186,35 @@ def default_measures(aspec: AgreementSpec, n_annotators: int) -> list[str]:
 def _pair_of(r: agr.AgreementResult, matrix: np.ndarray | None) -> AgreementPair:
     null = agr.cohen_kappa_null_test(matrix, WEIGHTS[r.measure]) if matrix is not None and r.measure in WEIGHTS \
         else None
-    return AgreementPair(r.annotators[0], r.annotators[1], r.value, r.observed_agreement, r.expected_agreement,
-                         r.se, r.ci_low, r.ci_high, r.bootstrap_ci_low, r.bootstrap_ci_high, r.interpretation,
-                         r.n_items, None if matrix is None else _matrix(matrix), r.warnings,
-                         *((null.se_null, null.statistic, null.pvalue) if null is not None else ()))
+    return AgreementPair(a=r.annotators[0], b=r.annotators[1], value=r.value, observed_agreement=r.observed_agreement,
+                         expected_agreement=r.expected_agreement, se=r.se, ci_low=r.ci_low, ci_high=r.ci_high,
+                         bootstrap_ci_low=r.bootstrap_ci_low, bootstrap_ci_high=r.bootstrap_ci_high,
+                         interpretation=r.interpretation, n_items=r.n_items,
+                         matrix=None if matrix is None else _matrix(matrix), warnings=r.warnings,
+                         se_null=null.se_null if null is not None else None,
+                         z_null=null.statistic if null is not None else None,
+                         pvalue_null=null.pvalue if null is not None else None)
 
 
-def _analysis(node_id: str, corpus: str | None, source: str, measure: str, labels: tuple[str, ...],
+def _analysis(*, node_id: str, corpus: str | None, source: str, measure: str, labels: tuple[str, ...],
               annotators: tuple[str, ...], r: agr.AgreementResult | None, n_resamples: int, level: str,
               value_kind: str = "coefficient", matrix: np.ndarray | None = None,
               pairs: tuple[AgreementPair, ...] = (), value: float | None = None, n_items: int = 0,
               warnings: tuple[str, ...] = (), ci_level: float = 0.95) -> AgreementRecord:
+    common = dict(id=node_id, kind=AGREEMENT, metric=AGREEMENT, corpus=corpus, source=source, measure=measure,
+                  labels=labels, annotators=annotators, value_kind=value_kind, n_resamples=n_resamples, pairs=pairs)
     if r is not None:
         return AgreementRecord(
-            node_id, AGREEMENT, AGREEMENT, corpus, source, measure, r.level, labels, annotators, r.value, value_kind,
-            r.observed_agreement, r.expected_agreement, r.se, r.se_null, r.ci_low, r.ci_high, r.ci_level,
-            r.ci_method, r.bootstrap_ci_low, r.bootstrap_ci_high, r.interpretation, r.n_items, n_resamples,
-            None if matrix is None else _matrix(matrix), pairs, tuple(warnings) + tuple(r.warnings))
+            **common, level=r.level, value=r.value, observed_agreement=r.observed_agreement,
+            expected_agreement=r.expected_agreement, se=r.se, se_null=r.se_null, ci_low=r.ci_low, ci_high=r.ci_high,
+            ci_level=r.ci_level, ci_method=r.ci_method, bootstrap_ci_low=r.bootstrap_ci_low,
+            bootstrap_ci_high=r.bootstrap_ci_high, interpretation=r.interpretation, n_items=r.n_items,
+            matrix=None if matrix is None else _matrix(matrix), warnings=tuple(warnings) + tuple(r.warnings))
     return AgreementRecord(
-        node_id, AGREEMENT, AGREEMENT, corpus, source, measure, level, labels, annotators, value, value_kind,
-        None, None, None, None, None, None, ci_level, "none", None, None, agr.landis_koch(value), n_items,
-        n_resamples, None, pairs, tuple(warnings))
+        **common, level=level, value=value, observed_agreement=None, expected_agreement=None, se=None, se_null=None,
+        ci_low=None, ci_high=None, ci_level=ci_level, ci_method="none", bootstrap_ci_low=None,
+        bootstrap_ci_high=None, interpretation=agr.landis_koch(value), n_items=n_items, matrix=None,
+        warnings=tuple(warnings))
 
 
 def _measure_level(measure: str, aspec: AgreementSpec) -> str:
@@ -231,12 +246,14 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
     m = x.shape[1]
     names = group.annotators
     level = _measure_level(measure, aspec)
+    common = dict(node_id=node_id, corpus=group.corpus, source="annotations", measure=measure, labels=ann.labels,
+                  n_resamples=aspec.resamples, level=level)  # every annotation measure's record shares these
     if m < 2:
         who = f"only {names[0]} rated" if m == 1 else "nobody rated"
         where = f"corpus {group.corpus!r}" if group.corpus is not None else "these items"
-        return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, None, aspec.resamples,
-                         level, warnings=(f"{who[0].upper() + who[1:]} items of {where}, so there is no agreement to "
-                                          "measure (two or more annotators are needed).",), ci_level=spec.ci_level)
+        return _analysis(**common, annotators=names, r=None,
+                         warnings=(f"{who[0].upper() + who[1:]} items of {where}, so there is no agreement to "
+                                   "measure (two or more annotators are needed).",), ci_level=spec.ci_level)
     if measure in WEIGHTS:
         weights = WEIGHTS[measure]
         if m == 2:
@@ -244,8 +261,7 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
                                 seed, ann.labels)
             matrix = agr.agreement_matrix(x[:, 0], x[:, 1], k)
             null = agr.cohen_kappa_null_test(matrix, weights)
-            rec = _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, r, aspec.resamples,
-                            level, matrix=matrix)
+            rec = _analysis(**common, annotators=names, r=r, matrix=matrix)
             return dataclasses.replace(rec, se_null=rec.se_null if rec.se_null is not None else null.se_null,
                                        z_null=null.statistic, pvalue_null=null.pvalue)
         results = agr.pairwise_kappa_matrix(x, k, weights, names, alpha_ci, aspec.resamples, seed, ann.labels)
@@ -254,13 +270,11 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
         what = "kappas" if weights is None else f"{weights} weighted kappas"
         value, warnings = _light(pairs, what)
         n_items = int(np.sum((x >= 0).sum(axis=1) >= 2))
-        return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, names, None, aspec.resamples,
-                         level, "mean_of_pairs", pairs=pairs, value=value, n_items=n_items,
-                         warnings=tuple(warnings), ci_level=spec.ci_level)
+        return _analysis(**common, annotators=names, r=None, value_kind="mean_of_pairs", pairs=pairs, value=value,
+                         n_items=n_items, warnings=tuple(warnings), ci_level=spec.ci_level)
     if measure == "fleiss_kappa":
         r = agr.fleiss_kappa(x, k, names, alpha_ci, aspec.resamples, seed, ann.labels)
-        return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, r.annotators, r,
-                         aspec.resamples, level)
+        return _analysis(**common, annotators=r.annotators, r=r)
     if measure == "krippendorff_alpha":
         if aspec.level == "interval" and ann.values is not None:
             vals = np.asarray(ann.values, dtype=float)
@@ -271,8 +285,7 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
             ratings = np.where(x >= 0, x, np.nan).astype(float)
             r = agr.krippendorff_alpha(ratings, aspec.level, n_labels=k, annotators=names, alpha_ci=alpha_ci,
                                        n_resamples=aspec.resamples, seed=seed)
-        return _analysis(node_id, group.corpus, "annotations", measure, ann.labels, r.annotators, r,
-                         aspec.resamples, level)
+        return _analysis(**common, annotators=r.annotators, r=r)
     raise ValueError(f"unknown agreement measure {measure!r}")
 
 
@@ -291,8 +304,9 @@ def systems_vs_gold_analysis(spec: LabelParams, preds: Predictions, group: Predi
         r = agr.cohen_kappa(pred, gold, k, WEIGHTS[measure], (system, "gold"), 1 - spec.ci_level,
                             aspec.resamples, rng, labels)
         pairs.append(_pair_of(r, agr.agreement_matrix(pred, gold, k)))
-    return _analysis(node_id, group.corpus, "systems_vs_gold", measure, labels, ("gold",) + preds.systems, None,
-                     aspec.resamples, _measure_level(measure, aspec), "per_pair", pairs=tuple(pairs),
+    return _analysis(node_id=node_id, corpus=group.corpus, source="systems_vs_gold", measure=measure, labels=labels,
+                     annotators=("gold",) + preds.systems, r=None, n_resamples=aspec.resamples,
+                     level=_measure_level(measure, aspec), value_kind="per_pair", pairs=tuple(pairs),
                      n_items=len(group.items), ci_level=spec.ci_level)
 
 

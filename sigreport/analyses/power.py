@@ -28,6 +28,7 @@ import numpy as np
 
 from sigreport.analyses.common import derived_seed
 from sigreport.data import Dataset
+from sigreport.results.records import DetectableDifference
 from sigreport.spec import TestsSpec
 from sigreport.stats import power
 
@@ -58,10 +59,16 @@ def closed_form(sd: float | None, n: int, level: float, target: float, alternati
     dz = _dz(n, level, target, alternative) if n >= 2 else None
     if dz is None or sd is None or not math.isfinite(sd) or sd <= 0:
         why = "fewer than 2 items" if dz is None else "the differences do not vary"
-        return power.MinimumDetectable(None, None, target, level, n, sd, method,
-                                       (f"no minimum detectable difference: {why}",))
+        return power.MinimumDetectable(mde=None, mde_dz=None, power=target, alpha=level, n=n, sd=sd, method=method,
+                                       warnings=(f"no minimum detectable difference: {why}",))
     dz /= math.sqrt(efficiency)
-    return power.MinimumDetectable(dz * sd, dz, target, level, n, sd, method)
+    return power.MinimumDetectable(mde=dz * sd, mde_dz=dz, power=target, alpha=level, n=n, sd=sd, method=method)
+
+
+def detectable(m: power.MinimumDetectable) -> DetectableDifference:
+    """A pair's ``mde`` as results.json holds it (the SD and n it came from are the pair's own fields)."""
+    return DetectableDifference(value=m.mde, dz=m.mde_dz, power=m.power, alpha=m.alpha, method=m.method,
+                                warnings=m.warnings)
 
 
 def with_power(records: tuple[Any, ...], dataset: Dataset, tests: TestsSpec, alpha: float, seed: int
@@ -99,5 +106,5 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
             sd = float(np.std(d, ddof=1)) if d.size >= 2 else None
             mde = closed_form(sd, d.size, level, target, rec.alternative, "noncentral_t_are",
                               EFFICIENCY[rec.method])
-        rows.append(dataclasses.replace(row, power=mde))
+        rows.append(dataclasses.replace(row, mde=detectable(mde)))
     return tuple(rows)

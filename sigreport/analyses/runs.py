@@ -34,10 +34,10 @@ def run_values(block: Block, aggregate: Any) -> list[np.ndarray]:
 def summary(system: str, names: tuple[str, ...], values: np.ndarray) -> RunSummary:
     finite = values[np.isfinite(values)]
     sd = float(finite.std(ddof=1)) if finite.size >= 2 else None
-    return RunSummary(system, names, tuple(finite_or_none(v) for v in values),
-                      finite_or_none(finite.mean()) if finite.size else None, sd,
-                      finite_or_none(finite.min()) if finite.size else None,
-                      finite_or_none(finite.max()) if finite.size else None)
+    return RunSummary(system=system, runs=names, values=tuple(finite_or_none(v) for v in values),
+                      mean=finite_or_none(finite.mean()) if finite.size else None, sd=sd,
+                      min=finite_or_none(finite.min()) if finite.size else None,
+                      max=finite_or_none(finite.max()) if finite.size else None)
 
 
 def runs_block(block: Block, node_id: str, ctx: Any) -> RunsRecord:
@@ -54,8 +54,10 @@ def runs_block(block: Block, node_id: str, ctx: Any) -> RunsRecord:
         warnings.append(f"fewer than 5 runs for {', '.join(few)}: almost stochastic order is unreliable with so few "
                         "scores (Dror et al. 2019 use 5 or more)")
     rows = tuple(_pair(block, node_id, ctx, values, i, j, sign, len(pairs)) for i, j in pairs)
-    return RunsRecord(node_id, "runs", block.metric, block.corpus, block.level, block.stats.shape[0], ctx.ci_level,
-                      t.resamples, float(t.runs.tau), confidence, t.runs.resamples, systems, rows, tuple(warnings))
+    return RunsRecord(id=node_id, kind="runs", metric=block.metric, corpus=block.corpus, level=block.level,
+                      n_items=block.stats.shape[0], ci_level=ctx.ci_level, n_resamples=t.resamples,
+                      tau=float(t.runs.tau), aso_confidence=confidence, aso_resamples=t.runs.resamples,
+                      systems=systems, pairs=rows, warnings=tuple(warnings))
 
 
 def _pair(block: Block, node_id: str, ctx: Any, values: list[np.ndarray], i: int, j: int, sign: float,
@@ -75,9 +77,11 @@ def _pair(block: Block, node_id: str, ctx: Any, values: list[np.ndarray], i: int
         est, lo, hi, se = iv.estimate, iv.ci_low, iv.ci_high, iv.se
     if min(va.size, vb.size) < MIN_RUNS:
         warnings.append(f"fewer than {MIN_RUNS} runs: no almost stochastic order")
-        return RunPair(a, b, est, lo, hi, se, None, None, None, "undecided", tuple(warnings))
+        return RunPair(a=a, b=b, estimate=est, ci_low=lo, ci_high=hi, se=se, eps_min_ab=None, eps_min_ba=None,
+                       violation_ratio=None, decision="undecided", warnings=tuple(warnings))
     seed = derived_seed(ctx.seed, f"{node_id}/aso/{a}/{b}")
     ab, ba = run_stats.aso_both_ways(sign * va, sign * vb, ctx.ci_level, family, t.runs.resamples, seed)
     tau = float(t.runs.tau)
     decision = "a_better" if ab.eps_min < tau else "b_better" if ba.eps_min < tau else "undecided"
-    return RunPair(a, b, est, lo, hi, se, ab.eps_min, ba.eps_min, ab.violation_ratio, decision, tuple(warnings))
+    return RunPair(a=a, b=b, estimate=est, ci_low=lo, ci_high=hi, se=se, eps_min_ab=ab.eps_min, eps_min_ba=ba.eps_min,
+                   violation_ratio=ab.violation_ratio, decision=decision, warnings=tuple(warnings))

@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 
 from sigreport.analyses.common import (SHARED_RESAMPLES, analysis_id, derived_seed, family_entries, pinned,
-                                       resample_seed, selection_dict, system_pairs)
+                                       resample_seed, choice_of, system_pairs)
 from sigreport.analyses.runs import runs_block
 from sigreport.data import Block
 from sigreport.plan import Node
-from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, FriedmanRecord, PairRow,
-                                       PairwiseRecord, PosthocRecord, PosthocRow, RMAnovaRecord, SystemSummary)
+from sigreport.results.records import (AutomaticChoice, BayesianPair, BayesianRecord, DescriptivesRecord,
+                                       FriedmanRecord, ModelChoice, PairRow, PairwiseRecord, PosthocRecord, PosthocRow,
+                                       RMAnovaRecord, SystemSummary)
 from sigreport.spec import MetricSpec, Spec, TestsSpec
 from sigreport.stats import bayes, cv, omnibus, pairwise, posthoc, rank, resampling, select
 from sigreport.stats.differences import describe_differences_many
@@ -75,18 +76,21 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
         metric_fn = ctx.aggregate
         res = resampled(block, metric_fn, [], "bootstrap", ctx, ci_level=ctx.ci_level)
         for system, (value, lo, hi) in zip(block.systems, res.system_ci):
-            rows.append(SystemSummary(system, block.stats.shape[0], value, None, None, lo, hi, ()))
+            rows.append(SystemSummary(system=system, n=block.stats.shape[0], mean=value, sd=None, median=None,
+                                      ci_low=lo, ci_high=hi, warnings=()))
         warnings += list(res.warnings)
         warnings.append(f"corpus-level metric ({ctx.metric.aggregate}): the value is computed from summed per-item "
                         f"statistics; the CI is a percentile bootstrap over items (B = {ctx.tests.resamples})")
     else:
         for system, d in zip(block.systems, pairwise.describe_columns(block.scores, ctx.ci_level)):
-            rows.append(SystemSummary(system, d.n, d.mean, d.sd, d.median, d.ci_low, d.ci_high, d.warnings))
+            rows.append(SystemSummary(system=system, n=d.n, mean=d.mean, sd=d.sd, median=d.median, ci_low=d.ci_low,
+                                      ci_high=d.ci_high, warnings=d.warnings))
     if block.dropped_items:
         warnings.append(f"{block.dropped_items} item(s) dropped because some system lacks them (data.missing: drop_items)")
-    return DescriptivesRecord(node_id, "descriptives", block.metric, block.corpus, block.level, ctx.ci_level,
-                                block.stats.shape[0], block.dropped_items, ctx.metric.aggregate, tuple(rows),
-                                tuple(warnings))
+    return DescriptivesRecord(id=node_id, kind="descriptives", metric=block.metric, corpus=block.corpus,
+                              level=block.level, ci_level=ctx.ci_level, n_items=block.stats.shape[0],
+                              dropped_items=block.dropped_items, aggregate=ctx.metric.aggregate, systems=tuple(rows),
+                              warnings=tuple(warnings))
 
 
 def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Context,
@@ -187,9 +191,17 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
     warnings += w
     entries = with_differences(family_entries(block.systems, pairs, results, t.correction, ctx.alpha), block, pairs,
                                method, ctx, diffs)
-    return PairwiseRecord(node_id, "pairwise", block.metric, block.corpus, block.level, method, t.alternative,
-                            t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ctx.ci_level, entries, sel,
-                            tuple(warnings))
+    return family_record(node_id, "pairwise", block, method, ctx, entries, sel, tuple(warnings))
+
+
+def family_record(node_id: str, kind: str, block: Block, method: str, ctx: Context, entries: tuple[PairRow, ...],
+                  selection: AutomaticChoice | None, warnings: tuple[str, ...]) -> PairwiseRecord:
+    """A pairwise family's record (kind 'pairwise', 'cv' or 'posthoc'): the block, the tests' options, its rows."""
+    t = ctx.tests
+    return PairwiseRecord(id=node_id, kind=kind, metric=block.metric, corpus=block.corpus, level=block.level,
+                          method=method, alternative=t.alternative, comparisons=t.comparisons,
+                          correction=t.correction, family=t.family, family_size=len(entries), alpha=ctx.alpha,
+                          ci_level=ctx.ci_level, pairs=entries, selection=selection, warnings=warnings)
 
 
 def differences_of(block: Block, pairs: list[tuple[int, int]], ctx: Context
@@ -262,15 +274,14 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseR
         else:
             r = cv.resampled_t(a, b, t.alternative, ctx.alpha, ctx.ci_level)
         results.append(r)
-    as_pairs = [PairedTestResult(r.method, int(r.n_folds * r.n_repeats), r.statistic,
-                                 r.df if r.df is not None else None, r.pvalue, r.alternative, r.estimate, r.ci_low,
-                                 r.ci_high, r.ci_level, r.critical_value, None, r.warnings,
-                                 {"df1": r.df1, "df2": r.df2, "n_folds": r.n_folds, "n_repeats": r.n_repeats})
+    as_pairs = [PairedTestResult(method=r.method, n=int(r.n_folds * r.n_repeats), statistic=r.statistic,
+                                 df=r.df if r.df is not None else None, pvalue=r.pvalue, alternative=r.alternative,
+                                 estimate=r.estimate, ci_low=r.ci_low, ci_high=r.ci_high, ci_level=r.ci_level,
+                                 critical_value=r.critical_value, effect_size=None, warnings=r.warnings,
+                                 extra={"df1": r.df1, "df2": r.df2, "n_folds": r.n_folds, "n_repeats": r.n_repeats})
                 for r in results]
     entries = family_entries(block.systems, pairs, as_pairs, t.correction, ctx.alpha)
-    return PairwiseRecord(node_id, "cv", block.metric, block.corpus, block.level, method, t.alternative,
-                          t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ctx.ci_level, entries, None,
-                          tuple(warnings))
+    return family_record(node_id, "cv", block, method, ctx, entries, None, tuple(warnings))
 
 
 def fold_sizes(block: Block, t: Any) -> tuple[float, float] | None:
@@ -285,8 +296,9 @@ def _natural(s: str) -> tuple[int, Any]:
 
 
 def _failed_cv(method: str, alternative: str, why: str, ci_level: float) -> Any:
-    return cv.CVTestResult(method, None, None, None, None, None, alternative, None, None, None, ci_level, None, 0, 0,
-                           (why,))
+    return cv.CVTestResult(method=method, statistic=None, df=None, df1=None, df2=None, pvalue=None,
+                           alternative=alternative, estimate=None, ci_low=None, ci_high=None, ci_level=ci_level,
+                           critical_value=None, n_folds=0, n_repeats=0, warnings=(why,))
 
 
 def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | FriedmanRecord:
@@ -299,21 +311,26 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | F
     if method == "friedman":
         f = omnibus.friedman(block.scores, ctx.metric.higher_is_better, t.tie_correction)
         ranks = {s: finite_or_none(r) for s, r in zip(block.systems, f.average_ranks)}
-        return FriedmanRecord(node_id, "omnibus", block.metric, block.corpus, block.level, "friedman", f.n, f.k,
-                                f.statistic, f.df, f.pvalue, f.tie_correction, f.statistic_uncorrected,
-                                f.statistic_tie_corrected, ranks, f.iman_davenport, f.kendall_w,
-                                is_significant(f.pvalue, ctx.alpha), sel,
-                                tuple(warnings) + tuple(f.warnings))
+        return FriedmanRecord(
+            id=node_id, kind="omnibus", metric=block.metric, corpus=block.corpus, level=block.level,
+            method="friedman", n=f.n, k=f.k, statistic=f.statistic, df=f.df, pvalue=f.pvalue,
+            tie_correction=f.tie_correction, statistic_uncorrected=f.statistic_uncorrected,
+            statistic_tie_corrected=f.statistic_tie_corrected, average_ranks=ranks, iman_davenport=f.iman_davenport,
+            kendall_w=f.kendall_w, significant=is_significant(f.pvalue, ctx.alpha), selection=sel,
+            warnings=tuple(warnings) + tuple(f.warnings))
     res = omnibus.rm_anova(block.scores)
     decision = omnibus.apply_sphericity(res, t.sphericity, ctx.alpha, mauchly_p=t.mauchly_p)
     p_corr = finite_or_none(decision.pvalue_corrected)
     detail = res.sphericity_detail
     return RMAnovaRecord(
-        node_id, "omnibus", block.metric, block.corpus, block.level, "rm_anova", res.n, res.k, res.statistic,
-        res.df1, res.df2, res.pvalue, res.sphericity, dict(res.corrections), decision.correction_applied,
-        decision.reason, p_corr, is_significant(p_corr, ctx.alpha), res.effect_size, sel,
-        tuple(warnings) + tuple(res.warnings), res.table, res.generalized_eta_squared, detail.pvalue_second_order,
-        t.mauchly_p, detail.epsilon_hf_uncapped)
+        id=node_id, kind="omnibus", metric=block.metric, corpus=block.corpus, level=block.level, method="rm_anova",
+        n=res.n, k=res.k, statistic=res.statistic, df1=res.df1, df2=res.df2, pvalue=res.pvalue,
+        sphericity=res.sphericity, corrections=dict(res.corrections), correction_applied=decision.correction_applied,
+        correction_reason=decision.reason, pvalue_corrected=p_corr, significant=is_significant(p_corr, ctx.alpha),
+        effect_size=res.effect_size, selection=sel, warnings=tuple(warnings) + tuple(res.warnings), table=res.table,
+        generalized_eta_squared=res.generalized_eta_squared,
+        mauchly_pvalue_second_order=detail.pvalue_second_order, mauchly_p=t.mauchly_p,
+        epsilon_hf_uncapped=detail.epsilon_hf_uncapped)
 
 
 def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) -> PosthocRecord | PairwiseRecord | None:
@@ -330,7 +347,7 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
     sel = None
     if method == "auto":
         chosen = select.posthoc_for(om.method, t.comparisons if baseline else "all_pairs", correction=t.correction)
-        method, sel = chosen.method, selection_dict(chosen)
+        method, sel = chosen.method, choice_of(chosen)
     if method == "paired" and pw is not None and pw.method == "paired_t":
         return None
     if method == "paired":
@@ -338,9 +355,7 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
         results = [pairwise.paired_t(block.scores[:, i], block.scores[:, j], t.alternative, ctx.alpha, ctx.ci_level)
                    for i, j in pairs]
         entries = family_entries(block.systems, pairs, results, t.correction, ctx.alpha)
-        return PairwiseRecord(node_id, "posthoc", block.metric, block.corpus, block.level, "paired_t",
-                              t.alternative, t.comparisons, t.correction, t.family, len(entries), ctx.alpha, ctx.ci_level,
-                              entries, sel, ())
+        return family_record(node_id, "posthoc", block, "paired_t", ctx, entries, sel, ())
     ranks = getattr(om, "average_ranks", None)
     if ranks is None:
         f = omnibus.friedman(block.scores, ctx.metric.higher_is_better, t.tie_correction)
@@ -366,12 +381,15 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
         res = posthoc.bonferroni_dunn(r, n, control, ctx.alpha)
     else:
         res = posthoc.rank_step(r, n, control, method, ctx.alpha)
-    pairs = tuple(PosthocRow(block.systems[p.a], block.systems[p.b], p.statistic, p.rank_difference, p.pvalue,
-                               p.pvalue_adjusted, p.significant) for p in res.pairs)
-    return PosthocRecord(node_id, "posthoc", block.metric, block.corpus, block.level, res.method, om.method,
-                           om.significant, res.critical_difference, res.q_alpha,
-                           None if res.control is None else block.systems[res.control], ctx.alpha, dict(ranks), pairs,
-                           sel, tuple(warnings) + tuple(res.warnings))
+    pairs = tuple(PosthocRow(a=block.systems[p.a], b=block.systems[p.b], statistic=p.statistic,
+                             rank_difference=p.rank_difference, pvalue=p.pvalue, pvalue_adjusted=p.pvalue_adjusted,
+                             significant=p.significant) for p in res.pairs)
+    return PosthocRecord(id=node_id, kind="posthoc", metric=block.metric, corpus=block.corpus, level=block.level,
+                         method=res.method, after=om.method, omnibus_significant=om.significant,
+                         critical_difference=res.critical_difference, q_alpha=res.q_alpha,
+                         control=None if res.control is None else block.systems[res.control], alpha=ctx.alpha,
+                         average_ranks=dict(ranks), pairs=pairs, selection=sel,
+                         warnings=tuple(warnings) + tuple(res.warnings))
 
 
 def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
@@ -406,7 +424,7 @@ def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
         method, rho_v = spec.model, None
         if method == "auto":
             method, why = bayes.choose_model(block.scores, pairs, ctx.decimals)
-            sel = {"method": method, "reason": why, "steps": []}
+            sel = ModelChoice(method=method, reason=why)
         if method == "bayesian_bootstrap":
             results = [bayes.bayesian_bootstrap(x[:, i], x[:, j], rope, seed, spec.samples, spec.level, spec.method)
                        for i, j in pairs]
@@ -419,12 +437,14 @@ def bayesian_block(block: Block, node_id: str, ctx: Context) -> BayesianRecord:
         if method != "correlated_t" else None
     for (i, j), r in zip(pairs, results):
         est = r.estimate if r.estimate is None or ctx.metric.higher_is_better else -r.estimate  # in a - b units
-        rows.append(BayesianPair(block.systems[i], block.systems[j], r.n, est, r.p_a_better, r.p_equivalent, r.p_b_better, r.decision, r.mc_se,
-                                 r.warnings))
-    return BayesianRecord(node_id, "bayesian", block.metric, block.corpus, block.level, method, t.comparisons, rope,
-                          spec.level, spec.samples if posterior == "monte_carlo" else None, posterior,
-                          spec.prior_strength if method == "signed_rank" else None, rho_v, seed, tuple(rows),
-                          tuple(warnings), sel)
+        rows.append(BayesianPair(a=block.systems[i], b=block.systems[j], n=r.n, estimate=est, p_a_better=r.p_a_better,
+                                 p_equivalent=r.p_equivalent, p_b_better=r.p_b_better, decision=r.decision,
+                                 mc_se=r.mc_se, warnings=r.warnings))
+    return BayesianRecord(id=node_id, kind="bayesian", metric=block.metric, corpus=block.corpus, level=block.level,
+                          method=method, comparisons=t.comparisons, rope=rope, decision_level=spec.level,
+                          n_samples=spec.samples if posterior == "monte_carlo" else None, posterior=posterior,
+                          prior_strength=spec.prior_strength if method == "signed_rank" else None, rho=rho_v,
+                          seed=seed, pairs=tuple(rows), warnings=tuple(warnings), selection=sel)
 
 
 def tied_warnings(block: Block, pairs: list[tuple[int, int]], ctx: Context) -> list[str]:

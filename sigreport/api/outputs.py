@@ -14,6 +14,7 @@ from sigreport.api.progress import Progress, phase
 from sigreport.errors import Problem
 from sigreport.execute import Cache
 from sigreport.results import Results, to_json
+from sigreport.spec import Spec
 from sigreport.speed import workers
 
 if TYPE_CHECKING:  # rendering (jinja2, matplotlib) is imported only by builds that render
@@ -22,11 +23,12 @@ if TYPE_CHECKING:  # rendering (jinja2, matplotlib) is imported only by builds t
 FORMAT_ORDER = ("json", "html", "latex", "pdf")
 
 
-def write_report(res: Results, source: str, dest: Path, formats: list[str],
+def write_report(res: Results, spec: Spec, source: str, dest: Path, formats: list[str],
                  templates: str | Path | None = None, notices: list[Problem] | None = None,
                  progress: Progress | None = None, jobs: int = 1, cache: Cache | None = None,
                  figure_workers: workers.Ready | None = None, release: Any = None) -> list[str]:
     """Render every requested format of ``res`` into ``dest`` (a fresh folder). Returns the files written.
+    ``spec``: the spec whose outputs the report follows (:func:`sigreport.api.options.render_options`);
     ``source``: the spec file's name, which the report says it was made from. ``jobs``: worker processes
     that may draw the figures (the build's --jobs; same bytes). ``cache``: the build's cache, whose
     ``figures`` section keeps drawn figures between builds (same bytes); ``figure_workers``: workers forked
@@ -40,7 +42,7 @@ def write_report(res: Results, source: str, dest: Path, formats: list[str],
     if set(formats) <= {"json"}:
         (dest / "results.json").write_text(to_json(res), encoding="utf-8")
         return ["results.json"]  # nothing to render: jinja2 and matplotlib are never imported
-    model = report_model(res, source, formats, jobs, cache, figure_workers, release)
+    model = report_model(res, spec, source, formats, jobs, cache, figure_workers, release)
     written = []
     json_done: workers.Waiting[object] = workers.Waiting(lambda: None)
     try:
@@ -56,17 +58,18 @@ def write_report(res: Results, source: str, dest: Path, formats: list[str],
     return written
 
 
-def report_model(res: Results, source: str, formats: list[str], jobs: int, cache: Cache | None,
+def report_model(res: Results, spec: Spec, source: str, formats: list[str], jobs: int, cache: Cache | None,
                  figure_workers: workers.Ready | None, release: Any) -> ReportModel:
     """The report model of ``res``, its figures drawn (or taken from the cache's ``figures`` section), with the
     release it is named as (see :func:`write_report`)."""
+    from sigreport.api.options import render_options
     from sigreport.render.figure_cache import figure_cache
     from sigreport.render.views import build_report
 
     # figures carry their vector PDF only for LaTeX (HTML and the PDF report embed the SVG)
     with figure_cache(cache.section("figures") if cache is not None else None):
         model = build_report(res, source, figure_pdf="latex" in formats, figure_jobs=jobs,
-                             figure_workers=figure_workers)
+                             figure_workers=figure_workers, options=render_options(spec, formats))
     if release is None:
         return model
     from sigreport.render.model import ReleaseInfo

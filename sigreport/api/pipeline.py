@@ -230,7 +230,7 @@ def write_folder(job: Job, p: Prepared, results: dict[str, Any], warnings: list[
     def fill(tmp: Path) -> list[str]:
         res = collect(p, results)
         keep()
-        written = write_report(res, job.sf.path.name, tmp, formats, job.templates, warnings, job.progress, jobs,
+        written = write_report(res, job.sf.spec, job.sf.path.name, tmp, formats, job.templates, warnings, job.progress, jobs,
                                cache, drawers, context)
         if job.release:
             written += releasing.finish_release(job.release, tmp, job.sf, p.dataset, formats, job.templates)

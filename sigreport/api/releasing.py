@@ -51,7 +51,7 @@ def previous_of(release: releases.ReleasePlan | None, dest: Path, say: store.Say
                           "are not carried over")
         return None
     try:
-        return from_dict(doc)
+        return from_dict(doc, partial=True)  # only its choices are read: an older or partial report still serves
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise document_error(path, "", f"cannot be used as the previous report: {exc}") from None
 
@@ -59,7 +59,7 @@ def previous_of(release: releases.ReleasePlan | None, dest: Path, say: store.Say
 def previous_results(dest: Path) -> Results | None:
     """The results of the report already in ``dest`` (the previous report of a build into it), if readable."""
     try:
-        return from_json((dest / "results.json").read_text(encoding="utf-8"))
+        return from_json((dest / "results.json").read_text(encoding="utf-8"), partial=True)
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
 

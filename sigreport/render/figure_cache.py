@@ -33,15 +33,16 @@ import functools
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Sequence
-from typing import Any, Protocol
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Protocol
 
 from sigreport.render.figures import output
 from sigreport.speed.workers import Waiting
 from sigreport.render.figures import draw_record
 from sigreport.render.figures.output import (FigureOutput, current_settings, current_style, font_families,
                                              start_figures)
-from sigreport.results.records import jsonable
+from sigreport.results.collection import MetricInfo
+from sigreport.results.records import Record, jsonable
 
 KEY_SCHEMA = "sigreport-figures-1"
 
@@ -52,9 +53,9 @@ class FigureStore(Protocol):
 
     version: str
 
-    def get(self, key: str) -> tuple[bool, Any]: ...
+    def get(self, key: str) -> tuple[bool, object]: ...
 
-    def put(self, key: str, value: Any) -> None: ...
+    def put(self, key: str, value: object) -> None: ...
 
 
 _STORE: contextvars.ContextVar[FigureStore | None] = contextvars.ContextVar("sigreport_figure_cache",
@@ -104,14 +105,14 @@ def _environment(families: tuple[str, ...]) -> str:
     return "\n".join(parts)
 
 
-def content_digest(record: Any, metric: Any) -> str:
+def content_digest(record: Record, metric: MetricInfo | None) -> str:
     """sha256 of a record and its metric as canonical JSON (their results.json form, keys sorted)."""
     doc = {"metric": jsonable(metric) if metric is not None else None, "record": jsonable(record)}
     text = json.dumps(doc, sort_keys=True, ensure_ascii=False, default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def figure_key(record: Any, metric: Any, kinds: Sequence[str], pdf: bool, version: str,
+def figure_key(record: Record, metric: MetricInfo | None, kinds: Sequence[str], pdf: bool, version: str,
                digest: str | None = None) -> str:
     """The content key of one record's figures (see the module docstring for what goes in and why), drawn in
     the current figure style (its width, text size and font are part of the key); ``digest``: the record's
@@ -122,11 +123,11 @@ def figure_key(record: Any, metric: Any, kinds: Sequence[str], pdf: bool, versio
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode("utf-8")).hexdigest()
 
 
-def _valid(value: Any) -> bool:
+def _valid(value: object) -> bool:
     return isinstance(value, tuple) and all(isinstance(f, FigureOutput) for f in value)
 
 
-def lookup(store: FigureStore, record: Any, metric: Any, kinds: Sequence[str],
+def lookup(store: FigureStore, record: Record, metric: MetricInfo | None, kinds: Sequence[str],
            pdf: bool) -> tuple[str, tuple[FigureOutput, ...] | None]:
     """The record's key and its stored figures (None when not stored or not to be used).
 
@@ -144,7 +145,7 @@ def lookup(store: FigureStore, record: Any, metric: Any, kinds: Sequence[str],
     return key, None
 
 
-def start_cached(records: Sequence[Any], metrics: Any,
+def start_cached(records: Sequence[Record], metrics: Mapping[str, MetricInfo],
                  kinds: Sequence[Sequence[str]]) -> Waiting[list[tuple[FigureOutput, ...]]]:
     """Begin drawing each record's figures (``kinds[i]``: the figure kinds of record i, part of its key) and
     return the function that waits for the list: from the store set by :func:`figure_cache` where it has
@@ -152,7 +153,7 @@ def start_cached(records: Sequence[Any], metrics: Any,
     settings allow, while the caller works) and stored when waited for. Without a store, all are drawn."""
     store = _STORE.get()
     pdf = current_settings().pdf
-    metric = [metrics.get(r.metric) if getattr(r, "metric", None) else None for r in records]
+    metric = [metrics.get(r.metric) if r.metric else None for r in records]
     fs = current_style()
     items = [(r, m, tuple(k), pdf, fs) for r, m, k in zip(records, metric, kinds)]  # what draw_record draws
     if store is None:

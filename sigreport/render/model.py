@@ -203,7 +203,7 @@ class Rows(Sequence[tuple[Cell, ...]]):
     @overload
     def __getitem__(self, i: slice) -> Sequence[tuple[Cell, ...]]: ...
 
-    def __getitem__(self, i: Any) -> Any:
+    def __getitem__(self, i: int | slice) -> tuple[Cell, ...] | Sequence[tuple[Cell, ...]]:
         return self.made()[i]
 
     def __iter__(self) -> Iterator[tuple[Cell, ...]]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
-from typing import Any
 
+from sigreport import defaults
 from sigreport.render.page_metrics import BOLD, CHAR_WIDTHS, PAGES
 
 PRESETS = tuple(PAGES)
-DEFAULT = "article10"
+DEFAULT = defaults.LATEX_PAGE
 # the figures' default font per preset: the paper's own where matplotlib ships it (Computer Modern as
 # cmr10, Times as STIX), DejaVu behind it for any glyph it lacks
 SERIF = {"article10": "cmr10", "lncs": "cmr10", "acl": "STIXGeneral", "ieee": "STIXGeneral",
@@ -85,13 +85,12 @@ def small_of(fontsize: float) -> float:
     return 9.0 if fontsize < 10.5 else 10.0 if fontsize < 11.5 else 10.95
 
 
-def page_of(value: Any) -> Page:
-    """The page of ``outputs.latex.page``: a preset name, or a mapping / object with ``columnwidth``,
-    ``textwidth`` and ``fontsize`` (duck-typed: the render layer does not import the spec)."""
+def page_of(value: str | Mapping[str, float] | None) -> Page:
+    """The page of ``outputs.latex.page``: a preset name, or a mapping with ``columnwidth``, ``textwidth`` and
+    ``fontsize`` (pt)."""
     if value is None:
         return preset(DEFAULT)
     if isinstance(value, str):
         return preset(value)
-    get = value.get if isinstance(value, Mapping) else lambda k, d=None: getattr(value, k, d)
-    size = float(get("fontsize", 10.0))
-    return Page("custom", float(get("columnwidth")), float(get("textwidth")), size, small_of(size), "STIXGeneral")
+    size = float(value.get("fontsize", 10.0))
+    return Page("custom", float(value["columnwidth"]), float(value["textwidth"]), size, small_of(size), "STIXGeneral")

@@ -10,7 +10,7 @@ from typing import Any
 from sigreport.results.records import Record, jsonable
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class MetricInfo:
     """What a report needs to know about a metric: its name in words, direction, decimals, aggregate."""
 
@@ -22,11 +22,9 @@ class MetricInfo:
 
 @dataclasses.dataclass(frozen=True)
 class Results:
-    """Everything an analysis run found, with the setting it ran in.
-
-    ``spec`` is the validated spec the run came from (``None`` for results read back from
-    results.json, which holds its ``tests`` section): every statistical choice is in it.
-    """
+    """Everything an analysis run found, with the setting it ran in: the same whether the analyses made it
+    or it was read back from results.json (``description`` excepted: results.json does not hold it). The
+    spec's output choices are not here: the renderer takes them as options (:mod:`sigreport.render.options`)."""
 
     title: str
     alpha: float
@@ -40,7 +38,6 @@ class Results:
     sigreport_version: str
     schema_version: int = 1
     description: str | None = None
-    spec: Any = dataclasses.field(default=None, compare=False, repr=False)
 
     def __iter__(self) -> Iterator[Record]:
         return iter(self.records)

@@ -28,9 +28,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Union
 
+from sigreport.results.collection import MetricInfo, Results
 from sigreport.results.names import CORRECTION_NAMES, test_name
+from sigreport.results.records import (BayesianRecord, DescriptivesRecord, FriedmanRecord, PairRow, PairwiseRecord,
+                                       PosthocRecord, PosthocRow, Record, RMAnovaRecord, RunsRecord)
 from sigreport.stats.result import is_significant
 
 __all__ = ["BlockDecisions", "Decisions", "Disagreement", "PairDecision", "RunSpread", "TestRef", "choose_primary",
@@ -38,6 +41,7 @@ __all__ = ["BlockDecisions", "Decisions", "Disagreement", "PairDecision", "RunSp
            "decide_document", "is_significant", "rank_systems", "shown_value"]
 
 FAMILY_KINDS = ("pairwise", "cv", "posthoc")  # records whose pairs are frequentist decisions about systems
+Family = Union[PairwiseRecord, PosthocRecord]  # a record of FAMILY_KINDS
 
 
 def shown_value(value: float, decimals: int) -> float:
@@ -75,7 +79,7 @@ class TestRef:
         return "unadjusted" if self.correction == "none" else f"{CORRECTION_NAMES.get(self.correction, self.correction)}-adjusted"
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PairDecision:
     """The primary test's corrected decision on a pair: ``significant`` (None: not computable), ``better``
     (the system ahead by the test's own direction: the sign of its estimate and the metric's direction, or
@@ -108,7 +112,7 @@ class RunSpread:
     system: str  # the system whose runs spread by ``sd``
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Disagreement:
     """Another test of the same block that decides differently from the primary test.
 
@@ -133,7 +137,7 @@ class Disagreement:
     pairs: tuple[tuple[str, str], ...] = ()
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class BlockDecisions:
     """Everything a summary says about one metric on one corpus (``corpus`` None: across corpora).
 
@@ -161,7 +165,7 @@ class BlockDecisions:
     groups: tuple[tuple[str, ...], ...]
     baseline: str | None
     disagreements: tuple[Disagreement, ...]
-    record: Any = dataclasses.field(default=None, compare=False, repr=False)  # the primary test's record
+    record: Family | None = dataclasses.field(default=None, compare=False, repr=False)  # the primary test's record
     within_runs: tuple[RunSpread, ...] = ()  # pairs closer than the spread between one system's training runs
 
     @property
@@ -211,34 +215,31 @@ class Decisions:
 # ---- building ---------------------------------------------------------------------------------------
 
 
-def _get(obj: Any, key: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, Mapping):
-        return obj.get(key, default)
-    return getattr(obj, key, default)
-
-
-def ref_of(record: Any) -> TestRef:
-    kind, method = record.kind, str(_get(record, "method"))
-    correction = _get(record, "correction") if kind in ("pairwise", "cv") or (kind == "posthoc" and method == "paired_t") \
-        else None
+def ref_of(record: Family | FriedmanRecord | RMAnovaRecord) -> TestRef:
+    kind, method = record.kind, str(record.method)
+    correction = record.correction if isinstance(record, PairwiseRecord) else None
     name = test_name(kind, method)
-    if kind == "posthoc" and _get(record, "after"):
-        name = f"{name} after the {test_name('omnibus', _get(record, 'after'))}"
+    if isinstance(record, PosthocRecord) and record.after:
+        name = f"{name} after the {test_name('omnibus', record.after)}"
     return TestRef(str(record.id), kind, method, name, correction)
 
 
-def choose_primary(records: Sequence[Any]) -> tuple[Any, str]:
+def families_of(records: Iterable[Record]) -> list[Family]:
+    """The records of :data:`FAMILY_KINDS` with at least one pair, in order."""
+    return [r for r in records if r.kind in FAMILY_KINDS and isinstance(r, (PairwiseRecord, PosthocRecord))
+            and r.pairs]
+
+
+def choose_primary(records: Sequence[Record]) -> tuple[Family | None, str]:
     """The record whose decisions a block's summaries follow, and the rule that chose it (module doc)."""
-    fams = [r for r in records if r.kind in FAMILY_KINDS and _get(r, "pairs")]
+    fams = families_of(records)
     cv = [r for r in fams if r.kind == "cv"]
     if cv:
         return cv[0], ("the first cross-validation test of the spec (tests.cv_methods; for 5x2cv Dietterich's t "
                        "before Alpaydin's F)")
     posthoc = [r for r in fams if r.kind == "posthoc"]
     pairwise = [r for r in fams if r.kind == "pairwise"]
-    across = any(_get(r, "level") == "corpora" for r in records)
+    across = any(r.level == "corpora" for r in records)
     if across and posthoc:
         return posthoc[0], "the post-hoc test after the omnibus test, for many data sets (level: corpora; Demšar 2006)"
     if pairwise:
@@ -249,13 +250,14 @@ def choose_primary(records: Sequence[Any]) -> tuple[Any, str]:
     return None, "no pairwise test compared the systems"
 
 
-def better_of(p: Any, ranks: Mapping[str, Any], values: Mapping[str, float | None], higher: bool) -> str | None:
+def better_of(p: PairRow | PosthocRow, ranks: Mapping[str, float | None], values: Mapping[str, float | None],
+              higher: bool) -> str | None:
     """The system ahead in pair ``p`` by the test's own direction: the sign of its estimate of a - b and the
     metric's direction; a rank post-hoc pair by its average ranks (1 = best); else the values."""
-    est = _get(_get(p, "test"), "estimate", _get(p, "estimate"))  # typed row, or one read back from results.json
+    est = p.estimate if isinstance(p, PairRow) else None
     if est is not None and est != 0:
         return p.a if (est > 0) == higher else p.b
-    rd = _get(p, "rank_difference")
+    rd = p.rank_difference if isinstance(p, PosthocRow) else None
     ra, rb = ranks.get(p.a), ranks.get(p.b)
     if ra is not None and rb is not None and ra != rb:
         return p.a if ra < rb else p.b
@@ -267,14 +269,16 @@ def better_of(p: Any, ranks: Mapping[str, Any], values: Mapping[str, float | Non
     return p.a if (va > vb) == higher else p.b
 
 
-def pair_decisions(record: Any, values: Mapping[str, float | None], higher: bool) -> tuple[PairDecision, ...]:
-    ranks = _get(record, "average_ranks") or {}
+def pair_decisions(record: Family, values: Mapping[str, float | None], higher: bool) -> tuple[PairDecision, ...]:
+    ranks = record.average_ranks if isinstance(record, PosthocRecord) else {}
     out = []
     for p in record.pairs:
-        est = _get(_get(p, "test"), "estimate", _get(p, "estimate"))
-        mde = _get(p, "mde")
-        out.append(PairDecision(p.a, p.b, _get(p, "significant"), better_of(p, ranks, values, higher),
-                                _get(p, "pvalue_adjusted"), est, _get(mde, "value"), _get(mde, "power")))
+        est = p.estimate if isinstance(p, PairRow) else None
+        mde = p.mde if isinstance(p, PairRow) else None
+        out.append(PairDecision(a=p.a, b=p.b, significant=p.significant, better=better_of(p, ranks, values, higher),
+                                pvalue_adjusted=p.pvalue_adjusted, estimate=est,
+                                mde=mde.value if mde is not None else None,
+                                mde_power=mde.power if mde is not None else None))
     return tuple(out)
 
 
@@ -311,34 +315,40 @@ def groups_of(order: Sequence[str], pairs: Sequence[PairDecision], undecided: fr
                  if not any(a <= i and j <= b and (a, b) != (i, j) for a, b in runs))
 
 
-def baseline_of(record: Any, spec_baseline: str | None) -> str | None:
+def baseline_of(record: Family | None, spec_baseline: str | None) -> str | None:
     """The system every pair of the primary family is against (vs_baseline: the spec's baseline, else the
     second system of the pairs), or a post-hoc test's control; None for all pairs."""
     if record is None or not record.pairs:
         return None
-    if _get(record, "comparisons") == "vs_baseline":
+    if isinstance(record, PairwiseRecord) and record.comparisons == "vs_baseline":
         common = set.intersection(*({p.a, p.b} for p in record.pairs))
         if not common:
             return None
         return str(spec_baseline if spec_baseline in common else record.pairs[0].b if record.pairs[0].b in common
                    else sorted(common)[0])
-    if record.kind == "posthoc" and _get(record, "control"):
+    if isinstance(record, PosthocRecord) and record.control:
         return str(record.control)
     return None
 
 
-def decide(results: Any) -> Decisions:
-    """The decisions of every (metric, corpus) that has descriptives, from ``results`` (a
-    :class:`~sigreport.results.Results`, typed or read back from results.json)."""
-    by_block: dict[tuple[Any, Any], list[Any]] = {}
-    for r in results.records:
+def decide(results: Results, baseline: str | None = None) -> Decisions:
+    """The decisions of every (metric, corpus) that has descriptives, from ``results`` (built by the analyses or
+    read back from results.json); ``baseline``: the spec's, when known (results.json does not hold it), to name
+    the reference system of a family compared against the baseline."""
+    return decide_records(results.records, results.metrics, baseline)
+
+
+def decide_records(records: Sequence[Record], metrics: Mapping[str, MetricInfo],
+                   baseline: str | None = None) -> Decisions:
+    """:func:`decide` on records and their metrics."""
+    by_block: dict[tuple[str | None, str | None], list[Record]] = {}
+    for r in records:
         by_block.setdefault((r.metric, r.corpus), []).append(r)
-    spec_baseline = _get(_get(results, "spec"), "baseline")
     out = []
-    for r in results.records:
-        info = results.metrics.get(r.metric) if r.kind == "descriptives" else None
+    for r in records:
+        info = metrics.get(r.metric) if isinstance(r, DescriptivesRecord) else None
         if info is not None:
-            out.append(block_decisions(r, by_block[(r.metric, r.corpus)], info, spec_baseline))
+            out.append(block_decisions(r, by_block[(r.metric, r.corpus)], info, baseline))  # type: ignore[arg-type]
     return Decisions(tuple(out))
 
 
@@ -359,10 +369,9 @@ def decide_document(doc: Mapping[str, Any]) -> Decisions:
     may meet hand-made or partial ones): analyses without an id or kind, and pairs without both systems, are
     left out; a metric's missing label, direction or decimals default to its name, higher is better and
     :data:`DEFAULT_DECIMALS`."""
-    from types import SimpleNamespace
+    from sigreport.results.reading import Reader
 
-    from sigreport.results.io import load_record
-
+    reader = Reader(partial=True)
     records = []
     for a in doc.get("analyses") or []:
         if not isinstance(a, dict) or "id" not in a or "kind" not in a:
@@ -375,20 +384,23 @@ def decide_document(doc: Mapping[str, Any]) -> Decisions:
             a["systems"] = [r for r in a.get("systems") or [] if isinstance(r, dict) and "system" in r]
             a["systems"] = [{**r, "mean": r["mean"] if isinstance(r.get("mean"), (int, float))
                              and not isinstance(r.get("mean"), bool) else None} for r in a["systems"]]
-        records.append(load_record(a))
+        record = reader.record(a, "")
+        if record is not None:
+            records.append(record)
     given = doc.get("metrics") if isinstance(doc.get("metrics"), dict) else {}
     metrics = {}
     for m in dict.fromkeys(r.metric for r in records if r.kind == "descriptives"):
         info = given.get(m) if isinstance(given.get(m), dict) else {}
-        metrics[m] = SimpleNamespace(label=info.get("label", m), higher_is_better=bool(info.get("higher_is_better", True)),
-                                     decimals=int(info.get("decimals", DEFAULT_DECIMALS)))
-    return decide(SimpleNamespace(records=tuple(records), metrics=metrics, spec=None))
+        metrics[str(m)] = MetricInfo(label=info.get("label", m), higher_is_better=bool(info.get("higher_is_better", True)),
+                                     decimals=int(info.get("decimals", DEFAULT_DECIMALS)),
+                                     aggregate=str(info.get("aggregate", "")))
+    return decide_records(records, metrics)
 
 
-def block_decisions(desc: Any, records: Sequence[Any], info: Any, spec_baseline: str | None = None
-                    ) -> BlockDecisions:
+def block_decisions(desc: DescriptivesRecord, records: Sequence[Record], info: MetricInfo,
+                    spec_baseline: str | None = None) -> BlockDecisions:
     higher, decimals = bool(info.higher_is_better), int(info.decimals)
-    values = {s.system: _get(s, "mean") for s in desc.systems}
+    values = {s.system: s.mean for s in desc.systems}
     tiers = rank_systems(values, higher, decimals)
     record, reason = choose_primary(records)
     primary = ref_of(record) if record is not None else None
@@ -396,19 +408,21 @@ def block_decisions(desc: Any, records: Sequence[Any], info: Any, spec_baseline:
     beats, undecided = beats_of(pairs)
     order = tuple(s for t in tiers for s in t)
     found = disagreements(record, primary, pairs, records, values, higher) if primary is not None else ()
-    runs = next((r for r in records if r.kind == "runs"), None)
-    return BlockDecisions(desc.metric, desc.corpus, _get(desc, "level"), info.label, higher, decimals, values, tiers,
-                          primary, reason, pairs, beats, undecided, groups_of(order, pairs, undecided),
-                          baseline_of(record, spec_baseline), found, record,
-                          within_run_spread(runs) if runs is not None else ())
+    runs = next((r for r in records if isinstance(r, RunsRecord)), None)
+    return BlockDecisions(metric=desc.metric, corpus=desc.corpus, level=desc.level, label=info.label,
+                          higher_is_better=higher, decimals=decimals, values=values, tiers=tiers, primary=primary,
+                          reason=reason, pairs=pairs, beats=beats, undecided=undecided,
+                          groups=groups_of(order, pairs, undecided), baseline=baseline_of(record, spec_baseline),
+                          disagreements=found, record=record,
+                          within_runs=within_run_spread(runs) if runs is not None else ())
 
 
-def within_run_spread(runs: Any) -> tuple[RunSpread, ...]:
+def within_run_spread(runs: RunsRecord) -> tuple[RunSpread, ...]:
     """The pairs of a runs record whose difference is smaller than the spread of one system's runs."""
-    sd = {s.system: _get(s, "sd") for s in runs.systems}
+    sd = {s.system: s.sd for s in runs.systems}
     out = []
     for p in runs.pairs:
-        est = _get(p, "estimate")
+        est = p.estimate
         spreads = [(sd[x], x) for x in (p.a, p.b) if sd.get(x) is not None]
         if est is None or not spreads:
             continue
@@ -425,22 +439,22 @@ def _by_pair(pairs: Iterable[PairDecision]) -> dict[frozenset[str], PairDecision
     return {frozenset((p.a, p.b)): p for p in pairs}
 
 
-def disagreements(record: Any, primary: TestRef, pairs: tuple[PairDecision, ...], records: Sequence[Any],
+def disagreements(record: Family, primary: TestRef, pairs: tuple[PairDecision, ...], records: Sequence[Record],
                   values: Mapping[str, float | None], higher: bool) -> tuple[Disagreement, ...]:
     """Every other test of the block that decides differently from the primary one (module doc)."""
     mine = _by_pair(pairs)
     out: list[Disagreement] = []
-    others = [r for r in records if r is not record and r.kind in FAMILY_KINDS and _get(r, "pairs")]
-    for other in others:
+    fams = families_of(records)
+    for other in (r for r in fams if r is not record):
         out += family_disagreements(primary, mine, ref_of(other), pair_decisions(other, values, higher))
-    for bayes in (r for r in records if r.kind == "bayesian"):
+    for bayes in (r for r in records if isinstance(r, BayesianRecord)):
         out += bayesian_disagreements(primary, mine, bayes)
-    for runs in (r for r in records if r.kind == "runs"):
+    for runs in (r for r in records if isinstance(r, RunsRecord)):
         out += runs_disagreements(primary, mine, runs)
-    posthoc = next((r for r in records if r.kind == "posthoc" and _get(r, "pairs")), None)
+    posthoc = next((r for r in fams if r.kind == "posthoc"), None)
     family = (posthoc, pair_decisions(posthoc, values, higher)) if posthoc is not None and posthoc is not record \
         else (record, pairs)
-    for omnibus in (r for r in records if r.kind == "omnibus"):
+    for omnibus in (r for r in records if isinstance(r, (FriedmanRecord, RMAnovaRecord))):
         found = omnibus_disagreement(ref_of(family[0]), family[1], omnibus)
         out += [found] if found is not None else []
     return tuple(out)
@@ -457,35 +471,36 @@ def family_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairDec
             continue
         if p.significant != q.significant or (p.significant and p.better != q.better):
             says = {True: "different", False: "not different"}
-            out.append(Disagreement("test", primary, other, p.a, p.b, says[p.significant], says[q.significant],
-                                    p.pvalue_adjusted, q.pvalue_adjusted))
+            out.append(Disagreement(kind="test", primary=primary, other=other, a=p.a, b=p.b,
+                                    primary_says=says[p.significant], other_says=says[q.significant],
+                                    primary_value=p.pvalue_adjusted, other_value=q.pvalue_adjusted))
     return out
 
 
 def bayesian_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairDecision],
-                           record: Any) -> list[Disagreement]:
+                           record: BayesianRecord) -> list[Disagreement]:
     """Bayesian decisions that contradict the primary test's: practically equivalent where the test finds a
     difference; practically better where it finds none, or the other system significantly better."""
-    method = str(_get(record, "method"))
+    method = str(record.method)
     ref = TestRef(str(record.id), "bayesian", method, test_name("bayesian", method))
     out = []
     for q in record.pairs:
         p = mine.get(frozenset((q.a, q.b)))
-        decision = _get(q, "decision")
+        decision = q.decision
         if p is None or p.significant is None or decision not in ("a_better", "b_better", "equivalent"):
             continue
         ahead = q.a if decision == "a_better" else q.b if decision == "b_better" else None
         clash = (decision == "equivalent" and p.significant) or (
             ahead is not None and (not p.significant or p.better != ahead))
         if clash:
-            prob = {"a_better": _get(q, "p_a_better"), "b_better": _get(q, "p_b_better"),
-                    "equivalent": _get(q, "p_equivalent")}[decision]
-            out.append(Disagreement("bayesian", primary, ref, q.a, q.b, "different" if p.significant else
-                                    "not different", decision, p.pvalue_adjusted, prob))
+            prob = {"a_better": q.p_a_better, "b_better": q.p_b_better, "equivalent": q.p_equivalent}[decision]
+            out.append(Disagreement(kind="bayesian", primary=primary, other=ref, a=q.a, b=q.b,
+                                    primary_says="different" if p.significant else "not different",
+                                    other_says=decision, primary_value=p.pvalue_adjusted, other_value=prob))
     return out
 
 
-def runs_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairDecision], record: Any
+def runs_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairDecision], record: RunsRecord
                        ) -> list[Disagreement]:
     """Almost stochastic order over the runs against the primary test over items: it finds one system better
     where the test finds no difference (or the other one better), or it finds neither better where the test
@@ -494,24 +509,26 @@ def runs_disagreements(primary: TestRef, mine: Mapping[frozenset[str], PairDecis
     out = []
     for q in record.pairs:
         p = mine.get(frozenset((q.a, q.b)))
-        decision = _get(q, "decision")
-        if p is None or p.significant is None or decision is None:
+        decision = q.decision
+        if p is None or p.significant is None or not decision:
             continue
         ahead = q.a if decision == "a_better" else q.b if decision == "b_better" else None
         clash = (ahead is None and p.significant) or (ahead is not None and (not p.significant or p.better != ahead))
         if clash:
-            eps = [v for v in (_get(q, "eps_min_ab"), _get(q, "eps_min_ba")) if v is not None]
-            value = _get(q, "eps_min_ab") if decision == "a_better" else _get(q, "eps_min_ba") \
+            eps = [v for v in (q.eps_min_ab, q.eps_min_ba) if v is not None]
+            value = q.eps_min_ab if decision == "a_better" else q.eps_min_ba \
                 if decision == "b_better" else (min(eps) if eps else None)
-            out.append(Disagreement("runs", primary, ref, q.a, q.b, "different" if p.significant else
-                                    "not different", decision, p.pvalue_adjusted, value))
+            out.append(Disagreement(kind="runs", primary=primary, other=ref, a=q.a, b=q.b,
+                                    primary_says="different" if p.significant else "not different",
+                                    other_says=decision, primary_value=p.pvalue_adjusted, other_value=value))
     return out
 
 
-def omnibus_disagreement(family: TestRef, pairs: Sequence[PairDecision], omnibus: Any) -> Disagreement | None:
+def omnibus_disagreement(family: TestRef, pairs: Sequence[PairDecision], omnibus: FriedmanRecord | RMAnovaRecord
+                         ) -> Disagreement | None:
     """The omnibus test finds no difference while the family separates pairs, or finds one while the family
     separates none."""
-    sig = _get(omnibus, "significant")
+    sig = omnibus.significant
     decided = [p for p in pairs if p.significant is not None]
     if sig is None or not decided:
         return None
@@ -519,9 +536,11 @@ def omnibus_disagreement(family: TestRef, pairs: Sequence[PairDecision], omnibus
     if bool(separated) == bool(sig):
         return None
     ps = [p.pvalue_adjusted for p in decided if p.pvalue_adjusted is not None]
-    p_omni = _get(omnibus, "pvalue_corrected", _get(omnibus, "pvalue")) if _get(omnibus, "method") == "rm_anova" \
-        else _get(omnibus, "pvalue")
-    method = str(_get(omnibus, "method"))
+    corrected = omnibus.pvalue_corrected if isinstance(omnibus, RMAnovaRecord) else None
+    p_omni = corrected if corrected is not None else omnibus.pvalue  # (a hand-made document may lack it)
+    method = str(omnibus.method)
     ref = TestRef(str(omnibus.id), "omnibus", method, test_name("omnibus", method))
-    return Disagreement("omnibus", family, ref, None, None, "different" if separated else "not different",
-                        "different" if sig else "not different", min(ps) if ps else None, p_omni, separated)
+    return Disagreement(kind="omnibus", primary=family, other=ref, a=None, b=None,
+                        primary_says="different" if separated else "not different",
+                        other_says="different" if sig else "not different", primary_value=min(ps) if ps else None,
+                        other_value=p_omni, pairs=separated)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+
+from sigreport.results.records import McNemarRecord, PosthocRecord, Record
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,7 +53,7 @@ def needs(figure: str) -> str:
     return FIGURE_RULES[figure][0]
 
 
-def source_of(record: Any) -> FigureSource:
-    """The figure source of a record (typed, or read back from results.json: the same fields)."""
-    method = getattr(record, "method", None)
-    return FigureSource(str(record.kind), None if method is None else str(method), getattr(record, "after", None))
+def source_of(record: Record) -> FigureSource:
+    """The figure source of a record."""
+    after = record.after if isinstance(record, (PosthocRecord, McNemarRecord)) else None
+    return FigureSource(str(record.kind), record.method, after)

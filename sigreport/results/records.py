@@ -1,28 +1,27 @@
 """Results: one frozen record per analysis kind, the only home of what an analysis found.
 
 Every record shares a header (:class:`Record`: ``id``, ``kind``, ``metric``, ``corpus``, ``level``,
-``alpha``, ``selection``, ``warnings``); its other fields are exactly its results.json fields (the
-contract in docs/results-json.md: later versions add fields, never rename them). A row of a pairwise
-family holds the statistics result itself (:class:`~sigreport.stats.result.PairedTestResult`), so
-nothing is copied or lost on the way (its interval level included). Records are written to and read
-from results.json only by :mod:`sigreport.results.io`.
+``method``, ``alpha``, ``selection``, ``warnings``); its other fields are exactly its results.json fields (the
+contract in docs/results-json.md: later versions add fields, with a default, and never rename them). Records are
+frozen keyword-only dataclasses: they are built by field name, so a field added anywhere shifts nothing. A row
+of a pairwise family holds the statistics result itself (:class:`~sigreport.stats.result.PairedTestResult`), so
+nothing is copied or lost on the way. Records are written to results.json by :mod:`sigreport.results.io` and
+read back into these classes by :mod:`sigreport.results.reading`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from sigreport.stats.classification import MetricValue
-from sigreport.stats.omnibus import AnovaRow
+from sigreport.stats.omnibus import AnovaRow, CorrectedF, ImanDavenport, SphericityResult
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
-
-if TYPE_CHECKING:
-    from sigreport.stats.power import MinimumDetectable
+from sigreport.stats.select import SelectionStep
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ConfidenceInterval:
     """A two-sided interval and its level (``None`` bounds where not computable)."""
 
@@ -33,11 +32,11 @@ class ConfidenceInterval:
 
 class Record:
     """The header every analysis record has: ``id``, ``kind``, ``metric``, ``corpus``, ``warnings`` as
-    fields; ``level`` (the unit analysed: items, corpora or folds), ``alpha`` and ``selection`` (how an
-    automatic choice was made) as fields where the kind has them, else ``None`` (set below, after the
-    dataclasses are made, so that they are not dataclass defaults)."""
+    fields; ``level`` (the unit analysed: items, corpora or folds), ``method`` (the test), ``alpha`` and
+    ``selection`` (how an automatic choice was made) as fields where the kind has them, else ``None`` (set
+    below, after the dataclasses are made, so that they are not dataclass defaults)."""
 
-    HEADER_OPTIONAL: ClassVar[tuple[str, ...]] = ("level", "alpha", "selection")
+    HEADER_OPTIONAL: ClassVar[tuple[str, ...]] = ("level", "method", "alpha", "selection")
     # results.json field order where it differs from the dataclass fields (see jsonable)
     json_fields: ClassVar[tuple[str, ...] | None] = None
 
@@ -46,9 +45,45 @@ class Record:
     metric: str | None
     corpus: str | None
     warnings: tuple[str, ...]
+    level: str | None
+    method: str | None
+    alpha: float | None
+    selection: AutomaticChoice | ModelChoice | None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AutomaticChoice:
+    """results.json ``selection`` of a test chosen by ``auto``: the method, the checks that led to it (in order) and
+    why; with a previous report, its method (``previous_method``) and whether ``selection: fixed`` kept it
+    (``pinned``), written only then."""
+
+    method: str
+    steps: tuple[SelectionStep, ...]
+    reason: str
+    previous_method: str | None = None
+    pinned: bool | None = None
+
+    json_fields: ClassVar[tuple[str, ...]] = ("method", "steps", "reason")
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The fields written after ``json_fields``: the previous report's choice, when there was one."""
+        if self.previous_method is None:
+            return {}
+        return {"previous_method": self.previous_method, "pinned": self.pinned}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ModelChoice:
+    """results.json ``selection`` of a Bayesian record whose model ``tests.bayesian.model: auto`` chose: the model
+    and why (``steps``: empty, the choice is one rule)."""
+
+    method: str
+    reason: str
+    steps: tuple[SelectionStep, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SystemSummary:
     system: str
     n: int
@@ -60,7 +95,7 @@ class SystemSummary:
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class DescriptivesRecord(Record):
     id: str
     kind: str
@@ -75,7 +110,21 @@ class DescriptivesRecord(Record):
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DetectableDifference:
+    """results.json ``mde`` of a pair: the smallest true difference a - b its test detects with probability
+    ``power`` at level ``alpha`` (``value`` in the metric's units, ``dz`` in SDs of the differences; None where not
+    computable, with the reason in ``warnings``); ``method``: how (see :mod:`sigreport.analyses.power`)."""
+
+    value: float | None
+    dz: float | None
+    power: float
+    alpha: float
+    method: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PairRow:
     """One row of a pairwise family: the test of a vs b (a - b) and its correction over the family.
 
@@ -90,20 +139,13 @@ class PairRow:
     significant: bool | None
     differences: DifferenceSummary | None = None  # SD, SE and Shapiro-Wilk of a - b (per-item designs)
     effect_sizes: PairedEffectSizes | None = None  # d_z, g_z, d_av, g_av with CIs (paired t)
-    power: MinimumDetectable | None = None  # the smallest true difference the test detects (stats.power)
+    mde: DetectableDifference | None = None  # the smallest true difference the test detects (tests.power)
 
     json_fields: ClassVar[tuple[str, ...]] = (
         "a", "b", "n", "statistic", "df", "pvalue", "pvalue_adjusted", "significant", "estimate", "ci_low",
         "ci_high", "critical_value", "effect_size", "warnings", "differences", "effect_sizes", "mde")
-
-    @property
-    def mde(self) -> dict[str, Any] | None:
-        """results.json ``mde``: {value, dz, power, alpha, method, warnings} (None where not computed)."""
-        m = self.power
-        if m is None:
-            return None
-        return {"value": m.mde, "dz": m.mde_dz, "power": m.power, "alpha": m.alpha, "method": m.method,
-                "warnings": list(m.warnings)}
+    # the fields of ``test`` that are not in results.json's pair: the family's (its record's) fields
+    FROM_RECORD: ClassVar[tuple[str, ...]] = ("method", "alternative", "ci_level")
 
     n = property(lambda self: self.test.n)
     statistic = property(lambda self: self.test.statistic)
@@ -119,10 +161,10 @@ class PairRow:
 
     @property
     def ci(self) -> ConfidenceInterval:
-        return ConfidenceInterval(self.test.ci_low, self.test.ci_high, self.test.ci_level)
+        return ConfidenceInterval(low=self.test.ci_low, high=self.test.ci_high, level=self.test.ci_level)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PairwiseRecord(Record):
     """kind 'pairwise' (items or corpora) or 'cv' (cross-validation designs)."""
 
@@ -140,11 +182,11 @@ class PairwiseRecord(Record):
     alpha: float
     ci_level: float
     pairs: tuple[PairRow, ...]
-    selection: dict[str, Any] | None
+    selection: AutomaticChoice | None
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RMAnovaRecord(Record):
     """kind 'omnibus', method 'rm_anova'."""
 
@@ -160,14 +202,14 @@ class RMAnovaRecord(Record):
     df1: float | None
     df2: float | None
     pvalue: float | None
-    sphericity: Any
-    corrections: dict[str, Any]
+    sphericity: SphericityResult
+    corrections: dict[str, CorrectedF]
     correction_applied: str | None
     correction_reason: str
     pvalue_corrected: float | None
     significant: bool | None
     effect_size: EffectSize | None
-    selection: dict[str, Any] | None
+    selection: AutomaticChoice | None
     warnings: tuple[str, ...]
     # issue 12: the ANOVA table, generalized eta squared, R's Mauchly p and which p drove sphericity: auto
     table: tuple[AnovaRow, ...] = ()
@@ -177,7 +219,7 @@ class RMAnovaRecord(Record):
     epsilon_hf_uncapped: float | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class FriedmanRecord(Record):
     """kind 'omnibus', method 'friedman' (Demšar 2006)."""
 
@@ -196,14 +238,14 @@ class FriedmanRecord(Record):
     statistic_uncorrected: float | None
     statistic_tie_corrected: float | None
     average_ranks: dict[str, float | None]
-    iman_davenport: Any
+    iman_davenport: ImanDavenport
     kendall_w: float | None
     significant: bool | None
-    selection: dict[str, Any] | None
+    selection: AutomaticChoice | None
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PosthocRow:
     a: str
     b: str
@@ -214,7 +256,7 @@ class PosthocRow:
     significant: bool | None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PosthocRecord(Record):
     id: str
     kind: str
@@ -230,11 +272,11 @@ class PosthocRecord(Record):
     alpha: float
     average_ranks: dict[str, float | None]
     pairs: tuple[PosthocRow, ...]
-    selection: dict[str, Any] | None
+    selection: AutomaticChoice | None
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ConfusionMatrix:
     """Counts of items: rows the gold label, columns the predicted label, both in ``labels`` order."""
 
@@ -242,7 +284,7 @@ class ConfusionMatrix:
     matrix: tuple[tuple[int, ...], ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SystemClassification:
     system: str
     n: int
@@ -250,7 +292,7 @@ class SystemClassification:
     metrics: dict[str, MetricValue]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ClassificationRecord(Record):
     """kind 'classification'. Metric names: accuracy; precision, recall, specificity, f<beta> per class
     (``<name>_<label>``), averaged (``_macro``, ``_micro``, ``_weighted``) and, with a positive label,
@@ -273,7 +315,7 @@ class ClassificationRecord(Record):
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class McNemarPair:
     """McNemar's test of a vs b: n01 = items a got wrong and b got right, n10 = a right and b wrong."""
 
@@ -302,7 +344,7 @@ class McNemarPair:
     cochran_q: float | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class McNemarRecord(Record):
     id: str
     kind: str
@@ -320,7 +362,7 @@ class McNemarRecord(Record):
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class CochranQRecord(Record):
     id: str
     kind: str
@@ -337,7 +379,7 @@ class CochranQRecord(Record):
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class AgreementPair:
     """One coefficient between two raters (annotators, or a system and the gold labels)."""
 
@@ -361,7 +403,7 @@ class AgreementPair:
     pvalue_null: float | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class AgreementRecord(Record):
     """kind 'agreement': one measure on one corpus.
 
@@ -407,7 +449,7 @@ class AgreementRecord(Record):
     pvalue_null: float | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class BayesianPair:
     """Posterior probabilities of a - b (oriented so that 'better' follows the metric's direction)."""
 
@@ -427,7 +469,7 @@ class BayesianPair:
     frequentist_significant: bool | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class BayesianRecord(Record):
     """kind 'bayesian': method 'signed_rank' or 'bayesian_bootstrap' (items, corpora; ``selection`` says why
     when ``tests.bayesian.model`` is auto) or 'correlated_t' (cross-validation folds).
@@ -455,10 +497,10 @@ class BayesianRecord(Record):
     seed: int | None
     pairs: tuple[BayesianPair, ...]
     warnings: tuple[str, ...]
-    selection: dict[str, Any] | None = None  # tests.bayesian.model: auto: the model chosen and why
+    selection: ModelChoice | None = None  # tests.bayesian.model: auto: the model chosen and why
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RunSummary:
     """One system's runs: its value in each run (the metric over the items, one score per run) and their
     mean, standard deviation (ddof 1), smallest and largest."""
@@ -472,7 +514,7 @@ class RunSummary:
     max: float | None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RunPair:
     """a vs b over runs and items: the difference of their means with its two-level bootstrap interval, and
     almost stochastic order both ways (``eps_min_ab``: of a over b, at ``aso_confidence``, Bonferroni over the
@@ -492,7 +534,7 @@ class RunPair:
     warnings: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RunsRecord(Record):
     """kind 'runs': several training runs per system on one metric and corpus (a ``run`` column)."""
 
@@ -511,6 +553,9 @@ class RunsRecord(Record):
     pairs: tuple[RunPair, ...]
     warnings: tuple[str, ...]
 
+
+FamilyPair = PairRow | PosthocRow | McNemarPair
+"""A pair of a frequentist family: a significance decision after the family's correction (the p-value matrix)."""
 
 RECORD_TYPES: tuple[type[Record], ...] = (
     DescriptivesRecord, PairwiseRecord, RMAnovaRecord, FriedmanRecord, PosthocRecord, ClassificationRecord,

@@ -10,16 +10,15 @@ so importing this package (or running ``sigreport --help`` / ``validate``) does 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
-from typing import Any
 
 from sigreport import defaults
 from sigreport.render.figures.critical_difference import RankGroups, draw_cd, rank_groups
 from sigreport.render.figures.forest import draw_forest, forest_fits
 from sigreport.render.figures.heatmaps import draw_confusion, draw_pvalues, heatmap_fits
 from sigreport.render.figures.output import FigureOutput, latex_snippet
-from sigreport.results.collection import Results
+from sigreport.results.collection import MetricInfo, Results
 from sigreport.results.figure_rules import FIGURE_RULES, gives, source_of
-from sigreport.results.records import Record
+from sigreport.results.records import (ClassificationRecord, McNemarRecord, PairwiseRecord, PosthocRecord, Record)
 
 KINDS = defaults.FIGURE_KINDS
 
@@ -38,30 +37,32 @@ def figure_plan(record: Record, results: Results | None = None,
     return record_plan(record, metric, kinds)
 
 
-def record_plan(record: Record, metric: Any, kinds: Collection[str] = KINDS) -> list[Callable[[], FigureOutput]]:
+def record_plan(record: Record, metric: MetricInfo | None,
+                kinds: Collection[str] = KINDS) -> list[Callable[[], FigureOutput]]:
     """:func:`figure_plan` with the record's metric (its ``MetricInfo``, or None) given instead of the results.
 
     Which kinds a record gives is the one table :data:`~sigreport.results.figure_rules.FIGURE_RULES` (the spec
     check reads it too); whether this record's family fits a figure (a forest plot of at most 10 systems, a
     heatmap of at least two pairs) is decided here, from the record."""
-    r: Any = record
-    source = source_of(record)  # by kind and fields, so records read back from results.json draw the same figures
+    r = record
+    source = source_of(record)
     out: list[Callable[[], FigureOutput]] = []
     for figure in FIGURE_RULES:
         if figure not in kinds or not gives(figure, source):
             continue
-        if figure == "cd":
-            out.append(lambda: draw_cd(r, metric))
-        elif figure == "forest" and forest_fits(r):
-            out.append(lambda: draw_forest(r, metric))
-        elif figure == "pvalues" and heatmap_fits(r) and len(r.pairs) > 1:
-            out.append(lambda: draw_pvalues(r, metric))
-        elif figure == "confusion":
-            out.append(lambda: draw_confusion(r))
+        if figure == "cd" and isinstance(r, PosthocRecord):
+            out.append(lambda r=r: draw_cd(r, metric))
+        elif figure == "forest" and isinstance(r, PairwiseRecord) and forest_fits(r):
+            out.append(lambda r=r: draw_forest(r, metric))
+        elif figure == "pvalues" and isinstance(r, (PairwiseRecord, McNemarRecord, PosthocRecord)) and \
+                heatmap_fits(r) and len(r.pairs) > 1:
+            out.append(lambda r=r: draw_pvalues(r, metric))
+        elif figure == "confusion" and isinstance(r, ClassificationRecord):
+            out.append(lambda r=r: draw_confusion(r))
     return out
 
 
-def draw_record(item: tuple[Any, ...]) -> tuple[FigureOutput, ...]:
+def draw_record(item: tuple[object, ...]) -> tuple[FigureOutput, ...]:
     """The figures of one record, drawn: ``item`` is (record, its metric's MetricInfo or None, figure kinds,
     whether to make PDFs[, the :class:`~.output.FigureStyle`]), everything :func:`record_plan` reads, so that a
     worker forked before the records existed can be sent it (pickled) and draw the same bytes as the caller

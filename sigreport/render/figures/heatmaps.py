@@ -13,13 +13,13 @@ gold row (so rows of different sizes compare), rows gold and columns predicted l
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Union
 
 from sigreport.render.figures.output import (FigureOutput, current_style, export, family_systems, measure,
                                              new_figure, slug, style, tick_labels)
 from sigreport.results.collection import MetricInfo
 from sigreport.results.names import CORRECTION_NAMES, test_name
-from sigreport.results.records import ClassificationRecord, McNemarRecord, PairwiseRecord, PosthocRecord
+from sigreport.results.records import ClassificationRecord, FamilyPair, McNemarRecord, PairwiseRecord, PosthocRecord
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from matplotlib.text import Text
 
 PairFamily = Union[PairwiseRecord, McNemarRecord, PosthocRecord]
+Colour = Union[str, tuple[float, ...]]  # a matplotlib colour: a name or hex string, or RGBA values
 ANNOTATE_UP_TO = 12
 SIGNIFICANT = "#2c5d8f"
 NOT_SIGNIFICANT = "#e8e8e8"
@@ -43,20 +44,20 @@ def p_text(p: float | None) -> str:
 
 def heatmap_fits(record: PairFamily) -> bool:
     """Whether the family is all pairs (a vs-baseline or vs-control family is one row: the forest shows it)."""
-    if isinstance(record, PosthocRecord) or not hasattr(record, "comparisons"):  # typed or read back
-        return getattr(record, "control", None) is None and len(record.pairs) > 0
+    if isinstance(record, PosthocRecord):
+        return record.control is None and len(record.pairs) > 0
     return record.comparisons == "all_pairs" and len(record.pairs) > 0
 
 
 def pvalue_caption(record: PairFamily, metric: MetricInfo | None = None) -> str:
     what = metric.label if metric else record.metric
     where = f" on {record.corpus}" if record.corpus else ""
-    if record.kind == "posthoc" and getattr(record, "after", None):  # rank post-hoc (paired t ones: below)
+    if isinstance(record, PosthocRecord):  # rank post-hoc (paired t ones: below)
         test = f"post-hoc {test_name('posthoc', record.method)} after the {test_name('omnibus', record.after)}"
         corr = "the post-hoc test's own adjustment"
     else:
         test = test_name(record.kind, record.method)
-        if record.kind == "mcnemar" and getattr(record, "after", None):
+        if isinstance(record, McNemarRecord) and record.after:
             test += f" after {test_name('cochran_q', None)}"
         corr = ("no correction" if record.correction == "none" else
                 f"the {CORRECTION_NAMES.get(record.correction, record.correction)} correction over the family")
@@ -105,7 +106,7 @@ def square(row: int, col: int, half: float) -> Square:
     return [(col - half, row - half), (col + half, row - half), (col + half, row + half), (col - half, row + half)]
 
 
-def cell_layers(fills: dict[Any, list[Square]], strokes: list[tuple[list[Square], str, float]]) -> PathCollection:
+def cell_layers(fills: dict[Colour, list[Square]], strokes: list[tuple[list[Square], str, float]]) -> PathCollection:
     """A heatmap's cells as one artist holding one compound path per fill colour (in ``fills`` order),
     then one outline path per ``(squares, colour, width)`` of ``strokes``, drawn after every fill.
 
@@ -119,19 +120,19 @@ def cell_layers(fills: dict[Any, list[Square]], strokes: list[tuple[list[Square]
     from matplotlib.collections import PathCollection
     from matplotlib.path import Path
 
-    layers: list[tuple[list[Square], Any, Any, float]] = [(sq, colour, "none", 0.0) for colour, sq in fills.items()]
+    layers: list[tuple[list[Square], Colour, Colour, float]] = [(sq, colour, "none", 0.0) for colour, sq in fills.items()]
     layers += [(sq, "none", colour, width) for sq, colour, width in strokes if sq]
     return PathCollection([Path.make_compound_path_from_polys(np.array(sq, dtype=float)) for sq, *_ in layers],
                           facecolors=[face for _, face, _, _ in layers], edgecolors=[edge for *_, edge, _ in layers],
                           linewidths=[width for *_, width in layers], joinstyle="miter", capstyle="butt")
 
 
-def _pvalue_cells(ax: Axes, cells: list[tuple[int, int, object]], annotate: bool, size: float) -> None:
+def _pvalue_cells(ax: Axes, cells: list[tuple[int, int, FamilyPair | None]], annotate: bool, size: float) -> None:
     """Shade every (row, col, pair) cell by its decision, outline the undecided ones and write their p."""
-    fills: dict[Any, list[Square]] = {}
+    fills: dict[Colour, list[Square]] = {}
     squares, outlines = [], []
     for row, col, pair in cells:
-        significant = getattr(pair, "significant", None)
+        significant = pair.significant if pair is not None else None
         colour = UNDECIDED if pair is None or significant is None else (SIGNIFICANT if significant else NOT_SIGNIFICANT)
         squares.append(square(row, col, 0.5))
         fills.setdefault(colour, []).append(squares[-1])
@@ -140,7 +141,7 @@ def _pvalue_cells(ax: Axes, cells: list[tuple[int, int, object]], annotate: bool
         if significant is None:  # white cell: outline it so the missing decision is visible
             outlines.append(square(row, col, 0.45))
         if annotate:
-            ax.text(col, row, p_text(getattr(pair, "pvalue_adjusted", None)), ha="center", va="center",
+            ax.text(col, row, p_text(pair.pvalue_adjusted), ha="center", va="center",
                     fontsize=size, color="white" if significant else "black",
                     fontweight="bold" if significant else "normal")
     # white lines between the cells, then the grey outline inside each undecided cell
@@ -215,7 +216,7 @@ def _confusion_panel(ax: Axes, title: str, matrix: tuple[tuple[int, ...], ...], 
     ax.yaxis.set_visible(False)
     # one collection of squares, not imshow: imshow would embed a raster image in the SVG and PDF
     colours = matplotlib.colormaps["Blues"](share)
-    fills: dict[Any, list[Square]] = {}
+    fills: dict[Colour, list[Square]] = {}
     for i in range(m):
         for j in range(m):
             fills.setdefault(tuple(colours[i, j]), []).append(square(i, j, 0.5))

@@ -35,7 +35,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sigreport.speed import workers
 from sigreport.speed.mpl import shared_text_metrics, subset_cache
 
+from sigreport.render.options import FigureStyleOptions
+from sigreport.render.pages import Page
+
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
+    from sigreport.results.records import McNemarRecord, PairwiseRecord, PosthocRecord
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.text import Text
@@ -151,12 +155,12 @@ def current_style() -> FigureStyle:
     return _STYLE.get()
 
 
-def style_of(page: Any, options: Any = None) -> FigureStyle:
-    """The figure style of ``outputs.figure_style`` (``options``, duck-typed; None: the defaults) on ``page``
-    (a :class:`sigreport.render.pages.Page`): width column, text or pt; font serif (the page's), sans or a
-    family; size the page's body size minus one, at least :data:`MIN_TEXT`."""
-    get = (lambda k, d=None: getattr(options, k, d)) if options is not None else (lambda k, d=None: d)
-    width = get("width", "column") or "column"
+def style_of(page: Page, options: FigureStyleOptions | None = None) -> FigureStyle:
+    """The figure style of ``outputs.figure_style`` (``options``; None: the defaults) on ``page``: width
+    column, text or pt; font serif (the page's), sans or a family; size the page's body size minus one, at
+    least :data:`MIN_TEXT`."""
+    options = options or FigureStyleOptions()
+    width = options.width
     two = page.textwidth > page.columnwidth + 1
     if width == "text":
         w, wider = page.textwidth, None
@@ -164,8 +168,8 @@ def style_of(page: Any, options: Any = None) -> FigureStyle:
         w, wider = page.columnwidth, page.textwidth if two else None
     else:
         w, wider = float(width), None
-    size = get("font_size") or max(MIN_TEXT, page.fontsize - 1.0)
-    font = get("font", "serif") or "serif"
+    size = options.font_size or max(MIN_TEXT, page.fontsize - 1.0)
+    font = options.font
     family = page.serif if font == "serif" else "DejaVu Sans" if font == "sans" else font
     return FigureStyle(round(w, 2), round(wider, 2) if wider is not None else None, float(size), family,
                        round(page.columnwidth, 2))
@@ -264,6 +268,7 @@ class FigureSettings:
 _SETTINGS: contextvars.ContextVar[FigureSettings] = contextvars.ContextVar("sigreport_figures",
                                                                            default=FigureSettings())
 T = TypeVar("T")
+Item = TypeVar("Item")  # an item drawn
 
 
 @contextlib.contextmanager
@@ -281,7 +286,7 @@ def current_settings() -> FigureSettings:
     return _SETTINGS.get()
 
 
-def start_figures(fn: Callable[[Any], T], items: list[Any]) -> workers.Waiting[list[T]]:
+def start_figures(fn: Callable[[Item], T], items: list[Item]) -> workers.Waiting[list[T]]:
     """Begin ``[fn(item) for item in items]`` (``fn`` a module function, the items picklable) in worker
     processes when :func:`figure_settings` allows more than one and there are at least two items, and return
     the function that waits for them and gives them in order; the caller does other work meanwhile (the
@@ -459,7 +464,7 @@ def tick_labels(ax: Axes, xticks: Sequence[tuple[float, str]], yticks: Sequence[
     return out
 
 
-def family_systems(record: Any) -> list[str]:
+def family_systems(record: PairwiseRecord | McNemarRecord | PosthocRecord) -> list[str]:
     """Systems of a pairwise family in order of first appearance in its pairs (the spec's order)."""
     out: list[str] = []
     for p in record.pairs:

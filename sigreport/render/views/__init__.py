@@ -1,8 +1,8 @@
 """Results -> ReportModel: every view built once, from the records alone.
 
 :func:`build_report` is the one entry point; each kind's view lives in :mod:`.scores` or
-:mod:`.labels`. Views read records (typed, or read back from results.json) and ``Results.metrics``;
-they import nothing from the analysis, plan, data, spec or statistics layers.
+:mod:`.labels`. Views read typed records (built by the analyses, or read back from results.json into the
+same classes) and ``Results.metrics``; they import nothing from the analysis, plan, data or spec layers.
 """
 
 from __future__ import annotations
@@ -12,47 +12,54 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from sigreport.speed.workers import Waiting
+from sigreport.speed.workers import Ready, Waiting
 from sigreport.render import names
 from sigreport.render.figures import KINDS, figure_plan
 from sigreport.render.figure_cache import start_cached
 from sigreport.render.figures.output import FigureOutput, figure_settings, figure_style, missing_warning, style_of
 from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section
-from sigreport.render.views.common import Labels, get, html_pairwise, latex_options, shown_as_matrix
+from sigreport.render.options import RenderOptions
+from sigreport.render.views.common import Labels, shown_as_matrix
 from sigreport.render.views.conclusions import conclusions, report_baseline
 from sigreport.render.views.labels import VIEWS as LABEL_VIEWS
 from sigreport.render.views.labels import matrix_owners
 from sigreport.render.views.methods import methods
-from sigreport.render.views.main import columns_of, main_tables, options_of
+from sigreport.render.views.main import columns_of, main_tables
 from sigreport.render.views.scores import VIEWS as SCORE_VIEWS
 from sigreport.render.views.settings import settings_rows, with_why_p
+from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, decide
+from sigreport.results.records import McNemarRecord, PairwiseRecord, PosthocRecord, Record
 
 VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS}
 
 
-def build_report(results: Any, source: str = "results.json",
-                 figures: Collection[str] | None = None, figure_pdf: bool = True,
-                 figure_jobs: int = 1, figure_workers: Any = None) -> ReportModel:
-    """The report model of ``results`` (a :class:`sigreport.results.Results`); ``source`` names the spec
-    file the report says it was generated from; ``figures``: the figure kinds drawn (default: the spec's
-    ``outputs.figures``, every kind for results read back from results.json); ``figure_pdf``: whether
-    figures also carry their vector PDF (needed by LaTeX output only); ``figure_jobs``: worker processes
-    that may draw them (same bytes as drawing here), while this process builds the views;
-    ``figure_workers``: a :class:`sigreport.speed.workers.Ready` of workers forked and warmed ahead to draw them in."""
-    latex = latex_options(results)
-    lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), html_pairwise(results),
+def build_report(results: Results, source: str = "results.json",
+                 figures: Collection[str] | None = None, figure_pdf: bool | None = None,
+                 figure_jobs: int = 1, figure_workers: Ready | None = None,
+                 options: RenderOptions = RenderOptions()) -> ReportModel:
+    """The report model of ``results`` (a :class:`sigreport.results.Results`) with ``options`` (the spec's
+    outputs, baseline and settings, :func:`sigreport.api.options.render_options`; the defaults for results
+    read back from results.json alone); ``source`` names the spec file the report says it was generated from;
+    ``figures``: the figure kinds drawn (default: ``options.figures``); ``figure_pdf``: whether figures also
+    carry their vector PDF (needed by LaTeX output only; default: whether ``options.formats`` has latex);
+    ``figure_jobs``: worker processes that may draw them (same bytes as drawing here), while this process
+    builds the views; ``figure_workers``: workers forked and warmed ahead to draw them in."""
+    latex = options.latex
+    lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), options.html_pairwise,
                  latex.pairwise)
-    kinds = figure_kinds(results) if figures is None else tuple(figures)
+    kinds = options.figures if figures is None else tuple(figures)
+    pdf = "latex" in options.formats if figure_pdf is None else figure_pdf
     matrix = [in_matrix(r, lab) for r in results.records]
-    fs = style_of(latex.page, get(get(getattr(results, "spec", None), "outputs"), "figure_style"))
-    with figure_settings(figure_pdf, figure_jobs, figure_workers), figure_style(fs):
+    fs = style_of(latex.page, options.figure_style)
+    with figure_settings(pdf, figure_jobs, figure_workers), figure_style(fs):
         drawing = draw_records(results, [kinds_of(r, kinds, lab, m) for r, m in zip(results.records, matrix)]
                                ) if kinds else None
         try:
             views = [with_why_p(VIEWS[r.kind](r, lab), r) for r in results.records]
-            decisions = decide(results)  # once: the conclusions, the main table and the key figure read it
-            main, said = main_tables(results, lab, decisions), conclusions(results, lab, decisions)
+            decisions = decide(results, options.baseline)  # once: the conclusions, main table and key figure read it
+            main = main_tables(results, lab, decisions, options.main_table)
+            said = conclusions(results, lab, decisions, options.main_table)
         except BaseException:  # the workers are stopped, not waited for, whatever happened here
             if drawing is not None:
                 drawing.cancel()
@@ -60,18 +67,18 @@ def build_report(results: Any, source: str = "results.json",
         drawn = drawing() if drawing is not None else None
     if drawn is not None:
         views = [with_figures(view, figs, m) for view, figs, m in zip(views, drawn, matrix)]
-    groups: dict[tuple[Any, Any], list[AnalysisView]] = {}
+    groups: dict[tuple[str | None, str | None], list[AnalysisView]] = {}
     for r, view in zip(results.records, views):
         groups.setdefault((r.metric, r.corpus), []).append(view)
     sections = name_parts(tuple(Section(f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}", (metric, corpus),
                                         tuple(views)) for (metric, corpus), views in groups.items()))
-    model = ReportModel(results.title, results.description, tuple(settings_rows(results)), sections,
+    model = ReportModel(results.title, results.description, tuple(settings_rows(results, options)), sections,
                         tuple(data_files(results.data)), results.seed, results.sigreport_version, source,
                         main, said)
     latex = dataclasses.replace(latex, report=report_name(source, results.title), figure_text=fs.size)
-    blocks = [c.dec for c in columns_of(results, options_of(results), decisions)]
+    blocks = [c.dec for c in columns_of(results, options.main_table, decisions)]
     return dataclasses.replace(model, key_figure=key_figure(model, blocks, lab),
-                               baseline=report_baseline(results, decisions), latex=latex,
+                               baseline=report_baseline(results, decisions, options), latex=latex,
                                methods=methods(results, decisions))
 
 
@@ -84,24 +91,18 @@ def report_name(source: str, title: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-").lower()[:40] or "report"
 
 
-def figure_kinds(results: Any) -> tuple[str, ...]:
-    """The spec's ``outputs.figures`` (duck-typed), or every kind."""
-    outputs = getattr(getattr(results, "spec", None), "outputs", None)
-    kinds = getattr(outputs, "figures", None)
-    return tuple(KINDS) if kinds is None else tuple(kinds)
-
-
-def in_matrix(record: Any, lab: Labels) -> bool:
+def in_matrix(record: Record, lab: Labels) -> bool:
     """Whether the record is a family the HTML shows as a p-value matrix (:func:`~.common.shown_as_matrix`;
     the views of :data:`MATRIX_KINDS` follow it). Decided from the record, before its view is built, so
     that the figures are drawn while the views are."""
-    return record.kind in MATRIX_KINDS and shown_as_matrix(record.pairs, lab.html_pairwise)
+    return (record.kind in MATRIX_KINDS and isinstance(record, (PairwiseRecord, PosthocRecord, McNemarRecord))
+            and shown_as_matrix(record.pairs, lab.html_pairwise))
 
 
 MATRIX_KINDS = ("pairwise", "cv", "posthoc")  # records whose view has the HTML matrix (with_html_matrix)
 
 
-def kinds_of(record: Any, kinds: tuple[str, ...], lab: Labels, matrix: bool | None = None) -> tuple[str, ...]:
+def kinds_of(record: Record, kinds: tuple[str, ...], lab: Labels, matrix: bool | None = None) -> tuple[str, ...]:
     """The figure kinds drawn for one record: ``kinds`` without the p-value heat map of a family shown as a
     matrix (``matrix``, else :func:`in_matrix`). The matrix holds the same numbers, bold when significant
     and tinted by direction, so the map would repeat it (without its numbers, beyond 12 systems); drawing
@@ -111,7 +112,7 @@ def kinds_of(record: Any, kinds: tuple[str, ...], lab: Labels, matrix: bool | No
     return kinds
 
 
-def draw_records(results: Any, kinds: Sequence[tuple[str, ...]]) -> Waiting[list[tuple[FigureOutput, ...]]]:
+def draw_records(results: Results, kinds: Sequence[tuple[str, ...]]) -> Waiting[list[tuple[FigureOutput, ...]]]:
     """Begin drawing every record's figures (``kinds[i]``: the kinds drawn for record i) and return the
     function that waits for them, in record order: from the build's figure cache where it has them
     (:func:`~sigreport.render.figure_cache.start_cached`), the rest drawn in worker processes when the

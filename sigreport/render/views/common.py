@@ -1,17 +1,19 @@
-"""What every view shares: display names from the Results, wording helpers, and record access that
-works for typed records and for records read back from results.json alike."""
+"""What every view shares: display names from the Results, wording helpers, and the p-value matrix of a
+family. Views read typed records (:mod:`sigreport.results.records`), built by the analyses or read back from
+results.json into the same classes."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
-from sigreport.render.pages import page_of
 from sigreport import defaults
+from sigreport.results.collection import MetricInfo
+from sigreport.results.records import (AutomaticChoice, EffectSize, FamilyPair, McNemarRecord, ModelChoice, PairRow,
+                                       PairwiseRecord, PosthocRow)
 from sigreport.results.names import (CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,  # noqa: F401 (re-exported)
                                      SPHERICITY_NAMES, test_name)
-from sigreport.render.model import CI, Cell, Column, LatexOptions, Num, Sym, Table, Text, Versus, join
+from sigreport.render.model import CI, Cell, Column, Num, Sym, Table, Text, Versus, join
 
 ALTERNATIVE_TEXT = {"two-sided": "two-sided", "greater": "one-sided, H1: a > b", "less": "one-sided, H1: a < b"}
 SECTION_NAMES = {"classification": "Classification", "agreement": "Agreement", "outcomes": "Paired outcomes"}  # sections named by a kind
@@ -21,8 +23,8 @@ class Labels:
     """What views read besides their record: metric names and decimals (from ``Results.metrics``),
     corpus names, the run's alpha, and which agreement record shows the shared matrix."""
 
-    def __init__(self, metrics: Mapping[str, Any], alpha: float, matrix_owners: frozenset[str] = frozenset(),
-                 html_pairwise: str = "auto", latex_pairwise: str = "auto"):
+    def __init__(self, metrics: Mapping[str, MetricInfo], alpha: float, matrix_owners: frozenset[str] = frozenset(),
+                 html_pairwise: str = defaults.HTML_PAIRWISE, latex_pairwise: str = defaults.LATEX_PAIRWISE):
         self.metrics = metrics
         self.alpha = alpha
         self.matrix_owners = matrix_owners  # agreement records that show the two-annotator matrix
@@ -44,21 +46,6 @@ class Labels:
 
     def corpus(self, c: str | None) -> str:
         return "all corpora" if c is None else c
-
-
-def get(obj: Any, key: str, default: Any = None) -> Any:
-    """``obj[key]`` of a mapping, else the attribute (results.json records hold objects, not dicts)."""
-    if obj is None:
-        return default
-    if isinstance(obj, Mapping):
-        return obj.get(key, default)
-    return getattr(obj, key, default)
-
-
-def extra(p: Any, key: str) -> Any:
-    """A method-specific value of a pairwise row: in ``extra`` of a typed row, a field of a loaded one."""
-    ex = getattr(p, "extra", None)
-    return ex.get(key) if isinstance(ex, Mapping) else getattr(p, key, None)
 
 
 def pct(level: float) -> str:
@@ -94,30 +81,30 @@ def value_ci(value: float | None, low: float | None, high: float | None, level: 
     return join(Num(value, decimals), " ", CI(low, high, level, decimals))
 
 
-def effect_cell(eff: Any) -> Cell:
+def effect_cell(eff: EffectSize | None) -> Cell:
     """'d_z = 3.68' with the effect's symbol, or a dash."""
-    if eff is None or get(eff, "value") is None:
+    if eff is None or eff.value is None:
         return Num(None)
-    return join(Sym(get(eff, "name")), " = ", Num(get(eff, "value"), 2))
+    return join(Sym(eff.name), " = ", Num(eff.value, 2))
 
 
-def why_this_test(selection: Any) -> tuple[str, ...]:
+def why_this_test(selection: AutomaticChoice | ModelChoice | None) -> tuple[str, ...]:
     """'Why this test' lines from a recorded automatic choice."""
-    if not selection:
+    if selection is None:
         return ()
-    lines = [f"Why this test: {get(selection, 'reason')}"]
-    for step in get(selection, "steps") or ():
-        value, threshold = get(step, "value"), get(step, "threshold")
+    lines = [f"Why this test: {selection.reason}"]
+    for step in selection.steps:
+        value, threshold = step.value, step.threshold
         val = "" if value is None else f" (value {value:.4g}"
         if value is not None:
             val += f", threshold {threshold:.4g})" if threshold is not None else ")"
-        lines.append(f"\u2022 {get(step, 'check')}{val}: {get(step, 'outcome')}")
-    if get(selection, "pinned"):
-        lines.append(f"\u2022 selection fixed: {get(selection, 'previous_method')} kept from the previous report")
+        lines.append(f"\u2022 {step.check}{val}: {step.outcome}")
+    if isinstance(selection, AutomaticChoice) and selection.pinned:
+        lines.append(f"\u2022 selection fixed: {selection.previous_method} kept from the previous report")
     return tuple(lines)
 
 
-def family_text(r: Any) -> str:
+def family_text(r: PairwiseRecord | McNemarRecord) -> str:
     corr = CORRECTION_NAMES.get(r.correction, r.correction)
     n = r.family_size
     family = f"{n} comparison{'s' if n != 1 else ''}"
@@ -126,26 +113,25 @@ def family_text(r: Any) -> str:
     if n == 1:
         return f"a single comparison, which the {corr} correction leaves unadjusted"
     scope = {"metric": "of this metric on every corpus", "corpus": "of every metric on this corpus",
-             "all": "of every pairwise test in the report"}.get(getattr(r, "family", None) or "",
-                                                                "of this metric on this corpus")
+             "all": "of every pairwise test in the report"}.get(r.family, "of this metric on this corpus")
     return f"{corr} correction over the family of the {family} {scope}"
 
 
-def a_better(p: Any, higher: bool | None) -> bool | None:
+def a_better(p: PairRow | PosthocRow, higher: bool | None) -> bool | None:
     """Whether system ``a`` of pair ``p`` is the better one: a rank post-hoc pair from its rank difference
     (rank 1 is best), any other from the sign of its estimate of a - b and the metric's direction; ``None``
     when there is no direction (a zero or missing estimate)."""
-    rd = get(p, "rank_difference")
-    if rd is not None:
-        return None if rd == 0 else rd < 0
-    est = get(p, "estimate")
+    if isinstance(p, PosthocRow):
+        rd = p.rank_difference
+        return None if rd is None or rd == 0 else rd < 0
+    est = p.estimate
     if est is None or est == 0 or higher is None:
         return None
     return (est > 0) == higher
 
 
-def pvalue_matrix(pairs: Any, key: tuple[str | None, ...], caption: str, adjusted: str,
-                  alpha: float, better: Callable[[Any], bool | None] = lambda p: None) -> Table | None:
+def pvalue_matrix(pairs: Sequence[FamilyPair], key: tuple[str | None, ...], caption: str, adjusted: str,
+                  alpha: float, better: Callable[[FamilyPair], bool | None] = lambda p: None) -> Table | None:
     """A pairwise family in few columns, for a narrow page: the adjusted p-value of every pair in a k x k
     matrix (rows and columns the systems; a family against one baseline has the baseline as its only
     column), significant ones in bold, the diagonal a dash. ``None`` for fewer than two pairs.
@@ -163,7 +149,7 @@ def pvalue_matrix(pairs: Any, key: tuple[str | None, ...], caption: str, adjuste
     # both cells of a pair, from one reading of it (a 20-system matrix has 380 cells of 190 pairs)
     cells: dict[tuple[str, str], Cell] = {}
     for p in pairs:
-        first, value, significant = better(p), get(p, "pvalue_adjusted"), get(p, "significant")
+        first, value, significant = better(p), p.pvalue_adjusted, p.significant
         cells[(p.b, p.a)] = Versus(value, significant, None if first is None else not first)
         cells[(p.a, p.b)] = Versus(value, significant, first)
 
@@ -177,13 +163,13 @@ def pvalue_matrix(pairs: Any, key: tuple[str | None, ...], caption: str, adjuste
     return Table(key, caption, (Column(Text(""), "l"), *(Column(Text(b)) for b in cols)), table_rows, (note,))
 
 
-def family_baseline(pairs: Sequence[Any], systems: Sequence[str]) -> str | None:
+def family_baseline(pairs: Sequence[FamilyPair], systems: Sequence[str]) -> str | None:
     """The system every pair is against (a family against one baseline), or None (e.g. every pair)."""
     bs = {p.b for p in pairs}
     return next(iter(bs)) if len(bs) == 1 and len(pairs) == len(systems) - 1 else None
 
 
-def shown_as_matrix(pairs: Any, option: str) -> bool:
+def shown_as_matrix(pairs: Sequence[FamilyPair], option: str) -> bool:
     """Whether the HTML shows a family as its p-value matrix, by ``outputs.html.pairwise`` (``option``):
     ``matrix`` always (two pairs or more), ``rows`` never, ``auto`` for a family of every pair (not one
     against a baseline, whose matrix would have as many rows) of more than :data:`MATRIX_PAIRS` pairs
@@ -197,26 +183,10 @@ def shown_as_matrix(pairs: Any, option: str) -> bool:
     return len(pairs) > MATRIX_PAIRS and family_baseline(pairs, systems) is None
 
 
-def html_pairwise(results: Any) -> str:
-    """The spec's ``outputs.html.pairwise`` (duck-typed; ``auto`` for results read back from results.json)."""
-    return str(get(get(get(getattr(results, "spec", None), "outputs"), "html"), "pairwise", defaults.HTML_PAIRWISE))
-
-
-def latex_options(results: Any) -> LatexOptions:
-    """The spec's ``outputs.latex``, duck-typed (defaults for results read back from results.json)."""
-    lx = get(get(getattr(results, "spec", None), "outputs"), "latex")
-    if lx is None:
-        return LatexOptions()
-    d = LatexOptions()
-    return LatexOptions(get(lx, "float", d.float), bool(get(lx, "siunitx", d.siunitx)), get(lx, "pairwise", d.pairwise),
-                        get(lx, "caption_prefix", d.caption_prefix), get(lx, "label_prefix", d.label_prefix),
-                        page_of(get(lx, "page")), graphics_dir=get(lx, "graphics_dir", d.graphics_dir))
-
-
 MATRIX_PAIRS = 40  # outputs.html.pairwise: auto shows a family of every pair as a matrix above this many pairs
 
 
-def with_html_matrix(table: Table, pairs: Any, lab: Labels, adjusted: str, alpha: float) -> Table:
+def with_html_matrix(table: Table, pairs: Sequence[FamilyPair], lab: Labels, adjusted: str, alpha: float) -> Table:
     """``table`` with the matrix the HTML shows instead of its rows (see :func:`html_matrix`); its LaTeX matrix
     then no longer points to the HTML for the full table, but to results.json."""
     form = html_matrix(table, pairs, lab, adjusted, alpha)
@@ -228,7 +198,7 @@ def with_html_matrix(table: Table, pairs: Any, lab: Labels, adjusted: str, alpha
     return dataclasses.replace(table, html_form=form, compact=dataclasses.replace(table.compact, notes=notes))
 
 
-def html_matrix(table: Table, pairs: Any, lab: Labels, adjusted: str, alpha: float) -> Table | None:
+def html_matrix(table: Table, pairs: Sequence[FamilyPair], lab: Labels, adjusted: str, alpha: float) -> Table | None:
     """The matrix the HTML shows instead of the rows of ``table`` (its ``compact`` form with notes for the
     HTML), or ``None`` to show the rows (see :func:`shown_as_matrix`)."""
     compact = table.compact
@@ -243,14 +213,15 @@ def html_matrix(table: Table, pairs: Any, lab: Labels, adjusted: str, alpha: flo
     return dataclasses.replace(compact, notes=(note,))
 
 
-def system_sentences(pairs: Any, better: Callable[[Any], bool | None], method: str) -> tuple[str, ...]:
+def system_sentences(pairs: Sequence[FamilyPair], better: Callable[[FamilyPair], bool | None], method: str
+                     ) -> tuple[str, ...]:
     """One sentence per system for a family shown as a matrix (one per pair would be thousands): whom it
     significantly beats and by whom it is significantly beaten, in the family's order of systems."""
     systems = list(dict.fromkeys(s for p in pairs for s in (p.a, p.b)))
     wins: dict[str, list[str]] = {s: [] for s in systems}
     losses: dict[str, list[str]] = {s: [] for s in systems}
     for p in pairs:
-        first = better(p) if get(p, "significant") else None
+        first = better(p) if p.significant else None
         if first is not None:
             win, lose = (p.a, p.b) if first else (p.b, p.a)
             wins[win].append(lose)

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
+from sigreport.render.options import MainTableOptions, RenderOptions
 from sigreport.render.views.common import Labels, names_text, the
-from sigreport.render.views.main import Column_, baseline_of, columns_of, options_of
+from sigreport.render.views.main import Column_, baseline_of, columns_of
+from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, Decisions, Disagreement, TestRef
 
 MANY = 3  # disagreements of one kind beyond this many pairs are listed in one sentence
@@ -54,7 +55,7 @@ def best_sentence(dec: BlockDecisions, word: str) -> str:
     return f"{names_text(best)} share the {word} value ({shown} as shown)."
 
 
-def sentences(col: Column_, results: Any, baseline: str | None,
+def sentences(col: Column_, results: Results, baseline: str | None,
               seen: set[tuple[str, str, str]] | None = None) -> tuple[str, ...]:
     """The sentences for one (metric, corpus)."""
     dec = col.dec
@@ -281,20 +282,20 @@ def omnibus_sentence(d: Disagreement) -> str:
             f"separates no pair (smallest p_adj {pv(d.primary_value)}).")
 
 
-def report_baseline(results: Any, decisions: Decisions | None = None) -> str | None:
-    """The system the HTML tags "(baseline)": the spec's ``baseline``, else (results read back from
-    results.json carry no spec) the reference system of the families compared against one."""
-    spec_base = getattr(getattr(results, "spec", None), "baseline", None)
-    if spec_base is not None:
-        return str(spec_base)
-    return baseline_of(columns_of(results, options_of(results), decisions), results)
+def report_baseline(results: Results, decisions: Decisions | None = None,
+                    options: RenderOptions = RenderOptions()) -> str | None:
+    """The system the HTML tags "(baseline)": the spec's ``baseline`` (``options``), else (results read back
+    from results.json do not hold it) the reference system of the families compared against one."""
+    if options.baseline is not None:
+        return options.baseline
+    return baseline_of(columns_of(results, options.main_table, decisions))
 
 
-def conclusions(results: Any, lab: Labels, decisions: Decisions | None = None
-                ) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(heading, sentences) per (metric, corpus) of the main table."""
-    cols = columns_of(results, options_of(results), decisions)
-    base = baseline_of(cols, results)
+def conclusions(results: Results, lab: Labels, decisions: Decisions | None = None,
+                opts: MainTableOptions = MainTableOptions()) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(heading, sentences) per (metric, corpus) of the main table (``opts``: ``outputs.main_table``)."""
+    cols = columns_of(results, opts, decisions)
+    base = baseline_of(cols)
     seen: set[tuple[str, str, str]] = set()
     return tuple((f"{lab.metric(c.metric)} \u2014 {lab.corpus(c.corpus)}", sentences(c, results, base, seen))
                  for c in cols)

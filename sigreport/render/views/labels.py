@@ -10,13 +10,14 @@ from __future__ import annotations
 import dataclasses
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df, Int, Num, P, Stat, Sym, Table,
                                     Text, join)
 from sigreport.render.views import paper
-from sigreport.render.views.common import (CORRECTION_NAMES, Labels, df_text, family_text, get, p_text, pct, plain,
+from sigreport.render.views.common import (CORRECTION_NAMES, Labels, df_text, family_text, p_text, pct, plain,
                                            pvalue_matrix, value_ci)
+from sigreport.results.records import (AgreementPair, AgreementRecord, ClassificationRecord, CochranQRecord,
+                                       McNemarPair, McNemarRecord, MetricValue, Record, SystemClassification)
 
 DEC = 3  # decimals of metrics and agreement coefficients in tables
 
@@ -32,21 +33,21 @@ BANDS_NOTE = ("Landis and Koch (1977) bands: below 0 poor, 0.00\u20130.20 slight
               "0.41\u20130.60 moderate, 0.61\u20130.80 substantial, 0.81\u20131.00 almost perfect.")
 
 
-def _metric(s: Any, name: str) -> Any:
-    return get(s.metrics, name)
+def _metric(s: SystemClassification, name: str) -> MetricValue | None:
+    return s.metrics.get(name)
 
 
-def _with_ci(v: Any, level: float) -> Cell:
+def _with_ci(v: MetricValue | None, level: float) -> Cell:
     """'0.860 [0.829, 0.889]' from a metric entry (value, ci_low, ci_high)."""
     if v is None:
         return Num(None)
-    return value_ci(get(v, "value"), get(v, "ci_low"), get(v, "ci_high"), level, DEC)
+    return value_ci(v.value, v.ci_low, v.ci_high, level, DEC)
 
 
 # -------------------------------------------------------------------------------------------- classification
 
 
-def _headline(r: Any) -> list[tuple[str, str]]:
+def _headline(r: ClassificationRecord) -> list[tuple[str, str]]:
     """(metric name, column header) of the summary table."""
     fn = r.f_name
     f_head = fn.upper()[0] + fn[1:]
@@ -59,15 +60,15 @@ def _headline(r: Any) -> list[tuple[str, str]]:
             (f"{fn}_weighted", f"Weighted {f_head}")] + mcc
 
 
-def _value_ci_text(v: Any, level: str) -> str:
-    if v is None or get(v, "value") is None:
+def _value_ci_text(v: MetricValue | None, level: str) -> str:
+    if v is None or v.value is None:
         return "not computable"
-    if get(v, "ci_low") is None or get(v, "ci_high") is None:
-        return plain(get(v, "value"))
-    return f"{plain(get(v, 'value'))} ({level} CI {plain(get(v, 'ci_low'))} to {plain(get(v, 'ci_high'))})"
+    if v.ci_low is None or v.ci_high is None:
+        return plain(v.value)
+    return f"{plain(v.value)} ({level} CI {plain(v.ci_low)} to {plain(v.ci_high)})"
 
 
-def _confusion_table(r: Any, s: Any, where: str) -> Table:
+def _confusion_table(r: ClassificationRecord, s: SystemClassification, where: str) -> Table:
     cm = s.confusion_matrix
     ccols = (Column(Text("Gold \u2193 / predicted \u2192"), "l"), *(Column(Text(x)) for x in cm.labels),
              Column(Text("Total")))
@@ -80,7 +81,7 @@ def _confusion_table(r: Any, s: Any, where: str) -> Table:
                  f"labels ({s.n} items; the diagonal holds correct predictions).", ccols, tuple(crows))
 
 
-def classification_view(r: Any, lab: Labels) -> AnalysisView:
+def classification_view(r: ClassificationRecord, lab: Labels) -> AnalysisView:
     where = lab.corpus(r.corpus)
     level = pct(r.ci_level)
     heads = _headline(r)
@@ -134,7 +135,7 @@ def classification_view(r: Any, lab: Labels) -> AnalysisView:
 # -------------------------------------------------------------------------------------------- McNemar
 
 
-def _test_name(p: Any) -> Cell:
+def _test_name(p: McNemarPair) -> Cell:
     if p.exact:
         return Text("exact")
     return join(Sym("chi2"), ", cc") if p.continuity_correction else Sym("chi2")
@@ -160,11 +161,11 @@ OUTCOME_WORDS = Words("Paired outcomes", "paired yes/no outcomes", "proportion o
                       "outcomes")
 
 
-def _words(r: Any) -> Words:
+def _words(r: McNemarRecord | CochranQRecord) -> Words:
     return OUTCOME_WORDS if r.metric == "outcomes" else CLASSIFICATION_WORDS
 
 
-def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
+def mcnemar_view(r: McNemarRecord, lab: Labels) -> AnalysisView:
     where = lab.corpus(r.corpus)
     w = _words(r)
     corr = CORRECTION_NAMES.get(r.correction, r.correction)
@@ -181,7 +182,7 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
     fam = (f"no multiple-comparison correction ({r.family_size} comparison{'s' if r.family_size != 1 else ''})"
            if r.correction == "none" else
            f"{corr} correction over the {r.family_size} comparison{'s' if r.family_size != 1 else ''} of this corpus")
-    if getattr(r, "family", "metric_corpus") != "metric_corpus":
+    if r.family != "metric_corpus":
         fam = family_text(r)
     post = " (post-hoc tests after Cochran's Q)" if r.after == "cochran_q" else ""
     caption = (f"{w.section} on {where}: McNemar's test on {w.on} for {which}{post}; {fam}; "
@@ -214,7 +215,7 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
             view_notes.append("Cochran's Q was " + ("significant" if r.omnibus_significant else
                                                     "not significant (read these post-hoc tests with care)") +
                               f" at \u03b1 = {r.alpha:g}.")
-    if len(r.pairs) == 1 and getattr(r.pairs[0], "cochran_q", None) is not None:
+    if len(r.pairs) == 1 and r.pairs[0].cochran_q is not None:
         p = r.pairs[0]
         view_notes.append(f"With two systems Cochran's Q = {p.cochran_q:.4f} equals McNemar's chi-square without "
                           f"continuity correction ({p.statistic_uncorrected:.4f}, {p_text(p.pvalue_uncorrected)}; "
@@ -224,7 +225,7 @@ def mcnemar_view(r: Any, lab: Labels) -> AnalysisView:
                         tuple(view_notes), tuple(warnings))
 
 
-def _mcnemar_sentence(r: Any, p: Any) -> str:
+def _mcnemar_sentence(r: McNemarRecord, p: McNemarPair) -> str:
     if p.pvalue is None:
         return f"{p.a} vs {p.b}: the test could not be computed ({'; '.join(p.warnings) or 'see warnings'})."
     if p.exact:
@@ -257,7 +258,7 @@ def _mcnemar_sentence(r: Any, p: Any) -> str:
 # -------------------------------------------------------------------------------------------- Cochran's Q
 
 
-def cochran_view(r: Any, lab: Labels) -> AnalysisView:
+def cochran_view(r: CochranQRecord, lab: Labels) -> AnalysisView:
     where = lab.corpus(r.corpus)
     cols = (Column(Text("Systems")), Column(Text("Items")), Column(Sym("Q")), Column(Text("df")), Column(Sym("p")),
             Column(Text("Significant"), "c"))
@@ -293,7 +294,7 @@ def _band(x: str | None) -> str:
     return x if x is not None else "\u2014"
 
 
-def _coef_columns(r: Any, first: str) -> list[Column]:
+def _coef_columns(r: AgreementRecord, first: str) -> list[Column]:
     level = pct(r.ci_level)
     alpha = r.measure == "krippendorff_alpha"
     cols = [Column(Text(first), "l"), Column(Sym("n"))]
@@ -314,13 +315,12 @@ def _coef_columns(r: Any, first: str) -> list[Column]:
     return cols
 
 
-def _has_null_test(r: Any) -> bool:
+def _has_null_test(r: AgreementRecord) -> bool:
     """Whether the kappa record (or its pairs) carries the z test against kappa = 0."""
-    return getattr(r, "z_null", None) is not None or any(getattr(p, "z_null", None) is not None
-                                                         for p in getattr(r, "pairs", ()) or ())
+    return r.z_null is not None or any(p.z_null is not None for p in r.pairs)
 
 
-def _coef_row(r: Any, x: Any, first: str) -> tuple[Cell, ...]:
+def _coef_row(r: AgreementRecord, x: AgreementRecord | AgreementPair, first: str) -> tuple[Cell, ...]:
     """One row of a coefficient table from ``x`` (an agreement record or one of its pairs)."""
     alpha = r.measure == "krippendorff_alpha"
     row: list[Cell] = [Text(first), Int(x.n_items)]
@@ -332,9 +332,9 @@ def _coef_row(r: Any, x: Any, first: str) -> tuple[Cell, ...]:
         row += [Num(x.observed_agreement, DEC), Num(x.expected_agreement, DEC)]
     row += [Num(x.value, DEC), Num(x.se, DEC)]
     if r.measure == "fleiss_kappa" or _has_null_test(r):
-        row.append(Num(getattr(x, "se_null", None), DEC))
+        row.append(Num(x.se_null, DEC))
     if _has_null_test(r):
-        row.append(P(getattr(x, "pvalue_null", None)))
+        row.append(P(x.pvalue_null))
     row.append(CI(x.ci_low, x.ci_high, r.ci_level, DEC))
     if not alpha:
         row.append(CI(x.bootstrap_ci_low, x.bootstrap_ci_high, r.ci_level, DEC))
@@ -342,7 +342,7 @@ def _coef_row(r: Any, x: Any, first: str) -> tuple[Cell, ...]:
     return tuple(row)
 
 
-def _agreement_notes(r: Any) -> tuple[str, ...]:
+def _agreement_notes(r: AgreementRecord) -> tuple[str, ...]:
     level = pct(r.ci_level)
     notes = []
     if r.measure in KAPPAS:
@@ -369,9 +369,10 @@ def _agreement_notes(r: Any) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def _matrix_table(r: Any, row_name: str, col_name: str, key: tuple[str | None, ...], caption: str) -> Table:
+def _matrix_table(r: AgreementRecord, row_name: str, col_name: str, key: tuple[str | None, ...], caption: str) -> Table:
     """An agreement matrix with totals; the diagonal shows (in parentheses) the count expected by chance."""
     matrix = r.matrix
+    assert matrix is not None  # only the matrix owners (matrix_owners) show one
     k = len(r.labels)
     n = sum(sum(row) for row in matrix)
     rt = [sum(row) for row in matrix]
@@ -393,18 +394,18 @@ def _matrix_table(r: Any, row_name: str, col_name: str, key: tuple[str | None, .
                   "(the source's Tables 6 and 8).",))
 
 
-def matrix_owners(records: Iterable[Any]) -> frozenset[str]:
+def matrix_owners(records: Iterable[Record]) -> frozenset[str]:
     """Ids of the agreement records that show the two-annotator agreement matrix: per corpus, the first
     two-rater kappa in plan order (the matrix is the same for every kappa, so it is shown once)."""
-    owners: dict[Any, str] = {}
+    owners: dict[str | None, str] = {}
     for r in records:
-        if (r.kind == "agreement" and r.source == "annotations" and r.value_kind == "coefficient"
+        if (isinstance(r, AgreementRecord) and r.source == "annotations" and r.value_kind == "coefficient"
                 and r.measure in KAPPAS and r.matrix is not None and len(r.annotators) == 2):
             owners.setdefault(r.corpus, r.id)
     return frozenset(owners.values())
 
 
-def agreement_view(r: Any, lab: Labels) -> AnalysisView:
+def agreement_view(r: AgreementRecord, lab: Labels) -> AnalysisView:
     where = lab.corpus(r.corpus)
     name = MEASURE_NAMES.get(r.measure, r.measure)
     key = r.id.rsplit("/", 1)[-1]
@@ -435,7 +436,7 @@ def agreement_view(r: Any, lab: Labels) -> AnalysisView:
                                         f"Agreement matrix of annotators {a} (rows) and {b} (columns) on {where}: "
                                         "items per pair of labels."))
         sentences.append(_coefficient_sentence(r, name))
-        if getattr(r, "z_null", None) is not None:
+        if r.z_null is not None:
             sentences.append(f"Test of {name} = 0: SE under the null = {plain(r.se_null, 4)}, z = {r.z_null:.2f}, "
                              f"{p_text(r.pvalue_null)} (two-sided; Fleiss, Cohen and Everitt 1969, as R's "
                              "irr::kappa2).")
@@ -444,7 +445,7 @@ def agreement_view(r: Any, lab: Labels) -> AnalysisView:
                         tuple(r.warnings) + tuple(f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings))
 
 
-def _pairs_tables(r: Any, where: str, name: str, key: str) -> list[Table]:
+def _pairs_tables(r: AgreementRecord, where: str, name: str, key: str) -> list[Table]:
     """Light's kappa: the matrix of pairwise values and the table of every pair."""
     names = r.annotators
     cell = {(p.a, p.b): p for p in r.pairs}
@@ -467,7 +468,7 @@ def _pairs_tables(r: Any, where: str, name: str, key: str) -> list[Table]:
     return [matrix, pairs]
 
 
-def _coefficient_sentence(r: Any, name: str) -> str:
+def _coefficient_sentence(r: AgreementRecord, name: str) -> str:
     if r.value is None:
         return f"{name}: the coefficient could not be computed ({'; '.join(r.warnings) or 'see warnings'})."
     ci = (f", {pct(r.ci_level)} CI {plain(r.ci_low)} to {plain(r.ci_high)}" if r.ci_low is not None else "")
@@ -476,7 +477,7 @@ def _coefficient_sentence(r: Any, name: str) -> str:
     return f"{name} ({', '.join(r.annotators)}) is {plain(r.value)}, {_band(r.interpretation)} agreement{ci}{pa}."
 
 
-VIEWS: dict[str, Callable[[Any, Labels], AnalysisView]] = {
+VIEWS: dict[str, Callable[..., AnalysisView]] = {  # kind -> the view of that kind's record and the Labels
     "classification": classification_view,
     "mcnemar": mcnemar_view,
     "cochran_q": cochran_view,

@@ -16,56 +16,36 @@ import dataclasses
 import functools
 import string
 from collections.abc import Iterable
-from typing import Any
 
-from sigreport import defaults
 from sigreport.render import names
 from sigreport.render.model import CI, Cell, Column, Lines, Marked, Num, Table, Text, join
-from sigreport.render.views.common import CORRECTION_NAMES, Labels, get, pct, the
+from sigreport.render.options import MainTableOptions
+from sigreport.render.views.common import CORRECTION_NAMES, Labels, pct, the
+from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, Decisions, decide
+from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, RunsRecord, SystemSummary
 
 MAX_COLUMNS = 6
 DAGGER, DDAGGER = "\u2020", "\u2021"
 
 
 @dataclasses.dataclass(frozen=True)
-class Options:
-    """``outputs.main_table`` (defaults for results read back from results.json, which carry no spec)."""
-
-    metrics: tuple[str, ...] | None = None
-    corpora: tuple[str, ...] | None = None
-    cell: str = defaults.MAIN_TABLE_CELL
-    markers: bool = defaults.MAIN_TABLE_MARKERS
-    decimals: int | None = None
-
-
-def options_of(results: Any) -> Options:
-    """The spec's main-table options, duck-typed (the render layer does not import the spec)."""
-    mt = get(get(getattr(results, "spec", None), "outputs"), "main_table")
-    if mt is None:
-        return Options()
-    tup = (lambda v: tuple(v) if v is not None else None)
-    return Options(tup(get(mt, "metrics")), tup(get(mt, "corpora")), get(mt, "cell", defaults.MAIN_TABLE_CELL),
-                   bool(get(mt, "markers", defaults.MAIN_TABLE_MARKERS)), get(mt, "decimals"))
-
-
-@dataclasses.dataclass(frozen=True)
 class Column_:
     metric: str
     corpus: str | None
-    desc: Any  # the descriptives record
+    desc: DescriptivesRecord
     dec: BlockDecisions  # its decisions
 
     @property
-    def family(self) -> Any:
+    def family(self) -> PairwiseRecord | PosthocRecord | None:
         """The record of the test the decisions follow (None: no pairwise test ran)."""
         return self.dec.record if self.dec.primary is not None else None
 
 
-def columns_of(results: Any, opts: Options, decisions: Decisions | None = None) -> list[Column_]:
+def columns_of(results: Results, opts: MainTableOptions, decisions: Decisions | None = None) -> list[Column_]:
     """The (metric, corpus) columns in option (or spec) order that have descriptives."""
     decisions = decisions if decisions is not None else decide(results)
-    desc = {(r.metric, r.corpus): r for r in results.records if r.kind == "descriptives"}
+    desc = {(r.metric, r.corpus): r for r in results.records if isinstance(r, DescriptivesRecord)}
     metrics = opts.metrics or tuple(results.metrics)
     corpora = [c for c in (opts.corpora or tuple(results.corpora))]
     out = []
@@ -92,9 +72,9 @@ def has_ties(dec: BlockDecisions) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class Builder:
-    results: Any
+    results: Results
     lab: Labels
-    opts: Options
+    opts: MainTableOptions
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -112,7 +92,7 @@ class Builder:
         head = Text(f"{info.label} {arrow}")
         return head if col.corpus is None else Lines((head, Text(col.corpus)))
 
-    def value(self, col: Column_, s: Any) -> Cell:
+    def value(self, col: Column_, s: SystemSummary | None) -> Cell:
         d = self.decimals(col.metric)
         if s is None or s.mean is None:
             return Num(None)
@@ -129,7 +109,7 @@ class Builder:
     def runs(self) -> dict[tuple[str, str | None], dict[str, float | None]]:
         """(metric, corpus) -> system -> SD of its values over its training runs (a run column)."""
         return {(r.metric, r.corpus): {x.system: x.sd for x in r.systems}
-                for r in self.results.records if r.kind == "runs"}
+                for r in self.results.records if isinstance(r, RunsRecord)}
 
     @property
     def has_runs(self) -> bool:
@@ -219,8 +199,9 @@ class Builder:
     def test_words(self, dec: BlockDecisions) -> str:
         """The primary test of a column, its comparisons and its correction, in words."""
         r, name = dec.record, dec.primary.name if dec.primary is not None else ""
-        if r.kind == "posthoc" and get(r, "after"):  # a rank post-hoc test adjusts by its own procedure
-            return the(name) + (f" against {r.control}" if get(r, "control") else ", all pairs")
+        if isinstance(r, PosthocRecord):  # a rank post-hoc test adjusts by its own procedure
+            return the(name) + (f" against {r.control}" if r.control else ", all pairs")
+        assert isinstance(r, PairwiseRecord)
         corr = CORRECTION_NAMES.get(r.correction, r.correction)
         n = r.family_size
         family = ("no multiple-comparison correction" if r.correction == "none" else
@@ -229,17 +210,18 @@ class Builder:
         return f"{the(name)} ({r.comparisons.replace('_', ' ')}), {family}"
 
 
-def baseline_of(cols: Iterable[Column_], results: Any = None) -> str | None:
+def baseline_of(cols: Iterable[Column_]) -> str | None:
     """The reference system of the decisions (comparisons against the baseline, or a post-hoc control), from
     the first column that has one; None for all pairs."""
     return next((c.dec.baseline for c in cols if c.dec.baseline is not None), None)
 
 
-def main_tables(results: Any, lab: Labels, decisions: Decisions | None = None) -> tuple[Table, ...]:
-    """The main results table of a run (several when it is too wide; see the module doc), or none."""
-    opts = options_of(results)
+def main_tables(results: Results, lab: Labels, decisions: Decisions | None = None,
+                opts: MainTableOptions = MainTableOptions()) -> tuple[Table, ...]:
+    """The main results table of a run (several when it is too wide; see the module doc), or none; ``opts``:
+    ``outputs.main_table``."""
     cols = columns_of(results, opts, decisions)
-    b = Builder(results, lab, opts, baseline_of(cols, results), next((pct(c.desc.ci_level) for c in cols), "95%"))
+    b = Builder(results, lab, opts, baseline_of(cols), next((pct(c.desc.ci_level) for c in cols), "95%"))
     if not cols or not results.systems:
         return ()
     if len(cols) <= MAX_COLUMNS:

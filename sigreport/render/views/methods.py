@@ -10,10 +10,13 @@ as ``\\cite`` keys of :data:`REFERENCES` (``tables/references.bib``), :meth:`Met
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
-from typing import Any, Union
+from collections.abc import Callable, Sequence
+from typing import Union
 
-from sigreport.render.views.common import CORRECTION_NAMES, get, names_text, test_name, the
+from sigreport.render.views.common import CORRECTION_NAMES, names_text, test_name, the
+from sigreport.results.collection import Results
+from sigreport.results.decisions import Decisions
+from sigreport.results.records import PairwiseRecord, PosthocRecord, Record
 
 
 @dataclasses.dataclass(frozen=True)
@@ -236,7 +239,7 @@ class Methods:
         """The full references of the cited works, in order of first citation."""
         return [REFERENCES[k][1] for k in self.keys()]
 
-    def latex(self, escape: Any) -> str:
+    def latex(self, escape: Callable[[str], str]) -> str:
         """The paragraph in LaTeX: text through ``escape``, citations as ``\\cite{...}``."""
         return " ".join("".join(escape(p) if isinstance(p, str) else "~\\cite{" + ",".join(p.keys) + "}"
                                 for p in s) for s in self.sentences)
@@ -246,7 +249,7 @@ class Methods:
         return "\n\n".join(REFERENCES[k][2] for k in self.keys()) + "\n"
 
 
-def methods(results: Any, decisions: Any = None) -> Methods:
+def methods(results: Results, decisions: Decisions | None = None) -> Methods:
     """The methods paragraph of ``results`` (``decisions``: its decision model, for the test the conclusions
     follow and why)."""
     records = list(results.records)
@@ -260,11 +263,11 @@ def methods(results: Any, decisions: Any = None) -> Methods:
     return Methods(tuple(s for s in out if s))
 
 
-def _design(results: Any) -> tuple[Part, ...]:
+def _design(results: Results) -> tuple[Part, ...]:
     systems = list(results.systems)
-    labels = [get(m, "label", k) for k, m in results.metrics.items()]
+    labels = [m.label for m in results.metrics.values()]
     corpora = [c for c in results.corpora if c is not None]
-    levels = {get(r, "level") for r in results.records}
+    levels = {r.level for r in results.records}
     unit = ("one score per system and corpus, compared across the corpora" if "corpora" in levels else
             "the cross-validation folds" if "folds" in levels else "per-item scores")
     where = f" on {names_text(corpora)}" if corpora and "corpora" not in levels else (
@@ -273,11 +276,11 @@ def _design(results: Any) -> tuple[Part, ...]:
             f"{unit}.",)
 
 
-def _families(results: Any, records: Sequence[Any]) -> list[tuple[Part, ...]]:
+def _families(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:
     """One sentence per kind of pairwise family, then the correction, alpha and the intervals."""
-    fams = [r for r in records if r.kind in ("pairwise", "cv") and get(r, "pairs")]
+    fams = [r for r in records if isinstance(r, PairwiseRecord) and r.kind in ("pairwise", "cv") and r.pairs]
     out: list[tuple[Part, ...]] = []
-    tests = getattr(results, "tests", {}) or {}
+    tests = results.tests
     for comparisons, alternative in dict.fromkeys((r.comparisons, r.alternative) for r in fams):
         mine = list(dict.fromkeys((r.kind, r.method) for r in fams if (r.comparisons, r.alternative) ==
                                   (comparisons, alternative)))
@@ -291,18 +294,18 @@ def _families(results: Any, records: Sequence[Any]) -> list[tuple[Part, ...]]:
                   .replace("the two-sided Dietterich's", "Dietterich's two-sided").replace(
                       "the two-sided Alpaydin's", "Alpaydin's two-sided"), Cite(PAIRWISE_CITES.get(method, ()))]
             if method in ("bootstrap", "bootstrap_t", "permutation"):
-                s.append(f" (B = {get(tests, 'resamples', '?')} resamples shared by the systems"
-                         + (f", {get(tests, 'ci_method', 'percentile')} intervals)" if method == "bootstrap" else ")"))
+                s.append(f" (B = {tests.get('resamples', '?')} resamples shared by the systems"
+                         + (f", {tests.get('ci_method', 'percentile')} intervals)" if method == "bootstrap" else ")"))
         if alternative != "two-sided":
             s.append(f" (alternative: {SIDES.get(alternative, alternative).split('(', 1)[-1].rstrip(')')})")
         s.append(".")
         out.append(tuple(p for p in s if p not in ("", Cite(()))))
-    selected = [r for r in fams if get(r, "selection")]
+    selected = [r for r in fams if r.selection is not None]
     if selected:
         out.append(("The pairwise test was chosen from the data for each metric and corpus: the paired t test when "
                     "there were at least 30 items or every pair's differences passed the Shapiro-Wilk test",
                     Cite(("shapiro1965",)), " at \u03b1, otherwise the Wilcoxon signed-ranks test.",))
-    corrections = list(dict.fromkeys((r.correction, get(r, "family", "metric_corpus")) for r in fams))
+    corrections = list(dict.fromkeys((r.correction, r.family) for r in fams))
     for correction, family in corrections:
         sizes = sorted({r.family_size for r in fams if r.correction == correction})
         if correction == "none":
@@ -323,7 +326,7 @@ def _families(results: Any, records: Sequence[Any]) -> list[tuple[Part, ...]]:
     return out
 
 
-def _omnibus(records: Sequence[Any]) -> list[tuple[Part, ...]]:
+def _omnibus(records: Sequence[Record]) -> list[tuple[Part, ...]]:
     out: list[tuple[Part, ...]] = []
     methods_ = {r.method for r in records if r.kind == "omnibus"}
     if "rm_anova" in methods_:
@@ -335,15 +338,15 @@ def _omnibus(records: Sequence[Any]) -> list[tuple[Part, ...]]:
     if "friedman" in methods_:
         out.append(("All systems were compared together with the Friedman test", Cite(("friedman1937",)),
                     " on their average ranks and its Iman-Davenport F", Cite(("iman1980",)), ".",))
-    posthoc = [r for r in records if r.kind == "posthoc" and get(r, "after")]
-    for method, control in dict.fromkeys((r.method, get(r, "control")) for r in posthoc):
+    posthoc = [r for r in records if isinstance(r, PosthocRecord)]
+    for method, control in dict.fromkeys((r.method, r.control) for r in posthoc):
         against = f" against the control {control}" if control else " for every pair"
         out.append((f"The post-hoc {test_name('posthoc', method)}{against} followed, on average ranks",
                     Cite(POSTHOC_CITES.get(method, ("demsar2006",))), ".",))
     return out
 
 
-def _others(records: Sequence[Any]) -> list[tuple[Part, ...]]:
+def _others(records: Sequence[Record]) -> list[tuple[Part, ...]]:
     out: list[tuple[Part, ...]] = []
     kinds = {r.kind for r in records}
     if "mcnemar" in kinds:
@@ -358,7 +361,7 @@ def _others(records: Sequence[Any]) -> list[tuple[Part, ...]]:
     return [tuple(p for p in s if p != Cite(())) for s in out]
 
 
-def _primary(decisions: Any) -> list[tuple[Part, ...]]:
+def _primary(decisions: Decisions | None) -> list[tuple[Part, ...]]:
     """Which test the conclusions follow, and why (the decision model's choice)."""
     if decisions is None:
         return []

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
 
 from sigreport.render.model import CI, Cell, Column, Join, Lines, Marked, Num, P, Sym, Table, Text, join
+from sigreport.results.records import McNemarPair, PairRow, PairwiseRecord, PosthocRow
 
 MINUS = "\u2212"
 
@@ -155,40 +155,33 @@ def _triangle_cell(p: PairFacts, flip: bool, with_p: bool) -> Cell:
 # -------------------------------------------------------------------------------------------- from records
 
 
-def get(obj: Any, key: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
-
-
-def pairwise_facts(pairs: Any, higher: bool | None) -> list[PairFacts]:
-    """A pairwise or cross-validation family's pairs (typed, or read back from results.json)."""
+def pairwise_facts(pairs: Sequence[PairRow], higher: bool | None) -> list[PairFacts]:
+    """A pairwise or cross-validation family's pairs."""
     out = []
     for p in pairs:
-        est = get(p, "estimate")
+        est = p.estimate
         better = None if est is None or est == 0 or higher is None else (est > 0) == higher
-        out.append(PairFacts(p.a, p.b, est, get(p, "ci_low"), get(p, "ci_high"), get(p, "pvalue_adjusted"),
-                             get(p, "significant"), better))
+        out.append(PairFacts(p.a, p.b, est, p.ci_low, p.ci_high, p.pvalue_adjusted, p.significant, better))
     return out
 
 
-def rank_facts(pairs: Any) -> list[PairFacts]:
+def rank_facts(pairs: Sequence[PosthocRow]) -> list[PairFacts]:
     """A rank post-hoc family's pairs: the estimate is the difference of average ranks (1 is best)."""
     out = []
     for p in pairs:
-        rd = get(p, "rank_difference")
-        out.append(PairFacts(p.a, p.b, rd, None, None, get(p, "pvalue_adjusted"), get(p, "significant"),
+        rd = p.rank_difference
+        out.append(PairFacts(p.a, p.b, rd, None, None, p.pvalue_adjusted, p.significant,
                              None if rd is None or rd == 0 else rd < 0))
     return out
 
 
-def accuracy_facts(pairs: Any) -> list[PairFacts]:
+def accuracy_facts(pairs: Sequence[McNemarPair]) -> list[PairFacts]:
     """McNemar's family: the estimate is the difference of accuracies a - b."""
     out = []
     for p in pairs:
-        a, b = get(p, "accuracy_a"), get(p, "accuracy_b")
+        a, b = p.accuracy_a, p.accuracy_b
         est = None if a is None or b is None else a - b
-        out.append(PairFacts(p.a, p.b, est, None, None, get(p, "pvalue_adjusted"), get(p, "significant"),
+        out.append(PairFacts(p.a, p.b, est, None, None, p.pvalue_adjusted, p.significant,
                              None if est is None or est == 0 else est > 0))
     return out
 
@@ -196,7 +189,7 @@ def accuracy_facts(pairs: Any) -> list[PairFacts]:
 ESTIMATES = {"paired_t": "mean difference", "wilcoxon": "Hodges-Lehmann estimate", "sign": "median difference"}
 
 
-def pairwise_wording(r: Any, level: float, decimals: int, adjusted: str, higher: bool | None) -> Wording:
+def pairwise_wording(r: PairwiseRecord, level: float, decimals: int, adjusted: str, higher: bool | None) -> Wording:
     """The wording of a pairwise or cross-validation family's forms."""
     what = ESTIMATES.get(r.method, "difference")
     return Wording(Text(f"a {MINUS} b"), f"Estimate: the {what} a {MINUS} b", level, decimals, adjusted, r.alpha,

@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count, Decision, Df, Int, Num, P, Stat,
                                     Sym, Table, Text, join)
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
-                                           SPHERICITY_NAMES, Labels, a_better, df_text, effect_cell, extra,
-                                           family_text, get, p_text, pct, plain, pvalue_matrix,
+                                           SPHERICITY_NAMES, Labels, a_better, df_text, effect_cell,
+                                           family_text, p_text, pct, plain, pvalue_matrix,
                                            system_sentences, test_name, value_ci, why_this_test, with_html_matrix)
+from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, EffectSize, FriedmanRecord,
+                                       PairRow, PairwiseRecord, PosthocRecord, RMAnovaRecord, RunsRecord)
 
 
-def descriptives_view(r: Any, lab: Labels) -> AnalysisView:
+def descriptives_view(r: DescriptivesRecord, lab: Labels) -> AnalysisView:
     dec = lab.decimals(r.metric)
     cols = (Column(Text("System"), "l"), Column(Sym("n")), Column(Text("Mean")), Column(Text("SD")),
             Column(Text("Median")), Column(Text(f"{pct(r.ci_level)} CI of the mean"), "c"))
@@ -35,16 +36,16 @@ def descriptives_view(r: Any, lab: Labels) -> AnalysisView:
                         warnings=tuple(warnings))
 
 
-def interval_level(r: Any) -> float:
+def interval_level(r: PairwiseRecord) -> float:
     """The level of a family's intervals: the record's, the one the spec asked for (tests.ci_level, else
     1 - alpha). A discrete interval's coverage can exceed it: :func:`achieved_note` says by how much."""
     return float(r.ci_level)
 
 
-def achieved_note(r: Any) -> list[str]:
+def achieved_note(r: PairwiseRecord) -> list[str]:
     """Where an order-statistic interval (sign test, Wilcoxon's Hodges-Lehmann) reaches more than the nominal
     level, the levels it reaches (results.json: ``ci_level_achieved`` of each pair)."""
-    got = sorted({round(float(v), 6) for p in r.pairs if (v := extra(p, "ci_level_achieved")) is not None
+    got = sorted({round(float(v), 6) for p in r.pairs if (v := p.extra.get("ci_level_achieved")) is not None
                   and abs(float(v) - float(r.ci_level)) > 1e-9})
     if not got:
         return []
@@ -65,7 +66,7 @@ ESTIMATE_HEADS: dict[str, Cell] = {"paired_t": Sym("mean_diff"), "wilcoxon": Tex
 COUNT_STATISTICS = ("sign", "wilcoxon")  # statistic and critical value are counts or rank sums
 
 
-def _pairwise_columns(r: Any, level: float) -> list[Column]:
+def _pairwise_columns(r: PairwiseRecord, level: float) -> list[Column]:
     cols = [Column(Text("a vs b"), "l"), Column(Sym("n")), Column(ESTIMATE_HEADS.get(r.method, Sym("delta_ab"))),
             Column(Text(f"{pct(level)} CI"), "c"), Column(STAT_HEADS.get(r.method, Text("Statistic")))]
     if any(p.df is not None for p in r.pairs):
@@ -76,20 +77,20 @@ def _pairwise_columns(r: Any, level: float) -> list[Column]:
     return cols
 
 
-def _pairwise_row(r: Any, p: Any, level: float, dec: int, has_df: bool) -> tuple[Cell, ...]:
+def _pairwise_row(r: PairwiseRecord, p: PairRow, level: float, dec: int, has_df: bool) -> tuple[Cell, ...]:
     stat = Count if r.method in COUNT_STATISTICS else Stat
     row: list[Cell] = [Text(f"{p.a} vs {p.b}"), Int(p.n), Num(p.estimate, dec),
                        CI(p.ci_low, p.ci_high, level, dec, unbounded=True), stat(p.statistic)]
     if has_df:
         row.append(Df(p.df))
-    crit = stat if r.method == "sign" or (r.method == "wilcoxon" and extra(p, "exact")) else Stat  # else a z
+    crit = stat if r.method == "sign" or (r.method == "wilcoxon" and p.extra.get("exact")) else Stat  # else a z
     row += [crit(p.critical_value), P(p.pvalue), P(p.pvalue_adjusted), effect_cell(p.effect_size),
             Decision(p.significant)]
     row += [value(p) for _, value in PAIRWISE_EXTRA.get(r.method, ())]
     return tuple(row)
 
 
-def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
+def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
     dec = lab.decimals(r.metric)
     method = PAIRWISE_NAMES.get(r.method, r.method)
     level = interval_level(r)
@@ -111,7 +112,7 @@ def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
     key = r.id.rsplit("/", 1)[-1]
     higher = lab.higher(r.metric)
-    better = lambda p: a_better(p, higher)  # noqa: E731
+    better = lambda p: a_better(p, higher)  # type: ignore[arg-type]  # noqa: E731  (the family's PairRows)
     table = Table((r.metric, r.corpus, key), caption, tuple(_pairwise_columns(r, level)), rows, tuple(notes), bold,
                   compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, key), caption, adjusted_text(r.correction),
                                         r.alpha, better))
@@ -125,7 +126,7 @@ def pairwise_view(r: Any, lab: Labels) -> AnalysisView:
         r.kind, f"Pairwise comparisons: {method}")
     if table.html_form is None:
         per_pair = differences_tables(r, lab, key)
-    elif lab.latex_pairwise == "rows" or sum(getattr(p, "differences", None) is not None for p in r.pairs) <= \
+    elif lab.latex_pairwise == "rows" or sum(p.differences is not None for p in r.pairs) <= \
             LONG_TABLE_ROWS:  # one row per pair: not beside the matrix; in LaTeX when short or rows are asked for
         per_pair = tuple(dataclasses.replace(t, in_html=False) for t in differences_tables(r, lab, key))
     else:  # nothing would show it (LaTeX leaves out a long one: see render.latex.latex_tables); results.json has it
@@ -141,12 +142,12 @@ def adjusted_text(correction: str) -> str:
     return "unadjusted" if correction == "none" else f"{CORRECTION_NAMES.get(correction, correction)}-adjusted"
 
 
-def wilcoxon_variant_note(pairs: Any) -> str:
+def wilcoxon_variant_note(pairs: Sequence[PairRow]) -> str:
     """Which null distribution and continuity correction the Wilcoxon p-values used (tests.wilcoxon,
     tests.continuity_correction)."""
-    exact = {bool(extra(p, "exact")) for p in pairs if p.pvalue is not None}
-    corrected = {bool(extra(p, "continuity_correction")) for p in pairs
-                 if p.pvalue is not None and not extra(p, "exact")}
+    exact = {bool(p.extra.get("exact")) for p in pairs if p.pvalue is not None}
+    corrected = {bool(p.extra.get("continuity_correction")) for p in pairs
+                 if p.pvalue is not None and not p.extra.get("exact")}
     parts = []
     if True in exact:
         parts.append("exact p-values come from the exact (conditional, with ties and zeros) distribution of R+")
@@ -157,23 +158,22 @@ def wilcoxon_variant_note(pairs: Any) -> str:
     return ("Wilcoxon p-values: " + "; ".join(parts) + ".") if parts else "Wilcoxon p-values: none computable."
 
 
-def _difference_warnings(p: Any) -> tuple[str, ...]:
-    d = getattr(p, "differences", None)
-    e = getattr(p, "effect_sizes", None)
-    return tuple(get(d, "warnings") or ()) + tuple(get(e, "warnings") or ())
+def _difference_warnings(p: PairRow) -> tuple[str, ...]:
+    d, e = p.differences, p.effect_sizes
+    return (d.warnings if d is not None else ()) + (e.warnings if e is not None else ())
 
 
-def _effect_ci(e: Any, level: float, dec: int = 2) -> Cell:
-    return value_ci(get(e, "value"), get(e, "ci_low"), get(e, "ci_high"), level, dec)
+def _effect_ci(e: EffectSize, level: float, dec: int = 2) -> Cell:
+    return value_ci(e.value, e.ci_low, e.ci_high, level, dec)
 
 
-def differences_tables(r: Any, lab: Labels, key: str) -> tuple[Table, ...]:
+def differences_tables(r: PairwiseRecord, lab: Labels, key: str) -> tuple[Table, ...]:
     """SD and SE of a - b, Shapiro-Wilk W and p; for paired t also d_z, g_z, d_av, g_av with intervals."""
-    rows_src = [p for p in r.pairs if getattr(p, "differences", None) is not None]
+    rows_src = [p for p in r.pairs if p.differences is not None]
     if not rows_src:
         return ()
     dec = lab.decimals(r.metric)
-    effects = any(getattr(p, "effect_sizes", None) is not None for p in rows_src)
+    effects = any(p.effect_sizes is not None for p in rows_src)
     cols = [Column(Text("a vs b"), "l"), Column(Text("SD of a \u2212 b")), Column(Text("SE of a \u2212 b")),
             Column(Text("Shapiro-Wilk W")), Column(Text("Shapiro-Wilk p"))]
     if effects:
@@ -181,17 +181,18 @@ def differences_tables(r: Any, lab: Labels, key: str) -> tuple[Table, ...]:
     rows = []
     for p in rows_src:
         d = p.differences
-        row: list[Cell] = [Text(f"{p.a} vs {p.b}"), Num(get(d, "sd"), dec), Num(get(d, "se"), dec),
-                           Num(get(d, "shapiro_w"), 4), P(get(d, "shapiro_pvalue"))]
+        assert d is not None
+        row: list[Cell] = [Text(f"{p.a} vs {p.b}"), Num(d.sd, dec), Num(d.se, dec), Num(d.shapiro_w, 4),
+                           P(d.shapiro_pvalue)]
         if effects:
-            e = getattr(p, "effect_sizes", None)
-            row += [_effect_ci(get(e, n), get(e, "ci_level")) if e is not None else Num(None)
-                    for n in ("d_z", "g_z", "d_av", "g_av")]
+            e = p.effect_sizes
+            row += [_effect_ci(x, e.ci_level) for x in (e.d_z, e.g_z, e.d_av, e.g_av)] if e is not None else \
+                [Num(None)] * 4
         rows.append(tuple(row))
     notes = ["SD and SE (= SD/\u221an) of the paired differences; Shapiro-Wilk tests their normality (R's "
              "shapiro.test)."]
     if effects:
-        level = next((get(p.effect_sizes, "ci_level") for p in rows_src if p.effect_sizes is not None), None)
+        level = next((p.effect_sizes.ci_level for p in rows_src if p.effect_sizes is not None), None)
         notes.append("d_z = mean(d)/SD(d); d_av = mean(d)/((SD(a) + SD(b))/2); g_z and g_av multiply them by Hedges' "
                      "small-sample correction J(n \u2212 1) (Lakens 2013); intervals"
                      + (f" ({pct(level)})" if level is not None else "")
@@ -202,23 +203,23 @@ def differences_tables(r: Any, lab: Labels, key: str) -> tuple[Table, ...]:
                   pair_detail=True),)
 
 
-def _extra_int(key: str) -> Callable[[Any], Cell]:
-    return lambda p: Int(extra(p, key)) if extra(p, key) is not None else Num(None)
+def _extra_int(key: str) -> Callable[[PairRow], Cell]:
+    return lambda p: Int(p.extra[key]) if p.extra.get(key) is not None else Num(None)
 
 
-_RESAMPLING_EXTRA: tuple[tuple[Cell, Callable[[Any], Cell]], ...] = (
-    (Text("B"), _extra_int("n_resamples")), (Text("MC s.e. of p"), lambda p: P(extra(p, "mc_se"))))
-PAIRWISE_EXTRA: dict[str, tuple[tuple[Cell, Callable[[Any], Cell]], ...]] = {
-    "paired_t": ((Text("Shapiro-Wilk p"), lambda p: P(extra(p, "shapiro_pvalue"))),),
-    "wilcoxon": ((Sym("z"), lambda p: Stat(extra(p, "z"))),
-                 (Sym("R_plus"), lambda p: Num(extra(p, "r_plus"), 1)),
-                 (Sym("R_minus"), lambda p: Num(extra(p, "r_minus"), 1)),
-                 (Text("p from"), lambda p: Text("exact" if extra(p, "exact") else "normal approx."))),
+_RESAMPLING_EXTRA: tuple[tuple[Cell, Callable[[PairRow], Cell]], ...] = (
+    (Text("B"), _extra_int("n_resamples")), (Text("MC s.e. of p"), lambda p: P(p.extra.get("mc_se"))))
+PAIRWISE_EXTRA: dict[str, tuple[tuple[Cell, Callable[[PairRow], Cell]], ...]] = {
+    "paired_t": ((Text("Shapiro-Wilk p"), lambda p: P(p.extra.get("shapiro_pvalue"))),),
+    "wilcoxon": ((Sym("z"), lambda p: Stat(p.extra.get("z"))),
+                 (Sym("R_plus"), lambda p: Num(p.extra.get("r_plus"), 1)),
+                 (Sym("R_minus"), lambda p: Num(p.extra.get("r_minus"), 1)),
+                 (Text("p from"), lambda p: Text("exact" if p.extra.get("exact") else "normal approx."))),
     "sign": ((Text("W"), _extra_int("wins")), (Text("L"), _extra_int("losses")), (Text("T"), _extra_int("ties"))),
     "bootstrap": _RESAMPLING_EXTRA,
     "bootstrap_t": _RESAMPLING_EXTRA,
     "permutation": _RESAMPLING_EXTRA,
-    "5x2cv_f": ((Sym("df_1"), lambda p: Df(extra(p, "df1"))), (Sym("df_2"), lambda p: Df(extra(p, "df2")))),
+    "5x2cv_f": ((Sym("df_1"), lambda p: Df(p.extra.get("df1"))), (Sym("df_2"), lambda p: Df(p.extra.get("df2")))),
 }
 PAIRWISE_NOTES = {
     "wilcoxon": ("T = min(R+, R\u2212); crit is the critical T when p is exact, the critical z under the normal "
@@ -241,7 +242,7 @@ PAIRWISE_NOTES = {
 }
 
 
-def pair_sentence(r: Any, p: Any, lab: Labels) -> str:
+def pair_sentence(r: PairwiseRecord, p: PairRow, lab: Labels) -> str:
     """The plain-language line: 'A > B on ROUGE-1 recall: t(2) = 6.38, p = 0.024; the difference is
     significant ...'; every case (significant, not, zero estimate, not computable) has a verb."""
     metric = lab.metric(r.metric)
@@ -268,28 +269,28 @@ def rel_word(rel: str, a: str = "a", b: str = "b") -> str:
             "=": "the estimated difference is zero"}[rel]
 
 
-def method_stat_text(method: str, p: Any) -> str:
+def method_stat_text(method: str, p: PairRow) -> str:
     s = p.statistic
     if s is None:
         return "statistic not computable"
     if p.df is not None and method in ("paired_t", "5x2cv_t", "kfold_t", "corrected_resampled_t", "resampled_t"):
         return f"t({p.df:g}) = {s:.2f}"
     if method == "5x2cv_f":
-        df1, df2 = extra(p, "df1"), extra(p, "df2")
+        df1, df2 = p.extra.get("df1"), p.extra.get("df2")
         return f"F({10 if df1 is None else df1:g}, {5 if df2 is None else df2:g}) = {s:.2f}"
     if method == "wilcoxon":
-        z = extra(p, "z")
+        z = p.extra.get("z")
         return f"T = {s:g}" + (f", z = {z:.2f}" if z is not None else " (exact)")
     if method == "sign":
-        return f"{extra(p, 'wins')} wins, {extra(p, 'losses')} losses, {extra(p, 'ties')} ties"
+        return f"{p.extra.get('wins')} wins, {p.extra.get('losses')} losses, {p.extra.get('ties')} ties"
     if method in ("bootstrap", "permutation"):
-        return f"\u0394 = {s:.4g} (B = {extra(p, 'n_resamples')})"
+        return f"\u0394 = {s:.4g} (B = {p.extra.get('n_resamples')})"
     if method == "bootstrap_t":
-        return f"t = {s:.2f} (bootstrap-t, B = {extra(p, 'n_resamples')})"
+        return f"t = {s:.2f} (bootstrap-t, B = {p.extra.get('n_resamples')})"
     return f"statistic = {s:.3g}"
 
 
-def rm_anova_view(r: Any, lab: Labels) -> AnalysisView:
+def rm_anova_view(r: RMAnovaRecord, lab: Labels) -> AnalysisView:
     sph = r.sphericity
     caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: repeated-measures ANOVA over {r.k} systems and "
                f"{r.n} items, with sphericity corrections (applied: "
@@ -306,17 +307,17 @@ def rm_anova_view(r: Any, lab: Labels) -> AnalysisView:
         rows.append((Text(SPHERICITY_NAMES.get(name, name)), Num(eps.get(name), 3), Df(c.df1), Df(c.df2),
                      Stat(r.statistic), P(c.pvalue), Text("\u2713" if applied else "")))
     eta = r.effect_size.value if r.effect_size else None
-    ges = get(getattr(r, "generalized_eta_squared", None), "value")
+    ges = r.generalized_eta_squared.value if r.generalized_eta_squared is not None else None
     anova = Table((r.metric, r.corpus, "omnibus"), caption, cols, tuple(rows),
                   (f"Partial eta squared = {plain(eta)}; generalized eta squared = {plain(ges)} (Olejnik and "
                    "Algina 2003; afex's ges).",), tuple(bold))
-    second = getattr(r, "mauchly_pvalue_second_order", None)
+    second = r.mauchly_pvalue_second_order
     m_cols = (Column(Text("Mauchly's W")), Column(Sym("chi2")), Column(Text("df")), Column(Text("p (R)")),
               Column(Text("p (first order)")), Column(Sym("epsilon_GG")), Column(Sym("epsilon_HF")),
               Column(join(Sym("epsilon_HF"), " uncapped")), Column(Sym("epsilon_LB")))
     m_row = (Num(sph.mauchly_w, 4), Stat(sph.chi2), Df(sph.df), P(second), P(sph.pvalue), Num(sph.epsilon_gg, 3),
-             Num(sph.epsilon_hf, 3), Num(getattr(r, "epsilon_hf_uncapped", None), 3), Num(sph.epsilon_lb, 3))
-    used = getattr(r, "mauchly_p", "first_order")
+             Num(sph.epsilon_hf, 3), Num(r.epsilon_hf_uncapped, 3), Num(sph.epsilon_lb, 3))
+    used = r.mauchly_p
     m_notes = (("p (R) is the p-value of R's mauchly.test (with Anderson's second-order term; car, afex, pingouin); "
                 "p (first order) is the chi-square p SPSS prints. "
                 + ("p (R)" if used == "r" else "p (first order)") + f" drove sphericity: auto (tests.mauchly_p: "
@@ -345,17 +346,17 @@ ANOVA_SOURCES = {"systems": "Systems", "items": "Items (subjects)", "error": "Er
                  "total": "Total"}
 
 
-def anova_source_table(r: Any, lab: Labels) -> tuple[Table, ...]:
+def anova_source_table(r: RMAnovaRecord, lab: Labels) -> tuple[Table, ...]:
     """The sums of squares, degrees of freedom and mean squares of the RM-ANOVA (sphericity assumed)."""
-    rows_src = getattr(r, "table", None) or ()
+    rows_src = r.table
     if not rows_src:
         return ()
-    values = [abs(v) for a in rows_src for v in (get(a, "ss"), get(a, "ms")) if v]
+    values = [abs(v) for a in rows_src for v in (a.ss, a.ms) if v]
     # four significant digits of the smallest sum of squares or mean square (scores are often on [0, 1])
     dec = min(8, max(3, 3 - math.floor(math.log10(min(values))))) if values else 3
     cols = (Column(Text("Source"), "l"), Column(Text("SS")), Column(Text("df")), Column(Text("MS")))
-    rows = tuple((Text(ANOVA_SOURCES.get(get(a, "source"), get(a, "source"))), Num(get(a, "ss"), dec),
-                  Df(get(a, "df")), Num(get(a, "ms"), dec)) for a in rows_src)
+    rows = tuple((Text(ANOVA_SOURCES.get(a.source, a.source)), Num(a.ss, dec), Df(a.df), Num(a.ms, dec))
+                 for a in rows_src)
     return (Table((r.metric, r.corpus, "anova-table"),
                   f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: repeated-measures ANOVA table "
                   "(F = MS systems / MS error).", cols, rows),)
@@ -365,11 +366,11 @@ DECISION_TEXT = {"a_better": "a better", "equivalent": "practically equivalent",
                  "undecided": "undecided"}
 
 
-def bayesian_view(r: Any, lab: Labels) -> AnalysisView:
+def bayesian_view(r: BayesianRecord, lab: Labels) -> AnalysisView:
     """P(a better), P(equivalent), P(b better) per pair, the decision, and a plain-language reading."""
     dec = lab.decimals(r.metric)
     name = test_name("bayesian", r.method)
-    freq = [getattr(p, "frequentist_method", None) for p in r.pairs]
+    freq = [p.frequentist_method for p in r.pairs]
     has_freq = any(m is not None for m in freq)
     cols = [Column(Text("a vs b"), "l"), Column(Sym("n")), Column(Sym("mean_diff")), Column(Text("P(a better)")),
             Column(Text("P(equivalent)")), Column(Text("P(b better)")), Column(Text("Decision"), "c")]
@@ -377,18 +378,17 @@ def bayesian_view(r: Any, lab: Labels) -> AnalysisView:
         cols += [Column(Sym("p_adj")), Column(Text("Significant"), "c")]
     rows = tuple((Text(f"{p.a} vs {p.b}"), Int(p.n), Num(p.estimate, dec), Num(p.p_a_better, 3),
                   Num(p.p_equivalent, 3), Num(p.p_b_better, 3), Text(DECISION_TEXT.get(p.decision, p.decision)))
-                 + ((P(getattr(p, "frequentist_pvalue_adjusted", None)),
-                     Decision(getattr(p, "frequentist_significant", None))) if has_freq else ())
+                 + ((P(p.frequentist_pvalue_adjusted), Decision(p.frequentist_significant)) if has_freq else ())
                  for p in r.pairs)
     notes = [f"ROPE \u00b1{r.rope:g} ({lab.metric(r.metric)} units): differences within it count as practically "
              f"equivalent; a decision needs a posterior probability of at least {r.decision_level:g}, else undecided. "
              "Better follows the metric's direction."]
     if r.method == "bayesian_bootstrap":
-        how = ("its normal law (exact mean and variance, no sampling)" if getattr(r, "posterior", None) == "normal"
+        how = ("its normal law (exact mean and variance, no sampling)" if r.posterior == "normal"
                else f"{r.n_samples:,} samples from the spec's seed")
         notes.append("Posterior of the mean difference: Dirichlet(1, \u2026, 1) weights over the items' differences "
                      f"(Rubin 1981), by {how}; P(a better) = P(mean > ROPE), P(equivalent) = P(|mean| \u2264 ROPE).")
-    elif r.method == "signed_rank" and getattr(r, "posterior", None) == "normal":
+    elif r.method == "signed_rank" and r.posterior == "normal":
         notes.append(f"Dirichlet-process posterior with prior strength {r.prior_strength:g}, by its large-n normal "
                      "approximation (exact mean, delta-method covariance, integrated exactly; no sampling).")
     elif r.method == "signed_rank":
@@ -408,10 +408,10 @@ def bayesian_view(r: Any, lab: Labels) -> AnalysisView:
     sentences = tuple(bayes_sentence(p, r, lab) for p in r.pairs)
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
     return AnalysisView(r.id, r.kind, f"Bayesian comparison: {name}", (table,), sentences,
-                        why_this_test(getattr(r, "selection", None)), tuple(warnings))
+                        why_this_test(r.selection), tuple(warnings))
 
 
-def bayes_sentence(p: Any, r: Any, lab: Labels) -> str:
+def bayes_sentence(p: BayesianPair, r: BayesianRecord, lab: Labels) -> str:
     """One plain-language reading, e.g. 'A and B are practically equivalent on BLEU (P = 0.97 that ...)'."""
     metric = lab.metric(r.metric)
     if p.p_a_better is None:
@@ -431,8 +431,8 @@ def bayes_sentence(p: Any, r: Any, lab: Labels) -> str:
             f"P(equivalent) = {p.p_equivalent:.3f}, P(b better) = {p.p_b_better:.3f}).")
 
 
-def omnibus_view(r: Any, lab: Labels) -> AnalysisView:
-    return friedman_view(r, lab) if r.method == "friedman" else rm_anova_view(r, lab)
+def omnibus_view(r: FriedmanRecord | RMAnovaRecord, lab: Labels) -> AnalysisView:
+    return friedman_view(r, lab) if isinstance(r, FriedmanRecord) else rm_anova_view(r, lab)
 
 
 def _ranks_table(key: tuple[str | None, ...], caption: str, ranks: Mapping[str, float | None]) -> Table:
@@ -441,7 +441,7 @@ def _ranks_table(key: tuple[str | None, ...], caption: str, ranks: Mapping[str, 
                  tuple((Text(s), Num(ranks[s], 3)) for s in order))
 
 
-def friedman_view(r: Any, lab: Labels) -> AnalysisView:
+def friedman_view(r: FriedmanRecord, lab: Labels) -> AnalysisView:
     where = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}"
     over = "corpora" if r.level == "corpora" else "items"
     variant = "tie-corrected" if r.tie_correction else "uncorrected (Dem\u0161ar's formula)"
@@ -471,9 +471,9 @@ def friedman_view(r: Any, lab: Labels) -> AnalysisView:
                         why_this_test(r.selection), tuple(r.warnings))
 
 
-def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
+def posthoc_view(r: PosthocRecord | PairwiseRecord, lab: Labels) -> AnalysisView:
     """Rank post-hoc tests after Friedman; paired t tests after RM-ANOVA are a pairwise family."""
-    if r.method == "paired_t":
+    if isinstance(r, PairwiseRecord):
         return pairwise_view(r, lab)
     where = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}"
     name = POSTHOC_NAMES.get(r.method, r.method)
@@ -496,7 +496,7 @@ def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
     if r.omnibus_significant is False:
         notes.append("The omnibus test did not reject: these post-hoc comparisons are shown for completeness "
                      "and should not be read as evidence of differences.")
-    better = lambda p: a_better(p, None)  # noqa: E731  (rank differences: rank 1 is best)
+    better = lambda p: a_better(p, None)  # type: ignore[arg-type]  # noqa: E731  (rank differences: 1 is best)
     table = Table((r.metric, r.corpus, "posthoc"), caption, cols, rows, tuple(notes), bold,
                   compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, "posthoc"), caption, f"adjusted ({name})",
                                         r.alpha, better))
@@ -520,7 +520,7 @@ def posthoc_view(r: Any, lab: Labels) -> AnalysisView:
 RUN_DECISIONS = {"a_better": "{a} better", "b_better": "{b} better", "undecided": "undecided"}
 
 
-def runs_view(r: Any, lab: Labels) -> AnalysisView:
+def runs_view(r: RunsRecord, lab: Labels) -> AnalysisView:
     """Several runs per system: each system's value over its runs, and per pair the two-level bootstrap interval
     of the difference and almost stochastic order both ways."""
     dec = lab.decimals(r.metric)
@@ -550,7 +550,7 @@ def runs_view(r: Any, lab: Labels) -> AnalysisView:
     return AnalysisView(r.id, r.kind, "Runs", tables, notes=notes, warnings=tuple(warnings))
 
 
-VIEWS: dict[str, Callable[[Any, Labels], AnalysisView]] = {
+VIEWS: dict[str, Callable[..., AnalysisView]] = {  # kind -> the view of that kind's record and the Labels
     "runs": runs_view,
     "descriptives": descriptives_view,
     "pairwise": pairwise_view,

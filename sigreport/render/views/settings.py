@@ -1,39 +1,36 @@
 """The report's settings table: every statistical choice, as written in the spec or taken by default.
 
-It reads the validated spec (``Results.spec``) duck-typed: the render layer does not import the spec
-module. Results read back from results.json carry no spec; their table is built from the ``tests``
-section, alpha, seed and data of the results themselves (rows that only the spec knows are left out).
+It reads the ``tests`` section, alpha, seed and data the results hold (results.json holds them too), and the
+settings only the spec knows (:class:`~sigreport.render.options.RunSettings`: missing items, the classification
+and agreement choices, the baseline) from the render options; a report rendered from results.json alone has
+none of those, and leaves their rows out.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import types
-import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sigreport.render.model import AnalysisView
+from sigreport.render.options import AgreementSettings, ClassificationSettings, RenderOptions, RunSettings
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
                                            SPHERICITY_NAMES, pct)
 from sigreport.render.views.labels import MEASURE_NAMES
+from sigreport.results.collection import Results
+from sigreport.results.records import AgreementRecord, Record
 
 Rows = list[tuple[str, str]]
 
 
-def settings_rows(results: Any) -> Rows:
-    """(name, value) rows for the report header."""
-    spec = results.spec
-    if spec is None:
-        tests = types.SimpleNamespace(**dict(results.tests))
-        rows = applicable(test_rows(tests, results.alpha, None, False), results.records)
-        rows.append(("Seed", f"{results.seed} (each analysis derives its own stream from it and its id)"))
-        return rows + data_rows(results.data) + why_p_rows(results)
-    corpus_level = any(getattr(m, "corpus_level", False) for m in spec.metrics.values())
-    rows = applicable(test_rows(spec.tests, spec.alpha, spec.baseline, corpus_level), results.records)
-    if spec.data.scores is not None:
-        rows.append(("Missing items", spec.data.missing))
-    rows.append(("Seed", f"{spec.seed} (each analysis derives its own stream from it and its id)"))
-    return rows + data_rows(results.data) + label_rows(spec, results.records) + why_p_rows(results)
+def settings_rows(results: Results, options: RenderOptions = RenderOptions()) -> Rows:
+    """(name, value) rows for the report header (``options.settings``: what only the spec knows)."""
+    run = options.settings or RunSettings()
+    rows = applicable(test_rows(results.tests, results.alpha, options.baseline, run.corpus_level), results.records)
+    if run.missing is not None:
+        rows.append(("Missing items", run.missing))
+    rows.append(("Seed", f"{results.seed} (each analysis derives its own stream from it and its id)"))
+    return rows + data_rows(results.data) + label_rows(run, results.tests, results.records) + why_p_rows(results)
 
 
 # A settings row shown only when an analysis it describes ran: (kind, method or None for any), one of them
@@ -46,10 +43,10 @@ NEEDS: dict[str, tuple[tuple[str, str | None], ...]] = {
 }
 
 
-def applicable(rows: Rows, records: Any) -> Rows:
+def applicable(rows: Rows, records: Sequence[Record]) -> Rows:
     """``rows`` without the settings of tests that did not run (an omnibus test with two systems, the
     pairwise test of a cross-validation design): a setting is listed when a record of its kind exists."""
-    ran = {(r.kind, getattr(r, "method", None)) for r in records}
+    ran = {(r.kind, r.method) for r in records}
     kinds = {k for k, _ in ran}
     return [(name, value) for name, value in rows
             if name not in NEEDS or any((k, m) in ran if m else k in kinds for k, m in NEEDS[name])]
@@ -73,16 +70,16 @@ WHY_P_TEXT = (
     "multiple-comparison correction: compare another tool's p with p, not p_adj.")
 
 
-def why_p_rows(results: Any) -> Rows:
+def why_p_rows(results: Results) -> Rows:
     """The p-value note, when some pairwise family is a bootstrap or permutation test (their p-values are
     the ones other tools compute differently)."""
-    used = any(r.kind == "pairwise" and getattr(r, "method", None) in RESAMPLED for r in results.records)
+    used = any(r.kind == "pairwise" and r.method in RESAMPLED for r in results.records)
     return [(WHY_P_TITLE, WHY_P_TEXT)] if used else []
 
 
-def with_why_p(view: Any, record: Any) -> Any:
+def with_why_p(view: AnalysisView, record: Record) -> AnalysisView:
     """``view`` with the link note to the p-value paragraph when its record is a resampling test."""
-    if record.kind == "pairwise" and getattr(record, "method", None) in RESAMPLED:
+    if record.kind == "pairwise" and record.method in RESAMPLED:
         return dataclasses.replace(view, notes=(*view.notes, WHY_P_NOTE))
     return view
 
@@ -99,43 +96,47 @@ def data_rows(data: Mapping[str, Any]) -> Rows:
     return rows
 
 
-def _pairwise_text(t: Any, corpus_level: bool) -> str:
-    pair = f"{PAIRWISE_NAMES.get(t.pairwise, t.pairwise)} ({t.pairwise})"
-    if t.pairwise in ("wilcoxon", "auto"):
-        pair += f"; Wilcoxon zero differences: {t.zero_method}; differences rounded to each metric's precision"
-        mode = getattr(t, "wilcoxon", "auto")
-        cc = "with" if getattr(t, "continuity_correction", True) else "without"
+Tests = Mapping[str, Any]  # the ``tests`` section as results.json holds it (JSON data: the spec's, dumped)
+
+
+def _pairwise_text(t: Tests, corpus_level: bool) -> str:
+    pairwise = t["pairwise"]
+    pair = f"{PAIRWISE_NAMES.get(pairwise, pairwise)} ({pairwise})"
+    if pairwise in ("wilcoxon", "auto"):
+        pair += f"; Wilcoxon zero differences: {t['zero_method']}; differences rounded to each metric's precision"
+        mode = t.get("wilcoxon", "auto")
+        cc = "with" if t.get("continuity_correction", True) else "without"
         pair += ("; Wilcoxon p: " + {"auto": "exact without ties or zeros up to 50 pairs, else normal",
                                      "exact": "exact (conditional, with ties and zeros)",
                                      "normal": "normal approximation"}.get(mode, mode)
                  + (f" {cc} continuity correction" if mode != "exact" else ""))
-    if t.pairwise == "bootstrap_t":
-        pair += f"; B = {t.resamples} resamples, studentized interval, p = (count + 1)/(B + 1)"
-    if t.pairwise in ("bootstrap", "permutation", "auto") or corpus_level:
-        pair += f"; B = {t.resamples} resamples, {t.ci_method} intervals, p = (count + 1)/(B + 1)"
-    if t.pairwise == "auto":
+    if pairwise == "bootstrap_t":
+        pair += f"; B = {t['resamples']} resamples, studentized interval, p = (count + 1)/(B + 1)"
+    if pairwise in ("bootstrap", "permutation", "auto") or corpus_level:
+        pair += f"; B = {t['resamples']} resamples, {t['ci_method']} intervals, p = (count + 1)/(B + 1)"
+    if pairwise == "auto":
         pair += ("; auto: paired t when n \u2265 30 or every pair's differences pass Shapiro-Wilk at \u03b1, "
                  "otherwise Wilcoxon; bootstrap for corpus-level metrics")
     return pair
 
 
-def test_rows(t: Any, alpha: float, baseline: str | None, corpus_level: bool) -> Rows:
-    """Rows of the ``tests`` section (a spec's, or the one stored in results.json)."""
+def test_rows(t: Tests, alpha: float, baseline: str | None, corpus_level: bool) -> Rows:
+    """Rows of the ``tests`` section (as results.json holds it; older documents may lack later keys)."""
     unit = ({"items": "items (per metric and corpus)",
-             "corpora": "corpora: one score per system and corpus, analysed across corpora"}[t.level]
-            if t.design == "items" else f"cross-validation design {t.design}")
+             "corpora": "corpora: one score per system and corpus, analysed across corpora"}[t["level"]]
+            if t["design"] == "items" else f"cross-validation design {t['design']}")
     against = f"every system against the baseline {baseline}" if baseline else "every system against the baseline"
     rows = [
         ("Significance level \u03b1", f"{alpha:g}"),
         ("Unit of analysis", unit),
         ("Pairwise test", _pairwise_text(t, corpus_level)),
-        ("Comparisons", "every pair of systems" if t.comparisons == "all_pairs" else against),
-        ("Alternative", ALTERNATIVE_TEXT[t.alternative] + (
-            " (pairs are (system, baseline): a is the system, b the baseline)" if t.comparisons == "vs_baseline"
+        ("Comparisons", "every pair of systems" if t["comparisons"] == "all_pairs" else against),
+        ("Alternative", ALTERNATIVE_TEXT[t["alternative"]] + (
+            " (pairs are (system, baseline): a is the system, b the baseline)" if t["comparisons"] == "vs_baseline"
             else " (a is the system listed first in a pair)")),
-        ("Multiple-comparison correction", f"{CORRECTION_NAMES[t.correction]} ({t.correction}), family: "
-                                           + FAMILY_TEXT.get(getattr(t, "family", "metric_corpus"), "")),
-        ("Confidence intervals", interval_text(getattr(t, "ci_level", None), alpha)),
+        ("Multiple-comparison correction", f"{CORRECTION_NAMES[t['correction']]} ({t['correction']}), family: "
+                                           + FAMILY_TEXT.get(t.get("family", "metric_corpus"), "")),
+        ("Confidence intervals", interval_text(t.get("ci_level"), alpha)),
     ]
     return rows + _omnibus_rows(t) + _bayesian_rows(t)
 
@@ -155,18 +156,16 @@ FAMILY_TEXT = {"metric_corpus": "all comparisons of one metric on one corpus",
                "all": "every pairwise test in the report (tests.family: all)"}
 
 
-def _bayesian_rows(t: Any) -> Rows:
-    b = getattr(t, "bayesian", None)
+def _bayesian_rows(t: Tests) -> Rows:
+    b = t.get("bayesian")
     if not b:
         return []
-    get_ = (lambda k: b[k]) if isinstance(b, Mapping) else (lambda k: getattr(b, k))
-    rope = get_("rope")
-    ropes = ", ".join(f"{m} \u00b1{w:g}" for m, w in (rope.items() if isinstance(rope, Mapping) else vars(rope).items()))
-    model = MODEL_TEXT.get(_get_or(b, "model", "signed_rank"), "")
+    ropes = ", ".join(f"{m} \u00b1{w:g}" for m, w in b["rope"].items())
+    model = MODEL_TEXT.get(b.get("model", "signed_rank"), "")
     return [("Bayesian comparison", f"{model} (items, corpora) or correlated t test (folds) with ROPE "
-             f"{ropes}; decision at posterior probability {get_('level'):g}, never practically equivalent when the "
-             f"observed mean difference lies outside the ROPE; {get_('samples'):,} samples, prior "
-             f"strength {get_('prior_strength'):g}{POSTERIOR_TEXT.get(_get_or(b, 'method', 'auto'), '')}")]
+             f"{ropes}; decision at posterior probability {b['level']:g}, never practically equivalent when the "
+             f"observed mean difference lies outside the ROPE; {b['samples']:,} samples, prior "
+             f"strength {b['prior_strength']:g}{POSTERIOR_TEXT.get(b.get('method', 'auto'), '')}")]
 
 
 # tests.bayesian.model; the rule is sigreport.stats.bayes.choose_model (MOSTLY_TIED)
@@ -180,88 +179,76 @@ POSTERIOR_TEXT = {"auto": "; posterior by Monte Carlo up to n = 5,000 paired val
                   "monte_carlo": "; posterior by Monte Carlo", "normal": "; posterior by normal approximation"}
 
 
-def _get_or(b: Any, key: str, default: Any) -> Any:
-    """A Bayesian setting from the spec model or from a spec read back from results.json (older: absent)."""
-    return b.get(key, default) if isinstance(b, Mapping) else getattr(b, key, default)
-
-
-def _omnibus_rows(t: Any) -> Rows:
+def _omnibus_rows(t: Tests) -> Rows:
+    omnibus = t["omnibus"]
     om = {"rm_anova": "repeated-measures ANOVA (three or more systems)", "none": "none",
           "friedman": "Friedman test (three or more systems)",
           "auto": "auto: RM-ANOVA when n \u2265 30 or the residuals pass Shapiro-Wilk at \u03b1, otherwise "
-                  "Friedman"}[t.omnibus]
+                  "Friedman"}[omnibus]
     rows = [("Omnibus test", om)]
-    if t.omnibus in ("rm_anova", "auto"):
-        which = ("R's p (second-order, as mauchly.test)" if getattr(t, "mauchly_p", "first_order") == "r"
+    if omnibus in ("rm_anova", "auto"):
+        which = ("R's p (second-order, as mauchly.test)" if t.get("mauchly_p", "first_order") == "r"
                  else "the first-order p (SPSS)")
         rows.append(("Sphericity", {"auto": f"auto: if Mauchly's test ({which}) rejects at \u03b1, Huynh-Feldt "
                                             "when the Greenhouse-Geisser epsilon exceeds 0.75, otherwise "
                                             "Greenhouse-Geisser",
-                                    "none": "none (sphericity assumed)"}.get(t.sphericity,
-                                                                             SPHERICITY_NAMES.get(t.sphericity, ""))))
-    if t.omnibus in ("friedman", "auto"):
+                                    "none": "none (sphericity assumed)"}.get(t["sphericity"],
+                                                                             SPHERICITY_NAMES.get(t["sphericity"], ""))))
+    if omnibus in ("friedman", "auto"):
         rows.append(("Friedman chi-square", "tie-corrected (as R's friedman.test); it feeds the Iman-Davenport F"
-                     if t.tie_correction else "uncorrected (Dem\u0161ar 2006); it feeds the Iman-Davenport F"))
-    if t.omnibus != "none":
+                     if t["tie_correction"] else "uncorrected (Dem\u0161ar 2006); it feeds the Iman-Davenport F"))
+    if omnibus != "none":
         rows.append(("Post-hoc test", {"auto": "auto: paired t tests with the correction after RM-ANOVA; Nemenyi "
                                                "(all pairs) or Bonferroni-Dunn (against the baseline) after Friedman",
-                                       "none": "none"}.get(t.posthoc, POSTHOC_NAMES.get(t.posthoc, t.posthoc))))
-    if t.pairwise == "auto" or t.omnibus == "auto":
-        rows.append(("Selection", "fixed: the previous report's choices are kept where it has the analysis (each analysis says so)" if t.selection == "fixed"
+                                       "none": "none"}.get(t["posthoc"], POSTHOC_NAMES.get(t["posthoc"], t["posthoc"]))))
+    if t["pairwise"] == "auto" or omnibus == "auto":
+        rows.append(("Selection", "fixed: the previous report's choices are kept where it has the analysis (each analysis says so)" if t["selection"] == "fixed"
                      else "auto: chosen from this data; changes since the previous report are flagged"))
-    if t.design != "items":
-        methods = t.cv_methods or {"5x2cv": ["5x2cv_t", "5x2cv_f"], "kfold": ["kfold_t"],
-                                   "resampled": ["corrected_resampled_t"]}[t.design]
+    if t["design"] != "items":
+        methods = t["cv_methods"] or {"5x2cv": ["5x2cv_t", "5x2cv_f"], "kfold": ["kfold_t"],
+                                      "resampled": ["corrected_resampled_t"]}[t["design"]]
         rows.append(("Cross-validation tests", ", ".join(PAIRWISE_NAMES[m] for m in methods)
-                     + (f"; n_train = {t.n_train}, n_test = {t.n_test}" if t.n_train else "")))
+                     + (f"; n_train = {t['n_train']}, n_test = {t['n_test']}" if t["n_train"] else "")))
     return rows
 
 
-def section_or_default(spec: Any, name: str) -> Any:
-    """A spec section, or its defaults when the spec left it out.
-
-    Duck-typed for a pydantic model: the field's model class is built with no arguments.
-    """
-    value = getattr(spec, name, None)
-    if value is not None:
-        return value
-    annotation = type(spec).model_fields[name].annotation
-    cls = next(a for a in typing.get_args(annotation) if a is not type(None))
-    return cls()
-
-
-def label_rows(spec: Any, records: Any) -> Rows:
-    """The classification and agreement choices (spec or defaults)."""
+def label_rows(run: RunSettings, tests: Tests, records: Sequence[Record]) -> Rows:
+    """The classification and agreement choices (the spec's, or its sections' defaults)."""
     rows: Rows = []
-    if spec.data.predictions is not None:
-        c = section_or_default(spec, "classification")
-        labels = (", ".join(c.labels) + " (declared)") if c.labels else "in order of first appearance"
-        pos = f"; positive class {c.positive_label}" if c.positive_label is not None else ""
-        own = c.ci_level is not None
-        level = c.ci_level if own else spec.interval_level()
-        rows.append(("Classification metrics", f"labels {labels}{pos}; F-beta with beta = {c.beta:g}; "
-                     f"{pct(level)} percentile bootstrap intervals over items (B = {c.resamples})"
-                     + ("; level set by classification.ci_level" if own else "")))
-        rows.append(("Tested as metrics", ", ".join(c.test_metrics) + " (per-item statistics; the pairwise and "
-                     "omnibus tests above apply)" if c.test_metrics else "none"))
-        cc = "with" if c.mcnemar_correction else "without"
-        mc = {"auto": f"auto: exact binomial test when n01 + n10 < 25, otherwise chi-square {cc} continuity "
-                      "correction",
-              "exact": "exact binomial test", "chi2": f"chi-square {cc} continuity correction"}[c.mcnemar]
-        omni = "; after Cochran's Q with three or more systems" if spec.tests.omnibus != "none" else ""
-        rows.append(("McNemar's test", f"{mc}; on per-item correctness, the correction above over the pairs of each "
-                     f"corpus{omni}"))
-    if spec.data.annotations is not None or (spec.agreement is not None and spec.agreement.systems_vs_gold):
-        a = section_or_default(spec, "agreement")
-        level = a.level + (f" ({' < '.join(a.order)})" if a.order else "")
-        measures = ", ".join(MEASURE_NAMES[m] for m in a.measures) if a.measures else (
-            "default: Cohen's kappa" + (" and linear and quadratic weighted kappa" if a.level != "nominal" else "")
-            + "; with three or more annotators also Fleiss' kappa and Krippendorff's alpha")
-        rows.append(("Agreement", f"{level} labels; {measures}"
-                     + ("; each system against gold" if a.systems_vs_gold else "")))
-        levels = sorted({r.ci_level for r in records if r.kind == "agreement"})
-        if levels:
-            rows.append(("Agreement intervals", f"{' and '.join(pct(x) for x in levels)}: kappa ± z SE with the SE "
-                         f"under the alternative, and percentile bootstrap over items (B = {a.resamples}); Landis "
-                         "and Koch bands"))
+    if run.classification is not None:
+        rows += _classification_rows(run.classification, tests["omnibus"] != "none")
+    if run.agreement is not None:
+        rows += _agreement_rows(run.agreement, records)
+    return rows
+
+
+def _classification_rows(c: ClassificationSettings, omnibus: bool) -> Rows:
+    labels = (", ".join(c.labels) + " (declared)") if c.labels else "in order of first appearance"
+    pos = f"; positive class {c.positive_label}" if c.positive_label is not None else ""
+    rows = [("Classification metrics", f"labels {labels}{pos}; F-beta with beta = {c.beta:g}; "
+             f"{pct(c.ci_level)} percentile bootstrap intervals over items (B = {c.resamples})"
+             + ("; level set by classification.ci_level" if c.level_set else ""))]
+    rows.append(("Tested as metrics", ", ".join(c.test_metrics) + " (per-item statistics; the pairwise and "
+                 "omnibus tests above apply)" if c.test_metrics else "none"))
+    cc = "with" if c.mcnemar_correction else "without"
+    mc = {"auto": f"auto: exact binomial test when n01 + n10 < 25, otherwise chi-square {cc} continuity "
+                  "correction",
+          "exact": "exact binomial test", "chi2": f"chi-square {cc} continuity correction"}[c.mcnemar]
+    omni = "; after Cochran's Q with three or more systems" if omnibus else ""
+    rows.append(("McNemar's test", f"{mc}; on per-item correctness, the correction above over the pairs of each "
+                 f"corpus{omni}"))
+    return rows
+
+
+def _agreement_rows(a: AgreementSettings, records: Sequence[Record]) -> Rows:
+    level = a.level + (f" ({' < '.join(a.order)})" if a.order else "")
+    measures = ", ".join(MEASURE_NAMES[m] for m in a.measures) if a.measures else (
+        "default: Cohen's kappa" + (" and linear and quadratic weighted kappa" if a.level != "nominal" else "")
+        + "; with three or more annotators also Fleiss' kappa and Krippendorff's alpha")
+    rows = [("Agreement", f"{level} labels; {measures}" + ("; each system against gold" if a.systems_vs_gold else ""))]
+    levels = sorted({r.ci_level for r in records if isinstance(r, AgreementRecord)})
+    if levels:
+        rows.append(("Agreement intervals", f"{' and '.join(pct(x) for x in levels)}: kappa ± z SE with the SE "
+                     f"under the alternative, and percentile bootstrap over items (B = {a.resamples}); Landis "
+                     "and Koch bands"))
     return rows

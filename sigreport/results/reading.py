@@ -1,0 +1,167 @@
+"""results.json read back into the record classes it was written from.
+
+Every analysis of a document becomes the typed record of its kind (:data:`RECORD_TYPES`), its nested objects
+the same classes the analysis made (a pair's :class:`~sigreport.stats.result.PairedTestResult`, effect sizes,
+differences, a classification's metrics, ...), so a report rendered or compared from a results.json alone reads
+the same objects as one built from data. The reading follows each class's type hints; numbers and strings are
+kept as the document has them (never coerced), so writing the records again gives the same bytes.
+
+Two modes. *Whole* documents (results.json as sigreport writes it): a field the class has no default for must
+be present, and a field or kind the class does not know is an error (a later sigreport's document; a field added
+later has a default, so older documents read). *Partial* documents (hand-made or older ones the archive meets,
+already checked for the fields it reads by :mod:`sigreport.archive.documents`): a missing field reads as its
+type's empty value (None, "", 0, NaN, False, (), {}), and so does one of the wrong shape (a list where an
+object belongs); analyses of unknown kinds, and unknown fields, are left out. Only the decisions and the
+methods of such a document are read (:func:`sigreport.results.decisions.decide_document`, a build's previous
+report).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, Union
+
+from sigreport.results.records import (AgreementRecord, BayesianRecord, ClassificationRecord, CochranQRecord,
+                                       DescriptivesRecord, FriedmanRecord, McNemarRecord, PairRow, PairwiseRecord,
+                                       PosthocRecord, Record, RMAnovaRecord, RunsRecord)
+from sigreport.stats.result import PairedTestResult
+
+_EMPTY: dict[Any, Any] = {str: "", int: 0, float: math.nan, bool: False}
+
+
+KIND_TYPES: dict[str, type[Record]] = {
+    "descriptives": DescriptivesRecord, "pairwise": PairwiseRecord, "cv": PairwiseRecord,
+    "classification": ClassificationRecord, "mcnemar": McNemarRecord, "cochran_q": CochranQRecord,
+    "agreement": AgreementRecord, "bayesian": BayesianRecord, "runs": RunsRecord}
+"""The record class of each kind whose class does not depend on its method (see :func:`record_type`)."""
+
+
+def record_type(kind: str, method: Any) -> type[Record] | None:
+    """The record class of an analysis of ``kind`` and ``method``; None for a kind this sigreport does not know.
+    An omnibus test is Friedman's or the RM-ANOVA; a post-hoc test is a pairwise family (paired t tests after the
+    RM-ANOVA) or a rank test."""
+    if kind == "omnibus":
+        return FriedmanRecord if method == "friedman" else RMAnovaRecord
+    if kind == "posthoc":
+        return PairwiseRecord if method == "paired_t" else PosthocRecord
+    return KIND_TYPES.get(kind)
+
+
+class DocumentShapeError(ValueError):
+    """A results.json analysis that does not fit its record class: the field path and what is wrong."""
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+class Reader:
+    """Reads JSON values into the types of the records' fields (``partial``: see the module docstring)."""
+
+    def __init__(self, partial: bool = False) -> None:
+        self.partial = partial
+
+    def record(self, a: Mapping[str, Any], where: str) -> Record | None:
+        """One analysis as its record; None for an unknown kind of a partial document."""
+        if not isinstance(a, Mapping):
+            raise DocumentShapeError(f"{where}: expected an object")
+        cls = record_type(str(a.get("kind")), a.get("method"))
+        if cls is None:
+            if self.partial:
+                return None
+            raise DocumentShapeError(f"{where}.kind: {a.get('kind')!r} is not a kind of analysis this sigreport reads")
+        if cls is PairwiseRecord:
+            context = {name: a.get(name) for name in PairRow.FROM_RECORD}
+            pairs = tuple(self.pair_row(p, context, f"{where}.pairs[{i}]") for i, p in enumerate(a.get("pairs") or ()))
+            return self.obj(cls, a, where, pairs=pairs)
+        return self.obj(cls, a, where)
+
+    def pair_row(self, p: Any, context: Mapping[str, Any], where: str) -> PairRow:
+        """A pairwise row: its flat results.json fields, the test's method-specific ones (``extra``) after them,
+        and the test's method, alternative and interval level from its family's record."""
+        if not isinstance(p, Mapping):
+            raise DocumentShapeError(f"{where}: expected an object")
+        extra = {k: v for k, v in p.items() if k not in PairRow.json_fields}
+        test = self.obj(PairedTestResult, {**p, **context}, where, closed=False, extra=extra)
+        return self.obj(PairRow, p, where, closed=False, test=test)
+
+    def obj(self, cls: type, d: Any, where: str, closed: bool = True, **given: Any) -> Any:
+        """An instance of dataclass ``cls`` from object ``d`` (``given``: fields already read; ``closed``: ``d``
+        holds no other fields, checked for whole documents)."""
+        if not isinstance(d, Mapping):
+            raise DocumentShapeError(f"{where}: expected an object, got {type(d).__name__}")
+        hints = _hints(cls)
+        fields = [f for f in dataclasses.fields(cls) if f.init]
+        if closed and not self.partial:
+            names = {f.name for f in fields}
+            unknown = next((k for k in d if k not in names), None)
+            if unknown is not None:
+                raise DocumentShapeError(f"{where}.{unknown}: not a field this sigreport knows")
+        kwargs = dict(given)
+        for f in fields:
+            if f.name in kwargs:
+                continue
+            if f.name in d:
+                kwargs[f.name] = self.field(hints[f.name], d[f.name], f"{where}.{f.name}")
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                if not self.partial:
+                    raise DocumentShapeError(f"{where}.{f.name}: missing")
+                kwargs[f.name] = self.empty(hints[f.name])
+        return cls(**kwargs)
+
+    def field(self, tp: Any, v: Any, where: str) -> Any:
+        """A field's value: :meth:`value`; in a partial document, a value of the wrong shape reads as empty."""
+        try:
+            return self.value(tp, v, where)
+        except DocumentShapeError:
+            if not self.partial:
+                raise
+            return self.empty(tp)
+
+    def value(self, tp: Any, v: Any, where: str) -> Any:
+        """``v`` read as type ``tp``: dataclasses from objects, tuples from lists; scalars as they are."""
+        origin = typing.get_origin(tp)
+        if origin is Union or origin is types.UnionType:
+            if v is None:
+                return None
+            options = [t for t in typing.get_args(tp) if t is not type(None)]
+            return self.value(options[0], v, where) if len(options) == 1 else v
+        if origin is tuple:
+            if not isinstance(v, list):
+                raise DocumentShapeError(f"{where}: expected a list, got {type(v).__name__}")
+            item = typing.get_args(tp)[0]
+            return tuple(self.value(item, x, f"{where}[{i}]") for i, x in enumerate(v))
+        if origin is dict:
+            if not isinstance(v, Mapping):
+                raise DocumentShapeError(f"{where}: expected an object, got {type(v).__name__}")
+            item = typing.get_args(tp)[1]
+            return {k: self.value(item, x, f"{where}.{k}") for k, x in v.items()}
+        if dataclasses.is_dataclass(tp):
+            return self.obj(tp, v, where)  # type: ignore[arg-type]
+        return v
+
+    def empty(self, tp: Any) -> Any:
+        """A missing field of a partial document: its type's empty value."""
+        origin = typing.get_origin(tp)
+        if origin is Union or origin is types.UnionType:
+            return None
+        if origin is tuple:
+            return ()
+        if origin is dict:
+            return {}
+        if dataclasses.is_dataclass(tp):
+            return self.obj(tp, {}, "")  # type: ignore[arg-type]
+        return _EMPTY.get(tp)
+
+
+def read_records(analyses: Any, partial: bool = False) -> tuple[Record, ...]:
+    """The records of a results.json document's ``analyses`` (``partial``: see the module docstring)."""
+    reader = Reader(partial)
+    found = (reader.record(a, f"analyses[{i}]") for i, a in enumerate(analyses or ()))
+    return tuple(r for r in found if r is not None)
