@@ -12,6 +12,7 @@ no omnibus test, so each engineered change moves exactly one thing:
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -485,13 +486,13 @@ def test_an_archive_of_an_earlier_version_is_recognised(archive: Path, tmp_path:
 def test_a_release_written_while_a_build_waited_is_not_replaced(project: Path, monkeypatch: pytest.MonkeyPatch,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """Two ``--release v1 --wait 60`` builds: the second planned before the first wrote v1 and waited for its
-    lock; once it has the lock it finds v1 written and stops (exit 2), leaving the first build's release."""
+    archive's lock; once it has the lock it finds v1 written and stops (exit 2), leaving the first build's release."""
     from sigreport.archive import store
 
     spec, dest = project / "spec.yaml", project / "reports" / "v1"
     dest.parent.mkdir()
-    fd = os.open(store.lock_path(dest), os.O_RDWR | os.O_CREAT)
-    fcntl.flock(fd, fcntl.LOCK_EX)  # the first build holds the release's lock
+    fd = os.open(store.lock_path(dest.parent), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # the first build holds the archive's lock
     first: list[int] = []
 
     def nap(seconds: float) -> None:  # the first build finishes while the second one waits
@@ -506,6 +507,67 @@ def test_a_release_written_while_a_build_waited_is_not_replaced(project: Path, m
     assert first == [0] and code == 2, err
     assert "release 'v1' was written by another build while this one waited" in err and "Traceback" not in err
     assert read_manifest(dest)["sequence"] == 1
+
+
+def test_a_second_release_build_into_the_archive_stops_or_waits(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """While a release build holds the archive (its lock ``.reports.lock`` beside it), another release build into
+    it, of another release, stops with exit 2 naming the archive and the holder's pid; with ``--wait`` it waits
+    and is built once the first one is done."""
+    from sigreport.archive import store
+
+    spec, archive = project / "spec.yaml", project / "reports"
+    archive.mkdir()
+    fd = os.open(store.lock_path(archive), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.write(fd, b"4242\n")
+    code, _, err = run(capsys, "build", spec, "--release", "v2", "--no-cache")
+    assert code == 2 and "Traceback" not in err, err
+    assert f"another sigreport build is writing the archive {archive} (pid 4242)" in err and "--wait" in err
+    assert not (archive / "v2").exists()
+    waited: list[float] = []
+
+    def nap(seconds: float) -> None:  # the other build finishes while this one waits
+        waited.append(seconds)
+        if len(waited) == 3:
+            os.close(fd)
+
+    monkeypatch.setattr(store.time, "sleep", nap)
+    code, _, err = run(capsys, "build", spec, "--release", "v2", "--wait", "60", "--no-cache")
+    assert code == 0 and len(waited) >= 3, err
+    assert [r["release"] for r in json.loads((archive / "index.json").read_text())["releases"]] == ["v2"]
+
+
+def test_two_release_builds_at_once_leave_both_in_order(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Two release builds into one archive at once: while the first (here, in this process) is between choosing
+    its sequence number and moving its folder into the archive, a second ``sigreport build --release v2 --wait
+    120`` process is started and given 6 s, time enough to finish were it not held at the archive's lock. Both
+    succeed, one after the other: sequence numbers 1 and 2, v2 naming v1 as its previous release, the index
+    listing both (without the lock both took sequence 1 and v2 had no previous release)."""
+    second: list[subprocess.Popen[str]] = []
+    choose = releases.next_sequence
+
+    def next_sequence(archive: Path) -> int:
+        n = choose(archive)
+        if not second:
+            second.append(subprocess.Popen(
+                [sys.executable, "-m", "sigreport.cli", "build", str(project / "spec.yaml"), "--release", "v2",
+                 "--wait", "120", "--no-cache", "-q"], stderr=subprocess.PIPE, text=True))
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                second[0].wait(6)
+        return n
+
+    monkeypatch.setattr(releases, "next_sequence", next_sequence)
+    code, _, err = run(capsys, "build", project / "spec.yaml", "--release", "v1", "--no-cache", "-q")
+    assert code == 0, err
+    err2 = second[0].communicate(timeout=300)[1]
+    assert second[0].returncode == 0, err2
+    archive = project / "reports"
+    v1, v2 = (read_manifest(archive / name) for name in ("v1", "v2"))
+    assert (v1["sequence"], v2["sequence"]) == (1, 2) and (v1["previous"], v2["previous"]) == (None, "v1")
+    assert [r["release"] for r in json.loads((archive / "index.json").read_text())["releases"]] == ["v2", "v1"]
+    assert not (project / ".reports.lock").exists() and not list(archive.glob(".*.lock"))
 
 
 def test_a_plain_build_into_a_release_folder_is_refused_unless_forced(project: Path,

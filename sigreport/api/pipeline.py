@@ -183,7 +183,7 @@ def _build(job: Job, drawers: workers.Ready | None) -> tuple[Path, list[str], li
         drawers.close()
         drawers = None
     dest, say = job.dest, job.say
-    with store.locked(dest, job.wait, say):
+    with archive_locked(job), store.locked(dest, job.wait, say):
         store.recover(dest, say)
         store.check_inputs_outside(dest, input_paths(job.sf, job.templates))
         store.check_destination(dest)
@@ -200,9 +200,19 @@ def _build(job: Job, drawers: workers.Ready | None) -> tuple[Path, list[str], li
         if job.strict and warnings:
             raise StrictError(str(job.sf.path), warnings)
         written = write_folder(job, p, results, warnings, run.jobs, cache, drawers)
-    prune_cache(cache, run, started, job.progress)
-    releasing.rewrite_index(job.release, dest, replaced_release, say)
+        prune_cache(cache, run, started, job.progress)
+        releasing.rewrite_index(job.release, dest, replaced_release, say)
     return dest, written, warnings
+
+
+def archive_locked(job: Job) -> contextlib.AbstractContextManager[None]:
+    """A release build holds its archive's lock (``.ARCHIVE.lock`` beside it) from before its folder is checked
+    until the index is rewritten: a second release build into the same archive waits ``--wait`` seconds, then
+    stops with exit code 2 naming the build that holds it. Its previous release, sequence number and index
+    entry are then always read and written by one build at a time."""
+    if job.release is None:
+        return contextlib.nullcontext()
+    return store.locked(job.release.archive, job.wait, job.say, what=f"the archive {job.release.archive}")
 
 
 def read_data(sf: SpecFile, progress: Progress | None) -> Dataset:

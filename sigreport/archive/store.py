@@ -248,13 +248,14 @@ def _took_over(path: Path, fd: int, say: Say | None) -> None:
 
 
 @contextlib.contextmanager
-def locked(dest: Path, wait: float = 0.0, say: Say | None = None) -> Iterator[None]:
+def locked(dest: Path, wait: float = 0.0, say: Say | None = None, what: str = "") -> Iterator[None]:
     """Hold ``.NAME.lock`` beside ``dest`` (never inside the user's folder) for one build.
 
     ``flock`` dies with its process, and the processes the build forks close their copy of the
     descriptor (:func:`sigreport.forking.not_inherited`), so a killed build never leaves the folder
     locked; the next build says it took the lock over. The file is unlinked while still held, and
-    :func:`_try_lock` re-checks the inode, so removal cannot race.
+    :func:`_try_lock` re-checks the inode, so removal cannot race. ``what``: what the refusal says is being
+    written (default: ``dest``).
     """
     path = lock_path(dest)
     check_parent(dest)
@@ -263,7 +264,7 @@ def locked(dest: Path, wait: float = 0.0, say: Say | None = None) -> Iterator[No
         deadline = time.monotonic() + max(wait, 0.0)
         while (fd := _try_lock(path)) is None:
             if time.monotonic() >= deadline:
-                raise refuse(dest, f"another sigreport build is writing {dest} ({_holder(path)}); "
+                raise refuse(dest, f"another sigreport build is writing {what or dest} ({_holder(path)}); "
                                    "try again when it finishes (or pass --wait SECONDS)")
             time.sleep(0.05)
     except LockRefused as exc:
