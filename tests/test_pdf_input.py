@@ -238,3 +238,15 @@ def test_labels_as_text_draw_where_the_outlines_were(tmp_path):
     shifted = Image.new("L", after.size, 255)
     shifted.paste(after, (3, 0))
     assert covered(before, shifted) < 0.8  # the measure sees a shift of half a point
+
+
+def test_a_pdf_build_prints_nothing_of_the_font_library(tmp_path):
+    """``build -q --formats pdf`` in a fresh process prints nothing: reading the label font's tables made
+    fontTools warn "'created' timestamp seems very low" (DejaVu's stamps are Unix times) on every build."""
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "sigreport.cli", "build", "-q", "--no-cache", "--formats", "pdf",
+                           str(CONFIGS / "summarizers.yaml"), "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and (tmp_path / "out" / "report.pdf").is_file(), done.stderr
+    assert done.stderr == "" and done.stdout == ""
