@@ -22,7 +22,7 @@ signed_rank (items or data sets)
     data, are split evenly, where baycomp's ``argmax`` gives them to the first region).
 
     Speed: baycomp forms the (n+1) x (n+1) matrix of indicators and loops over samples in Python
-    (about 74 s at n = 1,000 with 50,000 samples). Here, two exact reductions make a sample cost
+    (benchmarks/bench_bayes.py compares the two). Here, two exact reductions make a sample cost
     O(u) for u distinct difference values. (1) Equal differences are merged: the Walsh indicator
     depends on values only, and the sums of Dirichlet components over groups are Dirichlet with
     the summed parameters (the aggregation property), so a group of c equal values is one
@@ -665,7 +665,7 @@ def correlated_bayesian_t(
             pl = pr = 0.5
         scale = 0.0
     else:
-        from scipy import stats as sps  # imported here: scipy.stats costs ~0.3 s of start-up
+        from scipy import stats as sps  # imported here: slow to import, and most builds never need it
 
         scale = math.sqrt(var)
         pl = float(sps.t.cdf(-rope, df, loc=mean, scale=scale))

@@ -47,8 +47,8 @@ STEP_METHODS = ("holm", "hochberg")
 ALL_PAIRS_METHODS = ("holm", "shaffer", "bergmann_hommel")
 #: Largest number of systems for which Bergmann-Hommel's exhaustive search runs (the number of
 #: exhaustive sets is the Bell number B_k - 1: 115,974 at k = 10, 678,569 at k = 11).
-#: benchmarks/bench_bergmann_hommel.py measures it: k = 9 takes ~0.15 s, k = 10 ~0.8 s and k = 11
-#: ~7 s (first call, 2 shared cores), so the limit keeps one family under a second.
+#: benchmarks/bench_bergmann_hommel.py measures its time, which grows with that number: the limit keeps
+#: one family under a second.
 BERGMANN_HOMMEL_MAX_K = 10
 
 
@@ -120,7 +120,7 @@ def _se(k: int, n: int) -> float:
 def nemenyi_q(k: int, alpha: float = 0.05) -> float:
     """Nemenyi q_alpha = studentized range quantile q(1 - alpha; k, inf) / sqrt(2) (Demšar Table 5a).
 
-    Cached per (k, alpha): the quantile is a numerical inversion of a numerical integral (~10 ms), and
+    Cached per (k, alpha): the quantile is a numerical inversion of a numerical integral, and
     a report asks for the same one once per metric and corpus."""
     if k < 2:
         raise ValueError("the studentized range needs k >= 2")
@@ -175,7 +175,7 @@ def studentized_range_sf(q: np.ndarray, k: int, known_zero: np.ndarray) -> np.nd
     family-wise p-value to [0, 0] whatever the integral gives (it is a finite value >= 0 there, 0 or
     ~1e-16; tests/stats/test_posthoc_speed.py checks the whole result against the pair-by-pair call), so
     it is not computed; repeated q (tied rank differences) are integrated once. At 100 systems a family
-    has 4,950 pairs, and the integral (~0.1 ms each) was most of the Nemenyi test's time.
+    has 4,950 pairs, and the integral was most of the Nemenyi test's time.
     """
     out = np.zeros(q.shape)
     need = ~np.asarray(known_zero, dtype=bool)

@@ -98,8 +98,7 @@ Multinomial(n - m, 1/n) gives Multinomial(n, 1/n) whatever the distribution of m
 The replicates depend on (kind, B, n, seed) only, never on the data, so several metrics measured
 on the same items can share them: :func:`draw_resample` draws the rows once (compact, uint8) and
 ``paired_resampling(..., resample=...)`` uses them instead of drawing its own, with results
-identical to drawing them itself. Drawing is about half of a mean metric's bootstrap on 1,000 items
-(B = 10,000: 0.25 of 0.5 s), so sharing one draw across m metrics removes most of that from m - 1 of them.
+identical to drawing them itself. Drawing is about half of a mean metric's bootstrap, so sharing one draw across m metrics removes most of that from m - 1 of them.
 
 Validated (tests/stats/test_resampling.py) against ``scipy.stats.permutation_test``
 (``permutation_type='samples'``), ``scipy.stats.bootstrap`` (percentile and BCa), a plain per-pair
@@ -708,7 +707,7 @@ def _run(func: Callable[[tuple[int, int]], np.ndarray], plan: list[tuple[int, in
 _WORKSPACE = threading.local()
 """Each thread's weight matrix buffer (one chunk, about ``_TARGET_CHUNK_BYTES``), kept from one engine call to the
 next: a report resamples every metric of every corpus, and a fresh buffer per call cost as much again in page
-faults as filling it (8 ms instead of 4 ms per 10,000 x 1,000 replicates). A worker thread's buffer goes with the
+faults as filling it. A worker thread's buffer goes with the
 thread; the calling thread keeps one chunk's worth. The buffer's contents never outlive a chunk."""
 
 
@@ -1071,7 +1070,7 @@ def _bca_levels(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The BCa interval's adjusted quantile levels and the acceleration (Efron & Tibshirani 1993, eq. 14.10;
     z0 from the "mean" percentile-of-score, as ``scipy.stats.bootstrap``)."""
-    from scipy import special  # imported here: scipy.special costs ~0.15 s of start-up
+    from scipy import special  # imported here: slow to import, and most builds never need it
 
     delta = obs.delta
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -4,7 +4,7 @@
 inside the support and positive finite degrees of freedom, returns ``scipy.special.fdtrc(d1, d2, x)``;
 ``chi2.sf`` returns ``chdtrc(df, x)``, ``norm.sf`` returns ``ndtr(-x)`` and ``nct.sf`` returns
 ``clip(_nct_sf(x, df, nc), 0, 1)``. Calling those functions directly gives the same floats, and it
-spares a build that needs nothing else from scipy.stats importing it (~0.6-1 CPU-s: scipy builds every
+spares a build that needs nothing else from scipy.stats importing it (slow: scipy builds every
 distribution's docstring at import). Anything outside the regular case (a bound of the support, an
 infinite or NaN argument, a non-positive degree of freedom) goes to scipy.stats itself, so the edge cases
 are scipy's by construction. tests/stats/test_special_paths.py checks every function against scipy.stats

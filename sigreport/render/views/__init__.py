@@ -106,7 +106,7 @@ def kinds_of(record: Record, kinds: tuple[str, ...], lab: Labels, matrix: bool |
     """The figure kinds drawn for one record: ``kinds`` without the p-value heat map of a family shown as a
     matrix (``matrix``, else :func:`in_matrix`). The matrix holds the same numbers, bold when significant
     and tinted by direction, so the map would repeat it (without its numbers, beyond 12 systems); drawing
-    it cost most of a large report's build (100 heat maps: ~9 of a 1M-row build's 23 s)."""
+    it cost most of a large report's build (docs/performance.md)."""
     if "pvalues" in kinds and (in_matrix(record, lab) if matrix is None else matrix):
         return tuple(k for k in kinds if k != "pvalues")
     return kinds
