@@ -75,7 +75,6 @@ def main_table_problems(sf: SpecFile, ds: Dataset) -> list[Problem]:
     return out
 
 
-load_dataset = load_data
 
 
 def _with_labels(sf: SpecFile, ds: Dataset, frames: Mapping[str, pd.DataFrame]) -> Dataset:
