@@ -75,8 +75,6 @@ def main_table_problems(sf: SpecFile, ds: Dataset) -> list[Problem]:
     return out
 
 
-
-
 def _with_labels(sf: SpecFile, ds: Dataset, frames: Mapping[str, pd.DataFrame]) -> Dataset:
     """The dataset with predictions, annotations and classification test-metric blocks added."""
     spec = sf.spec
