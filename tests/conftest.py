@@ -13,14 +13,19 @@ import pytest
 from hypothesis import settings
 
 # Property tests draw the same examples on every run and machine (CI must not pass or fail by chance; a
-# failure found once is found again). SIGREPORT_FRESH_FUZZ=1 gives tests/test_fuzz.py's long run fresh randomness.
+# failure found once is found again). SIGREPORT_FRESH_FUZZ=1 gives tests/whole/test_fuzz.py's long run
+# fresh randomness.
 settings.register_profile("sigreport", derandomize=True, database=None)
 settings.load_profile("sigreport")
 
 from sigreport.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+# The suite's folder (its tests sit in subfolders by the package they test), the checkout, and the examples.
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 CONFIGS = ROOT / "configs"
+# Pinned outputs of every example (tests/whole/test_golden.py writes and compares them).
+GOLDEN = TESTS / "golden"
 
 # The smallest valid spec and table (the source's worked example): the base of many bad-input tests.
 GOOD_DATA = """\

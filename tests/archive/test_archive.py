@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
 from sigreport.archive import diff as diffs
 from sigreport.archive import notes
 from sigreport.archive import releases
@@ -764,7 +765,7 @@ def test_verify_reproduces_a_release_across_blas_kernels(tmp_path: Path) -> None
 
     if not any(lib["internal_api"] == "openblas" for lib in threadpoolctl.threadpool_info()):
         pytest.skip("numpy is not linked with OpenBLAS")
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     (tmp_path / "data").mkdir()
     shutil.copy(root / "configs" / "summarization.yaml", tmp_path)
     shutil.copy(root / "configs" / "data" / "summarization.csv", tmp_path / "data")

@@ -1,4 +1,4 @@
-"""Release notes, trends and the archive index on a real two-release scenario (tests/release_scenario.py):
+"""Release notes, trends and the archive index on a real two-release scenario (tests/archive/release_scenario.py):
 v1 with A, B, C, E; v2 with B's data changed, E removed, D and F added (the Holm family grows from 6 to 10
 pairs), and a changed spec. The diff must name each changed conclusion with its cause and deltas, the
 Markdown must be a headline and tables without empty sections, the HTML must link each row to the two
@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from conftest import ROOT
 from sigreport.archive import diff as diffs
 from sigreport.archive import notes, releases
 from sigreport.cli import main
@@ -403,7 +404,7 @@ def test_the_ci_recipe_runs_here(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    script = Path(__file__).resolve().parent.parent / "examples" / "ci-release.sh"
+    script = ROOT / "examples" / "ci-release.sh"
     env = {**os.environ, "SIGREPORT": f"{sys.executable} -m sigreport.cli"}
     archive, notes = tmp_path / "reports", tmp_path / "notes.md"
     results = []

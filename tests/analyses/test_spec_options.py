@@ -10,11 +10,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import TESTS
 from sigreport.results.io import from_json
 from sigreport.stats import bayes, correction, posthoc
 from sigreport.stats.omnibus import friedman
@@ -190,7 +190,7 @@ def test_bootstrap_t_runs_and_is_refused_for_corpus_level_metrics(cli, workdir):
 
 def _reference_module(name: str):
     """A module of tests/stats/ by path (its reference data, with their sources, live there)."""
-    spec = importlib.util.spec_from_file_location(f"_ref_{name}", Path(__file__).parent / "stats" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_ref_{name}", TESTS / "stats" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
