@@ -1,4 +1,5 @@
-"""Shared helpers: run the CLI in-process, write specs and data into a temporary folder."""
+"""Shared helpers of every test folder: run the CLI in-process, build a spec and read its results.json back,
+write specs and data into a temporary folder, and the paths of the checkout."""
 
 from __future__ import annotations
 
@@ -6,21 +7,28 @@ import json
 import shutil
 import subprocess
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
 # Property tests draw the same examples on every run and machine (CI must not pass or fail by chance; a
-# failure found once is found again). SIGREPORT_FRESH_FUZZ=1 gives tests/test_fuzz.py's long run fresh randomness.
+# failure found once is found again). SIGREPORT_FRESH_FUZZ=1 gives tests/whole/test_fuzz.py's long run
+# fresh randomness.
 settings.register_profile("sigreport", derandomize=True, database=None)
 settings.load_profile("sigreport")
 
 from sigreport.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+# The suite's folder (its tests sit in subfolders by the package they test), the checkout, and the examples.
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 CONFIGS = ROOT / "configs"
+# Pinned outputs of every example (tests/whole/test_golden.py writes and compares them).
+GOLDEN = TESTS / "golden"
 
 # The smallest valid spec and table (the source's worked example): the base of many bad-input tests.
 GOOD_DATA = """\
@@ -67,6 +75,32 @@ def cli(capsys):
         return CliResult(code, captured.out, captured.err)
 
     return run
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
+    """The command line in-process with ``capsys``: its exit code, standard output and standard error."""
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def build_results(cli: Callable[..., CliResult], spec: Path, out: Path, *args: object, formats: str = "json") -> dict:
+    """Build ``spec`` into ``out`` through the command line, quietly, in ``formats`` (plus ``args``, such as
+    ``--no-cache``): the build must succeed (its standard error is the failure's message). Returns the
+    results.json it wrote, as read back."""
+    r = cli("build", "-q", "-o", out, "--formats", formats, *args, spec)
+    assert r.code == 0, r.err
+    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
+def build_files(cli: Callable[..., CliResult], workdir: Any, spec: str, files: dict[str, str],
+                formats: str = "json") -> dict:
+    """Write ``spec`` as spec.yaml and ``files`` (name -> text) into ``workdir``, build them into its ``out``
+    folder (:func:`build_results`) and return the results.json."""
+    workdir.write("spec.yaml", spec)
+    for name, text in files.items():
+        workdir.write(name, text)
+    return build_results(cli, workdir.path / "spec.yaml", workdir.path / "out", formats=formats)
 
 
 EXAMPLE_FORMATS = "json,html,latex,pdf"

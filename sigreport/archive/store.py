@@ -1,6 +1,6 @@
 """The file-system rules for writing one report folder, kept in one place so they can be proved.
 
-Promises (each has a test in ``tests/test_store.py``):
+Promises (each has a test in ``tests/archive/test_store.py``):
 
 * A build never removes a file it did not write. The output folder may not be, or contain, any input
   of the build (:func:`check_inputs_outside`); an existing folder is replaced only when it is a

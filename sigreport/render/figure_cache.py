@@ -132,7 +132,7 @@ def lookup(store: FigureStore, record: Record, metric: MetricInfo | None, kinds:
     """The record's key and its stored figures (None when not stored or not to be used).
 
     A build without PDFs (HTML only) also takes the entry a LaTeX build stored, without its PDF bytes:
-    the SVG does not depend on whether the PDF is made (tests/test_figures.py checks that)."""
+    the SVG does not depend on whether the PDF is made (tests/render/test_figures.py checks that)."""
     digest = content_digest(record, metric)
     key = figure_key(record, metric, kinds, pdf, store.version, digest)
     hit, value = store.get(key)

@@ -95,7 +95,7 @@ _SPECIALS = {
 
 # Non-ASCII characters pdflatex prints in a plain article (TeX Live 2022, default utf8 input, OT1 text
 # font): every character declared in utf8enc.dfu, ot1enc.dfu, omsenc.dfu and ts1enc.dfu, each compiled
-# on its own line and kept when pdflatex reported no error (tests/test_render_model.py recompiles them).
+# on its own line and kept when pdflatex reported no error (tests/render/test_render_model.py recompiles them).
 PRINTABLE_RANGES: tuple[tuple[int, int], ...] = (
     (0x00A0, 0x00AA), (0x00AC, 0x00BA), (0x00BC, 0x00CF), (0x00D1, 0x00DD), (0x00DF, 0x00EF), (0x00F1, 0x00FD),
     (0x00FF, 0x0103), (0x0106, 0x010F), (0x0112, 0x0117), (0x011A, 0x0125), (0x0128, 0x012D), (0x0130, 0x0137),

@@ -2,7 +2,7 @@
 
 Every trick below has a plain counterpart that is the obvious code; ``SIGREPORT_PLAIN=1`` in the
 environment, or ``sigreport.build(..., plain=True)`` / ``sigreport.analyze(..., plain=True)``, runs the plain
-one everywhere (tests/test_speed.py builds every example both ways and compares the files byte for byte).
+one everywhere (tests/speed/test_speed.py builds every example both ways and compares the files byte for byte).
 
 =========================  ===========================================  ====================================
 trick (module)             what it buys                                 plain path
@@ -29,7 +29,7 @@ trick (module)             what it buys                                 plain pa
 
 Each module's functions decide by :func:`is_plain` themselves, so a caller never tests the switch.
 Library calls (``sigreport.build`` from a notebook) leave the host's garbage collector, threads, BLAS
-threads and signal handlers as they found them, on both paths (tests/test_speed.py).
+threads and signal handlers as they found them, on both paths (tests/speed/test_speed.py).
 """
 
 from __future__ import annotations

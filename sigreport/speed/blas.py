@@ -4,7 +4,7 @@ The analyses' matrix products are tall and thin (items x systems, replicates x i
 thread gains little on them, and waking it costs far more on a busy machine (on 2 shared cores, RM-ANOVA's
 SVD of a 1,000 x 19 matrix was hundreds of times slower with two OpenBLAS threads than with one). The
 products are the same bits either way (OpenBLAS splits rows and columns between threads, never a sum),
-which tests/test_speed.py checks by building every example on both paths.
+which tests/speed/test_speed.py checks by building every example on both paths.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 With ``indent`` the json module falls back to its pure-Python encoder, a chain of generators that costs
 seconds on a large report; and results.json's records would first be converted to dicts and then written.
 :class:`Writer` writes the same text with one function call per container and C-level string escaping,
-from the records themselves, with the rules of their converter (tests/test_results_json.py compares the
+from the records themselves, with the rules of their converter (tests/results/test_results_json.py compares the
 two on edge cases, random documents and every example). On the plain path
 (:func:`sigreport.speed.is_plain`) it is ``json.dumps`` of the converted document.
 

@@ -3,7 +3,7 @@
 Two private matplotlib functions are wrapped while a figure is exported (and restored on exit), each only
 where matplotlib has the exact function it expects; anything else goes through unchanged. Both keep values
 keyed by everything the value depends on, so the files are the bytes a fresh export writes
-(tests/test_figures.py and tests/test_render_parallel.py compare the bytes with and without). On the plain
+(tests/render/test_figures.py and tests/render/test_render_parallel.py compare the bytes with and without). On the plain
 path (:func:`sigreport.speed.is_plain`) neither is wrapped.
 """
 
@@ -97,7 +97,7 @@ def shared_text_metrics() -> Iterator[None]:
     labels (axis numbers, system names). The vector renderers' measurement of plain text is a function of
     the renderer class, the text, its font properties, resolution, the text settings and the font list in
     the key, so the values, and the files, are the ones a fresh measurement gives (math text, which reads
-    more settings, is measured afresh) (tests/test_figures.py compares the
+    more settings, is measured afresh) (tests/render/test_figures.py compares the
     bytes with and without). Only ``matplotlib.text._get_text_metrics_with_cache`` is wrapped, for
     matplotlib's SVG and PDF renderers (any other goes through unchanged), and restored on exit.
     """

@@ -4,7 +4,7 @@ A classification metric tested with the resampling engine is held as per-item su
 (counts that sum over items to the corpus confusion counts); :func:`averaged_metric` turns summed
 counts back into a macro or weighted average. Definitions are those of
 :mod:`sigreport.stats.classification` (scikit-learn's with ``zero_division=nan``: classes whose metric
-is 0/0 are left out of the average); tests/test_labels.py checks the two agree.
+is 0/0 are left out of the average); tests/analyses/test_labels.py checks the two agree.
 """
 
 from __future__ import annotations

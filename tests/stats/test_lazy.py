@@ -1,5 +1,5 @@
 """Which builds import scipy.stats in the background while they read their data (``sigreport.speed.imports``,
-whose own tests are in tests/test_speed.py)."""
+whose own tests are in tests/speed/test_speed.py)."""
 
 from __future__ import annotations
 

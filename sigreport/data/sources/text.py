@@ -6,7 +6,7 @@ sufficient statistics (``_extract_corpus_statistics``: BLEU's lengths and n-gram
 chrF's character and word n-gram counts, TER's edits and reference length), and its corpus value is
 sacrebleu's ``_compute_score_from_stats`` on their sums (the built-in aggregates
 ``sigreport.sacrebleu:<metric>``): on every bootstrap or permutation resample the value is exactly the
-``corpus_score`` sacrebleu gives on those sentences (tests/test_sources_text.py), which is what
+``corpus_score`` sacrebleu gives on those sentences (tests/data/test_sources_text.py), which is what
 sacrebleu's own paired bootstrap does. sacrebleu (``pip install 'sigreport[mt]'``) is imported only
 here; its version and each metric's signature go into results.json (``data.source``).
 """

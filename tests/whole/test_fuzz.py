@@ -3,7 +3,7 @@ the command line's entry point. Every one must end with exit code 0 or 2 and no 
 
 The default run (a few hundred examples, derandomized so that CI is reproducible) is part of the suite;
 the slow long run (1,500 examples) is derandomized too, unless ``SIGREPORT_FRESH_FUZZ=1 pytest -m slow
-tests/test_fuzz.py`` asks for fresh randomness (to look for new crashes, not in CI).
+tests/whole/test_fuzz.py`` asks for fresh randomness (to look for new crashes, not in CI).
 """
 
 from __future__ import annotations

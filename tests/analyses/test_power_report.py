@@ -7,16 +7,13 @@ import math
 
 import pytest
 
-from conftest import CONFIGS
+from conftest import CONFIGS, build_results
 from sigreport.analyses.power import comparison_level
 from sigreport.stats.power import paired_t_mde
 
 
 def build_json(cli, tmp_path, name: str, formats: str = "json") -> dict:
-    import json
-    out = tmp_path / name
-    assert cli("build", "-q", "--no-cache", "--formats", formats, "-o", out, CONFIGS / f"{name}.yaml").code == 0
-    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+    return build_results(cli, CONFIGS / f"{name}.yaml", tmp_path / name, "--no-cache", formats=formats)
 
 
 def test_comparison_level():

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import CONFIGS, GOOD_DATA, needs
+from conftest import CONFIGS, GOLDEN, GOOD_DATA, needs
 from sigreport.cli import main
 from sigreport.render.latex import COLUMN_WIDTH, TEXT_WIDTH, table_format
 
@@ -412,7 +412,7 @@ def test_methods_paragraph_in_html_and_markdown(reports):
     md = (reports["demsar"] / "methods.md").read_text(encoding="utf-8")
     assert "(Friedman 1937)" in md and "Nemenyi" in md and REFERENCES["demsar2006"][1] in md
     assert "the conclusions follow the Nemenyi test after the omnibus test" in md
-    html = (Path(__file__).parent / "golden" / "demsar" / "index.html").read_text(encoding="utf-8")  # as built
+    html = (GOLDEN / "demsar" / "index.html").read_text(encoding="utf-8")  # as built
     settings = html.split('<section id="settings">')[1].split("</section>")[0]
     assert "Methods paragraph" in settings and "(Friedman 1937)" in settings and "Nemenyi, Peter" not in settings
 

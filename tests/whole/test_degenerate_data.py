@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 import yaml
 
+from conftest import build_results
+
 
 def _write(tmp_path, scores: np.ndarray, suffix: str = ".csv"):
     n, k = scores.shape
@@ -29,9 +31,7 @@ def _write(tmp_path, scores: np.ndarray, suffix: str = ".csv"):
 
 
 def _build(cli, spec, tmp_path):
-    r = cli("build", "-q", "-o", tmp_path / "out", "--formats", "json,html,latex", spec)
-    assert r.code == 0, r.err
-    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    doc = build_results(cli, spec, tmp_path / "out", formats="json,html,latex")
     return doc, (tmp_path / "out" / "index.html").read_text()
 
 

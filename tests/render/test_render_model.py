@@ -6,12 +6,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import CONFIGS, ROOT, needs, pdflatex_compile
+from conftest import CONFIGS, GOLDEN, ROOT, needs, pdflatex_compile
 from sigreport.api.options import render_options
 from sigreport.api.pipeline import build
 from sigreport.render import format as fmt
@@ -23,7 +22,6 @@ from sigreport.render.views import build_report
 from sigreport.results import from_json
 from sigreport.results.compare import compare_text, strip_figures
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
 EXAMPLES = sorted(p.name for p in GOLDEN.iterdir() if (p / "results.json").exists())
 
 
@@ -42,7 +40,7 @@ def test_report_from_results_json_alone(name, tmp_path):
     html = render_html(model)
     assert "Statistical choices" in html and f"seed {results.seed}" in html
     # Everything after the header and the settings (which read the spec when there is one) is the build's.
-    # (the golden HTML holds the figures' labels, not their drawings: tests/test_golden.py)
+    # (the golden HTML holds the figures' labels, not their drawings: tests/whole/test_golden.py)
     assert compare_text(_body((GOLDEN / name / "index.html").read_text(encoding="utf-8")),
                         _body(strip_figures(html))).identical
     out = render_latex(model, tmp_path / "tables")  # as write_report

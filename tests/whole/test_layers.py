@@ -10,7 +10,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "sigreport"
+from conftest import ROOT
+
+PACKAGE = ROOT / "sigreport"
 
 LAYERS = {
     "sigreport.version": 1, "sigreport.errors": 1, "sigreport.forking": 1, "sigreport.defaults": 1,

@@ -10,11 +10,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import TESTS, build_files
 from sigreport.results.io import from_json
 from sigreport.stats import bayes, correction, posthoc
 from sigreport.stats.omnibus import friedman
@@ -39,15 +39,6 @@ def scores_csv(matrix, systems, corpus="c", metric="m") -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(cli, workdir, spec: str, files: dict[str, str], formats: str = "json") -> dict:
-    workdir.write("spec.yaml", spec)
-    for name, text in files.items():
-        workdir.write(name, text)
-    r = cli("build", workdir.path / "spec.yaml", "-o", workdir.path / "out", "--formats", formats, "--quiet")
-    assert r.code == 0, r.err
-    return workdir.results()
-
-
 def kind(doc: dict, k: str) -> list[dict]:
     return [a for a in doc["analyses"] if a["kind"] == k]
 
@@ -57,7 +48,7 @@ def kind(doc: dict, k: str) -> list[dict]:
 @pytest.mark.parametrize("mauchly_p", [None, "first_order"])
 def test_rm_anova_reports_r_mauchly_p_table_and_uncapped_hf(cli, workdir, mauchly_p):
     opt = f"\n          mauchly_p: {mauchly_p}" if mauchly_p else ""
-    doc = run(cli, workdir, f"""
+    doc = build_files(cli, workdir, f"""
         title: t
         data: {{scores: s.csv}}
         metrics: {{m: {{higher_is_better: true}}}}
@@ -105,7 +96,8 @@ def test_mauchly_p_choice_changes_the_decision(cli, workdir):
         [0.648, 0.664, 0.691, 0.684], [0.595, 0.597, 0.642, 0.576], [0.367, 0.361, 0.448, 0.379]])
     applied = {}
     for which in ("r", "first_order"):
-        doc = run(cli, workdir, base.format(alpha=1.5e-05, which=which), {"s.csv": scores_csv(nonspherical, "ABCD")})
+        doc = build_files(cli, workdir, base.format(alpha=1.5e-05, which=which),
+                          {"s.csv": scores_csv(nonspherical, "ABCD")})
         (om,) = kind(doc, "omnibus")
         applied[which] = om["correction_applied"]
     assert applied == {"r": "none", "first_order": "greenhouse_geisser"}
@@ -126,23 +118,23 @@ def test_wilcoxon_mode_and_continuity_options_reach_the_p_values(cli, workdir):
           continuity_correction: {cc}
         """
     # coin 1.4.2: pvalue(wilcoxsign_test(x ~ y, zero.method = "Pratt", distribution = "exact")) = 0.007080078125
-    doc = run(cli, workdir, spec.format(zm="pratt", mode="exact", cc="true"), data, "json,html")
+    doc = build_files(cli, workdir, spec.format(zm="pratt", mode="exact", cc="true"), data, "json,html")
     (p,) = kind(doc, "pairwise")[0]["pairs"]
     assert p["exact"] is True and p["pvalue"] == pytest.approx(0.007080078125, rel=1e-12)
     assert "exact (conditional, with ties and zeros) distribution" in (workdir.path / "out" / "index.html").read_text()
     # R 4.2.2: wilcox.test(A, B, paired = TRUE, exact = FALSE, correct = FALSE, digits.rank = 7)$p.value
-    doc = run(cli, workdir, spec.format(zm="wilcox", mode="normal", cc="false"), data, "json,html")
+    doc = build_files(cli, workdir, spec.format(zm="wilcox", mode="normal", cc="false"), data, "json,html")
     (p,) = kind(doc, "pairwise")[0]["pairs"]
     assert p["exact"] is False and p["continuity_correction"] is False
     assert p["pvalue"] == pytest.approx(0.00562973187424504, rel=1e-10)
     assert "without continuity correction (R&#39;s correct = FALSE)" in (workdir.path / "out" / "index.html").read_text()
     # ... correct = TRUE: 0.00628277487585968
-    doc = run(cli, workdir, spec.format(zm="wilcox", mode="normal", cc="true"), data)
+    doc = build_files(cli, workdir, spec.format(zm="wilcox", mode="normal", cc="true"), data)
     assert kind(doc, "pairwise")[0]["pairs"][0]["pvalue"] == pytest.approx(0.00628277487585968, rel=1e-10)
 
 
 def test_paired_t_rows_carry_differences_and_small_sample_effect_sizes(cli, workdir):
-    doc = run(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: t
         data: {scores: s.csv}
         metrics: {m: {higher_is_better: true}}
@@ -165,7 +157,7 @@ def test_paired_t_rows_carry_differences_and_small_sample_effect_sizes(cli, work
 
 
 def test_bootstrap_t_runs_and_is_refused_for_corpus_level_metrics(cli, workdir):
-    doc = run(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: t
         data: {scores: s.csv}
         metrics: {m: {higher_is_better: true}}
@@ -190,7 +182,7 @@ def test_bootstrap_t_runs_and_is_refused_for_corpus_level_metrics(cli, workdir):
 
 def _reference_module(name: str):
     """A module of tests/stats/ by path (its reference data, with their sources, live there)."""
-    spec = importlib.util.spec_from_file_location(f"_ref_{name}", Path(__file__).parent / "stats" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_ref_{name}", TESTS / "stats" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -203,7 +195,7 @@ GH2008, HOLM = _GH.GH2008, _GH.HOLM
 
 @pytest.mark.parametrize("method", ["holm", "shaffer", "bergmann_hommel"])
 def test_all_pairs_posthoc_after_friedman(cli, workdir, method):
-    doc = run(cli, workdir, f"""
+    doc = build_files(cli, workdir, f"""
         title: t
         data: {{scores: s.csv}}
         metrics: {{m: {{higher_is_better: true}}}}
@@ -224,7 +216,7 @@ def test_all_pairs_posthoc_after_friedman(cli, workdir, method):
 def test_bergmann_hommel_above_ten_systems_falls_back_to_shaffer(cli, workdir):
     rng = np.random.default_rng(12)
     x = rng.normal(size=(20, 11)).round(4) + np.arange(11) * 0.2
-    doc = run(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: t
         data: {scores: s.csv}
         metrics: {m: {higher_is_better: true}}
@@ -246,7 +238,7 @@ def _two_corpora(cli, workdir, family: str, correction_name: str = "holm") -> di
         x2 = rng.normal(size=(15, 3)) * 0.1 + np.array([0.3, 0.3, 0.35])
         rows.append(scores_csv(x2.round(4), "ABC", corpus=corpus, metric="n").splitlines()[1:])
     csv = "system,corpus,item,metric,value\n" + "\n".join(line for part in rows for line in part) + "\n"
-    return run(cli, workdir, f"""
+    return build_files(cli, workdir, f"""
         title: t
         data: {{scores: s.csv}}
         metrics: {{m: {{higher_is_better: true}}, n: {{higher_is_better: true}}}}
@@ -280,7 +272,7 @@ def test_declared_families_adjust_over_every_test_of_the_family(cli, workdir, fa
 
 
 def test_family_all_with_a_single_test_warns(cli, workdir):
-    doc = run(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: t
         data: {scores: s.csv}
         metrics: {m: {higher_is_better: true}}
@@ -304,7 +296,7 @@ def test_bayesian_signed_rank_record_is_seeded_and_oriented(cli, workdir):
           bayesian: {{rope: {{m: 0.01}}, samples: 20000}}
         """
     data = {"s.csv": scores_csv(np.column_stack([A, B]), "AB")}
-    doc = run(cli, workdir, spec.format(hib="true"), data, "json,html")
+    doc = build_files(cli, workdir, spec.format(hib="true"), data, "json,html")
     (b,) = kind(doc, "bayesian")
     assert (b["method"], b["rope"], b["decision_level"], b["n_samples"], b["prior_strength"]) == \
         ("signed_rank", 0.01, 0.95, 20000, 0.5)
@@ -320,10 +312,10 @@ def test_bayesian_signed_rank_record_is_seeded_and_oriented(cli, workdir):
     html = (workdir.path / "out" / "index.html").read_text()
     assert "P(equivalent)" in html and "Bayesian comparison" in html
     first = (workdir.path / "out" / "results.json").read_bytes()
-    run(cli, workdir, spec.format(hib="true"), data)
+    build_files(cli, workdir, spec.format(hib="true"), data)
     assert (workdir.path / "out" / "results.json").read_bytes() == first  # same seed, same bytes
     # lower is better: the same scores now favour B, with the probabilities mirrored
-    doc = run(cli, workdir, spec.format(hib="false"), data)
+    doc = build_files(cli, workdir, spec.format(hib="false"), data)
     (q,) = kind(doc, "bayesian")[0]["pairs"]
     flipped = bayes.bayesian_signed_rank(-np.array(A), -np.array(B), 0.01, b["seed"], 20000)
     assert (q["p_a_better"], q["p_b_better"]) == (flipped.p_a_better, flipped.p_b_better)
@@ -337,7 +329,7 @@ def test_bayesian_correlated_t_for_cross_validation(cli, workdir):
         for f in range(2):
             a = 0.8 + rng.normal() * 0.01
             lines += [f"A,c,{r},{f},acc,{a:.4f}", f"B,c,{r},{f},acc,{a - 0.02 + rng.normal() * 0.005:.4f}"]
-    doc = run(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: t
         data: {scores: s.csv}
         metrics: {acc: {higher_is_better: true}}
@@ -377,7 +369,7 @@ def test_mcnemar_without_correction_equals_cochran_q_and_mcc_per_system(cli, wor
             other = "no" if gold == "yes" else "yes"
             rows += [f"a,c,i{i:03d},{gold},{gold if a_right else other}",
                      f"b,c,i{i:03d},{gold},{gold if b_right else other}"]
-    doc = run(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: t
         data: {predictions: p.csv}
         classification: {resamples: 199, mcnemar: chi2, mcnemar_correction: false}
@@ -410,7 +402,7 @@ def test_kappa_z_test_under_the_null(cli, workdir):
             for _ in range(n):
                 i += 1
                 rows += [f"i{i:03d},ann1,{labels[r]}", f"i{i:03d},ann2,{labels[c]}"]
-    doc = run(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: t
         data: {annotations: a.csv}
         agreement: {measures: [cohen_kappa], resamples: 99}
@@ -426,7 +418,7 @@ def test_kappa_z_test_under_the_null(cli, workdir):
 # -------------------------------------------------------------------------------------------- contract
 
 def test_new_fields_read_back_from_results_json(cli, workdir):
-    run(cli, workdir, """
+    build_files(cli, workdir, """
         title: t
         data: {scores: s.csv}
         metrics: {m: {higher_is_better: true}}
@@ -449,7 +441,7 @@ def test_family_all_spans_mcnemar_and_classification_metrics(cli, workdir):
                 i += 1
                 rows += [f"a,{corpus},i{i:03d},x,{'x' if a_right else 'y'}",
                          f"b,{corpus},i{i:03d},x,{'x' if b_right else 'y'}"]
-    doc = run(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: t
         data: {predictions: p.csv}
         classification: {resamples: 99, labels: [x, y]}

@@ -1,4 +1,4 @@
-"""Release notes, trends and the archive index on a real two-release scenario (tests/release_scenario.py):
+"""Release notes, trends and the archive index on a real two-release scenario (tests/archive/release_scenario.py):
 v1 with A, B, C, E; v2 with B's data changed, E removed, D and F added (the Holm family grows from 6 to 10
 pairs), and a changed spec. The diff must name each changed conclusion with its cause and deltas, the
 Markdown must be a headline and tables without empty sections, the HTML must link each row to the two
@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from conftest import ROOT, run_cli
 from sigreport.archive import diff as diffs
 from sigreport.archive import notes, releases
 from sigreport.cli import main
@@ -31,12 +32,6 @@ HEADLINE = ("2 conclusions changed since v1: B vs C on Fluency · c now signific
 def table_scores(release: int, metric: str, system: str) -> list[float]:
     """A system's scores as the release's table holds them (six decimals)."""
     return [round(v, 6) for v in scenario.scores(release)[metric][system]]
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +133,7 @@ def test_an_input_changed_since_its_release_gives_the_unpaired_interval(built: d
         path.write_text(json.dumps(m), encoding="utf-8")
     table = root / "data" / "v1.csv"
     table.write_text(table.read_text(encoding="utf-8") + "\n", encoding="utf-8")
-    code, out, _ = run(capsys, "diff", "v1", "v2", "--archive", root / "reports", "--format", "json")
+    code, out, _ = run_cli(capsys, "diff", "v1", "v2", "--archive", root / "reports", "--format", "json")
     doc = json.loads(out)
     fluency = next(b for b in doc["blocks"] if b["metric"] == "m1")
     assert code == 1 and "data/v1.csv has changed since v1 was built" in fluency["interval_note"]
@@ -173,7 +168,7 @@ def test_paired_and_welch_intervals_against_scipy() -> None:
 
 def test_markdown_is_a_headline_and_tables_without_empty_sections(built: dict[str, object],
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    code, md, _ = run(capsys, "diff", "v1", "v2", "--archive", archive_of(built), "--format", "markdown")
+    code, md, _ = run_cli(capsys, "diff", "v1", "v2", "--archive", archive_of(built), "--format", "markdown")
     lines = md.splitlines()
     assert code == 1 and lines[0] == HEADLINE and lines[1] == ""
     headings = [i for i, line in enumerate(lines) if line.startswith("### ")]
@@ -184,7 +179,7 @@ def test_markdown_is_a_headline_and_tables_without_empty_sections(built: dict[st
     assert "none" not in md.lower().split() and "| Where | Conclusion | v1 | v2 | Cause |" in md
     assert "| B | 0.5385 | 0.5885 | **+0.0500** | \\[+0.0500, +0.0500\\] |" in md
     assert "```diff\n@@ -1,5 +1,5 @@\n-title: Release notes example\n+title: Release notes example, second round" in md
-    code, same, _ = run(capsys, "diff", "v2", "v2", "--archive", archive_of(built), "--format", "markdown")
+    code, same, _ = run_cli(capsys, "diff", "v2", "v2", "--archive", archive_of(built), "--format", "markdown")
     assert code == 0 and same == "no conclusion changed since v2\n"
 
 
@@ -205,7 +200,7 @@ def test_html_links_each_row_to_the_two_reports(built: dict[str, object]) -> Non
 
 
 def test_json_carries_everything_for_scripts(built: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "diff", "v1", "v2", "--archive", archive_of(built), "--format", "json")
+    code, out, _ = run_cli(capsys, "diff", "v1", "v2", "--archive", archive_of(built), "--format", "json")
     doc = json.loads(out)
     assert code == 1 and doc["headline"] == HEADLINE and doc["format"] == "sigreport-diff"
     assert {k: doc["counts"][k] for k in ("conclusions", "decisions_flipped", "systems_added", "systems_removed",
@@ -241,7 +236,7 @@ def test_a_release_report_names_its_release_and_links_to_its_diff_and_the_archiv
     assert '<a href="diff.html">what changed since v1</a>' in v2 and '<a href="../index.html">all releases</a>' in v2
     assert 'Release <strong>v1</strong> &middot; <a href="../index.html">all releases</a>' in v1
     assert "diff.html" not in v1
-    code, out, err = run(capsys, "verify", archive / "v2")  # the rebuild writes the same release line
+    code, out, err = run_cli(capsys, "verify", archive / "v2")  # the rebuild writes the same release line
     assert code == 0 and "rebuilt byte-identical" in out, out
     steps = ["checking 7 files and the spec copy", "hashing 1 input file", "rebuilding the report", "ran 6 analyses",
              "comparing 5 report files"]
@@ -265,17 +260,17 @@ def test_trend_follows_every_system_across_releases(built: dict[str, object],
                            ).confidence_interval(0.95)  # scipy 1.17: the Welch interval from the raw scores
     assert b.change == "up" and (b.delta_low, b.delta_high) == pytest.approx((want.low, want.high), rel=1e-9)
     assert points["E"][1].value is None and points["D"][0].value is None
-    code, md, _ = run(capsys, "trend", archive, "--metric", "Fluency")
+    code, md, _ = run_cli(capsys, "trend", archive, "--metric", "Fluency")
     assert code == 0 and md.startswith("### Fluency · c\n\n| release | A | B | C | E | D | F |")
     assert "| v2 | **0.6285** | 0.5885 ▲ | 0.5285 | – | 0.5215 | 0.5195 |" in md and "Adequacy" not in md
-    code, out, _ = run(capsys, "trend", archive, "--format", "csv", "--corpus", "c")
+    code, out, _ = run_cli(capsys, "trend", archive, "--format", "csv", "--corpus", "c")
     assert code == 0 and len(out.splitlines()) == 1 + 2 * (6 + 6 + 5)
-    code, out, _ = run(capsys, "trend", archive, "--format", "json", "--metric", "m2")
+    code, out, _ = run_cli(capsys, "trend", archive, "--format", "json", "--metric", "m2")
     doc = json.loads(out)
     assert [t["metric"] for t in doc["trends"]] == ["m2"] and doc["trends"][0]["series"][0]["system"] == "A"
-    code, _, err = run(capsys, "trend", archive, "--metric", "nope")
+    code, _, err = run_cli(capsys, "trend", archive, "--metric", "nope")
     assert code == 2 and "known: m1 on c, m2 on c, m3 on c" in err and "Traceback" not in err
-    assert run(capsys, "trend", archive / "nowhere")[0] == 2
+    assert run_cli(capsys, "trend", archive / "nowhere")[0] == 2
 
 
 def test_trend_plot_has_one_line_per_system(built: dict[str, object]) -> None:
@@ -372,7 +367,7 @@ def test_causes_other_systems_spec_and_software() -> None:
 
 
 def test_trend_as_an_html_page(built: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
-    code, page, _ = run(capsys, "trend", archive_of(built), "--format", "html", "--metric", "Fluency")
+    code, page, _ = run_cli(capsys, "trend", archive_of(built), "--format", "html", "--metric", "Fluency")
     assert code == 0 and page.startswith("<!DOCTYPE html>") and "<h1>Trends across releases</h1>" in page
     assert page.count("<svg") == 1 and "Fluency" in page and "Adequacy" not in page
     assert "http://" not in page.replace("http://www.w3.org", "")  # self-contained: nothing fetched
@@ -403,7 +398,7 @@ def test_the_ci_recipe_runs_here(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    script = Path(__file__).resolve().parent.parent / "examples" / "ci-release.sh"
+    script = ROOT / "examples" / "ci-release.sh"
     env = {**os.environ, "SIGREPORT": f"{sys.executable} -m sigreport.cli"}
     archive, notes = tmp_path / "reports", tmp_path / "notes.md"
     results = []

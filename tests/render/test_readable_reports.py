@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
 from sigreport.cli import main
 from sigreport.render.figures.output import font_families, missing_glyphs, style
 from sigreport.render.html import is_baseline
@@ -24,7 +25,6 @@ from sigreport.render.model import Text
 from sigreport.render.views.scores import pair_sentence
 from sigreport.render.views.settings import WHY_P_TEXT, WHY_P_TITLE, why_p_rows
 
-ROOT = Path(__file__).resolve().parent.parent
 HAN, HANGUL = "\u7cfb\u7edf\u7532", "\ud55c\uad6d\uc5b4"  # a Chinese and a Korean system name
 # Values: 'base' and 'twin' are equal on every item (estimated difference zero); 'strong' is higher.
 BASE = [0.40, 0.42, 0.38, 0.45, 0.41, 0.39, 0.44, 0.43, 0.37, 0.46, 0.40, 0.42]

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import sigreport
-from conftest import CONFIGS
+from conftest import CONFIGS, GOLDEN
 from sigreport.results import from_json, to_json
 from sigreport.results.decisions import decide_document
 from sigreport.results.io import from_dict
@@ -27,7 +27,6 @@ from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult
 
 EXAMPLES = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
-GOLDEN = Path(__file__).parent / "golden"
 
 
 def with_data(folder: Path, name: str, more: str) -> Path:

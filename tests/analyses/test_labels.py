@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import CONFIGS, needs, pdflatex_compile
+from conftest import CONFIGS, build_files, needs, pdflatex_compile
 
 # -------------------------------------------------------------------------------------------- helpers
 
@@ -54,15 +54,6 @@ TEN_2 = "C S C C S S C C S C".split()
 SEED3 = [[25, 2, 5], [3, 26, 5], [1, 3, 30]]
 
 
-def build(cli, workdir, spec: str, files: dict[str, str], formats: str = "json") -> dict:
-    workdir.write("spec.yaml", spec)
-    for name, text in files.items():
-        workdir.write(name, text)
-    r = cli("build", "-q", "-o", workdir.path / "out", "--formats", formats, workdir.path / "spec.yaml")
-    assert r.code == 0, r.err
-    return workdir.results()
-
-
 def analyses(doc: dict, kind: str) -> list[dict]:
     return [a for a in doc["analyses"] if a["kind"] == kind]
 
@@ -71,7 +62,7 @@ def analyses(doc: dict, kind: str) -> list[dict]:
 
 
 def test_seed_confusion_matrix_metrics_through_cli(cli, workdir):
-    doc = build(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: seed 004 metrics
         data:
           predictions: preds.csv
@@ -120,7 +111,7 @@ def test_seed_confusion_matrix_metrics_through_cli(cli, workdir):
 
 
 def test_seed_mcnemar_through_cli(cli, workdir):
-    doc = build(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: seed 003 McNemar
         data:
           predictions: preds.csv
@@ -159,8 +150,8 @@ def test_mcnemar_exact_when_few_discordant_items(cli, workdir):
             i += 1
             rows += [("a", "c", f"i{i}", "x", "x" if a_right else "y"),
                      ("b", "c", f"i{i}", "x", "x" if b_right else "y")]
-    doc = build(cli, workdir, "title: t\ndata:\n  predictions: p.csv\nclassification:\n  resamples: 99\n",
-                {"p.csv": predictions_csv(rows)}, "json,html")
+    doc = build_files(cli, workdir, "title: t\ndata:\n  predictions: p.csv\nclassification:\n  resamples: 99\n",
+                      {"p.csv": predictions_csv(rows)}, "json,html")
     (p,) = analyses(doc, "mcnemar")[0]["pairs"]
     assert p["exact"] is True and p["continuity_correction"] is False and p["df"] is None
     # R 4.x: binom.test(3, 15)$p.value = 0.03515625
@@ -173,8 +164,8 @@ def test_mcnemar_exact_when_few_discordant_items(cli, workdir):
 
 def test_seed_ten_sentences_kappa_through_cli(cli, workdir):
     rows = [(f"s{i + 1}", "A1", x) for i, x in enumerate(TEN_1)] + [(f"s{i + 1}", "A2", x) for i, x in enumerate(TEN_2)]
-    doc = build(cli, workdir, "title: t\ndata:\n  annotations: ann.csv\n", {"ann.csv": annotations_csv(rows)},
-                "json,html,latex")
+    doc = build_files(cli, workdir, "title: t\ndata:\n  annotations: ann.csv\n", {"ann.csv": annotations_csv(rows)},
+                      "json,html,latex")
     (k,) = analyses(doc, "agreement")
     # Seed 004 (digest example 7): P(A) = 0.8, P(E) = 0.52, kappa = 0.583 (= 0.28 / 0.48 = 7/12).
     assert k["measure"] == "cohen_kappa" and k["annotators"] == ["A1", "A2"] and k["corpus"] is None
@@ -204,7 +195,7 @@ def _seed3_rows() -> list[tuple[str, str, str]]:
 
 
 def test_seed_three_class_and_weighted_kappa_through_cli(cli, workdir):
-    doc = build(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: t
         data:
           annotations: ann.csv
@@ -251,7 +242,7 @@ def test_krippendorff_2011_through_cli(cli, workdir, level, order, published, pa
     rows = [(f"u{u + 1}", obs, v) for u, line in enumerate(KRIPP) for obs, v in zip("ABCD", line.split()) if v != "."]
     spec = f"title: t\ndata:\n  annotations: ann.csv\nagreement:\n  level: {level}\n  resamples: 200\n"
     spec += f"  order: {json.dumps(order)}\n" if order else ""
-    doc = build(cli, workdir, spec, {"ann.csv": annotations_csv(rows)})
+    doc = build_files(cli, workdir, spec, {"ann.csv": annotations_csv(rows)})
     by = {a["measure"]: a for a in analyses(doc, "agreement")}
     assert set(by) >= {"cohen_kappa", "fleiss_kappa", "krippendorff_alpha"}
     alpha = by["krippendorff_alpha"]
@@ -273,8 +264,8 @@ def test_fleiss_1971_diagnoses_through_cli(cli, workdir):
             "144444", "124444", "222333", "144444", "224445", "333335", "111455", "111112", "224444", "133555",
             "555555", "244444", "224555", "114444", "144445", "222224", "111155", "224444", "133333", "555555"]
     rows = [(f"p{i + 1}", f"r{j + 1}", c) for i, line in enumerate(diag) for j, c in enumerate(line)]
-    doc = build(cli, workdir, "title: t\ndata:\n  annotations: ann.csv\nagreement:\n  measures: [fleiss_kappa]\n"
-                "  resamples: 99\n", {"ann.csv": annotations_csv(rows)})
+    doc = build_files(cli, workdir, "title: t\ndata:\n  annotations: ann.csv\nagreement:\n  measures: [fleiss_kappa]\n"
+                      "  resamples: 99\n", {"ann.csv": annotations_csv(rows)})
     (f,) = analyses(doc, "agreement")
     # R irr 0.84.1: kappam.fleiss(diagnoses) -> Kappa = 0.43, z = 17.7; pyirr 0.84.1.2 value 0.43024452006014074;
     # irrCAC 0.4.4 fleiss() se 0.054198935515 (standard error under the alternative)
@@ -288,9 +279,9 @@ def test_systems_vs_gold_kappa(cli, workdir):
     # System s1 says annotator 1's labels, gold is annotator 2's: Cohen's kappa 0.583 (seed 004).
     rows = [("s1", "c", f"i{i}", g, p) for i, (p, g) in enumerate(zip(TEN_1, TEN_2))]
     rows += [("s2", "c", f"i{i}", g, g) for i, g in enumerate(TEN_2)]
-    doc = build(cli, workdir, "title: t\ndata:\n  predictions: p.csv\nclassification:\n  resamples: 99\n"
-                "agreement:\n  systems_vs_gold: true\n  resamples: 99\n", {"p.csv": predictions_csv(rows)},
-                "json,html")
+    doc = build_files(cli, workdir, "title: t\ndata:\n  predictions: p.csv\nclassification:\n  resamples: 99\n"
+                      "agreement:\n  systems_vs_gold: true\n  resamples: 99\n", {"p.csv": predictions_csv(rows)},
+                      "json,html")
     (g,) = [a for a in analyses(doc, "agreement") if a["source"] == "systems_vs_gold"]
     assert g["id"] == "agreement/c/cohen_kappa-vs-gold" and g["value_kind"] == "per_pair" and g["value"] is None
     s1, s2 = g["pairs"]
@@ -310,9 +301,9 @@ def test_cochran_q_then_mcnemar_posthoc(cli, workdir):
     # sum R_i^2 = 4 + 1 + 4 + 9 + 1 + 4 + 4 + 0 = 27: 2 (3 * 57 - 169) / (39 - 27) = 4/12)
     m = [(1, 1, 0), (1, 0, 0), (0, 1, 1), (1, 1, 1), (0, 0, 1), (1, 0, 1), (1, 1, 0), (0, 0, 0)]
     rows = [(s, "c", f"i{i}", "y", "y" if m[i][j] else "n") for i in range(8) for j, s in enumerate("ABC")]
-    doc = build(cli, workdir, "title: t\ndata:\n  predictions: p.csv\nclassification:\n  resamples: 99\n"
-                "tests:\n  pairwise: paired_t\n  correction: bonferroni\n", {"p.csv": predictions_csv(rows)},
-                "json,html")
+    doc = build_files(cli, workdir, "title: t\ndata:\n  predictions: p.csv\nclassification:\n  resamples: 99\n"
+                      "tests:\n  pairwise: paired_t\n  correction: bonferroni\n", {"p.csv": predictions_csv(rows)},
+                      "json,html")
     (q,) = analyses(doc, "cochran_q")
     assert q["statistic"] == pytest.approx(1 / 3, abs=1e-12) and q["df"] == 2
     assert q["pvalue"] == pytest.approx(np.exp(-1 / 6), abs=1e-12)  # chi-square(2) survival = exp(-Q/2) = 0.846
@@ -340,7 +331,7 @@ def test_classification_metrics_are_tested_like_scores(cli, workdir):
         for s, skill in (("s1", 0.5), ("s2", 0.7), ("s3", 0.8)):
             pred = np.where(rng.random(n) < skill, gold, rng.integers(0, 3, n))
             rows += [(s, corpus, f"{corpus}{i}", labels[gold[i]], labels[pred[i]]) for i in range(n)]
-    doc = build(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: t
         data:
           predictions: p.csv
@@ -376,8 +367,8 @@ def test_friedman_on_accuracy_equals_cochran_q(cli, workdir):
     for s, skill in (("s1", 0.6), ("s2", 0.75), ("s3", 0.8)):
         pred = np.where(rng.random(80) < skill, gold, 1 - gold)
         rows += [(s, "c", f"i{i}", str(gold[i]), str(pred[i])) for i in range(80)]
-    doc = build(cli, workdir, "title: t\ndata:\n  predictions: p.csv\nclassification:\n  resamples: 99\n"
-                "tests:\n  pairwise: paired_t\n  omnibus: friedman\n", {"p.csv": predictions_csv(rows)})
+    doc = build_files(cli, workdir, "title: t\ndata:\n  predictions: p.csv\nclassification:\n  resamples: 99\n"
+                      "tests:\n  pairwise: paired_t\n  omnibus: friedman\n", {"p.csv": predictions_csv(rows)})
     (q,) = analyses(doc, "cochran_q")
     (f,) = analyses(doc, "omnibus")
     assert f["statistic"] == pytest.approx(q["statistic"], rel=1e-12)
@@ -388,9 +379,9 @@ def test_level_corpora_gives_one_score_per_corpus(cli, workdir):
     for c in ("c1", "c2", "c3"):
         for i in range(10):
             rows += [("a", c, f"i{i}", "p", "p" if i < 6 else "n"), ("b", c, f"i{i}", "p", "p" if i < 8 else "n")]
-    doc = build(cli, workdir, "title: t\ndata:\n  predictions: p.csv\nclassification:\n  resamples: 99\n"
-                "  test_metrics: [accuracy, f1_macro]\ntests:\n  level: corpora\n  pairwise: paired_t\n",
-                {"p.csv": predictions_csv(rows)})
+    doc = build_files(cli, workdir, "title: t\ndata:\n  predictions: p.csv\nclassification:\n  resamples: 99\n"
+                      "  test_metrics: [accuracy, f1_macro]\ntests:\n  level: corpora\n  pairwise: paired_t\n",
+                      {"p.csv": predictions_csv(rows)})
     d = {a["metric"]: a for a in analyses(doc, "descriptives")}
     assert d["accuracy"]["corpus"] is None and d["accuracy"]["n_items"] == 3
     assert [s["mean"] for s in d["accuracy"]["systems"]] == [pytest.approx(0.6), pytest.approx(0.8)]
@@ -433,9 +424,10 @@ def test_degenerate_inputs_warn_and_never_crash(cli, workdir):
              ("s1", "same", "j2", "x", "x"), ("s2", "same", "j2", "x", "x")]
     ann = [("one", "i1", "A", "x"), ("one", "i1", "B", "x"), ("one", "i1", "C", "y"),
            ("same", "j1", "A", "x"), ("same", "j1", "B", "x"), ("same", "j2", "A", "x"), ("same", "j2", "B", "x")]
-    doc = build(cli, workdir, "title: t\ndata:\n  predictions: p.csv\n  annotations: a.csv\n"
-                "classification:\n  resamples: 99\nagreement:\n  systems_vs_gold: true\n  resamples: 99\n",
-                {"p.csv": predictions_csv(preds), "a.csv": annotations_csv(ann, corpus=True)}, "json,html,latex,pdf")
+    doc = build_files(cli, workdir, "title: t\ndata:\n  predictions: p.csv\n  annotations: a.csv\n"
+                      "classification:\n  resamples: 99\nagreement:\n  systems_vs_gold: true\n  resamples: 99\n",
+                      {"p.csv": predictions_csv(preds), "a.csv": annotations_csv(ann, corpus=True)},
+                      "json,html,latex,pdf")
     same = {a["measure"]: a for a in analyses(doc, "agreement")
             if a["corpus"] == "same" and a["source"] == "annotations"}
     k = same["cohen_kappa"]
@@ -457,9 +449,9 @@ def test_label_tables_compile_with_odd_names(cli, workdir, tmp_path):
     preds += [("100%", "c#1", f"i{i}", g, g) for i, g in enumerate(TEN_2)]
     preds += [("sys_&1", "c#1", "i99", "x~y", "x~y"), ("100%", "c#1", "i99", "x~y", "C")]
     ann = [(f"s{i}", "ann_{1}", a) for i, a in enumerate(TEN_1)] + [(f"s{i}", "ann$2", b) for i, b in enumerate(TEN_2)]
-    build(cli, workdir, "title: t\ndata:\n  predictions: p.csv\n  annotations: a.csv\nclassification:\n"
-          "  resamples: 99\n  positive_label: C\nagreement:\n  systems_vs_gold: true\n  resamples: 99\n",
-          {"p.csv": predictions_csv(preds), "a.csv": annotations_csv(ann)}, "json,latex")
+    build_files(cli, workdir, "title: t\ndata:\n  predictions: p.csv\n  annotations: a.csv\nclassification:\n"
+                "  resamples: 99\n  positive_label: C\nagreement:\n  systems_vs_gold: true\n  resamples: 99\n",
+                {"p.csv": predictions_csv(preds), "a.csv": annotations_csv(ann)}, "json,latex")
     tables = sorted((workdir.path / "out" / "tables").glob("*.tex"))
     assert len(tables) >= 8
     r = pdflatex_compile("\n\\clearpage\n".join(t.read_text() for t in tables), tmp_path)
@@ -524,7 +516,7 @@ def test_each_corpus_has_its_own_label_set_against_sklearn(cli, workdir):
             predicted[corpus, system] = [names[p] for p in pred]
             rows += [(system, corpus, f"{corpus}{i}", g, p)
                      for i, (g, p) in enumerate(zip(truth[corpus], predicted[corpus, system]))]
-    doc = build(cli, workdir, """
+    doc = build_files(cli, workdir, """
         title: two data sets in one predictions file
         data:
           predictions: preds.csv

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import sigreport
+from conftest import CONFIGS, ROOT
 from sigreport.render.figures import (
     FigureOutput,
     draw_cd,
@@ -32,8 +33,6 @@ from sigreport.render.figures.output import FigureStyle, figure_style, style
 from sigreport.results import MetricInfo
 from sigreport.results.records import PosthocRecord, PosthocRow
 
-ROOT = Path(__file__).resolve().parent.parent
-CONFIGS = ROOT / "configs"
 
 
 @pytest.fixture(scope="module")

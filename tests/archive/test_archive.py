@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT, run_cli
 from sigreport.archive import diff as diffs
 from sigreport.archive import notes
 from sigreport.archive import releases
@@ -66,12 +67,6 @@ def scores(release: int) -> str:
             values["D"] = base - (1.5 if i == 0 else 0.2 + 0.5 * e)
         rows += [f"{s},c,i{i},m,{v:.6f}" for s, v in values.items()]
     return "\n".join(rows) + "\n"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +113,7 @@ def test_diff_v1_v2_lists_exactly_the_flip(archive: Path, capsys: pytest.Capture
             d.analyses_added, d.analyses_removed) == ((),) * 7
     assert (d.cause.data, d.cause.spec, d.cause.software, d.cause.data_files) == (True, False, False, ("scores.csv",))
     for fail_on in ("conclusions", "flips", "any"):
-        code, out, _ = run(capsys, "diff", "v1", "v2", "--archive", archive, "--fail-on", fail_on)
+        code, out, _ = run_cli(capsys, "diff", "v1", "v2", "--archive", archive, "--fail-on", fail_on)
         assert code == 1, fail_on
     assert out.startswith("1 conclusion changed since v1: B vs C on m · c now significant\n"), out
     assert "the data of B changed (mean 0.4570 → 0.4850)" in out and "m/c/pairwise" not in out  # labels, not ids
@@ -138,24 +133,24 @@ def test_diff_v2_v3_new_system_choice_and_software(archive: Path, capsys: pytest
     assert (d.cause.data, d.cause.spec, d.cause.software) == (True, False, True)
     expected = {"conclusions": 0, "flips": 0, "any": 1}
     for fail_on, code in expected.items():
-        assert run(capsys, "diff", "v2", "v3", "--archive", archive, "--fail-on", fail_on)[0] == code, fail_on
-    code, out, _ = run(capsys, "diff", archive / "v2", archive / "v3")
+        assert run_cli(capsys, "diff", "v2", "v3", "--archive", archive, "--fail-on", fail_on)[0] == code, fail_on
+    code, out, _ = run_cli(capsys, "diff", archive / "v2", archive / "v3")
     assert code == 0 and out.startswith("no conclusion changed") and "numpy" in out and "wilcoxon" in out
 
 
 def test_diff_of_a_release_with_itself_is_empty(archive: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "diff", "v2", "v2", "--archive", archive, "--fail-on", "any")
+    code, out, _ = run_cli(capsys, "diff", "v2", "v2", "--archive", archive, "--fail-on", "any")
     assert code == 0 and "Pairwise" not in out
 
 
 def test_diff_formats(archive: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "diff", "v1", "v2", "--archive", archive, "--format", "json")
+    code, out, _ = run_cli(capsys, "diff", "v1", "v2", "--archive", archive, "--format", "json")
     doc = json.loads(out)
     assert code == 1 and doc["conclusions_changed"] is True and doc["flips"][0]["b"] == "C"
-    code, md, _ = run(capsys, "diff", "v1", "v2", "--archive", archive, "--format", "markdown")
+    code, md, _ = run_cli(capsys, "diff", "v1", "v2", "--archive", archive, "--format", "markdown")
     assert md.startswith("1 conclusion changed since v1: B vs C on m · c now significant\n")
     assert "| Where | Conclusion | v1 | v2 | Cause |" in md and "none" not in md
-    code, page, _ = run(capsys, "diff", "v1", "v2", "--archive", archive, "--format", "html")
+    code, page, _ = run_cli(capsys, "diff", "v1", "v2", "--archive", archive, "--format", "html")
     assert page.startswith("<!DOCTYPE html>") and "B vs C" in page
     assert not any(s in page.lower() for s in ("http:", "https:", "src=", "<script", "@import"))
     hrefs = re.findall(r'href="([^"]*)"', page)  # each row links to the two reports, by relative paths only
@@ -247,10 +242,10 @@ def test_index_rewrites_are_serialised(archive: Path, tmp_path: Path) -> None:
 
 def test_previous_dir_is_compared(project: Path, archive: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """--previous DIR: the release is compared with that report (here v2 of the other archive)."""
-    code, _, _ = run(capsys, "build", project / "spec.yaml", "--release", "p1", "--previous", archive / "v2", "-q")
+    code, _, _ = run_cli(capsys, "build", project / "spec.yaml", "--release", "p1", "--previous", archive / "v2", "-q")
     m = read_manifest(project / "reports" / "p1")
     assert code == 0 and m["previous"] == "v2" and "B vs C" in (project / "reports" / "p1" / "diff.html").read_text()
-    assert run(capsys, "build", project / "spec.yaml", "--release", "p2", "--previous", project)[0] == 2
+    assert run_cli(capsys, "build", project / "spec.yaml", "--release", "p2", "--previous", project)[0] == 2
 
 
 def test_previous_results_for_selection(archive: Path) -> None:
@@ -264,28 +259,28 @@ def test_previous_results_for_selection(archive: Path) -> None:
 
 
 def test_verify_untouched_release_rebuilds_identically(archive: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "verify", archive / "v3")
+    code, out, _ = run_cli(capsys, "verify", archive / "v3")
     assert code == 0 and "rebuilt byte-identical" in out
-    assert run(capsys, "verify", archive / "v3", "--no-rebuild")[0] == 0
+    assert run_cli(capsys, "verify", archive / "v3", "--no-rebuild")[0] == 0
 
 
 def test_verify_changed_input(archive: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """v1's table was overwritten by v2's: reported as a changed input; with --data pointing at the
     original table, v1 rebuilds identically."""
-    code, out, _ = run(capsys, "verify", archive / "v1")
+    code, out, _ = run_cli(capsys, "verify", archive / "v1")
     assert code == 1 and "input changed: data/scores.csv" in out
-    assert run(capsys, "verify", archive / "v1", "--data", archive.parent / "v1-data")[0] == 0
+    assert run_cli(capsys, "verify", archive / "v1", "--data", archive.parent / "v1-data")[0] == 0
 
 
 def test_verify_tampered_output(archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     copy = tmp_path / "v3"
     shutil.copytree(archive / "v3", copy)
     (copy / "results.json").write_text((copy / "results.json").read_text().replace('"A"', '"Z"', 1))
-    code, out, _ = run(capsys, "verify", copy, "--no-rebuild")
+    code, out, _ = run_cli(capsys, "verify", copy, "--no-rebuild")
     assert code == 1 and "results.json (changed)" in out
     (copy / "extra.txt").write_text("x")
     (copy / "index.html").unlink()
-    code, out, _ = run(capsys, "verify", copy, "--no-rebuild")
+    code, out, _ = run_cli(capsys, "verify", copy, "--no-rebuild")
     assert code == 1 and "index.html (missing)" in out and "extra.txt (not in the manifest)" in out
 
 
@@ -294,17 +289,17 @@ def test_verify_tampered_spec_copy_is_not_rebuilt(archive: Path, tmp_path: Path,
     copy = tmp_path / "v3"
     shutil.copytree(archive / "v3", copy)
     (copy / "spec.yaml").write_text(SPEC.replace("seed: 0", "seed: 1"), encoding="utf-8")
-    code, out, _ = run(capsys, "verify", copy)
+    code, out, _ = run_cli(capsys, "verify", copy)
     assert code == 1 and "spec.yaml (changed)" in out and "rebuild differs" not in out
 
 
 def test_verify_rejects_foreign_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / MANIFEST_NAME).write_text('{"format": "something-else"}')
-    code, _, err = run(capsys, "verify", tmp_path)
+    code, _, err = run_cli(capsys, "verify", tmp_path)
     assert code == 2 and "not a sigreport manifest" in err and "Traceback" not in err
     (tmp_path / MANIFEST_NAME).write_text("not json")
-    assert run(capsys, "verify", tmp_path, "--no-rebuild")[0] == 2
-    assert run(capsys, "verify", tmp_path / "nowhere")[0] == 2
+    assert run_cli(capsys, "verify", tmp_path, "--no-rebuild")[0] == 2
+    assert run_cli(capsys, "verify", tmp_path / "nowhere")[0] == 2
 
 
 # ---- names, immutability and bad input ----------------------------------------------------------------
@@ -321,7 +316,7 @@ def project(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("name", ["", "../x", "a/b", "a\\b", ".hidden", "..", "a..b", "index.html", "x" * 65,
                                   "a\nb", "v 1", "ä1", "/abs", "-v1"])
 def test_bad_release_names_are_refused(project: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "build", project / "spec.yaml", f"--release={name}")
+    code, _, err = run_cli(capsys, "build", project / "spec.yaml", f"--release={name}")
     assert code == 2 and "not a valid release name" in err and len(err.strip().splitlines()) == 2
     assert not (project / "reports").exists() and not (project.parent / "x").exists()
 
@@ -333,12 +328,12 @@ def test_good_release_names(name: str) -> None:
 
 def test_release_is_immutable_unless_forced(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = project / "spec.yaml"
-    assert run(capsys, "build", spec, "--release", "v1", "-q")[0] == 0
+    assert run_cli(capsys, "build", spec, "--release", "v1", "-q")[0] == 0
     before = (project / "reports" / "v1" / MANIFEST_NAME).read_bytes()
-    code, _, err = run(capsys, "build", spec, "--release", "v1")
+    code, _, err = run_cli(capsys, "build", spec, "--release", "v1")
     assert code == 2 and "already exists" in err and "--force" in err
     assert (project / "reports" / "v1" / MANIFEST_NAME).read_bytes() == before
-    code, out, _ = run(capsys, "build", spec, "--release", "v1", "--force")
+    code, out, _ = run_cli(capsys, "build", spec, "--release", "v1", "--force")
     assert code == 0 and out.startswith("replaced release v1 (build #1")
     assert read_manifest(project / "reports" / "v1")["sequence"] == 2
 
@@ -346,35 +341,35 @@ def test_release_is_immutable_unless_forced(project: Path, capsys: pytest.Captur
 def test_archive_from_spec_and_flag(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = project / "spec.yaml"
     spec.write_text(SPEC.replace("outputs:\n", "outputs:\n  archive: releases\n"), encoding="utf-8")
-    assert run(capsys, "build", spec, "--release", "r1", "-q")[0] == 0
+    assert run_cli(capsys, "build", spec, "--release", "r1", "-q")[0] == 0
     assert (project / "releases" / "r1" / MANIFEST_NAME).is_file()
-    assert run(capsys, "build", spec, "--release", "r1", "-q", "--archive", project / "other")[0] == 0
+    assert run_cli(capsys, "build", spec, "--release", "r1", "-q", "--archive", project / "other")[0] == 0
     assert (project / "other" / "index.json").is_file()
 
 
 def test_release_flags_misuse(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = project / "spec.yaml"
-    assert run(capsys, "build", spec, "--archive", project / "a")[0] == 2
-    assert run(capsys, "build", spec, "--release", "v1", "-o", project / "out")[0] == 2
+    assert run_cli(capsys, "build", spec, "--archive", project / "a")[0] == 2
+    assert run_cli(capsys, "build", spec, "--release", "v1", "-o", project / "out")[0] == 2
     (project / "reports" / "v1").mkdir(parents=True)
     (project / "reports" / "v1" / "notes.txt").write_text("mine")
-    code, _, err = run(capsys, "build", spec, "--release", "v1", "--force")
+    code, _, err = run_cli(capsys, "build", spec, "--release", "v1", "--force")
     assert code == 2 and "not a sigreport release" in err
     assert (project / "reports" / "v1" / "notes.txt").read_text() == "mine"
 
 
 def test_diff_bad_input(archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "diff", "v1", "v2", "--archive", tmp_path / "missing")
+    code, _, err = run_cli(capsys, "diff", "v1", "v2", "--archive", tmp_path / "missing")
     assert code == 2 and "no archive" in err
-    code, _, err = run(capsys, "diff", "v1", "v7", "--archive", archive)
+    code, _, err = run_cli(capsys, "diff", "v1", "v7", "--archive", archive)
     assert code == 2 and "no release 'v7'" in err and "v3, v2, v1" in err
-    assert run(capsys, "diff", "v1", "../v2", "--archive", archive)[0] == 2
-    assert run(capsys, "diff", tmp_path, archive / "v1")[0] == 2  # no results.json
+    assert run_cli(capsys, "diff", "v1", "../v2", "--archive", archive)[0] == 2
+    assert run_cli(capsys, "diff", tmp_path, archive / "v1")[0] == 2  # no results.json
     other = tmp_path / "other"
     other.mkdir()
     doc = results(archive, "v1") | {"schema_version": 2}
     (other / "results.json").write_text(json.dumps(doc))
-    code, _, err = run(capsys, "diff", archive / "v1", other)
+    code, _, err = run_cli(capsys, "diff", archive / "v1", other)
     assert code == 2 and "schema_version 1 vs 2" in err and "still comparable" in err
     assert len(err.strip().splitlines()) == 2 and "Traceback" not in err
 
@@ -439,13 +434,13 @@ def test_release_manifest_holds_user_aggregate_module(tmp_path: Path, capsys: py
         "title: t\nseed: 1\ndata: {scores: s.csv}\n"
         "metrics: {p: {higher_is_better: true, aggregate: 'agg_released:precision', statistics: [tp, fp]}}\n"
         "tests: {pairwise: bootstrap, resamples: 99}\noutputs: {formats: [json]}\n", encoding="utf-8")
-    assert run(capsys, "build", "-q", "--no-cache", tmp_path / "spec.yaml", "--release", "r1")[0] == 0
+    assert run_cli(capsys, "build", "-q", "--no-cache", tmp_path / "spec.yaml", "--release", "r1")[0] == 0
     release = tmp_path / "reports" / "r1"
     entry = next(e for e in read_manifest(release)["inputs"] if e["role"] == "aggregate")
     assert entry["path"] == "agg_released.py" and entry["size"] == module.stat().st_size
-    assert run(capsys, "verify", release)[0] == 0
+    assert run_cli(capsys, "verify", release)[0] == 0
     module.write_text(module.read_text() + "# edited\n")
-    code, out, _ = run(capsys, "verify", release)
+    code, out, _ = run_cli(capsys, "verify", release)
     assert code == 1 and "input changed: agg_released.py" in out
 
 
@@ -460,15 +455,15 @@ def test_a_folder_that_is_not_an_archive_is_refused(project: Path, capsys: pytes
         site = project / f"site-{name}"
         site.mkdir()
         (site / name).write_text(text)
-        code, _, err = run(capsys, "build", spec, "--release", "v1", "--archive", site)
+        code, _, err = run_cli(capsys, "build", spec, "--release", "v1", "--archive", site)
         assert code == 2 and "is not a sigreport archive" in err and "Traceback" not in err, err
         assert [p.name for p in site.iterdir()] == [name] and (site / name).read_text() == text
     empty = project / "empty"
     empty.mkdir()
-    assert run(capsys, "build", spec, "--release", "v1", "--archive", empty, "-q")[0] == 0
+    assert run_cli(capsys, "build", spec, "--release", "v1", "--archive", empty, "-q")[0] == 0
     assert (empty / releases.ARCHIVE_MARKER).is_file() and (empty / "index.json").is_file()
     (empty / "README.md").write_text("notes on our releases")  # a marked archive may hold the user's notes
-    assert run(capsys, "build", spec, "--release", "v2", "--archive", empty, "-q")[0] == 0
+    assert run_cli(capsys, "build", spec, "--release", "v2", "--archive", empty, "-q")[0] == 0
 
 
 def test_an_archive_of_an_earlier_version_is_recognised(archive: Path, tmp_path: Path,
@@ -503,7 +498,7 @@ def test_a_release_written_while_a_build_waited_is_not_replaced(project: Path, m
                 first.append(main(["build", str(spec), "--release", "v1", "-q", "--no-cache"]))
 
     monkeypatch.setattr(store.time, "sleep", nap)
-    code, _, err = run(capsys, "build", spec, "--release", "v1", "--wait", "60", "--no-cache")
+    code, _, err = run_cli(capsys, "build", spec, "--release", "v1", "--wait", "60", "--no-cache")
     assert first == [0] and code == 2, err
     assert "release 'v1' was written by another build while this one waited" in err and "Traceback" not in err
     assert read_manifest(dest)["sequence"] == 1
@@ -521,7 +516,7 @@ def test_a_second_release_build_into_the_archive_stops_or_waits(project: Path, m
     fd = os.open(store.lock_path(archive), os.O_RDWR | os.O_CREAT)
     fcntl.flock(fd, fcntl.LOCK_EX)
     os.write(fd, b"4242\n")
-    code, _, err = run(capsys, "build", spec, "--release", "v2", "--no-cache")
+    code, _, err = run_cli(capsys, "build", spec, "--release", "v2", "--no-cache")
     assert code == 2 and "Traceback" not in err, err
     assert f"another sigreport build is writing the archive {archive} (pid 4242)" in err and "--wait" in err
     assert not (archive / "v2").exists()
@@ -533,7 +528,7 @@ def test_a_second_release_build_into_the_archive_stops_or_waits(project: Path, m
             os.close(fd)
 
     monkeypatch.setattr(store.time, "sleep", nap)
-    code, _, err = run(capsys, "build", spec, "--release", "v2", "--wait", "60", "--no-cache")
+    code, _, err = run_cli(capsys, "build", spec, "--release", "v2", "--wait", "60", "--no-cache")
     assert code == 0 and len(waited) >= 3, err
     assert [r["release"] for r in json.loads((archive / "index.json").read_text())["releases"]] == ["v2"]
 
@@ -559,7 +554,7 @@ def test_two_release_builds_at_once_leave_both_in_order(project: Path, monkeypat
         return n
 
     monkeypatch.setattr(releases, "next_sequence", next_sequence)
-    code, _, err = run(capsys, "build", project / "spec.yaml", "--release", "v1", "--no-cache", "-q")
+    code, _, err = run_cli(capsys, "build", project / "spec.yaml", "--release", "v1", "--no-cache", "-q")
     assert code == 0, err
     err2 = second[0].communicate(timeout=300)[1]
     assert second[0].returncode == 0, err2
@@ -576,13 +571,13 @@ def test_a_plain_build_into_a_release_folder_is_refused_unless_forced(project: P
     report replaces it and the index is rewritten without it."""
     spec = project / "spec.yaml"
     for n in ("v1", "v2"):
-        assert run(capsys, "build", spec, "--release", n, "-q")[0] == 0
+        assert run_cli(capsys, "build", spec, "--release", n, "-q")[0] == 0
     v1 = project / "reports" / "v1"
     before = {p.name: p.read_bytes() for p in v1.iterdir()}
-    code, _, err = run(capsys, "build", spec, "-o", v1)
+    code, _, err = run_cli(capsys, "build", spec, "-o", v1)
     assert code == 2 and f"{v1} is a release" in err and "--force" in err and "Traceback" not in err
     assert {p.name: p.read_bytes() for p in v1.iterdir()} == before
-    assert run(capsys, "build", spec, "-o", v1, "--force", "-q")[0] == 0
+    assert run_cli(capsys, "build", spec, "-o", v1, "--force", "-q")[0] == 0
     assert not (v1 / MANIFEST_NAME).exists()
     index = json.loads((project / "reports" / "index.json").read_text())
     assert [r["release"] for r in index["releases"]] == ["v2"]
@@ -627,7 +622,7 @@ def test_hand_edited_json_is_a_user_error_everywhere(archive: Path, tmp_path: Pa
                 ("build", archive.parent / "spec.yaml", "--release", "p", "--archive", tmp_path / "p",
                  "--previous", bad, "-q")]
     for argv in commands:
-        code, out, err = run(capsys, *argv)
+        code, out, err = run_cli(capsys, *argv)
         if name == "results.json" and argv[0] == "verify":
             assert code == 1 and "results.json (changed)" in out, (argv, out, err)  # a changed file, not an error
             continue
@@ -644,7 +639,7 @@ def test_one_damaged_release_does_not_stop_later_release_builds(archive: Path, t
     shutil.copytree(archive, copy)
     damage(copy / "v3", "results.json", "truncated")
     damage(copy / "v2", "manifest.json", "wrong type")
-    code, _, err = run(capsys, "build", archive.parent / "spec.yaml", "--release", "v4", "--archive", copy, "-q")
+    code, _, err = run_cli(capsys, "build", archive.parent / "spec.yaml", "--release", "v4", "--archive", copy, "-q")
     assert code == 0 and "Traceback" not in err, err
     assert "release v3 is not used as the previous release" in err and "left release v3 out of the index" in err
     assert "skipped v2 in the archive" in err and "inputs[0].sha256" in err
@@ -680,9 +675,9 @@ def test_a_forged_release_does_not_verify(archive: Path, tmp_path: Path, spec_ha
     shutil.copytree(archive, copy)
     release = copy / "v3"  # the release whose inputs are the current table
     published = manifest_digest(release)
-    assert run(capsys, "verify", release, "--digest", published)[0] == 0
+    assert run_cli(capsys, "verify", release, "--digest", published)[0] == 0
     forge(release, spec_hash)
-    code, out, err = run(capsys, "verify", release)
+    code, out, err = run_cli(capsys, "verify", release)
     if spec_hash == "anything":  # not a sha256 at all: the manifest is refused, naming the field
         assert code == 2 and "spec.sha256: expected a sha256" in err and "Traceback" not in err
         return
@@ -692,7 +687,7 @@ def test_a_forged_release_does_not_verify(archive: Path, tmp_path: Path, spec_ha
     if spec_hash is not None:
         assert "output differs from the manifest: spec.yaml (sha256" in out
         assert "manifest.json (its spec text does not have its spec sha256)" in out
-    code, out, _ = run(capsys, "verify", release, "--no-rebuild", "--digest", published)
+    code, out, _ = run_cli(capsys, "verify", release, "--no-rebuild", "--digest", published)
     assert code == 1 and f"manifest.json (sha256 {manifest_digest(release)[:12]}…, not the published" in out
 
 
@@ -741,7 +736,7 @@ def test_verify_outcomes(archive: Path, monkeypatch: pytest.MonkeyPatch, capsys:
     """A rebuild that differs only in a float within tolerance or inside a figure is "reproduced" (exit 0,
     the largest relative difference named); beyond tolerance or in text it is "not reproduced" (exit 1)."""
     rebuilt_with(monkeypatch, edit)
-    code, out, _ = run(capsys, "verify", archive / "v3")
+    code, out, _ = run_cli(capsys, "verify", archive / "v3")
     if outcome == "reproduced":
         assert code == 0 and out.startswith("ok: release v3: reproduced: same decisions, numbers within tolerance"), out
         if "p-value" in case:
@@ -764,7 +759,7 @@ def test_verify_reproduces_a_release_across_blas_kernels(tmp_path: Path) -> None
 
     if not any(lib["internal_api"] == "openblas" for lib in threadpoolctl.threadpool_info()):
         pytest.skip("numpy is not linked with OpenBLAS")
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     (tmp_path / "data").mkdir()
     shutil.copy(root / "configs" / "summarization.yaml", tmp_path)
     shutil.copy(root / "configs" / "data" / "summarization.csv", tmp_path / "data")
@@ -791,10 +786,10 @@ def test_verify_reproduces_a_release_across_blas_kernels(tmp_path: Path) -> None
 
 def test_verify_says_when_it_cannot_rebuild(archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """No input found (or no previous release beside a copied release): exit 1, "could not rebuild", never ok."""
-    code, out, _ = run(capsys, "verify", archive / "v3", "--data", tmp_path)
+    code, out, _ = run_cli(capsys, "verify", archive / "v3", "--data", tmp_path)
     assert code == 1 and "could not rebuild: input not found: data/scores.csv" in out and "--data" in out
     shutil.copytree(archive / "v3", tmp_path / "v3")
-    code, out, _ = run(capsys, "verify", tmp_path / "v3")
+    code, out, _ = run_cli(capsys, "verify", tmp_path / "v3")
     assert code == 1 and "could not rebuild: the previous release 'v2' it was analysed against cannot be read" in out
 
 
@@ -816,8 +811,10 @@ def test_a_previous_report_that_cannot_be_used(archive: Path, project: Path, tmp
     for name, edited in (("no-title", {k: v for k, v in doc.items() if k != "title"}), ("v2", doc | {"schema_version": 2})):
         (tmp_path / name).mkdir()
         (tmp_path / name / "results.json").write_text(json.dumps(edited), encoding="utf-8")
-    code, _, err = run(capsys, "build", project / "spec.yaml", "--release", "p1", "--previous", tmp_path / "no-title")
+    code, _, err = run_cli(capsys, "build", project / "spec.yaml", "--release", "p1", "--previous",
+                           tmp_path / "no-title")
     assert code == 2 and f"{tmp_path / 'no-title' / 'results.json'}: cannot be used as the previous report" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    code, _, err = run(capsys, "build", project / "spec.yaml", "--release", "p2", "--previous", tmp_path / "v2", "-q")
+    code, _, err = run_cli(capsys, "build", project / "spec.yaml", "--release", "p2", "--previous", tmp_path / "v2",
+                           "-q")
     assert code == 0 and "schema_version 2, this sigreport writes 1: its test choices are not carried over" in err

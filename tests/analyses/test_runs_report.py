@@ -4,11 +4,11 @@ Conclusions and the main table speak of the runs."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from scipy import stats
+
+from conftest import build_results
 
 SPEC = """
 title: runs
@@ -44,9 +44,7 @@ def write(workdir, systems: dict[str, tuple[float, int, float]], n: int = 60, se
 
 
 def build(cli, workdir, formats: str = "json,html") -> dict:
-    r = cli("build", "-q", "--no-cache", "--formats", formats, "-o", workdir.path / "out", workdir.path / "spec.yaml")
-    assert r.code == 0, r.err
-    return workdir.results()
+    return build_results(cli, workdir.path / "spec.yaml", workdir.path / "out", "--no-cache", formats=formats)
 
 
 def kind(doc: dict, k: str) -> dict:

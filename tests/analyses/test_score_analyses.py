@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import csv
-import json
 import shutil
 
 import numpy as np
 import pytest
 import yaml
 
-from conftest import CONFIGS
+from conftest import CONFIGS, build_results
 from sigreport.stats import cv as cvstats
 
 
 def build(cli, tmp_path, spec: dict, name: str = "out", formats: str = "json,html") -> dict:
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
-    r = cli("build", "-q", "-o", tmp_path / name, "--formats", formats, tmp_path / "spec.yaml")
-    assert r.code == 0, r.err
-    return json.loads((tmp_path / name / "results.json").read_text())
+    return build_results(cli, tmp_path / "spec.yaml", tmp_path / name, formats=formats)
 
 
 def analysis(doc: dict, kind: str, method: str | None = None) -> dict:

@@ -10,9 +10,10 @@ that it is a transcription.
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "sigreport"
+from conftest import ROOT
+
+PACKAGE = ROOT / "sigreport"
 MAX_LINES = 80
 
 # "module:qualified.name" -> why it may stay whole. Empty today: every function fits in MAX_LINES

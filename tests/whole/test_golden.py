@@ -8,12 +8,12 @@ What is pinned is what sigreport decides, computes and writes, not what the mach
   Haswell machine shows it: at most 3.7e-14 relative on the examples).
 * index.html with its inline figures reduced to their labels (:func:`~sigreport.results.compare.strip_figures`):
   matplotlib's glyph outlines change with a matplotlib or FreeType update, not with sigreport. The figures are
-  tested on their own, by structure and labels (tests/test_figures.py).
+  tested on their own, by structure and labels (tests/render/test_figures.py).
 * index.html and tables/*.tex as text: equal outside numbers; a printed number may differ by one unit in its
   last printed place (a value that moved across a rounding boundary), never more.
 
 Every refactoring must leave these unchanged; a change that fixes a defect updates them in the same commit
-and says so. Regenerate with ``SIGREPORT_UPDATE_GOLDEN=1 pytest tests/test_golden.py`` and read the diff
+and says so. Regenerate with ``SIGREPORT_UPDATE_GOLDEN=1 pytest tests/whole/test_golden.py`` and read the diff
 before committing it. CI runs this file a second time under ``OPENBLAS_CORETYPE=Sandybridge`` (.ci/run).
 """
 
@@ -26,10 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CONFIGS
+from conftest import CONFIGS, GOLDEN
 from sigreport.results.compare import compare_documents, compare_text, strip_figures
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("SIGREPORT_UPDATE_GOLDEN") == "1"
 SPECS = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
 
