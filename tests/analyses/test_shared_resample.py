@@ -1,4 +1,4 @@
-"""Resamples shared across the metrics of a corpus (issue 11): the seed contract and what it guarantees.
+"""Resamples shared across the metrics of a corpus: the seed contract and what it guarantees.
 
 Contract (``sigreport.analyses.common.RESAMPLE_CONTRACT``): the bootstrap counts or permutation swaps of a
 corpus come from a seed derived from (spec seed, corpus, kind, B, n) only. So a metric's results are the

@@ -1,4 +1,4 @@
-"""Issue 12 wired end to end: spec options -> analyses -> results.json -> report.
+"""Spec options wired end to end: spec options -> analyses -> results.json -> report.
 
 The statistics are verified in tests/stats/ against R, scmamp, statsmodels, coin and baycomp; these tests
 run the same reference data through the CLI and check that the spec's choices reach the numbers, with
@@ -26,7 +26,7 @@ SPHERICAL = np.array([
     [0.612, 0.616, 0.64, 0.713], [0.566, 0.61, 0.59, 0.617], [0.547, 0.52, 0.55, 0.559],
     [0.602, 0.653, 0.695, 0.685], [0.587, 0.575, 0.653, 0.655], [0.463, 0.528, 0.56, 0.483],
 ])
-# tests/stats/test_issue12_options.py A, B: differences with three zeros and heavy ties
+# tests/stats/test_method_variants.py A, B: differences with three zeros and heavy ties
 A = [0.61, 0.55, 0.70, 0.42, 0.58, 0.66, 0.49, 0.73, 0.52, 0.60, 0.45, 0.68, 0.57, 0.63, 0.50, 0.71]
 B = [0.58, 0.55, 0.64, 0.45, 0.52, 0.66, 0.43, 0.70, 0.49, 0.54, 0.45, 0.62, 0.60, 0.57, 0.47, 0.65]
 
@@ -392,7 +392,7 @@ def test_mcnemar_without_correction_equals_cochran_q_and_mcc_per_system(cli, wor
 
 
 def test_kappa_z_test_under_the_null(cli, workdir):
-    # tests/stats/test_issue12_options.py TABLE; statsmodels 0.15.0 cohens_kappa(TABLE):
+    # tests/stats/test_method_variants.py TABLE; statsmodels 0.15.0 cohens_kappa(TABLE):
     # std_kappa0 0.08462056469572957, z_value 7.997159323674258, pvalue_two_sided 1.2732244461175443e-15
     table = [[22, 3, 1], [4, 15, 2], [2, 3, 18]]
     labels = ["x", "y", "z"]

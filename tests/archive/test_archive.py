@@ -1,4 +1,4 @@
-"""Release archives (issue 10): three releases of a small example with engineered changes, their diffs,
+"""Release archives: three releases of a small example with engineered changes, their diffs,
 the index, verification, release names, immutability and bad input.
 
 The example: systems A, B, C (and D in the third release) on 12 items, `pairwise: auto`, no correction and

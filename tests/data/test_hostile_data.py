@@ -1,4 +1,4 @@
-"""Hostile data (issue 7, "Data loading"): OS errors, malformed rows, unprintable names, failing user
+"""Hostile data: OS errors, malformed rows, unprintable names, failing user
 aggregates and blocks left with no or one item. Every case: exit 2 (or 0 with null values and a warning),
 one line per problem, no traceback, nothing written."""
 

@@ -1,4 +1,4 @@
-"""The table reader's two paths give the same table (issue 11: fast loading without a second copy of the
+"""The table reader's two paths give the same table (fast loading without a second copy of the
 checks).
 
 ``read_table`` reads a small or quoted delimited file with the csv module and a large unquoted one with

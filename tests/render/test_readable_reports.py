@@ -1,4 +1,4 @@
-"""Reports people read (issue 9): the p-value note, the baseline tag, sentences with verbs, the PDF's
+"""Reports people read: the p-value note, the baseline tag, sentences with verbs, the PDF's
 first page and pages, figure fonts for names DejaVu Sans cannot draw.
 
 One small build (four systems, one of them the baseline, one identical to it, two with CJK / Hangul

@@ -1,4 +1,4 @@
-"""Issue 12 additions to sigreport.stats.omnibus: R's second-order Mauchly p, the uncapped
+"""Additions to sigreport.stats.omnibus: R's second-order Mauchly p, the uncapped
 Huynh-Feldt epsilon, the full RM-ANOVA table and generalized eta squared.
 
 References (hard-coded; nothing here runs R):

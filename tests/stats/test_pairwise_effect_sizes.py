@@ -1,4 +1,4 @@
-"""Differences summary and small-sample-corrected paired effect sizes (issue 12).
+"""Differences summary and small-sample-corrected paired effect sizes.
 
 References (hard-coded; nothing here runs R):
 - Lakens (2013), Frontiers in Psychology 4:863, Table 1 (movie ratings of 10 people) and the

@@ -1,4 +1,4 @@
-"""All-pairs post-hoc after Friedman with Holm, Shaffer and Bergmann-Hommel (issue 12).
+"""All-pairs post-hoc after Friedman with Holm, Shaffer and Bergmann-Hommel.
 
 Where each expected value comes from:
 - GH2008: García & Herrera (2008, JMLR 9:2677-2694) Table 2 accuracies, as shipped in scmamp

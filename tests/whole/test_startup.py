@@ -1,4 +1,4 @@
-"""Start-up: each command imports only what it uses (issue 11).
+"""Start-up: each command imports only what it uses.
 
 Importing scipy.stats, statsmodels, weasyprint, matplotlib or jinja2 costs from a few hundred
 milliseconds to seconds each; ``--help``, ``validate``, ``schema`` and a json-only build must not pay

@@ -1,4 +1,4 @@
-"""Issue 12: named variants and new quantities for paired ranks, McNemar, Cochran's Q, kappa, MCC.
+"""Named variants and new quantities for paired ranks, McNemar, Cochran's Q, kappa, MCC.
 
 References (hard-coded; nothing here runs R or imports statsmodels):
 - R 4.2.2 (Debian): ``wilcox.test(..., exact = FALSE, correct = TRUE/FALSE, digits.rank = 7)``,
