@@ -224,7 +224,10 @@ def render_markdown(d: Diff) -> str:
 
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:1.5rem auto;padding:0 1rem;color:#222;"
          "line-height:1.4}h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:1.6rem}"
-         ".scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse}"
+         ".scroll{overflow-x:auto;max-width:100%;"
+         "background:linear-gradient(to left,#fff 40%,rgba(255,255,255,0)) right/2rem 100% no-repeat local,"
+         "radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.22),rgba(0,0,0,0)) right/.8rem 100% no-repeat scroll}"
+         "table{border-collapse:collapse}"
          "th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #ddd;vertical-align:top;min-width:4.5rem}"
          "th{border-bottom:2px solid #444}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}"
          "pre{background:#f6f8fa;padding:.6rem;overflow-x:auto}.add{color:#116329}.del{color:#82071e}"

@@ -567,15 +567,18 @@ def atomic_write_text(path: Path, text: str) -> None:
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 .75rem;color:#222;"
          "line-height:1.4}h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}"
          "h3{font-size:1rem;margin:1.6rem 0 .4rem}"
-         ".scroll{overflow-x:auto;max-width:100%;-webkit-overflow-scrolling:touch}"
+         ".scroll{overflow-x:auto;max-width:100%;-webkit-overflow-scrolling:touch;"
+         "background:linear-gradient(to left,#fff 40%,rgba(255,255,255,0)) right/2rem 100% no-repeat local,"
+         "radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.22),rgba(0,0,0,0)) right/.8rem 100% no-repeat scroll}"
          "table{border-collapse:collapse}table.releases{width:100%;min-width:36rem}table.trend td,table.trend th,"
          "table.releases td:first-child{white-space:nowrap}"
          "th,td{text-align:left;padding:.35rem .55rem;border-bottom:1px solid #ddd;vertical-align:top}"
          "th{border-bottom:2px solid #444}td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}"
          "ul{margin:0;padding-left:1.1rem}.muted,.note{color:#555;font-size:.9rem}"
          "figure{margin:.6rem 0}figure svg{display:block;max-width:100%;height:auto}a{color:#0550ae}")
-"""The index page's style: readable at a phone's 390 px (wide tables scroll inside their own box, the page
-never scrolls sideways; plots shrink to the width) and at a desktop's."""
+"""The index page's style: readable at a phone's 390 px (wide tables scroll inside their own box, with a shadow
+at the right edge while there is more to see; the page never scrolls sideways; plots shrink to the width) and
+at a desktop's."""
 
 
 def index_html(entries: list[dict[str, Any]], found: Sequence[trends.Trend] = (),

@@ -22,8 +22,8 @@ from markupsafe import Markup, escape as html_escape
 
 import re
 
-from sigreport.render.model import (CI, Cell, Count, Decision, Df, Int, Join, Lines, Marked, Num, P, Stat, Sym, Text,
-                                    Versus)
+from sigreport.render.model import (CI, Cell, Count, Decision, Df, Int, Join, Lines, Marked, Num, P, Pair, Stat, Sym,
+                                    Text, Versus)
 
 
 class Safe(str):
@@ -38,8 +38,8 @@ UP, DOWN = "\u25b2", "\u25bc"  # the row system of a pairwise matrix is better /
 # name: (HTML, LaTeX math without the dollars). The HTML is trusted markup.
 SYMBOLS: dict[str, tuple[str, str]] = {
     "t": ("t", "t"), "T": ("T", "T"), "F": ("F", "F"), "z": ("z", "z"),
-    "Delta": ("\u0394", r"\Delta"), "mean_diff": ("mean(a\u2212b)", r"\bar{d}"),
-    "delta_ab": ("\u0394 = a\u2212b", r"\Delta = a-b"), "p_adj": ("p<sub>adj</sub>", r"p_{\text{adj}}"),
+    "Delta": ("\u0394", r"\Delta"), "mean_diff": ("mean<wbr>(a\u2212b)", r"\bar{d}"),
+    "delta_ab": ("\u0394\u00a0=\u00a0a\u2212b", r"\Delta = a-b"), "p_adj": ("p<sub>adj</sub>", r"p_{\text{adj}}"),
     "R_plus": ("R<sup>+</sup>", "R^+"), "R_minus": ("R<sup>\u2212</sup>", "R^-"),
     "df_1": ("df<sub>1</sub>", "df_1"), "df_2": ("df<sub>2</sub>", "df_2"),
     "epsilon": ("\u03b5", r"\varepsilon"), "chi2": ("\u03c7<sup>2</sup>", r"\chi^2"),
@@ -81,7 +81,7 @@ _PROSE_RE = re.compile(f"(?<![A-Za-z0-9_])({_PROSE_TOKENS}|{_SPEC_KEY})(?![A-Za-
 _SPECIALS = {
     "\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
     "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-    "<": r"\textless{}", ">": r"\textgreater{}", "\u2212": "$-$", "\u2014": "---", "\u03b1": r"$\alpha$",
+    "<": r"\textless{}", ">": r"\textgreater{}", "\u00a0": "~", "\u2212": "$-$", "\u2014": "---", "\u03b1": r"$\alpha$",
     "\u0394": r"$\Delta$", "\u221e": r"$\infty$", "\u00d7": r"$\times$", "\u2713": r"$\checkmark$",
     "\u2265": r"$\geq$", "\u2264": r"$\leq$", "\u03b5": r"$\varepsilon$", "\u03c7": r"$\chi$",
     "\u03b7": r"$\eta$", "\u2026": r"\dots{}", "\u221a": r"$\surd$", "\u00b2": r"\textsuperscript{2}",
@@ -225,6 +225,10 @@ class Target:
         """A pairwise matrix cell; targets without a way to show the direction show the p-value alone."""
         return self.cell(c.as_marked())
 
+    def pair(self, c: Pair) -> str:
+        """Two systems compared: ``a vs b``."""
+        return self.text(f"{c.a} vs {c.b}")
+
     def prose(self, s: str) -> str:
         """A caption or note: words escaped, the notation of :data:`PROSE_NOTATION` as its symbol (math mode
         in LaTeX, sub- and superscripts in HTML), spec keys (``tests.mauchly_p``) as code."""
@@ -324,7 +328,7 @@ def _decision(t: Target, c: Decision) -> str:
 
 _CELLS: dict[type, Callable[..., str]] = {
     Text: lambda t, c: t.text(c.text), Num: _num, Int: _int, Df: _dfc, Count: _count, Stat: _stat, P: _p, CI: _ci,
-    Decision: _decision, Sym: lambda t, c: t.sym(c.name, c.arg),
+    Decision: _decision, Sym: lambda t, c: t.sym(c.name, c.arg), Pair: lambda t, c: t.pair(c),
     Join: lambda t, c: t.concat([t.cell(p) for p in c.parts]),
     Lines: lambda t, c: t.lines([t.cell(p) for p in c.parts]),
     Marked: lambda t, c: t.marked(t.cell(c.inner), c.emphasis, c.marks),
@@ -354,7 +358,7 @@ class Html(Target):
 
     def sym(self, name: str, arg: str | None) -> str:
         if name == "crit":
-            return html_escape(f"crit (\u03b1 = {arg})")
+            return html_escape(f"crit (\u03b1\u00a0=\u00a0{arg})")  # "(α = 0.05)" on one line
         return Markup(SYMBOLS[name][0]) if name in SYMBOLS else html_escape(words(name))
 
     def concat(self, parts: Iterable[str]) -> str:
@@ -385,6 +389,11 @@ class Html(Target):
         if c.significant and c.row_better is not None:
             return Markup(f'{out}<span class="dir">{UP if c.row_better else DOWN}</span>')
         return out
+
+    def pair(self, c: Pair) -> str:
+        """``a vs b`` in spans that the stylesheet keeps on one line each (``a`` and ``vs b``): a narrow screen
+        may wrap the pair there, never inside a name."""
+        return Markup('<span class="pair"><span>%s</span> <span>vs %s</span></span>') % (c.a, c.b)
 
     def css_class(self, c: Cell | str) -> str:
         """Extra CSS class of a table cell: ``yes`` for a significant decision; ``sig`` (bold) for a

@@ -46,9 +46,9 @@ def table_rows(fmt: Html, table: Table, baseline: str | None) -> Markup:
     Why in Python: a report of many systems has thousands of rows, and a Jinja loop per cell (a filter
     call per cell, its class and the baseline tag) was the largest cost of the page after the figures.
     These are the bytes the loop wrote (``<tr class="sig">`` for a bold row, each cell's class from its
-    column's alignment and :meth:`Html.css_class`, the baseline tag after a first cell naming it).
+    column's alignment (and ``wrap``) and :meth:`Html.css_class`, the baseline tag after a first cell naming it).
     """
-    aligns = [escape(c.align) for c in table.columns]
+    aligns = [escape(c.align) + (" wrap" if c.wrap else "") for c in table.columns]
     bold = set(table.bold_rows)
     out: list[str] = []
     for i, row in enumerate(table.rows):

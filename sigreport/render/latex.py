@@ -74,6 +74,9 @@ class _Measure(Plain):
             w = self._widths[s] = text_width(s, page=self.page)
         return w
 
+    def text(self, s: str) -> str:
+        return s.replace("\u00a0", " ")  # a no-break space (a tie in LaTeX) is as wide as a space
+
     def signed(self, s: str) -> str:
         return "\u2212" + s[1:] if s.startswith("-") else s
 

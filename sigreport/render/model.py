@@ -27,6 +27,15 @@ class Text:
 
 
 @dataclasses.dataclass(frozen=True)
+class Pair:
+    """Two systems compared, shown ``a vs b`` (the row label of a pairwise table). HTML may wrap it before
+    ``vs`` on a narrow screen, never inside a name (a name's hyphen is no place to break a line)."""
+
+    a: str
+    b: str
+
+
+@dataclasses.dataclass(frozen=True)
 class Num:
     """A number shown with fixed ``decimals``; ``None`` (or non-finite) is shown as a dash."""
 
@@ -146,7 +155,7 @@ class Versus:
         return Marked(P(self.value), "best") if self.significant else P(self.value)
 
 
-Cell = Union[Text, Num, Int, Df, Count, Stat, P, CI, Decision, Sym, Join, Lines, Marked, Versus]
+Cell = Union[Text, Pair, Num, Int, Df, Count, Stat, P, CI, Decision, Sym, Join, Lines, Marked, Versus]
 
 
 def join(*parts: Cell | str) -> Join:
@@ -164,8 +173,12 @@ def cell(x: Cell | str) -> Cell:
 
 @dataclasses.dataclass(frozen=True)
 class Column:
+    """A table column: its head and alignment; ``wrap``: its cells are words (a statistic's name, never a
+    system's), which the HTML may wrap on a narrow screen so that a long first column leaves room."""
+
     header: Cell
     align: Literal["l", "r", "c"] = "r"
+    wrap: bool = False
 
 
 class Rows(Sequence[tuple[Cell, ...]]):

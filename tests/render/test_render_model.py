@@ -157,9 +157,9 @@ def test_cv_interval_label_follows_alpha(cli, tmp_path):
     assert cv_tex
     for p in cv_tex:
         text = p.read_text(encoding="utf-8")
-        assert "80\\% CI" in text and "95\\% CI" not in text, p.name
+        assert "80\\%~CI" in text and "95\\%" not in text, p.name  # the head's no-break space is a tie
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
-    assert ">80% CI<" in html
+    assert ">80%\u00a0CI<" in html
 
 
 # -------------------------------------------------------------------------------------------- unprintable names

@@ -88,7 +88,7 @@ def test_ci_level_sets_every_interval_and_the_paired_t_interval_is_scipys(tmp_pa
     want = stats.t.interval(0.9, 2, loc=a.mean(), scale=a.std(ddof=1) / np.sqrt(3))
     assert (desc["ci_low"], desc["ci_high"]) == (pytest.approx(want[0], rel=1e-12), pytest.approx(want[1], rel=1e-12))
     html = (out / "index.html").read_text(encoding="utf-8")
-    assert "90% (tests.ci_level) for every interval" in html and ">90% CI<" in html
+    assert "90% (tests.ci_level) for every interval" in html and ">90%\u00a0CI<" in html  # a head: no-break space
 
 
 def test_a_section_level_overrides_and_is_printed(tmp_path):

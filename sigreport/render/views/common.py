@@ -48,6 +48,15 @@ class Labels:
         return "all corpora" if c is None else c
 
 
+def unbroken(s: str) -> str:
+    """``s`` with no-break spaces: words of a column head that must stay on one line when the head wraps in a
+    narrow column ('95% CI', '(\u03b1 = 0.05)', 'a \u2212 b'); HTML shows them as spaces, LaTeX as ties."""
+    return s.replace(" ", "\u00a0")
+
+
+PAIR_COLUMN = Column(Text(unbroken("a vs b")), "l")  # the first column of a pairwise table (rows: model.Pair)
+
+
 def pct(level: float) -> str:
     """An interval level as a percentage: '95%', '99.5%', '95.72%' (at most two decimals, never rounded to a
     level it is not: 0.995 is '99.5%', not '100%')."""

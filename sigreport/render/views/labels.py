@@ -11,11 +11,11 @@ import dataclasses
 
 from collections.abc import Callable, Iterable
 
-from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df, Int, Num, P, Stat, Sym, Table,
-                                    Text, join)
+from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df, Int, Num, P, Pair, Stat, Sym,
+                                    Table, Text, join)
 from sigreport.render.views import paper
-from sigreport.render.views.common import (CORRECTION_NAMES, Labels, df_text, family_text, p_text, pct, plain,
-                                           pvalue_matrix, value_ci)
+from sigreport.render.views.common import (CORRECTION_NAMES, PAIR_COLUMN, Labels, df_text, family_text, p_text, pct,
+                                           plain, pvalue_matrix, unbroken, value_ci)
 from sigreport.results.records import (AgreementPair, AgreementRecord, ClassificationRecord, CochranQRecord,
                                        McNemarPair, McNemarRecord, MetricValue, Record, SystemClassification)
 
@@ -70,8 +70,8 @@ def _value_ci_text(v: MetricValue | None, level: str) -> str:
 
 def _confusion_table(r: ClassificationRecord, s: SystemClassification, where: str) -> Table:
     cm = s.confusion_matrix
-    ccols = (Column(Text("Gold \u2193 / predicted \u2192"), "l"), *(Column(Text(x)) for x in cm.labels),
-             Column(Text("Total")))
+    ccols = (Column(Text(unbroken("Gold \u2193") + " / " + unbroken("predicted \u2192")), "l"),
+             *(Column(Text(x)) for x in cm.labels), Column(Text("Total")))
     crows: list[tuple[Cell, ...]] = [(Text(lab_), *(Int(v) for v in row), Int(sum(row)))
                                      for lab_, row in zip(cm.labels, cm.matrix)]
     col_tot = [sum(row[j] for row in cm.matrix) for j in range(len(cm.labels))]
@@ -169,11 +169,11 @@ def mcnemar_view(r: McNemarRecord, lab: Labels) -> AnalysisView:
     where = lab.corpus(r.corpus)
     w = _words(r)
     corr = CORRECTION_NAMES.get(r.correction, r.correction)
-    cols = (Column(Text("a vs b"), "l"), Column(Text(f"{w.short} a")), Column(Text(f"{w.short} b")), Column(Sym("n_11")),
+    cols = (PAIR_COLUMN, Column(Text(f"{w.short} a")), Column(Text(f"{w.short} b")), Column(Sym("n_11")),
             Column(Sym("n_10")), Column(Sym("n_01")), Column(Sym("n_00")), Column(Text("Test"), "l"),
             Column(Text("Statistic")), Column(Text("df")), Column(Sym("p")), Column(Sym("p_adj")),
             Column(Text("Significant"), "c"))
-    rows = tuple((Text(f"{p.a} vs {p.b}"), Num(p.accuracy_a, DEC), Num(p.accuracy_b, DEC), Int(p.n11), Int(p.n10),
+    rows = tuple((Pair(p.a, p.b), Num(p.accuracy_a, DEC), Num(p.accuracy_b, DEC), Int(p.n11), Int(p.n10),
                   Int(p.n01), Int(p.n00), _test_name(p),
                   Int(int(p.statistic)) if p.exact and p.statistic is not None else Stat(p.statistic),
                   Df(p.df), P(p.pvalue), P(p.pvalue_adjusted), Decision(p.significant)) for p in r.pairs)
@@ -307,10 +307,10 @@ def _coef_columns(r: AgreementRecord, first: str) -> list[Column]:
     if r.measure == "fleiss_kappa" or _has_null_test(r):
         cols.append(Column(Sym("SE_0")))
     if _has_null_test(r):
-        cols.append(Column(Text("p (\u03ba = 0)")))
-    cols += [Column(Text(f"{level} CI" + (" (bootstrap)" if alpha else " (SE)")), "c")]
+        cols.append(Column(Text("p " + unbroken("(\u03ba = 0)"))))
+    cols += [Column(Text(unbroken(f"{level} CI") + (" (bootstrap)" if alpha else " (SE)")), "c")]
     if not alpha:
-        cols.append(Column(Text(f"{level} CI (bootstrap)"), "c"))
+        cols.append(Column(Text(unbroken(f"{level} CI") + " (bootstrap)"), "c"))
     cols.append(Column(Text("Landis & Koch"), "l"))
     return cols
 
@@ -320,10 +320,10 @@ def _has_null_test(r: AgreementRecord) -> bool:
     return r.z_null is not None or any(p.z_null is not None for p in r.pairs)
 
 
-def _coef_row(r: AgreementRecord, x: AgreementRecord | AgreementPair, first: str) -> tuple[Cell, ...]:
+def _coef_row(r: AgreementRecord, x: AgreementRecord | AgreementPair, first: Cell) -> tuple[Cell, ...]:
     """One row of a coefficient table from ``x`` (an agreement record or one of its pairs)."""
     alpha = r.measure == "krippendorff_alpha"
-    row: list[Cell] = [Text(first), Int(x.n_items)]
+    row: list[Cell] = [first, Int(x.n_items)]
     if alpha:
         if r.observed_agreement is not None:
             row += [Num(1 - x.observed_agreement, DEC),
@@ -412,7 +412,7 @@ def agreement_view(r: AgreementRecord, lab: Labels) -> AnalysisView:
     tables: list[Table] = []
     sentences: list[str] = []
     if r.source == "systems_vs_gold":
-        rows = tuple(_coef_row(r, p, p.a) for p in r.pairs)
+        rows = tuple(_coef_row(r, p, Text(p.a)) for p in r.pairs)
         tables.append(Table(("agreement", r.corpus, key), f"Agreement of each system with the gold labels on "
                             f"{where}: {name} ({r.n_items} items).", tuple(_coef_columns(r, "System")), rows,
                             (BANDS_NOTE,)))
@@ -426,7 +426,7 @@ def agreement_view(r: AgreementRecord, lab: Labels) -> AnalysisView:
                          f"{plain(min(values, default=None))} to {plain(max(values, default=None))}.")
         title = f"{name}: pairs of annotators"
     else:
-        rows = (_coef_row(r, r, ", ".join(r.annotators)),)
+        rows = (_coef_row(r, r, Text(", ".join(r.annotators))),)
         tables.append(Table(("agreement", r.corpus, key), f"Agreement on {where}: {name} of "
                             f"{len(r.annotators)} annotators ({r.level} labels: {', '.join(r.labels)}).",
                             tuple(_coef_columns(r, "Annotators")), rows, (BANDS_NOTE,)))
@@ -463,7 +463,7 @@ def _pairs_tables(r: AgreementRecord, where: str, name: str, key: str) -> list[T
                    "Landis and Koch band.", mcols, tuple(mrows), (BANDS_NOTE,))
     pairs = Table(("agreement", r.corpus, key), f"Agreement on {where}: {name} of every pair of "
                   "annotators, on the items both rated.", tuple(_coef_columns(r, "Pair")),
-                  tuple(_coef_row(r, p, f"{p.a} vs {p.b}") for p in r.pairs),
+                  tuple(_coef_row(r, p, Pair(p.a, p.b)) for p in r.pairs),
                   (f"Mean of the pairwise values (Light 1971): {plain(r.value)} ({_band(r.interpretation)}).",))
     return [matrix, pairs]
 

@@ -11,14 +11,15 @@ import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 
-from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count, Decision, Df, Int, Num, P, Stat,
-                                    Sym, Table, Text, join)
+from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count, Decision, Df, Int, Num, P, Pair,
+                                    Stat, Sym, Table, Text, join)
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
-from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
-                                           SPHERICITY_NAMES, Labels, a_better, df_text, effect_cell,
+from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIR_COLUMN, PAIRWISE_NAMES,
+                                           POSTHOC_NAMES, SPHERICITY_NAMES, Labels, a_better, df_text, effect_cell,
                                            family_text, p_text, pct, plain, pvalue_matrix,
-                                           system_sentences, test_name, value_ci, why_this_test, with_html_matrix)
+                                           system_sentences, test_name, unbroken, value_ci, why_this_test,
+                                           with_html_matrix)
 from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, EffectSize, FriedmanRecord,
                                        PairRow, PairwiseRecord, PosthocRecord, RMAnovaRecord, RunsRecord)
 
@@ -26,7 +27,7 @@ from sigreport.results.records import (BayesianPair, BayesianRecord, Descriptive
 def descriptives_view(r: DescriptivesRecord, lab: Labels) -> AnalysisView:
     dec = lab.decimals(r.metric)
     cols = (Column(Text("System"), "l"), Column(Sym("n")), Column(Text("Mean")), Column(Text("SD")),
-            Column(Text("Median")), Column(Text(f"{pct(r.ci_level)} CI of the mean"), "c"))
+            Column(Text("Median")), Column(Text(f"{unbroken(pct(r.ci_level) + ' CI')} of the mean"), "c"))
     rows = tuple((Text(s.system), Int(s.n), Num(s.mean, dec), Num(s.sd, dec), Num(s.median, dec),
                   CI(s.ci_low, s.ci_high, r.ci_level, dec, unbounded=True)) for s in r.systems)
     caption = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: per-system descriptives ({r.n_items} items)."
@@ -67,8 +68,8 @@ COUNT_STATISTICS = ("sign", "wilcoxon")  # statistic and critical value are coun
 
 
 def _pairwise_columns(r: PairwiseRecord, level: float) -> list[Column]:
-    cols = [Column(Text("a vs b"), "l"), Column(Sym("n")), Column(ESTIMATE_HEADS.get(r.method, Sym("delta_ab"))),
-            Column(Text(f"{pct(level)} CI"), "c"), Column(STAT_HEADS.get(r.method, Text("Statistic")))]
+    cols = [PAIR_COLUMN, Column(Sym("n")), Column(ESTIMATE_HEADS.get(r.method, Sym("delta_ab"))),
+            Column(Text(unbroken(f"{pct(level)} CI")), "c"), Column(STAT_HEADS.get(r.method, Text("Statistic")))]
     if any(p.df is not None for p in r.pairs):
         cols.append(Column(Text("df")))
     cols += [Column(Sym("crit", f"{r.alpha:g}")), Column(Sym("p")), Column(Sym("p_adj")), Column(Text("Effect")),
@@ -79,7 +80,7 @@ def _pairwise_columns(r: PairwiseRecord, level: float) -> list[Column]:
 
 def _pairwise_row(r: PairwiseRecord, p: PairRow, level: float, dec: int, has_df: bool) -> tuple[Cell, ...]:
     stat = Count if r.method in COUNT_STATISTICS else Stat
-    row: list[Cell] = [Text(f"{p.a} vs {p.b}"), Int(p.n), Num(p.estimate, dec),
+    row: list[Cell] = [Pair(p.a, p.b), Int(p.n), Num(p.estimate, dec),
                        CI(p.ci_low, p.ci_high, level, dec, unbounded=True), stat(p.statistic)]
     if has_df:
         row.append(Df(p.df))
@@ -174,15 +175,16 @@ def differences_tables(r: PairwiseRecord, lab: Labels, key: str) -> tuple[Table,
         return ()
     dec = lab.decimals(r.metric)
     effects = any(p.effect_sizes is not None for p in rows_src)
-    cols = [Column(Text("a vs b"), "l"), Column(Text("SD of a \u2212 b")), Column(Text("SE of a \u2212 b")),
-            Column(Text("Shapiro-Wilk W")), Column(Text("Shapiro-Wilk p"))]
+    cols = [PAIR_COLUMN, Column(Text(unbroken("SD of") + " " + unbroken("a \u2212 b"))),
+            Column(Text(unbroken("SE of") + " " + unbroken("a \u2212 b"))),
+            Column(Text(unbroken("Shapiro-Wilk W"))), Column(Text(unbroken("Shapiro-Wilk p")))]
     if effects:
         cols += [Column(Sym(n), "c") for n in ("d_z", "g_z", "d_av", "g_av")]
     rows = []
     for p in rows_src:
         d = p.differences
         assert d is not None
-        row: list[Cell] = [Text(f"{p.a} vs {p.b}"), Num(d.sd, dec), Num(d.se, dec), Num(d.shapiro_w, 4),
+        row: list[Cell] = [Pair(p.a, p.b), Num(d.sd, dec), Num(d.se, dec), Num(d.shapiro_w, 4),
                            P(d.shapiro_pvalue)]
         if effects:
             e = p.effect_sizes
@@ -295,7 +297,7 @@ def rm_anova_view(r: RMAnovaRecord, lab: Labels) -> AnalysisView:
     caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: repeated-measures ANOVA over {r.k} systems and "
                f"{r.n} items, with sphericity corrections (applied: "
                f"{SPHERICITY_NAMES.get(r.correction_applied or '', r.correction_applied or 'none')}).")
-    cols = (Column(Text("Correction"), "l"), Column(Sym("epsilon")), Column(Sym("df_1")), Column(Sym("df_2")),
+    cols = (Column(Text("Correction"), "l", wrap=True), Column(Sym("epsilon")), Column(Sym("df_1")), Column(Sym("df_2")),
             Column(Sym("F")), Column(Sym("p")), Column(Text("Applied"), "c"))
     eps = {"none": 1.0, "greenhouse_geisser": sph.epsilon_gg, "huynh_feldt": sph.epsilon_hf,
            "lower_bound": sph.epsilon_lb}
@@ -354,7 +356,7 @@ def anova_source_table(r: RMAnovaRecord, lab: Labels) -> tuple[Table, ...]:
     values = [abs(v) for a in rows_src for v in (a.ss, a.ms) if v]
     # four significant digits of the smallest sum of squares or mean square (scores are often on [0, 1])
     dec = min(8, max(3, 3 - math.floor(math.log10(min(values))))) if values else 3
-    cols = (Column(Text("Source"), "l"), Column(Text("SS")), Column(Text("df")), Column(Text("MS")))
+    cols = (Column(Text("Source"), "l", wrap=True), Column(Text("SS")), Column(Text("df")), Column(Text("MS")))
     rows = tuple((Text(ANOVA_SOURCES.get(a.source, a.source)), Num(a.ss, dec), Df(a.df), Num(a.ms, dec))
                  for a in rows_src)
     return (Table((r.metric, r.corpus, "anova-table"),
@@ -372,11 +374,11 @@ def bayesian_view(r: BayesianRecord, lab: Labels) -> AnalysisView:
     name = test_name("bayesian", r.method)
     freq = [p.frequentist_method for p in r.pairs]
     has_freq = any(m is not None for m in freq)
-    cols = [Column(Text("a vs b"), "l"), Column(Sym("n")), Column(Sym("mean_diff")), Column(Text("P(a better)")),
+    cols = [PAIR_COLUMN, Column(Sym("n")), Column(Sym("mean_diff")), Column(Text("P(a better)")),
             Column(Text("P(equivalent)")), Column(Text("P(b better)")), Column(Text("Decision"), "c")]
     if has_freq:
         cols += [Column(Sym("p_adj")), Column(Text("Significant"), "c")]
-    rows = tuple((Text(f"{p.a} vs {p.b}"), Int(p.n), Num(p.estimate, dec), Num(p.p_a_better, 3),
+    rows = tuple((Pair(p.a, p.b), Int(p.n), Num(p.estimate, dec), Num(p.p_a_better, 3),
                   Num(p.p_equivalent, 3), Num(p.p_b_better, 3), Text(DECISION_TEXT.get(p.decision, p.decision)))
                  + ((P(p.frequentist_pvalue_adjusted), Decision(p.frequentist_significant)) if has_freq else ())
                  for p in r.pairs)
@@ -448,7 +450,7 @@ def friedman_view(r: FriedmanRecord, lab: Labels) -> AnalysisView:
     ranks = _ranks_table((r.metric, r.corpus, "ranks"), f"{where}: average ranks of {r.k} systems over "
                          f"{r.n} {over} (1 = best).", r.average_ranks)
     idv = r.iman_davenport
-    cols = (Column(Text("Statistic"), "l"), Column(Text("Value")), Column(Text("df")), Column(Sym("p")))
+    cols = (Column(Text("Statistic"), "l", wrap=True), Column(Text("Value")), Column(Text("df")), Column(Sym("p")))
     rows: tuple[tuple[Cell, ...], ...] = (
         (join("Friedman ", Sym("chi2_F"), f" ({variant})"), Stat(r.statistic), Df(r.df), P(r.pvalue)),
         (join("Iman-Davenport ", Sym("F_F"), " (from the ", Sym("chi2_F"), " above)"), Stat(idv.statistic),
@@ -477,9 +479,9 @@ def posthoc_view(r: PosthocRecord | PairwiseRecord, lab: Labels) -> AnalysisView
         return pairwise_view(r, lab)
     where = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}"
     name = POSTHOC_NAMES.get(r.method, r.method)
-    cols = (Column(Text("a vs b"), "l"), Column(Text("Rank diff.")), Column(Sym("z")), Column(Sym("p")),
+    cols = (PAIR_COLUMN, Column(Text("Rank diff.")), Column(Sym("z")), Column(Sym("p")),
             Column(Sym("p_adj")), Column(Text("Significant"), "c"))
-    rows = tuple((Text(f"{p.a} vs {p.b}"), Num(p.rank_difference, 3), Stat(p.statistic), P(p.pvalue),
+    rows = tuple((Pair(p.a, p.b), Num(p.rank_difference, 3), Stat(p.statistic), P(p.pvalue),
                   P(p.pvalue_adjusted), Decision(p.significant)) for p in r.pairs)
     bold = tuple(i for i, p in enumerate(r.pairs) if p.significant)
     cd = ""
@@ -529,9 +531,10 @@ def runs_view(r: RunsRecord, lab: Labels) -> AnalysisView:
              Column(Text("Min")), Column(Text("Max")))
     srows = tuple((Text(s.system), Int(len(s.runs)), Num(s.mean, dec), Num(s.sd, dec), Num(s.min, dec),
                    Num(s.max, dec)) for s in r.systems)
-    pcols = (Column(Text("Pair"), "l"), Column(Text("Difference")), Column(Text(f"{level} CI (runs × items)"), "c"),
+    pcols = (Column(Text("Pair"), "l"), Column(Text("Difference")),
+             Column(Text(unbroken(f"{level} CI") + " " + unbroken("(runs × items)")), "c"),
              Column(Text("εmin a over b")), Column(Text("εmin b over a")), Column(Text("Decision"), "l"))
-    prows = tuple((Text(f"{p.a} vs {p.b}"), Num(p.estimate, dec), CI(p.ci_low, p.ci_high, r.ci_level, dec),
+    prows = tuple((Pair(p.a, p.b), Num(p.estimate, dec), CI(p.ci_low, p.ci_high, r.ci_level, dec),
                    Num(p.eps_min_ab, 3), Num(p.eps_min_ba, 3),
                    Text(RUN_DECISIONS.get(p.decision, p.decision).format(a=p.a, b=p.b))) for p in r.pairs)
     where = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}"
