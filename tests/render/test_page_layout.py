@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from conftest import ROOT
 from sigreport.archive import notes, releases
 from sigreport.render.format import Html, Latex, escape
 from sigreport.render.latex import _Measure
@@ -18,7 +19,7 @@ from sigreport.render.markdown import Plain
 from sigreport.render.model import Pair, Sym
 
 NBSP = "\u00a0"
-CSS = (Path(__file__).resolve().parent.parent / "templates" / "html" / "style.css").read_text(encoding="utf-8")
+CSS = (ROOT / "templates" / "html" / "style.css").read_text(encoding="utf-8")
 
 
 def css_blocks(css: str) -> dict[str, str]:
