@@ -9,7 +9,6 @@ What a browser shows was checked by hand with headless Chromium screenshots (not
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from conftest import ROOT
 from sigreport.archive import notes, releases
