@@ -498,3 +498,35 @@ def test_shared_text_metrics_give_the_bytes_of_fresh_measurements(demsar, uci, m
     for a, b in zip(warm, fresh):
         assert a.svg == b.svg, a.name
         assert a.pdf == b.pdf, a.name
+
+
+def test_cmr10_is_not_used_for_names_it_would_draw_wrongly(tmp_path):
+    """matplotlib's cmr10 (the article10 and lncs presets' serif) has TeX's OT1 encoding: '_' is a dot accent,
+    '<' an inverted '!', '|' an en dash (fontTools: cmr10.ttf's cmap maps U+005F to the glyph 'dotaccent').
+    A report whose names hold such a character draws all its figures in STIX instead: lm_eval's model
+    folders (org__model-base) were drawn 'org˙˙model-base'. A report of safe names keeps cmr10."""
+    import matplotlib
+    from fontTools.agl import UV2AGL
+    from fontTools.ttLib import TTFont
+
+    from sigreport.cli import main
+    from sigreport.render.figures.output import CMR10_FALLBACK, CMR10_WRONG, readable_style
+
+    cmap = TTFont(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "cmr10.ttf").getBestCmap()
+    wrong = {chr(c) for c in range(32, 127) if cmap.get(c) != UV2AGL[c]}  # glyph names other than the character's
+    assert cmap[ord("_")] == "dotaccent" and CMR10_WRONG <= wrong
+    assert wrong - CMR10_WRONG == set("'^`~")  # close enough: a right quote, a circumflex and a tilde
+    fs = FigureStyle()
+    assert fs.font == "cmr10" and readable_style(fs, ["A", "B-2", "news (2024)"]) is fs
+    for name in ("org__model", "a<b", "x|y", "{z}"):
+        assert readable_style(fs, ["A", name]).font == CMR10_FALLBACK
+    assert readable_style(FigureStyle(font="DejaVu Sans"), ["org__model"]).font == "DejaVu Sans"
+
+    def glyph_fonts(html: str) -> set[str]:
+        return {m.group(1) for m in re.finditer(r'<path id="[^"]*-pairwise-(Cmr10|STIXGeneral)', html)}
+
+    for config, fonts in (("lm_eval", {"STIXGeneral"}), ("summarizers", {"Cmr10"})):
+        out = tmp_path / config
+        assert main(["build", "-q", "--no-cache", "--formats", "html", str(CONFIGS / f"{config}.yaml"), "-o",
+                     str(out)]) == 0
+        assert glyph_fonts((out / "index.html").read_text(encoding="utf-8")) == fonts, config

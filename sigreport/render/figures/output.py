@@ -29,7 +29,7 @@ import io
 import logging
 import re
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sigreport.speed import workers
@@ -173,6 +173,22 @@ def style_of(page: Page, options: FigureStyleOptions | None = None) -> FigureSty
     family = page.serif if font == "serif" else "DejaVu Sans" if font == "sans" else font
     return FigureStyle(round(w, 2), round(wider, 2) if wider is not None else None, float(size), family,
                        round(page.columnwidth, 2))
+
+
+#: Characters matplotlib's cmr10 draws as other glyphs (TeX's OT1 encoding): '_' as a dot accent, '<' and '>' as
+#: inverted '!' and '?', '|' as an en dash, '{' and '}' as an em dash and a double acute, '"' and '\\' as quotes.
+CMR10_WRONG = frozenset('"<>\\_{|}')
+#: The serif a figure falls back to when cmr10 would draw one of its texts wrongly.
+CMR10_FALLBACK = "STIXGeneral"
+
+
+def readable_style(fs: FigureStyle, texts: Iterable[str]) -> FigureStyle:
+    """``fs``, or ``fs`` in :data:`CMR10_FALLBACK` when its font is cmr10 and one of ``texts`` (the names the
+    figures draw: systems, corpora, metric labels, class labels) holds a character of :data:`CMR10_WRONG`:
+    "org__model" must not be drawn as "org˙˙model". One font for every figure of a report, so they match."""
+    if fs.font != "cmr10" or not any(CMR10_WRONG.intersection(t) for t in texts):
+        return fs
+    return dataclasses.replace(fs, font=CMR10_FALLBACK)
 
 
 @contextlib.contextmanager

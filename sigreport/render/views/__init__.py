@@ -16,7 +16,8 @@ from sigreport.speed.workers import Ready, Waiting
 from sigreport.render import names
 from sigreport.render.figures import KINDS, figure_plan
 from sigreport.render.figure_cache import start_cached
-from sigreport.render.figures.output import FigureOutput, figure_settings, figure_style, missing_warning, style_of
+from sigreport.render.figures.output import (FigureOutput, figure_settings, figure_style, missing_warning,
+                                             readable_style, style_of)
 from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section
 from sigreport.render.options import RenderOptions
 from sigreport.render.views.common import Labels, shown_as_matrix
@@ -29,7 +30,7 @@ from sigreport.render.views.scores import VIEWS as SCORE_VIEWS
 from sigreport.render.views.settings import settings_rows, with_why_p
 from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, decide
-from sigreport.results.records import McNemarRecord, PairwiseRecord, PosthocRecord, Record
+from sigreport.results.records import ClassificationRecord, McNemarRecord, PairwiseRecord, PosthocRecord, Record
 
 VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS}
 
@@ -51,7 +52,7 @@ def build_report(results: Results, source: str = "results.json",
     kinds = options.figures if figures is None else tuple(figures)
     pdf = "latex" in options.formats if figure_pdf is None else figure_pdf
     matrix = [in_matrix(r, lab) for r in results.records]
-    fs = style_of(latex.page, options.figure_style)
+    fs = readable_style(style_of(latex.page, options.figure_style), drawn_names(results))
     with figure_settings(pdf, figure_jobs, figure_workers), figure_style(fs):
         drawing = draw_records(results, [kinds_of(r, kinds, lab, m) for r, m in zip(results.records, matrix)]
                                ) if kinds else None
@@ -80,6 +81,12 @@ def build_report(results: Results, source: str = "results.json",
     return dataclasses.replace(model, key_figure=key_figure(model, blocks, lab),
                                baseline=report_baseline(results, decisions, options), latex=latex,
                                methods=methods(results, decisions))
+
+
+def drawn_names(results: Results) -> list[str]:
+    """The names the figures may draw: systems, corpora, metric labels and class labels."""
+    labels = [label for r in results.records if isinstance(r, ClassificationRecord) for label in r.labels]
+    return [*results.systems, *map(str, results.corpora), *(m.label for m in results.metrics.values()), *labels]
 
 
 def report_name(source: str, title: str) -> str:
