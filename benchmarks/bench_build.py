@@ -254,7 +254,7 @@ def c_json6(root: Path, n: int) -> list[Row]:
 
 
 def c_engine(root: Path, n: int) -> list[Row]:
-    runs = repeat([sys.executable, HERE / "bench_resampling.py", "--child", "corpus", "--workers", "2"], n)
+    runs = repeat([sys.executable, HERE / "bench_resampling.py", "--child", "corpus"], n)
     engine = statistics.median(r.info["engine_s"] for r in runs)
     t, rss = median(runs), peak(runs)
     return [Row("engine: corpus BLEU k=20 n=100,000 B=1,000, all pairs + CIs",

@@ -92,19 +92,28 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     index = {s: i for i, s in enumerate(block.systems)}
     x = block.scores
     simulate = rec.method in SIMULATED and len(rec.pairs) * x.shape[0] <= SIMULATION_BUDGET
+    sds = [None] * len(rec.pairs) if simulate else pair_sds(x, [index[r.a] for r in rec.pairs],
+                                                            [index[r.b] for r in rec.pairs])
     rows = []
-    for row in rec.pairs:
-        d = x[:, index[row.a]] - x[:, index[row.b]]
+    for row, sd in zip(rec.pairs, sds):
         if rec.method in CLOSED_FORM:
-            sd = float(np.std(d, ddof=1)) if d.size >= 2 else None
-            mde = closed_form(sd, d.size, level, target, rec.alternative)
+            mde = closed_form(sd, x.shape[0], level, target, rec.alternative)
         elif simulate:
+            d = x[:, index[row.a]] - x[:, index[row.b]]
             test = SIMULATED[rec.method]
             mde = power.simulated_mde(d, lambda v, t=test: t(v, rec.alternative), level, target, rec.alternative,
                                       N_SIMS, derived_seed(seed, f"{rec.id}/power/{row.a}/{row.b}"))
         else:
-            sd = float(np.std(d, ddof=1)) if d.size >= 2 else None
-            mde = closed_form(sd, d.size, level, target, rec.alternative, "noncentral_t_are",
+            mde = closed_form(sd, x.shape[0], level, target, rec.alternative, "noncentral_t_are",
                               EFFICIENCY[rec.method])
         rows.append(dataclasses.replace(row, mde=detectable(mde)))
     return tuple(rows)
+
+
+def pair_sds(x: np.ndarray, a: list[int], b: list[int]) -> list[float | None]:
+    """The SD (ddof 1) of each pair's differences ``x[:, a] - x[:, b]``, all pairs at once: one row per pair
+    (contiguous, so each row is summed as ``np.std`` sums one pair's vector: the same floats); None under 2 items."""
+    if x.shape[0] < 2:
+        return [None] * len(a)
+    d = np.ascontiguousarray((x[:, a] - x[:, b]).T)
+    return [float(v) for v in d.std(axis=1, ddof=1)]

@@ -7,6 +7,7 @@ paths only: ``validate`` and a plain build need not pay for it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ from sigreport.api.progress import say as say_line
 from sigreport.archive import store
 from sigreport.archive.manifest import MANIFEST_NAME
 from sigreport.data import Dataset
-from sigreport.results import Results, from_json
+from sigreport.results import Results
 from sigreport.results.io import SCHEMA_VERSION, from_dict
 from sigreport.spec import SpecFile, load_spec_file
 from sigreport.version import __version__
@@ -51,7 +52,7 @@ def previous_of(release: releases.ReleasePlan | None, dest: Path, say: store.Say
                           "are not carried over")
         return None
     try:
-        return from_dict(doc, partial=True)  # only its choices are read: an older or partial report still serves
+        return choices_of(doc)  # an older or partial report still serves
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise document_error(path, "", f"cannot be used as the previous report: {exc}") from None
 
@@ -59,9 +60,23 @@ def previous_of(release: releases.ReleasePlan | None, dest: Path, say: store.Say
 def previous_results(dest: Path) -> Results | None:
     """The results of the report already in ``dest`` (the previous report of a build into it), if readable."""
     try:
-        return from_json((dest / "results.json").read_text(encoding="utf-8"), partial=True)
+        return choices_of(json.loads((dest / "results.json").read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
+
+
+#: What a build reads of its previous report: each analysis's header, whose ``method`` is the choice that
+#: ``selection: fixed`` keeps and whose change is warned about.
+HEADER_FIELDS = ("id", "kind", "metric", "corpus", "level", "method", "alpha")
+
+
+def choices_of(doc: dict[str, Any]) -> Results:
+    """The previous report ``doc`` as :class:`Results` whose records hold their header only (every other field
+    empty): a build reads nothing else of it, and reading a large report's every pair typed would take
+    seconds."""
+    analyses = [{k: a[k] for k in HEADER_FIELDS if k in a} if isinstance(a, dict) else a
+                for a in doc.get("analyses", [])]
+    return from_dict({**doc, "analyses": analyses}, partial=True)
 
 
 def check_release_destination(dest: Path, release: releases.ReleasePlan | None, force: bool) -> bool:

@@ -33,10 +33,9 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy import special
 
+from sigreport.stats.lazy import scipy_special as special
 from sigreport.stats.lazy import scipy_stats as stats
-
 from sigreport.stats.result import rejects
 
 ALTERNATIVES = ("two-sided", "greater", "less")

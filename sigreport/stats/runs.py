@@ -38,7 +38,8 @@ import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import special
+
+from sigreport.stats.lazy import scipy_special as special
 
 DEFAULT_DT = 0.005  # deepsig's default integration step
 DEFAULT_TAU = 0.5

@@ -130,3 +130,22 @@ def test_a_build_leaves_the_garbage_collector_as_it_found_it(tmp_path):
         assert 0.9 * mine < gc.get_freeze_count() <= mine  # neither unfrozen nor added to (a few freed)
     finally:
         gc.unfreeze()
+
+
+def test_a_build_reads_only_the_choices_of_its_previous_report(tmp_path):
+    """A build into a folder reads the report already there for its test choices (``selection``) only: each
+    analysis's header, not every pair typed (seconds for a large report). The methods it carries over are
+    the ones the whole document gives, and every other field of its records is empty."""
+    from sigreport.analyses import previous_methods
+    from sigreport.api.releasing import previous_results
+    from sigreport.results import from_json
+
+    out = tmp_path / "out"
+    sigreport.build(CONFIGS / "classifiers.yaml", out, formats=["json"])
+    whole = from_json((out / "results.json").read_text(encoding="utf-8"))
+    light = previous_results(out)
+    assert previous_methods(light) == previous_methods(whole) and len(previous_methods(light)) > 5
+    assert [r.id for r in light.records] == [r.id for r in whole.records]
+    pairwise = next(r for r in light.records if r.kind == "pairwise")
+    assert pairwise.pairs == () and pairwise.method == next(r for r in whole.records if r.id == pairwise.id).method
+    assert previous_results(tmp_path / "nowhere") is None

@@ -91,7 +91,8 @@ def test_strip_figures_keeps_the_label_and_drops_the_drawing():
 
 
 def test_golden_html_holds_no_matplotlib_drawing():
-    from test_golden import GOLDEN
+    from conftest import GOLDEN
+
     for path in GOLDEN.glob("*/index.html"):
         text = path.read_text(encoding="utf-8")
         assert "<path" not in text and "<use" not in text and "glyph" not in text.lower(), path
