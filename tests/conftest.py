@@ -169,3 +169,20 @@ def pdflatex_compile(tex_body: str, workdir: Path, preamble: str = "") -> subpro
     (workdir / "doc.tex").write_text(doc, encoding="utf-8")
     return subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=workdir,
                           capture_output=True, text=True, timeout=120)
+
+
+def aggregate_spec(workdir, module: str, source: str) -> Path:
+    """A spec of precision from tp and fp by the user aggregate ``module:precision`` (``source``, written beside
+    it), two systems on three items, bootstrap with 99 resamples."""
+    (workdir.path / f"{module}.py").write_text(source)
+    rows = ["system,corpus,item,metric,value"]
+    for s, items in {"A": [(1, 0), (1, 1), (2, 0)], "B": [(0, 1), (1, 0), (1, 1)]}.items():
+        for i, (tp, fp) in enumerate(items):
+            rows += [f"{s},c,i{i},tp,{tp}", f"{s},c,i{i},fp,{fp}"]
+    (workdir.path / "s.csv").write_text("\n".join(rows) + "\n")
+    return workdir.write("spec.yaml", f"""
+        title: t
+        data: {{scores: s.csv}}
+        metrics: {{p: {{higher_is_better: true, aggregate: '{module}:precision', statistics: [tp, fp]}}}}
+        tests: {{pairwise: bootstrap, resamples: 99}}
+        """)

@@ -937,16 +937,21 @@ def finish_causes(ctx: Context, out: list[str], metric: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def omnibus_change(ctx: Context, f: OmnibusFlip) -> Change:
-    o, n = ctx.old_a[f.analysis], ctx.new_a[f.analysis]
+def block_causes(ctx: Context, n: Mapping[str, Any]) -> tuple[str, str | None, str, list[str]]:
+    """(metric, corpus, where in words, causes) of a change that concerns every system of analysis ``n``: each
+    system whose data changed, and the systems compared when they changed."""
     metric, corpus = analysis_key(n)
     block = ctx.block(metric, corpus)
-    where = where_text(block.label if block else metric, corpus)
-    changed = changed_systems(ctx, metric, corpus)
-    causes = [f"the data of {s} changed ({v})" for s, v in changed.items()]
+    causes = [f"the data of {s} changed ({v})" for s, v in changed_systems(ctx, metric, corpus).items()]
     members = membership(ctx, metric, corpus)
     if members:
         causes.append(f"the systems compared changed{members}")
+    return metric, corpus, where_text(block.label if block else metric, corpus), causes
+
+
+def omnibus_change(ctx: Context, f: OmnibusFlip) -> Change:
+    o, n = ctx.old_a[f.analysis], ctx.new_a[f.analysis]
+    metric, corpus, where, causes = block_causes(ctx, n)
     causes += test_causes(ctx, o, n)
     test = test_name(str(n.get("kind")), n.get("method"))
     state = "now significant" if f.new_significant else "no longer significant"
@@ -957,14 +962,7 @@ def omnibus_change(ctx: Context, f: OmnibusFlip) -> Change:
 
 def rank_change_text(ctx: Context, r: RankChange) -> Change:
     n = ctx.new_a[r.analysis]
-    metric, corpus = analysis_key(n)
-    block = ctx.block(metric, corpus)
-    where = where_text(block.label if block else metric, corpus)
-    changed = changed_systems(ctx, metric, corpus)
-    causes = [f"the data of {s} changed ({v})" for s, v in changed.items()]
-    members = membership(ctx, metric, corpus)
-    if members:
-        causes.append(f"the systems compared changed{members}")
+    metric, corpus, where, causes = block_causes(ctx, n)
     best = " = ".join(r.new_best_tied) if r.new_best_tied else str(r.new_best)
     was = " = ".join(r.old_best_tied) if r.old_best_tied else str(r.old_best)
     test = "means" if r.source == "means" else "average ranks"

@@ -20,17 +20,16 @@ kept).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import logging
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from sigreport.render.figures import svg_text
 from sigreport.render.figures.svg_text import glyphs_to_text
 from sigreport.render.html import render_page
+from sigreport.render.logs import quiet
 from sigreport.render.model import ReportModel
 
 FIGURE_SCHEME = "sigreport-figure"
@@ -222,19 +221,3 @@ def write_pdf(doc: PrintInput, out: Path) -> None:
 
     with quiet("weasyprint", "fontTools"):
         HTML(string=doc.html, url_fetcher=_fetcher(doc.resources()), base_url=None).write_pdf(str(out))
-
-
-@contextlib.contextmanager
-def quiet(*loggers: str) -> Iterator[None]:
-    """Within the block, ``loggers`` report errors only (WeasyPrint's and fontTools' warnings about CSS
-    and fonts mean nothing to the reader of a report); their levels are put back after, so a caller's
-    logging is left as it was."""
-    found = [logging.getLogger(name) for name in loggers]
-    levels = [log.level for log in found]
-    for log in found:
-        log.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        for log, level in zip(found, levels):
-            log.setLevel(level)

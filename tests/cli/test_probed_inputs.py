@@ -11,11 +11,10 @@ import json
 import socket
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
-from conftest import GOOD_DATA, GOOD_SPEC, assert_user_error
+from conftest import GOOD_DATA, GOOD_SPEC, aggregate_spec, assert_user_error
 
 # ------------------------------------------------------------------------------------------- Dask scheduler
 
@@ -151,22 +150,6 @@ def test_an_unknown_api_format_is_refused_before_anything_is_written(workdir):
 # ------------------------------------------------------------------------------------------- user aggregates
 
 
-def _aggregate_spec(workdir, module: str, source: str) -> Path:
-    """Precision from tp and fp by a user aggregate ``module:precision`` (the data of test_data_hardening)."""
-    (workdir.path / f"{module}.py").write_text(source)
-    rows = ["system,corpus,item,metric,value"]
-    for s, items in {"A": [(1, 0), (1, 1), (2, 0)], "B": [(0, 1), (1, 0), (1, 1)]}.items():
-        for i, (tp, fp) in enumerate(items):
-            rows += [f"{s},c,i{i},tp,{tp}", f"{s},c,i{i},fp,{fp}"]
-    (workdir.path / "s.csv").write_text("\n".join(rows) + "\n")
-    return workdir.write("spec.yaml", f"""
-        title: t
-        data: {{scores: s.csv}}
-        metrics: {{p: {{higher_is_better: true, aggregate: '{module}:precision', statistics: [tp, fp]}}}}
-        tests: {{pairwise: bootstrap, resamples: 99}}
-        """)
-
-
 WRONG_RETURNS = {
     "text": ("return 'x'", "returned a value of type str ('x')"),
     "none": ("return None", "returned a value of type NoneType (None)"),
@@ -183,7 +166,7 @@ WRONG_RETURNS = {
 def test_an_aggregate_returning_the_wrong_thing_or_exiting_is_a_user_error(cli, workdir, case, jobs):
     body, fragment = WRONG_RETURNS[case]
     module = "agg_wrong_" + "".join(c if c.isalnum() else "_" for c in case) + f"_{jobs}"
-    spec = _aggregate_spec(workdir, module, f"import sys\nimport numpy as np\n\ndef precision(t, n):\n    {body}\n")
+    spec = aggregate_spec(workdir, module, f"import sys\nimport numpy as np\n\ndef precision(t, n):\n    {body}\n")
     r = cli("build", "-q", "-j", jobs, "-o", workdir.path / "out", spec)
     assert r.code == 2 and "Traceback" not in r.err, r  # sys.exit(0) ended the build with exit 0 and no report
     lines = r.err.rstrip("\n").splitlines()
@@ -196,7 +179,7 @@ def test_an_aggregate_returning_the_wrong_thing_or_exiting_is_a_user_error(cli, 
 
 
 def test_a_right_aggregate_still_builds(cli, workdir):
-    spec = _aggregate_spec(workdir, "agg_right", "import numpy as np\n\ndef precision(t, n):\n"
+    spec = aggregate_spec(workdir, "agg_right", "import numpy as np\n\ndef precision(t, n):\n"
                                                  "    return t[..., 0] / np.maximum(t[..., 0] + t[..., 1], 1)\n")
     r = cli("build", "-q", "--formats", "json", "-o", workdir.path / "out", spec)
     assert r.code == 0, r.err

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sigreport.errors import DataError, Problem, UserError, printable
-from conftest import assert_user_error
+from conftest import aggregate_spec, assert_user_error
 
 HEADER = "system,corpus,item,metric,value\n"
 GOOD = HEADER + "A,c1,i1,m,0.9\nB,c1,i1,m,0.8\nA,c1,i2,m,0.7\nB,c1,i2,m,0.6\n"
@@ -186,21 +186,6 @@ def test_progress_escapes_names(monkeypatch):
 # -------------------------------------------------------------------------------------------- user aggregates
 
 
-def _aggregate_spec(workdir, module: str, source: str) -> Path:
-    (workdir.path / f"{module}.py").write_text(source)
-    rows = ["system,corpus,item,metric,value"]
-    for s, items in {"A": [(1, 0), (1, 1), (2, 0)], "B": [(0, 1), (1, 0), (1, 1)]}.items():
-        for i, (tp, fp) in enumerate(items):
-            rows += [f"{s},c,i{i},tp,{tp}", f"{s},c,i{i},fp,{fp}"]
-    (workdir.path / "s.csv").write_text("\n".join(rows) + "\n")
-    return workdir.write("spec.yaml", f"""
-        title: t
-        data: {{scores: s.csv}}
-        metrics: {{p: {{higher_is_better: true, aggregate: '{module}:precision', statistics: [tp, fp]}}}}
-        tests: {{pairwise: bootstrap, resamples: 99}}
-        """)
-
-
 @pytest.mark.parametrize("kind, source, fragment", [
     ("syntax", "def precision(totals, n_items)\n    return 1\n", "SyntaxError"),
     ("raises", "raise RuntimeError('no licence file found')\n", "RuntimeError: no licence file found"),
@@ -210,13 +195,13 @@ def _aggregate_spec(workdir, module: str, source: str) -> Path:
 ])
 def test_user_aggregate_module_that_fails_to_import(cli, workdir, kind, source, fragment):
     module = f"agg_import_{kind.replace(' ', '_')}"
-    spec = _aggregate_spec(workdir, module, source)
+    spec = aggregate_spec(workdir, module, source)
     assert_user_error(cli, spec, workdir.path / "out", kind, ["metrics.p.aggregate", f"{module}:precision",
                                                               "metric 'p'", fragment])
 
 
 def test_user_aggregate_that_raises_when_called(cli, workdir):
-    spec = _aggregate_spec(workdir, "agg_call_raises",
+    spec = aggregate_spec(workdir, "agg_call_raises",
                            "def precision(totals, n_items):\n    raise ZeroDivisionError('empty class')\n")
     r = cli("build", "-q", "-o", workdir.path / "out", spec)  # -q: no progress lines before the error
     assert r.code == 2 and "Traceback" not in r.err, r
@@ -313,7 +298,7 @@ def test_editing_a_user_aggregate_recomputes_its_cached_analyses(workdir, tmp_pa
     import sys
 
     precision = "def precision(totals, n_items):\n    return totals[..., 0] / (totals[..., 0] + totals[..., 1])\n"
-    spec = _aggregate_spec(workdir, "agg_edited", precision)
+    spec = aggregate_spec(workdir, "agg_edited", precision)
     cache = tmp_path / "cache"
 
     def build(out: str, *extra: str) -> dict:
@@ -336,7 +321,7 @@ def test_a_user_aggregate_edited_between_two_api_builds_is_reloaded(workdir):
     import sigreport
 
     precision = "def precision(totals, n_items):\n    return totals[..., 0] / (totals[..., 0] + totals[..., 1])\n"
-    spec = _aggregate_spec(workdir, "agg_api_edited", precision)
+    spec = aggregate_spec(workdir, "agg_api_edited", precision)
 
     def estimates(out: str) -> list:
         report = sigreport.build(spec, workdir.path / out, formats=["json"])

@@ -26,7 +26,6 @@ import dataclasses
 import functools
 import html
 import io
-import logging
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sigreport.speed import workers
 from sigreport.speed.mpl import shared_text_metrics, subset_cache
 
+from sigreport.render.logs import quiet
 from sigreport.render.options import FigureStyleOptions
 from sigreport.render.pages import Page
 
@@ -196,25 +196,17 @@ def style() -> Iterator[None]:
     """The figure style, set for the drawing only (restored afterwards, so a user's rcParams are kept)."""
     import matplotlib
 
-    fonts = logging.getLogger("matplotlib.font_manager")  # "Failed to find font weight bold for <fallback>"
-    level = fonts.level
-    tools = logging.getLogger("fontTools")  # "'created' timestamp seems very low" when subsetting cmr10
-    tools_level = tools.level
     fs = current_style()
     rc = {**RC, "font.family": list(font_families()), "font.size": fs.size, "xtick.labelsize": fs.small,
           "ytick.labelsize": fs.small, "axes.labelsize": fs.size, "axes.titlesize": fs.size,
           "mathtext.fontset": "cm" if fs.font == "cmr10" else "stix" if fs.font.startswith("STIX") else "dejavusans"}
-    with matplotlib.rc_context(rc), warnings.catch_warnings():
+    # matplotlib: "Failed to find font weight bold for <fallback>"; fontTools: "'created' timestamp seems very
+    # low" when subsetting cmr10
+    with matplotlib.rc_context(rc), warnings.catch_warnings(), quiet("matplotlib.font_manager", "fontTools"):
         warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
         # tick labels are plain text (the minus sign from DejaVu Sans), so their labels become text in the PDF
         warnings.filterwarnings("ignore", message=r"cmr10 font should ideally be used with mathtext")
-        fonts.setLevel(logging.ERROR)
-        tools.setLevel(logging.ERROR)
-        try:
-            yield
-        finally:
-            fonts.setLevel(level)
-            tools.setLevel(tools_level)
+        yield
 
 
 def font_families() -> tuple[str, ...]:

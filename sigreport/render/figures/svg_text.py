@@ -23,9 +23,10 @@ from __future__ import annotations
 import functools
 import html
 import importlib.util
-import logging
 import re
 from pathlib import Path
+
+from sigreport.render.logs import quiet
 
 # matplotlib's own faces by the PostScript name in its glyph ids -> (file, weight, style, family): DejaVu Sans,
 # and the paper fonts of outputs.figure_style (Computer Modern as cmr10, Times-like STIX)
@@ -214,15 +215,8 @@ def _font_tables(face: str) -> tuple[dict[int, str], dict[str, int], dict[str, i
     of matplotlib's own copy of the face (the file its outlines came from)."""
     from fontTools.ttLib import TTFont
 
-    # fontTools warns that DejaVu's 'created' and 'modified' stamps are Unix times: nothing for a report's
-    # reader, so its warnings are silenced while the tables are read (the level is put back after).
-    log = logging.getLogger("fontTools")
-    level = log.level
-    log.setLevel(logging.ERROR)
-    try:
+    with quiet("fontTools"):  # "'created' timestamp seems very low": DejaVu's stamps are Unix times
         font = TTFont(font_path(face), lazy=True)
         widths = {name: metrics[0] for name, metrics in font["hmtx"].metrics.items()}
         return (font.getBestCmap(), {n: i for i, n in enumerate(font.getGlyphOrder())}, widths,
                 font["head"].unitsPerEm)
-    finally:
-        log.setLevel(level)
