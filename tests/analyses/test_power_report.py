@@ -68,3 +68,18 @@ def test_power_null_computes_nothing(cli, workdir):
     assert cli("build", "-q", "--formats", "json", "-o", workdir.path / "out", workdir.path / "spec.yaml").code == 0
     pair = next(a for a in workdir.results()["analyses"] if a["kind"] == "pairwise")["pairs"][0]
     assert pair["mde"] is None
+
+
+def test_pair_sds_are_numpys_std_of_each_pairs_differences():
+    """All pairs' SDs at once give exactly ``np.std(x[:, a] - x[:, b], ddof=1)`` of each pair (the loop they
+    replace), at every size; under two items there is none."""
+    import numpy as np
+
+    from sigreport.analyses.power import pair_sds
+
+    rng = np.random.default_rng(3)
+    for n in (2, 3, 17, 1000, 4099):
+        x = rng.normal(size=(n, 7)) * rng.uniform(0.1, 10, size=7)
+        a, b = zip(*[(i, j) for i in range(7) for j in range(i + 1, 7)])
+        assert pair_sds(x, list(a), list(b)) == [float(np.std(x[:, i] - x[:, j], ddof=1)) for i, j in zip(a, b)]
+    assert pair_sds(np.ones((1, 3)), [0], [1]) == [None]
