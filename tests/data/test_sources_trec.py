@@ -49,11 +49,14 @@ def test_means_equal_ir_measures_aggregates(collection):
 
 
 @pytest.mark.slow  # ranx compiles its measures with numba on first use (about a minute)
-def test_means_equal_ranx(collection):
+def test_means_equal_ranx_without_ties(collection):
+    """Only where ties cannot matter: ranx orders tied documents by its own rule, not trec_eval's. bm25 ties a
+    relevant document with an unjudged one (q9: d122, d102 at 1.0667), so it is left out; dense's one tie is of
+    two unjudged documents (q25), rerank has none."""
     ranx = pytest.importorskip("ranx")
     _, got = means(collection)
     rq = ranx.Qrels.from_file(str(collection / "trec" / "qrels.txt"), kind="trec")
-    for system in ("bm25", "dense", "rerank"):
+    for system in ("dense", "rerank"):
         run = ranx.Run.from_file(str(collection / "trec" / "runs" / f"{system}.run"), kind="trec")
         # ranx's names of the same measures: ndcg@10 (trec_eval's gain: linear), mrr, map
         found = ranx.evaluate(rq, run, ["ndcg@10", "mrr", "map"])
