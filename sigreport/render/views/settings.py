@@ -93,6 +93,10 @@ def data_rows(data: Mapping[str, Any]) -> Rows:
         signatures = "; ".join(f"{m}: {sig}" for m, sig in (source.get("signatures") or {}).items())
         rows.append(("Scores computed by", f"{source['library']} (format {source.get('format')})"
                      + (f", signatures {signatures}" if signatures else "")))
+    unanswered = source.get("unanswered_queries") or {}
+    if unanswered:  # a TREC run that misses qrels queries: how many, and what was done with them
+        rows.append(("Unanswered queries", "; ".join(f"{s}: {n}" for s, n in unanswered.items())
+                     + f" ({source.get('missing_queries')})"))
     return rows
 
 
