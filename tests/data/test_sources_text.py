@@ -43,6 +43,14 @@ def spec_of(metrics=("bleu", "chrf", "ter"), **extra):
             "tests": {"pairwise": "bootstrap", "resamples": 199}}
 
 
+def write_spec(tmp_path, spec=None):
+    """``spec`` (default: spec_of()) as mt.yaml in ``tmp_path``; its path."""
+    import yaml
+
+    (tmp_path / "mt.yaml").write_text(yaml.safe_dump(spec or spec_of()), encoding="utf-8")
+    return tmp_path / "mt.yaml"
+
+
 @pytest.mark.parametrize("metric", ["bleu", "chrf", "chrf++", "ter"])
 def test_corpus_value_from_statistics_equals_sacrebleu_on_every_resample(tmp_path, metric):
     refs = write_text_set(tmp_path)
@@ -198,13 +206,6 @@ def test_trailing_whitespace_is_stripped_as_sacrebleu_does(tmp_path):
     for system in HYPS:
         for metric in ("bleu", "chrf", "ter"):
             assert got[metric, system] == pytest.approx(sacrebleu_cli(tmp_path, f"{system}.txt", metric), abs=1e-9)
-
-
-def write_spec(tmp_path, spec=None):
-    import yaml
-
-    (tmp_path / "mt.yaml").write_text(yaml.safe_dump(spec or spec_of()), encoding="utf-8")
-    return tmp_path / "mt.yaml"
 
 
 def test_empty_files_are_a_data_error_naming_them(cli, tmp_path):
