@@ -156,13 +156,15 @@ class TextSource(_Model):
     metrics: list[Literal["bleu", "chrf", "chrf++", "ter"]] = Field(
         default_factory=lambda: ["bleu", "chrf"], min_length=1,
         description="sacrebleu metrics, each held as per-sentence sufficient statistics so that its corpus value "
-        "is resampled exactly (corpus-level: tests.pairwise bootstrap or permutation). Each becomes a metric of "
-        "the spec (override its label or decimals under metrics).")
+        "is resampled exactly (corpus-level: tests.pairwise auto, the default here, permutation or bootstrap). "
+        "Each becomes a metric of the spec (override its label or decimals under metrics).")
     corpus: str | None = Field(None, min_length=1, description="The test set's name (default: the one corpus the "
                                "spec names, else 'test').")
     tokenize: str | None = Field(None, description="sacrebleu's BLEU tokenizer (default 13a; zh, intl, char, none, ...).")
-    lowercase: bool = Field(False, description="Lowercase before scoring (BLEU, chrF; TER is case-insensitive "
-                            "unless this is false, as sacrebleu's TER default).")
+    lowercase: bool = Field(False, description="Lowercase before scoring BLEU and chrF (sacrebleu's -lc; its "
+                            "default: case-sensitive).")
+    ter_case_sensitive: bool = Field(False, description="Case-sensitive TER (sacrebleu's --ter-case-sensitive; its "
+                                     "default: TER is case-insensitive).")
 
 
 class TrecSource(_Model):
@@ -225,6 +227,27 @@ def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
         return {m: {"label": m, "higher_is_better": True, "decimals": 4}
                 for m in (chosen if isinstance(chosen, list) else []) if isinstance(m, str) and m}
     return {}
+
+
+def corpus_level_default(raw: Any) -> Any:
+    """A raw spec whose metrics include a corpus-level one (an aggregate other than mean: sacrebleu's BLEU,
+    chrF, TER, ratio, f_beta) and that leaves ``tests.pairwise`` out gets ``auto`` instead of the default
+    paired t, which cannot apply to a value that is not a mean of per-item scores: auto's choice for such a
+    metric is approximate randomization with the paired bootstrap's interval (docs/calibration_corpus.md),
+    for a mean metric paired t or Wilcoxon, and the report's settings and methods say which ran. Specs that
+    set ``tests.pairwise``, or have only mean metrics, are left as they are."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("metrics"), dict):
+        return raw
+    corpus_level = any(m.corpus_level if isinstance(m, MetricSpec) else
+                       isinstance(m, dict) and m.get("aggregate", "mean") != "mean" for m in raw["metrics"].values())
+    tests = raw.get("tests", {})
+    if not corpus_level:
+        return raw
+    if isinstance(tests, dict) and "pairwise" not in tests:
+        return {**raw, "tests": {**tests, "pairwise": "auto"}}
+    if isinstance(tests, TestsSpec) and "pairwise" not in tests.model_fields_set:
+        return {**raw, "tests": tests.model_copy(update={"pairwise": "auto"})}
+    return raw
 
 
 def _source_format(value: Any) -> str | None:
@@ -378,7 +401,8 @@ class TestsSpec(_Model):
     """Which tests run, with every statistical choice written down."""
 
     pairwise: PairwiseMethod = Field(
-        "paired_t", description="Test for each pair of systems; auto chooses paired t or Wilcoxon (see the report). "
+        "paired_t", description="Test for each pair of systems (default paired_t; auto when a metric is corpus-level); "
+        "auto chooses paired t or Wilcoxon, and approximate randomization for a corpus-level metric (see the report). "
         "bootstrap: null-shifted paired bootstrap; bootstrap_t: studentized paired bootstrap (mean metrics only; "
         "holds alpha at small n, docs/calibration.md).")
     alternative: Alternative = Field(
@@ -730,14 +754,14 @@ class Spec(_Model):
         """The metrics a native source defines (sacrebleu's), unless the spec defines them; a partial entry
         under ``metrics`` overrides their fields (label, decimals)."""
         if not isinstance(raw, dict) or not isinstance(raw.get("data"), dict):
-            return raw
+            return corpus_level_default(raw)
         found = source_metrics(raw["data"].get("scores"))
         given = raw.get("metrics") if raw.get("metrics") is not None else {}
         if not found or not isinstance(given, dict):
-            return raw
+            return corpus_level_default(raw)
         merged = {**found, **{k: ({**found[k], **v} if k in found and isinstance(v, dict) else v)
                               for k, v in given.items()}}
-        return {**raw, "metrics": merged}
+        return corpus_level_default({**raw, "metrics": merged})
 
     @field_validator("systems", "corpora")
     @classmethod

@@ -24,7 +24,7 @@ from sigreport.errors import Problem
 from sigreport.spec import Spec, SpecFile
 
 __all__ = ["build_plan", "collect_results", "figure_problems", "figure_warnings", "node_sources", "previous_methods",
-           "uses_scipy_stats"]
+           "source_warnings", "uses_scipy_stats"]
 
 
 def previous_methods(previous: Results | None) -> dict[str, str]:
@@ -115,6 +115,28 @@ def with_figure_notes(spec: Spec, records: tuple[Any, ...]) -> tuple[Any, ...]:
                  for r in records)
 
 
+def source_notes(dataset: Dataset, records: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+    """What the native source warned about while reading its files (a text file that starts with a byte-order
+    mark, ``data.source.warnings`` of results.json), by the id of every descriptives record: each metric's
+    values come from those files, and the report shows a record's warnings beside its table."""
+    warned = dataset.source_info.get("warnings")
+    if not isinstance(warned, (list, tuple)) or not warned:
+        return {}
+    return {r.id: tuple(map(str, warned)) for r in records if r is not None and r.kind == "descriptives"}
+
+
+def source_warnings(dataset: Dataset, records: Iterable[Any]) -> list[Problem]:
+    """:func:`source_notes` as the build's warning list (counted, and failing ``--strict``)."""
+    return [Problem(rid, None, "", w) for rid, ws in source_notes(dataset, records).items() for w in ws]
+
+
+def with_source_notes(dataset: Dataset, records: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The records with :func:`source_notes` among their warnings."""
+    notes = source_notes(dataset, records)
+    return tuple(dataclasses.replace(r, warnings=(*r.warnings, *notes[r.id])) if r.id in notes else r
+                 for r in records)
+
+
 def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str) -> Results:
     """The run's :class:`~sigreport.results.Results`: its setting and every record in plan order."""
     return Results(
@@ -124,9 +146,9 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
                                aggregate=m.aggregate)
                  for k, m in dataset.metric_specs.items()},
         tests=spec.tests.model_dump(),
-        records=with_figure_notes(spec, link_frequentist(with_power(apply_families(
+        records=with_source_notes(dataset, with_figure_notes(spec, link_frequentist(with_power(apply_families(
             tuple(r for r in results.values() if r is not None), spec.tests, spec.alpha), dataset, spec.tests,
-            spec.alpha, spec.seed))),
+            spec.alpha, spec.seed)))),
         sigreport_version=version, description=spec.description)
 
 

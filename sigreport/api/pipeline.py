@@ -20,7 +20,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sigreport.analyses import build_plan, collect_results, figure_problems, figure_warnings, uses_scipy_stats
+from sigreport.analyses import (build_plan, collect_results, figure_problems, figure_warnings, source_warnings,
+                                 uses_scipy_stats)
 from sigreport.api import releasing
 from sigreport.api.outputs import FORMAT_ORDER, write_report
 from sigreport.api.progress import Progress, phase, say as say_line
@@ -196,7 +197,8 @@ def _build(job: Job, drawers: workers.Ready | None) -> tuple[Path, list[str], li
                             f"{time.monotonic() - t0:.1f} s{processes}")
         results = run_analyses(p.plan, p.dataset, run, job.progress, cache)
         keep()
-        warnings = collect_warnings(results) + figure_warnings(job.sf.spec, results.values())
+        warnings = (collect_warnings(results) + figure_warnings(job.sf.spec, results.values())
+                    + source_warnings(p.dataset, results.values()))
         if job.strict and warnings:
             raise StrictError(str(job.sf.path), warnings)
         written = write_folder(job, p, results, warnings, run.jobs, cache, drawers)

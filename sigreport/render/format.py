@@ -80,6 +80,7 @@ _PROSE_RE = re.compile(f"(?<![A-Za-z0-9_])({_PROSE_TOKENS}|{_SPEC_KEY})(?![A-Za-
 
 _SPECIALS = {
     "\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "|": r"\textbar\allowbreak{}",  # OT1 prints | as a dash; a sacrebleu signature may break after each field
     "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
     "<": r"\textless{}", ">": r"\textgreater{}", "\u00a0": "~", "\u2212": "$-$", "\u2014": "---", "\u03b1": r"$\alpha$",
     "\u0394": r"$\Delta$", "\u221e": r"$\infty$", "\u00d7": r"$\times$", "\u2713": r"$\checkmark$",
@@ -129,7 +130,7 @@ def placeholder(ch: str) -> str:
 
 
 # ASCII characters escape() changes: the specials and the control characters (placeholders) but tab and newline
-_ASCII_CHANGED = re.compile(r"[\\~^&%$#_{}<>\x00-\x08\x0b-\x1f\x7f]")
+_ASCII_CHANGED = re.compile(r"[\\~^&%$#_{}<>|\x00-\x08\x0b-\x1f\x7f]")
 
 
 def escape(value: object, unprintable: set[str] | None = None) -> str:

@@ -65,3 +65,26 @@ def test_a_per_item_test_is_refused_at_tests_pairwise(cli, workdir):
     r = cli("validate", workdir.path / "spec.yaml")
     assert r.code == 2 and "Traceback" not in r.err
     assert "tests.pairwise (line" in r.err and "only resampling tests apply, not wilcoxon" in r.err
+
+
+def test_without_tests_pairwise_the_default_is_randomization(cli, workdir):
+    write(workdir, 30, "")  # tests.pairwise left out: paired t cannot apply to f_beta, so the default is auto
+    assert cli("build", "-q", "--formats", "json", "-o", workdir.path / "default", workdir.path / "spec.yaml").code == 0
+    doc = workdir.results("default")
+    family = pairwise(doc)
+    assert doc["tests"]["pairwise"] == "auto" and family["method"] == "permutation"
+    assert "calibration_corpus" in family["selection"]["steps"][0]["outcome"]
+    write(workdir, 30, "  pairwise: auto")
+    assert cli("build", "-q", "--formats", "json", "-o", workdir.path / "auto", workdir.path / "spec.yaml").code == 0
+    assert pairwise(workdir.results("auto"))["pairs"] == family["pairs"]  # the same test as auto written out
+
+
+def test_the_default_is_auto_only_with_a_corpus_level_metric():
+    import sigreport
+
+    mean = {"title": "t", "data": {"scores": "scores.csv"}, "metrics": {"acc": {"higher_is_better": True}}}
+    assert sigreport.load_spec(mean).spec.tests.pairwise == "paired_t"
+    mixed = {**mean, "metrics": {**mean["metrics"], "f1": {"higher_is_better": True, "aggregate": "f_beta",
+                                                           "statistics": ["tp", "fp", "fn"]}}}
+    assert sigreport.load_spec(mixed).spec.tests.pairwise == "auto"
+    assert sigreport.load_spec({**mixed, "tests": {"pairwise": "bootstrap"}}).spec.tests.pairwise == "bootstrap"

@@ -382,7 +382,7 @@ def test_figure_text_prints_at_each_preset_size(preset_paper):
 
 @needs("pdflatex")
 @needs("bibtex")
-@pytest.mark.parametrize("name", ["summarization", "classifiers", "uci", "cv_5x2"])
+@pytest.mark.parametrize("name", ["summarization", "classifiers", "uci", "cv_5x2", "mt"])
 def test_methods_paragraph_compiles_with_its_bibliography(reports, name, tmp_path):
     """tables/methods.tex \\input into a paper with tables/references.bib: pdflatex, bibtex, pdflatex twice give no
     error, no undefined citation and no BibTeX warning; every cited key has its entry; the paragraph names the

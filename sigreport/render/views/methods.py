@@ -90,6 +90,11 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                    "Introduction. Wiley, 1989.",
                    "@book{noreen1989,\n  author = {Eric W. Noreen},\n  title = {Computer-Intensive Methods for Testing "
                    "Hypotheses: An Introduction},\n  publisher = {Wiley},\n  year = {1989}\n}"),
+    "post2018": ("Post 2018", "Matt Post. A call for clarity in reporting BLEU scores. In Proceedings of the Third "
+                 "Conference on Machine Translation: Research Papers, pages 186-191, 2018.",
+                 "@inproceedings{post2018,\n  author = {Matt Post},\n  title = {A Call for Clarity in Reporting "
+                 "{BLEU} Scores},\n  booktitle = {Proceedings of the Third Conference on Machine Translation: "
+                 "Research Papers},\n  pages = {186--191},\n  year = {2018}\n}"),
     "dietterich1998": ("Dietterich 1998", "Thomas G. Dietterich. Approximate statistical tests for comparing "
                        "supervised classification learning algorithms. Neural Computation, 10(7):1895-1923, 1998.",
                        "@article{dietterich1998,\n  author = {Thomas G. Dietterich},\n  title = {Approximate Statistical "
@@ -253,7 +258,7 @@ def methods(results: Results, decisions: Decisions | None = None) -> Methods:
     """The methods paragraph of ``results`` (``decisions``: its decision model, for the test the conclusions
     follow and why)."""
     records = list(results.records)
-    out: list[tuple[Part, ...]] = [_design(results)]
+    out: list[tuple[Part, ...]] = [_design(results), _scored_by(results)]
     out += _families(results, records)
     out += _omnibus(records)
     out += _others(records)
@@ -274,6 +279,20 @@ def _design(results: Results) -> tuple[Part, ...]:
         f" over {len(corpora)} corpora" if corpora else "")
     return (f"We compared {len(systems)} systems ({names_text(systems)}) on {names_text(labels)}{where}, using "
             f"{unit}.",)
+
+
+def _scored_by(results: Results) -> tuple[Part, ...]:
+    """sacrebleu's version and each metric's signature, as Post (2018) asks a paper to report them (a native
+    source scored by its field's library: ``data.source`` of results.json), so that a reader can reproduce
+    the scores with the same options."""
+    source = results.data.get("source") or {}
+    signatures = source.get("signatures") or {}
+    if not source.get("library", "").startswith("sacrebleu") or not signatures:
+        return ()
+    labels = {k: m.label for k, m in results.metrics.items()}
+    listed = "; ".join(f"{labels.get(k, k)} {sig}" for k, sig in signatures.items())
+    return (f"{names_text([labels.get(k, k) for k in signatures])} were computed with {source['library']}",
+            Cite(("post2018",)), f" from per-sentence statistics (signatures: {listed}).")
 
 
 def _families(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:
@@ -300,11 +319,7 @@ def _families(results: Results, records: Sequence[Record]) -> list[tuple[Part, .
             s.append(f" (alternative: {SIDES.get(alternative, alternative).split('(', 1)[-1].rstrip(')')})")
         s.append(".")
         out.append(tuple(p for p in s if p not in ("", Cite(()))))
-    selected = [r for r in fams if r.selection is not None]
-    if selected:
-        out.append(("The pairwise test was chosen from the data for each metric and corpus: the paired t test when "
-                    "there were at least 30 items or every pair's differences passed the Shapiro-Wilk test",
-                    Cite(("shapiro1965",)), " at \u03b1, otherwise the Wilcoxon signed-ranks test.",))
+    out += _selections(results, [r for r in fams if r.selection is not None])
     corrections = list(dict.fromkeys((r.correction, r.family) for r in fams))
     for correction, family in corrections:
         sizes = sorted({r.family_size for r in fams if r.correction == correction})
@@ -323,6 +338,30 @@ def _families(results: Results, records: Sequence[Record]) -> list[tuple[Part, .
         out.append((f"A difference is called significant when its {adjusted}p-value is at most \u03b1 = {alpha:g}; "
                     f"confidence intervals are at {' and '.join(f'{x:g}%' for x in levels)} and are not adjusted for "
                     "multiplicity.",))
+    return out
+
+
+def _selections(results: Results, selected: Sequence[PairwiseRecord]) -> list[tuple[Part, ...]]:
+    """How the automatic choice (tests.pairwise auto) chose: from the data for a mean metric, by the metric's
+    kind for a corpus-level one (only resampling tests apply; approximate randomization, docs/calibration_corpus.md)."""
+    corpus_level = {k for k, m in results.metrics.items() if m.aggregate != "mean"}
+    per_item = [r for r in selected if r.metric not in corpus_level]
+    by_kind = [r for r in selected if r.metric in corpus_level]
+    out: list[tuple[Part, ...]] = []
+    if per_item:
+        out.append(("The pairwise test was chosen from the data for each metric and corpus: the paired t test when "
+                    "there were at least 30 items or every pair's differences passed the Shapiro-Wilk test",
+                    Cite(("shapiro1965",)), " at \u03b1, otherwise the Wilcoxon signed-ranks test.",))
+    if by_kind:
+        labels = list(dict.fromkeys(results.metrics[r.metric].label for r in by_kind))
+        chosen = list(dict.fromkeys(r.method for r in by_kind))
+        tests = names_text([f"the {test_name('pairwise', m)}" for m in chosen])
+        one = len(labels) == 1
+        out.append((f"{names_text(labels)} {'is a corpus-level metric' if one else 'are corpus-level metrics'} "
+                    "(computed from summed per-item statistics), where only resampling tests apply: the test chosen "
+                    f"for {'it' if one else 'them'} was {tests}"
+                    + (", with the paired bootstrap's interval of the difference." if chosen == ["permutation"]
+                       else "."),))
     return out
 
 

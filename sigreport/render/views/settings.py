@@ -120,7 +120,8 @@ def _pairwise_text(t: Tests, corpus_level: bool) -> str:
         pair += f"; B = {t['resamples']} resamples, {t['ci_method']} intervals, p = (count + 1)/(B + 1)"
     if pairwise == "auto":
         pair += ("; auto: paired t when n \u2265 30 or every pair's differences pass Shapiro-Wilk at \u03b1, "
-                 "otherwise Wilcoxon; bootstrap for corpus-level metrics")
+                 "otherwise Wilcoxon; for corpus-level metrics permutation (approximate randomization) with the "
+                 "paired bootstrap's interval")
     return pair
 
 
