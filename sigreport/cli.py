@@ -164,7 +164,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("spec", help="the YAML spec")
     b.add_argument("-o", "--output", help="report folder (default: the spec's outputs.dir)")
     b.add_argument("--formats", type=_formats, help="comma-separated subset of html,pdf,latex,json")
-    b.add_argument("--strict", action="store_true", help="fail (exit 2) when any analysis has a warning")
+    b.add_argument("--strict", action="store_true", help="fail (exit 2) when the data (rows the spec leaves out) or any "
+                   "analysis has a warning")
     b.add_argument("--templates", help="folder of templates overriding the built-in ones (html/, latex/)")
     b.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     b.add_argument("--release", metavar="NAME", help="write the report as release NAME of the archive, with its manifest")
