@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sigreport.errors import Problem, UserError, printable
+from sigreport.errors import Problem, StrictError, UserError, printable
 from sigreport.version import __version__
 
 FORMATS = ("html", "pdf", "latex", "json")
@@ -164,7 +164,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("spec", help="the YAML spec")
     b.add_argument("-o", "--output", help="report folder (default: the spec's outputs.dir)")
     b.add_argument("--formats", type=_formats, help="comma-separated subset of html,pdf,latex,json")
-    b.add_argument("--strict", action="store_true", help="fail (exit 2) when any analysis has a warning")
+    b.add_argument("--strict", action="store_true", help="fail (exit 2) when the data (rows the spec leaves out) or any "
+                   "analysis has a warning")
     b.add_argument("--templates", help="folder of templates overriding the built-in ones (html/, latex/)")
     b.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     b.add_argument("--release", metavar="NAME", help="write the report as release NAME of the archive, with its manifest")
@@ -191,6 +192,8 @@ def parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check the spec and the data; compute nothing")
     v.add_argument("spec")
     v.add_argument("-q", "--quiet", action="store_true")
+    v.add_argument("--strict", action="store_true", help="fail (exit 2) when the data has a warning (rows the "
+                   "spec leaves out)")
     p = sub.add_parser("plan", help="print the analysis DAG: nodes and dependencies")
     p.add_argument("spec")
     d = sub.add_parser("diff", help="what changed in the conclusions between two reports or releases")
@@ -299,12 +302,7 @@ def _run(args: argparse.Namespace) -> int:
     from sigreport.api import pipeline as b
 
     if args.command == "validate":
-        p = b.prepare(args.spec)
-        if not args.quiet:
-            ds = p.dataset
-            print(f"ok: {args.spec}: {len(ds.systems)} systems, {len(ds.corpora)} corpora, {len(ds.metrics)} metrics, "
-                  f"{ds.n_rows} score rows; {len(p.plan.nodes)} analyses planned")
-        return 0
+        return _validate(b.prepare(args.spec), args)
     if args.command == "plan":
         print(b.prepare(args.spec).plan.describe())
         return 0
@@ -331,7 +329,8 @@ def _run(args: argparse.Namespace) -> int:
     progress = Progress(not args.quiet)
     try:
         dest, written, warnings = b.build(args.spec, args.output, args.formats, args.strict, progress, args.templates,
-                                          release, wait=args.wait, run=_run_options(args), force=args.force)
+                                          release, wait=args.wait, run=_run_options(args), force=args.force,
+                                          say=_notices(progress, args.quiet))
     finally:
         progress.finish()
     if not args.quiet:
@@ -350,6 +349,37 @@ def _run(args: argparse.Namespace) -> int:
         if warnings:
             print(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''} (shown in the report; --strict fails on them)")
     return 0
+
+
+def _validate(p: Any, args: argparse.Namespace) -> int:  # p: pipeline.Prepared
+    """``validate``: the data's warnings (rows the spec leaves out) on standard error, failing with ``--strict``;
+    then what would be analysed."""
+    from sigreport.data import left_out_warnings
+
+    warnings = left_out_warnings(p.spec_file, p.dataset)
+    if args.strict and warnings:
+        raise StrictError(str(p.spec_file.path), warnings)
+    if not args.quiet:
+        for w in warnings:
+            print(f"warning: {w.render()}", file=sys.stderr)
+        ds = p.dataset
+        rows = f"{ds.n_rows} of {ds.table_rows}" if ds.left_out else f"{ds.n_rows}"
+        print(f"ok: {args.spec}: {len(ds.systems)} systems, {len(ds.corpora)} corpora, {len(ds.metrics)} metrics, "
+              f"{rows} score rows; {len(p.plan.nodes)} analyses planned")
+    return 0
+
+
+def _notices(progress: Progress, quiet: bool) -> Any:  # store.Say
+    """The build's one-line notices on standard error, below the progress line (erased first); with ``--quiet``
+    its warnings are left out (they are counted in the report), the notices of what it did to files are not."""
+
+    def say(message: str) -> None:
+        if quiet and message.startswith("warning: "):
+            return
+        progress.finish()
+        print(message, file=sys.stderr)
+
+    return say
 
 
 def _probability(text: str) -> float:

@@ -31,3 +31,7 @@ HTML_PAIRWISE = "auto"
 FIGURE_WIDTH = "column"
 FIGURE_FONT = "serif"
 """``outputs.figure_style``: the page's column width, the paper's font (its size: the page's body size minus one)."""
+GENERIC_FONTS = {"serif": "", "sans": "DejaVu Sans", "sans-serif": "DejaVu Sans", "monospace": "DejaVu Sans Mono"}
+"""``outputs.figure_style.font`` names that are no font family: the family each stands for (``serif``: the page's
+serif, ""), valid on every machine (the DejaVu families ship inside matplotlib); any other name must be a family
+matplotlib knows on this machine."""

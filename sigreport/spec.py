@@ -31,6 +31,8 @@ exception: YAML numbers there become text (``labels: [1, 2]`` means the labels '
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import functools
 import os
 import re
 import typing
@@ -676,8 +678,32 @@ class FigureStyleSpec(_Model):
                                     "(default: the page's body size minus 1, at least 8).")
     font: str = Field(defaults.FIGURE_FONT, min_length=1, pattern=r"^[A-Za-z0-9 _.-]+$", description="serif (the paper's "
                       "font where matplotlib ships it: Computer Modern for article10 and lncs, STIX (Times-like) "
-                      "for acl, ieee and neurips), sans (DejaVu Sans), or a font family matplotlib knows on this "
-                      "machine; DejaVu fills in any glyph the font lacks.")
+                      "for acl, ieee and neurips), sans or sans-serif (DejaVu Sans), monospace (DejaVu Sans Mono), "
+                      "or a font family matplotlib knows on this machine (another name is an error); DejaVu fills "
+                      "in any glyph the font lacks.")
+
+    @field_validator("font")
+    @classmethod
+    def _font(cls, v: str) -> str:
+        """A family matplotlib does not know was left out of the figures' font list and DejaVu Sans drawn instead,
+        with no word: refused, naming the closest installed families. matplotlib (its font list, read from its
+        cache: no fontconfig) is imported only when a family is named, so ``validate`` of other specs pays nothing."""
+        if v in defaults.GENERIC_FONTS:
+            return v
+        installed = installed_fonts()
+        if v in installed:
+            return v
+        close = [n for n in installed if n.casefold() == v.casefold()] or difflib.get_close_matches(v, installed, 3, 0.0)
+        raise ValueError(f"not a font family matplotlib knows on this machine (of {len(installed)}); closest: "
+                         f"{', '.join(close) or 'none'}; or one of {', '.join(defaults.GENERIC_FONTS)}")
+
+
+@functools.lru_cache(maxsize=1)
+def installed_fonts() -> tuple[str, ...]:
+    """The font families matplotlib knows on this machine (the figures are drawn in one of them), sorted."""
+    from matplotlib import font_manager
+
+    return tuple(sorted({f.name for f in font_manager.fontManager.ttflist}))
 
 
 class OutputsSpec(_Model):

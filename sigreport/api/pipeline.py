@@ -30,7 +30,7 @@ from sigreport.api.running import RunError, RunOptions, check_cache, figure_work
 from sigreport.archive import store
 from sigreport.archive.manifest import read_manifest
 from sigreport.archive.verify import CannotRebuild, VerifyResult, verify_release
-from sigreport.data import Dataset, load_data, with_frames
+from sigreport.data import Dataset, left_out_warnings, load_data, with_frames
 from sigreport.errors import Problem, SpecError, StrictError, UserError
 from sigreport.plan import Plan
 from sigreport.results import Results
@@ -179,6 +179,11 @@ def _build(job: Job, drawers: workers.Ready | None) -> tuple[Path, list[str], li
     the analyses and write the report folder; then prune the cache and rewrite a release archive's index."""
     t0, started = time.monotonic(), time.time()
     ds = read_data(job.sf, job.progress)
+    noted = left_out_warnings(job.sf, ds)  # rows the spec leaves out: said now, failing --strict before any analysis
+    if job.strict and noted:
+        raise StrictError(str(job.sf.path), noted)
+    for w in noted:
+        job.say(f"warning: {w.render()}")
     run = dataclasses.replace(job.run, jobs=workers_for(job.run.jobs, ds, job.run.executor == "dask"))
     if drawers is not None and run.jobs < 2:  # the guess was wrong: fewer rows than it took
         drawers.close()
@@ -197,7 +202,7 @@ def _build(job: Job, drawers: workers.Ready | None) -> tuple[Path, list[str], li
                             f"{time.monotonic() - t0:.1f} s{processes}")
         results = run_analyses(p.plan, p.dataset, run, job.progress, cache)
         keep()
-        warnings = (collect_warnings(results) + figure_warnings(job.sf.spec, results.values())
+        warnings = (noted + collect_warnings(results) + figure_warnings(job.sf.spec, results.values())
                     + source_warnings(p.dataset, results.values()))
         if job.strict and warnings:
             raise StrictError(str(job.sf.path), warnings)

@@ -6,12 +6,12 @@ metric functions, user aggregates), ``corpora`` (``tests.level: corpora``), ``da
 (``load_data``). Nothing here runs a test; this layer imports only errors, spec and stats.
 """
 
-from sigreport.data.dataset import load_data, with_frames
-from sigreport.data.model import (AnnotationGroup, Annotations, Block, DataFile, Dataset, OutcomeGroup, Outcomes,
+from sigreport.data.dataset import left_out_warnings, load_data, with_frames
+from sigreport.data.model import (AnnotationGroup, Annotations, Block, DataFile, Dataset, LeftOut, OutcomeGroup, Outcomes,
                                   PredictionGroup, Predictions)
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table, read_table
 
-__all__ = ["AnnotationGroup", "Annotations", "Block", "DataFile", "Dataset", "MAX_ROWS_SHOWN", "OutcomeGroup",
+__all__ = ["AnnotationGroup", "Annotations", "Block", "DataFile", "Dataset", "LeftOut", "MAX_ROWS_SHOWN", "OutcomeGroup",
            "Outcomes", "PredictionGroup",
-           "Predictions", "Table", "load_data", "read_table",
+           "Predictions", "Table", "left_out_warnings", "load_data", "read_table",
            "with_frames"]

@@ -75,6 +75,26 @@ def main_table_problems(sf: SpecFile, ds: Dataset) -> list[Problem]:
     return out
 
 
+NAMES_SHOWN = 5  # names listed in a left-out warning; the rest are counted
+SINGULAR = {"systems": "system", "corpora": "corpus", "metrics": "metric"}
+
+
+def left_out_warnings(sf: SpecFile, ds: Dataset) -> list[Problem]:
+    """One warning per axis (``systems``, ``corpora``, ``metrics``) along which the score table has names the
+    spec does not list, at the spec's field: which names and how many rows are left out. ``validate`` and the
+    build print them (``--strict`` fails on them); the report's settings name them too."""
+    table = ds.source.replace("\\", "/").rsplit("/", 1)[-1] or "the score table"
+    out = []
+    for lo in ds.left_out:
+        shown = ", ".join(map(repr, lo.names[:NAMES_SHOWN]) if any("," in n for n in lo.names)
+                          else lo.names[:NAMES_SHOWN])  # quoted when a name has a comma (lm-eval's 'metric,filter')
+        more = f" and {len(lo.names) - NAMES_SHOWN:,} more" if len(lo.names) > NAMES_SHOWN else ""
+        what, verb = (lo.field, "are") if len(lo.names) > 1 else (SINGULAR[lo.field], "is")
+        out.append(sf.problem(f"{what} {shown}{more} of {table} {verb} not listed: {lo.rows:,} of "
+                              f"{ds.table_rows:,} score rows left out", lo.field))
+    return out
+
+
 def _with_labels(sf: SpecFile, ds: Dataset, frames: Mapping[str, pd.DataFrame]) -> Dataset:
     """The dataset with predictions, annotations and classification test-metric blocks added."""
     spec = sf.spec

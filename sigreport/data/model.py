@@ -142,12 +142,28 @@ class DataFile:
 
 
 @dataclasses.dataclass(frozen=True)
+class LeftOut:
+    """Rows of the score table the spec leaves out along one axis: the ``names`` of ``field`` (``systems``,
+    ``corpora`` or ``metrics``) that the table has and the spec does not list, and their ``rows``. A row may be
+    left out along two axes (a system not listed, on a corpus not listed), so the counts may overlap."""
+
+    field: str
+    names: tuple[str, ...]
+    rows: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"field": self.field, "names": list(self.names), "rows": self.rows}
+
+
+@dataclasses.dataclass(frozen=True)
 class Dataset:
     """Everything the analyses need from the data tables, checked and in the spec's order.
 
     ``source``/``sha256``/``n_rows`` describe the score table (empty when there is none);
     ``files`` the label tables (``predictions``, ``annotations``); ``aggregates`` maps every metric
-    to its corpus-level function.
+    to its corpus-level function. ``left_out``: what the score table has that the spec does not list (never
+    analysed, so named in validate's and the build's warnings and in the report); ``table_rows``: the score
+    table's rows, those analysed (``n_rows``) and those left out.
     """
 
     source: str
@@ -164,6 +180,8 @@ class Dataset:
     files: Mapping[str, DataFile] = dataclasses.field(default_factory=dict)
     source_info: Mapping[str, object] = dataclasses.field(default_factory=dict)
     outcomes: Outcomes | None = None
+    left_out: tuple[LeftOut, ...] = ()
+    table_rows: int = 0
 
     def lookup(self, key: tuple) -> object:
         """The data a plan node reads, by block key: ("scores", metric, corpus) -> Block; ("aggregate",

@@ -17,7 +17,7 @@ import numpy as np
 
 from sigreport.data.aggregates import AggregateImportError, corpus_metric
 from sigreport.data.corpora import across_corpora
-from sigreport.data.model import Block, BlockKey, Dataset
+from sigreport.data.model import Block, BlockKey, Dataset, LeftOut
 from sigreport.data.sources import read_source
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table, control_problems, factorize, plain_numbers, text_series
 from sigreport.errors import DataError, Problem
@@ -74,7 +74,8 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     if spec.tests.level == "corpora":
         blocks = {(m, None): across_corpora(m, [blocks[(m, c)] for c in corpora], aggregates[m]) for m in spec.metrics}
     return Dataset(shown, table.sha256, tuple(systems), tuple(corpora), tuple(spec.metrics), blocks, n_rows,
-                   dict(spec.metrics), aggregates, source_info=dict(source.info))
+                   dict(spec.metrics), aggregates, source_info=dict(source.info),
+                   left_out=_left_out(sf, keys, needed), table_rows=len(table))
 
 
 def _order(declared: Sequence[str] | None, present: list[str]) -> list[str]:
@@ -291,6 +292,25 @@ def _against_spec(sf: SpecFile, shown: str, keys: dict[str, Column]
         except AggregateImportError as exc:
             out.append(sf.problem(str(exc), "metrics", m, "aggregate"))
     return out, needed, aggregates
+
+
+def _left_out(sf: SpecFile, keys: dict[str, Column], needed: dict[str, list[str]]) -> tuple[LeftOut, ...]:
+    """The systems, corpora and metrics the table has and the spec does not list, with their rows: the
+    analyses never see them, so they are named (validate's and the build's warnings, the report) rather
+    than dropped in silence. An axis the spec does not list (no ``systems:``) takes every name: none left out."""
+    spec = sf.spec
+    listed = {"systems": spec.systems, "corpora": spec.corpora,
+              "metrics": [n for names in needed.values() for n in names]}
+    out = []
+    for role, field in (("system", "systems"), ("corpus", "corpora"), ("metric", "metrics")):
+        if not listed[field]:
+            continue
+        column, known = keys[role], set(listed[field] or ())
+        idle = [k for k, n in enumerate(column.names) if n not in known]
+        if idle:
+            rows = np.bincount(column.codes, minlength=len(column.names))[idle].sum()
+            out.append(LeftOut(field, tuple(column.names[k] for k in idle), int(rows)))
+    return tuple(out)
 
 
 def _positions(names: list[str], wanted: Sequence[str]) -> np.ndarray:

@@ -543,6 +543,8 @@ def render_tables(tables: Iterable[Table], out_dir: Path, user_dir: str | Path |
     env = environment(user_dir, fmt)
     with user_template_errors(user_dir):
         template = env.get_template("table.tex.j2")
+    tables = list(tables)
+    names.check_unique([names.table_file(t.name) for t in tables] + ["README.txt", "methods.tex", "references.bib"])
     out_dir.mkdir(parents=True, exist_ok=True)
     files, listing, floats = [], [], []
     measure = _Measure(options.page)

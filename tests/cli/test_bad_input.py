@@ -43,6 +43,13 @@ CASES = [
     ("empty key", GOOD_SPEC, GOOD_DATA.replace("A,c,t2", "A,,t2"), ["empty 'corpus' at line 3"]),
     ("mapped column missing", GOOD_SPEC.replace("  scores: scores.csv\n", "  scores: scores.csv\n  columns:\n    value: score\n"),
      GOOD_DATA, ["missing column 'score'", "(mapped in data.columns)"]),
+    # a family no machine has (it was left out of the figures' fonts and DejaVu Sans drawn, silently)
+    ("unknown figure font", GOOD_SPEC + "outputs:\n  figure_style: {font: Qqzx Nonexistent Family}\n", GOOD_DATA,
+     ["outputs.figure_style.font (line 8): not a font family matplotlib knows on this machine", "closest: ",
+      "or one of serif, sans, sans-serif, monospace (given: 'Qqzx Nonexistent Family')"]),
+    # DejaVu Sans ships inside matplotlib: on every machine the closest name is the right-cased one
+    ("figure font in another case", GOOD_SPEC + "outputs:\n  figure_style: {font: dejavu sans}\n", GOOD_DATA,
+     ["outputs.figure_style.font (line 8): not a font family", "closest: DejaVu Sans;"]),
 ]
 
 
@@ -99,6 +106,15 @@ def test_strict_turns_warnings_into_failure(cli, workdir):
     assert ok.code == 0 and "warning" in ok.out
     r = cli("build", "-o", workdir.path / "out2", "--strict", workdir.path / "spec.yaml")
     assert r.code == 2 and "identical scores" in r.err and not (workdir.path / "out2").exists()
+
+
+@pytest.mark.parametrize("font", ["DejaVu Sans", "serif", "sans", "sans-serif", "monospace"])
+def test_installed_and_generic_figure_fonts_are_valid(cli, workdir, font):
+    """DejaVu Sans ships inside matplotlib (installed everywhere); the generic names stand for a family."""
+    workdir.write("scores.csv", GOOD_DATA)
+    spec = workdir.write("spec.yaml", GOOD_SPEC + f"outputs:\n  figure_style: {{font: {font}}}\n")
+    r = cli("validate", spec)
+    assert r.code == 0, r.err
 
 
 def test_bad_format_option(cli, workdir, capsys):

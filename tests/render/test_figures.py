@@ -530,3 +530,19 @@ def test_cmr10_is_not_used_for_names_it_would_draw_wrongly(tmp_path):
         assert main(["build", "-q", "--no-cache", "--formats", "html", str(CONFIGS / f"{config}.yaml"), "-o",
                      str(out)]) == 0
         assert glyph_fonts((out / "index.html").read_text(encoding="utf-8")) == fonts, config
+
+
+def test_generic_figure_fonts_draw_their_family():
+    """outputs.figure_style.font's generic names: serif is the page's, sans and sans-serif DejaVu Sans, monospace
+    DejaVu Sans Mono (all shipped inside matplotlib); a family is drawn in itself."""
+    from sigreport.render.figures.output import font_families, style_of
+    from sigreport.render.options import FigureStyleOptions
+    from sigreport.render.pages import page_of
+
+    page = page_of("acl")
+    got = {f: style_of(page, FigureStyleOptions(font=f)).font
+           for f in ("serif", "sans", "sans-serif", "monospace", "DejaVu Serif")}
+    assert got == {"serif": page.serif, "sans": "DejaVu Sans", "sans-serif": "DejaVu Sans",
+                   "monospace": "DejaVu Sans Mono", "DejaVu Serif": "DejaVu Serif"}
+    with figure_style(style_of(page, FigureStyleOptions(font="monospace"))):
+        assert font_families()[0] == "DejaVu Sans Mono"  # an installed family comes first in matplotlib's list

@@ -139,6 +139,41 @@ def test_build_writes_as_many_files_as_it_reports(cli, workdir):
     assert len(ids) == len(set(ids))
 
 
+def test_main_tables_get_file_names_unique_with_every_other_table(cli, workdir):
+    """Metrics a, A and a--b on three corpora: 9 columns, so one main table per metric, main-a and main-A, which
+    a case-insensitive disk (macOS, Windows) holds as one file. Every table file of a report comes out of one
+    naming pass: distinct without case, the count reported is the count on disk, no HTML id twice."""
+    rows = []
+    for metric, corpus in ((m, c) for m in ("a", "A", "a--b") for c in ("b--c", "c", "d")):
+        for i in range(6):
+            rows += [("s1", corpus, f"i{i}", metric, 0.5 + i / 20), ("s2", corpus, f"i{i}", metric, 0.4 + i / 17)]
+    workdir.write("scores.csv", _scores(rows))
+    workdir.write("spec.yaml", "title: names\ndata:\n  scores: scores.csv\nmetrics:\n  a: {higher_is_better: true}\n"
+                  "  A: {higher_is_better: true}\n  a--b: {higher_is_better: true}\n")
+    r = cli("build", workdir.path / "spec.yaml", "-o", workdir.path / "out", "--formats", "latex,json,html")
+    assert r.code == 0, r.err
+    tex = sorted(p.name for p in (workdir.path / "out" / "tables").glob("*.tex"))
+    mains = [t for t in tex if t.startswith("main-")]
+    assert len(mains) == 3 and len({t.casefold() for t in tex}) == len(tex), tex
+    assert "main-a--b.tex" in mains  # a name that collides with none stays as it was
+    on_disk = [p for p in (workdir.path / "out").rglob("*") if p.is_file() and not p.name.startswith(".")]
+    assert int(re.search(r"\((\d+) files", r.out).group(1)) == len(on_disk)
+    ids = re.findall(r' id="([^"]+)"', (workdir.path / "out" / "index.html").read_text(encoding="utf-8"))
+    assert len({i.casefold() for i in ids}) == len(ids)
+
+
+def test_distinct_names_keep_proposals_and_suffix_only_collisions():
+    """names.distinct: proposed names kept unless they collide (without case), then each member of the group
+    gets a hash of its own key; the result does not depend on the order."""
+    proposed = [(("main", "a", "1"), "main-a-1"), (("main", "a-1", "1"), "main-a-1"), (("main", "A"), "main-A"),
+                (("main", "a"), "main-a"), (("main", "b"), "main-b")]
+    got = names.distinct(proposed)
+    assert len({n.casefold() for n in got.values()}) == 5
+    assert got[("main", "b")] == "main-b"
+    assert all(got[k].startswith(n + "-") for k, n in proposed if k != ("main", "b"))
+    assert names.distinct(list(reversed(proposed))) == got
+
+
 # -------------------------------------------------------------------------------------------- interval levels
 
 

@@ -31,6 +31,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from sigreport import defaults
 from sigreport.speed import workers
 from sigreport.speed.mpl import shared_text_metrics, subset_cache
 
@@ -170,7 +171,7 @@ def style_of(page: Page, options: FigureStyleOptions | None = None) -> FigureSty
         w, wider = float(width), None
     size = options.font_size or max(MIN_TEXT, page.fontsize - 1.0)
     font = options.font
-    family = page.serif if font == "serif" else "DejaVu Sans" if font == "sans" else font
+    family = page.serif if font == "serif" else defaults.GENERIC_FONTS.get(font) or font
     return FigureStyle(round(w, 2), round(wider, 2) if wider is not None else None, float(size), family,
                        round(page.columnwidth, 2))
 

@@ -18,7 +18,7 @@ from sigreport.render.figures import KINDS, figure_plan
 from sigreport.render.figure_cache import start_cached
 from sigreport.render.figures.output import (FigureOutput, figure_settings, figure_style, missing_warning,
                                              readable_style, style_of)
-from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section
+from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section, Table
 from sigreport.render.options import RenderOptions
 from sigreport.render.views.common import Labels, shown_as_matrix
 from sigreport.render.views.conclusions import conclusions, report_baseline
@@ -71,8 +71,8 @@ def build_report(results: Results, source: str = "results.json",
     groups: dict[tuple[str | None, str | None], list[AnalysisView]] = {}
     for r, view in zip(results.records, views):
         groups.setdefault((r.metric, r.corpus), []).append(view)
-    sections = name_parts(tuple(Section(f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}", (metric, corpus),
-                                        tuple(views)) for (metric, corpus), views in groups.items()))
+    sections, main = name_parts(tuple(Section(f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}", (metric, corpus),
+                                              tuple(views)) for (metric, corpus), views in groups.items()), main)
     model = ReportModel(results.title, results.description, tuple(settings_rows(results, options)), sections,
                         tuple(data_files(results.data)), results.seed, results.sigreport_version, source,
                         main, said)
@@ -170,16 +170,23 @@ def key_figure(model: ReportModel, blocks: Sequence[BlockDecisions], lab: Labels
     return None
 
 
-def name_parts(sections: tuple[Section, ...]) -> tuple[Section, ...]:
-    """Give every section its anchor and every table and figure its unique name (see :mod:`.names`)."""
+def name_parts(sections: tuple[Section, ...], main: tuple[Table, ...] = ()
+               ) -> tuple[tuple[Section, ...], tuple[Table, ...]]:
+    """Give every section its anchor and every table and figure its unique name (see :mod:`.names`): the
+    sections' parts by their keys, then the main tables (named ``main``, ``main-<metric>``) with the sections'
+    tables in one :func:`~sigreport.render.names.distinct` pass, so that no two table files (``tables/``,
+    compared without case) or HTML ids share a name; a name that collides with none stays as it was."""
     anchors = names.assign(s.key for s in sections)
     elements = [e for s in sections for v in s.views for e in v.elements]
-    taken = iter(names.unique_in_order([e.key for e in elements]))
-    named: dict[int, Element] = {id(e): renamed(e, next(taken)) for e in elements}
+    taken = names.unique_in_order([e.key for e in elements])
+    tables = names.distinct([(("main", *t.key), t.name) for t in main]
+                            + [(("part", n), n) for e, n in zip(elements, taken) if isinstance(e, Table)])
+    named: dict[int, Element] = {id(e): renamed(e, tables[("part", n)] if isinstance(e, Table) else n)
+                                 for e, n in zip(elements, taken)}
     return tuple(dataclasses.replace(
         s, anchor=names.section_anchor(anchors[s.key]),
         views=tuple(dataclasses.replace(v, elements=tuple(named[id(e)] for e in v.elements)) for v in s.views))
-        for s in sections)
+        for s in sections), tuple(dataclasses.replace(t, name=tables[("main", *t.key)]) for t in main)
 
 
 def renamed(e: Element, name: str) -> Element:

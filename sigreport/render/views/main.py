@@ -139,7 +139,7 @@ class Builder:
         emphasis = {1: "best", 2: "second"}.get(col.dec.rank(system) or 0, "")
         return Marked(self.value(col, summary), emphasis, self.marks(col, system))
 
-    def table(self, cols: list[Column_], name: str, part: str | None) -> Table:
+    def table(self, cols: list[Column_], name: str, part: str | None, key: tuple[str, ...]) -> Table:
         columns = (Column(Text("System"), "l"), *(Column(self.header(c)) for c in cols))
         lett = letters(self.systems)
         show_letters = self.opts.markers and self.baseline is None and any(c.dec.primary for c in cols)
@@ -147,8 +147,7 @@ class Builder:
                      for s in self.systems)
         what = "Main results" + (f" ({part})" if part else "")
         caption = f"{what}: {self.value_words()} of every system; best in bold, second best underlined."
-        return Table(("main",) if part is None else ("main", part), caption, columns, rows,
-                     tuple(self.legend(cols)), name=name)
+        return Table(key, caption, columns, rows, tuple(self.legend(cols)), name=name)
 
     def value_words(self) -> str:
         level = self.level
@@ -225,13 +224,14 @@ def main_tables(results: Results, lab: Labels, decisions: Decisions | None = Non
     if not cols or not results.systems:
         return ()
     if len(cols) <= MAX_COLUMNS:
-        return (b.table(cols, "main", None),)
+        return (b.table(cols, "main", None, ("main",)),)
     out = []
     for m in dict.fromkeys(c.metric for c in cols):
         mine = [c for c in cols if c.metric == m]
         chunks = [mine[i:i + MAX_COLUMNS] for i in range(0, len(mine), MAX_COLUMNS)]
         for i, chunk in enumerate(chunks):
-            part = names.slug(m) + (f"-{i + 1}" if len(chunks) > 1 else "")
-            out.append(b.table(chunk, f"main-{part}", results.metrics[m].label + (f", part {i + 1}"
-                                                                                  if len(chunks) > 1 else "")))
+            several = len(chunks) > 1
+            part = names.slug(m) + (f"-{i + 1}" if several else "")  # unique with the rest: views.name_parts
+            out.append(b.table(chunk, f"main-{part}", results.metrics[m].label + (f", part {i + 1}" if several else ""),
+                               ("main", m, str(i + 1)) if several else ("main", m)))
     return tuple(out)

@@ -97,7 +97,26 @@ def data_rows(data: Mapping[str, Any]) -> Rows:
     if unanswered:  # a TREC run that misses qrels queries: how many, and what was done with them
         rows.append(("Unanswered queries", "; ".join(f"{s}: {n}" for s, n in unanswered.items())
                      + f" ({source.get('missing_queries')})"))
+    if data.get("left_out"):
+        left_out = [(str(lo["field"]), tuple(map(str, lo["names"])), int(lo["rows"])) for lo in data["left_out"]]
+        rows.append(("Left out", left_out_text(left_out, data.get("table_rows"))))
     return rows
+
+
+NAMES_SHOWN = 5  # names listed per axis in the "Left out" row; the rest are counted
+
+
+def left_out_text(left_out: Sequence[tuple[str, tuple[str, ...], int]], total: int | None) -> str:
+    """What the score table has that the spec does not list (results.json's ``data.left_out``: field, names,
+    rows), one clause per axis: "systems C, D (not in the spec's systems): 420 of 2,520 score rows"."""
+    of = f" of {total:,}" if isinstance(total, int) else ""
+    parts = []
+    for field, names, rows in left_out:
+        more = f" and {len(names) - NAMES_SHOWN:,} more" if len(names) > NAMES_SHOWN else ""
+        shown = [repr(n) for n in names] if any("," in n for n in names) else list(names)
+        parts.append(f"{field} {', '.join(shown[:NAMES_SHOWN])}{more} (not in the spec's {field}): "
+                     f"{rows:,}{of} score rows")
+    return "; ".join(parts) + "; not analysed"
 
 
 Tests = Mapping[str, Any]  # the ``tests`` section as results.json holds it (JSON data: the spec's, dumped)
