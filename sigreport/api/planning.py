@@ -29,6 +29,7 @@ import numpy as np
 from sigreport.analyses.common import family_key, system_pairs
 from sigreport.analyses.power import EFFICIENCY, comparison_level
 from sigreport.errors import Problem, UserError
+from sigreport.spec import power_range_message
 from sigreport.stats import power as pw
 
 
@@ -59,6 +60,8 @@ def plan_power(prepared: Any, difference: float, target: float | None = None,
     spec, dataset = prepared.spec_file.spec, prepared.dataset
     tests = spec.tests
     target = float(target if target is not None else (tests.power or pw.DEFAULT_POWER))
+    if not spec.alpha < target < 1:
+        raise UserError("--power", [Problem("--power", None, "", power_range_message(target, spec.alpha))])
     if not (math.isfinite(difference) and difference != 0):
         raise UserError("--difference", [Problem("--difference", None, "", "the difference must be a non-zero number")])
     unknown = [m for m in metrics or () if m not in dataset.metric_specs]

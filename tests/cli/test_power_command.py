@@ -46,3 +46,18 @@ def test_runs_needed(cli, workdir):
     p = json.loads(r.out)["pairs"][0]
     from sigreport.stats.power import two_sample_size
     assert p["runs_now"] == 4 and p["runs_needed"] == two_sample_size(0.01, p["runs_sd"], 0.05, 0.8)
+
+
+@pytest.mark.parametrize("power", ["0.01", "0.05"])
+def test_a_power_at_or_below_alpha_is_refused(cli, workdir, power):
+    """tests.power and --power must lie strictly between alpha and 1: a test at level alpha already rejects
+    with probability alpha when nothing differs (it was a traceback from the MDE's root search)."""
+    from conftest import GOOD_DATA, GOOD_SPEC, assert_user_error
+    workdir.write("scores.csv", GOOD_DATA)
+    spec = workdir.write("spec.yaml", GOOD_SPEC + f"tests:\n  power: {power}\n")
+    assert_user_error(cli, spec, workdir.path / "out", "power below alpha",
+                      [f"tests.power (line 8): the power must lie strictly between alpha (0.05) and 1; given {power}"])
+    r = cli("power", CONFIGS / "summarizers.yaml", "--difference", "0.05", "--power", power)
+    assert r.code == 2 and "Traceback" not in r.err and r.out == ""
+    assert f"the power must lie strictly between alpha (0.05) and 1; given {power}" in r.err
+    assert len(r.err.strip().splitlines()) == 2 and "--power" in r.err.splitlines()[0]
