@@ -93,6 +93,25 @@ def nct_cdf(df: float | np.ndarray, nc: float | np.ndarray, t: float | np.ndarra
     return v
 
 
+ROUNDING = 1e-12  # an SD at most this share of the largest |difference| is rounding error, not variation
+
+
+def varies(sd: float | None, d: np.ndarray) -> bool:
+    """Whether differences ``d`` of standard deviation ``sd`` vary beyond floating-point rounding: sd above
+    :data:`ROUNDING` times the largest |d|. Differences equal in decimal (0.3 - 0.1 and 0.5 - 0.3) differ
+    in the 17th digit, an SD near 3e-17; dividing by it gave a standardized difference of 1e15 and NaN
+    powers. (Rounding moves a double by 1.1e-16 of itself; 1e-12 leaves room for sums of many.)"""
+    if sd is None or not math.isfinite(sd) or sd <= 0:
+        return False
+    d = np.asarray(d, dtype=np.float64)
+    return bool(sd > float(rounding_sd(d))) if d.size else False
+
+
+def rounding_sd(d: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """The largest SD of differences ``d`` (along ``axis``) that is rounding error (:func:`varies`)."""
+    return ROUNDING * np.max(np.abs(d), axis=axis)
+
+
 def paired_t_power(dz: float | np.ndarray, n: int | np.ndarray, alpha: float,
                    alternative: str = "two-sided") -> np.ndarray:
     """Power of the paired t test for a standardized true difference dz = delta / s with n items (finite
@@ -245,7 +264,7 @@ def simulated_mde(diffs: np.ndarray, pvalues: PValues, alpha: float, power: floa
     d = d[np.isfinite(d)]
     n = d.size
     sd = float(d.std(ddof=1)) if n >= 2 else None
-    if n < 2 or not sd:
+    if n < 2 or sd is None or not varies(sd, d):
         why = "fewer than 2 items" if n < 2 else "the differences do not vary"
         return MinimumDetectable(None, None, power, alpha, n, sd, "simulation", (f"no minimum detectable "
                                                                                  f"difference: {why}",))

@@ -120,3 +120,19 @@ def test_rank_tests_beyond_the_simulation_budget_get_finite_mdes():
     for method, are in EFFICIENCY.items():
         m = closed_form(0.4, 1319, 0.005, 0.8, "two-sided", "noncentral_t_are", are)
         assert m.mde == pytest.approx(paired_t_mde(0.4, 1319, 0.005).mde / math.sqrt(are), rel=1e-12), method
+
+
+def test_a_pair_equal_up_to_rounding_gets_no_mde(cli, workdir):
+    """B is A - 0.2 on every item in decimal (floats: an SD near 1e-17): its MDE is null with the reason, not a
+    difference of 1e-16 computed from rounding error; the other pair keeps its MDE."""
+    import numpy as np
+    a = np.round(np.random.default_rng(5).uniform(0.3, 0.9, 12), 2)
+    rows = ["system,corpus,item,metric,value"]
+    for name, v in (("A", a), ("B", np.round(a - 0.2, 2)), ("C", np.round(a[::-1], 2))):
+        rows += [f"{name},c,i{i},m,{float(x)!r}" for i, x in enumerate(v)]
+    spec = "title: t\ndata:\n  scores: scores.csv\nmetrics:\n  m:\n    higher_is_better: true\n"
+    doc = build_files(cli, workdir, spec, {"scores.csv": "\n".join(rows) + "\n"})
+    pairs = {(p["a"], p["b"]): p for p in next(a for a in doc["analyses"] if a["kind"] == "pairwise")["pairs"]}
+    assert pairs[("A", "B")]["mde"]["value"] is None
+    assert pairs[("A", "B")]["mde"]["warnings"] == ["no minimum detectable difference: the differences do not vary"]
+    assert pairs[("A", "C")]["mde"]["value"] > 0

@@ -192,3 +192,15 @@ def test_power_and_sizes_of_an_enormous_difference():
     assert float(paired_t_power(1e300, 2, 0.05)) == 1.0 and float(paired_t_power(np.inf, 2, 0.05)) == 1.0
     assert paired_t_sample_size(1e300, 0.1, 0.05) == 2 and paired_t_sample_size(1e300, 1e-10, 0.005) == 2
     assert two_sample_power(1e300, 0.1, 2, 0.05) == 1.0 and two_sample_size(1e300, 1e-10, 0.05) == 2
+
+
+def test_differences_equal_up_to_rounding_do_not_vary():
+    """0.3 - 0.1, 0.5 - 0.3, ... are 0.2 in decimal, an SD near 1e-17 in floats: no MDE, the reason said
+    (the simulation ran on rounding error before)."""
+    from sigreport.stats.power import varies
+    d = np.array([0.3, 0.5, 0.7, 0.9, 1.1]) - np.array([0.1, 0.3, 0.5, 0.7, 0.9])
+    sd = float(d.std(ddof=1))
+    assert 0 < sd < 1e-15 and not varies(sd, d) and not varies(0.0, np.zeros(3)) and not varies(None, d)
+    assert varies(1e-20, np.array([1e-20, 3e-20, 2e-20]))  # small in units is not rounding: scale-free
+    m = simulated_mde(d, t_pvalues, 0.05)
+    assert m.mde is None and m.warnings == ("no minimum detectable difference: the differences do not vary",)
