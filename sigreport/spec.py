@@ -407,9 +407,11 @@ class TestsSpec(_Model):
         "normal), exact (exact conditional distribution, also with ties and zeros, up to 400 pairs), normal.")
     continuity_correction: bool = Field(
         True, description="Continuity correction of the Wilcoxon normal approximation (R's correct = TRUE).")
-    zero_method: Literal["split", "pratt", "wilcox"] = Field(
-        "split", description="Wilcoxon zero differences: split their ranks evenly (Demsar 2006), pratt (rank, then "
-        "drop), wilcox (drop first, as R).")
+    zero_method: Literal["split", "zsplit", "pratt", "wilcox"] = Field(
+        "split", description="Wilcoxon zero differences: split their ranks evenly, an odd zero dropped (Demsar "
+        "2006), the normal p with the conditional variance (the zeros' halves fixed); zsplit: every zero split, "
+        "the unconditional variance N(N+1)(2N+1)/24 with the tie correction (Demsar's formula; scipy's "
+        "zero_method='zsplit'); pratt (rank, then drop); wilcox (drop first, as R).")
     resamples: int = Field(10000, ge=99, le=10_000_000, description="Bootstrap / permutation resamples B.")
     ci_method: Literal["percentile", "bca"] = Field("percentile", description="Bootstrap confidence intervals.")
     omnibus: OmnibusMethod = Field("rm_anova", description="Omnibus test across all systems (three or more).")

@@ -290,9 +290,9 @@ def simulated_mde(diffs: np.ndarray, pvalues: PValues, alpha: float, power: floa
 
 def wilcoxon_pvalues(d: np.ndarray, alternative: str = "two-sided") -> np.ndarray:
     """Wilcoxon signed-rank p-values of each row of ``d`` by the normal approximation with the tie
-    correction, zero differences split between the two rank sums (Demsar 2006), no continuity correction:
-    the simulation's stand-in for the exact and corrected forms, which move the MDE by far less than its
-    Monte Carlo error."""
+    correction, zero differences split between the two rank sums (the ``zsplit`` form of stats.rank), no
+    continuity correction: the simulation's stand-in for the exact and corrected forms, which move the MDE
+    by far less than its Monte Carlo error."""
     from scipy.stats import rankdata
 
     n = d.shape[1]
