@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -268,13 +268,12 @@ def simulated_mde(diffs: np.ndarray, pvalues: PValues, alpha: float, power: floa
         why = "fewer than 2 items" if n < 2 else "the differences do not vary"
         return MinimumDetectable(None, None, power, alpha, n, sd, "simulation", (f"no minimum detectable "
                                                                                  f"difference: {why}",))
-    rng = np.random.default_rng(seed)
     # centred, and scaled so that the draws' variance is the unbiased s^2 rather than the plug-in (n-1)/n s^2
-    draws = ((d - d.mean()) * math.sqrt(n / (n - 1)))[rng.integers(0, n, size=(n_sims, n))]
+    blocks = _draw_blocks((d - d.mean()) * math.sqrt(n / (n - 1)), n_sims, seed)
     sign = -1.0 if alternative == "less" else 1.0
 
     def rate(delta: float) -> float:
-        return float(np.mean(rejects(pvalues(draws + sign * delta), alpha)))
+        return sum(int(np.count_nonzero(rejects(pvalues(b + sign * delta), alpha))) for b in blocks()) / n_sims
 
     lo, hi = 0.0, sd
     while rate(hi) < power:
@@ -286,6 +285,27 @@ def simulated_mde(diffs: np.ndarray, pvalues: PValues, alpha: float, power: floa
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if rate(mid) >= power else (mid, hi)
     return MinimumDetectable(sign * hi, sign * hi / sd, power, alpha, n, sd, "simulation")
+
+
+MAX_DRAWN = 4_000_000  # simulated differences held at once (32 MB; a rank test's p-values need a few times that)
+
+
+def _draw_blocks(centred: np.ndarray, n_sims: int, seed: int) -> Callable[[], Iterable[np.ndarray]]:
+    """The simulated data sets (rows of n differences drawn with replacement from ``centred``), the same ones
+    at every call (common random numbers). Up to :data:`MAX_DRAWN` values they are drawn once and kept; a
+    larger simulation (one pair of 200,000 items: 10^8 values, 7 GB in a rank test) is redrawn block by
+    block at each call from per-block streams of the seed, so that memory stays bounded."""
+    n = centred.size
+    if n_sims * n <= MAX_DRAWN:
+        kept = [centred[np.random.default_rng(seed).integers(0, n, size=(n_sims, n))]]
+        return lambda: kept
+    rows = max(1, MAX_DRAWN // n)
+    sizes = [min(rows, n_sims - start) for start in range(0, n_sims, rows)]
+    streams = np.random.SeedSequence(seed).spawn(len(sizes))
+
+    def redraw() -> Iterable[np.ndarray]:
+        return (centred[np.random.default_rng(s).integers(0, n, size=(k, n))] for s, k in zip(streams, sizes))
+    return redraw
 
 
 def wilcoxon_pvalues(d: np.ndarray, alternative: str = "two-sided") -> np.ndarray:
