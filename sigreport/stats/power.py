@@ -26,8 +26,9 @@ Other tests (simulation). For tests without a closed form, the power at delta is
 of the observed differences, another mean), and counting how
 often the test rejects; the MDE is found by bisection over delta on the same draws (common random
 numbers: the estimated power is then monotone in delta for tests that are). Seeded; the Monte Carlo
-standard error of a power near 0.8 is about sqrt(0.16 / n_sims). Tested against the closed form for the
-paired t test on normal data.
+standard error of a power near 0.8 is about sqrt(0.16 / n_sims). Beyond :data:`MAX_DRAWN` simulated values
+the data sets are redrawn in blocks at each power estimate (memory bounded; the same draws every time).
+Tested against the closed form for the paired t test on normal data.
 """
 
 from __future__ import annotations
