@@ -312,7 +312,7 @@ def _run(args: argparse.Namespace) -> int:
         prepared = b.prepare(args.spec)
         target = args.power if args.power is not None else (prepared.spec_file.spec.tests.power or 0.8)
         sys.stdout.write(render_plans(plan_power(prepared, args.difference, target, args.metric), args.difference,
-                                      target, args.format))
+                                      target, args.format, prepared.spec_file.spec.tests.alternative))
         return 0
     if args.command == "verify":
         progress = Progress(True)

@@ -399,6 +399,14 @@ class RunsSpec(_Model):
                            "bound (deepsig's num_bootstrap_iterations).")
 
 
+def power_range_message(power: float, alpha: float) -> str:
+    """Why a power at or below alpha is refused (``tests.power``, ``sigreport power --power``): a test at level
+    alpha rejects with probability alpha when the difference is zero, so every difference would be
+    "detectable" with that power and the minimum detectable difference is no answer."""
+    return (f"the power must lie strictly between alpha ({alpha:g}) and 1; given {power:g} (a test at level "
+            f"alpha rejects with probability alpha even when the systems do not differ)")
+
+
 class TestsSpec(_Model):
     """Which tests run, with every statistical choice written down."""
 
@@ -430,9 +438,11 @@ class TestsSpec(_Model):
         "normal), exact (exact conditional distribution, also with ties and zeros, up to 400 pairs), normal.")
     continuity_correction: bool = Field(
         True, description="Continuity correction of the Wilcoxon normal approximation (R's correct = TRUE).")
-    zero_method: Literal["split", "pratt", "wilcox"] = Field(
-        "split", description="Wilcoxon zero differences: split their ranks evenly (Demsar 2006), pratt (rank, then "
-        "drop), wilcox (drop first, as R).")
+    zero_method: Literal["split", "zsplit", "pratt", "wilcox"] = Field(
+        "split", description="Wilcoxon zero differences: split their ranks evenly, an odd zero dropped (Demsar "
+        "2006), the normal p with the conditional variance (the zeros' halves fixed); zsplit: every zero split, "
+        "the unconditional variance N(N+1)(2N+1)/24 with the tie correction (Demsar's formula; scipy's "
+        "zero_method='zsplit'); pratt (rank, then drop); wilcox (drop first, as R).")
     resamples: int = Field(10000, ge=99, le=10_000_000, description="Bootstrap / permutation resamples B.")
     ci_method: Literal["percentile", "bca"] = Field("percentile", description="Bootstrap confidence intervals.")
     omnibus: OmnibusMethod = Field("rm_anova", description="Omnibus test across all systems (three or more).")
@@ -473,8 +483,8 @@ class TestsSpec(_Model):
     runs: RunsSpec = Field(default_factory=RunsSpec, description="Several training runs per system (a run "
                            "column): almost stochastic order's threshold and bootstrap.")
     power: float | None = Field(
-        0.8, gt=0, lt=1, description="Power of the minimum detectable difference reported for every pair of an "
-        "item-level pairwise family: the smallest true mean difference its test detects with this probability at "
+        0.8, gt=0, lt=1, description="Power (above alpha, below 1) of the minimum detectable difference reported for "
+        "every pair of an item-level pairwise family: the smallest true mean difference its test detects with this probability at "
         "the level the correction asks of a pair (alpha / m; null: not computed). Card et al. (2020) use 0.8.")
     bayesian: BayesianSpec | None = Field(
         None, description="Bayesian comparison of every pair with a region of practical equivalence: the Bayesian "
@@ -814,6 +824,8 @@ class Spec(_Model):
                 raise _At(("tests", "pairwise"), f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only "
                           f"resampling tests apply, not {self.tests.pairwise}; set tests.pairwise: auto "
                           "(approximate randomization with the bootstrap's interval), permutation or bootstrap")
+        if self.tests.power is not None and not self.alpha < self.tests.power:
+            raise _At(("tests", "power"), power_range_message(self.tests.power, self.alpha))
         if self.tests.pairwise == "bootstrap_t" and self.tests.ci_method == "bca":
             raise _At(("tests", "ci_method"), "bootstrap_t gives the studentized interval; ci_method bca belongs to "
                       "pairwise: bootstrap")

@@ -56,9 +56,11 @@ def _dz(n: int, level: float, target: float, alternative: str) -> float | None:
 
 def closed_form(sd: float | None, n: int, level: float, target: float, alternative: str,
                 method: str = "noncentral_t", efficiency: float = 1.0) -> power.MinimumDetectable:
-    dz = _dz(n, level, target, alternative) if n >= 2 else None
-    if dz is None or sd is None or not math.isfinite(sd) or sd <= 0:
-        why = "fewer than 2 items" if dz is None else "the differences do not vary"
+    why = ("fewer than 2 items" if n < 2 or sd is None else
+           "the differences have no finite standard deviation" if not math.isfinite(sd) else
+           "the differences do not vary" if sd <= 0 else "")
+    dz = None if why else _dz(n, level, target, alternative)
+    if dz is None:
         return power.MinimumDetectable(mde=None, mde_dz=None, power=target, alpha=level, n=n, sd=sd, method=method,
                                        warnings=(f"no minimum detectable difference: {why}",))
     dz /= math.sqrt(efficiency)
@@ -93,7 +95,7 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     x = block.scores
     simulate = rec.method in SIMULATED and len(rec.pairs) * x.shape[0] <= SIMULATION_BUDGET
     sds = [None] * len(rec.pairs) if simulate else pair_sds(x, [index[r.a] for r in rec.pairs],
-                                                            [index[r.b] for r in rec.pairs])
+                                                            [index[r.b] for r in rec.pairs], varying=True)
     rows = []
     for row, sd in zip(rec.pairs, sds):
         if rec.method in CLOSED_FORM:
@@ -110,10 +112,15 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     return tuple(rows)
 
 
-def pair_sds(x: np.ndarray, a: list[int], b: list[int]) -> list[float | None]:
+def pair_sds(x: np.ndarray, a: list[int], b: list[int], varying: bool = False) -> list[float | None]:
     """The SD (ddof 1) of each pair's differences ``x[:, a] - x[:, b]``, all pairs at once: one row per pair
-    (contiguous, so each row is summed as ``np.std`` sums one pair's vector: the same floats); None under 2 items."""
+    (contiguous, so each row is summed as ``np.std`` sums one pair's vector: the same floats); None under 2 items.
+    ``varying``: 0.0 for a pair whose differences are equal up to rounding (:func:`~sigreport.stats.power.varies`),
+    so that its MDE says they do not vary rather than dividing by rounding error."""
     if x.shape[0] < 2:
         return [None] * len(a)
     d = np.ascontiguousarray((x[:, a] - x[:, b]).T)
-    return [float(v) for v in d.std(axis=1, ddof=1)]
+    sds = [float(v) for v in d.std(axis=1, ddof=1)]
+    if not varying:
+        return sds
+    return [0.0 if math.isfinite(s) and s <= limit else s for s, limit in zip(sds, power.rounding_sd(d, axis=1))]

@@ -12,7 +12,12 @@ a power (``tests.power``, or ``--power``):
 * runs: the smallest number of runs per system with which a two-sample t test of the two systems' per-run
   values detects D (R's ``power.t.test(..., type = "two.sample")``), with the two systems' pooled run SD.
 
-Corpus-level metrics and cross-validation designs are listed as not planned, with the reason.
+Both follow ``tests.alternative``: one-sided counts for greater or less, and a note instead of a count when
+D points against the alternative. A pair without an answer has null values and a note saying why: fewer than
+2 items, or differences that do not vary (an SD of zero or of rounding error,
+:func:`sigreport.stats.power.varies`). Corpus-level metrics and cross-validation designs are listed as not
+planned, with the reason. The text output is a Markdown table (names escaped as in main.md); the JSON output
+has no NaN (a value that is not finite is null).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ import numpy as np
 from sigreport.analyses.common import family_key, system_pairs
 from sigreport.analyses.power import EFFICIENCY, comparison_level
 from sigreport.errors import Problem, UserError
+from sigreport.render.markdown import MarkdownCells
+from sigreport.spec import power_range_message
 from sigreport.stats import power as pw
 
 
@@ -59,6 +66,8 @@ def plan_power(prepared: Any, difference: float, target: float | None = None,
     spec, dataset = prepared.spec_file.spec, prepared.dataset
     tests = spec.tests
     target = float(target if target is not None else (tests.power or pw.DEFAULT_POWER))
+    if not spec.alpha < target < 1:
+        raise UserError("--power", [Problem("--power", None, "", power_range_message(target, spec.alpha))])
     if not (math.isfinite(difference) and difference != 0):
         raise UserError("--difference", [Problem("--difference", None, "", "the difference must be a non-zero number")])
     unknown = [m for m in metrics or () if m not in dataset.metric_specs]
@@ -95,22 +104,41 @@ def _block_plans(spec: Any, mspec: Any, block: Any, level: float, difference: fl
         d = block.scores[:, i] - block.scores[:, j]
         n = d.size
         sd = float(np.std(d, ddof=1)) if n >= 2 else None
-        now = needed = None
-        note = ""
-        if sd and sd > 0:
-            dz = abs(difference) / sd
-            now = float(pw.paired_t_power(dz, n, level))
-            needed = pw.paired_t_sample_size(abs(difference), sd, level, target)
-            if needed is not None and method in EFFICIENCY:
-                needed = math.ceil(needed / EFFICIENCY[method])
-                note = f"{method}: the paired t value over its efficiency for normal differences"
-        else:
-            note = "the differences do not vary"
+        now, needed, note = _items(d, sd, difference, level, target, tests.alternative, method)
         plan = PairPlan(block.metric, block.corpus, a, b, method, n, sd, level, now, needed, note=note)
         if runs is not None:
-            plan = _with_runs(plan, runs[i], runs[j], difference, level, target)
+            plan = _with_runs(plan, runs[i], runs[j], difference, level, target, tests.alternative)
         out.append(plan)
     return out
+
+
+def _items(d: np.ndarray, sd: float | None, difference: float, level: float, target: float, alternative: str,
+           method: str) -> tuple[float | None, int | None, str]:
+    """(power now, items needed, note) of one pair's differences ``d``: None and the reason where there is
+    no answer (under 2 items, no variation beyond rounding, a difference against a one-sided H1)."""
+    if d.size < 2 or sd is None:
+        return None, None, "fewer than 2 items: the SD of the differences needs at least 2"
+    if not math.isfinite(sd):
+        return None, None, "the differences have no finite standard deviation"
+    if not pw.varies(sd, d):
+        return None, None, (f"the differences do not vary (their SD is zero or below {pw.ROUNDING:g} of the "
+                            f"largest difference: rounding)")
+    if _against(difference, alternative):
+        return None, None, (f"a difference of {difference:g} points against tests.alternative {alternative} (H1: "
+                            f"a - b {'>' if alternative == 'greater' else '<'} 0): no number of items detects it "
+                            f"with a one-sided test; give a difference of the other sign")
+    dz = difference / sd if alternative != "two-sided" else abs(difference) / sd
+    now = float(pw.paired_t_power(dz, d.size, level, alternative))
+    needed = pw.paired_t_sample_size(difference, sd, level, target, alternative)
+    if needed is not None and method in EFFICIENCY:
+        return now, math.ceil(needed / EFFICIENCY[method]), (f"{method}: the paired t value over its efficiency for "
+                                                              f"normal differences")
+    return now, needed, ""
+
+
+def _against(difference: float, alternative: str) -> bool:
+    """Whether a difference points against a one-sided alternative (a - b > 0 for greater)."""
+    return (alternative == "greater" and difference < 0) or (alternative == "less" and difference > 0)
 
 
 def _run_values(block: Any) -> list[np.ndarray]:
@@ -118,20 +146,26 @@ def _run_values(block: Any) -> list[np.ndarray]:
 
 
 def _with_runs(plan: PairPlan, va: np.ndarray, vb: np.ndarray, difference: float, level: float,
-               target: float) -> PairPlan:
+               target: float, alternative: str) -> PairPlan:
     if va.size < 2 or vb.size < 2:
         return dataclasses.replace(plan, runs_now=min(va.size, vb.size))
     pooled = math.sqrt((va.var(ddof=1) + vb.var(ddof=1)) / 2)
-    needed = pw.two_sample_size(abs(difference), pooled, level, target) if pooled > 0 else None
+    varies = pw.varies(pooled, np.concatenate([va, vb]))  # run values equal up to rounding: no spread
+    needed = (pw.two_sample_size(difference, pooled, level, target, alternative)
+              if varies and not _against(difference, alternative) else None)
     return dataclasses.replace(plan, runs_sd=pooled, runs_now=min(va.size, vb.size), runs_needed=needed)
 
 
-def render_plans(plans: list[PairPlan], difference: float, target: float, fmt: str = "text") -> str:
+def render_plans(plans: list[PairPlan], difference: float, target: float, fmt: str = "text",
+                 alternative: str = "two-sided") -> str:
+    """The plans as JSON (every number finite or null) or as a Markdown table with its notes."""
     if fmt == "json":
-        return json.dumps({"difference": difference, "power": target,
-                           "pairs": [dataclasses.asdict(p) for p in plans]}, indent=2) + "\n"
-    lines = [f"Items needed to detect a true difference of {difference:g} with {100 * target:.0f}% power, at the level "
-             f"the correction asks of a pair:", ""]
+        doc = {"difference": difference, "power": target, "alternative": alternative,
+               "pairs": [{k: _finite(v) for k, v in dataclasses.asdict(p).items()} for p in plans]}
+        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    side = "" if alternative == "two-sided" else f" (one-sided: H1 a - b {'>' if alternative == 'greater' else '<'} 0)"
+    lines = [f"Items needed to detect a true difference of {difference:g}{side} with {100 * target:.0f}% power, at the "
+             f"level the correction asks of a pair:", ""]
     runs = any(p.runs_now is not None for p in plans)
     head = "| metric | corpus | pair | test | level | SD of differences | items now | power now | items needed |"
     rule = "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"
@@ -139,11 +173,11 @@ def render_plans(plans: list[PairPlan], difference: float, target: float, fmt: s
         head += " runs now | runs SD | runs needed |"
         rule += " ---: | ---: | ---: |"
     lines += [head, rule]
+    cell = MarkdownCells().text
     for p in plans:
-        cells = [p.metric, str(p.corpus) if p.corpus is not None else "(across corpora)", f"{p.a} vs {p.b}", p.method,
-                 f"{p.level:.4g}", _num(p.sd), str(p.n_items),
-                 "" if p.power_now is None else f"{p.power_now:.2f}",
-                 str(p.items_needed) if p.items_needed is not None else "\u2014"]
+        cells = [cell(p.metric), cell(str(p.corpus)) if p.corpus is not None else "(across corpora)",
+                 f"{cell(p.a)} vs {cell(p.b)}", cell(p.method), f"{p.level:.4g}", _num(p.sd), str(p.n_items),
+                 _num(p.power_now, ".2f"), str(p.items_needed) if p.items_needed is not None else "\u2014"]
         if runs:
             cells += ["" if p.runs_now is None else str(p.runs_now), _num(p.runs_sd),
                       str(p.runs_needed) if p.runs_needed is not None else "\u2014"]
@@ -154,5 +188,10 @@ def render_plans(plans: list[PairPlan], difference: float, target: float, fmt: s
     return "\n".join(lines) + "\n"
 
 
-def _num(x: float | None) -> str:
-    return "" if x is None else f"{x:.4g}"
+def _finite(x: Any) -> Any:
+    """A float that is not finite as null: JSON has no NaN (the note beside it says why there is no value)."""
+    return None if isinstance(x, float) and not math.isfinite(x) else x
+
+
+def _num(x: float | None, spec: str = ".4g") -> str:
+    return "" if x is None or not math.isfinite(x) else format(x, spec)

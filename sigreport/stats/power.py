@@ -13,8 +13,12 @@ freedom and noncentrality delta sqrt(n) / s (Cohen 1988, ch. 2). Power at level 
   R's ``power.t.test`` counts the far tail only with ``strict = TRUE``);
 * greater: P(T > t_{1 - alpha, n-1}); less: P(T < -t_{1 - alpha, n-1}) (the MDE is then negative).
 
-The MDE is delta = dz * s with dz the root of power(dz) = target. Tested against statsmodels
-``TTestPower().solve_power`` and R ``power.t.test(..., type = "paired", strict = TRUE)``.
+The MDE is delta = dz * s with dz the root of power(dz) = target, for many n at once (a bracketed
+Illinois search to double precision). scipy's noncentral t cdf gives NaN at scattered points deep in its
+tails, which crashed the search at 447 n between 2 and 20,000 (level 0.05; GSM8K's 1,319 items at Holm's
+0.005): :func:`nct_cdf` puts the tail's value (0 to double precision) there. Tested against statsmodels
+``TTestPower`` (its power at every n = 2..20,000, its ``solve_power``) and R ``power.t.test(..., type =
+"paired", strict = TRUE)``.
 
 Other tests (simulation). For tests without a closed form, the power at delta is estimated by drawing
 ``n_sims`` data sets of n differences from the observed ones, centred on zero, scaled by sqrt(n / (n - 1))
@@ -22,15 +26,16 @@ Other tests (simulation). For tests without a closed form, the power at delta is
 of the observed differences, another mean), and counting how
 often the test rejects; the MDE is found by bisection over delta on the same draws (common random
 numbers: the estimated power is then monotone in delta for tests that are). Seeded; the Monte Carlo
-standard error of a power near 0.8 is about sqrt(0.16 / n_sims). Tested against the closed form for the
-paired t test on normal data.
+standard error of a power near 0.8 is about sqrt(0.16 / n_sims). Beyond :data:`MAX_DRAWN` simulated values
+the data sets are redrawn in blocks at each power estimate (memory bounded; the same draws every time).
+Tested against the closed form for the paired t test on normal data.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -68,37 +73,134 @@ def _check(alpha: float, power: float, alternative: str) -> None:
         raise ValueError(f"alternative must be one of {ALTERNATIVES}; given {alternative!r}")
 
 
+def nct_cdf(df: float | np.ndarray, nc: float | np.ndarray, t: float | np.ndarray) -> np.ndarray:
+    """P(T <= t) for T noncentral t with ``df`` degrees of freedom and noncentrality ``nc``.
+
+    scipy's ``nctdtr`` returns NaN at scattered points deep in a tail (``nctdtr(2144, 37.0, 2.81)``, whose
+    true value is below 1e-160, or ``nctdtr(1, 81.5, -63.5)``); a power or MDE search must never see one.
+    There the normal approximation of Abramowitz and Stegun (1964, 26.7.10), Phi((t (1 - 1/(4 df)) - nc) /
+    sqrt(1 + t^2 / (2 df))), is used, held to the exact bound Phi(-nc) (T <= t <= 0 needs Z + nc <= 0, so
+    P(T <= t) <= Phi(-nc) for t <= 0, and >= Phi(-nc) for t >= 0), which the approximation misses for few
+    degrees of freedom. Every NaN the MDE sweep of ``tests/stats/test_power.py`` meets (n = 2..20,000) lies
+    at t <= 0 < nc with nc - t >= 8: a far tail whose value does not move the power at double precision."""
+    df, nc, t = np.asarray(df, dtype=np.float64), np.asarray(nc, dtype=np.float64), np.asarray(t, dtype=np.float64)
+    v = np.asarray(special.nctdtr(df, nc, t), dtype=np.float64)
+    bad = np.isnan(v)
+    if bad.any():
+        with np.errstate(over="ignore", invalid="ignore"):
+            approx = special.ndtr((t * (1 - 1 / (4 * df)) - nc) / np.sqrt(1 + t * t / (2 * df)))
+        bound = special.ndtr(-nc)  # T <= t <= 0 needs Z + nc <= 0; T <= 0 <= t follows from it
+        v = np.where(bad, np.where(t <= 0, np.minimum(approx, bound), np.maximum(approx, bound)), v)
+    return v
+
+
+ROUNDING = 1e-12  # an SD at most this share of the largest |difference| is rounding error, not variation
+
+
+def varies(sd: float | None, d: np.ndarray) -> bool:
+    """Whether differences ``d`` of standard deviation ``sd`` vary beyond floating-point rounding: sd above
+    :data:`ROUNDING` times the largest |d|. Differences equal in decimal (0.3 - 0.1 and 0.5 - 0.3) differ
+    in the 17th digit, an SD near 3e-17; dividing by it gave a standardized difference of 1e15 and NaN
+    powers. (Rounding moves a double by 1.1e-16 of itself; 1e-12 leaves room for sums of many.)"""
+    if sd is None or not math.isfinite(sd) or sd <= 0:
+        return False
+    d = np.asarray(d, dtype=np.float64)
+    return bool(sd > float(rounding_sd(d))) if d.size else False
+
+
+def rounding_sd(d: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """The largest SD of differences ``d`` (along ``axis``) that is rounding error (:func:`varies`)."""
+    return ROUNDING * np.max(np.abs(d), axis=axis)
+
+
 def paired_t_power(dz: float | np.ndarray, n: int | np.ndarray, alpha: float,
                    alternative: str = "two-sided") -> np.ndarray:
-    """Power of the paired t test for a standardized true difference dz = delta / s with n items."""
+    """Power of the paired t test for a standardized true difference dz = delta / s with n items (finite
+    for every finite or infinite dz: :func:`nct_cdf`)."""
     dz = np.asarray(dz, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
-    df = n - 1
-    nc = dz * np.sqrt(n)
+    with np.errstate(over="ignore", invalid="ignore"):
+        nc = dz * np.sqrt(n)
+    return _t_power(nc, n - 1, _critical(n - 1, alpha, alternative), alternative)
+
+
+def _critical(df: np.ndarray, alpha: float, alternative: str) -> np.ndarray:
+    """The t test's critical value c (it rejects at |T| > c two-sided, T > c greater, T < -c less)."""
+    return special.stdtrit(df, 1 - alpha / 2 if alternative == "two-sided" else 1 - alpha)
+
+
+def _t_power(nc: np.ndarray, df: np.ndarray, c: np.ndarray, alternative: str) -> np.ndarray:
+    """P(reject) for a noncentral t statistic (module docstring: both tails two-sided)."""
     if alternative == "two-sided":
-        c = special.stdtrit(df, 1 - alpha / 2)
-        upper, lower = 1 - special.nctdtr(df, nc, c), special.nctdtr(df, nc, -c)
-        # the far tail underflows to NaN in scipy's noncentral t when the noncentrality is large: it is 0 there
-        return np.where(np.isnan(lower) & (nc > 0), 0.0, lower) + np.where(np.isnan(upper) & (nc < 0), 0.0, upper)
-    c = special.stdtrit(df, 1 - alpha)
+        return np.clip(1 - nct_cdf(df, nc, c) + nct_cdf(df, nc, -c), 0.0, 1.0)
     if alternative == "greater":
-        return 1 - special.nctdtr(df, nc, c)
-    return special.nctdtr(df, nc, -c)
+        return 1 - nct_cdf(df, nc, c)
+    return nct_cdf(df, nc, -c)
 
 
 def paired_t_mde_dz(n: int, alpha: float, power: float = DEFAULT_POWER, alternative: str = "two-sided") -> float | None:
     """The standardized MDE of the paired t test with n items (None below 2 items)."""
-    _check(alpha, power, alternative)
     if n < 2:
+        _check(alpha, power, alternative)
         return None
-    sign = -1.0 if alternative == "less" else 1.0
-    f = lambda d: float(paired_t_power(sign * d, n, alpha, alternative)) - power  # noqa: E731
-    hi = 1.0
-    while f(hi) < 0:  # power grows without bound in d: double until bracketed
-        hi *= 2
-    from scipy import optimize
+    return float(paired_t_mde_dzs(np.array([n]), alpha, power, alternative)[0])
 
-    return sign * optimize.brentq(f, 0.0, hi, xtol=1e-12, rtol=1e-12, maxiter=200)
+
+def paired_t_mde_dzs(n: np.ndarray, alpha: float, power: float = DEFAULT_POWER,
+                     alternative: str = "two-sided") -> np.ndarray:
+    """:func:`paired_t_mde_dz` for an array of item counts (each at least 2), all at once: the smallest dz
+    whose power reaches ``power``, to double precision (the power at it is ``power`` or just above)."""
+    _check(alpha, power, alternative)
+    n = np.asarray(n, dtype=np.float64)
+    if n.size and not (n >= 2).all():
+        raise ValueError("every n must be at least 2")
+    sign = -1.0 if alternative == "less" else 1.0
+    df = n - 1
+    c = _critical(df, alpha, alternative)
+    guess = (c + special.stdtrit(df, power)) / np.sqrt(n)  # a central t's shift: near the root, above 0
+    return sign * _increasing_root(lambda d, i: _t_power(sign * d * np.sqrt(n[i]), df[i], c[i], alternative) - power,
+                                   guess)
+
+
+def _increasing_root(f: Callable[[np.ndarray, np.ndarray], np.ndarray], guess: np.ndarray,
+                     rtol: float = 1e-14, max_iter: int = 200) -> np.ndarray:
+    """Elementwise root of an increasing function with f(0) < 0, near ``guess`` > 0 (``f(x, i)``: its values
+    at x for the elements ``i``): bracketed around the guess (widened by halving and doubling), then Illinois
+    steps (regula falsi with the stale end's value halved: superlinear, Dowell and Jarratt 1971), bisection
+    after ``max_iter // 2`` steps. Every point tried lies inside a bracket, so no NaN and no overflow is ever
+    met. Returns the upper end, where f >= 0 (the power reaches its target), once the bracket is narrower
+    than ``rtol`` relative or f is 0 there to double precision."""
+    every = np.arange(guess.size)
+    lo, hi = guess / 1.05, guess * 1.05
+    f_lo, f_hi = f(lo, every), f(hi, every)
+    while (high := np.flatnonzero(f_lo >= 0)).size:  # f(0) < 0: halving lo ends
+        hi[high], f_hi[high] = lo[high], f_lo[high]
+        lo[high] /= 2
+        f_lo[high] = f(lo[high], high)
+    while (short := np.flatnonzero(f_hi < 0)).size:  # f grows without bound: doubling hi ends
+        lo[short], f_lo[short] = hi[short], f_hi[short]
+        hi[short] *= 2
+        f_hi[short] = f(hi[short], short)
+    g_lo, g_hi = f_lo.copy(), f_hi.copy()  # Illinois weights: the signs stay those of f
+    side = np.zeros(guess.size, dtype=np.int8)  # the end the last step moved: -1 lo, 1 hi
+    active = every
+    for step in range(max_iter):
+        active = active[(hi[active] - lo[active] > rtol * hi[active]) & (f_hi[active] > 1e-15)]
+        if not active.size:
+            break
+        a, b, ga, gb = lo[active], hi[active], g_lo[active], g_hi[active]
+        width = b - a
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = b - gb * width / (gb - ga)
+        x = np.where((step >= max_iter // 2) | ~np.isfinite(x) | (x <= a) | (x >= b), a + width / 2, x)
+        fx = f(x, active)
+        up, last = fx < 0, side[active]
+        g_hi[active] = np.where(up, np.where(last == -1, gb / 2, gb), fx)
+        g_lo[active] = np.where(up, fx, np.where(last == 1, ga / 2, ga))
+        lo[active], f_lo[active] = np.where(up, x, a), np.where(up, fx, f_lo[active])
+        hi[active], f_hi[active] = np.where(up, b, x), np.where(up, f_hi[active], fx)
+        side[active] = np.where(up, -1, 1)
+    return hi
 
 
 def paired_t_mde(sd: float | None, n: int, alpha: float, power: float = DEFAULT_POWER,
@@ -163,17 +265,16 @@ def simulated_mde(diffs: np.ndarray, pvalues: PValues, alpha: float, power: floa
     d = d[np.isfinite(d)]
     n = d.size
     sd = float(d.std(ddof=1)) if n >= 2 else None
-    if n < 2 or not sd:
+    if n < 2 or sd is None or not varies(sd, d):
         why = "fewer than 2 items" if n < 2 else "the differences do not vary"
         return MinimumDetectable(None, None, power, alpha, n, sd, "simulation", (f"no minimum detectable "
                                                                                  f"difference: {why}",))
-    rng = np.random.default_rng(seed)
     # centred, and scaled so that the draws' variance is the unbiased s^2 rather than the plug-in (n-1)/n s^2
-    draws = ((d - d.mean()) * math.sqrt(n / (n - 1)))[rng.integers(0, n, size=(n_sims, n))]
+    blocks = _draw_blocks((d - d.mean()) * math.sqrt(n / (n - 1)), n_sims, seed)
     sign = -1.0 if alternative == "less" else 1.0
 
     def rate(delta: float) -> float:
-        return float(np.mean(rejects(pvalues(draws + sign * delta), alpha)))
+        return sum(int(np.count_nonzero(rejects(pvalues(b + sign * delta), alpha))) for b in blocks()) / n_sims
 
     lo, hi = 0.0, sd
     while rate(hi) < power:
@@ -187,11 +288,32 @@ def simulated_mde(diffs: np.ndarray, pvalues: PValues, alpha: float, power: floa
     return MinimumDetectable(sign * hi, sign * hi / sd, power, alpha, n, sd, "simulation")
 
 
+MAX_DRAWN = 4_000_000  # simulated differences held at once (32 MB; a rank test's p-values need a few times that)
+
+
+def _draw_blocks(centred: np.ndarray, n_sims: int, seed: int) -> Callable[[], Iterable[np.ndarray]]:
+    """The simulated data sets (rows of n differences drawn with replacement from ``centred``), the same ones
+    at every call (common random numbers). Up to :data:`MAX_DRAWN` values they are drawn once and kept; a
+    larger simulation (one pair of 200,000 items: 10^8 values, 7 GB in a rank test) is redrawn block by
+    block at each call from per-block streams of the seed, so that memory stays bounded."""
+    n = centred.size
+    if n_sims * n <= MAX_DRAWN:
+        kept = [centred[np.random.default_rng(seed).integers(0, n, size=(n_sims, n))]]
+        return lambda: kept
+    rows = max(1, MAX_DRAWN // n)
+    sizes = [min(rows, n_sims - start) for start in range(0, n_sims, rows)]
+    streams = np.random.SeedSequence(seed).spawn(len(sizes))
+
+    def redraw() -> Iterable[np.ndarray]:
+        return (centred[np.random.default_rng(s).integers(0, n, size=(k, n))] for s, k in zip(streams, sizes))
+    return redraw
+
+
 def wilcoxon_pvalues(d: np.ndarray, alternative: str = "two-sided") -> np.ndarray:
     """Wilcoxon signed-rank p-values of each row of ``d`` by the normal approximation with the tie
-    correction, zero differences split between the two rank sums (Demsar 2006), no continuity correction:
-    the simulation's stand-in for the exact and corrected forms, which move the MDE by far less than its
-    Monte Carlo error."""
+    correction, zero differences split between the two rank sums (the ``zsplit`` form of stats.rank), no
+    continuity correction: the simulation's stand-in for the exact and corrected forms, which move the MDE
+    by far less than its Monte Carlo error."""
     from scipy.stats import rankdata
 
     n = d.shape[1]
@@ -235,13 +357,13 @@ def two_sample_power(delta: float, sd: float, n: int, alpha: float, alternative:
     """Power of the two-sample t test (equal n per group, equal SD) for a true difference ``delta``:
     noncentral t with 2 (n - 1) degrees of freedom and noncentrality delta / (sd sqrt(2 / n))."""
     df = 2 * (n - 1)
-    nc = delta / (sd * math.sqrt(2.0 / n))
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        nc = np.float64(delta) / (sd * math.sqrt(2.0 / n))
     if alternative == "two-sided":
         c = special.stdtrit(df, 1 - alpha / 2)
-        upper, lower = 1 - special.nctdtr(df, nc, c), special.nctdtr(df, nc, -c)
-        return float(np.nan_to_num(upper) + np.nan_to_num(lower))
+        return float(np.clip(1 - nct_cdf(df, nc, c) + nct_cdf(df, nc, -c), 0.0, 1.0))
     c = special.stdtrit(df, 1 - alpha)
-    return float(1 - special.nctdtr(df, nc, c)) if alternative == "greater" else float(special.nctdtr(df, nc, -c))
+    return float(1 - nct_cdf(df, nc, c)) if alternative == "greater" else float(nct_cdf(df, nc, -c))
 
 
 def two_sample_size(delta: float, sd: float, alpha: float, power: float = DEFAULT_POWER,

@@ -11,7 +11,14 @@ Wilcoxon (``wilcoxon``)
       sum goes to R+, half to R-. Demšar: "if there is an odd number of them, one is ignored"; we
       read this as dropping one zero difference before ranking, so the ranked sample is N = n - 1
       and the remaining (even number of) zeros are split. The seed's worked example has two zeros
-      and reproduces R+ = 93, R- = 12, T = 12 with N = 14.
+      and reproduces R+ = 93, R- = 12, T = 12 with N = 14. Its normal approximation uses the
+      conditional variance below, in which the zeros' halves are fixed; Demšar's formula
+      N(N+1)(2N+1)/24 treats their ranks as if their signs were random too (``'zsplit'``).
+    * ``'zsplit'`` (scipy's ``wilcoxon(zero_method='zsplit')``, scipy gh-2263): every zero is kept and
+      half of their rank sum goes to each sum (an odd one is not dropped); the normal approximation
+      uses the unconditional mean N(N+1)/4 and variance N(N+1)(2N+1)/24 - sum(t^3 - t)/48 over all N
+      differences, the zeros one tie group: Demšar's formula with the tie correction, and scipy's
+      ``method='asymptotic'`` to 1e-12. Its exact mode is the conditional law, as for ``'split'``.
     * ``'pratt'`` (Pratt 1959): zeros are ranked with the others, then their ranks are dropped.
     * ``'wilcox'`` (Wilcoxon 1945, R's ``wilcox.test``): zeros are dropped before ranking.
 
@@ -21,7 +28,8 @@ Wilcoxon (``wilcoxon``)
     zeros' share is fixed. ``mode='auto'`` uses it exactly when there are no ties and no zeros
     among the ranked differences and N <= 50 (the textbook exact distribution, as R's
     ``psignrank``); otherwise the normal approximation with the conditional mean and variance
-    E = c + sum(r)/2, Var = sum(r^2)/4 over the nonzero ranks r (c is the zeros' fixed share).
+    E = c + sum(r)/2, Var = sum(r^2)/4 over the nonzero ranks r (c is the zeros' fixed share;
+    ``'zsplit'`` adds the zeros' ranks to Var).
     For ``'wilcox'`` this is R's tie-corrected variance n(n+1)(2n+1)/24 - sum(t^3 - t)/48; for
     ``'pratt'`` it is the conditional variance used by coin's ``wilcoxsign_test`` (and scipy's
     Cureton correction). The continuity correction of R's ``wilcox.test`` (``correct = TRUE``) is
@@ -60,7 +68,8 @@ from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none
 
 ALTERNATIVES = ("two-sided", "greater", "less")
-ZERO_METHODS = ("split", "pratt", "wilcox")
+ZERO_METHODS = ("split", "zsplit", "pratt", "wilcox")
+SPLITS = ("split", "zsplit")  # zero differences' ranks halved between R+ and R-
 #: ``'normal'`` is the same as ``'approx'`` (the name the spec uses; issue 12).
 MODES = ("auto", "exact", "approx", "normal")
 
@@ -275,7 +284,8 @@ def wilcoxon(
     ----------
     a, b : paired scores, 1-d, same length, finite.
     alternative : 'two-sided', 'greater' (a > b) or 'less'.
-    zero_method : 'split' (Demšar), 'pratt' or 'wilcox' (zeros dropped, as R).
+    zero_method : 'split' (Demšar's zeros, conditional variance), 'zsplit' (scipy's: every zero split,
+        unconditional variance), 'pratt' or 'wilcox' (zeros dropped, as R).
     decimals : the differences are rounded to this many decimals before anything else
         (``None``: no rounding).
     alpha : level of ``critical_value``, and of the confidence interval (level 1 - alpha) unless ``ci_level``.
@@ -350,7 +360,7 @@ def _signed_rank_test(
     m = int(scores2.size)
     if m == 0:
         warnings.append(_all_zero_message(n, decimals))
-        return _wilcoxon_result(n, alternative, hl, t_stat if zero_method == "split" else None, 1.0, None, effect,
+        return _wilcoxon_result(n, alternative, hl, t_stat if zero_method in SPLITS else None, 1.0, None, effect,
                                 warnings, extra)
 
     use_exact = _use_exact(mode, used, m, warnings)
@@ -360,8 +370,10 @@ def _signed_rank_test(
         pvalue, p_best, critical = _exact_signed_rank_p(scores2, rp2, zero_share2, alternative, alpha)
     else:
         extra["continuity_correction"] = bool(correction)
+        k = int(used.size) - m  # zsplit: the zeros' ranks, (k + 1) / 2 each, count in the variance as if random
         z, pvalue, p_best, critical = _normal_signed_rank_p(scores2, rp2, zero_share2, alternative, alpha,
-                                                             correction)
+                                                             correction, k * ((k + 1) / 2) ** 2 / 4
+                                                             if zero_method == "zsplit" else 0.0)
         extra["z"] = z
     if p_best > alpha:
         warnings.append(
@@ -386,13 +398,13 @@ def _ranked_differences(d: np.ndarray, zero_method: str) -> tuple[np.ndarray, in
 
 def _signed_rank_sums(used: np.ndarray, zero_method: str) -> tuple[np.ndarray, int, int, int]:
     """Doubled ranks of the nonzero differences (their signs are random under H0), the zeros' fixed doubled
-    share of each sum ('split' only), and the doubled R+ and R-.
+    share of each sum ('split' and 'zsplit' only), and the doubled R+ and R-.
 
     Doubled ranks are integers (average ranks are multiples of 1/2), so the sums are exact.
     """
     ranks2 = np.rint(2 * sps.rankdata(np.abs(used), method="average")).astype(np.int64)
     pos, neg, zer = used > 0, used < 0, used == 0
-    zero_share2 = int(ranks2[zer].sum()) // 2 if zero_method == "split" else 0  # fixed share of each sum
+    zero_share2 = int(ranks2[zer].sum()) // 2 if zero_method in SPLITS else 0  # fixed share of each sum
     rp2 = int(ranks2[pos].sum()) + zero_share2
     rm2 = int(ranks2[neg].sum()) + zero_share2
     return ranks2[~zer], zero_share2, rp2, rm2
@@ -450,12 +462,14 @@ def _exact_signed_rank_p(
 
 
 def _normal_signed_rank_p(
-    scores2: np.ndarray, rp2: int, zero_share2: int, alternative: str, alpha: float, correction: bool
+    scores2: np.ndarray, rp2: int, zero_share2: int, alternative: str, alpha: float, correction: bool,
+    zeros_var: float = 0.0,
 ) -> tuple[float, float, float, float]:
     """z, p-value, smallest attainable p-value and critical z from the normal approximation of R+ with its
-    conditional mean and variance (module docstring), with R's continuity correction when ``correction``."""
+    conditional mean and variance (module docstring), plus ``zeros_var`` ('zsplit': the zeros' share of the
+    unconditional variance), with R's continuity correction when ``correction``."""
     mean2 = zero_share2 + scores2.sum() / 2  # E[R+] in doubled units
-    sd = math.sqrt(float(np.sum(scores2.astype(float) ** 2)) / 4) / 2  # sd of R+
+    sd = math.sqrt(float(np.sum(scores2.astype(float) ** 2)) / 4 + 4 * zeros_var) / 2  # sd of R+
     diff = (rp2 - mean2) / 2
 
     def z_of(delta: float) -> float:

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from conftest import CONFIGS, build_results
+from conftest import CONFIGS, build_files, build_results
 from sigreport.analyses.power import comparison_level
 from sigreport.stats.power import paired_t_mde
 
@@ -83,3 +83,56 @@ def test_pair_sds_are_numpys_std_of_each_pairs_differences():
         a, b = zip(*[(i, j) for i in range(7) for j in range(i + 1, 7)])
         assert pair_sds(x, list(a), list(b)) == [float(np.std(x[:, i] - x[:, j], ddof=1)) for i, j in zip(a, b)]
     assert pair_sds(np.ones((1, 3)), [0], [1]) == [None]
+
+
+def synthetic_scores(n_items: int, systems: int, seed: int) -> str:
+    """A long score table of ``systems`` systems on ``n_items`` items of one corpus (0/1 scores, as GSM8K's
+    exact match, plus a little noise so every pair's differences vary)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rows = ["system,corpus,item,metric,value"]
+    for s in range(systems):
+        values = (rng.random(n_items) < 0.5 + 0.03 * s) + rng.normal(0, 0.01, n_items)
+        rows += [f"S{s},c,i{i},m,{v:.6f}" for i, v in enumerate(values)]
+    return "\n".join(rows) + "\n"
+
+
+@pytest.mark.parametrize("n_items,pairwise", [(1319, "paired_t"), (2145, "paired_t"), (1319, "bootstrap")])
+def test_gsm8k_sized_build_gets_finite_mdes(cli, workdir, n_items, pairwise):
+    """1,319 items (GSM8K's test set) and 2,145 items, 5 systems, Holm over the 10 pairs: each pair at
+    0.005, where scipy's noncentral t gave NaN inside the MDE search and the build exited 1."""
+    spec = ("title: t\ndata:\n  scores: scores.csv\nmetrics:\n  m:\n    higher_is_better: true\n"
+            f"tests:\n  pairwise: {pairwise}\n  resamples: 199\n  correction: holm\n")
+    doc = build_files(cli, workdir, spec, {"scores.csv": synthetic_scores(n_items, 5, 28)})
+    rec = next(a for a in doc["analyses"] if a["kind"] == "pairwise")
+    assert rec["family_size"] == 10 and len(rec["pairs"]) == 10
+    for p in rec["pairs"]:
+        want = paired_t_mde(p["differences"]["sd"], n_items, 0.005)
+        assert p["mde"]["alpha"] == pytest.approx(0.005) and math.isfinite(p["mde"]["value"]) and p["mde"]["value"] > 0
+        assert p["mde"]["value"] == pytest.approx(want.mde, rel=1e-12)
+
+
+def test_rank_tests_beyond_the_simulation_budget_get_finite_mdes():
+    """Wilcoxon and sign tests above SIMULATION_BUDGET pair-items use the closed form over the efficiency:
+    at 1,319 items and Holm's 0.005 it crashed as the paired t did."""
+    from sigreport.analyses.power import EFFICIENCY, closed_form
+    for method, are in EFFICIENCY.items():
+        m = closed_form(0.4, 1319, 0.005, 0.8, "two-sided", "noncentral_t_are", are)
+        assert m.mde == pytest.approx(paired_t_mde(0.4, 1319, 0.005).mde / math.sqrt(are), rel=1e-12), method
+
+
+def test_a_pair_equal_up_to_rounding_gets_no_mde(cli, workdir):
+    """B is A - 0.2 on every item in decimal (floats: an SD near 1e-17): its MDE is null with the reason, not a
+    difference of 1e-16 computed from rounding error; the other pair keeps its MDE."""
+    import numpy as np
+    a = np.round(np.random.default_rng(5).uniform(0.3, 0.9, 12), 2)
+    rows = ["system,corpus,item,metric,value"]
+    for name, v in (("A", a), ("B", np.round(a - 0.2, 2)), ("C", np.round(a[::-1], 2))):
+        rows += [f"{name},c,i{i},m,{float(x)!r}" for i, x in enumerate(v)]
+    spec = "title: t\ndata:\n  scores: scores.csv\nmetrics:\n  m:\n    higher_is_better: true\n"
+    doc = build_files(cli, workdir, spec, {"scores.csv": "\n".join(rows) + "\n"})
+    pairs = {(p["a"], p["b"]): p for p in next(a for a in doc["analyses"] if a["kind"] == "pairwise")["pairs"]}
+    assert pairs[("A", "B")]["mde"]["value"] is None
+    assert pairs[("A", "B")]["mde"]["warnings"] == ["no minimum detectable difference: the differences do not vary"]
+    assert pairs[("A", "C")]["mde"]["value"] > 0

@@ -148,6 +148,33 @@ def test_split_normal_approximation_uses_conditional_moments():
     assert r.extra["z"] == pytest.approx((obs - null.mean()) / null.std(), rel=1e-12)
 
 
+
+@pytest.mark.parametrize("alternative", ALTS)
+@pytest.mark.parametrize("correction", [True, False])
+@pytest.mark.parametrize("zeros", [1, 2, 3])
+def test_zsplit_against_scipy(alternative, correction, zeros):
+    """zero_method zsplit: scipy 1.17 ``scipy.stats.wilcoxon(d, zero_method='zsplit', correction=correction,
+    alternative=alternative, method='asymptotic')``, whose variance is the unconditional
+    (N(N+1)(2N+1) - sum(t^3 - t)/2) / 24 over all N differences (scipy/stats/_wilcoxon.py,
+    _wilcoxon_statistic): z and p to 1e-12, R+ and R- exactly. 'split' differs (conditional variance; an
+    odd zero dropped)."""
+    from scipy.stats import rankdata
+    from scipy.stats import wilcoxon as scipy_wilcoxon
+    rng = np.random.default_rng(20 + zeros)
+    d = np.concatenate([np.zeros(zeros), rng.integers(-6, 9, 40) / 4])  # ties among the nonzero, too
+    a, b = d + 1.0, np.ones_like(d)
+    ref = scipy_wilcoxon(d, zero_method="zsplit", correction=correction, alternative=alternative,
+                         method="asymptotic")
+    r = wilcoxon(a, b, alternative, "zsplit", mode="normal", correction=correction)
+    z = abs(r.extra["z"]) * -1 if alternative == "two-sided" else r.extra["z"]  # scipy gives -|z| two-sided
+    assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-12) and z == pytest.approx(ref.zstatistic, rel=1e-12)
+    ranks = rankdata(np.abs(d))
+    assert r.extra["r_plus"] == float(ranks[d > 0].sum() + ranks[d == 0].sum() / 2)
+    assert r.extra["n_ranked"] == d.size
+    split = wilcoxon(a, b, alternative, "split", mode="normal", correction=correction)
+    assert split.extra["z"] != pytest.approx(r.extra["z"], rel=1e-6)
+
+
 # ---------------------------------------------------------------------------------------------
 # Table of critical T (seed 003) against R's qsignrank
 # ---------------------------------------------------------------------------------------------
@@ -432,7 +459,7 @@ def test_bad_arguments_raise():
     with pytest.raises(ValueError):
         wilcoxon(np.ones(3), np.ones(4))
     with pytest.raises(ValueError):
-        wilcoxon(np.ones(3), np.ones(3), zero_method="zsplit")
+        wilcoxon(np.ones(3), np.ones(3), zero_method="zero")
     with pytest.raises(ValueError):
         wilcoxon(np.ones(3), np.ones(3), mode="asymptotic")
     with pytest.raises(ValueError):
@@ -508,7 +535,8 @@ pairs_of_int_lists = st.integers(1, 25).flatmap(
 
 
 @settings(max_examples=80, deadline=None)
-@given(pairs_of_int_lists, st.sampled_from(["split", "pratt", "wilcox"]), st.sampled_from(["auto", "exact", "approx"]))
+@given(pairs_of_int_lists, st.sampled_from(["split", "zsplit", "pratt", "wilcox"]),
+       st.sampled_from(["auto", "exact", "approx"]))
 def test_wilcoxon_properties(ab, zero_method, mode):
     a, b = (np.array(v, dtype=float) for v in ab)
     r = wilcoxon(a, b, zero_method=zero_method, mode=mode)
