@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from sigreport.archive.diff import BlockChange, Diff, fmt, setting_text, signed, to_json
+from sigreport.escaping import clean
+from sigreport.escaping import markdown_text as md
 from sigreport.results.names import test_name
 
 Key = tuple[Any, Any]  # (metric, corpus) a row is about
@@ -164,11 +166,6 @@ def inputs_part(d: Diff) -> Part | None:
 # ---- text ----
 
 
-def clean(s: str) -> str:
-    """Names come from user data: no control character may reach a terminal or break a line."""
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in s)
-
-
 def render_text(d: Diff) -> str:
     out = [clean(d.headline)]
     for p in parts(d):
@@ -190,13 +187,6 @@ def aligned(p: Part) -> list[str]:
 
 
 # ---- markdown ----
-
-
-def md(s: str) -> str:
-    s = clean(s)
-    for ch in "\\`*_[]<|#":
-        s = s.replace(ch, "\\" + ch)
-    return s
 
 
 def render_markdown(d: Diff) -> str:

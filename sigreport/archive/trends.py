@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sigreport.archive.diff import by_id, descriptives_of, fmt, interval_level, signed, system_rows, welch_interval
+from sigreport.escaping import csv_text
+from sigreport.escaping import markdown_text as md
 from sigreport.results.decisions import decide_document
 
 
@@ -146,8 +148,6 @@ def table(t: Trend) -> tuple[list[str], list[list[str]], set[tuple[int, int]]]:
 
 
 def render_markdown(found: Sequence[Trend]) -> str:
-    from sigreport.archive.notes import md
-
     out = []
     for t in found:
         header, rows, strong = table(t)
@@ -162,7 +162,8 @@ def render_markdown(found: Sequence[Trend]) -> str:
 
 
 def render_csv(found: Sequence[Trend]) -> str:
-    """One row per metric, corpus, release and system (long format, for a spreadsheet or a plot)."""
+    """One row per metric, corpus, release and system (long format, for a spreadsheet or a plot); a name a
+    spreadsheet would read as a formula gets a leading quote (:func:`sigreport.escaping.csv_text`)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["metric", "corpus", "release", "system", "value", "ci_low", "ci_high", "best", "delta",
@@ -170,8 +171,8 @@ def render_csv(found: Sequence[Trend]) -> str:
     for t in found:
         for s, points in t.series:
             for p in points:
-                w.writerow([t.metric, "" if t.corpus is None else t.corpus, p.release, s, _c(p.value), _c(p.ci_low),
-                            _c(p.ci_high), int(p.best), _c(p.delta), _c(p.delta_low), _c(p.delta_high), p.change or ""])
+                names = (t.metric, "" if t.corpus is None else t.corpus, p.release, s)
+                w.writerow([*map(csv_text, names), _c(p.value), _c(p.ci_low), _c(p.ci_high), int(p.best), _c(p.delta), _c(p.delta_low), _c(p.delta_high), p.change or ""])
     return buf.getvalue()
 
 

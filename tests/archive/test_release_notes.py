@@ -416,3 +416,15 @@ def test_the_ci_recipe_runs_here(tmp_path: Path) -> None:
     bad = subprocess.run(["bash", str(script), str(tmp_path / "missing.yaml"), "v3", str(archive)], env=env,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_trend_csv_quotes_formula_names_not_numbers() -> None:
+    """A name a spreadsheet would run (= + - @ first) gets a leading quote (OWASP); numbers never do."""
+    from sigreport.archive.trends import Point, Trend, render_csv
+
+    points = (Point("-v1", -0.12, -0.2, -0.05, True), Point("v2", -0.1, -0.18, -0.02, False, delta=0.02,
+                                                              delta_low=-0.01, delta_high=0.05))
+    t = Trend("=cmd|'/C calc'!A0", "@corpus", "m", True, 2, 0.95, ("-v1", "v2"), (("+A", points),))
+    rows = [line.split(",") for line in render_csv([t]).splitlines()[1:]]
+    assert rows[0][:8] == ["'=cmd|'/C calc'!A0", "'@corpus", "'-v1", "'+A", "-0.12", "-0.2", "-0.05", "1"], rows
+    assert rows[1][2:] == ["v2", "'+A", "-0.1", "-0.18", "-0.02", "0", "0.02", "-0.01", "0.05", ""], rows

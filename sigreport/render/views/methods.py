@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Union
 
+from sigreport.escaping import markdown_text
 from sigreport.render.views.common import CORRECTION_NAMES, names_text, test_name, the
 from sigreport.results.collection import Results
 from sigreport.results.decisions import Decisions
@@ -381,8 +382,10 @@ def _primary(decisions: Decisions | None) -> list[tuple[Part, ...]]:
 
 
 def markdown(m: Methods) -> str:
-    """methods.md: the paragraph and its references."""
-    refs = "\n".join(f"- {r}" for r in m.references())
-    return f"# Methods\n\n{m.plain()}\n\n## References\n\n{refs}\n" if refs else f"# Methods\n\n{m.plain()}\n"
+    """methods.md: the paragraph and its references, shown literally (names of systems and metrics come
+    from the user: :func:`sigreport.escaping.markdown_text` keeps them from becoming HTML or links)."""
+    text = markdown_text(m.plain())
+    refs = "\n".join(f"- {markdown_text(r)}" for r in m.references())
+    return f"# Methods\n\n{text}\n\n## References\n\n{refs}\n" if refs else f"# Methods\n\n{text}\n"
 
 
