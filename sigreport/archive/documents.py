@@ -14,7 +14,9 @@ fields sigreport reads are described: later versions may add fields freely.
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from sigreport.errors import Problem, UserError
 
 Shape = Any
 SHA256 = re.compile(r"[0-9a-f]{64}")
+MAX_DECIMALS = 12  # a metric's decimals, as the spec allows them (spec.MetricSpec.decimals)
 MAX_DEPTH = 200  # deeper than any document sigreport writes; the json module would recurse much further
 
 _TYPES = {
@@ -32,9 +35,11 @@ _TYPES = {
     "null": lambda v: v is None,
     "sha256": lambda v: isinstance(v, str) and SHA256.fullmatch(v) is not None,
     "any": lambda v: True,
+    "decimals": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_DECIMALS,
 }
 _NAMES = {"str": "a string", "int": "a whole number", "num": "a number", "bool": "true or false", "null": "null",
-          "sha256": "a sha256 (64 lowercase hex digits)", "any": "anything"}
+          "sha256": "a sha256 (64 lowercase hex digits)", "any": "anything",
+          "decimals": f"a whole number from 0 to {MAX_DECIMALS}"}
 
 
 class DocumentError(UserError):
@@ -50,7 +55,8 @@ def document_error(path: Path | str, field: str, message: str) -> DocumentError:
 
 def load_json(path: Path, what: str) -> Any:
     """The JSON document at ``path`` (``what`` names it in messages: "results.json", "manifest"); a file
-    that cannot be read, is not UTF-8 JSON, holds NaN or Infinity, or nests absurdly deep is a user error."""
+    that cannot be read, is not UTF-8 JSON, holds NaN, Infinity or a number beyond a double (``1e400``), or
+    nests absurdly deep is a user error."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -69,7 +75,52 @@ def load_json(path: Path, what: str) -> Any:
         raise document_error(path, "", f"the {what} nests too deeply to be sigreport's") from None
     if _depth_exceeds(doc, MAX_DEPTH):
         raise document_error(path, "", f"the {what} nests deeper than {MAX_DEPTH} levels; not sigreport's")
+    huge = _out_of_range(doc) if _HUGE.search(text) else None
+    if huge is not None:
+        raise document_error(path, huge[0], f"{huge[1]} beyond the range of a double (largest "
+                             f"{sys.float_info.max:.4g}); sigreport writes finite numbers only")
     return doc
+
+
+_HUGE = re.compile(r"[eE]\+?\d{3}|\d{309}")
+"""Text that may hold a number beyond a double (1e400 parses as inf, a 400-digit integer as an int no float
+holds): only then is the document walked for it (:func:`_out_of_range`), so the common case costs a search."""
+
+
+def _out_of_range(doc: Any) -> tuple[str, str] | None:
+    """(field path, the number as written) of the first number no double holds: JSON allows ``1e400`` and
+    ``10**400`` written out, which would otherwise end as inf or an OverflowError deep inside a comparison."""
+    stack: list[tuple[Any, str]] = [(doc, "")]
+    while stack:
+        v, where = stack.pop()
+        if isinstance(v, dict):
+            stack += [(x, f"{where}.{k}" if where else str(k)) for k, x in reversed(v.items())]
+        elif isinstance(v, list):
+            stack += [(x, f"{where}[{i}]") for i, x in reversed(list(enumerate(v)))]
+        elif isinstance(v, float) and math.isinf(v):
+            return where, "a number"
+        elif isinstance(v, int) and not isinstance(v, bool) and abs(v) > sys.float_info.max:
+            return where, f"an integer of {len(str(abs(v)))} digits,"
+    return None
+
+
+def finite_document(doc: Any) -> tuple[Any, list[str]]:
+    """``doc`` with every non-finite float (inf, nan) as null, and the field paths where it was: a difference
+    of two values near the range of a double overflows, and a JSON output must stay JSON (no NaN or Infinity
+    token), its nulls named."""
+    paths: list[str] = []
+
+    def clean(v: Any, where: str) -> Any:
+        if isinstance(v, dict):
+            return {k: clean(x, f"{where}.{k}" if where else str(k)) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [clean(x, f"{where}[{i}]") for i, x in enumerate(v)]
+        if isinstance(v, float) and not math.isfinite(v):
+            paths.append(where)
+            return None
+        return v
+
+    return clean(doc, ""), paths
 
 
 def _no_constant(name: str) -> Any:
@@ -150,7 +201,7 @@ ANALYSIS = {"id!": "str", "kind!": "str", "method": "str|null", "metric": "str|n
             "average_ranks": ("map", "num|null"), "pairs": ("list", PAIR), "systems": ("list", SYSTEM_ROW)}
 RESULTS = {"schema_version!": "int", "title": "str|null", "alpha": "num", "seed": "int",
            "sigreport_version": "str|null", "systems": ("list", "str"), "corpora": ("list", "str"),
-           "metrics": ("map", {"higher_is_better": "bool"}), "tests": ("map", "any"), "data": ("map", "any"),
+           "metrics": ("map", {"higher_is_better": "bool", "decimals": "decimals"}), "tests": ("map", "any"), "data": ("map", "any"),
            "analyses!": ("list", ANALYSIS)}
 
 

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sigreport.archive.diff import BlockChange, Diff, fmt, setting_text, signed, to_json
+from sigreport.archive.documents import finite_document
 from sigreport.escaping import clean
 from sigreport.escaping import markdown_text as md
 from sigreport.results.names import test_name
@@ -275,7 +276,12 @@ def html_table(p: Part, d: Diff, links: Links | None) -> str:
 
 
 def render_json(d: Diff) -> str:
-    return json.dumps(to_json(d), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The diff for scripts (:func:`~sigreport.archive.diff.to_json`); a value that is not a finite number (the
+    difference of two values near the range of a double) is null, its path listed in ``non_finite``."""
+    doc, non_finite = finite_document(to_json(d))
+    if non_finite:
+        doc["non_finite"] = non_finite
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def render(d: Diff, fmt_name: str, links: Links | None = None) -> str:

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sigreport.archive.diff import by_id, descriptives_of, fmt, interval_level, signed, system_rows, welch_interval
+from sigreport.archive.documents import finite_document
 from sigreport.escaping import csv_text
 from sigreport.escaping import markdown_text as md
 from sigreport.results.decisions import decide_document
@@ -188,7 +189,12 @@ def to_json(found: Sequence[Trend]) -> dict[str, Any]:
 
 
 def render_json(found: Sequence[Trend]) -> str:
-    return json.dumps(to_json(found), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The trends for scripts; a value that is not a finite number (a difference of two values near the range of
+    a double) is null, its path listed in ``non_finite``."""
+    doc, non_finite = finite_document(to_json(found))
+    if non_finite:
+        doc["non_finite"] = non_finite
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 RENDERERS = {"markdown": render_markdown, "csv": render_csv, "json": render_json}
