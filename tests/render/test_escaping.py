@@ -136,3 +136,20 @@ def test_main_csv_quotes_formulas_but_not_numbers(cli, workdir):
     # the means of the scores above: (-0.3 - 0.2 - 0.35 - 0.1) / 4 and (-0.5 - 0.6 - 0.55 - 0.7) / 4
     assert systems[f"'{FORMULA} (c)"] == "-0.2375" and systems[f"{MD_IMG} (a)"] == "-0.5875", systems
     assert all(not v.startswith("'") for v in systems.values())
+
+
+@given(st.text(alphabet=st.sampled_from(list("\\`*_[]<>|#()!:=ab \n\x1b")), max_size=30))
+def test_markdown_text_leaves_no_markup_and_keeps_the_text(s):
+    from sigreport.escaping import clean, markdown_text
+
+    e = markdown_text(s)
+    assert not live_markup(e) and "\n" not in e and "\x1b" not in e
+    assert re.sub(r"\\(.)", r"\1", e) == clean(s)  # unescaped by a renderer, it reads as the name
+
+
+def test_csv_text_quotes_formula_starts_only():
+    from sigreport.escaping import csv_text
+
+    assert [csv_text(s) for s in ("=1+1", "+A", "-cmd", "@SUM(A1)", "\tx", "\rx")] == \
+        ["'=1+1", "'+A", "'-cmd", "'@SUM(A1)", "'\tx", "'\rx"]
+    assert [csv_text(s) for s in ("-0.12", "+3", "-1e-05", "A=B", "", "'x")] == ["-0.12", "+3", "-1e-05", "A=B", "", "'x"]
