@@ -32,7 +32,7 @@ def markdown_text(s: str) -> str:
     return s
 
 
-def csv_text(s: str) -> str:
+def csv_safe(s: str) -> str:
     """A text cell of a CSV: a cell a spreadsheet would read as a formula gets a leading single quote (OWASP's
     recommendation; the quote shows in the cell, the formula never runs). Only for text: numbers are written
     as they are (``-0.12`` stays a number), and so is a cell that reads as a number."""

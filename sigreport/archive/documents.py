@@ -88,7 +88,7 @@ holds): only then is the document walked for it (:func:`_out_of_range`), so the 
 
 
 def _out_of_range(doc: Any) -> tuple[str, str] | None:
-    """(field path, the number as written) of the first number no double holds: JSON allows ``1e400`` and
+    """(field path, what the number is) of the first number no double holds: JSON allows ``1e400`` and
     ``10**400`` written out, which would otherwise end as inf or an OverflowError deep inside a comparison."""
     stack: list[tuple[Any, str]] = [(doc, "")]
     while stack:
@@ -201,8 +201,8 @@ ANALYSIS = {"id!": "str", "kind!": "str", "method": "str|null", "metric": "str|n
             "average_ranks": ("map", "num|null"), "pairs": ("list", PAIR), "systems": ("list", SYSTEM_ROW)}
 RESULTS = {"schema_version!": "int", "title": "str|null", "alpha": "num", "seed": "int",
            "sigreport_version": "str|null", "systems": ("list", "str"), "corpora": ("list", "str"),
-           "metrics": ("map", {"higher_is_better": "bool", "decimals": "decimals"}), "tests": ("map", "any"), "data": ("map", "any"),
-           "analyses!": ("list", ANALYSIS)}
+           "metrics": ("map", {"higher_is_better": "bool", "decimals": "decimals"}), "tests": ("map", "any"),
+           "data": ("map", "any"), "analyses!": ("list", ANALYSIS)}
 
 
 def read_results_document(path: Path) -> dict[str, Any]:

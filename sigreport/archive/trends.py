@@ -24,7 +24,7 @@ from typing import Any
 
 from sigreport.archive.diff import by_id, descriptives_of, fmt, interval_level, signed, system_rows, welch_interval
 from sigreport.archive.documents import finite_document
-from sigreport.escaping import csv_text
+from sigreport.escaping import csv_safe
 from sigreport.escaping import markdown_text as md
 from sigreport.results.decisions import decide_document
 
@@ -164,7 +164,7 @@ def render_markdown(found: Sequence[Trend]) -> str:
 
 def render_csv(found: Sequence[Trend]) -> str:
     """One row per metric, corpus, release and system (long format, for a spreadsheet or a plot); a name a
-    spreadsheet would read as a formula gets a leading quote (:func:`sigreport.escaping.csv_text`)."""
+    spreadsheet would read as a formula gets a leading quote (:func:`sigreport.escaping.csv_safe`)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["metric", "corpus", "release", "system", "value", "ci_low", "ci_high", "best", "delta",
@@ -173,7 +173,8 @@ def render_csv(found: Sequence[Trend]) -> str:
         for s, points in t.series:
             for p in points:
                 names = (t.metric, "" if t.corpus is None else t.corpus, p.release, s)
-                w.writerow([*map(csv_text, names), _c(p.value), _c(p.ci_low), _c(p.ci_high), int(p.best), _c(p.delta), _c(p.delta_low), _c(p.delta_high), p.change or ""])
+                w.writerow([*map(csv_safe, names), _c(p.value), _c(p.ci_low), _c(p.ci_high), int(p.best),
+                            _c(p.delta), _c(p.delta_low), _c(p.delta_high), p.change or ""])
     return buf.getvalue()
 
 

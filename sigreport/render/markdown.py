@@ -14,7 +14,7 @@ import io
 import re
 from collections.abc import Iterable, Sequence
 
-from sigreport.escaping import csv_text as csv_safe
+from sigreport.escaping import csv_safe
 from sigreport.escaping import markdown_text
 from sigreport.render.format import SYMBOLS, Target, _sci
 from sigreport.render.model import CI, P, Cell, Count, Decision, Df, Int, Marked, Num, Stat, Table, Text

@@ -63,12 +63,11 @@ def from_dict(doc: dict[str, Any], partial: bool = False) -> Results:
         raise ValueError(f"results.json schema_version {version!r}: this sigreport reads schema_version "
                          f"{SCHEMA_VERSION} only (the document was written by sigreport "
                          f"{doc.get('sigreport_version') or 'of an unknown version'})")
-    reader = Reader(partial)
-    header = reader.obj(_Header, doc, "", closed=False)
-    reader.unread += [str(k) for k in doc if k not in HEADER_FIELDS]
-    metrics = {k: reader.obj(MetricInfo, m, f"metrics.{k}") for k, m in (doc.get("metrics") or {}).items()}
+    whole, reader = Reader(), Reader(partial)  # the header is read whole in both modes: a Results needs it all
+    header = whole.obj(_Header, doc, "", closed=False)
+    metrics = {k: whole.obj(MetricInfo, m, f"metrics.{k}") for k, m in (doc.get("metrics") or {}).items()}
     records = read_records(doc.get("analyses", []), partial, reader)
-    unread = tuple(reader.unread)
+    unread = (*(str(k) for k in doc if k not in HEADER_FIELDS), *whole.unread, *reader.unread)
     if unread and not partial:
         shown = ", ".join(unread[:6]) + (f" and {len(unread) - 6} more" if len(unread) > 6 else "")
         warnings.warn(UnreadFieldsWarning(f"results.json: {len(unread)} fields and kinds this sigreport does not "

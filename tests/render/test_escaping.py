@@ -147,9 +147,9 @@ def test_markdown_text_leaves_no_markup_and_keeps_the_text(s):
     assert re.sub(r"\\(.)", r"\1", e) == clean(s)  # unescaped by a renderer, it reads as the name
 
 
-def test_csv_text_quotes_formula_starts_only():
-    from sigreport.escaping import csv_text
+def test_csv_safe_quotes_formula_starts_only():
+    from sigreport.escaping import csv_safe
 
-    assert [csv_text(s) for s in ("=1+1", "+A", "-cmd", "@SUM(A1)", "\tx", "\rx")] == \
+    assert [csv_safe(s) for s in ("=1+1", "+A", "-cmd", "@SUM(A1)", "\tx", "\rx")] == \
         ["'=1+1", "'+A", "'-cmd", "'@SUM(A1)", "'\tx", "'\rx"]
-    assert [csv_text(s) for s in ("-0.12", "+3", "-1e-05", "A=B", "", "'x")] == ["-0.12", "+3", "-1e-05", "A=B", "", "'x"]
+    assert [csv_safe(s) for s in ("-0.12", "+3", "-1e-05", "A=B", "", "'x")] == ["-0.12", "+3", "-1e-05", "A=B", "", "'x"]
