@@ -67,24 +67,28 @@ def load_json(path: Path, what: str) -> Any:
         raise document_error(path, "", f"cannot read the {what}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise document_error(path, "", f"the {what} is not UTF-8 text (byte {exc.start})") from None
+    long_ints: list[str] = []
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant, parse_int=lambda t: _int(t, long_ints))
     except ValueError as exc:
         raise document_error(path, "", f"the {what} is not valid JSON: {exc}") from None
     except RecursionError:
         raise document_error(path, "", f"the {what} nests too deeply to be sigreport's") from None
-    if _depth_exceeds(doc, MAX_DEPTH):
+    too_deep, infinite = _walk(doc, MAX_DEPTH)
+    if too_deep:
         raise document_error(path, "", f"the {what} nests deeper than {MAX_DEPTH} levels; not sigreport's")
-    huge = _out_of_range(doc) if _HUGE.search(text) else None
+    huge = _out_of_range(doc) if infinite or long_ints else None
     if huge is not None:
         raise document_error(path, huge[0], f"{huge[1]} beyond the range of a double (largest "
                              f"{sys.float_info.max:.4g}); sigreport writes finite numbers only")
     return doc
 
 
-_HUGE = re.compile(r"[eE]\+?\d{3}|\d{309}")
-"""Text that may hold a number beyond a double (1e400 parses as inf, a 400-digit integer as an int no float
-holds): only then is the document walked for it (:func:`_out_of_range`), so the common case costs a search."""
+def _int(text: str, long_ints: list[str]) -> int:
+    """An integer of the document; one of more digits than a double's largest (309) is noted in ``long_ints``."""
+    if len(text) > 309:
+        long_ints.append(text)
+    return int(text)
 
 
 def _out_of_range(doc: Any) -> tuple[str, str] | None:
@@ -127,17 +131,19 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _depth_exceeds(doc: Any, limit: int) -> bool:
-    stack = [(doc, 1)]
+def _walk(doc: Any, limit: int) -> tuple[bool, bool]:
+    """(nests deeper than ``limit``, holds an infinite float: ``1e400`` as JSON allows it): one walk over the
+    containers, the floats compared in C (``inf in values``), so a large report costs little more."""
+    stack = [(doc, 1)] if isinstance(doc, (dict, list)) else []
+    infinite = False
     while stack:
         v, d = stack.pop()
         if d > limit:
-            return True
-        if isinstance(v, dict):
-            stack += [(x, d + 1) for x in v.values() if isinstance(x, (dict, list))]
-        elif isinstance(v, list):
-            stack += [(x, d + 1) for x in v if isinstance(x, (dict, list))]
-    return False
+            return True, infinite
+        values = v.values() if isinstance(v, dict) else v
+        infinite = infinite or math.inf in values or -math.inf in values
+        stack += [(x, d + 1) for x in values if isinstance(x, (dict, list))]
+    return False, infinite
 
 
 def first_problem(value: Any, shape: Shape, field: str = "") -> tuple[str, str] | None:
