@@ -760,18 +760,24 @@ def paired_interval(src: tuple[tuple[str, ...], Mapping[str, Any], tuple[str, ..
 def welch_interval(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, delta: float,
                    level: float) -> tuple[float, float] | None:
     """Welch's t interval of new mean - old mean from each release's mean, SD and n (Welch-Satterthwaite
-    degrees of freedom); reproduced by R's ``t.test(new, old, var.equal = FALSE)$conf.int`` on the scores."""
+    degrees of freedom); reproduced by R's ``t.test(new, old, var.equal = FALSE)$conf.int`` on the scores.
+    None without an SD and n on both sides, or when the values are so large (near the range of a double) that
+    the interval is not a finite number."""
     if old is None or new is None:
         return None
     s1, n1, s2, n2 = (_num(r.get(k)) for r in (old, new) for k in ("sd", "n"))
     if None in (s1, n1, s2, n2) or n1 < 2 or n2 < 2:  # type: ignore[operator]
         return None
-    v1, v2 = s1 ** 2 / n1, s2 ** 2 / n2  # type: ignore[operator]
-    se = math.sqrt(v1 + v2)
-    if se == 0:
-        return delta, delta
-    df = (v1 + v2) ** 2 / (v1 ** 2 / (n1 - 1) + v2 ** 2 / (n2 - 1))  # type: ignore[operator]
-    return t_interval(delta, se, df, level)
+    try:
+        v1, v2 = s1 ** 2 / n1, s2 ** 2 / n2  # type: ignore[operator]
+        se = math.sqrt(v1 + v2)
+        if se == 0:
+            return delta, delta
+        df = (v1 + v2) ** 2 / (v1 ** 2 / (n1 - 1) + v2 ** 2 / (n2 - 1))  # type: ignore[operator]
+        found = t_interval(delta, se, df, level)
+    except (OverflowError, ZeroDivisionError):
+        return None
+    return found if all(map(math.isfinite, found)) else None
 
 
 def t_interval(mean: float, se: float, df: float, level: float) -> tuple[float, float]:

@@ -14,7 +14,9 @@ fields sigreport reads are described: later versions may add fields freely.
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from sigreport.errors import Problem, UserError
 
 Shape = Any
 SHA256 = re.compile(r"[0-9a-f]{64}")
+MAX_DECIMALS = 12  # a metric's decimals, as the spec allows them (spec.MetricSpec.decimals)
 MAX_DEPTH = 200  # deeper than any document sigreport writes; the json module would recurse much further
 
 _TYPES = {
@@ -32,9 +35,11 @@ _TYPES = {
     "null": lambda v: v is None,
     "sha256": lambda v: isinstance(v, str) and SHA256.fullmatch(v) is not None,
     "any": lambda v: True,
+    "decimals": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_DECIMALS,
 }
 _NAMES = {"str": "a string", "int": "a whole number", "num": "a number", "bool": "true or false", "null": "null",
-          "sha256": "a sha256 (64 lowercase hex digits)", "any": "anything"}
+          "sha256": "a sha256 (64 lowercase hex digits)", "any": "anything",
+          "decimals": f"a whole number from 0 to {MAX_DECIMALS}"}
 
 
 class DocumentError(UserError):
@@ -50,7 +55,8 @@ def document_error(path: Path | str, field: str, message: str) -> DocumentError:
 
 def load_json(path: Path, what: str) -> Any:
     """The JSON document at ``path`` (``what`` names it in messages: "results.json", "manifest"); a file
-    that cannot be read, is not UTF-8 JSON, holds NaN or Infinity, or nests absurdly deep is a user error."""
+    that cannot be read, is not UTF-8 JSON, holds NaN, Infinity or a number beyond a double (``1e400``), or
+    nests absurdly deep is a user error."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -61,32 +67,83 @@ def load_json(path: Path, what: str) -> Any:
         raise document_error(path, "", f"cannot read the {what}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise document_error(path, "", f"the {what} is not UTF-8 text (byte {exc.start})") from None
+    long_ints: list[str] = []
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant, parse_int=lambda t: _int(t, long_ints))
     except ValueError as exc:
         raise document_error(path, "", f"the {what} is not valid JSON: {exc}") from None
     except RecursionError:
         raise document_error(path, "", f"the {what} nests too deeply to be sigreport's") from None
-    if _depth_exceeds(doc, MAX_DEPTH):
+    too_deep, infinite = _walk(doc, MAX_DEPTH)
+    if too_deep:
         raise document_error(path, "", f"the {what} nests deeper than {MAX_DEPTH} levels; not sigreport's")
+    huge = _out_of_range(doc) if infinite or long_ints else None
+    if huge is not None:
+        raise document_error(path, huge[0], f"{huge[1]} beyond the range of a double (largest "
+                             f"{sys.float_info.max:.4g}); sigreport writes finite numbers only")
     return doc
+
+
+def _int(text: str, long_ints: list[str]) -> int:
+    """An integer of the document; one of more digits than a double's largest (309) is noted in ``long_ints``."""
+    if len(text) > 309:
+        long_ints.append(text)
+    return int(text)
+
+
+def _out_of_range(doc: Any) -> tuple[str, str] | None:
+    """(field path, what the number is) of the first number no double holds: JSON allows ``1e400`` and
+    ``10**400`` written out, which would otherwise end as inf or an OverflowError deep inside a comparison."""
+    stack: list[tuple[Any, str]] = [(doc, "")]
+    while stack:
+        v, where = stack.pop()
+        if isinstance(v, dict):
+            stack += [(x, f"{where}.{k}" if where else str(k)) for k, x in reversed(v.items())]
+        elif isinstance(v, list):
+            stack += [(x, f"{where}[{i}]") for i, x in reversed(list(enumerate(v)))]
+        elif isinstance(v, float) and math.isinf(v):
+            return where, "a number"
+        elif isinstance(v, int) and not isinstance(v, bool) and abs(v) > sys.float_info.max:
+            return where, f"an integer of {len(str(abs(v)))} digits,"
+    return None
+
+
+def finite_document(doc: Any) -> tuple[Any, list[str]]:
+    """``doc`` with every non-finite float (inf, nan) as null, and the field paths where it was: a difference
+    of two values near the range of a double overflows, and a JSON output must stay JSON (no NaN or Infinity
+    token), its nulls named."""
+    paths: list[str] = []
+
+    def clean(v: Any, where: str) -> Any:
+        if isinstance(v, dict):
+            return {k: clean(x, f"{where}.{k}" if where else str(k)) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [clean(x, f"{where}[{i}]") for i, x in enumerate(v)]
+        if isinstance(v, float) and not math.isfinite(v):
+            paths.append(where)
+            return None
+        return v
+
+    return clean(doc, ""), paths
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _depth_exceeds(doc: Any, limit: int) -> bool:
-    stack = [(doc, 1)]
+def _walk(doc: Any, limit: int) -> tuple[bool, bool]:
+    """(nests deeper than ``limit``, holds an infinite float: ``1e400`` as JSON allows it): one walk over the
+    containers, the floats compared in C (``inf in values``), so a large report costs little more."""
+    stack = [(doc, 1)] if isinstance(doc, (dict, list)) else []
+    infinite = False
     while stack:
         v, d = stack.pop()
         if d > limit:
-            return True
-        if isinstance(v, dict):
-            stack += [(x, d + 1) for x in v.values() if isinstance(x, (dict, list))]
-        elif isinstance(v, list):
-            stack += [(x, d + 1) for x in v if isinstance(x, (dict, list))]
-    return False
+            return True, infinite
+        values = v.values() if isinstance(v, dict) else v
+        infinite = infinite or math.inf in values or -math.inf in values
+        stack += [(x, d + 1) for x in values if isinstance(x, (dict, list))]
+    return False, infinite
 
 
 def first_problem(value: Any, shape: Shape, field: str = "") -> tuple[str, str] | None:
@@ -150,8 +207,8 @@ ANALYSIS = {"id!": "str", "kind!": "str", "method": "str|null", "metric": "str|n
             "average_ranks": ("map", "num|null"), "pairs": ("list", PAIR), "systems": ("list", SYSTEM_ROW)}
 RESULTS = {"schema_version!": "int", "title": "str|null", "alpha": "num", "seed": "int",
            "sigreport_version": "str|null", "systems": ("list", "str"), "corpora": ("list", "str"),
-           "metrics": ("map", {"higher_is_better": "bool"}), "tests": ("map", "any"), "data": ("map", "any"),
-           "analyses!": ("list", ANALYSIS)}
+           "metrics": ("map", {"higher_is_better": "bool", "decimals": "decimals"}), "tests": ("map", "any"),
+           "data": ("map", "any"), "analyses!": ("list", ANALYSIS)}
 
 
 def read_results_document(path: Path) -> dict[str, Any]:

@@ -20,6 +20,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from sigreport.archive.diff import BlockChange, Diff, fmt, setting_text, signed, to_json
+from sigreport.archive.documents import finite_document
+from sigreport.escaping import clean
+from sigreport.escaping import markdown_text as md
 from sigreport.results.names import test_name
 
 Key = tuple[Any, Any]  # (metric, corpus) a row is about
@@ -164,11 +167,6 @@ def inputs_part(d: Diff) -> Part | None:
 # ---- text ----
 
 
-def clean(s: str) -> str:
-    """Names come from user data: no control character may reach a terminal or break a line."""
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in s)
-
-
 def render_text(d: Diff) -> str:
     out = [clean(d.headline)]
     for p in parts(d):
@@ -190,13 +188,6 @@ def aligned(p: Part) -> list[str]:
 
 
 # ---- markdown ----
-
-
-def md(s: str) -> str:
-    s = clean(s)
-    for ch in "\\`*_[]<|#":
-        s = s.replace(ch, "\\" + ch)
-    return s
 
 
 def render_markdown(d: Diff) -> str:
@@ -285,7 +276,12 @@ def html_table(p: Part, d: Diff, links: Links | None) -> str:
 
 
 def render_json(d: Diff) -> str:
-    return json.dumps(to_json(d), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The diff for scripts (:func:`~sigreport.archive.diff.to_json`); a value that is not a finite number (the
+    difference of two values near the range of a double) is null, its path listed in ``non_finite``."""
+    doc, non_finite = finite_document(to_json(d))
+    if non_finite:
+        doc["non_finite"] = non_finite
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def render(d: Diff, fmt_name: str, links: Links | None = None) -> str:

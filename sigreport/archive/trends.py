@@ -23,6 +23,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sigreport.archive.diff import by_id, descriptives_of, fmt, interval_level, signed, system_rows, welch_interval
+from sigreport.archive.documents import finite_document
+from sigreport.escaping import csv_safe
+from sigreport.escaping import markdown_text as md
 from sigreport.results.decisions import decide_document
 
 
@@ -146,8 +149,6 @@ def table(t: Trend) -> tuple[list[str], list[list[str]], set[tuple[int, int]]]:
 
 
 def render_markdown(found: Sequence[Trend]) -> str:
-    from sigreport.archive.notes import md
-
     out = []
     for t in found:
         header, rows, strong = table(t)
@@ -162,7 +163,8 @@ def render_markdown(found: Sequence[Trend]) -> str:
 
 
 def render_csv(found: Sequence[Trend]) -> str:
-    """One row per metric, corpus, release and system (long format, for a spreadsheet or a plot)."""
+    """One row per metric, corpus, release and system (long format, for a spreadsheet or a plot); a name a
+    spreadsheet would read as a formula gets a leading quote (:func:`sigreport.escaping.csv_safe`)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["metric", "corpus", "release", "system", "value", "ci_low", "ci_high", "best", "delta",
@@ -170,8 +172,9 @@ def render_csv(found: Sequence[Trend]) -> str:
     for t in found:
         for s, points in t.series:
             for p in points:
-                w.writerow([t.metric, "" if t.corpus is None else t.corpus, p.release, s, _c(p.value), _c(p.ci_low),
-                            _c(p.ci_high), int(p.best), _c(p.delta), _c(p.delta_low), _c(p.delta_high), p.change or ""])
+                names = (t.metric, "" if t.corpus is None else t.corpus, p.release, s)
+                w.writerow([*map(csv_safe, names), _c(p.value), _c(p.ci_low), _c(p.ci_high), int(p.best),
+                            _c(p.delta), _c(p.delta_low), _c(p.delta_high), p.change or ""])
     return buf.getvalue()
 
 
@@ -187,7 +190,12 @@ def to_json(found: Sequence[Trend]) -> dict[str, Any]:
 
 
 def render_json(found: Sequence[Trend]) -> str:
-    return json.dumps(to_json(found), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The trends for scripts; a value that is not a finite number (a difference of two values near the range of
+    a double) is null, its path listed in ``non_finite``."""
+    doc, non_finite = finite_document(to_json(found))
+    if non_finite:
+        doc["non_finite"] = non_finite
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 RENDERERS = {"markdown": render_markdown, "csv": render_csv, "json": render_json}

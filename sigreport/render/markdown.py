@@ -3,7 +3,8 @@ spreadsheets): the same model tables the HTML and LaTeX show, through a plain-te
 
 Markdown has no underline: the second best is written ``<u>...</u>`` and markers ``<sup>...</sup>``,
 which GitHub, GitLab and most Markdown renderers show. The CSV keeps a value column per (metric, corpus)
-as text (so an interval stays one cell) and beside it the rank mark and the markers, without markup.
+as text (so an interval stays one cell) and beside it the rank mark and the markers, without markup; a name
+that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab, CR first) gets a leading ``'``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import io
 import re
 from collections.abc import Iterable, Sequence
 
+from sigreport.escaping import csv_safe
+from sigreport.escaping import markdown_text
 from sigreport.render.format import SYMBOLS, Target, _sci
-from sigreport.render.model import Cell, Marked, Table, Text
+from sigreport.render.model import CI, P, Cell, Count, Decision, Df, Int, Marked, Num, Stat, Table, Text
 
 
 class Plain(Target):
@@ -51,10 +54,11 @@ class Plain(Target):
 
 
 class MarkdownCells(Plain):
-    """Cells for a Markdown table: ``|`` escaped, bold with ``**``, underline and superscript as HTML."""
+    """Cells for a Markdown table: text shown literally (:func:`sigreport.escaping.markdown_text`: no name
+    becomes HTML, a link or a cell border), bold with ``**``, underline and superscript as HTML."""
 
     def text(self, s: str) -> str:
-        return s.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+        return markdown_text(s)
 
     def marked(self, inner: str, emphasis: str, marks: str) -> str:
         out = {"best": f"**{inner}**", "second": f"<u>{inner}</u>"}.get(emphasis, inner)
@@ -82,16 +86,28 @@ def csv_text(tables: Sequence[Table]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     for i, t in enumerate(tables):
-        heads = [fmt.cell(c.header) for c in t.columns[1:]]
+        heads = [csv_safe(fmt.cell(c.header)) for c in t.columns[1:]]
         if i:
             w.writerow([])
         w.writerow(["system", *(f"{h}{suffix}" for h in heads for suffix in ("", " [mark]", " [markers]"))])
         for row in t.rows:
-            w.writerow([fmt.cell(row[0]), *(x for c in row[1:] for x in _csv_cell(fmt, c))])
+            w.writerow([_csv_value(fmt, row[0]), *(x for c in row[1:] for x in _csv_cell(fmt, c))])
     return buf.getvalue()
 
 
 def _csv_cell(fmt: Plain, c: Cell) -> tuple[str, str, str]:
     if isinstance(c, Marked):
-        return fmt.cell(c.inner), c.emphasis, c.marks
-    return fmt.cell(c if not isinstance(c, str) else Text(c)), "", ""
+        return _csv_value(fmt, c.inner), c.emphasis, c.marks
+    return _csv_value(fmt, c), "", ""
+
+
+NUMBERS = (Num, Int, Df, Count, Stat, P, CI, Decision)
+"""Cells whose CSV text is a number (or an interval, a yes/no) the views made, never a name."""
+
+
+def _csv_value(fmt: Plain, c: Cell | str) -> str:
+    """A cell's text; a text cell (a name) a spreadsheet would read as a formula gets a leading quote, a number
+    never does (-0.12 stays a number)."""
+    if isinstance(c, str):
+        c = Text(c)
+    return fmt.cell(c) if isinstance(c, NUMBERS) else csv_safe(fmt.cell(c))

@@ -38,6 +38,9 @@ class Results:
     sigreport_version: str
     schema_version: int = 1
     description: str | None = None
+    unread: tuple[str, ...] = ()
+    """Paths of what a results.json held that this sigreport does not know and skipped (a later version's
+    fields and analysis kinds); never written back."""
 
     def __iter__(self) -> Iterator[Record]:
         return iter(self.records)

@@ -28,9 +28,8 @@ POSTHOC_NAMES = {"nemenyi": "Nemenyi test", "bonferroni_dunn": "Bonferroni-Dunn 
                  "bergmann_hommel": "all-pairs z tests on ranks with Bergmann-Hommel's procedure",
                  "paired_t": "paired t tests"}
 OMNIBUS_NAMES = {"rm_anova": "repeated-measures ANOVA", "friedman": "Friedman test", "cochran_q": "Cochran's Q test"}
-BAYESIAN_NAMES = {"signed_rank": "Bayesian signed-rank test (Benavoli et al. 2017)",
-                  "correlated_t": "correlated Bayesian t test (Corani and Benavoli 2015)",
-                  "bayesian_bootstrap": "Bayesian bootstrap of the mean difference (Rubin 1981)"}
+BAYESIAN_NAMES = {"signed_rank": "Bayesian signed-rank test", "correlated_t": "correlated Bayesian t test",
+                  "bayesian_bootstrap": "Bayesian bootstrap of the mean difference"}
 CORRECTION_NAMES = {
     "holm": "Holm", "bonferroni": "Bonferroni", "hochberg": "Hochberg", "hommel": "Hommel", "fdr_bh": "Benjamini-Hochberg",
     "fdr_by": "Benjamini-Yekutieli", "none": "no correction",
@@ -44,13 +43,23 @@ METHOD_NAMES: dict[str, dict[str, str]] = {
     "pairwise": PAIRWISE_NAMES, "cv": PAIRWISE_NAMES, "posthoc": POSTHOC_NAMES, "omnibus": OMNIBUS_NAMES,
     "cochran_q": {"cochran_q": "Cochran's Q test"}, "bayesian": BAYESIAN_NAMES,
     "mcnemar": {m: "McNemar's test" for m in ("auto", "exact", "chi2")},
-    "runs": {"aso": "almost stochastic order over the training runs (Dror et al. 2019)"},
+    "runs": {"aso": "almost stochastic order over the training runs"},
 }
 """Record kind -> method -> display name (the one table)."""
 
+NAME_CITATIONS: dict[tuple[str, str], str] = {
+    ("bayesian", "signed_rank"): "Benavoli et al. 2017", ("bayesian", "correlated_t"): "Corani and Benavoli 2015",
+    ("bayesian", "bayesian_bootstrap"): "Rubin 1981", ("runs", "aso"): "Dror et al. 2019"}
+"""(kind, method) -> the in-text citation a display name carries where nothing else cites the test (a view's
+heading, a conclusion): these names do not say whose test it is. Kept apart from the names so that the methods
+paragraph, which cites every test once through its reference list, names them without it."""
 
-def test_name(kind: str, method: str | None) -> str:
-    """The display name of the test a record of ``kind`` ran with ``method`` (the key itself when unknown)."""
+
+def test_name(kind: str, method: str | None, cited: bool = True) -> str:
+    """The display name of the test a record of ``kind`` ran with ``method`` (the key itself when unknown);
+    ``cited``: followed by its citation of :data:`NAME_CITATIONS`, "(Rubin 1981)", when it has one."""
     if kind == "cochran_q":
         return METHOD_NAMES["cochran_q"]["cochran_q"]
-    return METHOD_NAMES.get(kind, {}).get(str(method), str(method))
+    name = METHOD_NAMES.get(kind, {}).get(str(method), str(method))
+    cite = NAME_CITATIONS.get((kind, str(method))) if cited else None
+    return f"{name} ({cite})" if cite else name

@@ -7,13 +7,17 @@ the same objects as one built from data. The reading follows each class's type h
 kept as the document has them (never coerced), so writing the records again gives the same bytes.
 
 Two modes. *Whole* documents (results.json as sigreport writes it): a field the class has no default for must
-be present, and a field or kind the class does not know is an error (a later sigreport's document; a field added
-later has a default, so older documents read). *Partial* documents (hand-made or older ones the archive meets,
-already checked for the fields it reads by :mod:`sigreport.archive.documents`): a missing field reads as its
-type's empty value (None, "", 0, NaN, False, (), {}), and so does one of the wrong shape (a list where an
-object belongs); analyses of unknown kinds, and unknown fields, are left out. Only the decisions and the
-methods of such a document are read (:func:`sigreport.results.decisions.decide_document`, a build's previous
-report).
+be present, and a value of the wrong shape is an error naming its path (a field added later has a default, so
+older documents read). *Partial* documents (hand-made or older ones the archive meets, already checked for the
+fields it reads by :mod:`sigreport.archive.documents`): a missing field reads as its type's empty value (None,
+"", 0, NaN, False, (), {}), and so does one of the wrong shape (a list where an object belongs). Only the
+decisions and the methods of such a document are read (:func:`sigreport.results.decisions.decide_document`, a
+build's previous report).
+
+In both modes a field or an analysis kind this sigreport does not know (a later sigreport's addition to schema
+version 1, which only adds) is skipped and its path kept in :attr:`Reader.unread`, which ``from_dict`` hands
+on as ``Results.unread``: a record class has nowhere to keep it (a pair's method-specific fields excepted: they
+are its test's ``extra``), and the reader must not refuse what the schema promises to add.
 """
 
 from __future__ import annotations
@@ -66,16 +70,17 @@ class Reader:
 
     def __init__(self, partial: bool = False) -> None:
         self.partial = partial
+        self.unread: list[str] = []
+        """Paths of the fields and analyses skipped as unknown, in document order."""
 
     def record(self, a: Mapping[str, Any], where: str) -> Record | None:
-        """One analysis as its record; None for an unknown kind of a partial document."""
+        """One analysis as its record; None for a kind this sigreport does not know (named in :attr:`unread`)."""
         if not isinstance(a, Mapping):
             raise DocumentShapeError(f"{where}: expected an object")
         cls = record_type(str(a.get("kind")), a.get("method"))
         if cls is None:
-            if self.partial:
-                return None
-            raise DocumentShapeError(f"{where}.kind: {a.get('kind')!r} is not a kind of analysis this sigreport reads")
+            self.unread.append(f"{where} (kind {a.get('kind')!r})")
+            return None
         if cls is PairwiseRecord:
             context = {name: a.get(name) for name in PairRow.FROM_RECORD}
             pairs = tuple(self.pair_row(p, context, f"{where}.pairs[{i}]") for i, p in enumerate(a.get("pairs") or ()))
@@ -92,26 +97,24 @@ class Reader:
         return self.obj(PairRow, p, where, closed=False, test=test)
 
     def obj(self, cls: type, d: Any, where: str, closed: bool = True, **given: Any) -> Any:
-        """An instance of dataclass ``cls`` from object ``d`` (``given``: fields already read; ``closed``: ``d``
-        holds no other fields, checked for whole documents)."""
+        """An instance of dataclass ``cls`` from object ``d`` (``given``: fields already read; ``closed``: a field
+        of ``d`` the class does not have is named in :attr:`unread`; else the caller keeps it)."""
         if not isinstance(d, Mapping):
             raise DocumentShapeError(f"{where}: expected an object, got {type(d).__name__}")
         hints = _hints(cls)
         fields = [f for f in dataclasses.fields(cls) if f.init]
-        if closed and not self.partial:
+        if closed:
             names = {f.name for f in fields}
-            unknown = next((k for k in d if k not in names), None)
-            if unknown is not None:
-                raise DocumentShapeError(f"{where}.{unknown}: not a field this sigreport knows")
+            self.unread += [_at(where, k) for k in d if k not in names]
         kwargs = dict(given)
         for f in fields:
             if f.name in kwargs:
                 continue
             if f.name in d:
-                kwargs[f.name] = self.field(hints[f.name], d[f.name], f"{where}.{f.name}")
+                kwargs[f.name] = self.field(hints[f.name], d[f.name], _at(where, f.name))
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 if not self.partial:
-                    raise DocumentShapeError(f"{where}.{f.name}: missing")
+                    raise DocumentShapeError(f"{_at(where, f.name)}: missing")
                 kwargs[f.name] = self.empty(hints[f.name])
         return cls(**kwargs)
 
@@ -160,8 +163,14 @@ class Reader:
         return _EMPTY.get(tp)
 
 
-def read_records(analyses: Any, partial: bool = False) -> tuple[Record, ...]:
-    """The records of a results.json document's ``analyses`` (``partial``: see the module docstring)."""
-    reader = Reader(partial)
+def _at(where: str, name: object) -> str:
+    """The path of field ``name`` of the object at ``where`` ("" for the document itself)."""
+    return f"{where}.{name}" if where else str(name)
+
+
+def read_records(analyses: Any, partial: bool = False, reader: Reader | None = None) -> tuple[Record, ...]:
+    """The records of a results.json document's ``analyses`` (``partial``: see the module docstring; ``reader``:
+    the one whose :attr:`Reader.unread` collects what was skipped)."""
+    reader = reader or Reader(partial)
     found = (reader.record(a, f"analyses[{i}]") for i, a in enumerate(analyses or ()))
     return tuple(r for r in found if r is not None)

@@ -416,3 +416,91 @@ def test_the_ci_recipe_runs_here(tmp_path: Path) -> None:
     bad = subprocess.run(["bash", str(script), str(tmp_path / "missing.yaml"), "v3", str(archive)], env=env,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_trend_csv_quotes_formula_names_not_numbers() -> None:
+    """A name a spreadsheet would run (= + - @ first) gets a leading quote (OWASP); numbers never do."""
+    from sigreport.archive.trends import Point, Trend, render_csv
+
+    points = (Point("-v1", -0.12, -0.2, -0.05, True), Point("v2", -0.1, -0.18, -0.02, False, delta=0.02,
+                                                              delta_low=-0.01, delta_high=0.05))
+    t = Trend("=cmd|'/C calc'!A0", "@corpus", "m", True, 2, 0.95, ("-v1", "v2"), (("+A", points),))
+    rows = [line.split(",") for line in render_csv([t]).splitlines()[1:]]
+    assert rows[0][:8] == ["'=cmd|'/C calc'!A0", "'@corpus", "'-v1", "'+A", "-0.12", "-0.2", "-0.05", "1"], rows
+    assert rows[1][2:] == ["v2", "'+A", "-0.1", "-0.18", "-0.02", "0", "0.02", "-0.01", "0.05", ""], rows
+
+
+# ---- numbers beyond a double, NaN: a clear error or a diff, in every format, never a traceback ----
+
+FORMATS = ("text", "markdown", "html", "json")
+
+
+def two_reports(tmp_path: Path, example: str, old_text: str, new_text: str) -> tuple[Path, Path]:
+    folders = (tmp_path / "old", tmp_path / "new")
+    for folder, text in zip(folders, (old_text, new_text)):
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        (folder / "results.json").write_text(text, encoding="utf-8")
+    return folders
+
+
+@pytest.mark.parametrize("written", ["1e400", "1" + "0" * 400, "NaN", "-Infinity"])
+def test_diff_refuses_a_number_no_double_holds(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               written: str) -> None:
+    """JSON allows 1e400 (Python reads inf) and 10**400 written out (an int no float holds); sigreport writes
+    neither, nor NaN: the report is refused naming the field, exit 2, in every format."""
+    from conftest import GOLDEN
+
+    text = (GOLDEN / "mt" / "results.json").read_text(encoding="utf-8")
+    doc = json.loads(text)
+    i = next(i for i, a in enumerate(doc["analyses"]) if a["kind"] == "pairwise")
+    estimate = json.dumps(doc["analyses"][i]["pairs"][0]["estimate"])
+    assert text.count(f'"estimate": {estimate}') == 1
+    old, new = two_reports(tmp_path, "mt", text, text.replace(f'"estimate": {estimate}', f'"estimate": {written}'))
+    for fmt in FORMATS:
+        code, out, err = run_cli(capsys, "diff", old, new, "--format", fmt)
+        assert code == 2 and out == "" and "Traceback" not in err and len(err.splitlines()) == 1, (fmt, err)
+        assert str(new / "results.json") in err
+        if written[-1] == "0":
+            assert f"analyses[{i}].pairs[0].estimate: " in err and "beyond the range of a double" in err, err
+
+
+def test_diff_of_values_near_the_double_range(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Finite values whose difference overflows (-1.7e308 -> 1.7e308) and SDs whose square does (1e200): the
+    diff is given in every format; its JSON stays JSON, the overflowed values null and named in non_finite."""
+    from conftest import GOLDEN
+
+    doc = json.loads((GOLDEN / "summarizers" / "results.json").read_text(encoding="utf-8"))
+    assert doc["analyses"][0]["kind"] == "descriptives"
+    old_doc, new_doc = json.loads(json.dumps(doc)), json.loads(json.dumps(doc))
+    old_doc["analyses"][0]["systems"][0].update(mean=-1.7e308, sd=1e200)
+    new_doc["analyses"][0]["systems"][0].update(mean=1.7e308, sd=1e200)
+    old, new = two_reports(tmp_path, "summarizers", json.dumps(old_doc), json.dumps(new_doc))
+    for fmt in FORMATS:
+        code, out, err = run_cli(capsys, "diff", old, new, "--format", fmt)
+        assert code in (0, 1) and "Traceback" not in err and out, (fmt, err)
+    got = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} in the diff's JSON"))
+    system = doc["analyses"][0]["systems"][0]["system"]
+    (block,) = [b for b in got["blocks"] if any(r["system"] == system and r["new"] == 1.7e308 for r in b["rows"])]
+    j = next(k for k, b in enumerate(got["blocks"]) if b is block)
+    r = next(k for k, row in enumerate(block["rows"]) if row["system"] == system)
+    assert block["rows"][r]["delta"] is None and f"blocks[{j}].rows[{r}].delta" in got["non_finite"], got.get("non_finite")
+    assert block["rows"][r]["ci_low"] is None  # no Welch interval: the SDs' squares are beyond a double
+
+
+@pytest.mark.parametrize("decimals", [1.7e308, -1, 13])
+def test_diff_refuses_decimals_the_spec_would_not_allow(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        decimals: float) -> None:
+    from conftest import GOLDEN
+    from sigreport.archive.documents import MAX_DECIMALS
+    from sigreport.spec import MetricSpec
+
+    assert MetricSpec.model_json_schema()["properties"]["decimals"]["maximum"] == MAX_DECIMALS
+    doc = json.loads((GOLDEN / "mt" / "results.json").read_text(encoding="utf-8"))
+    metric = next(iter(doc["metrics"]))
+    text = json.dumps(doc)
+    doc["metrics"][metric]["decimals"] = decimals
+    old, new = two_reports(tmp_path, "mt", text, json.dumps(doc))
+    for fmt in FORMATS:
+        code, _, err = run_cli(capsys, "diff", old, new, "--format", fmt)
+        assert code == 2 and f"metrics.{metric}.decimals: expected a whole number from 0 to 12" in err, err

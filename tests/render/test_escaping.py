@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 import subprocess
 
 from hypothesis import given
@@ -82,3 +85,71 @@ def test_escape_leaves_no_unescaped_special(s):
         stripped = stripped.replace("\\" + ch, "")
     assert not any(ch in stripped for ch in "\\~^&%$#_{}<>")
     assert escape(Safe(r"$\alpha$")) == r"$\alpha$"
+
+
+# ---- Markdown (main.md, methods.md) and CSV (main.csv): names shown literally, never run ----
+
+MD_IMG = "<img src=x onerror=alert(1)>"
+MD_LINK = "[l](javascript:alert(1))"
+FORMULA = '=HYPERLINK("http://x","y")'
+
+
+def live_markup(md: str) -> list[str]:
+    """HTML tags and link targets a Markdown renderer would make of ``md``, backslash escapes removed first
+    (no Markdown renderer is installed: an escaped ``\\<`` or ``\\[`` is literal text in CommonMark)."""
+    return re.findall(r"<(?:img|script|a)\b|\]\(|<javascript:", re.sub(r"\\.", "", md))
+
+
+def _build_names(cli, workdir):
+    rows = ["system\tcorpus\titem\tmetric\tvalue"]
+    for i, (a, b, c) in enumerate([(-0.5, -0.4, -0.3), (-0.6, -0.45, -0.2), (-0.55, -0.5, -0.35), (-0.7, -0.52, -0.1)]):
+        rows += [f"{MD_IMG}\tdev\ti{i}\tm\t{a}", f"{MD_LINK}\tdev\ti{i}\tm\t{b}", f"{FORMULA}\tdev\ti{i}\tm\t{c}"]
+    workdir.write("scores.tsv", "\n".join(rows) + "\n")
+    workdir.write("spec.yaml", """
+        title: t
+        data:
+          scores: scores.tsv
+        metrics:
+          m:
+            label: "@SUM(1) <img src=y onerror=alert(2)>"
+            higher_is_better: true
+        """)
+    r = cli("build", "-q", "-o", workdir.path / "out", "--formats", "html,json", workdir.path / "spec.yaml")
+    assert r.code == 0, r.err
+    return workdir.path / "out"
+
+
+def test_markdown_outputs_show_names_literally(cli, workdir):
+    out = _build_names(cli, workdir)
+    for name in ("main.md", "methods.md"):
+        md = (out / name).read_text(encoding="utf-8")
+        assert not live_markup(md), (name, live_markup(md), md)
+        assert "\\<img src=x onerror=alert(1)>" in md and "\\[l\\](javascript:alert(1))" in md, md
+    assert live_markup("<img src=x> [l](javascript:x)") == ["<img", "]("]  # the check itself sees markup
+
+
+def test_main_csv_quotes_formulas_but_not_numbers(cli, workdir):
+    out = _build_names(cli, workdir)
+    rows = list(csv.reader(io.StringIO((out / "main.csv").read_text(encoding="utf-8"))))
+    assert rows[0][1] == "'@SUM(1) <img src=y onerror=alert(2)> \u2191 \u2014 dev", rows[0]
+    systems = {r[0]: r[1] for r in rows[1:]}
+    # the means of the scores above: (-0.3 - 0.2 - 0.35 - 0.1) / 4 and (-0.5 - 0.6 - 0.55 - 0.7) / 4
+    assert systems[f"'{FORMULA} (c)"] == "-0.2375" and systems[f"{MD_IMG} (a)"] == "-0.5875", systems
+    assert all(not v.startswith("'") for v in systems.values())
+
+
+@given(st.text(alphabet=st.sampled_from(list("\\`*_[]<>|#()!:=ab \n\x1b")), max_size=30))
+def test_markdown_text_leaves_no_markup_and_keeps_the_text(s):
+    from sigreport.escaping import clean, markdown_text
+
+    e = markdown_text(s)
+    assert not live_markup(e) and "\n" not in e and "\x1b" not in e
+    assert re.sub(r"\\(.)", r"\1", e) == clean(s)  # unescaped by a renderer, it reads as the name
+
+
+def test_csv_safe_quotes_formula_starts_only():
+    from sigreport.escaping import csv_safe
+
+    assert [csv_safe(s) for s in ("=1+1", "+A", "-cmd", "@SUM(A1)", "\tx", "\rx")] == \
+        ["'=1+1", "'+A", "'-cmd", "'@SUM(A1)", "'\tx", "'\rx"]
+    assert [csv_safe(s) for s in ("-0.12", "+3", "-1e-05", "A=B", "", "'x")] == ["-0.12", "+3", "-1e-05", "A=B", "", "'x"]

@@ -417,6 +417,57 @@ def test_methods_paragraph_in_html_and_markdown(reports):
     assert "Methods paragraph" in settings and "(Friedman 1937)" in settings and "Nemenyi, Peter" not in settings
 
 
+REPEATED_CITATION = re.compile(r"\(([^()]+)\)\s*\(\1\)")
+
+
+def repeated_citations(text: str) -> list[str]:
+    """Parenthetical citations written twice back to back: "(Rubin 1981) (Rubin 1981)"."""
+    return REPEATED_CITATION.findall(text)
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in CONFIGS.glob("*.yaml")))
+def test_methods_paragraph_cites_each_work_once_per_place(name):
+    """Every example's paragraph, as its results.json (the golden one, as built) reads back."""
+    from sigreport.render.views.methods import methods
+    from sigreport.results import from_json
+    from sigreport.results.decisions import decide
+
+    results = from_json((GOLDEN / name / "results.json").read_text(encoding="utf-8"))
+    text = methods(results, decide(results)).plain()
+    assert not repeated_citations(text), (name, repeated_citations(text), text)
+
+
+@pytest.mark.parametrize("model", ["signed_rank", "bayesian_bootstrap"])
+def test_methods_paragraph_cites_the_bayesian_test_once(cli, workdir, model):
+    """No example has a Bayesian analysis: one is built here (and the record's method switched to the
+    correlated t test, which needs cross-validation folds, for the third name)."""
+    import dataclasses
+
+    from sigreport.render.views.methods import REFERENCES, methods
+    from sigreport.results import from_json
+    from sigreport.results.decisions import decide
+
+    rows = ["system,corpus,item,metric,value"] + [f"{s},c,i{i},m,{v + 0.02 * i % 0.07:.3f}" for i in range(12)
+                                                  for s, v in (("A", 0.5), ("B", 0.47))]
+    workdir.write("s.csv", "\n".join(rows) + "\n")
+    workdir.write("spec.yaml", f"""
+        title: t
+        data: {{scores: s.csv}}
+        metrics: {{m: {{higher_is_better: true}}}}
+        tests:
+          bayesian: {{model: {model}, rope: {{m: 0.01}}}}
+        """)
+    assert main(["build", "-q", "-o", str(workdir.path / "out"), "--formats", "json", str(workdir.path / "spec.yaml")]) == 0
+    results = from_json((workdir.path / "out" / "results.json").read_text(encoding="utf-8"))
+    for method, cite in ((model, {"signed_rank": "benavoli2017", "bayesian_bootstrap": "rubin1981"}[model]),
+                         ("correlated_t", "corani2015")):
+        records = tuple(dataclasses.replace(r, method=method) if r.kind == "bayesian" else r for r in results)
+        changed = dataclasses.replace(results, records=records)
+        text = methods(changed, decide(changed)).plain()
+        assert not repeated_citations(text) and text.count(f"({REFERENCES[cite][0]})") == 1, text
+    assert repeated_citations("the test (Rubin 1981) (Rubin 1981) and") == ["Rubin 1981"]  # the check sees one
+
+
 # -------------------------------------------------------------------------------------------- options
 
 THREE = GOOD_DATA + "C,c,t1,m,0.49\nC,c,t2,m,0.52\nC,c,t3,m,0.50\n"

@@ -16,6 +16,7 @@ PACKAGE = ROOT / "sigreport"
 
 LAYERS = {
     "sigreport.version": 1, "sigreport.errors": 1, "sigreport.forking": 1, "sigreport.defaults": 1,
+    "sigreport.escaping": 1,
     "sigreport.speed": 2,
     "sigreport.stats": 3,
     "sigreport.spec": 4, "sigreport.results": 4,

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Union
 
+from sigreport.escaping import markdown_text
 from sigreport.render.views.common import CORRECTION_NAMES, names_text, test_name, the
 from sigreport.results.collection import Results
 from sigreport.results.decisions import Decisions
@@ -309,7 +310,8 @@ def _families(results: Results, records: Sequence[Record]) -> list[tuple[Part, .
         side = "two-sided" if alternative == "two-sided" else "one-sided"
         s: list[Part] = [f"{which} with"]
         for i, (kind, method) in enumerate(mine):
-            s += [" and" if 0 < i == len(mine) - 1 else "," if i else "", f" the {side} {test_name(kind, method)}"
+            name = test_name(kind, method, cited=False)
+            s += [" and" if 0 < i == len(mine) - 1 else "," if i else "", f" the {side} {name}"
                   .replace("the two-sided Dietterich's", "Dietterich's two-sided").replace(
                       "the two-sided Alpaydin's", "Alpaydin's two-sided"), Cite(PAIRWISE_CITES.get(method, ()))]
             if method in ("bootstrap", "bootstrap_t", "permutation"):
@@ -380,7 +382,7 @@ def _omnibus(records: Sequence[Record]) -> list[tuple[Part, ...]]:
     posthoc = [r for r in records if isinstance(r, PosthocRecord)]
     for method, control in dict.fromkeys((r.method, r.control) for r in posthoc):
         against = f" against the control {control}" if control else " for every pair"
-        out.append((f"The post-hoc {test_name('posthoc', method)}{against} followed, on average ranks",
+        out.append((f"The post-hoc {test_name('posthoc', method, cited=False)}{against} followed, on average ranks",
                     Cite(POSTHOC_CITES.get(method, ("demsar2006",))), ".",))
     return out
 
@@ -393,7 +395,8 @@ def _others(records: Sequence[Record]) -> list[tuple[Part, ...]]:
                     Cite(("mcnemar1947",)), ("" if "cochran_q" not in kinds else ", after Cochran's Q test"),
                     *((Cite(("cochran1950",)),) if "cochran_q" in kinds else ()), ".",))
     for method in dict.fromkeys(r.method for r in records if r.kind == "bayesian"):
-        out.append((f"We also report the {test_name('bayesian', method)}", Cite(BAYESIAN_CITES.get(method, ())),
+        out.append((f"We also report the {test_name('bayesian', method, cited=False)}",
+                    Cite(BAYESIAN_CITES.get(method, ())),
                     " with a region of practical equivalence.",))
     if "agreement" in kinds:
         out.append(("Annotator agreement is reported as chance-corrected kappa", Cite(("cohen1960",)), ".",))
@@ -420,8 +423,10 @@ def _primary(decisions: Decisions | None) -> list[tuple[Part, ...]]:
 
 
 def markdown(m: Methods) -> str:
-    """methods.md: the paragraph and its references."""
-    refs = "\n".join(f"- {r}" for r in m.references())
-    return f"# Methods\n\n{m.plain()}\n\n## References\n\n{refs}\n" if refs else f"# Methods\n\n{m.plain()}\n"
+    """methods.md: the paragraph and its references, shown literally (names of systems and metrics come
+    from the user: :func:`sigreport.escaping.markdown_text` keeps them from becoming HTML or links)."""
+    text = markdown_text(m.plain())
+    refs = "\n".join(f"- {markdown_text(r)}" for r in m.references())
+    return f"# Methods\n\n{text}\n\n## References\n\n{refs}\n" if refs else f"# Methods\n\n{text}\n"
 
 
