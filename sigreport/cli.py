@@ -363,7 +363,7 @@ def _validate(p: Any, args: argparse.Namespace) -> int:  # p: pipeline.Prepared
         for w in warnings:
             print(f"warning: {w.render()}", file=sys.stderr)
         ds = p.dataset
-        rows = f"{ds.n_rows} of {ds.table_rows}" if ds.left_out else f"{ds.n_rows}"
+        rows = f"{ds.n_rows} of {ds.table_rows}" if any(lo.table == "scores" for lo in ds.left_out) else f"{ds.n_rows}"
         print(f"ok: {args.spec}: {len(ds.systems)} systems, {len(ds.corpora)} corpora, {len(ds.metrics)} metrics, "
               f"{rows} score rows; {len(p.plan.nodes)} analyses planned")
     return 0

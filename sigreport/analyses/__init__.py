@@ -159,7 +159,8 @@ def data_info(dataset: Dataset) -> dict[str, Any]:
         info[key] = value.as_dict()
     if dataset.source_info:  # how a native source was read (its format, the field library's version and signature)
         info["source"] = dict(dataset.source_info)
-    if dataset.left_out:  # names of the table the spec does not list, and their rows (never analysed)
-        info["table_rows"] = dataset.table_rows
+    if dataset.left_out:  # names of the tables the spec does not list, and their rows (never analysed)
+        if any(lo.table == "scores" for lo in dataset.left_out):
+            info["table_rows"] = dataset.table_rows
         info["left_out"] = [lo.as_dict() for lo in dataset.left_out]
     return info

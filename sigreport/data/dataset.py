@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from sigreport.data.aggregates import corpus_metric
 from sigreport.data.annotations import read_annotations
 from sigreport.data.label_tables import Collector
-from sigreport.data.model import Block, BlockKey, DataFile, Dataset
+from sigreport.data.model import Block, BlockKey, DataFile, Dataset, LeftOut
 from sigreport.data.outcomes import read_outcomes
 from sigreport.data.predictions import read_predictions, test_blocks
 from sigreport.data.scores import load_scores
@@ -79,20 +81,47 @@ NAMES_SHOWN = 5  # names listed in a left-out warning; the rest are counted
 SINGULAR = {"systems": "system", "corpora": "corpus", "metrics": "metric"}
 
 
+ROW_NOUNS = {"scores": "score", "predictions": "prediction", "annotations": "annotation", "outcomes": "outcome"}
+
+
 def left_out_warnings(sf: SpecFile, ds: Dataset) -> list[Problem]:
-    """One warning per axis (``systems``, ``corpora``, ``metrics``) along which the score table has names the
-    spec does not list, at the spec's field: which names and how many rows are left out. ``validate`` and the
-    build print them (``--strict`` fails on them); the report's settings name them too."""
-    table = ds.source.replace("\\", "/").rsplit("/", 1)[-1] or "the score table"
+    """One warning per table and axis (``systems``, ``corpora``, ``metrics``) along which a data table has names
+    the spec does not list, at the spec's field: which names and how many rows are left out. ``validate`` and
+    the build print them (``--strict`` fails on them); the report's settings name them too."""
     out = []
     for lo in ds.left_out:
+        table = _file_name(ds, lo.table)
         shown = ", ".join(map(repr, lo.names[:NAMES_SHOWN]) if any("," in n for n in lo.names)
                           else lo.names[:NAMES_SHOWN])  # quoted when a name has a comma (lm-eval's 'metric,filter')
         more = f" and {len(lo.names) - NAMES_SHOWN:,} more" if len(lo.names) > NAMES_SHOWN else ""
         what, verb = (lo.field, "are") if len(lo.names) > 1 else (SINGULAR[lo.field], "is")
         out.append(sf.problem(f"{what} {shown}{more} of {table} {verb} not listed: {lo.rows:,} of "
-                              f"{ds.table_rows:,} score rows left out", lo.field))
+                              f"{lo.of:,} {ROW_NOUNS[lo.table]} rows left out", lo.field))
     return out
+
+
+def _file_name(ds: Dataset, table: str) -> str:
+    """The file name of a data table, as the warnings show it."""
+    path = ds.source if table == "scores" else ds.files[table].file if table in ds.files else ""
+    return path.replace("\\", "/").rsplit("/", 1)[-1] or f"the {ROW_NOUNS[table]} table"
+
+
+def _left_out_of(table: str, total: int, axes: Sequence[tuple[str, Sequence[str] | None, Sequence[str] | None]]
+                 ) -> tuple[LeftOut, ...]:
+    """The names of each axis ``(field, the rows' names, the names the spec lists)`` that a label table has and
+    the spec does not list, with their rows (none along an axis the spec does not list, or the table lacks)."""
+    out = []
+    for field, cells, listed in axes:
+        if not listed or cells is None:
+            continue
+        names, codes = np.unique(np.asarray(cells, dtype=object).astype(str), return_inverse=True)
+        first = np.full(len(names), len(codes))
+        np.minimum.at(first, codes, np.arange(len(codes)))
+        idle = [k for k in np.argsort(first, kind="stable") if names[k] not in set(listed)]  # in table order
+        if idle:
+            rows = int(np.isin(codes, idle).sum())
+            out.append(LeftOut(field, tuple(str(names[k]) for k in idle), rows, table, total))
+    return tuple(out)
 
 
 def _with_labels(sf: SpecFile, ds: Dataset, frames: Mapping[str, pd.DataFrame]) -> Dataset:
@@ -108,17 +137,27 @@ def _with_labels(sf: SpecFile, ds: Dataset, frames: Mapping[str, pd.DataFrame]) 
                 out.add_spec(f"{m} needs ordered labels: set agreement.level to ordinal (with agreement.order) or "
                              "interval", "agreement", "measures", i)
     files = dict(ds.files)
+    left_out = list(ds.left_out)
     preds = ann = None
     if spec.data.predictions is not None:
         table, preds = read_predictions(sf, out, frames.get("predictions"))
         files["predictions"] = DataFile(table.path.name, table.sha256, int(len(table.frame)))
+        left_out += () if table.frame is None else _left_out_of("predictions", len(table.frame), [
+            ("systems", table.frame.get("system"), spec.systems), ("corpora", table.frame.get("corpus"), spec.corpora)])
     if spec.data.annotations is not None:
         table, ann = read_annotations(sf, out, frames.get("annotations"))
         files["annotations"] = DataFile(table.path.name, table.sha256, int(len(table.frame)))
+        left_out += () if table.frame is None else _left_out_of("annotations", len(table.frame), [
+            ("corpora", table.frame.get("corpus"), spec.corpora)])
     outcomes = None
     if spec.data.outcomes is not None:
         table, outcomes = read_outcomes(sf, out, frames.get("outcomes"))
         files["outcomes"] = DataFile(table.path.name, table.sha256, len(table))
+        cols = spec.data.outcome_columns
+        left_out += _left_out_of("outcomes", len(table), [(field, table.cells.get(column), listed)
+                                                          for field, column, listed
+                                                          in (("systems", cols.system, spec.systems),
+                                                              ("corpora", cols.corpus, spec.corpora))])
     out.raise_if_any()
     blocks: dict[BlockKey, Block] = {}
     specs: dict[str, MetricSpec] = {}
@@ -134,4 +173,4 @@ def _with_labels(sf: SpecFile, ds: Dataset, frames: Mapping[str, pd.DataFrame]) 
         ds, systems=tuple(systems), corpora=tuple(corpora), metrics=ds.metrics + tuple(specs),
         blocks={**ds.blocks, **blocks}, metric_specs={**ds.metric_specs, **specs},
         aggregates={**ds.aggregates, **{m: corpus_metric(s, metric=m) for m, s in specs.items()}},
-        predictions=preds, annotations=ann, files=files, outcomes=outcomes)
+        predictions=preds, annotations=ann, files=files, outcomes=outcomes, left_out=tuple(left_out))

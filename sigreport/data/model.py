@@ -143,16 +143,20 @@ class DataFile:
 
 @dataclasses.dataclass(frozen=True)
 class LeftOut:
-    """Rows of the score table the spec leaves out along one axis: the ``names`` of ``field`` (``systems``,
-    ``corpora`` or ``metrics``) that the table has and the spec does not list, and their ``rows``. A row may be
-    left out along two axes (a system not listed, on a corpus not listed), so the counts may overlap."""
+    """Rows of one data table the spec leaves out along one axis: the ``names`` of ``field`` (``systems``,
+    ``corpora`` or ``metrics``) that the table has and the spec does not list, and their ``rows`` of the
+    table's ``of``. ``table``: the data key (``scores``, ``predictions``, ``annotations``, ``outcomes``). A row
+    may be left out along two axes (a system not listed, on a corpus not listed), so the counts may overlap."""
 
     field: str
     names: tuple[str, ...]
     rows: int
+    table: str = "scores"
+    of: int = 0
 
     def as_dict(self) -> dict[str, object]:
-        return {"field": self.field, "names": list(self.names), "rows": self.rows}
+        return {"table": self.table, "field": self.field, "names": list(self.names), "rows": self.rows,
+                "of": self.of}
 
 
 @dataclasses.dataclass(frozen=True)

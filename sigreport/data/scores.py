@@ -75,7 +75,7 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
         blocks = {(m, None): across_corpora(m, [blocks[(m, c)] for c in corpora], aggregates[m]) for m in spec.metrics}
     return Dataset(shown, table.sha256, tuple(systems), tuple(corpora), tuple(spec.metrics), blocks, n_rows,
                    dict(spec.metrics), aggregates, source_info=dict(source.info),
-                   left_out=_left_out(sf, keys, needed), table_rows=len(table))
+                   left_out=_left_out(sf, keys, needed, len(table)), table_rows=len(table))
 
 
 def _order(declared: Sequence[str] | None, present: list[str]) -> list[str]:
@@ -294,7 +294,8 @@ def _against_spec(sf: SpecFile, shown: str, keys: dict[str, Column]
     return out, needed, aggregates
 
 
-def _left_out(sf: SpecFile, keys: dict[str, Column], needed: dict[str, list[str]]) -> tuple[LeftOut, ...]:
+def _left_out(sf: SpecFile, keys: dict[str, Column], needed: dict[str, list[str]], total: int
+              ) -> tuple[LeftOut, ...]:
     """The systems, corpora and metrics the table has and the spec does not list, with their rows: the
     analyses never see them, so they are named (validate's and the build's warnings, the report) rather
     than dropped in silence. An axis the spec does not list (no ``systems:``) takes every name: none left out."""
@@ -309,7 +310,7 @@ def _left_out(sf: SpecFile, keys: dict[str, Column], needed: dict[str, list[str]
         idle = [k for k, n in enumerate(column.names) if n not in known]
         if idle:
             rows = np.bincount(column.codes, minlength=len(column.names))[idle].sum()
-            out.append(LeftOut(field, tuple(column.names[k] for k in idle), int(rows)))
+            out.append(LeftOut(field, tuple(column.names[k] for k in idle), int(rows), "scores", total))
     return tuple(out)
 
 

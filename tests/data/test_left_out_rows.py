@@ -58,9 +58,9 @@ def test_build_warns_and_the_report_and_results_name_what_was_left_out(cli, work
     assert f"{3 + analysed} warnings" in r.out  # the build's count holds the three
     data = doc["data"]
     assert data["rows"] == 20 and data["table_rows"] == 120
-    assert data["left_out"] == [{"field": "systems", "names": ["C", "D"], "rows": 60},
-                                {"field": "corpora", "names": ["z"], "rows": 40},
-                                {"field": "metrics", "names": ["old"], "rows": 60}]
+    assert data["left_out"] == [{"table": "scores", "field": "systems", "names": ["C", "D"], "rows": 60, "of": 120},
+                                {"table": "scores", "field": "corpora", "names": ["z"], "rows": 40, "of": 120},
+                                {"table": "scores", "field": "metrics", "names": ["old"], "rows": 60, "of": 120}]
     html = (out / "index.html").read_text(encoding="utf-8")
     assert ("systems C, D (not in the spec&#39;s systems): 60 of 120 score rows; corpora z (not in the spec&#39;s "
             "corpora): 40 of 120 score rows; metrics old (not in the spec&#39;s metrics): 60 of 120 score rows; "
@@ -97,3 +97,70 @@ def test_nothing_left_out_says_nothing(cli, workdir):
     r = cli("validate", "--strict", spec)
     assert r.code == 0 and r.err == ""
     assert "6 score rows" in r.out and " of " not in r.out.split(":", 2)[2]
+
+
+# Label tables too: predictions of three systems on two corpora, the spec lists systems A, B and corpus c
+PREDS = ["system,corpus,item,gold,pred"] + [f"{s},{c},t{i},{g},{p}" for s in "ABC" for c in ("c", "d")
+                                            for i, (g, p) in enumerate([("pos", "pos"), ("neg", "pos"), ("neg", "neg"),
+                                                                        ("pos", "neg")])]
+PRED_SPEC = """\
+title: t
+data: {predictions: preds.csv}
+systems: [A, B]
+corpora: [c]
+classification: {resamples: 99}
+"""
+# counted from PREDS: system C: 2 corpora x 4 items = 8 of 24 rows; corpus d: 3 systems x 4 items = 12 of 24
+PRED_WARNINGS = ["systems (line 3): system C of preds.csv is not listed: 8 of 24 prediction rows left out",
+                 "corpora (line 4): corpus d of preds.csv is not listed: 12 of 24 prediction rows left out"]
+# outcomes (long): systems x, y, z on corpora k, l; the spec lists x, y and k
+OUTCOMES = ["system,corpus,item,value"] + [f"{s},{c},p{i},{(i + len(s)) % 2}" for s in "xyz" for c in "kl"
+                                           for i in range(6)]
+OUTCOME_SPEC = """\
+title: t
+data: {outcomes: out.csv}
+systems: [x, y]
+corpora: [k]
+outcomes: {mcnemar: auto}
+"""
+# system z: 2 corpora x 6 items = 12 of 36 rows; corpus l: 3 systems x 6 items = 18 of 36
+OUTCOME_WARNINGS = ["systems (line 3): system z of out.csv is not listed: 12 of 36 outcome rows left out",
+                    "corpora (line 4): corpus l of out.csv is not listed: 18 of 36 outcome rows left out"]
+
+
+def test_prediction_rows_left_out_are_named_in_validate_build_report_and_results(cli, workdir):
+    workdir.write("preds.csv", "\n".join(PREDS) + "\n")
+    spec = workdir.write("spec.yaml", PRED_SPEC)
+    r = cli("validate", spec)
+    assert r.code == 0, r.err
+    assert r.err.splitlines() == [f"warning: {w}" for w in PRED_WARNINGS]
+    assert cli("validate", "--strict", spec).code == 2
+    out = workdir.path / "out"
+    r = cli("build", "--no-cache", "-o", out, "--formats", "json,html", spec)
+    assert r.code == 0, r.err
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert doc["data"]["left_out"] == [
+        {"table": "predictions", "field": "systems", "names": ["C"], "rows": 8, "of": 24},
+        {"table": "predictions", "field": "corpora", "names": ["d"], "rows": 12, "of": 24}]
+    assert "table_rows" not in doc["data"]  # that is the score table's count; there is none
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert ("systems C (not in the spec&#39;s systems): 8 of 24 prediction rows; corpora d (not in the spec&#39;s "
+            "corpora): 12 of 24 prediction rows; not analysed") in html
+
+
+def test_outcome_rows_left_out_are_named(cli, workdir):
+    workdir.write("out.csv", "\n".join(OUTCOMES) + "\n")
+    r = cli("validate", workdir.write("spec.yaml", OUTCOME_SPEC))
+    assert r.code == 0, r.err
+    assert r.err.splitlines() == [f"warning: {w}" for w in OUTCOME_WARNINGS]
+
+
+def test_annotation_rows_of_corpora_not_listed_are_named(cli, workdir):
+    rows = ["corpus,item,annotator,label"] + [f"{c},t{i},{a},{(i * len(a)) % 3}" for c in ("c", "d")
+                                              for a in ("x", "yy") for i in range(5)]
+    workdir.write("anns.csv", "\n".join(rows) + "\n")
+    r = cli("validate", workdir.write("spec.yaml", "title: t\ndata: {annotations: anns.csv}\ncorpora: [c]\n"))
+    assert r.code == 0, r.err
+    # corpus d: 2 annotators x 5 items = 10 of 20 rows
+    assert r.err.splitlines() == ["warning: corpora (line 3): corpus d of anns.csv is not listed: 10 of 20 "
+                                  "annotation rows left out"]

@@ -85,8 +85,16 @@ def with_why_p(view: AnalysisView, record: Record) -> AnalysisView:
 
 
 def data_rows(data: Mapping[str, Any]) -> Rows:
-    if not data.get("scores"):
-        return []
+    """The settings' rows on the data: the score table and how it was read, and what any table left out."""
+    rows = _score_rows(data) if data.get("scores") else []
+    if data.get("left_out"):
+        left_out = [(str(lo.get("table", "scores")), str(lo["field"]), tuple(map(str, lo["names"])), int(lo["rows"]),
+                     lo.get("of", data.get("table_rows"))) for lo in data["left_out"]]
+        rows.append(("Left out", left_out_text(left_out)))
+    return rows
+
+
+def _score_rows(data: Mapping[str, Any]) -> Rows:
     rows = [("Data", f"{data['scores']} ({data['rows']} rows, sha256 {data['sha256'][:12]}\u2026)")]
     source = data.get("source") or {}
     if source.get("library"):  # a native source scored by its field's library: which, and how (signatures)
@@ -97,25 +105,25 @@ def data_rows(data: Mapping[str, Any]) -> Rows:
     if unanswered:  # a TREC run that misses qrels queries: how many, and what was done with them
         rows.append(("Unanswered queries", "; ".join(f"{s}: {n}" for s, n in unanswered.items())
                      + f" ({source.get('missing_queries')})"))
-    if data.get("left_out"):
-        left_out = [(str(lo["field"]), tuple(map(str, lo["names"])), int(lo["rows"])) for lo in data["left_out"]]
-        rows.append(("Left out", left_out_text(left_out, data.get("table_rows"))))
     return rows
 
 
 NAMES_SHOWN = 5  # names listed per axis in the "Left out" row; the rest are counted
+ROW_NOUNS = {"scores": "score", "predictions": "prediction", "annotations": "annotation", "outcomes": "outcome"}
 
 
-def left_out_text(left_out: Sequence[tuple[str, tuple[str, ...], int]], total: int | None) -> str:
-    """What the score table has that the spec does not list (results.json's ``data.left_out``: field, names,
-    rows), one clause per axis: "systems C, D (not in the spec's systems): 420 of 2,520 score rows"."""
-    of = f" of {total:,}" if isinstance(total, int) else ""
+def left_out_text(left_out: Sequence[tuple[str, str, tuple[str, ...], int, object]]) -> str:
+    """What the data tables have that the spec does not list (results.json's ``data.left_out``: table, field,
+    names, rows, of), one clause per table and axis: "systems C, D (not in the spec's systems): 420 of 2,520
+    score rows"."""
     parts = []
-    for field, names, rows in left_out:
+    for table, field, names, rows, total in left_out:
+        of = f" of {total:,}" if isinstance(total, int) else ""
         more = f" and {len(names) - NAMES_SHOWN:,} more" if len(names) > NAMES_SHOWN else ""
         shown = [repr(n) for n in names] if any("," in n for n in names) else list(names)
+        noun = ROW_NOUNS.get(table, table)
         parts.append(f"{field} {', '.join(shown[:NAMES_SHOWN])}{more} (not in the spec's {field}): "
-                     f"{rows:,}{of} score rows")
+                     f"{rows:,}{of} {noun} rows")
     return "; ".join(parts) + "; not analysed"
 
 
