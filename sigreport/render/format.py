@@ -80,7 +80,9 @@ _PROSE_RE = re.compile(f"(?<![A-Za-z0-9_])({_PROSE_TOKENS}|{_SPEC_KEY})(?![A-Za-
 
 _SPECIALS = {
     "\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "|": r"\textbar\allowbreak{}",  # OT1 prints | as a dash; a sacrebleu signature may break after each field
+    # OT1 prints | as a dash. A sacrebleu signature may break after each field, with a little stretch there: a line
+    # of fields has almost no spaces to justify with (a bare \allowbreak left 13-16 pt overfull lines in lncs, neurips)
+    "|": r"\textbar\hspace{0pt plus 2pt}",
     "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
     "<": r"\textless{}", ">": r"\textgreater{}", "\u00a0": "~", "\u2212": "$-$", "\u2014": "---", "\u03b1": r"$\alpha$",
     "\u0394": r"$\Delta$", "\u221e": r"$\infty$", "\u00d7": r"$\times$", "\u2713": r"$\checkmark$",

@@ -14,6 +14,7 @@ import pytest
 
 import sigreport
 from sigreport.data import load_data
+from sigreport.escaping import markdown_text
 
 sacrebleu = pytest.importorskip("sacrebleu")
 
@@ -258,5 +259,6 @@ def test_a_spec_with_only_data_builds_with_approximate_randomization(cli, tmp_pa
             "randomization), with the paired bootstrap's interval of the difference.") in methods
     assert "paired t test when there were at least 30 items" not in methods  # that rule is for mean metrics
     for metric, signature in results["data"]["source"]["signatures"].items():
-        assert signature in methods
+        assert markdown_text(signature) in methods  # Markdown escapes the fields' "|" (sigreport.escaping)
+        assert "|" in signature and "|" not in markdown_text(signature).replace("\\|", "")
     assert "computed with sacrebleu " + sacrebleu.__version__ + " (Post 2018)" in methods

@@ -138,6 +138,7 @@ ANY_ALLOWED = {  # (file, function or class, parameter or field): why it takes a
     ("render/figures/output.py", "measured", "ismath"): "matplotlib's private function, replaced",
     ("render/views/__init__.py", "data_files", "info"): "results.json's data section (JSON data), not a record",
     ("render/views/settings.py", "data_rows", "data"): "results.json's data section (JSON data), not a record",
+    ("render/views/settings.py", "_score_rows", "data"): "results.json's data section (JSON data), not a record",
     ("render/views/settings.py", "Tests", ""): "results.json's tests section (JSON data), not a record",
     ("render/model.py", "ReportModel", "methods"): "views.methods.Methods, made above the model (no import back)",
     ("results/decisions.py", "analysis_key", "a"): "an analysis of a hand-made document, before it is read",
