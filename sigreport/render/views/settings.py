@@ -14,8 +14,8 @@ from typing import Any
 
 from sigreport.render.model import AnalysisView
 from sigreport.render.options import AgreementSettings, ClassificationSettings, RenderOptions, RunSettings
-from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
-                                           SPHERICITY_NAMES, pct)
+from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, POSTHOC_NAMES, SPHERICITY_NAMES,
+                                           pct, test_name)
 from sigreport.render.views.labels import MEASURE_NAMES
 from sigreport.results.collection import Results
 from sigreport.results.records import AgreementRecord, Record
@@ -124,7 +124,7 @@ Tests = Mapping[str, Any]  # the ``tests`` section as results.json holds it (JSO
 
 def _pairwise_text(t: Tests, corpus_level: bool) -> str:
     pairwise = t["pairwise"]
-    pair = f"{PAIRWISE_NAMES.get(pairwise, pairwise)} ({pairwise})"
+    pair = f"{test_name('pairwise', pairwise, cited=False)} ({pairwise})"
     if pairwise in ("wilcoxon", "auto"):
         pair += f"; Wilcoxon zero differences: {t['zero_method']}; differences rounded to each metric's precision"
         mode = t.get("wilcoxon", "auto")
@@ -231,7 +231,7 @@ def _omnibus_rows(t: Tests) -> Rows:
     if t["design"] != "items":
         methods = t["cv_methods"] or {"5x2cv": ["5x2cv_t", "5x2cv_f"], "kfold": ["kfold_t"],
                                       "resampled": ["corrected_resampled_t"]}[t["design"]]
-        rows.append(("Cross-validation tests", ", ".join(PAIRWISE_NAMES[m] for m in methods)
+        rows.append(("Cross-validation tests", ", ".join(test_name("cv", m, cited=False) for m in methods)
                      + (f"; n_train = {t['n_train']}, n_test = {t['n_test']}" if t["n_train"] else "")))
     return rows
 
