@@ -88,13 +88,14 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
 
 
 def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Context,
-                differences: list[pairwise.DifferenceSummary] | None = None
+                differences: list[pairwise.DifferenceSummary] | None = None, node_id: str = ""
                 ) -> tuple[list[PairedTestResult], list[str]]:
-    """The family's tests, by the method's declaration (:mod:`sigreport.stats.registry`)."""
+    """The family's tests, by the method's declaration (:mod:`sigreport.stats.registry`); a method that draws
+    its own random numbers gets the analysis's seed (``derived_seed`` of the spec's seed and ``node_id``)."""
     inp = PairwiseInput(scores=block.scores, stats=block.stats, aggregate=ctx.aggregate, systems=block.systems,
                         pairs=tuple(pairs), alternative=ctx.tests.alternative, alpha=ctx.alpha,
                         ci_level=ctx.ci_level, decimals=ctx.decimals, corpus_level=ctx.metric.corpus_level,
-                        tests=ctx.tests, seed=ctx.seed, differences=differences,
+                        tests=ctx.tests, seed=derived_seed(ctx.seed, node_id), differences=differences,
                         resample=lambda kind, **options: resampled(block, ctx.aggregate, pairs, kind, ctx, **options))
     results, warnings = registry.method("pairwise", method).compute(inp)
     return list(results), list(warnings)
@@ -153,7 +154,7 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
         method, sel, w = pinned(ctx.tests, ctx.previous_method, chosen)
         warnings += w
     diffs = differences_of(block, pairs, ctx)
-    results, w = _pair_tests(block, pairs, method, ctx, diffs)
+    results, w = _pair_tests(block, pairs, method, ctx, diffs, node_id)
     warnings += w
     entries = with_differences(family_entries(block.systems, pairs, results, t.correction, ctx.alpha), block, pairs,
                                method, ctx, diffs)

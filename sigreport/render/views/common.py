@@ -14,8 +14,8 @@ from sigreport.results.records import (AutomaticChoice, EffectSize, FamilyPair, 
 from sigreport.results.names import (CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,  # noqa: F401 (re-exported)
                                      SPHERICITY_NAMES, test_name)
 from sigreport.render.model import CI, Cell, Column, Df, Int, Num, P, Stat, Sym, Table, Text, Versus, join
-from sigreport.stats import registry
-from sigreport.stats.declaration import ExtraColumn, Head, MethodDeclaration
+from sigreport.results import methods as registry
+from sigreport.results.methods import ExtraColumn, Head, MethodDeclaration
 
 ALTERNATIVE_TEXT = {"two-sided": "two-sided", "greater": "one-sided, H1: a > b", "less": "one-sided, H1: a < b"}
 SECTION_NAMES = {"classification": "Classification", "agreement": "Agreement", "outcomes": "Paired outcomes"}  # sections named by a kind

@@ -18,8 +18,8 @@ from sigreport.render.views.common import CORRECTION_NAMES, names_text, test_nam
 from sigreport.results.collection import Results
 from sigreport.results.decisions import Decisions
 from sigreport.results.records import PairwiseRecord, PosthocRecord, Record
-from sigreport.stats import registry
-from sigreport.stats.declaration import KINDS
+from sigreport.results import methods as registry
+from sigreport.results.methods import KINDS
 
 
 @dataclasses.dataclass(frozen=True)
