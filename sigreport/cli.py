@@ -378,10 +378,10 @@ def method_listing() -> list[dict[str, Any]]:
     """Every declared method as plain data (``sigreport methods``): from the declarations, nothing restated."""
     from sigreport.render.views.methods import reference
     from sigreport.results import methods as registry
-    from sigreport.results.methods import KINDS
+    from sigreport.results.methods import ALL_KINDS
 
     out = []
-    for kind in KINDS:
+    for kind in ALL_KINDS:
         for d in registry.methods(kind):
             out.append({"kind": d.kind, "name": d.name, "display": d.display, "origin": registry.origin(d),
                         "options": {f"tests.{k}": v for k, v in d.options.items()}, "applies": list(d.applies),

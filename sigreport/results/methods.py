@@ -4,8 +4,8 @@ from :mod:`sigreport.stats.registry` and :mod:`sigreport.stats.declaration`."""
 
 from __future__ import annotations
 
-from sigreport.stats.declaration import KINDS, ExtraColumn, Head, MethodDeclaration
+from sigreport.stats.declaration import ALL_KINDS, KINDS, ExtraColumn, Head, MethodDeclaration, ProcedureDeclaration
 from sigreport.stats.registry import PluginError, UnknownMethod, method, methods, names, origin
 
-__all__ = ["KINDS", "ExtraColumn", "Head", "MethodDeclaration", "PluginError", "UnknownMethod", "method", "methods",
-           "names", "origin"]
+__all__ = ["ALL_KINDS", "KINDS", "ExtraColumn", "Head", "MethodDeclaration", "PluginError", "ProcedureDeclaration",
+           "UnknownMethod", "method", "methods", "names", "origin"]

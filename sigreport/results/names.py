@@ -9,19 +9,16 @@ post-hoc test on ranks; ``paired_t`` is one pairwise test or a family of post-ho
 from __future__ import annotations
 
 from sigreport.stats import registry
+from sigreport.stats.declaration import ALL_KINDS
 
 AUTO_NAME = "automatic choice"  # tests.pairwise: auto, before the data choose
 PAIRWISE_NAMES: dict[str, str] = {**{d.name: d.display for d in registry.methods("pairwise")},
                                   **{d.name: d.display for d in registry.methods("cv")}, "auto": AUTO_NAME}
 """Pairwise and cross-validation tests' display names: a view of their declarations (:mod:`sigreport.stats.registry`)."""
-POSTHOC_NAMES = {"nemenyi": "Nemenyi test", "bonferroni_dunn": "Bonferroni-Dunn test",
-                 "holm": "Holm step-down test on rank z", "hochberg": "Hochberg step-up test on rank z",
-                 "shaffer": "all-pairs z tests on ranks with Shaffer's static procedure",
-                 "bergmann_hommel": "all-pairs z tests on ranks with Bergmann-Hommel's procedure",
-                 "paired_t": "paired t tests"}
-OMNIBUS_NAMES = {"rm_anova": "repeated-measures ANOVA", "friedman": "Friedman test", "cochran_q": "Cochran's Q test"}
-BAYESIAN_NAMES = {"signed_rank": "Bayesian signed-rank test", "correlated_t": "correlated Bayesian t test",
-                  "bayesian_bootstrap": "Bayesian bootstrap of the mean difference"}
+POSTHOC_NAMES: dict[str, str] = {d.name: d.display for d in registry.methods("posthoc")}
+OMNIBUS_NAMES: dict[str, str] = {**{d.name: d.display for d in registry.methods("omnibus")},
+                                 "cochran_q": "Cochran's Q test"}
+BAYESIAN_NAMES: dict[str, str] = {d.name: d.display for d in registry.methods("bayesian")}
 CORRECTION_NAMES = {
     "holm": "Holm", "bonferroni": "Bonferroni", "hochberg": "Hochberg", "hommel": "Hommel", "fdr_bh": "Benjamini-Hochberg",
     "fdr_by": "Benjamini-Yekutieli", "none": "no correction",
@@ -40,8 +37,8 @@ METHOD_NAMES: dict[str, dict[str, str]] = {
 """Record kind -> method -> display name (the one table)."""
 
 NAME_CITATIONS: dict[tuple[str, str], str] = {
-    ("bayesian", "signed_rank"): "Benavoli et al. 2017", ("bayesian", "correlated_t"): "Corani and Benavoli 2015",
-    ("bayesian", "bayesian_bootstrap"): "Rubin 1981", ("runs", "aso"): "Dror et al. 2019"}
+    **{d.key: d.citation for kind in ALL_KINDS for d in registry.methods(kind) if d.citation},
+    ("runs", "aso"): "Dror et al. 2019"}
 """(kind, method) -> the in-text citation a display name carries where nothing else cites the test (a view's
 heading, a conclusion): these names do not say whose test it is. Kept apart from the names so that the methods
 paragraph, which cites every test once through its reference list, names them without it."""

@@ -27,14 +27,20 @@ if TYPE_CHECKING:
 
 Kind = Literal["pairwise", "cv"]
 KINDS: tuple[str, ...] = ("pairwise", "cv")
-"""The kinds of method a declaration can be (the record kind of the family it gives)."""
+"""The kinds of method a :class:`MethodDeclaration` can be (the record kind of the family it gives): the ones
+whose computation is the declaration's (and a plugin's)."""
+ProcedureKind = Literal["omnibus", "posthoc", "bayesian"]
+PROCEDURE_KINDS: tuple[str, ...] = ("omnibus", "posthoc", "bayesian")
+"""The kinds a :class:`ProcedureDeclaration` describes: their names, references, options and records are
+declared; their computation is still chosen in ``sigreport.analyses.scores`` (not open to plugins yet)."""
+ALL_KINDS: tuple[str, ...] = KINDS + PROCEDURE_KINDS
 
 Head = tuple[Literal["sym", "text"], str]
 """A column head: a symbol of :data:`sigreport.render.model.SYMBOLS` ("t", "delta_ab", ...) or plain text."""
 
-APPLIES = ("item_mean", "corpus_level", "folds")
+APPLIES = ("item_mean", "corpus_level", "folds", "corpora")
 """Where a method applies: a mean of per-item scores, a corpus-level metric (computed from summed per-item
-statistics: only resampling tests), cross-validation folds."""
+statistics: only resampling tests), cross-validation folds, one score per corpus (``tests.level: corpora``)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -127,7 +133,7 @@ class MethodDeclaration:
     options: Mapping[str, str]  # spec option (tests.<name>) -> what it does for this method
     applies: tuple[str, ...]  # of APPLIES
     compute: Callable[..., Any]  # pairwise: (PairwiseInput) -> (results, warnings); cv: (CVInput) -> CVTestResult
-    record: str  # the record kind of its results (results.records.RECORD_TYPES)
+    record: str  # the class of its record (results.records): "PairwiseRecord" for a pairwise or CV family
     statistic_head: Head
     estimate_head: Head
     estimate_words: str  # the estimate in a sentence: "mean difference", "Hodges-Lehmann estimate"
@@ -148,14 +154,39 @@ class MethodDeclaration:
         return (self.kind, self.name)
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ProcedureDeclaration:
+    """An omnibus, post-hoc or Bayesian procedure: what the report, the methods paragraph, results.json's
+    reading and ``sigreport methods`` know of it (see :data:`PROCEDURE_KINDS`)."""
+
+    kind: ProcedureKind
+    name: str  # the method results.json records
+    display: str
+    options: Mapping[str, str]
+    applies: tuple[str, ...]
+    record: str  # the class of its record (results.records): "PosthocRecord", "PairwiseRecord", ...
+    mde: MdeRule
+    references: tuple[str, ...]
+    citation: str | None
+    bibliography: Mapping[str, tuple[str, str, str]]
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.kind, self.name)
+
+
+Declaration = MethodDeclaration | ProcedureDeclaration
+
 REQUIRED_NONEMPTY = ("kind", "name", "display", "applies", "record", "statistic_head", "estimate_head",
                      "estimate_words", "references")
 """Fields that must not be empty (options, extra columns and notes may be: a test without options)."""
 
 
-def check(d: MethodDeclaration, references: Sequence[str] | None = None) -> list[str]:
+def check(d: Declaration, references: Sequence[str] | None = None) -> list[str]:
     """What is wrong with declaration ``d``: an empty field, an unknown kind or place, a head that is not a
     pair, a reference not in ``references`` (the bibliography's keys, when given)."""
+    if isinstance(d, ProcedureDeclaration):
+        return _check_procedure(d, references)
     where = f"{d.kind}/{d.name}" if isinstance(d, MethodDeclaration) else repr(d)
     if not isinstance(d, MethodDeclaration):
         return [f"{where}: not a MethodDeclaration"]
@@ -188,6 +219,21 @@ def check(d: MethodDeclaration, references: Sequence[str] | None = None) -> list
     if references is not None:
         references = [*references, *d.bibliography]
         bad += [f"{where}: reference {k!r} is not in the bibliography" for k in d.references if k not in references]
+    return bad
+
+
+def _check_procedure(d: ProcedureDeclaration, references: Sequence[str] | None) -> list[str]:
+    where = f"{d.kind}/{d.name}"
+    bad = [f"{where}: {name} is empty" for name in ("kind", "name", "display", "applies", "record", "references")
+           if getattr(d, name) in (None, "", ())]
+    if d.kind not in PROCEDURE_KINDS:
+        bad.append(f"{where}: kind {d.kind!r} is not one of {', '.join(PROCEDURE_KINDS)}")
+    bad += [f"{where}: applies to {a!r}, not one of {', '.join(APPLIES)}" for a in d.applies if a not in APPLIES]
+    if d.mde.rule == "none" and not d.mde.reason:
+        bad.append(f"{where}: an MDE rule of none states its reason")
+    if references is not None:
+        known = [*references, *d.bibliography]
+        bad += [f"{where}: reference {k!r} is not in the bibliography" for k in d.references if k not in known]
     return bad
 
 

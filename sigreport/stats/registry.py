@@ -21,11 +21,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from sigreport.errors import Problem, UserError
-from sigreport.stats.declaration import KINDS, MethodDeclaration, check
+from sigreport.stats.declaration import ALL_KINDS, Declaration, MethodDeclaration, check
 
 ENTRY_POINT_GROUP = "sigreport.methods"
 BUILTIN = ("sigreport.stats.methods.paired_t", "sigreport.stats.methods.rank", "sigreport.stats.methods.resampling",
-           "sigreport.stats.methods.cv")
+           "sigreport.stats.methods.cv", "sigreport.stats.methods.procedures")
 """The modules of the built-in declarations (each a ``DECLARATIONS`` tuple), in the order the spec lists them."""
 
 
@@ -45,14 +45,15 @@ class PluginError(UserError):
 
 
 _lock = threading.Lock()
-_loaded: dict[tuple[str, str], MethodDeclaration] | None = None
+_loaded: dict[tuple[str, str], Declaration] | None = None
 _origin: dict[tuple[str, str], str] = {}
 
 
-def methods(kind: str) -> tuple[MethodDeclaration, ...]:
-    """The declarations of ``kind`` ('pairwise', 'cv'), built-ins first in their order, then plugins'."""
-    if kind not in KINDS:
-        raise UnknownMethod(f"unknown kind of method {kind!r}; known: {', '.join(KINDS)}")
+def methods(kind: str) -> tuple[Any, ...]:
+    """The declarations of ``kind`` (``declaration.ALL_KINDS``: 'pairwise', 'cv', then the procedures'
+    'omnibus', 'posthoc', 'bayesian'), built-ins first in their order, then plugins'."""
+    if kind not in ALL_KINDS:
+        raise UnknownMethod(f"unknown kind of method {kind!r}; known: {', '.join(ALL_KINDS)}")
     return tuple(d for (k, _), d in _all().items() if k == kind)
 
 
@@ -61,7 +62,7 @@ def names(kind: str) -> tuple[str, ...]:
     return tuple(d.name for d in methods(kind))
 
 
-def method(kind: str, name: str) -> MethodDeclaration:
+def method(kind: str, name: str) -> Any:  # MethodDeclaration for pairwise and cv, else ProcedureDeclaration
     """The declaration of ``name`` among ``kind``'s methods; :class:`UnknownMethod` when there is none."""
     found = _all().get((kind, name))
     if found is None:
@@ -70,7 +71,7 @@ def method(kind: str, name: str) -> MethodDeclaration:
     return found
 
 
-def origin(d: MethodDeclaration) -> str:
+def origin(d: Declaration) -> str:
     """Where a declaration comes from: 'built-in', or the plugin's entry point ('name = value')."""
     return _origin.get(d.key, "built-in")
 
@@ -83,7 +84,7 @@ def reset() -> None:
         _origin.clear()
 
 
-def _all() -> dict[tuple[str, str], MethodDeclaration]:
+def _all() -> dict[tuple[str, str], Declaration]:
     global _loaded
     if _loaded is None:
         with _lock:
@@ -92,8 +93,8 @@ def _all() -> dict[tuple[str, str], MethodDeclaration]:
     return _loaded
 
 
-def _load() -> dict[tuple[str, str], MethodDeclaration]:
-    out: dict[tuple[str, str], MethodDeclaration] = {}
+def _load() -> dict[tuple[str, str], Declaration]:
+    out: dict[tuple[str, str], Declaration] = {}
     for module in BUILTIN:
         for d in importlib.import_module(module).DECLARATIONS:
             bad = check(d)
@@ -103,7 +104,8 @@ def _load() -> dict[tuple[str, str], MethodDeclaration]:
     for ep in _entry_points():
         where = f"entry point {ep.name} = {ep.value} (group {ENTRY_POINT_GROUP})"
         for d in _declarations_of(ep, where):
-            bad = check(d)
+            bad = check(d) if isinstance(d, MethodDeclaration) else [
+                f"{d!r} is not a MethodDeclaration (a plugin adds pairwise or cross-validation tests)"]
             if bad:
                 raise PluginError(where, "; ".join(bad))
             if d.key in out:

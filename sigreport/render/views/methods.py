@@ -19,7 +19,7 @@ from sigreport.results.collection import Results
 from sigreport.results.decisions import Decisions
 from sigreport.results.records import PairwiseRecord, PosthocRecord, Record
 from sigreport.results import methods as registry
-from sigreport.results.methods import KINDS
+from sigreport.results.methods import ALL_KINDS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,7 +216,7 @@ def reference(key: str) -> tuple[str, str, str]:
     found = REFERENCES.get(key)
     if found is not None:
         return found
-    for kind in KINDS:
+    for kind in ALL_KINDS:
         for d in registry.methods(kind):
             if key in d.bibliography:
                 return d.bibliography[key]
@@ -225,10 +225,6 @@ def reference(key: str) -> tuple[str, str, str]:
 
 CORRECTION_CITES = {"holm": ("holm1979",), "hochberg": ("hochberg1988",), "hommel": ("hommel1988",),
                     "bonferroni": ("dunn1961",), "fdr_bh": ("benjamini1995",), "fdr_by": ("benjamini2001",)}
-POSTHOC_CITES = {"nemenyi": ("nemenyi1963", "demsar2006"), "bonferroni_dunn": ("dunn1961", "demsar2006"),
-                 "holm": ("holm1979", "demsar2006"), "hochberg": ("hochberg1988", "garcia2008"),
-                 "shaffer": ("shaffer1986", "garcia2008"), "bergmann_hommel": ("bergmann1988", "garcia2008")}
-BAYESIAN_CITES = {"signed_rank": ("benavoli2017",), "correlated_t": ("corani2015",), "bayesian_bootstrap": ("rubin1981",)}
 SIDES = {"two-sided": "two-sided", "greater": "one-sided (the first system of a pair scoring higher)",
          "less": "one-sided (the first system of a pair scoring lower)"}
 FAMILIES = {"metric_corpus": "the comparisons of each metric on each corpus", "metric": "the comparisons of each "
@@ -389,7 +385,7 @@ def _omnibus(records: Sequence[Record]) -> list[tuple[Part, ...]]:
     for method, control in dict.fromkeys((r.method, r.control) for r in posthoc):
         against = f" against the control {control}" if control else " for every pair"
         out.append((f"The post-hoc {test_name('posthoc', method, cited=False)}{against} followed, on average ranks",
-                    Cite(POSTHOC_CITES.get(method, ("demsar2006",))), ".",))
+                    Cite(registry.method("posthoc", method).references), ".",))
     return out
 
 
@@ -402,7 +398,7 @@ def _others(records: Sequence[Record]) -> list[tuple[Part, ...]]:
                     *((Cite(("cochran1950",)),) if "cochran_q" in kinds else ()), ".",))
     for method in dict.fromkeys(r.method for r in records if r.kind == "bayesian"):
         out.append((f"We also report the {test_name('bayesian', method, cited=False)}",
-                    Cite(BAYESIAN_CITES.get(method, ())),
+                    Cite(registry.method("bayesian", method).references),
                     " with a region of practical equivalence.",))
     if "agreement" in kinds:
         out.append(("Annotator agreement is reported as chance-corrected kappa", Cite(("cohen1960",)), ".",))

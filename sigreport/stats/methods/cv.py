@@ -88,7 +88,7 @@ def _declare(name: str, display: str, compute: Any, phrase: Any, references: tup
              notes: tuple[str, ...] = ()) -> MethodDeclaration:
     return MethodDeclaration(
         kind="cv", name=name, display=display, options=dict(options or {}), applies=("folds",), compute=compute,
-        record="cv", statistic_head=("sym", "F" if f_test else "t"), estimate_head=("sym", "delta_ab"),
+        record="PairwiseRecord", statistic_head=("sym", "F" if f_test else "t"), estimate_head=("sym", "delta_ab"),
         estimate_words="difference",
         extra_columns=(ExtraColumn(head=("sym", "df_1"), key="df1", cell="df", decimals=None, labels=None),
                        ExtraColumn(head=("sym", "df_2"), key="df2", cell="df", decimals=None, labels=None))

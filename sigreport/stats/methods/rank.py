@@ -54,7 +54,7 @@ WILCOXON = MethodDeclaration(
     kind="pairwise", name="wilcoxon", display="Wilcoxon signed-ranks test",
     options={"zero_method": "how zero differences enter the ranks", "wilcoxon": "exact or normal p-values",
              "continuity_correction": "the normal approximation's continuity correction"},
-    applies=("item_mean",), compute=wilcoxon, record="pairwise", statistic_head=("sym", "T"),
+    applies=("item_mean",), compute=wilcoxon, record="PairwiseRecord", statistic_head=("sym", "T"),
     estimate_head=("text", "HL estimate"), estimate_words="Hodges-Lehmann estimate",
     extra_columns=(ExtraColumn(head=("sym", "z"), key="z", cell="statistic", decimals=None, labels=None),
                    ExtraColumn(head=("sym", "R_plus"), key="r_plus", cell="number", decimals=1, labels=None),
@@ -70,7 +70,7 @@ WILCOXON = MethodDeclaration(
 
 SIGN = MethodDeclaration(
     kind="pairwise", name="sign", display="sign test", options={}, applies=("item_mean",), compute=sign,
-    record="pairwise", statistic_head=("text", "wins"), estimate_head=("text", "Median diff."),
+    record="PairwiseRecord", statistic_head=("text", "wins"), estimate_head=("text", "Median diff."),
     estimate_words="median difference",
     extra_columns=(_count("W", "wins"), _count("L", "losses"), _count("T", "ties")),
     count_statistic=True, critical_count="always", has_df=False, statistic_text=sign_text,

@@ -84,7 +84,7 @@ def _declare(name: str, display: str, options: dict[str, str], applies: tuple[st
              stat: tuple[Any, str], text: Any, note: str, intervals: bool) -> MethodDeclaration:
     return MethodDeclaration(
         kind="pairwise", name=name, display=display, options=options, applies=applies, compute=compute,
-        record="pairwise", statistic_head=stat, estimate_head=("sym", "delta_ab"), estimate_words="difference",
+        record="PairwiseRecord", statistic_head=stat, estimate_head=("sym", "delta_ab"), estimate_words="difference",
         extra_columns=EXTRA, count_statistic=False, critical_count="never", has_df=False, statistic_text=text,
         notes=(note,), mde=MDE, methods_phrase=phrase(display, intervals),
         references=("noreen1989",) if name == "permutation" else ("efron1993",), citation=None,
