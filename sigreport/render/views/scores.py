@@ -16,7 +16,7 @@ from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count,
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIR_COLUMN, PAIRWISE_NAMES,
-                                           POSTHOC_NAMES, SPHERICITY_NAMES, Labels, a_better, declared, df_text,
+                                           SPHERICITY_NAMES, Labels, a_better, declared, df_text,
                                            effect_cell, extra_cell, head_cell,
                                            family_text, p_text, pct, plain, pvalue_matrix,
                                            system_sentences, test_name, unbroken, value_ci, why_this_test,
@@ -341,7 +341,8 @@ def bayesian_view(r: BayesianRecord, lab: Labels) -> AnalysisView:
         notes.append(f"Dirichlet-process posterior with prior strength {r.prior_strength:g} and {r.n_samples:,} "
                      "samples from the spec's seed.")
     if has_freq:
-        names = sorted({PAIRWISE_NAMES.get(m) or POSTHOC_NAMES.get(m, m) for m in freq if m is not None})
+        names = sorted({test_name("pairwise" if m in PAIRWISE_NAMES else "posthoc", m, cited=False)
+                        for m in freq if m is not None})
         notes.append(f"p_adj and Significant: the frequentist decision on the same pair ({', '.join(names)}, after "
                      "the family's correction: the test the Conclusions follow), for comparison.")
     else:
@@ -422,7 +423,7 @@ def posthoc_view(r: PosthocRecord | PairwiseRecord, lab: Labels) -> AnalysisView
     if isinstance(r, PairwiseRecord):
         return pairwise_view(r, lab)
     where = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}"
-    name = POSTHOC_NAMES.get(r.method, r.method)
+    name = test_name("posthoc", r.method, cited=False)
     cols = (PAIR_COLUMN, Column(Text("Rank diff.")), Column(Sym("z")), Column(Sym("p")),
             Column(Sym("p_adj")), Column(Text("Significant"), "c"))
     rows = tuple((Pair(p.a, p.b), Num(p.rank_difference, 3), Stat(p.statistic), P(p.pvalue),

@@ -14,8 +14,7 @@ from typing import Any
 
 from sigreport.render.model import AnalysisView
 from sigreport.render.options import AgreementSettings, ClassificationSettings, RenderOptions, RunSettings
-from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, POSTHOC_NAMES, SPHERICITY_NAMES,
-                                           pct, test_name)
+from sigreport.render.views.common import ALTERNATIVE_TEXT, CORRECTION_NAMES, SPHERICITY_NAMES, pct, test_name
 from sigreport.render.views.labels import MEASURE_NAMES
 from sigreport.results.collection import Results
 from sigreport.results.records import AgreementRecord, Record
@@ -224,7 +223,7 @@ def _omnibus_rows(t: Tests) -> Rows:
     if omnibus != "none":
         rows.append(("Post-hoc test", {"auto": "auto: paired t tests with the correction after RM-ANOVA; Nemenyi "
                                                "(all pairs) or Bonferroni-Dunn (against the baseline) after Friedman",
-                                       "none": "none"}.get(t["posthoc"], POSTHOC_NAMES.get(t["posthoc"], t["posthoc"]))))
+                                       "none": "none"}.get(t["posthoc"], test_name("posthoc", t["posthoc"], cited=False))))
     if t["pairwise"] == "auto" or omnibus == "auto":
         rows.append(("Selection", "fixed: the previous report's choices are kept where it has the analysis (each analysis says so)" if t["selection"] == "fixed"
                      else "auto: chosen from this data; changes since the previous report are flagged"))
