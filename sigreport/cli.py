@@ -222,6 +222,9 @@ def parser() -> argparse.ArgumentParser:
                    help="the power to reach (default: tests.power, else 0.8)")
     w.add_argument("--metric", action="append", help="only this metric (repeat for several)")
     w.add_argument("--format", choices=("text", "json"), default="text")
+    m = sub.add_parser("methods", help="list every test sigreport can run (built-in and plugins): options, where it "
+                       "applies, its power rule and references")
+    m.add_argument("--format", choices=("text", "json"), default="text")
     s = sub.add_parser("schema", help="print the JSON Schema of the spec")
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
     return ap
@@ -288,6 +291,8 @@ def _run(args: argparse.Namespace) -> int:
 
         return _verified(verify_release(Path(args.release), False, digest=args.digest,
                                         say=Progress(True).phase))
+    if args.command == "methods":  # the declarations only: no data, statistics or rendering
+        return _methods(args)
     if args.command == "schema":  # the spec models only: no statistics, data or rendering imports
         from sigreport.spec import json_schema
 
@@ -367,6 +372,43 @@ def _validate(p: Any, args: argparse.Namespace) -> int:  # p: pipeline.Prepared
         print(f"ok: {args.spec}: {len(ds.systems)} systems, {len(ds.corpora)} corpora, {len(ds.metrics)} metrics, "
               f"{rows} score rows; {len(p.plan.nodes)} analyses planned")
     return 0
+
+
+def method_listing() -> list[dict[str, Any]]:
+    """Every declared method as plain data (``sigreport methods``): from the declarations, nothing restated."""
+    from sigreport.render.views.methods import reference
+    from sigreport.results import methods as registry
+    from sigreport.results.methods import ALL_KINDS
+
+    out = []
+    for kind in ALL_KINDS:
+        for d in registry.methods(kind):
+            out.append({"kind": d.kind, "name": d.name, "display": d.display, "origin": registry.origin(d),
+                        "options": {f"tests.{k}": v for k, v in d.options.items()}, "applies": list(d.applies),
+                        "record": d.record, "mde": d.mde.text(),
+                        "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]}
+                                       for k in d.references]})
+    return out
+
+
+def _methods(args: argparse.Namespace) -> int:
+    listing = method_listing()
+    if args.format == "json":
+        sys.stdout.write(json.dumps({"methods": listing}, indent=2, ensure_ascii=False) + "\n")
+        return 0
+    lines = []
+    for m in listing:
+        lines.append(f"{m['kind']} {m['name']}: {m['display']} ({m['origin']})")
+        options = "; ".join(f"{k}: {v}" for k, v in m["options"].items()) or "none"
+        lines += [f"  options: {options}", f"  applies to: {', '.join(m['applies'])}", f"  MDE: {m['mde']}",
+                  f"  references: {'; '.join(r['full'] for r in m['references'])}"]
+    sys.stdout.write(printable_lines(lines))
+    return 0
+
+
+def printable_lines(lines: list[str]) -> str:
+    """Lines for the terminal: a plugin's text with its control characters escaped."""
+    return "".join(printable(line) + "\n" for line in lines)
 
 
 def _notices(progress: Progress, quiet: bool) -> Any:  # store.Say

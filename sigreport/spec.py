@@ -52,10 +52,12 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, Validati
 
 from sigreport import defaults
 from sigreport.errors import Problem, SpecError
+from sigreport.stats import registry
 
 Alternative = Literal["two-sided", "greater", "less"]
 Correction = Literal["holm", "bonferroni", "hochberg", "hommel", "fdr_bh", "fdr_by", "none"]
-PairwiseMethod = Literal["auto", "paired_t", "wilcoxon", "sign", "bootstrap", "bootstrap_t", "permutation"]
+PairwiseMethod = Literal[("auto", *registry.names("pairwise"))]  # type: ignore[valid-type]  # the declared tests
+CVMethod = Literal[registry.names("cv")]  # type: ignore[valid-type]
 OmnibusMethod = Literal["auto", "rm_anova", "friedman", "none"]
 PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg", "shaffer", "bergmann_hommel",
                          "paired", "none"]
@@ -467,7 +469,7 @@ class TestsSpec(_Model):
         "(items aggregated by the metric's aggregate), analysed across corpora (Demsar's setting).")
     design: Literal["items", "kfold", "5x2cv", "resampled"] = Field(
         "items", description="Cross-validation designs: the data has fold and repeat columns instead of items.")
-    cv_methods: list[Literal["5x2cv_t", "5x2cv_f", "kfold_t", "corrected_resampled_t", "resampled_t"]] | None = Field(
+    cv_methods: list[CVMethod] | None = Field(
         None, description="Tests for a cross-validation design (default: 5x2cv_t and 5x2cv_f for 5x2cv, kfold_t for "
         "kfold, corrected_resampled_t for resampled).")
     n_train: Annotated[int, Field(ge=1)] | dict[str, Annotated[int, Field(ge=1)]] | None = Field(
@@ -820,7 +822,8 @@ class Spec(_Model):
             if m.corpus_level and self.tests.pairwise == "bootstrap_t":
                 raise _At(("tests", "pairwise"), f"bootstrap_t studentizes a mean of per-item scores; metric {name!r} "
                           f"is corpus-level (aggregate {m.aggregate}): use bootstrap or permutation")
-            if m.corpus_level and self.tests.pairwise not in ("bootstrap", "permutation", "auto"):
+            if m.corpus_level and self.tests.pairwise != "auto" and \
+                    "corpus_level" not in registry.method("pairwise", self.tests.pairwise).applies:
                 raise _At(("tests", "pairwise"), f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only "
                           f"resampling tests apply, not {self.tests.pairwise}; set tests.pairwise: auto "
                           "(approximate randomization with the bootstrap's interval), permutation or bootstrap")

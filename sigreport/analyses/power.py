@@ -4,7 +4,8 @@ Computed after the family corrections (:func:`~sigreport.analyses.common.apply_f
 level a pair is tested at depends on the family's size: the level the correction asks of a pair when no
 other pair of its family is significant (:func:`comparison_level`; alpha / m for Bonferroni, Holm,
 Hochberg, Hommel and Benjamini-Hochberg, alpha / (m H_m) for Benjamini-Yekutieli, alpha without a
-correction). By method (:mod:`sigreport.stats.power`):
+correction). By the method's declared rule (``mde`` of its declaration, :mod:`sigreport.stats.registry`;
+the computations in :mod:`sigreport.stats.power`):
 
 * paired t, and the bootstrap, bootstrap-t and permutation tests of a mean metric: the noncentral-t closed
   form with the SD of the pair's differences (for the resampling tests the closed form is their
@@ -30,13 +31,12 @@ from sigreport.analyses.common import derived_seed
 from sigreport.data import Dataset
 from sigreport.results.records import DetectableDifference
 from sigreport.spec import TestsSpec
-from sigreport.stats import power
+from sigreport.stats import power, registry
 
 SIMULATION_BUDGET = 200_000  # pairs x items of a family simulated; beyond it the efficiency approximation
 N_SIMS = 500  # simulated data sets per power estimate (Monte Carlo s.e. of a power near 0.8: 0.018)
-CLOSED_FORM = ("paired_t", "bootstrap", "bootstrap_t", "permutation")
-SIMULATED = {"wilcoxon": power.wilcoxon_pvalues, "sign": power.sign_pvalues}
-EFFICIENCY = {"wilcoxon": 3 / math.pi, "sign": 2 / math.pi}  # Pitman ARE to the t test, normal differences
+EFFICIENCY = {d.name: d.mde.efficiency for d in registry.methods("pairwise") if d.mde.efficiency is not None}
+"""Method -> Pitman ARE to the t test for normal differences (3/pi Wilcoxon, 2/pi sign), from the declarations."""
 
 
 def comparison_level(alpha: float, correction: str, m: int) -> float:
@@ -80,7 +80,7 @@ def with_power(records: tuple[Any, ...], dataset: Dataset, tests: TestsSpec, alp
         return records
     out = []
     for rec in records:
-        if getattr(rec, "kind", None) == "pairwise" and rec.method in (*CLOSED_FORM, *SIMULATED):
+        if getattr(rec, "kind", None) == "pairwise" and registry.method("pairwise", rec.method).mde.rule != "none":
             block = dataset.blocks.get((rec.metric, rec.corpus))
             if block is not None and block.stats.shape[-1] == 1:  # a mean metric: per-item differences exist
                 rec = dataclasses.replace(rec, pairs=_rows(rec, block, tests, alpha, seed))
@@ -93,21 +93,22 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     target = float(tests.power)
     index = {s: i for i, s in enumerate(block.systems)}
     x = block.scores
-    simulate = rec.method in SIMULATED and len(rec.pairs) * x.shape[0] <= SIMULATION_BUDGET
+    rule = registry.method("pairwise", rec.method).mde
+    simulate = rule.rule == "simulation" and len(rec.pairs) * x.shape[0] <= SIMULATION_BUDGET
     sds = [None] * len(rec.pairs) if simulate else pair_sds(x, [index[r.a] for r in rec.pairs],
                                                             [index[r.b] for r in rec.pairs], varying=True)
     rows = []
     for row, sd in zip(rec.pairs, sds):
-        if rec.method in CLOSED_FORM:
+        if rule.rule == "noncentral_t":
             mde = closed_form(sd, x.shape[0], level, target, rec.alternative)
         elif simulate:
             d = x[:, index[row.a]] - x[:, index[row.b]]
-            test = SIMULATED[rec.method]
+            test = rule.pvalues
             mde = power.simulated_mde(d, lambda v, t=test: t(v, rec.alternative), level, target, rec.alternative,
                                       N_SIMS, derived_seed(seed, f"{rec.id}/power/{row.a}/{row.b}"))
         else:
             mde = closed_form(sd, x.shape[0], level, target, rec.alternative, "noncentral_t_are",
-                              EFFICIENCY[rec.method])
+                              rule.efficiency)
         rows.append(dataclasses.replace(row, mde=detectable(mde)))
     return tuple(rows)
 

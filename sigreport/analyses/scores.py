@@ -23,18 +23,12 @@ from sigreport.results.records import (AutomaticChoice, BayesianPair, BayesianRe
                                        FriedmanRecord, ModelChoice, PairRow, PairwiseRecord, PosthocRecord, PosthocRow,
                                        RMAnovaRecord, SystemSummary)
 from sigreport.spec import MetricSpec, Spec, TestsSpec
-from sigreport.stats import bayes, cv, omnibus, pairwise, posthoc, rank, resampling, select
+from sigreport.stats import bayes, omnibus, pairwise, posthoc, registry, resampling, select
+from sigreport.stats.declaration import CVInput, PairwiseInput
 from sigreport.stats.differences import describe_differences_many
 from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant
 
 DEFAULT_PRECISION = 12
-SMALL_BOOTSTRAP_N = 50  # below this the calibration study (docs/calibration.md) finds the bootstrap test liberal
-SMALL_CORPUS_BOOTSTRAP_N = 100  # the same for corpus-level metrics (docs/calibration_corpus.md)
-BOOTSTRAP_LIBERAL = {  # what the calibration studies measured, for the warning
-    False: "type I error about 0.07 at n = 20, docs/calibration.md",
-    True: "type I error 0.072 (BLEU-like) and 0.073 (F1-like) at n = 20, 0.062 (F1-like) at n = 50, "
-          "docs/calibration_corpus.md",
-}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,44 +88,17 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
 
 
 def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Context,
-                differences: list[pairwise.DifferenceSummary] | None = None
+                differences: list[pairwise.DifferenceSummary] | None = None, node_id: str = ""
                 ) -> tuple[list[PairedTestResult], list[str]]:
-    t = ctx.tests
-    x = block.scores
-    if method == "paired_t":
-        return pairwise.paired_t_family(x, pairs, t.alternative, ctx.alpha, ctx.ci_level, differences=differences), []
-    if method == "wilcoxon":
-        return [rank.wilcoxon(x[:, i], x[:, j], t.alternative, t.zero_method, ctx.decimals, ctx.alpha,
-                              mode=t.wilcoxon, correction=t.continuity_correction, ci_level=ctx.ci_level)
-                for i, j in pairs], []
-    if method == "sign":
-        return [rank.sign_test(x[:, i], x[:, j], t.alternative, ctx.decimals, ctx.alpha, ctx.ci_level)
-                for i, j in pairs], []
-    if method in ("bootstrap", "permutation", "bootstrap_t"):
-        options = dict(alternative=t.alternative, alpha=ctx.alpha, ci_level=ctx.ci_level)
-        res = resampled(block, ctx.aggregate, pairs, method, ctx,
-                        ci_method=t.ci_method if method != "bootstrap_t" else "studentized", **options)
-        results = list(res.pairs)
-        warnings = list(res.warnings)  # resampled names the systems
-        if method == "permutation":  # a randomization test has no interval: the paired bootstrap's, same items
-            boot = resampled(block, ctx.aggregate, pairs, "bootstrap", ctx, ci_method=t.ci_method, **options)
-            results = [with_bootstrap_interval(p, b) for p, b in zip(results, boot.pairs)]
-        small = SMALL_CORPUS_BOOTSTRAP_N if ctx.metric.corpus_level else SMALL_BOOTSTRAP_N
-        if method == "bootstrap" and block.stats.shape[0] < small:
-            warnings.append(f"only {block.stats.shape[0]} items: the null-shifted bootstrap test is liberal at small n "
-                            f"({BOOTSTRAP_LIBERAL[ctx.metric.corpus_level]}); the permutation test holds its level")
-        return results, warnings
-    raise ValueError(f"unknown pairwise method {method!r}")
-
-
-def with_bootstrap_interval(perm: PairedTestResult, boot: PairedTestResult) -> PairedTestResult:
-    """A permutation result with the paired bootstrap's interval of the same difference (percentile or BCa,
-    as ``tests.ci_method``): the p-value from the test that holds its level, the interval from the resampling
-    that estimates the difference's spread."""
-    extra = {**perm.extra, "ci_method": boot.extra.get("ci_method"), "ci_from": "bootstrap"}
-    return dataclasses.replace(perm, ci_low=boot.ci_low, ci_high=boot.ci_high, ci_level=boot.ci_level,
-                               warnings=perm.warnings + tuple(w for w in boot.warnings if "interval" in w),
-                               extra=extra)
+    """The family's tests, by the method's declaration (:mod:`sigreport.stats.registry`); a method that draws
+    its own random numbers gets the analysis's seed (``derived_seed`` of the spec's seed and ``node_id``)."""
+    inp = PairwiseInput(scores=block.scores, stats=block.stats, aggregate=ctx.aggregate, systems=block.systems,
+                        pairs=tuple(pairs), alternative=ctx.tests.alternative, alpha=ctx.alpha,
+                        ci_level=ctx.ci_level, decimals=ctx.decimals, corpus_level=ctx.metric.corpus_level,
+                        tests=ctx.tests, seed=derived_seed(ctx.seed, node_id), differences=differences,
+                        resample=lambda kind, **options: resampled(block, ctx.aggregate, pairs, kind, ctx, **options))
+    results, warnings = registry.method("pairwise", method).compute(inp)
+    return list(results), list(warnings)
 
 
 def resampled(block: Block, metric: resampling.CorpusMetric, pairs: list[tuple[int, int]], method: str, ctx: Context,
@@ -187,7 +154,7 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
         method, sel, w = pinned(ctx.tests, ctx.previous_method, chosen)
         warnings += w
     diffs = differences_of(block, pairs, ctx)
-    results, w = _pair_tests(block, pairs, method, ctx, diffs)
+    results, w = _pair_tests(block, pairs, method, ctx, diffs, node_id)
     warnings += w
     entries = with_differences(family_entries(block.systems, pairs, results, t.correction, ctx.alpha), block, pairs,
                                method, ctx, diffs)
@@ -255,25 +222,11 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseR
         idx = [[order.get((r, f), -1) for f in folds] for r in repeats]
         if all(i >= 0 for row in idx for i in row):
             grid = np.asarray(idx)
-    results = []
-    for i, j in pairs:
-        a, b = x[:, i], x[:, j]
-        if method in ("5x2cv_t", "5x2cv_f"):
-            if grid is None or grid.shape != (5, 2):
-                why = f"{method} needs 5 repeats x 2 folds; the data has {len(repeats)} x {len(folds)}"
-                results.append(_failed_cv(method, t.alternative, why, ctx.ci_level))
-                continue
-            a2, b2 = a[grid], b[grid]
-            r = cv.dietterich_5x2cv_t(a2, b2, t.alternative, ctx.alpha, ctx.ci_level) if method == "5x2cv_t" else \
-                cv.alpaydin_5x2cv_f(a2, b2, ctx.alpha, ctx.ci_level)
-        elif method == "kfold_t":
-            r = cv.kfold_paired_t(a, b, t.alternative, ctx.alpha, ctx.ci_level)
-        elif method == "corrected_resampled_t":
-            n_train, n_test = fold_sizes(block, t)  # type: ignore[misc]  # known: checked when the data was read
-            r = cv.corrected_resampled_t(a, b, n_train, n_test, t.alternative, ctx.alpha, ctx.ci_level)
-        else:
-            r = cv.resampled_t(a, b, t.alternative, ctx.alpha, ctx.ci_level)
-        results.append(r)
+    declared = registry.method("cv", method)
+    sizes = fold_sizes(block, t)
+    results = [declared.compute(CVInput(a=x[:, i], b=x[:, j], grid=grid, repeats=len(repeats), folds=len(folds),
+                                        sizes=sizes, alternative=t.alternative, alpha=ctx.alpha,
+                                        ci_level=ctx.ci_level)) for i, j in pairs]
     as_pairs = [PairedTestResult(method=r.method, n=int(r.n_folds * r.n_repeats), statistic=r.statistic,
                                  df=r.df if r.df is not None else None, pvalue=r.pvalue, alternative=r.alternative,
                                  estimate=r.estimate, ci_low=r.ci_low, ci_high=r.ci_high, ci_level=r.ci_level,
@@ -293,12 +246,6 @@ def fold_sizes(block: Block, t: Any) -> tuple[float, float] | None:
 
 def _natural(s: str) -> tuple[int, Any]:
     return (0, int(s)) if s.isdigit() else (1, s)
-
-
-def _failed_cv(method: str, alternative: str, why: str, ci_level: float) -> Any:
-    return cv.CVTestResult(method=method, statistic=None, df=None, df1=None, df2=None, pvalue=None,
-                           alternative=alternative, estimate=None, ci_low=None, ci_high=None, ci_level=ci_level,
-                           critical_value=None, n_folds=0, n_repeats=0, warnings=(why,))
 
 
 def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | FriedmanRecord:

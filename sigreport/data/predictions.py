@@ -40,6 +40,7 @@ from sigreport.data.label_tables import (Collector, check_blank, declared_list, 
 from sigreport.data.model import Block, BlockKey, PredictionGroup, Predictions
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table
 from sigreport.spec import ClassificationSpec, MetricSpec, SpecFile
+from sigreport.stats import registry
 from sigreport.stats.class_counts import one_vs_rest_counts
 from sigreport.stats.classification import AVERAGES, f_name
 
@@ -292,7 +293,8 @@ def test_blocks(sf: SpecFile, preds: Predictions, out: Collector, taken: set[str
     cls = spec.classification or ClassificationSpec()
     blocks: dict[BlockKey, Block] = {}
     specs: dict[str, MetricSpec] = {}
-    resampling = spec.tests.pairwise in ("bootstrap", "permutation", "auto")
+    resampling = spec.tests.pairwise == "auto" or \
+        "corpus_level" in registry.method("pairwise", spec.tests.pairwise).applies
     if cls.test_metrics and spec.tests.design != "items":
         out.add_spec(f"classification test metrics need tests.design: items (the predictions have items, not "
                      f"folds); given: {spec.tests.design}", "tests", "design")

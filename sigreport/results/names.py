@@ -8,28 +8,17 @@ post-hoc test on ranks; ``paired_t`` is one pairwise test or a family of post-ho
 
 from __future__ import annotations
 
-PAIRWISE_NAMES = {
-    "paired_t": "paired t test",
-    "wilcoxon": "Wilcoxon signed-ranks test",
-    "sign": "sign test",
-    "bootstrap": "paired bootstrap",
-    "bootstrap_t": "studentized paired bootstrap (bootstrap-t)",
-    "permutation": "paired permutation test (approximate randomization)",
-    "5x2cv_t": "Dietterich's 5x2cv paired t test",
-    "5x2cv_f": "Alpaydin's combined 5x2cv F test",
-    "kfold_t": "k-fold cross-validated paired t test",
-    "corrected_resampled_t": "Nadeau-Bengio corrected resampled t test",
-    "resampled_t": "resampled paired t test (type I error inflated)",
-    "auto": "automatic choice",
-}
-POSTHOC_NAMES = {"nemenyi": "Nemenyi test", "bonferroni_dunn": "Bonferroni-Dunn test",
-                 "holm": "Holm step-down test on rank z", "hochberg": "Hochberg step-up test on rank z",
-                 "shaffer": "all-pairs z tests on ranks with Shaffer's static procedure",
-                 "bergmann_hommel": "all-pairs z tests on ranks with Bergmann-Hommel's procedure",
-                 "paired_t": "paired t tests"}
-OMNIBUS_NAMES = {"rm_anova": "repeated-measures ANOVA", "friedman": "Friedman test", "cochran_q": "Cochran's Q test"}
-BAYESIAN_NAMES = {"signed_rank": "Bayesian signed-rank test", "correlated_t": "correlated Bayesian t test",
-                  "bayesian_bootstrap": "Bayesian bootstrap of the mean difference"}
+from sigreport.stats import registry
+from sigreport.stats.declaration import ALL_KINDS
+
+AUTO_NAME = "automatic choice"  # tests.pairwise: auto, before the data choose
+PAIRWISE_NAMES: dict[str, str] = {**{d.name: d.display for d in registry.methods("pairwise")},
+                                  **{d.name: d.display for d in registry.methods("cv")}, "auto": AUTO_NAME}
+"""Pairwise and cross-validation tests' display names: a view of their declarations (:mod:`sigreport.stats.registry`)."""
+POSTHOC_NAMES: dict[str, str] = {d.name: d.display for d in registry.methods("posthoc")}
+OMNIBUS_NAMES: dict[str, str] = {**{d.name: d.display for d in registry.methods("omnibus")},
+                                 "cochran_q": "Cochran's Q test"}
+BAYESIAN_NAMES: dict[str, str] = {d.name: d.display for d in registry.methods("bayesian")}
 CORRECTION_NAMES = {
     "holm": "Holm", "bonferroni": "Bonferroni", "hochberg": "Hochberg", "hommel": "Hommel", "fdr_bh": "Benjamini-Hochberg",
     "fdr_by": "Benjamini-Yekutieli", "none": "no correction",
@@ -48,18 +37,25 @@ METHOD_NAMES: dict[str, dict[str, str]] = {
 """Record kind -> method -> display name (the one table)."""
 
 NAME_CITATIONS: dict[tuple[str, str], str] = {
-    ("bayesian", "signed_rank"): "Benavoli et al. 2017", ("bayesian", "correlated_t"): "Corani and Benavoli 2015",
-    ("bayesian", "bayesian_bootstrap"): "Rubin 1981", ("runs", "aso"): "Dror et al. 2019"}
+    **{d.key: d.citation for kind in ALL_KINDS for d in registry.methods(kind) if d.citation},
+    ("runs", "aso"): "Dror et al. 2019"}
 """(kind, method) -> the in-text citation a display name carries where nothing else cites the test (a view's
 heading, a conclusion): these names do not say whose test it is. Kept apart from the names so that the methods
 paragraph, which cites every test once through its reference list, names them without it."""
 
 
 def test_name(kind: str, method: str | None, cited: bool = True) -> str:
-    """The display name of the test a record of ``kind`` ran with ``method`` (the key itself when unknown);
-    ``cited``: followed by its citation of :data:`NAME_CITATIONS`, "(Rubin 1981)", when it has one."""
+    """The display name of the test a record of ``kind`` ran with ``method``; ``cited``: followed by its
+    citation of :data:`NAME_CITATIONS` (or its declaration's), "(Rubin 1981)", when it has one.
+
+    A pairwise or cross-validation test is its declaration's name. A name no table knows is shown as the key
+    itself: that happens only to a results.json read back (the diff, the archive) whose method came from a
+    plugin not installed here, or from a later sigreport; a build never meets it (its methods are declared)."""
     if kind == "cochran_q":
         return METHOD_NAMES["cochran_q"]["cochran_q"]
+    if kind in ("pairwise", "cv") and method is not None and method != "auto" and method in registry.names(kind):
+        d = registry.method(kind, method)
+        return f"{d.display} ({d.citation})" if cited and d.citation else d.display
     name = METHOD_NAMES.get(kind, {}).get(str(method), str(method))
     cite = NAME_CITATIONS.get((kind, str(method))) if cited else None
     return f"{name} ({cite})" if cite else name

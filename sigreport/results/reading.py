@@ -33,6 +33,7 @@ from typing import Any, Union
 from sigreport.results.records import (AgreementRecord, BayesianRecord, ClassificationRecord, CochranQRecord,
                                        DescriptivesRecord, FriedmanRecord, McNemarRecord, PairRow, PairwiseRecord,
                                        PosthocRecord, Record, RMAnovaRecord, RunsRecord)
+from sigreport.results import methods as registry
 from sigreport.stats.result import PairedTestResult
 
 _EMPTY: dict[Any, Any] = {str: "", int: 0, float: math.nan, bool: False}
@@ -49,11 +50,16 @@ def record_type(kind: str, method: Any) -> type[Record] | None:
     """The record class of an analysis of ``kind`` and ``method``; None for a kind this sigreport does not know.
     An omnibus test is Friedman's or the RM-ANOVA; a post-hoc test is a pairwise family (paired t tests after the
     RM-ANOVA) or a rank test."""
-    if kind == "omnibus":
-        return FriedmanRecord if method == "friedman" else RMAnovaRecord
-    if kind == "posthoc":
-        return PairwiseRecord if method == "paired_t" else PosthocRecord
+    if kind in ("omnibus", "posthoc"):
+        if method in registry.names(kind):
+            return RECORD_CLASSES[registry.method(kind, method).record]
+        return RMAnovaRecord if kind == "omnibus" else PosthocRecord  # a later sigreport's method: its kind's usual
     return KIND_TYPES.get(kind)
+
+
+RECORD_CLASSES: dict[str, type[Record]] = {cls.__name__: cls for cls in (
+    PairwiseRecord, PosthocRecord, FriedmanRecord, RMAnovaRecord, BayesianRecord)}
+"""A declaration's ``record`` (the class's name) -> the class."""
 
 
 class DocumentShapeError(ValueError):

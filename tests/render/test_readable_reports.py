@@ -183,7 +183,7 @@ def pair(**kw):
      "x vs y on Score: the test could not be computed (fewer than 2 items)."),
 ])
 def test_pair_sentence_reads_in_every_case(kw, phrase):
-    r = types.SimpleNamespace(metric="m", correction="holm", alpha=0.05, method="bootstrap")
+    r = types.SimpleNamespace(kind="pairwise", metric="m", correction="holm", alpha=0.05, method="bootstrap")
     lab = types.SimpleNamespace(metric=lambda m: "Score")
     sentence = pair_sentence(r, pair(**kw), lab)
     assert sentence.endswith(phrase), sentence

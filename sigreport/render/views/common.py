@@ -13,7 +13,9 @@ from sigreport.results.records import (AutomaticChoice, EffectSize, FamilyPair, 
                                        PairwiseRecord, PosthocRow)
 from sigreport.results.names import (CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,  # noqa: F401 (re-exported)
                                      SPHERICITY_NAMES, test_name)
-from sigreport.render.model import CI, Cell, Column, Num, Sym, Table, Text, Versus, join
+from sigreport.render.model import CI, Cell, Column, Df, Int, Num, P, Stat, Sym, Table, Text, Versus, join
+from sigreport.results import methods as registry
+from sigreport.results.methods import ExtraColumn, Head, MethodDeclaration
 
 ALTERNATIVE_TEXT = {"two-sided": "two-sided", "greater": "one-sided, H1: a > b", "less": "one-sided, H1: a < b"}
 SECTION_NAMES = {"classification": "Classification", "agreement": "Agreement", "outcomes": "Paired outcomes"}  # sections named by a kind
@@ -52,6 +54,35 @@ def unbroken(s: str) -> str:
     """``s`` with no-break spaces: words of a column head that must stay on one line when the head wraps in a
     narrow column ('95% CI', '(\u03b1 = 0.05)', 'a \u2212 b'); HTML shows them as spaces, LaTeX as ties."""
     return s.replace(" ", "\u00a0")
+
+
+def declared(r: PairwiseRecord) -> MethodDeclaration:
+    """The declaration of a pairwise family's test: its kind's (a post-hoc family of paired t tests is the
+    pairwise test's)."""
+    return registry.method("cv" if r.kind == "cv" else "pairwise", r.method)
+
+
+def head_cell(head: Head) -> Cell:
+    """A declared head as a cell: ``("sym", "t")`` is the symbol t, ``("text", "wins")`` the text."""
+    kind, name = head
+    return Sym(name) if kind == "sym" else Text(name)
+
+
+def extra_cell(c: ExtraColumn, p: PairRow) -> Cell:
+    """A pair's value of a declared extra column (missing: an empty number)."""
+    v = p.extra.get(c.key)
+    if c.cell == "flag":
+        assert c.labels is not None
+        return Text(c.labels[0] if v else c.labels[1])
+    if c.cell == "p":
+        return P(v)
+    if c.cell == "statistic":
+        return Stat(v)
+    if c.cell == "df":
+        return Df(v)
+    if c.cell == "integer":
+        return Int(v) if v is not None else Num(None)
+    return Num(v, c.decimals)
 
 
 PAIR_COLUMN = Column(Text(unbroken("a vs b")), "l")  # the first column of a pairwise table (rows: model.Pair)

@@ -18,6 +18,8 @@ from sigreport.render.views.common import CORRECTION_NAMES, names_text, test_nam
 from sigreport.results.collection import Results
 from sigreport.results.decisions import Decisions
 from sigreport.results.records import PairwiseRecord, PosthocRecord, Record
+from sigreport.results import methods as registry
+from sigreport.results.methods import ALL_KINDS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -209,16 +211,20 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                    "{Frontiers in Psychology},\n  volume = {4},\n  pages = {863},\n  year = {2013}\n}"),
 }
 
-PAIRWISE_CITES = {"paired_t": ("student1908",), "wilcoxon": ("wilcoxon1945",), "sign": ("dixon1946",),
-                  "bootstrap": ("efron1993",), "bootstrap_t": ("efron1993",), "permutation": ("noreen1989",),
-                  "5x2cv_t": ("dietterich1998",), "5x2cv_f": ("alpaydin1999",), "corrected_resampled_t": ("nadeau2003",),
-                  "resampled_t": ("dietterich1998",), "kfold_t": ("dietterich1998",)}
+def reference(key: str) -> tuple[str, str, str]:
+    """The bibliography entry of ``key``: :data:`REFERENCES`, or the one a plugin's declaration brings."""
+    found = REFERENCES.get(key)
+    if found is not None:
+        return found
+    for kind in ALL_KINDS:
+        for d in registry.methods(kind):
+            if key in d.bibliography:
+                return d.bibliography[key]
+    raise KeyError(f"no bibliography entry {key!r}")
+
+
 CORRECTION_CITES = {"holm": ("holm1979",), "hochberg": ("hochberg1988",), "hommel": ("hommel1988",),
                     "bonferroni": ("dunn1961",), "fdr_bh": ("benjamini1995",), "fdr_by": ("benjamini2001",)}
-POSTHOC_CITES = {"nemenyi": ("nemenyi1963", "demsar2006"), "bonferroni_dunn": ("dunn1961", "demsar2006"),
-                 "holm": ("holm1979", "demsar2006"), "hochberg": ("hochberg1988", "garcia2008"),
-                 "shaffer": ("shaffer1986", "garcia2008"), "bergmann_hommel": ("bergmann1988", "garcia2008")}
-BAYESIAN_CITES = {"signed_rank": ("benavoli2017",), "correlated_t": ("corani2015",), "bayesian_bootstrap": ("rubin1981",)}
 SIDES = {"two-sided": "two-sided", "greater": "one-sided (the first system of a pair scoring higher)",
          "less": "one-sided (the first system of a pair scoring lower)"}
 FAMILIES = {"metric_corpus": "the comparisons of each metric on each corpus", "metric": "the comparisons of each "
@@ -238,12 +244,12 @@ class Methods:
 
     def plain(self) -> str:
         """The paragraph with citations as '(Holm 1979; Demšar 2006)'."""
-        return " ".join("".join(p if isinstance(p, str) else " (" + "; ".join(REFERENCES[k][0] for k in p.keys) + ")"
+        return " ".join("".join(p if isinstance(p, str) else " (" + "; ".join(reference(k)[0] for k in p.keys) + ")"
                                 for p in s) for s in self.sentences)
 
     def references(self) -> list[str]:
         """The full references of the cited works, in order of first citation."""
-        return [REFERENCES[k][1] for k in self.keys()]
+        return [reference(k)[1] for k in self.keys()]
 
     def latex(self, escape: Callable[[str], str]) -> str:
         """The paragraph in LaTeX: text through ``escape``, citations as ``\\cite{...}``."""
@@ -252,7 +258,7 @@ class Methods:
 
     def bibtex(self) -> str:
         """The BibTeX entries of the cited works."""
-        return "\n\n".join(REFERENCES[k][2] for k in self.keys()) + "\n"
+        return "\n\n".join(reference(k)[2] for k in self.keys()) + "\n"
 
 
 def methods(results: Results, decisions: Decisions | None = None) -> Methods:
@@ -310,13 +316,9 @@ def _families(results: Results, records: Sequence[Record]) -> list[tuple[Part, .
         side = "two-sided" if alternative == "two-sided" else "one-sided"
         s: list[Part] = [f"{which} with"]
         for i, (kind, method) in enumerate(mine):
-            name = test_name(kind, method, cited=False)
-            s += [" and" if 0 < i == len(mine) - 1 else "," if i else "", f" the {side} {name}"
-                  .replace("the two-sided Dietterich's", "Dietterich's two-sided").replace(
-                      "the two-sided Alpaydin's", "Alpaydin's two-sided"), Cite(PAIRWISE_CITES.get(method, ()))]
-            if method in ("bootstrap", "bootstrap_t", "permutation"):
-                s.append(f" (B = {tests.get('resamples', '?')} resamples shared by the systems"
-                         + (f", {tests.get('ci_method', 'percentile')} intervals)" if method == "bootstrap" else ")"))
+            d = registry.method(kind, method)
+            before, after = d.methods_phrase(side, tests)
+            s += [" and" if 0 < i == len(mine) - 1 else "," if i else "", f" {before}", Cite(d.references), after]
         if alternative != "two-sided":
             s.append(f" (alternative: {SIDES.get(alternative, alternative).split('(', 1)[-1].rstrip(')')})")
         s.append(".")
@@ -383,7 +385,7 @@ def _omnibus(records: Sequence[Record]) -> list[tuple[Part, ...]]:
     for method, control in dict.fromkeys((r.method, r.control) for r in posthoc):
         against = f" against the control {control}" if control else " for every pair"
         out.append((f"The post-hoc {test_name('posthoc', method, cited=False)}{against} followed, on average ranks",
-                    Cite(POSTHOC_CITES.get(method, ("demsar2006",))), ".",))
+                    Cite(registry.method("posthoc", method).references), ".",))
     return out
 
 
@@ -396,7 +398,7 @@ def _others(records: Sequence[Record]) -> list[tuple[Part, ...]]:
                     *((Cite(("cochran1950",)),) if "cochran_q" in kinds else ()), ".",))
     for method in dict.fromkeys(r.method for r in records if r.kind == "bayesian"):
         out.append((f"We also report the {test_name('bayesian', method, cited=False)}",
-                    Cite(BAYESIAN_CITES.get(method, ())),
+                    Cite(registry.method("bayesian", method).references),
                     " with a region of practical equivalence.",))
     if "agreement" in kinds:
         out.append(("Annotator agreement is reported as chance-corrected kappa", Cite(("cohen1960",)), ".",))

@@ -20,6 +20,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from sigreport.render.model import CI, Cell, Column, Join, Lines, Marked, Num, P, Sym, Table, Text, join
+from sigreport.render.views.common import declared
 from sigreport.results.records import McNemarPair, PairRow, PairwiseRecord, PosthocRow
 
 MINUS = "\u2212"
@@ -186,12 +187,9 @@ def accuracy_facts(pairs: Sequence[McNemarPair]) -> list[PairFacts]:
     return out
 
 
-ESTIMATES = {"paired_t": "mean difference", "wilcoxon": "Hodges-Lehmann estimate", "sign": "median difference"}
-
-
 def pairwise_wording(r: PairwiseRecord, level: float, decimals: int, adjusted: str, higher: bool | None) -> Wording:
     """The wording of a pairwise or cross-validation family's forms."""
-    what = ESTIMATES.get(r.method, "difference")
+    what = declared(r).estimate_words
     return Wording(Text(f"a {MINUS} b"), f"Estimate: the {what} a {MINUS} b", level, decimals, adjusted, r.alpha,
                    positive_words(higher))
 

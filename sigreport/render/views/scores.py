@@ -16,7 +16,8 @@ from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count,
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIR_COLUMN, PAIRWISE_NAMES,
-                                           POSTHOC_NAMES, SPHERICITY_NAMES, Labels, a_better, df_text, effect_cell,
+                                           SPHERICITY_NAMES, Labels, a_better, declared, df_text,
+                                           effect_cell, extra_cell, head_cell,
                                            family_text, p_text, pct, plain, pvalue_matrix,
                                            system_sentences, test_name, unbroken, value_ci, why_this_test,
                                            with_html_matrix)
@@ -55,47 +56,43 @@ def achieved_note(r: PairwiseRecord) -> list[str]:
             f"reach {shown} coverage (ci_level_achieved in results.json)."]
 
 
-STAT_HEADS: dict[str, Cell] = {
-    "paired_t": Sym("t"), "wilcoxon": Sym("T"), "sign": Text("wins"), "bootstrap": Sym("Delta"),
-    "permutation": Sym("Delta"), "bootstrap_t": Sym("t"), "5x2cv_f": Sym("F"),
-    **{m: Sym("t") for m in ("5x2cv_t", "kfold_t", "corrected_resampled_t", "resampled_t")},
-}
-ESTIMATE_HEADS: dict[str, Cell] = {"paired_t": Sym("mean_diff"), "wilcoxon": Text("HL estimate"),
-                                   "sign": Text("Median diff.")}
-
-
-COUNT_STATISTICS = ("sign", "wilcoxon")  # statistic and critical value are counts or rank sums
-
-
 def _pairwise_columns(r: PairwiseRecord, level: float) -> list[Column]:
-    cols = [PAIR_COLUMN, Column(Sym("n")), Column(ESTIMATE_HEADS.get(r.method, Sym("delta_ab"))),
-            Column(Text(unbroken(f"{pct(level)} CI")), "c"), Column(STAT_HEADS.get(r.method, Text("Statistic")))]
-    if any(p.df is not None for p in r.pairs):
+    d = declared(r)
+    cols = [PAIR_COLUMN, Column(Sym("n")), Column(head_cell(d.estimate_head)),
+            Column(Text(unbroken(f"{pct(level)} CI")), "c"), Column(head_cell(d.statistic_head))]
+    if has_df_column(r):
         cols.append(Column(Text("df")))
     cols += [Column(Sym("crit", f"{r.alpha:g}")), Column(Sym("p")), Column(Sym("p_adj")), Column(Text("Effect")),
              Column(Text("Significant"), "c")]
-    cols += [Column(head) for head, _ in PAIRWISE_EXTRA.get(r.method, ())]
+    cols += [Column(head_cell(c.head)) for c in d.extra_columns]
     return cols
 
 
+def has_df_column(r: PairwiseRecord) -> bool:
+    """A df column when the test has degrees of freedom and some pair has them."""
+    return declared(r).has_df and any(p.df is not None for p in r.pairs)
+
+
 def _pairwise_row(r: PairwiseRecord, p: PairRow, level: float, dec: int, has_df: bool) -> tuple[Cell, ...]:
-    stat = Count if r.method in COUNT_STATISTICS else Stat
+    d = declared(r)
+    stat = Count if d.count_statistic else Stat
     row: list[Cell] = [Pair(p.a, p.b), Int(p.n), Num(p.estimate, dec),
                        CI(p.ci_low, p.ci_high, level, dec, unbounded=True), stat(p.statistic)]
     if has_df:
         row.append(Df(p.df))
-    crit = stat if r.method == "sign" or (r.method == "wilcoxon" and p.extra.get("exact")) else Stat  # else a z
+    crit = stat if d.critical_count == "always" or (d.critical_count == "when_exact" and p.extra.get("exact")) \
+        else Stat  # else a z
     row += [crit(p.critical_value), P(p.pvalue), P(p.pvalue_adjusted), effect_cell(p.effect_size),
             Decision(p.significant)]
-    row += [value(p) for _, value in PAIRWISE_EXTRA.get(r.method, ())]
+    row += [extra_cell(c, p) for c in d.extra_columns]
     return tuple(row)
 
 
 def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
     dec = lab.decimals(r.metric)
-    method = PAIRWISE_NAMES.get(r.method, r.method)
+    method = declared(r).display
     level = interval_level(r)
-    has_df = any(p.df is not None for p in r.pairs)
+    has_df = has_df_column(r)
     rows = Rows(len(r.pairs), lambda: [_pairwise_row(r, p, level, dec, has_df) for p in r.pairs])
     bold = tuple(i for i, p in enumerate(r.pairs) if p.significant)
     alt = ALTERNATIVE_TEXT[r.alternative]
@@ -107,7 +104,7 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
     notes = [f"Estimate and CI are of a \u2212 b; crit is the critical value of the test statistic at "
              f"\u03b1 = {r.alpha:g} for this alternative (reject when the statistic is beyond it); "
              f"p is the unadjusted p-value, p_adj is {CORRECTION_NAMES.get(r.correction, r.correction)}-adjusted."]
-    notes += list(PAIRWISE_NOTES.get(r.method, ())) + achieved_note(r)
+    notes += list(declared(r).notes) + achieved_note(r)
     if r.method == "wilcoxon":
         notes.append(wilcoxon_variant_note(r.pairs))
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
@@ -205,45 +202,6 @@ def differences_tables(r: PairwiseRecord, lab: Labels, key: str) -> tuple[Table,
                   pair_detail=True),)
 
 
-def _extra_int(key: str) -> Callable[[PairRow], Cell]:
-    return lambda p: Int(p.extra[key]) if p.extra.get(key) is not None else Num(None)
-
-
-_RESAMPLING_EXTRA: tuple[tuple[Cell, Callable[[PairRow], Cell]], ...] = (
-    (Text("B"), _extra_int("n_resamples")), (Text("MC s.e. of p"), lambda p: P(p.extra.get("mc_se"))))
-PAIRWISE_EXTRA: dict[str, tuple[tuple[Cell, Callable[[PairRow], Cell]], ...]] = {
-    "paired_t": ((Text("Shapiro-Wilk p"), lambda p: P(p.extra.get("shapiro_pvalue"))),),
-    "wilcoxon": ((Sym("z"), lambda p: Stat(p.extra.get("z"))),
-                 (Sym("R_plus"), lambda p: Num(p.extra.get("r_plus"), 1)),
-                 (Sym("R_minus"), lambda p: Num(p.extra.get("r_minus"), 1)),
-                 (Text("p from"), lambda p: Text("exact" if p.extra.get("exact") else "normal approx."))),
-    "sign": ((Text("W"), _extra_int("wins")), (Text("L"), _extra_int("losses")), (Text("T"), _extra_int("ties"))),
-    "bootstrap": _RESAMPLING_EXTRA,
-    "bootstrap_t": _RESAMPLING_EXTRA,
-    "permutation": _RESAMPLING_EXTRA,
-    "5x2cv_f": ((Sym("df_1"), lambda p: Df(p.extra.get("df1"))), (Sym("df_2"), lambda p: Df(p.extra.get("df2")))),
-}
-PAIRWISE_NOTES = {
-    "wilcoxon": ("T = min(R+, R\u2212); crit is the critical T when p is exact, the critical z under the normal "
-                 "approximation; the estimate is the Hodges-Lehmann pseudo-median of the differences; "
-                 "effect size is the rank-biserial correlation (R+ \u2212 R\u2212)/(R+ + R\u2212).",),
-    "sign": ("W, L, T: items where a wins, loses, ties (ties split evenly between wins and losses, one dropped "
-             "when odd, as Dem\u0161ar 2006).",),
-    "bootstrap": ("Paired bootstrap over items (the same resampled items for every system); two-sided "
-                  "p = (#{|\u0394* \u2212 \u0394| \u2265 |\u0394|} + 1)/(B + 1) (null-shifted); MC s.e. is the "
-                  "Monte Carlo standard error of p.",),
-    "bootstrap_t": ("Studentized paired bootstrap over items: t = mean(d)/SE(d) is compared with "
-                    "t* = (mean(d*) \u2212 mean(d))/SE(d*) of every replicate; the interval is the studentized "
-                    "(bootstrap-t) interval; MC s.e. is the Monte Carlo standard error of p.",),
-    "permutation": ("Approximate randomization: the two systems' outputs are swapped per item at random; "
-                    "p = (#{|\u0394perm| \u2265 |\u0394|} + 1)/(B + 1), exact enumeration when 2^n \u2264 B. "
-                    "A randomization test has no interval: the interval shown is the paired bootstrap's, over the "
-                    "same items.",),
-    "resampled_t": ("The resampled paired t test's type I error is badly inflated (Dietterich 1998; Nadeau and "
-                    "Bengio 2003); prefer corrected_resampled_t.",),
-}
-
-
 def pair_sentence(r: PairwiseRecord, p: PairRow, lab: Labels) -> str:
     """The plain-language line: 'A > B on ROUGE-1 recall: t(2) = 6.38, p = 0.024; the difference is
     significant ...'; every case (significant, not, zero estimate, not computable) has a verb."""
@@ -252,7 +210,7 @@ def pair_sentence(r: PairwiseRecord, p: PairRow, lab: Labels) -> str:
         why = "; ".join(p.warnings) or "see warnings"
         return f"{p.a} vs {p.b} on {metric}: the test could not be computed ({why})."
     rel = ">" if (p.estimate or 0) > 0 else ("<" if (p.estimate or 0) < 0 else "=")
-    stat = method_stat_text(r.method, p)
+    stat = method_stat_text(r, p)
     p_part = p_text(p.pvalue)
     corr = CORRECTION_NAMES.get(r.correction, r.correction)
     if r.correction != "none" and p.pvalue_adjusted is not None:
@@ -271,25 +229,11 @@ def rel_word(rel: str, a: str = "a", b: str = "b") -> str:
             "=": "the estimated difference is zero"}[rel]
 
 
-def method_stat_text(method: str, p: PairRow) -> str:
-    s = p.statistic
-    if s is None:
+def method_stat_text(r: PairwiseRecord, p: PairRow) -> str:
+    """The statistic in the plain sentence, as the family's test words it ("t(2) = 6.38")."""
+    if p.statistic is None:
         return "statistic not computable"
-    if p.df is not None and method in ("paired_t", "5x2cv_t", "kfold_t", "corrected_resampled_t", "resampled_t"):
-        return f"t({p.df:g}) = {s:.2f}"
-    if method == "5x2cv_f":
-        df1, df2 = p.extra.get("df1"), p.extra.get("df2")
-        return f"F({10 if df1 is None else df1:g}, {5 if df2 is None else df2:g}) = {s:.2f}"
-    if method == "wilcoxon":
-        z = p.extra.get("z")
-        return f"T = {s:g}" + (f", z = {z:.2f}" if z is not None else " (exact)")
-    if method == "sign":
-        return f"{p.extra.get('wins')} wins, {p.extra.get('losses')} losses, {p.extra.get('ties')} ties"
-    if method in ("bootstrap", "permutation"):
-        return f"\u0394 = {s:.4g} (B = {p.extra.get('n_resamples')})"
-    if method == "bootstrap_t":
-        return f"t = {s:.2f} (bootstrap-t, B = {p.extra.get('n_resamples')})"
-    return f"statistic = {s:.3g}"
+    return declared(r).statistic_text(p)
 
 
 def rm_anova_view(r: RMAnovaRecord, lab: Labels) -> AnalysisView:
@@ -397,7 +341,8 @@ def bayesian_view(r: BayesianRecord, lab: Labels) -> AnalysisView:
         notes.append(f"Dirichlet-process posterior with prior strength {r.prior_strength:g} and {r.n_samples:,} "
                      "samples from the spec's seed.")
     if has_freq:
-        names = sorted({PAIRWISE_NAMES.get(m) or POSTHOC_NAMES.get(m, m) for m in freq if m is not None})
+        names = sorted({test_name("pairwise" if m in PAIRWISE_NAMES else "posthoc", m, cited=False)
+                        for m in freq if m is not None})
         notes.append(f"p_adj and Significant: the frequentist decision on the same pair ({', '.join(names)}, after "
                      "the family's correction: the test the Conclusions follow), for comparison.")
     else:
@@ -478,7 +423,7 @@ def posthoc_view(r: PosthocRecord | PairwiseRecord, lab: Labels) -> AnalysisView
     if isinstance(r, PairwiseRecord):
         return pairwise_view(r, lab)
     where = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}"
-    name = POSTHOC_NAMES.get(r.method, r.method)
+    name = test_name("posthoc", r.method, cited=False)
     cols = (PAIR_COLUMN, Column(Text("Rank diff.")), Column(Sym("z")), Column(Sym("p")),
             Column(Sym("p_adj")), Column(Text("Significant"), "c"))
     rows = tuple((Pair(p.a, p.b), Num(p.rank_difference, 3), Stat(p.statistic), P(p.pvalue),

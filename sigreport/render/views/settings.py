@@ -14,8 +14,7 @@ from typing import Any
 
 from sigreport.render.model import AnalysisView
 from sigreport.render.options import AgreementSettings, ClassificationSettings, RenderOptions, RunSettings
-from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,
-                                           SPHERICITY_NAMES, pct)
+from sigreport.render.views.common import ALTERNATIVE_TEXT, CORRECTION_NAMES, SPHERICITY_NAMES, pct, test_name
 from sigreport.render.views.labels import MEASURE_NAMES
 from sigreport.results.collection import Results
 from sigreport.results.records import AgreementRecord, Record
@@ -132,7 +131,7 @@ Tests = Mapping[str, Any]  # the ``tests`` section as results.json holds it (JSO
 
 def _pairwise_text(t: Tests, corpus_level: bool) -> str:
     pairwise = t["pairwise"]
-    pair = f"{PAIRWISE_NAMES.get(pairwise, pairwise)} ({pairwise})"
+    pair = f"{test_name('pairwise', pairwise, cited=False)} ({pairwise})"
     if pairwise in ("wilcoxon", "auto"):
         pair += f"; Wilcoxon zero differences: {t['zero_method']}; differences rounded to each metric's precision"
         mode = t.get("wilcoxon", "auto")
@@ -232,14 +231,14 @@ def _omnibus_rows(t: Tests) -> Rows:
     if omnibus != "none":
         rows.append(("Post-hoc test", {"auto": "auto: paired t tests with the correction after RM-ANOVA; Nemenyi "
                                                "(all pairs) or Bonferroni-Dunn (against the baseline) after Friedman",
-                                       "none": "none"}.get(t["posthoc"], POSTHOC_NAMES.get(t["posthoc"], t["posthoc"]))))
+                                       "none": "none"}.get(t["posthoc"], test_name("posthoc", t["posthoc"], cited=False))))
     if t["pairwise"] == "auto" or omnibus == "auto":
         rows.append(("Selection", "fixed: the previous report's choices are kept where it has the analysis (each analysis says so)" if t["selection"] == "fixed"
                      else "auto: chosen from this data; changes since the previous report are flagged"))
     if t["design"] != "items":
         methods = t["cv_methods"] or {"5x2cv": ["5x2cv_t", "5x2cv_f"], "kfold": ["kfold_t"],
                                       "resampled": ["corrected_resampled_t"]}[t["design"]]
-        rows.append(("Cross-validation tests", ", ".join(PAIRWISE_NAMES[m] for m in methods)
+        rows.append(("Cross-validation tests", ", ".join(test_name("cv", m, cited=False) for m in methods)
                      + (f"; n_train = {t['n_train']}, n_test = {t['n_test']}" if t["n_train"] else "")))
     return rows
 
