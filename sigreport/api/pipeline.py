@@ -117,8 +117,8 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     check_build_options(formats, wait)
     sf = spec_file(spec_path)
     dest = release.dest if release else (Path(out).resolve() if out else output_dir(sf))
-    job = Job(sf, dest, formats, strict, progress, templates, release, previous, wait, say or say_line, run, force,
-              context)
+    job = Job(sf=sf, dest=dest, formats=formats, strict=strict, progress=progress, templates=templates, release=release,
+              previous=previous, wait=wait, say=say or say_line, run=run, force=force, context=context)
     with outputs_dir_named(sf, release is None and not out):
         check_cache(run, sf)  # an unusable cache folder stops the build before the data is read
         with long_lived(), ready_workers(figure_workers_ahead(sf, run, formats)) as drawers:
@@ -247,8 +247,9 @@ def write_folder(job: Job, p: Prepared, results: dict[str, Any], warnings: list[
     def fill(tmp: Path) -> list[str]:
         res = collect(p, results)
         keep()
-        written = write_report(res, job.sf.spec, job.sf.path.name, tmp, formats, job.templates, warnings, job.progress, jobs,
-                               cache, drawers, context)
+        written = write_report(res=res, spec=job.sf.spec, source=job.sf.path.name, dest=tmp, formats=formats,
+                               templates=job.templates, notices=warnings, progress=job.progress, jobs=jobs, cache=cache,
+                               figure_workers=drawers, release=context)
         if job.release:
             written += releasing.finish_release(job.release, tmp, job.sf, p.dataset, formats, job.templates)
         return written
