@@ -38,7 +38,7 @@ def write_report(res: Results, spec: Spec, source: str, dest: Path, formats: lis
     shown = [f for f in WRITERS if f in formats and f != "pdf"]
     phase(progress, f"writing {', '.join(shown)}" if shown else "writing the PDF")
     if set(formats) <= {"json"}:
-        return WRITERS["json"](Writing(results=res, dest=dest))  # nothing to render: jinja2 and matplotlib never imported
+        return WRITERS["json"](Writing(results=res, dest=dest))  # nothing to render: jinja2, matplotlib not imported
     model = report_model(res, spec, source, formats, jobs, cache, figure_workers, release)
     writing = Writing(results=res, dest=dest, model=model, templates=templates, notices=notices, progress=progress,
                       others=bool(shown))

@@ -42,7 +42,8 @@ def format_lists(source: str) -> list[int]:
     names = set(defaults.FORMATS)
     out = []
     for node in ast.walk(ast.parse(source)):
-        items = node.keys if isinstance(node, ast.Dict) else node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else ()
+        items = (node.keys if isinstance(node, ast.Dict)
+                 else node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else ())
         found = {i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)}
         if len(found & names) >= 3:
             out.append(node.lineno)
@@ -57,7 +58,8 @@ def test_no_other_module_lists_the_formats():
         if lines and rel not in LISTS:
             found[rel] = lines
     assert not found, f"derive these from sigreport.defaults.FORMATS or sigreport.api.outputs.WRITERS: {found}"
-    assert format_lists('X = Literal["html", "json", "pdf"]\nY = ("html", "json")\nZ = {"latex": 1, "pdf": 2, "json": 3}\n') == [1, 3]
+    sample = 'X = Literal["html", "json", "pdf"]\nY = ("html", "json")\nZ = {"latex": 1, "pdf": 2, "json": 3}\n'
+    assert format_lists(sample) == [1, 3]
 
 
 def test_a_build_writes_each_asked_format_through_its_writer(cli, tmp_path, monkeypatch):
@@ -69,7 +71,8 @@ def test_a_build_writes_each_asked_format_through_its_writer(cli, tmp_path, monk
 
     for name in list(outputs.WRITERS):
         monkeypatch.setitem(outputs.WRITERS, name, spy(name))
-    r = cli("build", "-q", "--no-cache", "--jobs", "1", "-o", tmp_path / "out", "--formats", "latex,json", CONFIGS / "wide.yaml")
+    r = cli("build", "-q", "--no-cache", "--jobs", "1", "-o", tmp_path / "out", "--formats", "latex,json",
+            CONFIGS / "wide.yaml")
     assert r.code == 0, r.err
     assert called == ["json", "latex"]
     assert (tmp_path / "out" / "results.json").is_file() and (tmp_path / "out" / "tables" / "README.txt").is_file()
