@@ -106,8 +106,9 @@ def synthetic_record(kind: str, k: int) -> Any:
         pairs = []
         for i in range(1, k):
             est = float(rng.normal(0, 1))
-            test = PairedTestResult("paired_t", 300, est, 299.0, 0.01, "two-sided", est, est - 0.5, est + 0.5,
-                                    0.95, None, None)
+            test = PairedTestResult(method="paired_t", n=300, statistic=est, df=299.0, pvalue=0.01,
+                                    alternative="two-sided", estimate=est, ci_low=est - 0.5, ci_high=est + 0.5,
+                                    ci_level=0.95, critical_value=None, effect_size=None)
             pairs.append(PairRow(names[i], names[0], test, 0.02 * i, None if i == 1 else abs(est) > 0.5))
         return PairwiseRecord("m/c/pairwise", "pairwise", "m", "c", "items", "paired_t", "two-sided",
                               "vs_baseline", "holm", "metric", k - 1, 0.05, 0.95, tuple(pairs), None, ())

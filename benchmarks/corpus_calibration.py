@@ -47,7 +47,7 @@ def bleu_value(totals: np.ndarray, n_items: int) -> np.ndarray:
         return np.where((m > 0).all(axis=-1), bp * np.exp(logp), 0.0)
 
 
-BLEU = CorpusMetric("bleu", 2 * ORDERS + 2, bleu_value)
+BLEU = CorpusMetric(name="bleu", n_stats=2 * ORDERS + 2, func=bleu_value)
 
 
 def simulate_bleu(rng: np.random.Generator, n: int) -> np.ndarray:

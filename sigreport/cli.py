@@ -21,10 +21,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from sigreport import defaults
 from sigreport.errors import Problem, StrictError, UserError, printable
 from sigreport.version import __version__
 
-FORMATS = ("html", "pdf", "latex", "json")
+FORMATS = defaults.FORMATS  # the output formats (their writers: sigreport.api.outputs.WRITERS)
 
 
 class Progress:

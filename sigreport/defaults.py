@@ -8,7 +8,10 @@ Statistical defaults are not here: they belong to the spec's ``tests`` and are p
 from __future__ import annotations
 
 FORMATS: tuple[str, ...] = ("html", "pdf", "latex", "json")
-"""``outputs.formats``: every format."""
+"""``outputs.formats``: every output format, the one list of their names and of the order users see them in (the
+spec's allowed values and its default, the JSON Schema, ``--formats`` and the API's messages). Each has its
+writer in :data:`sigreport.api.outputs.WRITERS`, keyed by these names (a test checks that the two agree); the
+names live here, below the spec, and the writers up there, with the rendering libraries they import."""
 
 FIGURE_KINDS: tuple[str, ...] = ("cd", "forest", "pvalues", "confusion")
 """``outputs.figures``: every kind, each drawn where an analysis gives it."""

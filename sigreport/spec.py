@@ -63,7 +63,7 @@ PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg"
                          "paired", "none"]
 Family = Literal["metric_corpus", "metric", "corpus", "all"]
 Sphericity = Literal["auto", "greenhouse_geisser", "huynh_feldt", "none"]
-Format = Literal["html", "pdf", "latex", "json"]
+Format = Literal[defaults.FORMATS]  # type: ignore[valid-type]  # the output formats: one list, in sigreport.defaults
 
 class _At(ValueError):
     """A cross-field problem that belongs to one field: its path (keys of the YAML) gives the line."""

@@ -257,8 +257,8 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
     if measure in WEIGHTS:
         weights = WEIGHTS[measure]
         if m == 2:
-            r = agr.cohen_kappa(x[:, 0], x[:, 1], k, weights, (names[0], names[1]), alpha_ci, aspec.resamples,
-                                seed, ann.labels)
+            r = agr.cohen_kappa(r1=x[:, 0], r2=x[:, 1], n_labels=k, weights=weights, annotators=(names[0], names[1]),
+                                alpha_ci=alpha_ci, n_resamples=aspec.resamples, seed=seed, labels=ann.labels)
             matrix = agr.agreement_matrix(x[:, 0], x[:, 1], k)
             null = agr.cohen_kappa_null_test(matrix, weights)
             rec = _analysis(**common, annotators=names, r=r, matrix=matrix)
@@ -301,8 +301,8 @@ def systems_vs_gold_analysis(spec: LabelParams, preds: Predictions, group: Predi
     pairs = []
     for j, system in enumerate(preds.systems):
         pred = recode[group.pred[:, j]]
-        r = agr.cohen_kappa(pred, gold, k, WEIGHTS[measure], (system, "gold"), 1 - spec.ci_level,
-                            aspec.resamples, rng, labels)
+        r = agr.cohen_kappa(r1=pred, r2=gold, n_labels=k, weights=WEIGHTS[measure], annotators=(system, "gold"),
+                            alpha_ci=1 - spec.ci_level, n_resamples=aspec.resamples, seed=rng, labels=labels)
         pairs.append(_pair_of(r, agr.agreement_matrix(pred, gold, k)))
     return _analysis(node_id=node_id, corpus=group.corpus, source="systems_vs_gold", measure=measure, labels=labels,
                      annotators=("gold",) + preds.systems, r=None, n_resamples=aspec.resamples,
@@ -363,11 +363,13 @@ def outcome_nodes(spec: Spec, outcomes: Outcomes) -> list[Node]:
         qid = None
         if len(outcomes.systems) >= 3 and spec.tests.omnibus != "none":
             qid = analysis_id(OUTCOMES, corpus, "cochran_q")
-            nodes.append(Node(qid, "cochran_q", OUTCOMES, corpus, run_outcome_cochran, params, block, (),
-                              "Cochran's Q on paired yes/no outcomes"))
+            nodes.append(Node(id=qid, kind="cochran_q", metric=OUTCOMES, corpus=corpus, fn=run_outcome_cochran,
+                              params=params, blocks=block, depends_on=(),
+                              label="Cochran's Q on paired yes/no outcomes"))
         mid = analysis_id(OUTCOMES, corpus, "mcnemar")
-        nodes.append(Node(mid, "mcnemar", OUTCOMES, corpus, run_outcome_mcnemar, params, block,
-                          (qid,) if qid else (), f"McNemar {o.mcnemar}, {spec.tests.correction}"))
+        nodes.append(Node(id=mid, kind="mcnemar", metric=OUTCOMES, corpus=corpus, fn=run_outcome_mcnemar, params=params,
+                          blocks=block, depends_on=(qid,) if qid else (),
+                          label=f"McNemar {o.mcnemar}, {spec.tests.correction}"))
     return nodes
 
 
@@ -382,28 +384,33 @@ def label_nodes(spec: Spec, preds: Predictions | None, ann: Annotations | None) 
         for corpus in preds.corpora:
             block = (("predictions", corpus),)
             cid = analysis_id(CLASSIFICATION, corpus, "classification")
-            nodes.append(Node(cid, "classification", CLASSIFICATION, corpus, run_classification, params, block, (),
-                              f"confusion matrices and metrics, bootstrap B = {cls.resamples}"))
+            nodes.append(Node(id=cid, kind="classification", metric=CLASSIFICATION, corpus=corpus,
+                              fn=run_classification, params=params, blocks=block, depends_on=(),
+                              label=f"confusion matrices and metrics, bootstrap B = {cls.resamples}"))
             qid = None
             if len(preds.systems) >= 3 and spec.tests.omnibus != "none":
                 qid = analysis_id(CLASSIFICATION, corpus, "cochran_q")
-                nodes.append(Node(qid, "cochran_q", CLASSIFICATION, corpus, run_cochran, params, block, (),
-                                  "Cochran's Q on per-item correctness"))
+                nodes.append(Node(id=qid, kind="cochran_q", metric=CLASSIFICATION, corpus=corpus, fn=run_cochran,
+                                  params=params, blocks=block, depends_on=(),
+                                  label="Cochran's Q on per-item correctness"))
             if len(preds.systems) >= 2:
                 mid = analysis_id(CLASSIFICATION, corpus, "mcnemar")
-                nodes.append(Node(mid, "mcnemar", CLASSIFICATION, corpus, run_mcnemar, params, block,
-                                  (qid,) if qid else (), f"McNemar {cls.mcnemar}, {spec.tests.correction}"))
+                nodes.append(Node(id=mid, kind="mcnemar", metric=CLASSIFICATION, corpus=corpus, fn=run_mcnemar,
+                                  params=params, blocks=block, depends_on=(qid,) if qid else (),
+                                  label=f"McNemar {cls.mcnemar}, {spec.tests.correction}"))
     if ann is not None:
         for corpus, group in ann.groups.items():
             for measure in default_measures(aspec, len(group.annotators)):
                 aid = analysis_id(AGREEMENT, corpus, measure)
-                nodes.append(Node(aid, "agreement", AGREEMENT, corpus, run_agreement, LabelParams.of(spec, measure),
-                                  (("annotations", corpus),), (), f"{measure}, {len(group.annotators)} annotators"))
+                nodes.append(Node(id=aid, kind="agreement", metric=AGREEMENT, corpus=corpus, fn=run_agreement,
+                                  params=LabelParams.of(spec, measure), blocks=(("annotations", corpus),),
+                                  depends_on=(), label=f"{measure}, {len(group.annotators)} annotators"))
     if preds is not None and spec.agreement is not None and aspec.systems_vs_gold:
         kappas = [m for m in default_measures(aspec, 2) if m in WEIGHTS] or ["cohen_kappa"]
         for corpus in preds.corpora:
             for measure in kappas:
                 gid = analysis_id(AGREEMENT, corpus, f"{measure}-vs-gold")
-                nodes.append(Node(gid, "agreement", AGREEMENT, corpus, run_vs_gold, LabelParams.of(spec, measure),
-                                  (("predictions", corpus),), (), f"{measure}, each system vs gold"))
+                nodes.append(Node(id=gid, kind="agreement", metric=AGREEMENT, corpus=corpus, fn=run_vs_gold,
+                                  params=LabelParams.of(spec, measure), blocks=(("predictions", corpus),),
+                                  depends_on=(), label=f"{measure}, each system vs gold"))
     return nodes

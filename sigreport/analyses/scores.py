@@ -140,11 +140,12 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
     sel = None
     if method == "auto":
         if ctx.metric.corpus_level:
-            chosen = select.Selection("permutation", (select.SelectionStep(
-                "metric", None, None, f"chosen: corpus-level metric ({ctx.metric.aggregate}): only resampling "
+            chosen = select.Selection(method="permutation", steps=(select.SelectionStep(
+                check="metric", value=None, threshold=None,
+                outcome=f"chosen: corpus-level metric ({ctx.metric.aggregate}): only resampling "
                 "tests apply; approximate randomization holds alpha at every n studied (20 to 200), the paired "
                 "bootstrap rejects 7% of true nulls at n = 20 (docs/calibration_corpus.md)"),),
-                "permutation (approximate randomization) with the paired bootstrap's interval: the metric is "
+                reason="permutation (approximate randomization) with the paired bootstrap's interval: the metric is "
                 "computed from summed statistics, not per item")
         else:
             diffs = np.column_stack([block.scores[:, i] - block.scores[:, j] for i, j in pairs]) if pairs else \
@@ -460,7 +461,8 @@ def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, 
 
     def node(kind: str, suffix: str, fn: Any, deps: tuple[str, ...], label: str, cv_method: str | None = None) -> Node:
         node_id = analysis_id(metric, corpus, suffix)
-        return Node(node_id, kind, metric, corpus, fn, params(node_id, cv_method), blocks, deps, label)
+        return Node(id=node_id, kind=kind, metric=metric, corpus=corpus, fn=fn, params=params(node_id, cv_method),
+                    blocks=blocks, depends_on=deps, label=label)
 
     did = analysis_id(metric, corpus, "descriptives")
     nodes = [node("descriptives", "descriptives", run_descriptives, (), "per-system summary")]

@@ -7,6 +7,7 @@ Rendering libraries (jinja2, matplotlib, WeasyPrint) are imported only for the f
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +20,6 @@ from sigreport.speed import workers
 
 if TYPE_CHECKING:  # rendering (jinja2, matplotlib) is imported only by builds that render
     from sigreport.render.model import ReportModel
-
-FORMAT_ORDER = ("json", "html", "latex", "pdf")
-
 
 def write_report(res: Results, spec: Spec, source: str, dest: Path, formats: list[str],
                  templates: str | Path | None = None, notices: list[Problem] | None = None,
@@ -37,20 +35,20 @@ def write_report(res: Results, spec: Spec, source: str, dest: Path, formats: lis
 
     Warnings about the output itself (characters LaTeX cannot print) are appended to ``notices``.
     """
-    shown = [f for f in FORMAT_ORDER if f in formats and f != "pdf"]
+    shown = [f for f in WRITERS if f in formats and f != "pdf"]
     phase(progress, f"writing {', '.join(shown)}" if shown else "writing the PDF")
     if set(formats) <= {"json"}:
-        (dest / "results.json").write_text(to_json(res), encoding="utf-8")
-        return ["results.json"]  # nothing to render: jinja2 and matplotlib are never imported
+        return WRITERS["json"](Writing(results=res, dest=dest))  # nothing to render: jinja2, matplotlib not imported
     model = report_model(res, spec, source, formats, jobs, cache, figure_workers, release)
+    writing = Writing(results=res, dest=dest, model=model, templates=templates, notices=notices, progress=progress,
+                      others=bool(shown))
     written = []
     json_done: workers.Waiting[object] = workers.Waiting(lambda: None)
     try:
         if "json" in formats:  # in a forked process, while this one renders (with workers to spare)
-            json_done = workers.in_background(
-                lambda: (dest / "results.json").write_text(to_json(res), encoding="utf-8"), jobs > 1)
+            json_done = workers.in_background(lambda: WRITERS["json"](writing), jobs > 1)
             written.append("results.json")
-        written += render_formats(model, dest, formats, templates, notices, progress, bool(shown))
+        written += render_formats(writing, formats)
     except BaseException:  # stopped, not waited for: it must not write into the folder being removed
         json_done.cancel()
         raise
@@ -78,30 +76,77 @@ def report_model(res: Results, spec: Spec, source: str, formats: list[str], jobs
                                                           release.diff, release.index))
 
 
-def render_formats(model: ReportModel, dest: Path, formats: list[str], templates: str | Path | None,
-                   notices: list[Problem] | None, progress: Progress | None, others: bool) -> list[str]:
-    """Write the HTML, PDF, LaTeX and paper files of ``model`` as ``formats`` ask; the files written."""
+def render_formats(writing: Writing, formats: list[str]) -> list[str]:
+    """Write the rendered formats of ``formats`` (every writer but results.json's, in :data:`WRITERS` order) and
+    the paper files; the files written."""
+    assert writing.model is not None
+    written = []
+    for name, write in WRITERS.items():
+        if name != "json" and name in formats:
+            written += write(writing)
+    return written + write_paper_files(writing.model, writing.dest, formats)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Writing:
+    """What a format's writer is given: the results, the report model (None when only results.json is written:
+    nothing is rendered then), the report folder being filled, the user's templates; ``notices`` collects
+    warnings about the output itself; ``others``: formats other than the PDF are written too (the PDF's
+    progress line then comes on its own)."""
+
+    results: Results
+    dest: Path
+    model: ReportModel | None = None
+    templates: str | Path | None = None
+    notices: list[Problem] | None = None
+    progress: Progress | None = None
+    others: bool = False
+
+
+def write_json(writing: Writing) -> list[str]:
+    """results.json (needs no report model)."""
+    (writing.dest / "results.json").write_text(to_json(writing.results), encoding="utf-8")
+    return ["results.json"]
+
+
+def write_html(writing: Writing) -> list[str]:
+    """The HTML page, index.html."""
     from sigreport.render.html import render_html
+
+    assert writing.model is not None
+    (writing.dest / "index.html").write_text(render_html(writing.model, writing.templates), encoding="utf-8")
+    return ["index.html"]
+
+
+def write_pdf(writing: Writing) -> list[str]:
+    """The PDF report, report.pdf, made from the model's print page."""
+    from sigreport.render.pdf import report_pdf
+
+    assert writing.model is not None
+    if writing.others:
+        phase(writing.progress, "writing the PDF")
+    report_pdf(writing.model, writing.dest / "report.pdf", writing.templates)
+    return ["report.pdf"]
+
+
+def write_latex(writing: Writing) -> list[str]:
+    """One LaTeX file per table under tables/ with its README (characters LaTeX cannot print: a notice)."""
     from sigreport.render.latex import render_latex
 
-    written = []
-    if "html" in formats:
-        (dest / "index.html").write_text(render_html(model, templates), encoding="utf-8")
-        written.append("index.html")
-    if "pdf" in formats:
-        from sigreport.render.pdf import report_pdf
+    assert writing.model is not None
+    out = render_latex(writing.model, writing.dest / "tables", writing.templates)
+    warning = out.warning()
+    if warning and writing.notices is not None:
+        writing.notices.append(Problem("tables", None, "", warning))
+    return [f"tables/{n}" for n in out.files] + ["tables/README.txt"]
 
-        if others:
-            phase(progress, "writing the PDF")
-        report_pdf(model, dest / "report.pdf", templates)
-        written.append("report.pdf")
-    if "latex" in formats:
-        out = render_latex(model, dest / "tables", templates)
-        written += [f"tables/{n}" for n in out.files] + ["tables/README.txt"]
-        warning = out.warning()
-        if warning and notices is not None:
-            notices.append(Problem("tables", None, "", warning))
-    return written + write_paper_files(model, dest, formats)
+
+WRITERS: dict[str, Callable[[Writing], list[str]]] = {
+    "json": write_json, "html": write_html, "pdf": write_pdf, "latex": write_latex}
+"""Every output format's writer, keyed by its name in :data:`sigreport.defaults.FORMATS` (the spec's allowed
+values, the command line's and the API's; ``tests/api/test_outputs.py`` checks that the two name the same
+formats), in the order a build writes them: results.json first (in the background while the others render),
+then the HTML, the PDF and the LaTeX tables; the paper files (:func:`write_paper_files`) after them."""
 
 
 def write_paper_files(model: ReportModel, dest: Path, formats: list[str]) -> list[str]:

@@ -23,13 +23,14 @@ from typing import TYPE_CHECKING, Any
 from sigreport.analyses import (build_plan, collect_results, figure_problems, figure_warnings, source_warnings,
                                  uses_scipy_stats)
 from sigreport.api import releasing
-from sigreport.api.outputs import FORMAT_ORDER, write_report
+from sigreport.api.outputs import write_report
 from sigreport.api.progress import Progress, phase, say as say_line
 from sigreport.api.running import RunError, RunOptions, check_cache, figure_workers_ahead, open_cache, \
     prune_cache, ready_workers, run_analyses, workers_for
 from sigreport.archive import store
 from sigreport.archive.manifest import read_manifest
 from sigreport.archive.verify import CannotRebuild, VerifyResult, verify_release
+from sigreport import defaults
 from sigreport.data import Dataset, left_out_warnings, load_data, with_frames
 from sigreport.errors import Problem, SpecError, StrictError, UserError
 from sigreport.plan import Plan
@@ -117,8 +118,8 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     check_build_options(formats, wait)
     sf = spec_file(spec_path)
     dest = release.dest if release else (Path(out).resolve() if out else output_dir(sf))
-    job = Job(sf, dest, formats, strict, progress, templates, release, previous, wait, say or say_line, run, force,
-              context)
+    job = Job(sf=sf, dest=dest, formats=formats, strict=strict, progress=progress, templates=templates, release=release,
+              previous=previous, wait=wait, say=say or say_line, run=run, force=force, context=context)
     with outputs_dir_named(sf, release is None and not out):
         check_cache(run, sf)  # an unusable cache folder stops the build before the data is read
         with long_lived(), ready_workers(figure_workers_ahead(sf, run, formats)) as drawers:
@@ -160,13 +161,13 @@ def outputs_dir_named(sf: SpecFile, from_spec: bool) -> Iterator[None]:
 
 
 def check_build_options(formats: Any, wait: Any) -> None:
-    """Refuse, before anything is read, a format that is not one of :data:`~.outputs.FORMAT_ORDER` (an unknown
+    """Refuse, before anything is read, a format that is not one of :data:`sigreport.defaults.FORMATS` (an unknown
     one was silently left out of the report) and a ``wait`` that is not a finite number of seconds, 0 or more
     (NaN is never reached by a deadline: the build would wait for ever)."""
-    known = ", ".join(FORMAT_ORDER)
+    known = ", ".join(defaults.FORMATS)
     if isinstance(formats, str):
         raise RunError(f"formats: a list of format names is needed (of {known}), not the string {formats!r}")
-    unknown = [f for f in formats or () if f not in FORMAT_ORDER]
+    unknown = [f for f in formats or () if f not in defaults.FORMATS]
     if unknown:
         raise RunError(f"formats: unknown format{'s' if len(unknown) > 1 else ''} "
                        f"{', '.join(repr(f) for f in unknown)}; known: {known}")
@@ -247,8 +248,9 @@ def write_folder(job: Job, p: Prepared, results: dict[str, Any], warnings: list[
     def fill(tmp: Path) -> list[str]:
         res = collect(p, results)
         keep()
-        written = write_report(res, job.sf.spec, job.sf.path.name, tmp, formats, job.templates, warnings, job.progress, jobs,
-                               cache, drawers, context)
+        written = write_report(res=res, spec=job.sf.spec, source=job.sf.path.name, dest=tmp, formats=formats,
+                               templates=job.templates, notices=warnings, progress=job.progress, jobs=jobs, cache=cache,
+                               figure_workers=drawers, release=context)
         if job.release:
             written += releasing.finish_release(job.release, tmp, job.sf, p.dataset, formats, job.templates)
         return written

@@ -98,14 +98,16 @@ def _block_plans(spec: Any, mspec: Any, block: Any, level: float, difference: fl
     for i, j in pairs:
         a, b = block.systems[i], block.systems[j]
         if why:
-            out.append(PairPlan(block.metric, block.corpus, a, b, method, block.stats.shape[0], None, level, None, None,
+            out.append(PairPlan(metric=block.metric, corpus=block.corpus, a=a, b=b, method=method,
+                                n_items=block.stats.shape[0], sd=None, level=level, power_now=None, items_needed=None,
                                 note=why))
             continue
         d = block.scores[:, i] - block.scores[:, j]
         n = d.size
         sd = float(np.std(d, ddof=1)) if n >= 2 else None
         now, needed, note = _items(d, sd, difference, level, target, tests.alternative, method)
-        plan = PairPlan(block.metric, block.corpus, a, b, method, n, sd, level, now, needed, note=note)
+        plan = PairPlan(metric=block.metric, corpus=block.corpus, a=a, b=b, method=method, n_items=n, sd=sd,
+                        level=level, power_now=now, items_needed=needed, note=note)
         if runs is not None:
             plan = _with_runs(plan, runs[i], runs[j], difference, level, target, tests.alternative)
         out.append(plan)

@@ -89,7 +89,7 @@ def figure_workers_ahead(sf: SpecFile, run: RunOptions, formats: list[str] | Non
     first measurements) while the other cores are busy; forked ahead, it does that while this process reads
     the data with a core to spare."""
     spec = sf.spec
-    if run.executor == "dask" or not set(formats or spec.outputs.formats) & {"html", "latex", "pdf"}:
+    if run.executor == "dask" or set(formats or spec.outputs.formats) <= {"json"}:  # nothing is rendered
         return 0
     if spec.outputs.figures is not None and not spec.outputs.figures:
         return 0

@@ -90,7 +90,8 @@ def sacrebleu_metric(m: MetricSpec) -> CorpusMetric:
         text.sacrebleu_module()
     except (ValueError, ImportError) as exc:
         raise AggregateImportError(str(exc)) from None
-    return CorpusMetric(m.aggregate, len(m.statistics or ()), func, tuple(m.statistics or ()))
+    return CorpusMetric(name=m.aggregate, n_stats=len(m.statistics or ()), func=func,
+                        stat_names=tuple(m.statistics or ()))
 
 
 def _import(path: str, folder: Path | None, metric: str) -> Callable[..., object]:

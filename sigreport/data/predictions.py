@@ -62,8 +62,8 @@ def read_predictions(sf: SpecFile, out: Collector, frame: "pd.DataFrame | None" 
     lc = spec.data.label_columns
     wanted = {"system": lc.system, "corpus": lc.corpus, "item": lc.item, "gold": lc.gold, "pred": lc.pred}
     one_corpus = {"corpus": spec.corpora[0]} if spec.corpora is not None and len(spec.corpora) == 1 else {}
-    table = read_label_table(sf, spec.data.predictions, "data.predictions", wanted, {}, lc != type(lc)(), out, frame,
-                             one_corpus)
+    table = read_label_table(sf=sf, relative=spec.data.predictions, field="data.predictions", wanted=wanted,
+                             optional={}, mapped=lc != type(lc)(), out=out, frame=frame, constants=one_corpus)
     _check_rows(table, out)
     labels = _label_list(sf, table, out)
     systems, corpora = _systems_and_corpora(sf, table, out)

@@ -73,9 +73,10 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     corpora = _order(spec.corpora, keys["corpus"].names)
     if spec.tests.level == "corpora":
         blocks = {(m, None): across_corpora(m, [blocks[(m, c)] for c in corpora], aggregates[m]) for m in spec.metrics}
-    return Dataset(shown, table.sha256, tuple(systems), tuple(corpora), tuple(spec.metrics), blocks, n_rows,
-                   dict(spec.metrics), aggregates, source_info=dict(source.info),
-                   left_out=_left_out(sf, keys, needed, len(table)), table_rows=len(table))
+    return Dataset(source=shown, sha256=table.sha256, systems=tuple(systems), corpora=tuple(corpora),
+                   metrics=tuple(spec.metrics), blocks=blocks, n_rows=n_rows, metric_specs=dict(spec.metrics),
+                   aggregates=aggregates, source_info=dict(source.info), left_out=_left_out(sf, keys, needed, len(table)),
+                   table_rows=len(table))
 
 
 def _order(declared: Sequence[str] | None, present: list[str]) -> list[str]:
@@ -349,8 +350,9 @@ def _blocks(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndar
                     problems.append(Problem(shown, None, "", f"metric {metric!r} has no rows on corpus {corpus!r}"))
                 continue
             rows = used[np.sort(np.concatenate(parts))]
-            block = _block(sf, table, keys, values, rows, sys_of, stat_of[name_of[rows]], metric, corpus, len(names),
-                           systems, problems)
+            block = _block(sf=sf, table=table, keys=keys, values=values, rows=rows, sys_of=sys_of,
+                           stat=stat_of[name_of[rows]], metric=metric, corpus=corpus, n_stats=len(names),
+                           systems=systems, problems=problems)
             if block is not None:
                 blocks[(metric, corpus)] = block
     return blocks, int(len(used))
@@ -439,8 +441,8 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
     item_names = [names[i] for i in firsts.tolist()]
     runs = run_names = None
     if "run" in keys:
-        arr, runs, run_names = _run_means(keys["run"], rows, item_rows, cols, stat, values, len(item_names),
-                                          len(systems), n_stats)
+        arr, runs, run_names = _run_means(run=keys["run"], rows=rows, item_rows=item_rows, cols=cols, stat=stat,
+                                          values=values, n_items=len(item_names), k=len(systems), n_stats=n_stats)
     else:
         arr = np.full((len(item_names), len(systems), n_stats), np.nan)
         arr[item_rows, cols, stat] = values[rows]
@@ -469,8 +471,8 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
         rep, fold = keys["repeat"], keys["fold"]
         folds_all = [(rep.names[r], fold.names[f]) for r, f in zip(rep.codes[first_row], fold.codes[first_row])]
         folds = tuple((str(folds_all[i][0]), str(folds_all[i][1])) for i in keep_rows)
-    return Block(metric, corpus, tuple(systems), items, arr, dropped, "folds" if cv else "items", folds, runs,
-                 run_names)
+    return Block(metric=metric, corpus=corpus, systems=tuple(systems), items=items, stats=arr, dropped_items=dropped,
+                 level="folds" if cv else "items", folds=folds, runs=runs, run_names=run_names)
 
 
 def _run_means(run: Column, rows: np.ndarray, item_rows: np.ndarray, cols: np.ndarray, stat: np.ndarray,

@@ -424,8 +424,9 @@ def _set_part(part: Part, fmt: Latex, opts: LatexOptions, m: _Measure) -> SetPar
     plain = " ".join((opts.caption_prefix + t.caption + suffix).split())
     sep = Safe(f"{part.tabcolsep:g}pt" if part.tabcolsep != TABCOLSEP else "")
     first = panels[0]
-    return SetPart(part.env, first.colspec, first.header, first.rows, caption, label, notes,
-                   "".join(ch if ch.isprintable() else " " for ch in plain), panels, sep)
+    return SetPart(env=part.env, colspec=first.colspec, header=first.header, rows=first.rows, caption=caption,
+                   label=label, notes=notes, comment_caption="".join(ch if ch.isprintable() else " " for ch in plain),
+                   panels=panels, tabcolsep=sep)
 
 
 def _abbreviations(t: Table, part: Part, m: _Measure) -> tuple[str, ...]:

@@ -1,7 +1,7 @@
 """results.json read back into the record classes it was written from.
 
-Every analysis of a document becomes the typed record of its kind (:data:`RECORD_TYPES`), its nested objects
-the same classes the analysis made (a pair's :class:`~sigreport.stats.result.PairedTestResult`, effect sizes,
+Every analysis of a document becomes the typed record of its kind (:data:`~.records.RECORD_KINDS`), its nested
+objects the same classes the analysis made (a pair's :class:`~sigreport.stats.result.PairedTestResult`, effect sizes,
 differences, a classification's metrics, ...), so a report rendered or compared from a results.json alone reads
 the same objects as one built from data. The reading follows each class's type hints; numbers and strings are
 kept as the document has them (never coerced), so writing the records again gives the same bytes.
@@ -30,36 +30,10 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Union
 
-from sigreport.results.records import (AgreementRecord, BayesianRecord, ClassificationRecord, CochranQRecord,
-                                       DescriptivesRecord, FriedmanRecord, McNemarRecord, PairRow, PairwiseRecord,
-                                       PosthocRecord, Record, RMAnovaRecord, RunsRecord)
-from sigreport.results import methods as registry
+from sigreport.results.records import PairRow, PairwiseRecord, Record, record_type
 from sigreport.stats.result import PairedTestResult
 
 _EMPTY: dict[Any, Any] = {str: "", int: 0, float: math.nan, bool: False}
-
-
-KIND_TYPES: dict[str, type[Record]] = {
-    "descriptives": DescriptivesRecord, "pairwise": PairwiseRecord, "cv": PairwiseRecord,
-    "classification": ClassificationRecord, "mcnemar": McNemarRecord, "cochran_q": CochranQRecord,
-    "agreement": AgreementRecord, "bayesian": BayesianRecord, "runs": RunsRecord}
-"""The record class of each kind whose class does not depend on its method (see :func:`record_type`)."""
-
-
-def record_type(kind: str, method: Any) -> type[Record] | None:
-    """The record class of an analysis of ``kind`` and ``method``; None for a kind this sigreport does not know.
-    An omnibus test is Friedman's or the RM-ANOVA; a post-hoc test is a pairwise family (paired t tests after the
-    RM-ANOVA) or a rank test."""
-    if kind in ("omnibus", "posthoc"):
-        if method in registry.names(kind):
-            return RECORD_CLASSES[registry.method(kind, method).record]
-        return RMAnovaRecord if kind == "omnibus" else PosthocRecord  # a later sigreport's method: its kind's usual
-    return KIND_TYPES.get(kind)
-
-
-RECORD_CLASSES: dict[str, type[Record]] = {cls.__name__: cls for cls in (
-    PairwiseRecord, PosthocRecord, FriedmanRecord, RMAnovaRecord, BayesianRecord)}
-"""A declaration's ``record`` (the class's name) -> the class."""
 
 
 class DocumentShapeError(ValueError):

@@ -30,25 +30,34 @@ class ConfidenceInterval:
     level: float
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Record:
-    """The header every analysis record has: ``id``, ``kind``, ``metric``, ``corpus``, ``warnings`` as
-    fields; ``level`` (the unit analysed: items, corpora or folds), ``method`` (the test), ``alpha`` and
-    ``selection`` (how an automatic choice was made) as fields where the kind has them, else ``None`` (set
-    below, after the dataclasses are made, so that they are not dataclass defaults)."""
+    """The header every analysis record has: ``id``, ``kind``, ``metric``, ``corpus``, ``warnings`` as fields;
+    ``level`` (the unit analysed: items, corpora or folds), ``method`` (the test), ``alpha`` and ``selection`` (how
+    an automatic choice was made) as fields where the kind has them, else ``None`` (set below the classes, once
+    they are made: a value here would be every subclass's default, and a kind's required field optional).
+
+    A record class lists its results.json fields itself, in their order, header fields included (a dataclass
+    puts inherited fields first, results.json puts them where the class does): those are its ``json_fields``,
+    written and read back (:mod:`sigreport.results.io`, :mod:`sigreport.results.reading`)."""
 
     HEADER_OPTIONAL: ClassVar[tuple[str, ...]] = ("level", "method", "alpha", "selection")
-    # results.json field order where it differs from the dataclass fields (see jsonable)
-    json_fields: ClassVar[tuple[str, ...] | None] = None
+    json_fields: ClassVar[tuple[str, ...]] = ()
 
     id: str
     kind: str
     metric: str | None
     corpus: str | None
     warnings: tuple[str, ...]
-    level: str | None
-    method: str | None
-    alpha: float | None
-    selection: AutomaticChoice | ModelChoice | None
+    level: ClassVar[str | None]
+    method: ClassVar[str | None]
+    alpha: ClassVar[float | None]
+    selection: ClassVar[AutomaticChoice | ModelChoice | None]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("__annotations__", {})
+        cls.json_fields = tuple(name for name, hint in own.items() if not str(hint).startswith("ClassVar"))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -557,13 +566,38 @@ class RunsRecord(Record):
 FamilyPair = PairRow | PosthocRow | McNemarPair
 """A pair of a frequentist family: a significance decision after the family's correction (the p-value matrix)."""
 
-RECORD_TYPES: tuple[type[Record], ...] = (
-    DescriptivesRecord, PairwiseRecord, RMAnovaRecord, FriedmanRecord, PosthocRecord, ClassificationRecord,
-    McNemarRecord, CochranQRecord, AgreementRecord, BayesianRecord, RunsRecord)
+RECORD_KINDS: dict[str, dict[str | None, type[Record]]] = {
+    "descriptives": {None: DescriptivesRecord},
+    "pairwise": {None: PairwiseRecord},
+    "cv": {None: PairwiseRecord},
+    "omnibus": {"friedman": FriedmanRecord, None: RMAnovaRecord},
+    "posthoc": {"paired_t": PairwiseRecord, None: PosthocRecord},  # paired t tests after the RM-ANOVA, or rank tests
+    "classification": {None: ClassificationRecord},
+    "mcnemar": {None: McNemarRecord},
+    "cochran_q": {None: CochranQRecord},
+    "agreement": {None: AgreementRecord},
+    "bayesian": {None: BayesianRecord},
+    "runs": {None: RunsRecord},
+}
+"""The one registry of analysis kinds: each kind's record class, by method where a kind's methods make different
+records (``None``: every other method). results.json is read back through it (:func:`record_type`), the views
+are keyed by its kinds (``tests/results/test_record_kinds.py`` checks that every kind has one)."""
+
+RECORD_TYPES: tuple[type[Record], ...] = tuple(dict.fromkeys(c for by in RECORD_KINDS.values() for c in by.values()))
+"""Every record class, once."""
 for _cls in RECORD_TYPES:
     for _name in Record.HEADER_OPTIONAL:
         if _name not in {f.name for f in dataclasses.fields(_cls)}:
             setattr(_cls, _name, None)
+
+
+def record_type(kind: str, method: Any) -> type[Record] | None:
+    """The record class of an analysis of ``kind`` and ``method`` (:data:`RECORD_KINDS`); None for a kind this
+    sigreport does not know."""
+    by_method = RECORD_KINDS.get(kind)
+    if by_method is None:
+        return None
+    return by_method.get(method if isinstance(method, str) else None, by_method[None])
 
 
 jsonable = to_jsonable  # records, stats results, numpy values and containers as JSON data

@@ -58,7 +58,7 @@ _EPS = 1e-12
 Interval = tuple[float | None, float | None]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class AgreementResult:
     """One agreement coefficient.
 
@@ -471,7 +471,8 @@ def fleiss_kappa(
     boot: Interval = (None, None)
     if n_resamples > 0:
         boot = _fleiss_bootstrap(counts, m, p_item, n_resamples, _rng(seed), level_ci, warnings)
-    return _fleiss_result(used, n, level_ci, warnings, kappa, pa, pe, se, se0, ci, boot)
+    return _fleiss_result(used=used, n=n, level_ci=level_ci, warnings=warnings, value=kappa, pa=pa, pe=pe, se=se,
+                          se0=se0, ci=ci, boot=boot)
 
 
 def _fleiss_result(
@@ -652,7 +653,8 @@ def krippendorff_alpha(
     if n_resamples == 0:
         return _alpha_result(level, used, n, level_ci, warnings, alpha, pa, pe)
     se, ci = _alpha_bootstrap(counts, level, vals, n_resamples, _rng(seed), level_ci, warnings)
-    return _alpha_result(level, used, n, level_ci, warnings, alpha, pa, pe, se, ci, "bootstrap_percentile")
+    return _alpha_result(level=level, used=used, n=n, level_ci=level_ci, warnings=warnings, value=alpha, pa=pa, pe=pe,
+                         se=se, ci=ci, method="bootstrap_percentile")
 
 
 def _alpha_result(
@@ -716,7 +718,7 @@ def _alpha_bootstrap(
 # Cohen's kappa: test of "no agreement beyond chance" (issue 12)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class KappaNullTest:
     """Cohen's (weighted) kappa with its standard error under kappa = 0 and the z test.
 
@@ -765,21 +767,25 @@ def cohen_kappa_null_test(
     k = t.shape[0]
     n = int(t.sum())
     if n == 0:
-        return KappaNullTest(measure, None, None, None, None, None, alternative, 0, ("no items",))
+        return KappaNullTest(measure=measure, value=None, se=None, se_null=None, statistic=None, pvalue=None,
+                             alternative=alternative, n_items=0, warnings=("no items",))
     w = _weight_matrix(k, weights)
     p = t / n
     _, pe_a, kappa_a = _kappa_parts(p, w)
     pe, kappa = float(pe_a), float(kappa_a)
     if not np.isfinite(kappa):
-        return KappaNullTest(measure, None, None, None, None, None, alternative, n,
-                             ("Kappa is undefined (0/0): the chance agreement P(E) is 1.",))
+        return KappaNullTest(measure=measure, value=None, se=None, se_null=None, statistic=None, pvalue=None,
+                             alternative=alternative, n_items=n,
+                             warnings=("Kappa is undefined (0/0): the chance agreement P(E) is 1.",))
     var = _fce_variance(p, w, pe, kappa, n)
     se = float(np.sqrt(var)) if var >= 0 else None
     var0 = _fce_null_variance(p, w, pe, n)
     if not var0 > 0:
-        return KappaNullTest(measure, kappa, se, None, None, None, alternative, n,
-                             ("The standard error under kappa = 0 is 0, so the z test is undefined.",))
+        return KappaNullTest(measure=measure, value=kappa, se=se, se_null=None, statistic=None, pvalue=None,
+                             alternative=alternative, n_items=n,
+                             warnings=("The standard error under kappa = 0 is 0, so the z test is undefined.",))
     se0 = float(np.sqrt(var0))
     z = kappa / se0
     pvalue = float(stats.norm.sf(z)) if alternative == "greater" else float(2 * stats.norm.sf(abs(z)))
-    return KappaNullTest(measure, kappa, se, se0, float(z), pvalue, alternative, n)
+    return KappaNullTest(measure=measure, value=kappa, se=se, se_null=se0, statistic=float(z), pvalue=pvalue,
+                         alternative=alternative, n_items=n)

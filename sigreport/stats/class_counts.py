@@ -55,4 +55,4 @@ def averaged_metric(name: str, base: str, average: str, n_stats: int, beta: floa
         wsum = w.sum(axis=-1)
         return np.where(wsum > 0, (per_class * w).sum(axis=-1) / np.where(wsum > 0, wsum, 1.0), np.nan)
 
-    return CorpusMetric(name, n_stats, value, tuple(stat_names))
+    return CorpusMetric(name=name, n_stats=n_stats, func=value, stat_names=tuple(stat_names))

@@ -44,7 +44,7 @@ BASE_METRICS = ("precision", "recall", "specificity")
 AVERAGES = ("macro", "micro", "weighted")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class MetricValue:
     """One metric with its bootstrap percentile interval (``None`` where undefined)."""
 
@@ -53,7 +53,7 @@ class MetricValue:
     ci_high: float | None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ClassificationResult:
     """Confusion matrix (rows gold, columns predicted, in ``labels`` order) and its metrics.
 
@@ -258,7 +258,7 @@ def _metric_entry(
     value = point[name] if idx is None else point[name][idx]
     value = finite_or_none(value)
     if value is None or name not in cis:
-        return MetricValue(value, None, None)
+        return MetricValue(value=value, ci_low=None, ci_high=None)
     lo, hi, n_nan = cis[name]
     if idx is not None:
         lo, hi, n_nan = lo[idx], hi[idx], n_nan[idx]
@@ -267,7 +267,7 @@ def _metric_entry(
             f"{int(n_nan)} of {n_resamples} bootstrap resamples left {out_name} undefined (0/0); "
             "its interval uses the others."
         )
-    return MetricValue(value, finite_or_none(lo), finite_or_none(hi))
+    return MetricValue(value=value, ci_low=finite_or_none(lo), ci_high=finite_or_none(hi))
 
 
 _UNDEFINED_BECAUSE = {  # why a class's metric is 0/0
@@ -313,7 +313,7 @@ def _metric_family(
 # Matthews correlation coefficient (issue 12)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class MCCResult:
     """Matthews correlation coefficient of one system with its bootstrap percentile interval.
 
@@ -369,7 +369,8 @@ def matthews_corrcoef(
     level = 1.0 - alpha_ci
     warnings: list[str] = []
     if n == 0:
-        return MCCResult(None, None, None, level, 0, n_resamples, ("no items",))
+        return MCCResult(value=None, ci_low=None, ci_high=None, ci_level=level, n=0, n_resamples=n_resamples,
+                         warnings=("no items",))
     value = finite_or_none(_mcc(m))
     if value is None:
         warnings.append("MCC is undefined (0/0): all gold labels or all predictions are the same class.")
@@ -382,4 +383,5 @@ def matthews_corrcoef(
         if int(n_nan):
             warnings.append(f"MCC was undefined (0/0) in {int(n_nan)} of {n_resamples} resamples; "
                             "they are left out of the interval.")
-    return MCCResult(value, lo, hi, level, n, n_resamples, tuple(warnings))
+    return MCCResult(value=value, ci_low=lo, ci_high=hi, ci_level=level, n=n, n_resamples=n_resamples,
+                     warnings=tuple(warnings))

@@ -31,7 +31,7 @@ from sigreport.stats.result import finite_or_none
 EXACT_THRESHOLD = 25
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class McNemarResult:
     """McNemar's test of two systems' per-item correctness.
 
@@ -58,7 +58,7 @@ class McNemarResult:
     reason: str
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class CochranQResult:
     """Cochran's Q over ``k`` systems on ``n`` items (chi-square with ``df`` = k - 1)."""
 
@@ -140,8 +140,9 @@ def mcnemar_from_counts(
         reason = f"exact binomial test {why}"
         statistic = float(min(n01, n10))
         pvalue = 1.0 if m == 0 else float(min(1.0, 2.0 * stats.binom.cdf(min(n01, n10), m, 0.5)))
-        return McNemarResult(n00, n01, n10, n11, statistic, None, pvalue, True, False, float(alpha),
-                             None, tuple(warnings), reason)
+        return McNemarResult(n00=n00, n01=n01, n10=n10, n11=n11, statistic=statistic, df=None, pvalue=pvalue,
+                             exact=True, continuity_correction=False, alpha=float(alpha), critical_value=None,
+                             warnings=tuple(warnings), reason=reason)
 
     critical = float(stats.chi2.ppf(1 - alpha, 1))
     applied = bool(continuity_correction) and n01 != n10
@@ -153,12 +154,14 @@ def mcnemar_from_counts(
         reason = f"chi-square test without continuity correction {why}"
     if m == 0:
         warnings.append("The chi-square statistic is 0/0 without discordant items; it is undefined.")
-        return McNemarResult(n00, n01, n10, n11, None, 1.0, None, False, applied, float(alpha), critical,
-                             tuple(warnings), reason)
+        return McNemarResult(n00=n00, n01=n01, n10=n10, n11=n11, statistic=None, df=1.0, pvalue=None, exact=False,
+                             continuity_correction=applied, alpha=float(alpha), critical_value=critical,
+                             warnings=tuple(warnings), reason=reason)
     statistic = (abs(n01 - n10) - (1 if applied else 0)) ** 2 / m
     pvalue = float(stats.chi2.sf(statistic, 1))
-    return McNemarResult(n00, n01, n10, n11, float(statistic), 1.0, pvalue, False, applied, float(alpha),
-                         critical, tuple(warnings), reason)
+    return McNemarResult(n00=n00, n01=n01, n10=n10, n11=n11, statistic=float(statistic), df=1.0, pvalue=pvalue,
+                         exact=False, continuity_correction=applied, alpha=float(alpha), critical_value=critical,
+                         warnings=tuple(warnings), reason=reason)
 
 
 def cochran_q(correct: np.ndarray) -> CochranQResult:
@@ -178,16 +181,17 @@ def cochran_q(correct: np.ndarray) -> CochranQResult:
     x = x.astype(float)
     df = float(k - 1)
     if n == 0:
-        return CochranQResult(None, df, None, 0, k, ("There are no items, so Q cannot be computed.",))
+        return CochranQResult(statistic=None, df=df, pvalue=None, n=0, k=k,
+                              warnings=("There are no items, so Q cannot be computed.",))
     col = x.sum(axis=0)
     row = x.sum(axis=1)
     total = col.sum()
     den = k * total - np.sum(row**2)
     if den <= 0:
         return CochranQResult(
-            None, df, None, n, k,
-            ("Every item was answered correctly by all systems or by none, so Q is 0/0 and undefined: "
+            statistic=None, df=df, pvalue=None, n=n, k=k,
+            warnings=("Every item was answered correctly by all systems or by none, so Q is 0/0 and undefined: "
              "there is no item on which the systems disagree.",),
         )
     q = (k - 1) * (k * np.sum(col**2) - total**2) / den
-    return CochranQResult(finite_or_none(q), df, finite_or_none(stats.chi2.sf(q, df)), n, k)
+    return CochranQResult(statistic=finite_or_none(q), df=df, pvalue=finite_or_none(stats.chi2.sf(q, df)), n=n, k=k)

@@ -78,7 +78,7 @@ UNDERFLOW_WARNING = (
 )
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class CVTestResult:
     """One cross-validation comparison of two systems (a minus b).
 
@@ -270,9 +270,8 @@ def dietterich_5x2cv_t(
         )
     else:
         se, warnings = math.sqrt(float(s2.mean())), ()
-    return _t_result(
-        "5x2cv_t", float(p[0, 0]), se, 5.0, float(p.mean()), alternative, alpha, 2, 5, warnings, ci_level
-    )
+    return _t_result(method="5x2cv_t", centre=float(p[0, 0]), se=se, df=5.0, estimate=float(p.mean()),
+                     alternative=alternative, alpha=alpha, n_folds=2, n_repeats=5, warnings=warnings, ci_level=ci_level)
 
 
 def alpaydin_5x2cv_f(a: np.ndarray, b: np.ndarray, alpha: float = 0.05, ci_level: float | None = None
@@ -348,10 +347,9 @@ def kfold_paired_t(
     k = d.size
     var, warnings = _variance_or_warning(d, _noise_tolerance(a, b), "fold differences")
     se = None if var is None else math.sqrt(var / k)
-    return _t_result(
-        "kfold_t", float(d.mean()), se, float(k - 1), float(d.mean()), alternative, alpha,
-        k, 1, (KFOLD_WARNING, *warnings), ci_level,
-    )
+    return _t_result(method="kfold_t", centre=float(d.mean()), se=se, df=float(k - 1), estimate=float(d.mean()),
+                     alternative=alternative, alpha=alpha, n_folds=k, n_repeats=1, warnings=(KFOLD_WARNING, *warnings),
+                     ci_level=ci_level)
 
 
 def corrected_resampled_t(
@@ -382,10 +380,9 @@ def corrected_resampled_t(
     J = d.size
     var, warnings = _variance_or_warning(d, tol, "resample differences")
     se = None if var is None else math.sqrt((1.0 / J + float(n_test) / float(n_train)) * var)
-    return _t_result(
-        "corrected_resampled_t", float(d.mean()), se, float(J - 1), float(d.mean()),
-        alternative, alpha, n_folds, n_repeats, warnings, ci_level,
-    )
+    return _t_result(method="corrected_resampled_t", centre=float(d.mean()), se=se, df=float(J - 1),
+                     estimate=float(d.mean()), alternative=alternative, alpha=alpha, n_folds=n_folds,
+                     n_repeats=n_repeats, warnings=warnings, ci_level=ci_level)
 
 
 def resampled_t(
@@ -404,7 +401,6 @@ def resampled_t(
     J = d.size
     var, warnings = _variance_or_warning(d, tol, "resample differences")
     se = None if var is None else math.sqrt(var / J)
-    return _t_result(
-        "resampled_t", float(d.mean()), se, float(J - 1), float(d.mean()), alternative, alpha,
-        n_folds, n_repeats, (RESAMPLED_WARNING, *warnings), ci_level,
-    )
+    return _t_result(method="resampled_t", centre=float(d.mean()), se=se, df=float(J - 1), estimate=float(d.mean()),
+                     alternative=alternative, alpha=alpha, n_folds=n_folds, n_repeats=n_repeats,
+                     warnings=(RESAMPLED_WARNING, *warnings), ci_level=ci_level)

@@ -82,8 +82,9 @@ def describe_differences_many(x: np.ndarray, pairs: Sequence[tuple[int, int]]) -
             m_r, sd_r = float(mean[r]), float(sd[r])
             se = sd_r / math.sqrt(n)
             if r in sw:
-                out.append(DifferenceSummary(n, m_r, sd_r, se, sw[r][0], sw[r][1]))
+                out.append(DifferenceSummary(n=n, mean=m_r, sd=sd_r, se=se, shapiro_w=sw[r][0],
+                                             shapiro_pvalue=sw[r][1]))
             else:
-                out.append(DifferenceSummary(n, m_r, sd_r, se, None, None,
-                                             ("Shapiro-Wilk is undefined: the differences are constant",)))
+                out.append(DifferenceSummary(n=n, mean=m_r, sd=sd_r, se=se, shapiro_w=None, shapiro_pvalue=None,
+                                             warnings=("Shapiro-Wilk is undefined: the differences are constant",)))
     return out

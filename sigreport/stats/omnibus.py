@@ -40,7 +40,7 @@ _EPS = float(np.finfo(float).eps)
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SphericityResult:
     """Mauchly's test of sphericity and the three epsilon estimates.
 
@@ -64,7 +64,7 @@ class SphericityResult:
     epsilon_lb: float | None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SphericityDetail:
     """What :class:`SphericityResult` leaves out: R's Mauchly p-value and the uncapped HF epsilon.
 
@@ -84,7 +84,7 @@ class SphericityDetail:
     reported: str = "second_order"
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class AnovaRow:
     """One line of the repeated-measures ANOVA table: source, sum of squares, df, mean square."""
 
@@ -94,7 +94,7 @@ class AnovaRow:
     ms: float | None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class CorrectedF:
     """The F test with both degrees of freedom multiplied by an epsilon."""
 
@@ -103,7 +103,7 @@ class CorrectedF:
     pvalue: float | None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RMAnovaResult:
     """One-way repeated-measures ANOVA (systems within items).
 
@@ -135,11 +135,12 @@ class RMAnovaResult:
     corrections: dict[str, CorrectedF]
     warnings: tuple[str, ...] = ()
     table: tuple[AnovaRow, ...] = ()
-    generalized_eta_squared: EffectSize = EffectSize("generalized_eta_squared", None)
-    sphericity_detail: SphericityDetail = SphericityDetail(None, None, None)
+    generalized_eta_squared: EffectSize = EffectSize(name="generalized_eta_squared", value=None)
+    sphericity_detail: SphericityDetail = SphericityDetail(pvalue_second_order=None, pvalue_first_order=None,
+                                                           epsilon_hf_uncapped=None)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SphericityDecision:
     """Which sphericity correction is reported, its F-test degrees of freedom and p, and why.
 
@@ -156,7 +157,7 @@ class SphericityDecision:
     mauchly_pvalue: float | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ImanDavenport:
     """Iman-Davenport F_F = (N - 1) chi2_F / (N(k - 1) - chi2_F), F with (k-1, (k-1)(N-1)) df."""
 
@@ -166,7 +167,7 @@ class ImanDavenport:
     pvalue: float | None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class FriedmanResult:
     """Friedman test on within-item ranks (1 = best), after Demšar (2006).
 
@@ -221,10 +222,10 @@ def _orthonormal_contrasts(k: int) -> np.ndarray:
 def _corrected(statistic: float | None, df1: float, df2: float, epsilon: float | None) -> CorrectedF:
     """The F test with df1 and df2 multiplied by ``epsilon`` (Greenhouse & Geisser 1959)."""
     if epsilon is None or not math.isfinite(epsilon) or df1 <= 0 or df2 <= 0:
-        return CorrectedF(None, None, None)
+        return CorrectedF(df1=None, df2=None, pvalue=None)
     d1, d2 = epsilon * df1, epsilon * df2
     p = None if statistic is None else finite_or_none(f_sf(statistic, d1, d2))
-    return CorrectedF(float(d1), float(d2), p)
+    return CorrectedF(df1=float(d1), df2=float(d2), pvalue=p)
 
 
 def _huynh_feldt(gg: float, n: int, k: int) -> float:
@@ -291,10 +292,10 @@ def _anova_table(
     ss_total = float(np.sum((x - grand) ** 2))
     df_items = float(n - 1)
     rows = (
-        AnovaRow("systems", ss_systems, df1, ss_systems / df1),
-        AnovaRow("items", ss_items, df_items, ss_items / df_items),
-        AnovaRow("error", ss_error, df2, ss_error / df2 if df2 > 0 else None),
-        AnovaRow("total", ss_total, float(n * k - 1), None),
+        AnovaRow(source="systems", ss=ss_systems, df=df1, ms=ss_systems / df1),
+        AnovaRow(source="items", ss=ss_items, df=df_items, ms=ss_items / df_items),
+        AnovaRow(source="error", ss=ss_error, df=df2, ms=ss_error / df2 if df2 > 0 else None),
+        AnovaRow(source="total", ss=ss_total, df=float(n * k - 1), ms=None),
     )
     return rows, ss_items
 
@@ -377,46 +378,36 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
     ges = f.ss_systems / ges_den if ges_den > 0 else None
 
     corrections = {
-        "none": CorrectedF(df1, df2, f.pvalue),
+        "none": CorrectedF(df1=df1, df2=df2, pvalue=f.pvalue),
         "greenhouse_geisser": _corrected(f.statistic, df1, df2, sphericity.epsilon_gg),
         "huynh_feldt": _corrected(f.statistic, df1, df2, sphericity.epsilon_hf),
         "lower_bound": _corrected(f.statistic, df1, df2, lb),
     }
     return RMAnovaResult(
-        method="rm_anova",
-        n=n,
-        k=k,
-        statistic=finite_or_none(f.statistic),
-        df1=df1,
-        df2=df2,
-        pvalue=f.pvalue,
-        ss_systems=f.ss_systems,
-        ss_error=f.ss_error,
-        ms_systems=f.ms_systems,
-        ms_error=f.ms_error,
-        effect_size=EffectSize("partial_eta_squared", finite_or_none(f.pes)),
-        sphericity=sphericity,
-        corrections=corrections,
-        warnings=tuple(warnings),
-        table=table,
-        generalized_eta_squared=EffectSize("generalized_eta_squared", finite_or_none(ges)),
-        sphericity_detail=SphericityDetail(sph_p2, sphericity.pvalue, hf_raw),
-    )
+        method="rm_anova", n=n, k=k, statistic=finite_or_none(f.statistic), df1=df1, df2=df2, pvalue=f.pvalue,
+        ss_systems=f.ss_systems, ss_error=f.ss_error, ms_systems=f.ms_systems, ms_error=f.ms_error,
+        effect_size=EffectSize(name="partial_eta_squared", value=finite_or_none(f.pes)), sphericity=sphericity,
+        corrections=corrections, warnings=tuple(warnings), table=table,
+        generalized_eta_squared=EffectSize(name="generalized_eta_squared", value=finite_or_none(ges)),
+        sphericity_detail=SphericityDetail(pvalue_second_order=sph_p2, pvalue_first_order=sphericity.pvalue,
+                                           epsilon_hf_uncapped=hf_raw))
 
 
 def _rm_anova_undefined(
     n: int, k: int, df1: float, df2: float, lb: float | None, sph_df: int, why: str
 ) -> RMAnovaResult:
     """The result for fewer than two systems or items: no statistic, ``why`` as its warning."""
-    sph = SphericityResult(None, None, sph_df, None, None, None, lb)
-    return RMAnovaResult(
-        "rm_anova", n, k, None, df1 if k >= 1 else None, df2 if n >= 1 and k >= 1 else None, None,
-        None, None, None, None, EffectSize("partial_eta_squared", None), sph,
-        {name: CorrectedF(None, None, None) for name in CORRECTION_NAMES}, (why,),
-    )
+    sph = SphericityResult(mauchly_w=None, chi2=None, df=sph_df, pvalue=None, epsilon_gg=None, epsilon_hf=None,
+                           epsilon_lb=lb)
+    return RMAnovaResult(method="rm_anova", n=n, k=k, statistic=None, df1=df1 if k >= 1 else None,
+                         df2=df2 if n >= 1 and k >= 1 else None, pvalue=None, ss_systems=None, ss_error=None,
+                         ms_systems=None, ms_error=None, effect_size=EffectSize(name="partial_eta_squared", value=None),
+                         sphericity=sph,
+                         corrections={name: CorrectedF(df1=None, df2=None, pvalue=None) for name in CORRECTION_NAMES},
+                         warnings=(why,))
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class _RMFTest:
     """The sphericity-assumed F test of :func:`rm_anova` and its sums of squares."""
 
@@ -450,8 +441,9 @@ def _rm_f_test(x: np.ndarray, df1: float, df2: float, warnings: list[str]) -> _R
     if not ss_error <= noise:  # (not "ss_error > noise": a NaN sum of squares takes this path, as it always has)
         statistic = ms_systems / ms_error
         pes = ss_systems / (ss_systems + ss_error)
-        return _RMFTest(ss_systems, ss_error, ms_systems, ms_error, statistic,
-                        finite_or_none(f_sf(statistic, df1, df2)), pes, False)
+        return _RMFTest(ss_systems=ss_systems, ss_error=ss_error, ms_systems=ms_systems, ms_error=ms_error,
+                        statistic=statistic, pvalue=finite_or_none(f_sf(statistic, df1, df2)), pes=pes,
+                        zero_error=False)
     what = "the F ratio" if k == 2 else "the F ratio and the sphericity statistics"
     warnings.append(
         "The error variance is zero (every item shifts all systems' scores by the same amount), "
@@ -461,7 +453,8 @@ def _rm_f_test(x: np.ndarray, df1: float, df2: float, warnings: list[str]) -> _R
         warnings.append(
             "All systems also have the same mean score, so partial eta squared is 0/0 and undefined."
         )
-    return _RMFTest(ss_systems, 0.0, ms_systems, 0.0, None, None, 1.0 if ss_systems > 0 else None, True)
+    return _RMFTest(ss_systems=ss_systems, ss_error=0.0, ms_systems=ms_systems, ms_error=0.0, statistic=None,
+                    pvalue=None, pes=1.0 if ss_systems > 0 else None, zero_error=True)
 
 
 def _sphericity(
@@ -476,9 +469,11 @@ def _sphericity(
             "With two systems there is a single contrast, so sphericity holds trivially "
             "(Mauchly's W = 1, every epsilon = 1) and no correction is needed."
         )
-        return SphericityResult(1.0, 0.0, sph_df, None, 1.0, 1.0, lb), None, 1.0
+        return SphericityResult(mauchly_w=1.0, chi2=0.0, df=sph_df, pvalue=None, epsilon_gg=1.0, epsilon_hf=1.0,
+                                epsilon_lb=lb), None, 1.0
     if zero_error:
-        return SphericityResult(None, None, sph_df, None, None, None, lb), None, None
+        return SphericityResult(mauchly_w=None, chi2=None, df=sph_df, pvalue=None, epsilon_gg=None, epsilon_hf=None,
+                                epsilon_lb=lb), None, None
     pp = k - 1
     y = (x - x.mean(axis=0)[None, :]) @ _orthonormal_contrasts(k)
     s = np.linalg.svd(y, compute_uv=False)
@@ -487,7 +482,8 @@ def _sphericity(
     hf = _huynh_feldt(gg, n, k)
     hf_raw = _huynh_feldt_uncapped(gg, n, k)
     w, chi2, sph_p, sph_p2 = _mauchly(s, lam, n, k, sph_df, warnings)
-    return SphericityResult(w, chi2, sph_df, sph_p, gg, hf, lb), sph_p2, hf_raw
+    return SphericityResult(mauchly_w=w, chi2=chi2, df=sph_df, pvalue=sph_p, epsilon_gg=gg, epsilon_hf=hf,
+                            epsilon_lb=lb), sph_p2, hf_raw
 
 
 def _mauchly(
@@ -558,7 +554,8 @@ def apply_sphericity(
 
     def decide(name: str, reason: str) -> SphericityDecision:
         c = result.corrections[name]
-        return SphericityDecision(name, c.df1, c.df2, c.pvalue, reason, mauchly_p, m_p)
+        return SphericityDecision(correction_applied=name, df1=c.df1, df2=c.df2, pvalue_corrected=c.pvalue,
+                                  reason=reason, mauchly_p=mauchly_p, mauchly_pvalue=m_p)
 
     if result.statistic is None:
         name = "none" if mode == "auto" else mode
@@ -635,22 +632,23 @@ def friedman(scores: np.ndarray, higher_is_better: bool = True, tie_correction: 
     n, k = x.shape
     warnings: list[str] = []
     df = max(k - 1, 0)
-    no_id = ImanDavenport(None, None, None, None)
+    no_id = ImanDavenport(statistic=None, df1=None, df2=None, pvalue=None)
     too_few = f"The Friedman test needs at least two items and two systems; got n = {n}, k = {k}."
 
     if n == 0 or k == 0:
-        return FriedmanResult(
-            "friedman", n, k, None, df, None, tie_correction, None, None, tuple([None] * k), no_id, None, (too_few,),
-        )
+        return FriedmanResult(method="friedman", n=n, k=k, statistic=None, df=df, pvalue=None,
+                              tie_correction=tie_correction, statistic_uncorrected=None, statistic_tie_corrected=None,
+                              average_ranks=tuple([None] * k), iman_davenport=no_id, kendall_w=None,
+                              warnings=(too_few,))
 
     key = -x if higher_is_better else x
     ranks = sps.rankdata(key, method="average", axis=1)
     average_ranks = tuple(float(v) for v in ranks.mean(axis=0))
 
     if k < 2 or n < 2:
-        return FriedmanResult(
-            "friedman", n, k, None, df, None, tie_correction, None, None, average_ranks, no_id, None, (too_few,)
-        )
+        return FriedmanResult(method="friedman", n=n, k=k, statistic=None, df=df, pvalue=None,
+                              tie_correction=tie_correction, statistic_uncorrected=None, statistic_tie_corrected=None,
+                              average_ranks=average_ranks, iman_davenport=no_id, kendall_w=None, warnings=(too_few,))
 
     a, d_tie_scaled, chi2_unc, chi2_tie = _friedman_chi2(key, ranks, warnings)
     statistic = chi2_tie if tie_correction else chi2_unc
@@ -717,6 +715,6 @@ def _iman_davenport(
             "Iman-Davenport F is infinite; its F approximation gives no usable p-value "
             "(use the Friedman chi-square p-value)."
         )
-        return ImanDavenport(None, id_df1, id_df2, None)
+        return ImanDavenport(statistic=None, df1=id_df1, df2=id_df2, pvalue=None)
     f_f = (n - 1) * statistic / (n * (k - 1) - statistic)
-    return ImanDavenport(float(f_f), id_df1, id_df2, finite_or_none(f_sf(f_f, id_df1, id_df2)))
+    return ImanDavenport(statistic=float(f_f), df1=id_df1, df2=id_df2, pvalue=finite_or_none(f_sf(f_f, id_df1, id_df2)))

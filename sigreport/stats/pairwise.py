@@ -26,7 +26,7 @@ from sigreport.stats.tails import nct_sf
 ALTERNATIVES = ("two-sided", "greater", "less")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Descriptives:
     """Per-system summary of one metric on one corpus; the CI is the t interval of the mean."""
 
@@ -86,14 +86,17 @@ def describe(x: np.ndarray, ci_level: float = 0.95) -> Descriptives:
     n = int(x.size)
     warnings: list[str] = []
     if n == 0:
-        return Descriptives(0, None, None, None, None, None, ci_level, ("no items",))
+        return Descriptives(n=0, mean=None, sd=None, median=None, ci_low=None, ci_high=None, ci_level=ci_level,
+                            warnings=("no items",))
     mean = float(np.mean(x))
     if n < 2:
         warnings.append("only one item: the standard deviation and the CI of the mean are undefined")
-        return Descriptives(n, mean, None, float(np.median(x)), None, None, ci_level, tuple(warnings))
+        return Descriptives(n=n, mean=mean, sd=None, median=float(np.median(x)), ci_low=None, ci_high=None,
+                            ci_level=ci_level, warnings=tuple(warnings))
     sd = float(np.std(x, ddof=1))
     half = t_ppf(0.5 + ci_level / 2, n - 1) * sd / np.sqrt(n)
-    return Descriptives(n, mean, sd, float(np.median(x)), mean - half, mean + half, ci_level, ())
+    return Descriptives(n=n, mean=mean, sd=sd, median=float(np.median(x)), ci_low=mean - half, ci_high=mean + half,
+                        ci_level=ci_level, warnings=())
 
 
 def describe_columns(x: np.ndarray, ci_level: float = 0.95) -> list[Descriptives]:
@@ -117,7 +120,8 @@ def describe_columns(x: np.ndarray, ci_level: float = 0.95) -> list[Descriptives
     median = np.median(rows, axis=1)
     half = t_ppf(0.5 + ci_level / 2, n - 1) * sd / np.sqrt(n)
     lo, hi = mean - half, mean + half
-    return [Descriptives(n, m, s, med, a, b, ci_level, ())  # the interval's ends numpy floats, as describe's
+    return [Descriptives(n=n, mean=m, sd=s, median=med, ci_low=a, ci_high=b, ci_level=ci_level,
+                         warnings=())  # the interval's ends numpy floats, as describe's
             for m, s, med, a, b in zip(mean.tolist(), sd.tolist(), median.tolist(), lo, hi)]
 
 
@@ -176,8 +180,10 @@ def paired_t(
     if n < 2:
         assert d is not None
         warnings.append(f"only {n} paired item(s): the t test needs at least 2")
-        return PairedTestResult("paired_t", n, None, None, None, alternative, finite_or_none(d.mean()) if n else None,
-                                None, None, ci_level, None, EffectSize("d_z", None), tuple(warnings), extra)
+        return PairedTestResult(method="paired_t", n=n, statistic=None, df=None, pvalue=None, alternative=alternative,
+                                estimate=finite_or_none(d.mean()) if n else None, ci_low=None, ci_high=None,
+                                ci_level=ci_level, critical_value=None, effect_size=EffectSize(name="d_z", value=None),
+                                warnings=tuple(warnings), extra=extra)
     df = n - 1
     mean = float(d.mean()) if d is not None else float(known.mean)  # type: ignore[union-attr, arg-type]
     sd = float(d.std(ddof=1)) if d is not None else float(known.sd)  # type: ignore[union-attr, arg-type]
@@ -190,8 +196,10 @@ def paired_t(
         else:
             warnings.append("the differences have zero variance: t is undefined (infinite), no p-value")
             pvalue = None
-        return PairedTestResult("paired_t", n, None, float(df), pvalue, alternative, mean, mean, mean, ci_level,
-                                crit, EffectSize("d_z", None), tuple(warnings), extra)
+        return PairedTestResult(method="paired_t", n=n, statistic=None, df=float(df), pvalue=pvalue,
+                                alternative=alternative, estimate=mean, ci_low=mean, ci_high=mean, ci_level=ci_level,
+                                critical_value=crit, effect_size=EffectSize(name="d_z", value=None),
+                                warnings=tuple(warnings), extra=extra)
     se = sd / np.sqrt(n)
     t = mean / se
     p = _t_pvalue(t, df, alternative)
@@ -207,8 +215,10 @@ def paired_t(
             )
     else:
         warnings.append("n < 3: Shapiro-Wilk cannot check normality of the differences")
-    return PairedTestResult("paired_t", n, float(t), float(df), p, alternative, mean, finite_or_none(lo),
-                            finite_or_none(hi), ci_level, crit, EffectSize("d_z", mean / sd), tuple(warnings), extra)
+    return PairedTestResult(method="paired_t", n=n, statistic=float(t), df=float(df), pvalue=p, alternative=alternative,
+                            estimate=mean, ci_low=finite_or_none(lo), ci_high=finite_or_none(hi), ci_level=ci_level,
+                            critical_value=crit, effect_size=EffectSize(name="d_z", value=mean / sd),
+                            warnings=tuple(warnings), extra=extra)
 
 
 def paired_t_family(x: np.ndarray, pairs: Sequence[tuple[int, int]], alternative: str = "two-sided",
@@ -262,9 +272,11 @@ def paired_t_family(x: np.ndarray, pairs: Sequence[tuple[int, int]], alternative
                             f"only {n} items: the t test's p-value is doubtful; consider wilcoxon or bootstrap",)
             extra: dict[str, object] = {"shapiro_pvalue": float(sw_p),  # type: ignore[arg-type]
                                         "normality_rejected": bool(sw_p < alpha)}  # type: ignore[operator]
-            out[k] = PairedTestResult("paired_t", n, t_k, float(df), p_k, alternative, m_k, finite_or_none(lo_k),
-                                      finite_or_none(hi_k), ci_level, crit, EffectSize("d_z", m_k / sd_k), warnings,
-                                      extra)
+            out[k] = PairedTestResult(method="paired_t", n=n, statistic=t_k, df=float(df), pvalue=p_k,
+                                      alternative=alternative, estimate=m_k, ci_low=finite_or_none(lo_k),
+                                      ci_high=finite_or_none(hi_k), ci_level=ci_level, critical_value=crit,
+                                      effect_size=EffectSize(name="d_z", value=m_k / sd_k), warnings=warnings,
+                                      extra=extra)
     for k, (i, j) in enumerate(pairs):
         if out[k] is None:
             out[k] = paired_t(x[:, i], x[:, j], alternative, alpha, ci_level, differences=diffs[k])
@@ -276,7 +288,7 @@ def paired_t_family(x: np.ndarray, pairs: Sequence[tuple[int, int]], alternative
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class DifferenceSummary:
     """The paired differences d = a - b: n, mean, SD (ddof 1), SE = SD / sqrt(n), Shapiro-Wilk.
 
@@ -302,21 +314,24 @@ def describe_differences(a: np.ndarray, b: np.ndarray) -> DifferenceSummary:
     d = a - b
     n = int(d.size)
     if n == 0:
-        return DifferenceSummary(0, None, None, None, None, None, ("no paired items",))
+        return DifferenceSummary(n=0, mean=None, sd=None, se=None, shapiro_w=None, shapiro_pvalue=None,
+                                 warnings=("no paired items",))
     mean = float(d.mean())
     if n < 2:
-        return DifferenceSummary(n, mean, None, None, None, None,
-                                 ("only one paired item: the SD of the differences is undefined",))
+        return DifferenceSummary(n=n, mean=mean, sd=None, se=None, shapiro_w=None, shapiro_pvalue=None,
+                                 warnings=("only one paired item: the SD of the differences is undefined",))
     sd = float(d.std(ddof=1))
     se = sd / math.sqrt(n)
     if n < 3 or sd <= 1e-12 * max(1.0, float(np.max(np.abs(d)))):
         why = "n < 3" if n < 3 else "the differences are constant"
-        return DifferenceSummary(n, mean, sd, se, None, None, (f"Shapiro-Wilk is undefined: {why}",))
+        return DifferenceSummary(n=n, mean=mean, sd=sd, se=se, shapiro_w=None, shapiro_pvalue=None,
+                                 warnings=(f"Shapiro-Wilk is undefined: {why}",))
     sw = shapiro(d)
-    return DifferenceSummary(n, mean, sd, se, float(sw.statistic), float(sw.pvalue))
+    return DifferenceSummary(n=n, mean=mean, sd=sd, se=se, shapiro_w=float(sw.statistic),
+                             shapiro_pvalue=float(sw.pvalue))
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PairedEffectSizes:
     """Standardised mean differences of paired scores a - b, each with a confidence interval.
 
@@ -458,7 +473,7 @@ def paired_effect_sizes(a: np.ndarray, b: np.ndarray, ci_level: float = 0.95) ->
     return paired_effect_sizes_many([(a, b)], ci_level)[0]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class _EffectInputs:
     """What one pair's effect sizes are made of, before the noncentral-t interval (None: ``why`` says why)."""
 
@@ -476,14 +491,14 @@ def _effect_inputs(a: np.ndarray, b: np.ndarray) -> _EffectInputs:
         raise ValueError("a and b must be 1-d arrays of the same length")
     n = int(a.size)
     if n < 3:
-        return _EffectInputs(n, why=f"only {n} paired item(s): standardised effect sizes need at least 3")
+        return _EffectInputs(n=n, why=f"only {n} paired item(s): standardised effect sizes need at least 3")
     d = a - b
     mean = float(d.mean())
     sd_d = float(d.std(ddof=1))
     sd_av = (float(a.std(ddof=1)) + float(b.std(ddof=1))) / 2
     if sd_d <= 1e-12 * max(1.0, float(np.max(np.abs(d)))):
-        return _EffectInputs(n, why="the differences have zero variance: d_z is undefined")
-    return _EffectInputs(n, mean, sd_d, sd_av)
+        return _EffectInputs(n=n, why="the differences have zero variance: d_z is undefined")
+    return _EffectInputs(n=n, mean=mean, sd_d=sd_d, sd_av=sd_av)
 
 
 def paired_effect_sizes_many(pairs: Sequence[tuple[np.ndarray, np.ndarray]], ci_level: float = 0.95
@@ -518,7 +533,7 @@ def paired_effect_sizes_family(x: np.ndarray, pairs: Sequence[tuple[int, int]], 
         dd = differences[k] if differences is not None else None
         if dd is not None and dd.n == n and dd.shapiro_pvalue is not None and dd.mean is not None \
                 and dd.sd is not None:
-            inputs.append(_EffectInputs(n, dd.mean, dd.sd, (sd_of(i) + sd_of(j)) / 2))
+            inputs.append(_EffectInputs(n=n, mean=dd.mean, sd_d=dd.sd, sd_av=(sd_of(i) + sd_of(j)) / 2))
         else:
             inputs.append(_effect_inputs(x[:, i], x[:, j]))
     return _from_inputs(inputs, ci_level)
@@ -536,8 +551,9 @@ def _from_inputs(inputs: list[_EffectInputs], ci_level: float) -> list[PairedEff
 def _effect_sizes(e: _EffectInputs, ci: tuple[float | None, float | None], ci_level: float) -> PairedEffectSizes:
     n = e.n
     if e.why is not None:
-        return PairedEffectSizes(n, EffectSize("d_z", None), EffectSize("g_z", None), EffectSize("d_av", None),
-                                 EffectSize("g_av", None), ci_level, "noncentral_t", (e.why,))
+        return PairedEffectSizes(n=n, d_z=EffectSize(name="d_z", value=None), g_z=EffectSize(name="g_z", value=None),
+                                 d_av=EffectSize(name="d_av", value=None), g_av=EffectSize(name="g_av", value=None),
+                                 ci_level=ci_level, ci_method="noncentral_t", warnings=(e.why,))
     mean, sd_d, sd_av = e.mean, e.sd_d, e.sd_av
     j = hedges_j(n - 1)
     dz = mean / sd_d
@@ -551,18 +567,16 @@ def _effect_sizes(e: _EffectInputs, ci: tuple[float | None, float | None], ci_le
     warnings: tuple[str, ...] = ()
     if sd_av > 0:
         ratio = sd_d / sd_av
-        d_av = EffectSize("d_av", finite_or_none(mean / sd_av), scaled(dz_lo, ratio), scaled(dz_hi, ratio))
-        g_av = EffectSize("g_av", finite_or_none(j * mean / sd_av), scaled(dz_lo, ratio * j), scaled(dz_hi, ratio * j))
+        d_av = EffectSize(name="d_av", value=finite_or_none(mean / sd_av), ci_low=scaled(dz_lo, ratio),
+                          ci_high=scaled(dz_hi, ratio))
+        g_av = EffectSize(name="g_av", value=finite_or_none(j * mean / sd_av), ci_low=scaled(dz_lo, ratio * j),
+                          ci_high=scaled(dz_hi, ratio * j))
     else:
-        d_av, g_av = EffectSize("d_av", None), EffectSize("g_av", None)
+        d_av, g_av = EffectSize(name="d_av", value=None), EffectSize(name="g_av", value=None)
         warnings = ("both systems' scores are constant: d_av is undefined",)
     return PairedEffectSizes(
-        n,
-        EffectSize("d_z", finite_or_none(dz), finite_or_none(dz_lo), finite_or_none(dz_hi)),
-        EffectSize("g_z", finite_or_none(j * dz), scaled(dz_lo, j), scaled(dz_hi, j)),
-        d_av,
-        g_av,
-        ci_level,
-        "noncentral_t",
-        warnings,
-    )
+        n=n,
+        d_z=EffectSize(name="d_z", value=finite_or_none(dz), ci_low=finite_or_none(dz_lo),
+                       ci_high=finite_or_none(dz_hi)),
+        g_z=EffectSize(name="g_z", value=finite_or_none(j * dz), ci_low=scaled(dz_lo, j), ci_high=scaled(dz_hi, j)),
+        d_av=d_av, g_av=g_av, ci_level=ci_level, ci_method="noncentral_t", warnings=warnings)

@@ -52,7 +52,7 @@ ALL_PAIRS_METHODS = ("holm", "shaffer", "bergmann_hommel")
 BERGMANN_HOMMEL_MAX_K = 10
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PosthocPair:
     """One comparison of systems ``a`` and ``b`` (column indices).
 
@@ -72,7 +72,7 @@ class PosthocPair:
     significant: bool | None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PosthocResult:
     """Result of a post-hoc procedure on average ranks.
 
@@ -135,8 +135,8 @@ def bonferroni_dunn_q(k: int, alpha: float = 0.05) -> float:
 
 
 def _too_few(method: str, control: int | None, alpha: float, n: int, k: int) -> PosthocResult:
-    return PosthocResult(method, None, None, control, alpha, int(n), k, (),
-                         (f"only {k} system(s): a post-hoc comparison needs at least two",))
+    return PosthocResult(method=method, critical_difference=None, q_alpha=None, control=control, alpha=alpha, n=int(n),
+                         k=k, pairs=(), warnings=(f"only {k} system(s): a post-hoc comparison needs at least two",))
 
 
 def nemenyi(average_ranks: np.ndarray, n: int, alpha: float = 0.05) -> PosthocResult:
@@ -162,10 +162,12 @@ def nemenyi(average_ranks: np.ndarray, n: int, alpha: float = 0.05) -> PosthocRe
     p_adj = np.clip(p_tukey, p, np.minimum(1.0, len(ia) * p))
     sig = np.abs(diff) >= cd
     pairs = tuple(
-        PosthocPair(int(i), int(j), float(zz), float(dd), float(pp), finite_or_none(pa), bool(s))
+        PosthocPair(a=int(i), b=int(j), statistic=float(zz), rank_difference=float(dd), pvalue=float(pp),
+                    pvalue_adjusted=finite_or_none(pa), significant=bool(s))
         for i, j, zz, dd, pp, pa, s in zip(ia, ib, z, diff, p, p_adj, sig)
     )
-    return PosthocResult("nemenyi", float(cd), q, None, alpha, int(n), k, pairs, ())
+    return PosthocResult(method="nemenyi", critical_difference=float(cd), q_alpha=q, control=None, alpha=alpha,
+                         n=int(n), k=k, pairs=pairs, warnings=())
 
 
 def studentized_range_sf(q: np.ndarray, k: int, known_zero: np.ndarray) -> np.ndarray:
@@ -218,10 +220,12 @@ def bonferroni_dunn(average_ranks: np.ndarray, n: int, control: int, alpha: floa
     p_adj = adjust(p, "bonferroni")
     sig = np.abs(diff) >= cd
     pairs = tuple(
-        PosthocPair(int(i), int(control), float(zz), float(dd), float(pp), float(pa), bool(s))
+        PosthocPair(a=int(i), b=int(control), statistic=float(zz), rank_difference=float(dd), pvalue=float(pp),
+                    pvalue_adjusted=float(pa), significant=bool(s))
         for i, zz, dd, pp, pa, s in zip(others, z, diff, p, p_adj, sig)
     )
-    return PosthocResult("bonferroni_dunn", float(cd), q, int(control), alpha, int(n), k, pairs, ())
+    return PosthocResult(method="bonferroni_dunn", critical_difference=float(cd), q_alpha=q, control=int(control),
+                         alpha=alpha, n=int(n), k=k, pairs=pairs, warnings=())
 
 
 def rank_step(
@@ -243,10 +247,12 @@ def rank_step(
     others, diff, z, p = _versus_control(r, n, control)
     p_adj = adjust(p, method)
     pairs = tuple(
-        PosthocPair(int(i), int(control), float(zz), float(dd), float(pp), float(pa), bool(is_significant(pa, alpha)))
+        PosthocPair(a=int(i), b=int(control), statistic=float(zz), rank_difference=float(dd), pvalue=float(pp),
+                    pvalue_adjusted=float(pa), significant=bool(is_significant(pa, alpha)))
         for i, zz, dd, pp, pa in zip(others, z, diff, p, p_adj)
     )
-    return PosthocResult(method, None, None, int(control), alpha, int(n), k, pairs, ())
+    return PosthocResult(method=method, critical_difference=None, q_alpha=None, control=int(control), alpha=alpha,
+                         n=int(n), k=k, pairs=pairs, warnings=())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,7 +411,9 @@ def all_pairs(
     else:
         p_adj = bergmann_hommel_adjust(p, k)
     pairs = tuple(
-        PosthocPair(int(i), int(j), float(zz), float(dd), float(pp), float(pa), bool(is_significant(pa, alpha)))
+        PosthocPair(a=int(i), b=int(j), statistic=float(zz), rank_difference=float(dd), pvalue=float(pp),
+                    pvalue_adjusted=float(pa), significant=bool(is_significant(pa, alpha)))
         for i, j, zz, dd, pp, pa in zip(ia, ib, z, diff, p, p_adj)
     )
-    return PosthocResult(method, None, None, None, alpha, int(n), k, pairs, ())
+    return PosthocResult(method=method, critical_difference=None, q_alpha=None, control=None, alpha=alpha, n=int(n),
+                         k=k, pairs=pairs, warnings=())

@@ -47,7 +47,7 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 DEFAULT_POWER = 0.8
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class MinimumDetectable:
     """The smallest true mean difference detected with probability ``power`` at level ``alpha``.
 
@@ -209,9 +209,9 @@ def paired_t_mde(sd: float | None, n: int, alpha: float, power: float = DEFAULT_
     dz = paired_t_mde_dz(n, alpha, power, alternative)
     if dz is None or sd is None or not math.isfinite(sd):
         why = "fewer than 2 items" if dz is None else "the differences have no finite standard deviation"
-        return MinimumDetectable(None, None, power, alpha, n, sd, "noncentral_t", (f"no minimum detectable "
-                                                                                   f"difference: {why}",))
-    return MinimumDetectable(dz * sd, dz, power, alpha, n, sd, "noncentral_t")
+        return MinimumDetectable(mde=None, mde_dz=None, power=power, alpha=alpha, n=n, sd=sd, method="noncentral_t",
+                                 warnings=(f"no minimum detectable difference: {why}",))
+    return MinimumDetectable(mde=dz * sd, mde_dz=dz, power=power, alpha=alpha, n=n, sd=sd, method="noncentral_t")
 
 
 def paired_t_sample_size(delta: float, sd: float, alpha: float, power: float = DEFAULT_POWER,
@@ -267,8 +267,8 @@ def simulated_mde(diffs: np.ndarray, pvalues: PValues, alpha: float, power: floa
     sd = float(d.std(ddof=1)) if n >= 2 else None
     if n < 2 or sd is None or not varies(sd, d):
         why = "fewer than 2 items" if n < 2 else "the differences do not vary"
-        return MinimumDetectable(None, None, power, alpha, n, sd, "simulation", (f"no minimum detectable "
-                                                                                 f"difference: {why}",))
+        return MinimumDetectable(mde=None, mde_dz=None, power=power, alpha=alpha, n=n, sd=sd, method="simulation",
+                                 warnings=(f"no minimum detectable difference: {why}",))
     # centred, and scaled so that the draws' variance is the unbiased s^2 rather than the plug-in (n-1)/n s^2
     blocks = _draw_blocks((d - d.mean()) * math.sqrt(n / (n - 1)), n_sims, seed)
     sign = -1.0 if alternative == "less" else 1.0
@@ -280,12 +280,13 @@ def simulated_mde(diffs: np.ndarray, pvalues: PValues, alpha: float, power: floa
     while rate(hi) < power:
         lo, hi = hi, hi * 2
         if hi > 1e6 * sd:
-            return MinimumDetectable(None, None, power, alpha, n, sd, "simulation",
-                                     ("no minimum detectable difference: the test never reaches the power",))
+            return MinimumDetectable(mde=None, mde_dz=None, power=power, alpha=alpha, n=n, sd=sd, method="simulation",
+                                     warnings=("no minimum detectable difference: the test never reaches the power",))
     while hi - lo > rel_tol * sd:
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if rate(mid) >= power else (mid, hi)
-    return MinimumDetectable(sign * hi, sign * hi / sd, power, alpha, n, sd, "simulation")
+    return MinimumDetectable(mde=sign * hi, mde_dz=sign * hi / sd, power=power, alpha=alpha, n=n, sd=sd,
+                             method="simulation")
 
 
 MAX_DRAWN = 4_000_000  # simulated differences held at once (32 MB; a rank test's p-values need a few times that)

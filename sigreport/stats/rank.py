@@ -331,9 +331,10 @@ def wilcoxon(
     warnings = list(hl[5])
     if n == 0:
         warnings.append("no paired items: the Wilcoxon test cannot be computed")
-        return _wilcoxon_result(n, alternative, hl, None, None, None, None, warnings, extra)
-    return _signed_rank_test(n, used, zero_method, decimals, alternative, alpha, mode, correction, hl, warnings,
-                             extra)
+        return _wilcoxon_result(n=n, alternative=alternative, hl=hl, statistic=None, pvalue=None, critical=None,
+                                effect=None, warnings=warnings, extra=extra)
+    return _signed_rank_test(n=n, used=used, zero_method=zero_method, decimals=decimals, alternative=alternative,
+                             alpha=alpha, mode=mode, correction=correction, hl=hl, warnings=warnings, extra=extra)
 
 
 def _signed_rank_test(
@@ -360,8 +361,9 @@ def _signed_rank_test(
     m = int(scores2.size)
     if m == 0:
         warnings.append(_all_zero_message(n, decimals))
-        return _wilcoxon_result(n, alternative, hl, t_stat if zero_method in SPLITS else None, 1.0, None, effect,
-                                warnings, extra)
+        return _wilcoxon_result(n=n, alternative=alternative, hl=hl,
+                                statistic=t_stat if zero_method in SPLITS else None, pvalue=1.0, critical=None,
+                                effect=effect, warnings=warnings, extra=extra)
 
     use_exact = _use_exact(mode, used, m, warnings)
     critical: float | None
@@ -382,7 +384,8 @@ def _signed_rank_test(
         )
         if use_exact:
             critical = None
-    return _wilcoxon_result(n, alternative, hl, t_stat, pvalue, critical, effect, warnings, extra)
+    return _wilcoxon_result(n=n, alternative=alternative, hl=hl, statistic=t_stat, pvalue=pvalue, critical=critical,
+                            effect=effect, warnings=warnings, extra=extra)
 
 
 def _ranked_differences(d: np.ndarray, zero_method: str) -> tuple[np.ndarray, int]:
@@ -514,7 +517,7 @@ def _wilcoxon_result(
         ci_high=finite_or_none(ci_high),
         ci_level=hl_level,
         critical_value=finite_or_none(critical),
-        effect_size=EffectSize("rank_biserial", finite_or_none(effect)),
+        effect_size=EffectSize(name="rank_biserial", value=finite_or_none(effect)),
         warnings=tuple(warnings),
         extra=extra,
     )
@@ -587,8 +590,10 @@ def sign_test(
 
     if n == 0:
         warnings.append("no paired items: the sign test cannot be computed")
-        return PairedTestResult("sign", 0, None, None, None, alternative, None, None, None, interval, None,
-                                EffectSize("proportion_of_wins", None), tuple(warnings), extra)
+        return PairedTestResult(method="sign", n=0, statistic=None, df=None, pvalue=None, alternative=alternative,
+                                estimate=None, ci_low=None, ci_high=None, ci_level=interval, critical_value=None,
+                                effect_size=EffectSize(name="proportion_of_wins", value=None), warnings=tuple(warnings),
+                                extra=extra)
 
     estimate = float(np.median(d))
     lo, hi, achieved = _median_ci(d, 1 - interval, alternative)
@@ -600,14 +605,17 @@ def sign_test(
 
     if wins + losses == 0:
         warnings.append(_all_zero_message(n, decimals))
-        return PairedTestResult("sign", n, float(successes) if n_used else None, None, 1.0, alternative, estimate,
-                                finite_or_none(lo), finite_or_none(hi), achieved, None,
-                                EffectSize("proportion_of_wins", 0.5 if n_used else None), tuple(warnings), extra)
+        return PairedTestResult(method="sign", n=n, statistic=float(successes) if n_used else None, df=None, pvalue=1.0,
+                                alternative=alternative, estimate=estimate, ci_low=finite_or_none(lo),
+                                ci_high=finite_or_none(hi), ci_level=achieved, critical_value=None,
+                                effect_size=EffectSize(name="proportion_of_wins", value=0.5 if n_used else None),
+                                warnings=tuple(warnings), extra=extra)
 
     bt = sps.binomtest(successes, n_used, 0.5, alternative=alternative)
     # Two-sided Clopper-Pearson interval whatever the alternative (the effect size is descriptive).
     ci = sps.binomtest(successes, n_used, 0.5).proportion_ci(confidence_level=interval, method="exact")
-    effect = EffectSize("proportion_of_wins", successes / n_used, float(ci.low), float(ci.high))
+    effect = EffectSize(name="proportion_of_wins", value=successes / n_used, ci_low=float(ci.low),
+                        ci_high=float(ci.high))
     critical = _sign_critical(n_used, alternative, alpha, warnings)
     return PairedTestResult(
         method="sign",

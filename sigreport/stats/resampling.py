@@ -135,7 +135,7 @@ _F32_SD_TOL = 1e-4
 # --------------------------------------------------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class CorpusMetric:
     """A corpus-level metric computed from column totals of per-item sufficient statistics.
 
@@ -175,12 +175,12 @@ def _ratio_value(totals: np.ndarray, n_items: int) -> np.ndarray:
 
 def mean_metric() -> CorpusMetric:
     """Mean of one per-item score: value = total / n_items."""
-    return CorpusMetric("mean", 1, _mean_value, ("score",))
+    return CorpusMetric(name="mean", n_stats=1, func=_mean_value, stat_names=("score",))
 
 
 def ratio_metric() -> CorpusMetric:
     """Ratio of two sums, sum(num) / sum(den) (e.g. micro-averaged accuracy over tokens); 0/0 -> NaN."""
-    return CorpusMetric("ratio", 2, _ratio_value, ("num", "den"))
+    return CorpusMetric(name="ratio", n_stats=2, func=_ratio_value, stat_names=("num", "den"))
 
 
 def f_beta_metric(beta: float = 1.0) -> CorpusMetric:
@@ -200,7 +200,7 @@ def f_beta_metric(beta: float = 1.0) -> CorpusMetric:
         den = num + b2 * fn + fp
         return np.where(den != 0, num / np.where(den != 0, den, 1.0), np.nan)
 
-    return CorpusMetric(f"f_beta(beta={beta:g})", 3, _value, ("tp", "fp", "fn"))
+    return CorpusMetric(name=f"f_beta(beta={beta:g})", n_stats=3, func=_value, stat_names=("tp", "fp", "fn"))
 
 
 def user_metric(
@@ -210,7 +210,7 @@ def user_metric(
     if int(n_stats) < 1:
         raise ValueError("n_stats must be at least 1")
     label = name or getattr(func, "__qualname__", None) or "user"
-    return CorpusMetric(str(label), int(n_stats), func)
+    return CorpusMetric(name=str(label), n_stats=int(n_stats), func=func)
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,7 +218,7 @@ def user_metric(
 # --------------------------------------------------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ResamplingResult:
     """All pairwise resampling tests of one metric, from one shared set of replicates.
 
@@ -242,7 +242,7 @@ class ResamplingResult:
     warnings: tuple[str, ...] = ()
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
 class Resample:
     """One drawn set of replicates: rows ``0 .. n_rows - 1`` of the ``kind`` stream of ``seed`` over ``n`` items.
 
@@ -306,7 +306,7 @@ def draw_resample(kind: str, n_rows: int, n: int, seed: int) -> Resample:
         else:
             _swap_rows(rng, rows)
         np.copyto(out[b0 : b0 + rows.shape[0]], rows, casting="unsafe")
-    return Resample(kind, seed, out)
+    return Resample(kind=kind, seed=seed, weights=out)
 
 
 def _check_resample(resample: Resample | None, method: str, n: int, n_resamples: int, seed: int) -> None:
@@ -331,7 +331,7 @@ def _check_resample(resample: Resample | None, method: str, n: int, n_resamples:
 _PURE_MAX_COUNT = 5  # counts 0..5 come from comparisons; rarer cells are resolved exactly
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class _PoissonPlan:
     """Inversion plan for Poisson(lam) counts from 16-bit uniforms, with relabelled cells.
 
@@ -367,7 +367,8 @@ def _poisson_plan(n: int) -> _PoissonPlan:
     n_per_count = np.bincount(lo[pure], minlength=_PURE_MAX_COUNT + 1)
     starts = np.cumsum(n_per_count)
     special_cells = np.flatnonzero(~pure).astype(np.float64)
-    return _PoissonPlan(lam, cdf, starts[:-1].astype(np.uint16), int(starts[-1]), special_cells)
+    return _PoissonPlan(lam=lam, cdf=cdf, thresholds=starts[:-1].astype(np.uint16), special_start=int(starts[-1]),
+                        special_cells=special_cells)
 
 
 def _raw_uint16(rng: np.random.Generator, count: int) -> np.ndarray:
@@ -454,7 +455,7 @@ def _enumeration_rows(start: int, out: np.ndarray) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class _Design:
     """``X`` is items x (k*s [+ s]) in ``dtype``; totals* = out[:, :k*s] (+ common) + rowsum * offset."""
 
@@ -483,9 +484,11 @@ def _design(x: np.ndarray, with_common: bool) -> _Design:
     maxabs = max(abs(float(x.max())), abs(float(x.min()))) if x.size else 0.0  # no |x| temporary
     bound = n * maxabs
     if integral and bound < 2.0**24:
-        return _Design(np.ascontiguousarray(x.reshape(n, k * s), dtype=np.float32), np.zeros((k, s)), None, True, True)
+        return _Design(X=np.ascontiguousarray(x.reshape(n, k * s), dtype=np.float32), offset=np.zeros((k, s)),
+                       common_offset=None, exact=True, float32=True)
     if integral and bound < 2.0**53:
-        return _Design(np.ascontiguousarray(x.reshape(n, k * s), dtype=np.float64), np.zeros((k, s)), None, True, False)
+        return _Design(X=np.ascontiguousarray(x.reshape(n, k * s), dtype=np.float64), offset=np.zeros((k, s)),
+                       common_offset=None, exact=True, float32=False)
     use32 = n * k * s >= _FLOAT32_MIN_ELEMENTS
     dtype = np.float32 if use32 else np.float64
     m = x.mean(axis=1, dtype=np.float64)  # (n, s): each item's mean over systems
@@ -500,7 +503,7 @@ def _design(x: np.ndarray, with_common: bool) -> _Design:
     if with_common:
         common_offset = m.mean(axis=0)
         X[:, k * s :] = m - common_offset[None, :]
-    return _Design(X, offset, common_offset, False, use32)
+    return _Design(X=X, offset=offset, common_offset=common_offset, exact=False, float32=use32)
 
 
 # --------------------------------------------------------------------------------------------
@@ -782,7 +785,7 @@ def _jackknife_acceleration(
         return np.where(c2 > 0, -c3 / (6.0 * c2**1.5), np.nan)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class _Options:
     """One call's settings of :func:`paired_resampling` (bootstrap or permutation), checked by ``_validate``."""
 
@@ -806,7 +809,7 @@ class _Options:
         return 1.0 - self.ci_level if self.alternative != "two-sided" else (1.0 - self.ci_level) / 2.0
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class _Observed:
     """The full-data values every replicate is compared with."""
 
@@ -816,7 +819,7 @@ class _Observed:
     tol: np.ndarray  # (P,) tie tolerance: _RTOL times the larger |theta| of the pair
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class _Replicates:
     """One call's replicates: what the p-values and intervals are computed from."""
 
@@ -829,7 +832,7 @@ class _Replicates:
     blocked: tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None = None  # _percentile_pairs' counts and quantiles
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class _PairArrays:
     """Every pair's numbers, vectorised; :func:`_pair_result` turns one column into a result record."""
 
@@ -877,16 +880,19 @@ def paired_resampling(
     replicates (:func:`_replicates`), p-values (:func:`_pvalues`), the pairs' intervals
     (:func:`_pair_intervals`), the systems' intervals (:func:`_system_intervals`), then one record per pair.
     """
-    x, pa, pb = _validate(stats, metric, pairs, method, n_resamples, alternative, ci_level, ci_method, alpha,
-                          chunk_size)
+    x, pa, pb = _validate(stats=stats, metric=metric, pairs=pairs, method=method, n_resamples=n_resamples,
+                          alternative=alternative, ci_level=ci_level, ci_method=ci_method, alpha=alpha,
+                          chunk_size=chunk_size)
     _check_resample(resample, method, x.shape[0], int(n_resamples), int(seed))
     if method == "bootstrap_t":
-        return _paired_bootstrap_t(x, metric, pa, pb, int(n_resamples), int(seed), alternative, ci_level, ci_method,
-                                   alpha, chunk_size, resample)
+        return _paired_bootstrap_t(x=x, metric=metric, pa=pa, pb=pb, n_resamples=int(n_resamples), seed=int(seed),
+                                   alternative=alternative, ci_level=ci_level, ci_method=ci_method, alpha=alpha,
+                                   chunk_size=chunk_size, resample=resample)
     if ci_method == "studentized":
         raise ValueError("ci_method='studentized' is the interval of method='bootstrap_t'; "
                          f"method={method!r} takes 'percentile' or 'bca'")
-    opt = _Options(method, int(n_resamples), int(seed), alternative, ci_level, ci_method, alpha, chunk_size)
+    opt = _Options(method=method, n_resamples=int(n_resamples), seed=int(seed), alternative=alternative,
+                   ci_level=ci_level, ci_method=ci_method, alpha=alpha, chunk_size=chunk_size)
     n = x.shape[0]
     if n < 2:
         return _too_few_items(x, metric, pa.size, opt)
@@ -897,16 +903,18 @@ def paired_resampling(
     valid, pvals, mc_se = _pvalues(reps, obs, opt)
     ci_lo, ci_hi, accel = _pair_intervals(x, metric, pa, pb, obs, reps, valid, opt)
     system_ci, system_warnings = _system_intervals(reps.theta_b, obs.theta, opt.ci_level)
-    arrays = _PairArrays(valid, pvals, mc_se, ci_lo, ci_hi, accel)
+    arrays = _PairArrays(valid=valid, pvals=pvals, mc_se=mc_se, ci_lo=ci_lo, ci_hi=ci_hi, accel=accel)
     # the replicate differences sorted, made only for a degenerate interval's warning; recomputed from theta_t
     # because the interval's selection reordered stat_b (or it was never made)
     sorted_diffs = functools.cache(lambda: np.sort(_pair_differences(reps.theta_t, pa, pb).T, axis=0))
     out_pairs = tuple(  # assembling result objects only; every number above is vectorised
-        _pair_result(idx, int(pa[idx]), int(pb[idx]), n, obs, reps, arrays, sorted_diffs, opt)
+        _pair_result(idx=idx, a=int(pa[idx]), b=int(pb[idx]), n=n, obs=obs, reps=reps, arrays=arrays,
+                     sorted_diffs=sorted_diffs, opt=opt)
         for idx in range(pa.size)
     )
-    return ResamplingResult(method, n, opt.n_resamples, opt.seed, alternative, ci_level, opt.result_ci_method,
-                            out_pairs, system_ci, tuple(warnings + system_warnings))
+    return ResamplingResult(method=method, n=n, n_resamples=opt.n_resamples, seed=opt.seed, alternative=alternative,
+                            ci_level=ci_level, ci_method=opt.result_ci_method, pairs=out_pairs, system_ci=system_ci,
+                            warnings=tuple(warnings + system_warnings))
 
 
 def _too_few_items(x: np.ndarray, metric: CorpusMetric, n_pairs: int, opt: _Options) -> ResamplingResult:
@@ -919,8 +927,9 @@ def _too_few_items(x: np.ndarray, metric: CorpusMetric, n_pairs: int, opt: _Opti
     )
     theta0 = metric.value(np.asarray(x, dtype=np.float64).sum(axis=0), n) if n else np.full(k, np.nan)
     sys_ci = tuple((finite_or_none(v), None, None) for v in theta0)
-    return ResamplingResult(opt.method, n, opt.n_resamples, opt.seed, opt.alternative, opt.ci_level,
-                            opt.result_ci_method, pairs_out, sys_ci, (msg,))
+    return ResamplingResult(method=opt.method, n=n, n_resamples=opt.n_resamples, seed=opt.seed,
+                            alternative=opt.alternative, ci_level=opt.ci_level, ci_method=opt.result_ci_method,
+                            pairs=pairs_out, system_ci=sys_ci, warnings=(msg,))
 
 
 def _observe(x: np.ndarray, metric: CorpusMetric, pa: np.ndarray, pb: np.ndarray) -> _Observed:
@@ -930,7 +939,7 @@ def _observe(x: np.ndarray, metric: CorpusMetric, pa: np.ndarray, pb: np.ndarray
     delta = theta[pa] - theta[pb]
     scale = np.maximum(np.abs(theta[pa]), np.abs(theta[pb]))
     scale = np.where(np.isfinite(scale), scale, 0.0)
-    return _Observed(totals, theta, delta, _RTOL * scale)
+    return _Observed(totals=totals, theta=theta, delta=delta, tol=_RTOL * scale)
 
 
 def _replicates(
@@ -954,10 +963,11 @@ def _replicates(
         return _weights(kind, bounds[0], bounds[1], n, dtype, seeds, local, resample)
 
     if opt.method == "bootstrap":
-        return _bootstrap_replicates(x.shape, metric, pa, pb, obs, opt, design, weights, plan)
+        return _bootstrap_replicates(shape=x.shape, metric=metric, pa=pa, pb=pb, obs=obs, opt=opt, design=design,
+                                     weights=weights, plan=plan)
     stat_b = _swapped_differences(x.shape, metric, pa, pb, obs.totals, design, weights, plan) if pa.size else \
         np.empty((n_rows, 0))
-    return _Replicates(n_rows, exact, design, stat_b)
+    return _Replicates(n_rows=n_rows, exact=exact, design=design, stat_b=stat_b)
 
 
 def _bootstrap_replicates(
@@ -990,7 +1000,8 @@ def _bootstrap_replicates(
         blocked = _percentile_pairs(theta_t, pa, pb, obs.delta, obs.tol, opt.alternative,
                                     (np.full(P, lev), np.full(P, 1.0 - lev)))
     stat_b = _pair_differences(theta_t, pa, pb).T if blocked is None else np.empty((n_rows, 0))
-    return _Replicates(n_rows, False, design, stat_b, theta_b, theta_t, blocked)
+    return _Replicates(n_rows=n_rows, exact=False, design=design, stat_b=stat_b, theta_b=theta_b, theta_t=theta_t,
+                       blocked=blocked)
 
 
 def _swapped_differences(
@@ -1128,8 +1139,9 @@ def _pair_result(
     if not np.isfinite(d):
         which = [f"system {j}" for j in (a, b) if not np.isfinite(obs.theta[j])]
         why = (f"the metric is undefined (0/0) for {' and '.join(which)} on the full data: no test",)
-        return PairedTestResult(method, n, None, None, None, opt.alternative, None, None, None, opt.ci_level, None,
-                                None, why, extra)
+        return PairedTestResult(method=method, n=n, statistic=None, df=None, pvalue=None, alternative=opt.alternative,
+                                estimate=None, ci_low=None, ci_high=None, ci_level=opt.ci_level, critical_value=None,
+                                effect_size=None, warnings=why, extra=extra)
     pw: list[str] = []
     if valid < reps.n_rows:
         pw.append(
@@ -1198,8 +1210,9 @@ def _degenerate_pair(
     }
     if method == "permutation":
         extra["exact"] = False
-    return PairedTestResult(method, n, None, None, None, alternative, None, None, None, ci_level, None, None, why,
-                            extra)
+    return PairedTestResult(method=method, n=n, statistic=None, df=None, pvalue=None, alternative=alternative,
+                            estimate=None, ci_low=None, ci_high=None, ci_level=ci_level, critical_value=None,
+                            effect_size=None, warnings=why, extra=extra)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1286,8 +1299,9 @@ def _paired_bootstrap_t(
         pairs_out = tuple(_degenerate_t_pair(n, alternative, ci_level, n_resamples, (msg,)) for _ in range(P))
         theta0 = np.asarray(x[:, :, 0], dtype=np.float64).mean(axis=0) if n else np.full(k, np.nan)
         sys_ci = tuple((finite_or_none(v), None, None) for v in theta0)
-        return ResamplingResult("bootstrap_t", n, n_resamples, seed, alternative, ci_level, "studentized",
-                                pairs_out, sys_ci, (msg,))
+        return ResamplingResult(method="bootstrap_t", n=n, n_resamples=n_resamples, seed=seed, alternative=alternative,
+                                ci_level=ci_level, ci_method="studentized", pairs=pairs_out, system_ci=sys_ci,
+                                warnings=(msg,))
     xs = np.asarray(x[:, :, 0], dtype=np.float64)
     theta = xs.mean(axis=0)
     d_items = xs[:, pa] - xs[:, pb]
@@ -1309,13 +1323,14 @@ def _paired_bootstrap_t(
     ci_lo, ci_hi = _studentized_interval(t_b, valid, delta, se, alternative, ci_level)
     system_ci = _system_percentile_ci(theta_b, theta, ci_level)
     out_pairs = tuple(
-        _bootstrap_t_pair(n, alternative, ci_level, alpha, float(delta[i]), float(t_obs[i]), bool(constant[i]),
-                          float(pvals[i]), float(mc_se[i]), int(valid[i]), n_resamples, float(ci_lo[i]),
-                          float(ci_hi[i]))
+        _bootstrap_t_pair(n=n, alternative=alternative, ci_level=ci_level, alpha=alpha, d=float(delta[i]),
+                          t=float(t_obs[i]), constant=bool(constant[i]), p=float(pvals[i]), mc_se=float(mc_se[i]),
+                          valid=int(valid[i]), n_resamples=n_resamples, lo=float(ci_lo[i]), hi=float(ci_hi[i]))
         for i in range(P)
     )
-    return ResamplingResult("bootstrap_t", n, n_resamples, seed, alternative, ci_level, "studentized", out_pairs,
-                            system_ci, ())
+    return ResamplingResult(method="bootstrap_t", n=n, n_resamples=n_resamples, seed=seed, alternative=alternative,
+                            ci_level=ci_level, ci_method="studentized", pairs=out_pairs, system_ci=system_ci,
+                            warnings=())
 
 
 def _studentized_interval(
@@ -1360,9 +1375,10 @@ def _bootstrap_t_pair(
         else:
             warnings.append("the differences have zero variance: t is undefined (infinite), no p-value")
             pvalue = None
-        return PairedTestResult("bootstrap_t", n, None, None, pvalue, alternative, d,
-                                d if alternative != "less" else None, d if alternative != "greater" else None,
-                                ci_level, None, None, tuple(warnings), extra)
+        return PairedTestResult(method="bootstrap_t", n=n, statistic=None, df=None, pvalue=pvalue,
+                                alternative=alternative, estimate=d, ci_low=d if alternative != "less" else None,
+                                ci_high=d if alternative != "greater" else None, ci_level=ci_level, critical_value=None,
+                                effect_size=None, warnings=tuple(warnings), extra=extra)
     if valid < n_resamples:
         warnings.append(f"{n_resamples - valid} of {n_resamples} replicates had all differences equal to the "
                         "observed mean (t* = 0/0) and were left out")
@@ -1375,13 +1391,15 @@ def _bootstrap_t_pair(
     if (alternative != "less" and not math.isfinite(lo)) or (alternative != "greater" and not math.isfinite(hi)):
         warnings.append("a quantile of t* is infinite (replicates with all differences equal): the studentized "
                         "interval is unbounded on that side")
-    return PairedTestResult("bootstrap_t", n, finite_or_none(t), None, finite_or_none(p), alternative,
-                            finite_or_none(d), finite_or_none(lo), finite_or_none(hi), ci_level, None, None,
-                            tuple(warnings), extra)
+    return PairedTestResult(method="bootstrap_t", n=n, statistic=finite_or_none(t), df=None, pvalue=finite_or_none(p),
+                            alternative=alternative, estimate=finite_or_none(d), ci_low=finite_or_none(lo),
+                            ci_high=finite_or_none(hi), ci_level=ci_level, critical_value=None, effect_size=None,
+                            warnings=tuple(warnings), extra=extra)
 
 
 def _degenerate_t_pair(n: int, alternative: str, ci_level: float, n_resamples: int, why: tuple[str, ...]
                        ) -> PairedTestResult:
     extra: dict[str, object] = {"n_resamples": 0, "mc_se": None, "ci_method": "studentized", "null": "studentized"}
-    return PairedTestResult("bootstrap_t", n, None, None, None, alternative, None, None, None, ci_level, None, None,
-                            why, extra)
+    return PairedTestResult(method="bootstrap_t", n=n, statistic=None, df=None, pvalue=None, alternative=alternative,
+                            estimate=None, ci_low=None, ci_high=None, ci_level=ci_level, critical_value=None,
+                            effect_size=None, warnings=why, extra=extra)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class EffectSize:
     """A named effect size with an optional confidence interval."""
 
@@ -116,7 +116,7 @@ def _fields_of(cls: type) -> tuple[tuple[str, ...], bool]:
     return _FIELDS[cls]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class PairedTestResult:
     """One two-system comparison on paired items (a minus b).
 

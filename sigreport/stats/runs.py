@@ -45,7 +45,7 @@ DEFAULT_DT = 0.005  # deepsig's default integration step
 DEFAULT_TAU = 0.5
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ASOResult:
     """Almost stochastic order of A over B: ``eps_min`` (upper bound of the violation ratio at
     ``confidence``), the violation ratio itself, and the bootstrap's spread."""
@@ -110,7 +110,8 @@ def aso(a: Sequence[float], b: Sequence[float], confidence: float = 0.95, n_comp
     if min(a.size, b.size) < 5:
         warnings = (f"only {min(a.size, b.size)} run(s) for a system: almost stochastic order is unreliable with "
                     "so few scores (Dror et al. 2019 use 5 or more)",)
-    return ASOResult(eps, ratio, sigma, conf, a.size, b.size, n_resamples, warnings)
+    return ASOResult(eps_min=eps, violation_ratio=ratio, sigma=sigma, confidence=conf, n_a=a.size, n_b=b.size,
+                     n_resamples=n_resamples, warnings=warnings)
 
 
 def aso_both_ways(a: Sequence[float], b: Sequence[float], confidence: float = 0.95, n_comparisons: int = 1,
@@ -124,7 +125,7 @@ def aso_both_ways(a: Sequence[float], b: Sequence[float], confidence: float = 0.
     return ab, dataclasses.replace(ab, eps_min=eps, violation_ratio=ratio, n_a=ab.n_b, n_b=ab.n_a)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class TwoLevelInterval:
     """The two-level bootstrap interval of mean(A) - mean(B) over runs and items."""
 
@@ -157,5 +158,6 @@ def two_level_bootstrap(a: np.ndarray, b: np.ndarray, level: float = 0.95, n_res
     d = mean_a - mean_b
     tail = (1 - level) / 2
     low, high = np.quantile(d, [tail, 1 - tail])
-    return TwoLevelInterval(float(a.mean() - b.mean()), float(low), float(high), level, float(d.std(ddof=1)), n,
-                            (a.shape[1], b.shape[1]), n_resamples)
+    return TwoLevelInterval(estimate=float(a.mean() - b.mean()), ci_low=float(low), ci_high=float(high), level=level,
+                            se=float(d.std(ddof=1)), n_items=n, n_runs=(a.shape[1], b.shape[1]),
+                            n_resamples=n_resamples)

@@ -53,7 +53,7 @@ COMPARISONS = ("all_pairs", "vs_baseline")
 OMNIBUS_METHODS = ("rm_anova", "friedman")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SelectionStep:
     """One check of a decision: ``value`` compared with ``threshold`` gave ``outcome``."""
 
@@ -63,7 +63,7 @@ class SelectionStep:
     outcome: str
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Selection:
     """The chosen method, the checks that led to it (in order) and why."""
 
@@ -113,8 +113,8 @@ def _shapiro_pvalues(x: np.ndarray) -> np.ndarray:
 def _shapiro_step(check: str, p: float, alpha: float, n_values: int) -> SelectionStep:
     if not np.isfinite(p):  # defensive: scipy returned no p-value
         return SelectionStep(
-            check, None, float(alpha),
-            "undefined: Shapiro-Wilk returned no p-value, so the check is not passed",
+            check=check, value=None, threshold=float(alpha),
+            outcome="undefined: Shapiro-Wilk returned no p-value, so the check is not passed",
         )
     note = (
         "; with more than 5000 values scipy's p-value is approximate"
@@ -125,14 +125,14 @@ def _shapiro_step(check: str, p: float, alpha: float, n_values: int) -> Selectio
         outcome = "pass: p >= alpha, no evidence against normality" + note
     else:
         outcome = "fail: p < alpha, the values do not look normal" + note
-    return SelectionStep(check, float(p), float(alpha), outcome)
+    return SelectionStep(check=check, value=float(p), threshold=float(alpha), outcome=outcome)
 
 
 def _no_items(method: str, steps: tuple[SelectionStep, ...], why: str) -> Selection:
     """The choice when no item is left (for example ``missing: drop_items`` dropped them all)."""
-    step = SelectionStep("items left to check", 0.0, None,
-                         "undefined: no item is left, so no check can be run and no test gives a value")
-    return Selection(method, (*steps, step), f"{method}: no items to analyse; {why}")
+    step = SelectionStep(check="items left to check", value=0.0, threshold=None,
+                         outcome="undefined: no item is left, so no check can be run and no test gives a value")
+    return Selection(method=method, steps=(*steps, step), reason=f"{method}: no items to analyse; {why}")
 
 
 def _items_step(n: int, what: str) -> SelectionStep:
@@ -143,7 +143,7 @@ def _items_step(n: int, what: str) -> SelectionStep:
         )
     else:
         outcome = f"fail: fewer than {MIN_ITEMS_CLT} items, so normality must be checked"
-    return SelectionStep("number of items n", float(n), float(MIN_ITEMS_CLT), outcome)
+    return SelectionStep(check="number of items n", value=float(n), threshold=float(MIN_ITEMS_CLT), outcome=outcome)
 
 
 # --------------------------------------------------------------------------- decisions
@@ -183,9 +183,9 @@ def choose_pairwise(
     first = _items_step(n, "paired t test")
     if n >= MIN_ITEMS_CLT:
         return Selection(
-            "paired_t",
-            (first,),
-            "paired_t: there are at least 30 items, so the paired t test is used without a "
+            method="paired_t",
+            steps=(first,),
+            reason="paired_t: there are at least 30 items, so the paired t test is used without a "
             "normality check (rule: Shapiro-Wilk at alpha, or n >= 30)",
         )
     steps, passed = _pair_normality_steps(d, labels, alpha)
@@ -210,14 +210,14 @@ def _pair_normality_steps(
     for j in range(n_pairs):  # one recorded step per pair; the statistics above are vectorised
         if n < 3:
             steps.append(SelectionStep(
-                checks[j], None, float(alpha),
-                "undefined: Shapiro-Wilk needs at least 3 items, so normality cannot be "
+                check=checks[j], value=None, threshold=float(alpha),
+                outcome="undefined: Shapiro-Wilk needs at least 3 items, so normality cannot be "
                 "shown and the check is not passed",
             ))
         elif constant[j]:
             steps.append(SelectionStep(
-                checks[j], None, float(alpha),
-                "undefined: the differences are all equal (zero variance), so Shapiro-Wilk "
+                check=checks[j], value=None, threshold=float(alpha),
+                outcome="undefined: the differences are all equal (zero variance), so Shapiro-Wilk "
                 "and the t statistic are undefined; the check is not passed",
             ))
         else:
@@ -231,23 +231,23 @@ def _family_rule(steps: tuple[SelectionStep, ...], passed: np.ndarray, labels: S
     n_pass = int(passed.sum())
     if n_pass == n_pairs:
         rule = SelectionStep(
-            "pairs whose differences pass the normality check", float(n_pass),
-            float(n_pairs), "chosen: every pair passes, so the paired t test for the family",
+            check="pairs whose differences pass the normality check", value=float(n_pass),
+            threshold=float(n_pairs), outcome="chosen: every pair passes, so the paired t test for the family",
         )
         return Selection(
-            "paired_t", (*steps, rule),
-            "paired_t: fewer than 30 items, and the differences of every pair pass "
+            method="paired_t", steps=(*steps, rule),
+            reason="paired_t: fewer than 30 items, and the differences of every pair pass "
             "Shapiro-Wilk at alpha",
         )
     failing = ", ".join(label for label, ok in zip(labels, passed) if not ok)
     rule = SelectionStep(
-        "pairs whose differences pass the normality check", float(n_pass), float(n_pairs),
-        "chosen: not every pair passes, so the Wilcoxon signed-ranks test for the whole "
+        check="pairs whose differences pass the normality check", value=float(n_pass), threshold=float(n_pairs),
+        outcome="chosen: not every pair passes, so the Wilcoxon signed-ranks test for the whole "
         "family (one method per family keeps its pairs comparable)",
     )
     return Selection(
-        "wilcoxon", (*steps, rule),
-        f"wilcoxon: fewer than 30 items, and the differences of {failing} do not pass "
+        method="wilcoxon", steps=(*steps, rule),
+        reason=f"wilcoxon: fewer than 30 items, and the differences of {failing} do not pass "
         "Shapiro-Wilk at alpha; one test serves the whole family",
     )
 
@@ -287,14 +287,14 @@ def choose_omnibus(scores: np.ndarray, alpha: float = 0.05, *, empty_ok: bool = 
     x = _finite_matrix(scores, "scores", allow_no_rows=empty_ok)
     n, k = x.shape
     systems = SelectionStep(
-        "number of systems k", float(k), float(MIN_SYSTEMS_OMNIBUS),
-        "pass: three or more systems, an omnibus test applies" if k >= MIN_SYSTEMS_OMNIBUS
+        check="number of systems k", value=float(k), threshold=float(MIN_SYSTEMS_OMNIBUS),
+        outcome="pass: three or more systems, an omnibus test applies" if k >= MIN_SYSTEMS_OMNIBUS
         else "fail: fewer than three systems, no omnibus test",
     )
     if k < MIN_SYSTEMS_OMNIBUS:
         return Selection(
-            "none", (systems,),
-            "none: an omnibus test needs at least three systems; the pair is compared by the "
+            method="none", steps=(systems,),
+            reason="none: an omnibus test needs at least three systems; the pair is compared by the "
             "pairwise test",
         )
     items = _items_step(n, "RM-ANOVA")
@@ -303,34 +303,34 @@ def choose_omnibus(scores: np.ndarray, alpha: float = 0.05, *, empty_ok: bool = 
                          "checked")
     if n >= MIN_ITEMS_CLT:
         return Selection(
-            "rm_anova", (systems, items),
-            "rm_anova: there are at least 30 items, so RM-ANOVA is used without a normality "
+            method="rm_anova", steps=(systems, items),
+            reason="rm_anova: there are at least 30 items, so RM-ANOVA is used without a normality "
             "check; its sphericity rule decides the correction",
         )
     resid = additive_residuals(x).ravel()
     check = "Shapiro-Wilk p of the residuals of the additive items + systems model"
     if bool(_is_constant(resid, max(float(np.max(np.abs(x))), np.finfo(float).tiny))):
         normality = SelectionStep(
-            check, None, float(alpha),
-            "undefined: the residuals are all zero (the scores are exactly additive), so "
+            check=check, value=None, threshold=float(alpha),
+            outcome="undefined: the residuals are all zero (the scores are exactly additive), so "
             "Shapiro-Wilk and the ANOVA's error variance are undefined; the check is not "
             "passed",
         )
         return Selection(
-            "friedman", (systems, items, normality),
-            "friedman: fewer than 30 items, and the residuals cannot be checked for "
+            method="friedman", steps=(systems, items, normality),
+            reason="friedman: fewer than 30 items, and the residuals cannot be checked for "
             "normality because they are all zero",
         )
     normality = _shapiro_step(check, float(_shapiro_pvalues(resid)[0]), alpha, resid.size)
     if normality.outcome.startswith("pass"):
         return Selection(
-            "rm_anova", (systems, items, normality),
-            "rm_anova: fewer than 30 items, and the residuals pass Shapiro-Wilk at alpha; "
+            method="rm_anova", steps=(systems, items, normality),
+            reason="rm_anova: fewer than 30 items, and the residuals pass Shapiro-Wilk at alpha; "
             "its sphericity rule decides the correction",
         )
     return Selection(
-        "friedman", (systems, items, normality),
-        "friedman: fewer than 30 items, and the residuals do not pass Shapiro-Wilk at alpha",
+        method="friedman", steps=(systems, items, normality),
+        reason="friedman: fewer than 30 items, and the residuals do not pass Shapiro-Wilk at alpha",
     )
 
 
@@ -359,28 +359,28 @@ def posthoc_for(
         raise ValueError(f"unknown correction {correction!r}; known: {', '.join(CORRECTIONS)}")
     scope = "all pairs" if comparisons == "all_pairs" else "each system against the baseline"
     omnibus = SelectionStep(
-        "omnibus test", None, None,
-        "chosen: " + ("parametric (RM-ANOVA), so a paired parametric post-hoc"
+        check="omnibus test", value=None, threshold=None,
+        outcome="chosen: " + ("parametric (RM-ANOVA), so a paired parametric post-hoc"
                       if omnibus_method == "rm_anova"
                       else "rank-based (Friedman), so a post-hoc on average ranks"),
     )
-    family = SelectionStep("comparisons", None, None, f"chosen: {comparisons} ({scope})")
+    family = SelectionStep(check="comparisons", value=None, threshold=None, outcome=f"chosen: {comparisons} ({scope})")
     if omnibus_method == "rm_anova":
         corr = f"the {correction} correction" if correction else "the spec's correction"
         return Selection(
-            "paired", (omnibus, family),
-            f"paired: after RM-ANOVA, paired t tests for {scope} with {corr}; never an "
+            method="paired", steps=(omnibus, family),
+            reason=f"paired: after RM-ANOVA, paired t tests for {scope} with {corr}; never an "
             "independent-groups Tukey test, which ignores that the systems scored the same "
             "items",
         )
     if comparisons == "all_pairs":
         return Selection(
-            "nemenyi", (omnibus, family),
-            "nemenyi: after Friedman, all pairs are compared by the Nemenyi test on average "
+            method="nemenyi", steps=(omnibus, family),
+            reason="nemenyi: after Friedman, all pairs are compared by the Nemenyi test on average "
             "ranks (Demšar 2006)",
         )
     return Selection(
-        "bonferroni_dunn", (omnibus, family),
-        "bonferroni_dunn: after Friedman, each system is compared with the baseline by the "
+        method="bonferroni_dunn", steps=(omnibus, family),
+        reason="bonferroni_dunn: after Friedman, each system is compared with the baseline by the "
         "Bonferroni-Dunn test on average ranks (Demšar 2006)",
     )

@@ -140,7 +140,7 @@ def test_an_unknown_api_format_is_refused_before_anything_is_written(workdir):
     workdir.write("scores.csv", GOOD_DATA)
     with pytest.raises(sigreport.UserError) as info:
         sigreport.build(spec, workdir.path / "out", formats=["docx", "html"])
-    assert info.value.render() == "error: formats: unknown format 'docx'; known: json, html, latex, pdf"
+    assert info.value.render() == "error: formats: unknown format 'docx'; known: html, pdf, latex, json"
     with pytest.raises(sigreport.UserError, match="not the string 'html'"):
         sigreport.build(spec, workdir.path / "out", formats="html")  # type: ignore[arg-type]
     assert not (workdir.path / "out").exists()

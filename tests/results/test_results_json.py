@@ -47,7 +47,8 @@ def test_unknown_objects_are_refused_as_json_dumps_does():
 
 
 def test_to_jsonable_fast_paths_keep_the_values():
-    value = {"e": EffectSize("d", np.float64(0.5), float("nan"), None), "n": np.int64(3), "b": np.bool_(True),
+    value = {"e": EffectSize(name="d", value=np.float64(0.5), ci_low=float("nan"),
+                             ci_high=None), "n": np.int64(3), "b": np.bool_(True),
              "a": np.array([1.5, np.inf]), "t": (1, "x", None, False)}
     got = to_jsonable(value)
     assert got == {"e": {"name": "d", "value": 0.5, "ci_low": None, "ci_high": None}, "n": 3, "b": True,

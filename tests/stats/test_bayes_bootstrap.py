@@ -142,12 +142,16 @@ def test_choose_model_binary_or_mostly_tied() -> None:
 
 
 def test_equivalence_is_never_declared_outside_the_rope() -> None:
-    r = BayesianResult("signed_rank", 100, 0.01, 0.01, 0.97, 0.02, "equivalent", 0.95, 0.05)
+    r = BayesianResult(method="signed_rank", n=100, rope=0.01, p_a_better=0.01, p_equivalent=0.97, p_b_better=0.02,
+                       decision="equivalent", decision_level=0.95, estimate=0.05)
     g = guard_equivalence(r)
     assert g.decision == "undecided" and "outside" in g.warnings[-1] and g.p_equivalent == 0.97
-    inside = BayesianResult("signed_rank", 100, 0.01, 0.01, 0.97, 0.02, "equivalent", 0.95, -0.01)
+    inside = BayesianResult(method="signed_rank", n=100, rope=0.01, p_a_better=0.01, p_equivalent=0.97, p_b_better=0.02,
+                            decision="equivalent", decision_level=0.95, estimate=-0.01)
     assert guard_equivalence(inside) is inside  # on the boundary: inside the ROPE
-    assert guard_equivalence(BayesianResult("signed_rank", 9, 0.0, 0.9, 0.0, 0.1, "undecided", 0.95, 0.3)).warnings == ()
+    assert guard_equivalence(BayesianResult(method="signed_rank", n=9, rope=0.0, p_a_better=0.9, p_equivalent=0.0,
+                                            p_b_better=0.1, decision="undecided", decision_level=0.95,
+                                            estimate=0.3)).warnings == ()
 
 
 def test_binary_scores_the_signed_rank_posterior_calls_equivalent_and_the_mean_does_not() -> None:

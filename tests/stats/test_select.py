@@ -53,7 +53,8 @@ def test_pairwise_many_items_chooses_t_without_testing_normality():
     d = np.arange(30.0) ** 4
     sel = choose_pairwise(d)
     assert sel.method == "paired_t"
-    assert sel.steps == (SelectionStep("number of items n", 30.0, 30.0, sel.steps[0].outcome),)
+    assert sel.steps == (SelectionStep(check="number of items n", value=30.0, threshold=30.0,
+                                       outcome=sel.steps[0].outcome),)
     assert sel.steps[0].outcome.startswith("pass")
     assert choose_pairwise(d[:29]).method == "wilcoxon"  # one item fewer: the check runs
 

@@ -250,7 +250,8 @@ def trec_source(sf: SpecFile, source: TrecSource) -> tuple[Table, dict[str, obje
     if aliases:
         info["measures"] = aliases
     paths = {s: r.path for s, r in runs.items()}
-    return _table(sf, source, queries, keep, values, paths, qrels_path, qrels_line, digest.hexdigest()), info
+    return _table(sf=sf, source=source, queries=queries, keep=keep, values=values, runs=paths, qrels_path=qrels_path,
+                  qrels_line=qrels_line, digest=digest.hexdigest()), info
 
 
 def _scores(irm: Any, measures: list[Any], qrels: dict[str, dict[str, int]], ranking: dict[str, dict[str, float]],

@@ -188,8 +188,8 @@ def _frame(widths: list[float], g: RankGroups, n_lanes: int, has_cd: bool, width
     y_rows = y_lanes + n_lanes * LANE + 0.12
     rows = max(half, len(g.order) - half, 1)
     height = y_rows + (rows - 1) * row + 0.12 + MARGIN
-    return _Frame(x1 + GAP + right_w + MARGIN, height, x0, x1, k, y_cd, y_axis, y_lanes, y_rows,
-                  MARGIN + left_w + 0.06, x1 + GAP - 0.06, row)
+    return _Frame(width=x1 + GAP + right_w + MARGIN, height=height, x0=x0, x1=x1, k=k, y_cd=y_cd, y_axis=y_axis,
+                  y_lanes=y_lanes, y_rows=y_rows, left_edge=MARGIN + left_w + 0.06, right_edge=x1 + GAP - 0.06, row=row)
 
 
 def min_axis(k: int) -> float:

@@ -73,9 +73,10 @@ def build_report(results: Results, source: str = "results.json",
         groups.setdefault((r.metric, r.corpus), []).append(view)
     sections, main = name_parts(tuple(Section(f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}", (metric, corpus),
                                               tuple(views)) for (metric, corpus), views in groups.items()), main)
-    model = ReportModel(results.title, results.description, tuple(settings_rows(results, options)), sections,
-                        tuple(data_files(results.data)), results.seed, results.sigreport_version, source,
-                        main, said)
+    model = ReportModel(title=results.title, description=results.description,
+                        settings=tuple(settings_rows(results, options)), sections=sections,
+                        data_files=tuple(data_files(results.data)), seed=results.seed,
+                        version=results.sigreport_version, source=source, main=main, conclusions=said)
     latex = dataclasses.replace(latex, report=report_name(source, results.title), figure_text=fs.size)
     blocks = [c.dec for c in columns_of(results, options.main_table, decisions)]
     return dataclasses.replace(model, key_figure=key_figure(model, blocks, lab),

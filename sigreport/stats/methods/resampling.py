@@ -80,7 +80,7 @@ RESAMPLES = {"resamples": "B, the number of resamples"}
 MDE = NONCENTRAL_T  # the closed form is the resampling tests' large-sample equivalent (analyses/power.py)
 
 
-def _declare(name: str, display: str, options: dict[str, str], applies: tuple[str, ...], compute: Any,
+def _declare(*, name: str, display: str, options: dict[str, str], applies: tuple[str, ...], compute: Any,
              stat: tuple[Any, str], text: Any, note: str, intervals: bool) -> MethodDeclaration:
     return MethodDeclaration(
         kind="pairwise", name=name, display=display, options=options, applies=applies, compute=compute,
@@ -92,24 +92,24 @@ def _declare(name: str, display: str, options: dict[str, str], applies: tuple[st
 
 
 BOOTSTRAP = _declare(
-    "bootstrap", "paired bootstrap", {**RESAMPLES, "ci_method": "percentile or BCa intervals"},
-    ("item_mean", "corpus_level"), bootstrap, ("sym", "Delta"), delta_text,
-    "Paired bootstrap over items (the same resampled items for every system); two-sided "
+    name="bootstrap", display="paired bootstrap", options={**RESAMPLES, "ci_method": "percentile or BCa intervals"},
+    applies=("item_mean", "corpus_level"), compute=bootstrap, stat=("sym", "Delta"), text=delta_text,
+    note="Paired bootstrap over items (the same resampled items for every system); two-sided "
     "p = (#{|\u0394* \u2212 \u0394| \u2265 |\u0394|} + 1)/(B + 1) (null-shifted); MC s.e. is the "
-    "Monte Carlo standard error of p.", True)
+    "Monte Carlo standard error of p.", intervals=True)
 BOOTSTRAP_T = _declare(
-    "bootstrap_t", "studentized paired bootstrap (bootstrap-t)", RESAMPLES, ("item_mean",), bootstrap_t,
-    ("sym", "t"), bootstrap_t_text,
-    "Studentized paired bootstrap over items: t = mean(d)/SE(d) is compared with "
+    name="bootstrap_t", display="studentized paired bootstrap (bootstrap-t)", options=RESAMPLES,
+    applies=("item_mean",), compute=bootstrap_t, stat=("sym", "t"), text=bootstrap_t_text,
+    note="Studentized paired bootstrap over items: t = mean(d)/SE(d) is compared with "
     "t* = (mean(d*) \u2212 mean(d))/SE(d*) of every replicate; the interval is the studentized "
-    "(bootstrap-t) interval; MC s.e. is the Monte Carlo standard error of p.", False)
+    "(bootstrap-t) interval; MC s.e. is the Monte Carlo standard error of p.", intervals=False)
 PERMUTATION = _declare(
-    "permutation", "paired permutation test (approximate randomization)",
-    {**RESAMPLES, "ci_method": "the paired bootstrap interval shown beside it"}, ("item_mean", "corpus_level"),
-    permutation, ("sym", "Delta"), delta_text,
-    "Approximate randomization: the two systems' outputs are swapped per item at random; "
+    name="permutation", display="paired permutation test (approximate randomization)",
+    options={**RESAMPLES, "ci_method": "the paired bootstrap interval shown beside it"},
+    applies=("item_mean", "corpus_level"), compute=permutation, stat=("sym", "Delta"), text=delta_text,
+    note="Approximate randomization: the two systems' outputs are swapped per item at random; "
     "p = (#{|\u0394perm| \u2265 |\u0394|} + 1)/(B + 1), exact enumeration when 2^n \u2264 B. "
     "A randomization test has no interval: the interval shown is the paired bootstrap's, over the "
-    "same items.", False)
+    "same items.", intervals=False)
 
 DECLARATIONS = (BOOTSTRAP, BOOTSTRAP_T, PERMUTATION)
