@@ -30,6 +30,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Union
 
+from sigreport.results.collection import MetricInfo
 from sigreport.results.records import (AgreementRecord, BayesianRecord, ClassificationRecord, CochranQRecord,
                                        DescriptivesRecord, FriedmanRecord, McNemarRecord, PairRow, PairwiseRecord,
                                        PosthocRecord, Record, RMAnovaRecord, RunsRecord)
@@ -174,3 +175,128 @@ def read_records(analyses: Any, partial: bool = False, reader: Reader | None = N
     reader = reader or Reader(partial)
     found = (reader.record(a, f"analyses[{i}]") for i, a in enumerate(analyses or ()))
     return tuple(r for r in found if r is not None)
+
+
+# ---- a results.json as the archive reads it (diff, trends, the release index) -------------------------
+
+DEFAULT_DECIMALS = 4  # a document without a metric's decimals (hand-made): the renderer's default
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AnalysisHeader:
+    """The fields every analysis of a document has, of any kind (one this sigreport does not know included):
+    its id, its kind, and the (metric, corpus) of its block (:func:`analysis_key`)."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DocumentRecords:
+    """A results.json document read leniently into records, for the readers that meet hand-made, older or
+    partial documents (``sigreport diff``, trends, the release index; already checked for the fields they read
+    by :mod:`sigreport.archive.documents`). A header field missing or of another type reads as None (or
+    empty); ``metrics``: the :class:`~sigreport.results.collection.MetricInfo` of every metric that has
+    descriptives, a missing label, direction or decimals defaulting to its name, higher is better and
+    :data:`DEFAULT_DECIMALS`; ``metric_names``: the names the document's ``metrics`` lists; ``analyses``:
+    every analysis with an id, in document order (of a repeated id, the last); ``records``: the ones of a kind
+    this sigreport knows, read as a partial document (see the module docstring), in document order (what
+    :func:`~sigreport.results.decisions.decide_records` reads), and ``by_id``."""
+
+    schema_version: int | None
+    sigreport_version: str | None
+    title: str | None
+    alpha: float | None
+    data: Mapping[str, object]
+    systems: tuple[str, ...]
+    corpora: tuple[str, ...]
+    metric_names: tuple[str, ...]
+    metrics: Mapping[str, MetricInfo]
+    analyses: tuple[AnalysisHeader, ...]
+    records: tuple[Record, ...]
+    by_id: Mapping[str, Record]
+
+    def record(self, analysis: str) -> Record | None:
+        """The record of analysis id ``analysis`` (of a repeated id, the last analysis), None for an id without
+        a record (none there, or of a kind this sigreport does not know)."""
+        return self.by_id.get(analysis)
+
+
+def analysis_key(a: Mapping[str, Any]) -> tuple[str, str | None]:
+    """(metric, corpus) of an analysis of a results.json document: its fields, else its id
+    '<metric>/<corpus>/...' ('*': across corpora)."""
+    parts = str(a.get("id", "")).split("/")
+    metric = a.get("metric") or (parts[0] if parts else "")
+    corpus = a.get("corpus") if "corpus" in a else (parts[1] if len(parts) > 2 and parts[1] != "*" else None)
+    return str(metric), corpus
+
+
+def read_document(doc: Mapping[str, Any]) -> DocumentRecords:
+    """The :class:`DocumentRecords` of a results.json document as parsed: analyses without an id are left out
+    (and those without a kind have no record), pairs without both systems and descriptives rows without a
+    system are left out, a descriptives mean that is not a number reads as None."""
+    reader = Reader(partial=True)
+    headers: dict[str, AnalysisHeader] = {}
+    records: list[Record] = []
+    by_id: dict[str, Record] = {}
+    for a in doc.get("analyses") or []:
+        if not isinstance(a, dict) or "id" not in a:
+            continue
+        metric, corpus = analysis_key(a)
+        aid = str(a["id"])
+        headers[aid] = AnalysisHeader(id=aid, kind=str(a.get("kind")), metric=metric, corpus=corpus)
+        record = reader.record(_cleaned({**a, "metric": metric, "corpus": corpus}), "") if "kind" in a else None
+        if record is None:
+            by_id.pop(aid, None)  # a repeated id: the last analysis of that id is the one compared
+            continue
+        records.append(record)
+        by_id[aid] = record
+    return DocumentRecords(
+        schema_version=_header(doc, "schema_version", int), sigreport_version=_header(doc, "sigreport_version", str),
+        title=_header(doc, "title", str), alpha=_header(doc, "alpha", float), data=_header(doc, "data", dict) or {},
+        systems=_names(doc.get("systems")), corpora=_names(doc.get("corpora")),
+        metric_names=_names(doc.get("metrics")), metrics=_metric_infos(doc, records),
+        analyses=tuple(headers.values()), records=tuple(records), by_id=by_id)
+
+
+def _cleaned(a: dict[str, Any]) -> dict[str, Any]:
+    """An analysis with the parts a partial record cannot hold left out (see :func:`read_document`)."""
+    if isinstance(a.get("pairs"), list):
+        a["pairs"] = [p for p in a["pairs"] if isinstance(p, dict) and "a" in p and "b" in p]
+    if a["kind"] == "descriptives":
+        rows = [r for r in a.get("systems") or [] if isinstance(r, dict) and "system" in r]
+        a["systems"] = [{**r, "mean": r["mean"] if _is_number(r.get("mean")) else None} for r in rows]
+    return a
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _header(doc: Mapping[str, Any], name: str, tp: type) -> Any:
+    """A header field of the type it should have, else None (a number is an int or a float, never a bool)."""
+    v = doc.get(name)
+    if tp is float:
+        return float(v) if _is_number(v) else None
+    if tp is int:
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+    return v if isinstance(v, tp) else None
+
+
+def _names(v: object) -> tuple[str, ...]:
+    """The names a header list holds (or the keys of a map: ``metrics``)."""
+    return tuple(str(x) for x in (v.keys() if isinstance(v, dict) else v if isinstance(v, list) else ()))
+
+
+def _metric_infos(doc: Mapping[str, Any], records: list[Record]) -> dict[str, MetricInfo]:
+    """The metric of every descriptives record, its label, direction and decimals from the document's metrics."""
+    given = doc.get("metrics") if isinstance(doc.get("metrics"), dict) else {}
+    out = {}
+    for m in dict.fromkeys(r.metric for r in records if r.kind == "descriptives"):
+        info = given.get(m) if isinstance(given.get(m), dict) else {}
+        out[str(m)] = MetricInfo(label=info.get("label", m), higher_is_better=bool(info.get("higher_is_better", True)),
+                                 decimals=int(info.get("decimals", DEFAULT_DECIMALS)),
+                                 aggregate=str(info.get("aggregate", "")))
+    return out
