@@ -194,16 +194,10 @@ class AnalysisHeader:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class DocumentRecords:
-    """A results.json document read leniently into records, for the readers that meet hand-made, older or
-    partial documents (``sigreport diff``, trends, the release index; already checked for the fields they read
-    by :mod:`sigreport.archive.documents`). A header field missing or of another type reads as None (or
-    empty); ``metrics``: the :class:`~sigreport.results.collection.MetricInfo` of every metric that has
-    descriptives, a missing label, direction or decimals defaulting to its name, higher is better and
-    :data:`DEFAULT_DECIMALS`; ``metric_names``: the names the document's ``metrics`` lists; ``analyses``:
-    every analysis with an id, in document order (of a repeated id, the last); ``records``: the ones of a kind
-    this sigreport knows, read as a partial document (see the module docstring), in document order (what
-    :func:`~sigreport.results.decisions.decide_records` reads), and ``by_id``."""
+class DocumentHeader:
+    """The header of a results.json document, read leniently (:func:`read_header`: a field missing or of another
+    type reads as None, or empty): what a reader needs before, or instead of, the analyses (whether two documents
+    can be compared, the release index's title), without reading a large report's every pair."""
 
     schema_version: int | None
     sigreport_version: str | None
@@ -213,6 +207,19 @@ class DocumentRecords:
     systems: tuple[str, ...]
     corpora: tuple[str, ...]
     metric_names: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DocumentRecords(DocumentHeader):
+    """A results.json document read leniently into records, for the readers that meet hand-made, older or
+    partial documents (``sigreport diff``, trends, the release index; already checked for the fields they read
+    by :mod:`sigreport.archive.documents`): its header (:class:`DocumentHeader`); ``metrics``: the
+    :class:`~sigreport.results.collection.MetricInfo` of every metric that has descriptives, a missing label,
+    direction or decimals defaulting to its name, higher is better and :data:`DEFAULT_DECIMALS`;
+    ``analyses``: every analysis with an id, in document order (of a repeated id, the last); ``records``: the
+    ones of a kind this sigreport knows, read as a partial document (see the module docstring), in document
+    order (what :func:`~sigreport.results.decisions.decide_records` reads), and ``by_id``."""
+
     metrics: Mapping[str, MetricInfo]
     analyses: tuple[AnalysisHeader, ...]
     records: tuple[Record, ...]
@@ -253,12 +260,21 @@ def read_document(doc: Mapping[str, Any]) -> DocumentRecords:
             continue
         records.append(record)
         by_id[aid] = record
-    return DocumentRecords(
-        schema_version=_header(doc, "schema_version", int), sigreport_version=_header(doc, "sigreport_version", str),
-        title=_header(doc, "title", str), alpha=_header(doc, "alpha", float), data=_header(doc, "data", dict) or {},
-        systems=_names(doc.get("systems")), corpora=_names(doc.get("corpora")),
-        metric_names=_names(doc.get("metrics")), metrics=_metric_infos(doc, records),
-        analyses=tuple(headers.values()), records=tuple(records), by_id=by_id)
+    return DocumentRecords(**header_fields(doc), metrics=_metric_infos(doc, records),
+                           analyses=tuple(headers.values()), records=tuple(records), by_id=by_id)
+
+
+def read_header(doc: Mapping[str, Any]) -> DocumentHeader:
+    """The :class:`DocumentHeader` of a results.json document as parsed (its analyses are not read)."""
+    return DocumentHeader(**header_fields(doc))
+
+
+def header_fields(doc: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(schema_version=_header(doc, "schema_version", int),
+                sigreport_version=_header(doc, "sigreport_version", str), title=_header(doc, "title", str),
+                alpha=_header(doc, "alpha", float), data=_header(doc, "data", dict) or {},
+                systems=_names(doc.get("systems")), corpora=_names(doc.get("corpora")),
+                metric_names=_names(doc.get("metrics")))
 
 
 def _cleaned(a: dict[str, Any]) -> dict[str, Any]:
