@@ -27,11 +27,12 @@ import dataclasses
 import difflib
 import json
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Union
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Literal, Union
 
 import numpy as np
 
+from sigreport.archive.manifest import ManifestFacts, manifest_facts
 from sigreport.errors import Problem, UserError
 from sigreport.results.decisions import BlockDecisions, Decisions, decide_records, rank_systems
 from sigreport.results.names import CORRECTION_NAMES, test_name
@@ -132,13 +133,16 @@ class Cause:
     spec_compared: bool = True  # False: a spec text this version cannot read; only its lines are compared
 
 
+ItemValues = Union[Sequence[float], np.ndarray]  # a system's per-item values, in item order
+
+
 @dataclasses.dataclass(frozen=True)
 class ItemScores:
     """A release's per-item values of its item-level mean metrics, read from its inputs by the caller:
     (metric, corpus) -> (item names, system -> values in item order). ``missing``: why there are none (no
     manifest, an input not found or changed since the release, a user aggregate the diff does not run)."""
 
-    blocks: Mapping[tuple[str, str | None], tuple[tuple[str, ...], Mapping[str, Any]]]
+    blocks: Mapping[tuple[str, str | None], tuple[tuple[str, ...], Mapping[str, ItemValues]]]
     missing: str | None = None
 
 
@@ -327,15 +331,15 @@ def read(doc: Document) -> DocumentRecords:
     return doc if isinstance(doc, DocumentRecords) else read_document(doc)
 
 
-def diff_results(old_doc: Document, new_doc: Document, old_manifest: Mapping[str, Any] | None = None,
-                 new_manifest: Mapping[str, Any] | None = None, old_label: str = "old",
+def diff_results(old_doc: Document, new_doc: Document, old_manifest: Mapping[str, object] | None = None,
+                 new_manifest: Mapping[str, object] | None = None, old_label: str = "old",
                  new_label: str = "new", old_items: ItemScores | None = None,
                  new_items: ItemScores | None = None) -> Diff:
     """Everything that differs between two results.json documents of the same schema version. ``old_items``
     / ``new_items``: the releases' per-item scores when the caller found them (paired intervals)."""
     old, new = read(old_doc), read(new_doc)
     check_schema(old, new)
-    old_dec, new_dec = decide_records(old.records, old.metrics), decide_records(new.records, new.metrics)
+    old_dec, new_dec = (Blocks(decide_records(d.records, d.metrics)) for d in (old, new))
     primary = {b.primary.id for b in new_dec if b.primary is not None}  # the reports' own decisions
     flips, omni, ranks, choices, pairs = [], [], [], [], []
     for aid in (a.id for a in new.analyses):
@@ -454,7 +458,7 @@ def omnibus_flip(aid: str, old: Record, new: Record) -> OmnibusFlip | None:
 RANK_DECIMALS = 3  # average ranks as the report shows them
 
 
-def rank_change(aid: str, old: Record, new: Record, old_dec: Decisions, new_dec: Decisions) -> RankChange | None:
+def rank_change(aid: str, old: Record, new: Record, old_dec: Blocks, new_dec: Blocks) -> RankChange | None:
     """The best system or the order of the shared systems changed: by the reports' decisions (values as shown,
     ties shared, :func:`~sigreport.results.decisions.rank_systems`) for descriptives; by average ranks as shown
     (1 = best) for a Friedman test."""
@@ -515,31 +519,29 @@ def set_changes(old_doc: DocumentRecords, new_doc: DocumentRecords) -> list[SetC
     return out
 
 
-def cause(old_doc: DocumentRecords, new_doc: DocumentRecords, old_m: Mapping[str, Any] | None,
-          new_m: Mapping[str, Any] | None) -> Cause:
+def cause(old_doc: DocumentRecords, new_doc: DocumentRecords, old_m: Mapping[str, object] | None,
+          new_m: Mapping[str, object] | None) -> Cause:
     """From the manifests when both exist; otherwise what results.json says (data hash, sigreport version)."""
     if old_m is None or new_m is None:
         data = old_doc.data != new_doc.data
         ov, nv = old_doc.sigreport_version, new_doc.sigreport_version
         soft = ((("sigreport", ov, nv),) if ov != nv else ())
         return Cause(data, None, bool(soft) or None, (), soft)
-    oi = {(f.get("role"), f.get("name")): f.get("sha256") for f in old_m.get("inputs") or []}
-    ni = {(f.get("role"), f.get("name")): f.get("sha256") for f in new_m.get("inputs") or []}
+    of, nf = manifest_facts(old_m), manifest_facts(new_m)
+    oi, ni = of.inputs, nf.inputs
     files = tuple(sorted(str(k[1]) for k in set(oi) | set(ni) if oi.get(k) != ni.get(k)))
-    old_spec, new_spec = old_m.get("spec") or {}, new_m.get("spec") or {}
-    spec = old_spec.get("sha256") != new_spec.get("sha256")
+    spec = of.spec_sha256 != nf.spec_sha256
     settings, lines = ((), ())
     if spec:
-        settings, lines = spec_settings(old_spec.get("text"), new_spec.get("text")), \
-            spec_diff_lines(old_spec.get("text"), new_spec.get("text"))
-    return Cause(bool(files), spec, bool(soft := software_changes(old_m, new_m)), files, soft, settings or (), lines,
+        settings, lines = spec_settings(of.spec_text, nf.spec_text), spec_diff_lines(of.spec_text, nf.spec_text)
+    return Cause(bool(files), spec, bool(soft := software_changes(of, nf)), files, soft, settings or (), lines,
                  settings is not None)
 
 
 SPEC_DIFF_LINES = 40  # a longer YAML diff is cut, saying how many lines were left out
 
 
-def spec_diff_lines(old: Any, new: Any) -> tuple[str, ...]:
+def spec_diff_lines(old: str | None, new: str | None) -> tuple[str, ...]:
     """The changed lines of the spec as a unified diff with one line of context (``@@`` headers kept, file
     headers left out); () when a text is missing."""
     if not isinstance(old, str) or not isinstance(new, str):
@@ -551,7 +553,7 @@ def spec_diff_lines(old: Any, new: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-def spec_settings(old: Any, new: Any) -> tuple[tuple[str, str | None, str | None], ...] | None:
+def spec_settings(old: str | None, new: str | None) -> tuple[tuple[str, str | None, str | None], ...] | None:
     """(dotted setting, old, new) for every setting the two spec texts give differently, read as the build
     read them (validated, defaults filled in); None when either cannot be read as a spec by this version."""
     from sigreport.errors import UserError as _UserError
@@ -576,7 +578,7 @@ def spec_settings(old: Any, new: Any) -> tuple[tuple[str, str | None, str | None
     return tuple(out)
 
 
-def subtree(key: str, lacks: Mapping[str, Any]) -> str:
+def subtree(key: str, lacks: Mapping[str, object]) -> str:
     """The shortest prefix of ``key`` that ``lacks`` has no setting under (the part that was added)."""
     parts = key.split(".")
     for i in range(1, len(parts) + 1):
@@ -589,10 +591,10 @@ def subtree(key: str, lacks: Mapping[str, Any]) -> str:
 MISSING = object()
 
 
-def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+def flatten(value: object, prefix: str = "") -> dict[str, object]:
     """A nested spec as {dotted path: value}; lists are values (``systems: [A, B]``)."""
     if isinstance(value, dict) and value:
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for k, v in value.items():
             out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
         return out
@@ -606,18 +608,16 @@ def setting_text(key: str, old: str | None, new: str | None) -> str:
     return f"{key}: {old if old is not None else '(not set)'} → {new if new is not None else '(not set)'}"
 
 
-def _setting(v: Any) -> str | None:
+def _setting(v: object) -> str | None:
     if v is MISSING:
         return None
     text = json.dumps(v, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def software_changes(old_m: Mapping[str, Any], new_m: Mapping[str, Any]) -> tuple[tuple[str, str | None, str | None], ...]:
-    def versions(m: Mapping[str, Any]) -> dict[str, Any]:
-        return {"sigreport": m.get("sigreport_version"), "python": m.get("python_version"), **(m.get("libraries") or {})}
-
-    o, n = versions(old_m), versions(new_m)
+def software_changes(old: ManifestFacts, new: ManifestFacts) -> tuple[tuple[str, str | None, str | None], ...]:
+    """(name, old version, new version) of each piece of software whose version differs, by name."""
+    o, n = old.versions, new.versions
     return tuple((k, o.get(k), n.get(k)) for k in sorted(set(o) | set(n)) if o.get(k) != n.get(k))
 
 
@@ -628,14 +628,32 @@ def software_changes(old_m: Mapping[str, Any], new_m: Mapping[str, Any]) -> tupl
 RTOL = 1e-9  # a summary that moved less than this (relative) is unchanged (last digits of another machine)
 
 
+class Blocks:
+    """A report's decisions with each block found by its (metric, corpus) at once (a large report has thousands:
+    :meth:`~sigreport.results.decisions.Decisions.get` looks through them in order); the first of a key, as
+    there."""
+
+    def __init__(self, decisions: Decisions) -> None:
+        self.decisions = decisions
+        self.by_key: dict[tuple[str, str | None], BlockDecisions] = {}
+        for b in decisions:
+            self.by_key.setdefault((b.metric, b.corpus), b)
+
+    def __iter__(self) -> Iterator[BlockDecisions]:
+        return iter(self.decisions)
+
+    def get(self, metric: str, corpus: str | None) -> BlockDecisions | None:
+        return self.by_key.get((metric, corpus))
+
+
 @dataclasses.dataclass(frozen=True)
 class Context:
     """Both releases' records, their decisions, the cause, and any item scores."""
 
     old: DocumentRecords
     new: DocumentRecords
-    old_dec: Decisions
-    new_dec: Decisions
+    old_dec: Blocks
+    new_dec: Blocks
     cause: Cause
     old_items: ItemScores | None = None
     new_items: ItemScores | None = None
@@ -652,8 +670,7 @@ def where_text(label: str, corpus: str | None) -> str:
 
 def descriptives_of(doc: DocumentRecords, metric: str, corpus: str | None) -> DescriptivesRecord | None:
     """The block's descriptives (of a repeated id, the last analysis)."""
-    return next((r for r in doc.by_id.values() if isinstance(r, DescriptivesRecord)
-                 and (r.metric, r.corpus) == (metric, corpus)), None)
+    return doc.descriptives(metric, corpus)
 
 
 def system_rows(desc: DescriptivesRecord | None) -> dict[str, SystemSummary]:
@@ -769,8 +786,12 @@ def interval_note(ctx: Context, paired: bool, mean_metric: bool, level: float) -
             f"a paired one needs both releases' item scores: {why}")
 
 
+PairedSource = tuple[tuple[str, ...], Mapping[str, ItemValues], tuple[str, ...], Mapping[str, ItemValues]]
+"""(old items, old values by system, new items, new values by system) of one block."""
+
+
 def paired_source(ctx: Context, metric: str, corpus: str | None
-                  ) -> tuple[tuple[str, ...], Mapping[str, Any], tuple[str, ...], Mapping[str, Any]] | None:
+                  ) -> PairedSource | None:
     """(old items, old values, new items, new values) of the block when both releases' item scores hold it."""
     if ctx.old_items is None or ctx.new_items is None:
         return None
@@ -780,7 +801,7 @@ def paired_source(ctx: Context, metric: str, corpus: str | None
     return o[0], o[1], n[0], n[1]
 
 
-def paired_interval(src: tuple[tuple[str, ...], Mapping[str, Any], tuple[str, ...], Mapping[str, Any]],
+def paired_interval(src: PairedSource,
                     system: str, level: float) -> tuple[tuple[float, float], int] | None:
     """The t interval of the mean of new - old over the items both releases hold for ``system`` (both
     values finite), and how many items that is; None under two items. Reproduced by R's
@@ -1062,7 +1083,7 @@ def _p(v: float | None) -> str:
 # ---- for scripts (the renderers are sigreport.archive.notes) ----
 
 
-def to_json(d: Diff) -> dict[str, Any]:
+def to_json(d: Diff) -> dict[str, object]:
     """Everything of the diff for scripts: the dataclasses as JSON, with the headline, counts and flags."""
     doc = dataclasses.asdict(d)
     doc.update(headline=d.headline, counts=d.counts(), conclusions_changed=d.conclusions_changed,

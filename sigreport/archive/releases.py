@@ -380,8 +380,8 @@ class NoteSources:
     item scores from its folder and manifest, and the section anchors of a report from its results.json."""
 
     new_items: diffs.ItemScores | None = None
-    old_items: Callable[[Path, dict[str, Any] | None], diffs.ItemScores] | None = None
-    anchors: Callable[[dict[str, Any]], Mapping[Any, str]] | None = None
+    old_items: Callable[[Path, Mapping[str, object] | None], diffs.ItemScores] | None = None
+    anchors: Callable[[Mapping[str, object]], Mapping[notes.Key, str]] | None = None
 
 
 def finish_release(plan: ReleasePlan, folder: Path, given: ReleaseInputs,
@@ -411,8 +411,8 @@ def finish_release(plan: ReleasePlan, folder: Path, given: ReleaseInputs,
     return written + [MANIFEST_NAME]
 
 
-def release_links(plan: ReleasePlan, old_folder: Path, old_doc: dict[str, Any], folder: Path,
-                  new_doc: dict[str, Any], sources: NoteSources) -> notes.Links:
+def release_links(plan: ReleasePlan, old_folder: Path, old_doc: Mapping[str, object], folder: Path,
+                  new_doc: Mapping[str, object], sources: NoteSources) -> notes.Links:
     """Links of the release's diff.html (in the release folder) to the previous report (when it is in the
     archive) and to the release's own report, at each section."""
     old_page = _page_in_archive(plan.archive, old_folder)

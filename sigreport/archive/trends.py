@@ -20,8 +20,6 @@ import dataclasses
 import io
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
-
 from sigreport.archive.diff import (Document, descriptives_of, fmt, interval_level, mean_metric, number, read, signed,
                                     system_rows, welch_interval)
 from sigreport.archive.documents import finite_document
@@ -189,7 +187,7 @@ def _c(v: float | None) -> str:
     return "" if v is None else repr(v)
 
 
-def to_json(found: Sequence[Trend]) -> dict[str, Any]:
+def to_json(found: Sequence[Trend]) -> dict[str, object]:
     return {"format": "sigreport-trend", "trend_version": 1,
             "trends": [{**{k: v for k, v in dataclasses.asdict(t).items() if k != "series"},
                         "where": t.where, "series": [{"system": s, "points": [dataclasses.asdict(p) for p in pts]}

@@ -230,6 +230,18 @@ class DocumentRecords(DocumentHeader):
         a record (none there, or of a kind this sigreport does not know)."""
         return self.by_id.get(analysis)
 
+    def descriptives(self, metric: str, corpus: str | None) -> DescriptivesRecord | None:
+        """The descriptives record of a block (the first in :attr:`by_id`), found at once."""
+        return self._descriptives.get((metric, corpus))
+
+    @functools.cached_property
+    def _descriptives(self) -> dict[tuple[str | None, str | None], DescriptivesRecord]:
+        found: dict[tuple[str | None, str | None], DescriptivesRecord] = {}
+        for r in self.by_id.values():
+            if isinstance(r, DescriptivesRecord):
+                found.setdefault((r.metric, r.corpus), r)
+        return found
+
 
 def analysis_key(a: Mapping[str, Any]) -> tuple[str, str | None]:
     """(metric, corpus) of an analysis of a results.json document: its fields, else its id
