@@ -12,7 +12,8 @@ older documents read). *Partial* documents (hand-made or older ones the archive 
 fields it reads by :mod:`sigreport.archive.documents`): a missing field reads as its type's empty value (None,
 "", 0, NaN, False, (), {}), and so does one of the wrong shape (a list where an object belongs). Only the
 decisions and the methods of such a document are read (:func:`sigreport.results.decisions.decide_document`, a
-build's previous report).
+build's previous report), and what the archive compares: :func:`read_document` reads a document once into
+:class:`DocumentRecords` (``sigreport diff``, the trends, the release index), :func:`read_header` its header.
 
 In both modes a field or an analysis kind this sigreport does not know (a later sigreport's addition to schema
 version 1, which only adds) is skipped and its path kept in :attr:`Reader.unread`, which ``from_dict`` hands
