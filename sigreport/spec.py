@@ -761,6 +761,15 @@ class OutcomesSpec(_Model):
                                      "(R's mcnemar.test correct = TRUE).")
 
 
+def interval_level(ci_level: float | None, alpha: float | None) -> float:
+    """The one rule of a report's interval level: ``tests.ci_level``, else ``1 - alpha`` (``alpha`` None: the
+    spec's default). :meth:`Spec.interval_level` applies it to a spec; ``sigreport diff`` and the trends to a
+    results.json whose records do not hold their ``ci_level`` (hand-made or partial)."""
+    if ci_level is not None:
+        return float(ci_level)
+    return 1.0 - float(alpha if alpha is not None else Spec.model_fields["alpha"].default)
+
+
 class Spec(_Model):
     """A sigreport experiment spec."""
 
@@ -864,9 +873,9 @@ class Spec(_Model):
         return out
 
     def interval_level(self) -> float:
-        """The level of every interval of the report: ``tests.ci_level``, else ``1 - alpha`` (the one rule; a
-        ``classification.ci_level`` overrides it for the classification metrics alone)."""
-        return float(self.tests.ci_level) if self.tests.ci_level is not None else 1.0 - float(self.alpha)
+        """The level of every interval of the report: ``tests.ci_level``, else ``1 - alpha`` (the one rule,
+        :func:`interval_level`; a ``classification.ci_level`` overrides it for the classification metrics alone)."""
+        return interval_level(self.tests.ci_level, self.alpha)
 
     def has_labels(self) -> bool:
         """Whether the spec has classification, annotation or paired-outcome data."""

@@ -27,14 +27,20 @@ import dataclasses
 import difflib
 import json
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Literal, Union
 
 import numpy as np
 
+from sigreport.archive.manifest import ManifestFacts, manifest_facts
 from sigreport.errors import Problem, UserError
-from sigreport.results.decisions import BlockDecisions, Decisions, analysis_key, decide_document, rank_systems
+from sigreport.results.decisions import BlockDecisions, Decisions, decide_records, rank_systems
 from sigreport.results.names import CORRECTION_NAMES, test_name
+from sigreport.results.reading import DEFAULT_DECIMALS, DocumentRecords, read_document
+from sigreport.results.records import (AgreementPair, AgreementRecord, BayesianPair, BayesianRecord, CochranQRecord,
+                                       DescriptivesRecord, FriedmanRecord, McNemarPair, McNemarRecord, PairRow,
+                                       PairwiseRecord, PosthocRecord, PosthocRow, Record, RMAnovaRecord, RunPair,
+                                       RunsRecord, SystemSummary)
 
 FailOn = Literal["conclusions", "flips", "any"]
 
@@ -127,13 +133,16 @@ class Cause:
     spec_compared: bool = True  # False: a spec text this version cannot read; only its lines are compared
 
 
+ItemValues = Union[Sequence[float], np.ndarray]  # a system's per-item values, in item order
+
+
 @dataclasses.dataclass(frozen=True)
 class ItemScores:
     """A release's per-item values of its item-level mean metrics, read from its inputs by the caller:
     (metric, corpus) -> (item names, system -> values in item order). ``missing``: why there are none (no
     manifest, an input not found or changed since the release, a user aggregate the diff does not run)."""
 
-    blocks: Mapping[tuple[str, str | None], tuple[tuple[str, ...], Mapping[str, Any]]]
+    blocks: Mapping[tuple[str, str | None], tuple[tuple[str, ...], Mapping[str, ItemValues]]]
     missing: str | None = None
 
 
@@ -303,9 +312,9 @@ def other_changes(d: Diff) -> str:
 # ---- comparing ---------------------------------------------------------------------------------------
 
 
-def check_schema(old_doc: Mapping[str, Any], new_doc: Mapping[str, Any], source: str = "diff") -> None:
+def check_schema(old_doc: DocumentRecords, new_doc: DocumentRecords, source: str = "diff") -> None:
     """Refuse to match analyses across results.json schema versions (their fields may mean other things)."""
-    ov, nv = old_doc.get("schema_version"), new_doc.get("schema_version")
+    ov, nv = old_doc.schema_version, new_doc.schema_version
     if ov != nv:
         raise UserError(source, [Problem(source, None, "schema_version",
                                          f"results.json schema_version {ov} vs {nv}: analyses cannot be matched "
@@ -313,77 +322,104 @@ def check_schema(old_doc: Mapping[str, Any], new_doc: Mapping[str, Any], source:
                                          "lists and the manifests (data, spec, software)")])
 
 
-def diff_results(old_doc: Mapping[str, Any], new_doc: Mapping[str, Any], old_manifest: Mapping[str, Any] | None = None,
-                 new_manifest: Mapping[str, Any] | None = None, old_label: str = "old",
+Document = Union[DocumentRecords, Mapping[str, object]]
+"""A results.json as read (:func:`~sigreport.results.reading.read_document`), or as parsed (read here)."""
+
+
+def read(doc: Document) -> DocumentRecords:
+    """A results.json's records, read once (:func:`~sigreport.results.reading.read_document`)."""
+    return doc if isinstance(doc, DocumentRecords) else read_document(doc)
+
+
+def diff_results(old_doc: Document, new_doc: Document, old_manifest: Mapping[str, object] | None = None,
+                 new_manifest: Mapping[str, object] | None = None, old_label: str = "old",
                  new_label: str = "new", old_items: ItemScores | None = None,
                  new_items: ItemScores | None = None) -> Diff:
     """Everything that differs between two results.json documents of the same schema version. ``old_items``
     / ``new_items``: the releases' per-item scores when the caller found them (paired intervals)."""
-    check_schema(old_doc, new_doc)
-    old_a, new_a = by_id(old_doc), by_id(new_doc)
-    common = [i for i in new_a if i in old_a]
-    old_dec, new_dec = decide_document(old_doc), decide_document(new_doc)  # the reports' own decisions
-    primary = {b.primary.id for b in new_dec if b.primary is not None}
+    old, new = read(old_doc), read(new_doc)
+    check_schema(old, new)
+    old_dec, new_dec = (Blocks(decide_records(d.records, d.metrics)) for d in (old, new))
+    primary = {b.primary.id for b in new_dec if b.primary is not None}  # the reports' own decisions
     flips, omni, ranks, choices, pairs = [], [], [], [], []
-    for aid in common:
-        o, n = old_a[aid], new_a[aid]
+    for aid in (a.id for a in new.analyses):
+        o, n = old.record(aid), new.record(aid)
+        if o is None or n is None:
+            continue
         f, pc = pair_flips(aid, o, n)
         flips += [dataclasses.replace(x, primary=aid in primary) for x in f]
         pairs += [pc] if pc else []
         omni += [x for x in [omnibus_flip(aid, o, n)] if x]
         ranks += [x for x in [rank_change(aid, o, n, old_dec, new_dec)] if x]
         choices += [x for x in [choice_change(aid, o, n)] if x]
-    c = cause(old_doc, new_doc, old_manifest, new_manifest)
-    ctx = Context(old_doc, new_doc, old_a, new_a, old_dec, new_dec, c, old_items, new_items)
-    return Diff(old_label, new_label, tuple(i for i in new_a if i not in old_a), tuple(i for i in old_a if i not in new_a),
-                tuple(flips), tuple(omni), tuple(ranks), tuple(choices), tuple(pairs),
-                tuple(set_changes(old_doc, new_doc)), c, changes_of(ctx, flips, omni, ranks),
+    c = cause(old, new, old_manifest, new_manifest)
+    ctx = Context(old, new, old_dec, new_dec, c, old_items, new_items)
+    old_ids, new_ids = [a.id for a in old.analyses], [a.id for a in new.analyses]
+    return Diff(old_label, new_label, tuple(i for i in new_ids if i not in old_ids),
+                tuple(i for i in old_ids if i not in new_ids), tuple(flips), tuple(omni), tuple(ranks),
+                tuple(choices), tuple(pairs), tuple(set_changes(old, new)), c, changes_of(ctx, flips, omni, ranks),
                 value_changes(ctx), comparisons_of(ctx), analysis_names(ctx))
 
 
 def analysis_names(ctx: "Context") -> tuple[tuple[str, str, str], ...]:
     """(id, kind, where) of every analysis of both releases, for the notes to name them by label."""
     out = {}
-    for analyses in (ctx.old_a, ctx.new_a):
-        for aid, a in analyses.items():
-            metric, corpus = analysis_key(a)
-            block = ctx.block(metric, corpus)
-            out[aid] = (aid, str(a.get("kind")), where_text(block.label if block else metric, corpus))
+    for doc in (ctx.old, ctx.new):
+        for a in doc.analyses:
+            block = ctx.block(a.metric, a.corpus)
+            out[a.id] = (a.id, a.kind, where_text(block.label if block else a.metric, a.corpus))
     return tuple(out.values())
 
 
-def descriptives_key(a: dict[str, Any]) -> tuple[str, str | None]:
-    """(metric, corpus) of an analysis: its fields when present, else from its id '<metric>/<corpus>/...'."""
-    parts = str(a.get("id", "")).split("/")
-    metric = a.get("metric") or (parts[0] if parts else "")
-    corpus = a.get("corpus") if "corpus" in a else (parts[1] if len(parts) > 2 else None)
-    return str(metric), corpus
-
-
-def by_id(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    return {str(a["id"]): a for a in doc.get("analyses") or [] if isinstance(a, dict) and "id" in a}
-
-
-def _num(v: Any) -> float | None:
+def number(v: object) -> float | None:
+    """A number of a document as a float; None for anything else (a partial document's fields are not coerced)."""
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def _pvalue(d: Mapping[str, Any]) -> float | None:
-    """The p-value the decision was taken on: adjusted (pairs) or corrected (omnibus) when present."""
-    for key in ("pvalue_adjusted", "pvalue_corrected", "pvalue"):
-        if _num(d.get(key)) is not None:
-            return _num(d.get(key))
-    return None
+def _text(v: object) -> str | None:
+    """A string field of a record; None for an empty one (a partial document's missing field)."""
+    return v if isinstance(v, str) and v else None
 
 
-def _pairs(a: Mapping[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(str(p.get("a")), str(p.get("b"))): p for p in a.get("pairs") or [] if isinstance(p, dict)}
+DECIDED = (PairRow, PosthocRow, McNemarPair)  # pairs with a significance decision of their own
+Pair = Union[PairRow, PosthocRow, McNemarPair, AgreementPair, BayesianPair, RunPair]
+WITH_PAIRS = (PairwiseRecord, PosthocRecord, McNemarRecord, AgreementRecord, BayesianRecord, RunsRecord)
+OWN_DECISION = (FriedmanRecord, RMAnovaRecord, CochranQRecord)  # records with one decision of their own
 
 
-def pair_flips(aid: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[list[DecisionFlip], PairsChange | None]:
+def pairs_of(r: Record) -> tuple[Pair, ...]:
+    return r.pairs if isinstance(r, WITH_PAIRS) else ()
+
+
+def method_of(r: Record) -> str | None:
+    return _text(r.method)
+
+
+def correction_of(r: Record) -> str | None:
+    """The family's correction (pairwise, cross-validation and McNemar families), else None."""
+    return _text(r.correction) if isinstance(r, (PairwiseRecord, McNemarRecord)) else None
+
+
+def pair_decision(p: Pair) -> tuple[bool | None, float | None, float | None]:
+    """(significant, estimate of a - b, the p-value the decision was taken on: adjusted when present) of a
+    pair; (None, None, None) for a pair without a significance decision (Bayesian, agreement, runs)."""
+    if not isinstance(p, DECIDED):
+        return None, None, None
+    pvalue = number(p.pvalue_adjusted)
+    return p.significant, number(p.estimate) if isinstance(p, PairRow) else None, \
+        pvalue if pvalue is not None else number(p.pvalue)
+
+
+def own_pvalue(r: Record) -> float | None:
+    """The p-value an omnibus decision was taken on: the corrected one (RM-ANOVA) when present."""
+    corrected = number(r.pvalue_corrected) if isinstance(r, RMAnovaRecord) else None
+    return corrected if corrected is not None else number(r.pvalue) if isinstance(r, OWN_DECISION) else None
+
+
+def pair_flips(aid: str, old: Record, new: Record) -> tuple[list[DecisionFlip], PairsChange | None]:
     """Flipped decisions of the pairs both analyses hold (a pair listed the other way round has its
     estimate negated), and the pairs only one of them holds."""
-    op, np_ = _pairs(old), _pairs(new)
+    op, np_ = ({(p.a, p.b): p for p in pairs_of(r)} for r in (old, new))
     if not op and not np_:
         return [], None
     flips, matched = [], set()
@@ -394,46 +430,45 @@ def pair_flips(aid: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> tupl
         if o is None:
             continue
         matched.add(key if sign > 0 else (key[1], key[0]))
-        oe = _num(o.get("estimate"))
+        os_, oe, op_value = pair_decision(o)
+        ns, ne, np_value = pair_decision(n)
         oe = oe * sign if oe is not None else None
-        ne = _num(n.get("estimate"))
-        os_, ns = o.get("significant"), n.get("significant")
         reason = None
         if isinstance(os_, bool) and isinstance(ns, bool) and os_ != ns:
             reason = "significance"
         elif os_ is True and ns is True and oe is not None and ne is not None and oe * ne < 0:
             reason = "direction"
         if reason:
-            flips.append(DecisionFlip(aid, key[0], key[1], os_, ns, _pvalue(o), _pvalue(n), oe, ne, reason))
+            flips.append(DecisionFlip(aid, key[0], key[1], os_, ns, op_value, np_value, oe, ne, reason))
     added = tuple(f"{a} vs {b}" for (a, b) in np_ if (a, b) not in op and (b, a) not in op)
     removed = tuple(f"{a} vs {b}" for (a, b) in op if (a, b) not in matched)
     return flips, (PairsChange(aid, added, removed) if added or removed else None)
 
 
-def omnibus_flip(aid: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> OmnibusFlip | None:
+def omnibus_flip(aid: str, old: Record, new: Record) -> OmnibusFlip | None:
     """An analysis with one decision of its own (omnibus tests, Cochran's Q) that flipped."""
-    os_, ns = old.get("significant"), new.get("significant")
+    if not isinstance(old, OWN_DECISION) or not isinstance(new, OWN_DECISION):
+        return None
+    os_, ns = old.significant, new.significant
     if isinstance(os_, bool) and isinstance(ns, bool) and os_ != ns:
-        return OmnibusFlip(aid, old.get("method"), new.get("method"), os_, ns, _pvalue(old), _pvalue(new))
+        return OmnibusFlip(aid, method_of(old), method_of(new), os_, ns, own_pvalue(old), own_pvalue(new))
     return None
 
 
 RANK_DECIMALS = 3  # average ranks as the report shows them
 
 
-def rank_change(aid: str, old: Mapping[str, Any], new: Mapping[str, Any], old_dec: Decisions,
-                new_dec: Decisions) -> RankChange | None:
+def rank_change(aid: str, old: Record, new: Record, old_dec: Blocks, new_dec: Blocks) -> RankChange | None:
     """The best system or the order of the shared systems changed: by the reports' decisions (values as shown,
     ties shared, :func:`~sigreport.results.decisions.rank_systems`) for descriptives; by average ranks as shown
     (1 = best) for a Friedman test."""
-    if old.get("kind") == "descriptives":
-        ob_, nb_ = _block(old_dec, old), _block(new_dec, new)
+    if isinstance(old, DescriptivesRecord):
+        ob_, nb_ = old_dec.get(old.metric, old.corpus), new_dec.get(new.metric, new.corpus)
         if ob_ is None or nb_ is None:
             return None
         ot, nt, source = ob_.tiers, nb_.tiers, "means"
-    elif isinstance(old.get("average_ranks"), dict) and isinstance(new.get("average_ranks"), dict) \
-            and old.get("kind") == "omnibus":
-        ot, nt, source = rank_tiers(old["average_ranks"]), rank_tiers(new["average_ranks"]), "average ranks"
+    elif isinstance(old, FriedmanRecord) and isinstance(new, FriedmanRecord):
+        ot, nt, source = rank_tiers(old.average_ranks), rank_tiers(new.average_ranks), "average ranks"
     else:
         return None
     shared = {s for t in ot for s in t} & {s for t in nt for s in t}
@@ -445,71 +480,68 @@ def rank_change(aid: str, old: Mapping[str, Any], new: Mapping[str, Any], old_de
                       tuple(best_o), tuple(best_n))
 
 
-def _block(decisions: Decisions, a: Mapping[str, Any]) -> BlockDecisions | None:
-    metric, corpus = analysis_key(a)
-    return decisions.get(metric, corpus)
-
-
 def restricted(tiers: tuple[tuple[str, ...], ...], keep: set[str]) -> list[tuple[str, ...]]:
     """The tiers of an order with only the systems in ``keep`` (empty tiers dropped)."""
     return [t for t in (tuple(s for s in tier if s in keep) for tier in tiers) if t]
 
 
-def rank_tiers(ranks: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
+def rank_tiers(ranks: Mapping[str, float | None]) -> tuple[tuple[str, ...], ...]:
     """Systems by average rank as shown (1 = best), ties shared."""
-    return rank_systems({str(s): _num(r) for s, r in ranks.items()}, False, RANK_DECIMALS)
+    return rank_systems({str(s): number(r) for s, r in ranks.items()}, False, RANK_DECIMALS)
 
 
-def choice_change(aid: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> ChoiceChange | None:
-    """The test changed: by the automatic choice (``selection.method``, with its ``reason``) or by the spec."""
-    osel, nsel = old.get("selection") or {}, new.get("selection") or {}
-    om = osel.get("method") if isinstance(osel, dict) and osel else old.get("method")
-    nm = nsel.get("method") if isinstance(nsel, dict) and nsel else new.get("method")
-    if old.get("method") == new.get("method") and om == nm:
+def chosen(r: Record) -> tuple[str | None, str | None] | None:
+    """(method, reason) of an automatic choice (``selection``), None when the spec set the test."""
+    sel = r.selection
+    if sel is None or not (sel.method or sel.reason or sel.steps):  # (a partial document's empty selection)
         return None
-    reason = (lambda sel: (sel.get("reason") if isinstance(sel, dict) and sel else "set in the spec"))
-    return ChoiceChange(aid, old.get("method"), new.get("method"), reason(osel), reason(nsel))
+    return _text(sel.method), _text(sel.reason)
 
 
-def _names(v: Any) -> list[str]:
-    return [str(x) for x in (v.keys() if isinstance(v, dict) else v or [])]
+def choice_change(aid: str, old: Record, new: Record) -> ChoiceChange | None:
+    """The test changed: by the automatic choice (``selection.method``, with its ``reason``) or by the spec."""
+    osel, nsel = chosen(old), chosen(new)
+    om = osel[0] if osel else method_of(old)
+    nm = nsel[0] if nsel else method_of(new)
+    if method_of(old) == method_of(new) and om == nm:
+        return None
+    return ChoiceChange(aid, method_of(old), method_of(new), osel[1] if osel else "set in the spec",
+                        nsel[1] if nsel else "set in the spec")
 
 
-def set_changes(old_doc: Mapping[str, Any], new_doc: Mapping[str, Any]) -> list[SetChange]:
+def set_changes(old_doc: DocumentRecords, new_doc: DocumentRecords) -> list[SetChange]:
     out = []
-    for what in ("systems", "corpora", "metrics"):
-        o, n = _names(old_doc.get(what)), _names(new_doc.get(what))
+    for what, o, n in (("systems", old_doc.systems, new_doc.systems), ("corpora", old_doc.corpora, new_doc.corpora),
+                       ("metrics", old_doc.metric_names, new_doc.metric_names)):
         added, removed = tuple(x for x in n if x not in o), tuple(x for x in o if x not in n)
         if added or removed:
             out.append(SetChange(what, added, removed))
     return out
 
 
-def cause(old_doc: Mapping[str, Any], new_doc: Mapping[str, Any], old_m: Mapping[str, Any] | None,
-          new_m: Mapping[str, Any] | None) -> Cause:
+def cause(old_doc: DocumentRecords, new_doc: DocumentRecords, old_m: Mapping[str, object] | None,
+          new_m: Mapping[str, object] | None) -> Cause:
     """From the manifests when both exist; otherwise what results.json says (data hash, sigreport version)."""
     if old_m is None or new_m is None:
-        data = (old_doc.get("data") or {}) != (new_doc.get("data") or {})
-        ov, nv = old_doc.get("sigreport_version"), new_doc.get("sigreport_version")
+        data = old_doc.data != new_doc.data
+        ov, nv = old_doc.sigreport_version, new_doc.sigreport_version
         soft = ((("sigreport", ov, nv),) if ov != nv else ())
         return Cause(data, None, bool(soft) or None, (), soft)
-    oi = {(f.get("role"), f.get("name")): f.get("sha256") for f in old_m.get("inputs") or []}
-    ni = {(f.get("role"), f.get("name")): f.get("sha256") for f in new_m.get("inputs") or []}
+    of, nf = manifest_facts(old_m), manifest_facts(new_m)
+    oi, ni = of.inputs, nf.inputs
     files = tuple(sorted(str(k[1]) for k in set(oi) | set(ni) if oi.get(k) != ni.get(k)))
-    old_spec, new_spec = old_m.get("spec") or {}, new_m.get("spec") or {}
-    spec = old_spec.get("sha256") != new_spec.get("sha256")
+    spec = of.spec_sha256 != nf.spec_sha256
     settings, lines = ((), ())
     if spec:
-        settings, lines = spec_settings(old_spec.get("text"), new_spec.get("text")), \
-            spec_diff_lines(old_spec.get("text"), new_spec.get("text"))
-    return Cause(bool(files), spec, bool(soft := software_changes(old_m, new_m)), files, soft, settings or (), lines,
+        settings, lines = spec_settings(of.spec_text, nf.spec_text), spec_diff_lines(of.spec_text, nf.spec_text)
+    return Cause(bool(files), spec, bool(soft := software_changes(of, nf)), files, soft, settings or (), lines,
                  settings is not None)
 
 
 SPEC_DIFF_LINES = 40  # a longer YAML diff is cut, saying how many lines were left out
 
 
-def spec_diff_lines(old: Any, new: Any) -> tuple[str, ...]:
+def spec_diff_lines(old: str | None, new: str | None) -> tuple[str, ...]:
     """The changed lines of the spec as a unified diff with one line of context (``@@`` headers kept, file
     headers left out); () when a text is missing."""
     if not isinstance(old, str) or not isinstance(new, str):
@@ -521,7 +553,7 @@ def spec_diff_lines(old: Any, new: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-def spec_settings(old: Any, new: Any) -> tuple[tuple[str, str | None, str | None], ...] | None:
+def spec_settings(old: str | None, new: str | None) -> tuple[tuple[str, str | None, str | None], ...] | None:
     """(dotted setting, old, new) for every setting the two spec texts give differently, read as the build
     read them (validated, defaults filled in); None when either cannot be read as a spec by this version."""
     from sigreport.errors import UserError as _UserError
@@ -546,7 +578,7 @@ def spec_settings(old: Any, new: Any) -> tuple[tuple[str, str | None, str | None
     return tuple(out)
 
 
-def subtree(key: str, lacks: Mapping[str, Any]) -> str:
+def subtree(key: str, lacks: Mapping[str, object]) -> str:
     """The shortest prefix of ``key`` that ``lacks`` has no setting under (the part that was added)."""
     parts = key.split(".")
     for i in range(1, len(parts) + 1):
@@ -559,10 +591,10 @@ def subtree(key: str, lacks: Mapping[str, Any]) -> str:
 MISSING = object()
 
 
-def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+def flatten(value: object, prefix: str = "") -> dict[str, object]:
     """A nested spec as {dotted path: value}; lists are values (``systems: [A, B]``)."""
     if isinstance(value, dict) and value:
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for k, v in value.items():
             out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
         return out
@@ -576,18 +608,16 @@ def setting_text(key: str, old: str | None, new: str | None) -> str:
     return f"{key}: {old if old is not None else '(not set)'} → {new if new is not None else '(not set)'}"
 
 
-def _setting(v: Any) -> str | None:
+def _setting(v: object) -> str | None:
     if v is MISSING:
         return None
     text = json.dumps(v, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def software_changes(old_m: Mapping[str, Any], new_m: Mapping[str, Any]) -> tuple[tuple[str, str | None, str | None], ...]:
-    def versions(m: Mapping[str, Any]) -> dict[str, Any]:
-        return {"sigreport": m.get("sigreport_version"), "python": m.get("python_version"), **(m.get("libraries") or {})}
-
-    o, n = versions(old_m), versions(new_m)
+def software_changes(old: ManifestFacts, new: ManifestFacts) -> tuple[tuple[str, str | None, str | None], ...]:
+    """(name, old version, new version) of each piece of software whose version differs, by name."""
+    o, n = old.versions, new.versions
     return tuple((k, o.get(k), n.get(k)) for k in sorted(set(o) | set(n)) if o.get(k) != n.get(k))
 
 
@@ -598,16 +628,32 @@ def software_changes(old_m: Mapping[str, Any], new_m: Mapping[str, Any]) -> tupl
 RTOL = 1e-9  # a summary that moved less than this (relative) is unchanged (last digits of another machine)
 
 
+class Blocks:
+    """A report's decisions with each block found by its (metric, corpus) at once (a large report has thousands:
+    :meth:`~sigreport.results.decisions.Decisions.get` looks through them in order); the first of a key, as
+    there."""
+
+    def __init__(self, decisions: Decisions) -> None:
+        self.decisions = decisions
+        self.by_key: dict[tuple[str, str | None], BlockDecisions] = {}
+        for b in decisions:
+            self.by_key.setdefault((b.metric, b.corpus), b)
+
+    def __iter__(self) -> Iterator[BlockDecisions]:
+        return iter(self.decisions)
+
+    def get(self, metric: str, corpus: str | None) -> BlockDecisions | None:
+        return self.by_key.get((metric, corpus))
+
+
 @dataclasses.dataclass(frozen=True)
 class Context:
-    """Both releases' documents, their analyses by id and decisions, the cause, and any item scores."""
+    """Both releases' records, their decisions, the cause, and any item scores."""
 
-    old_doc: Mapping[str, Any]
-    new_doc: Mapping[str, Any]
-    old_a: Mapping[str, dict[str, Any]]
-    new_a: Mapping[str, dict[str, Any]]
-    old_dec: Decisions
-    new_dec: Decisions
+    old: DocumentRecords
+    new: DocumentRecords
+    old_dec: Blocks
+    new_dec: Blocks
     cause: Cause
     old_items: ItemScores | None = None
     new_items: ItemScores | None = None
@@ -622,37 +668,43 @@ def where_text(label: str, corpus: str | None) -> str:
     return f"{label} · {corpus if corpus is not None else 'across corpora'}"
 
 
-def descriptives_of(analyses: Mapping[str, dict[str, Any]], metric: str, corpus: str | None) -> dict[str, Any] | None:
-    return next((a for a in analyses.values() if a.get("kind") == "descriptives"
-                 and analysis_key(a) == (metric, corpus)), None)
+def descriptives_of(doc: DocumentRecords, metric: str, corpus: str | None) -> DescriptivesRecord | None:
+    """The block's descriptives (of a repeated id, the last analysis)."""
+    return doc.descriptives(metric, corpus)
 
 
-def system_rows(desc: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
-    return {str(r["system"]): r for r in (desc or {}).get("systems") or [] if isinstance(r, dict) and "system" in r}
+def system_rows(desc: DescriptivesRecord | None) -> dict[str, SystemSummary]:
+    return {str(r.system): r for r in desc.systems} if desc is not None else {}
 
 
-def _moved(a: Any, b: Any) -> bool:
-    x, y = _num(a), _num(b)
+def _moved(a: object, b: object) -> bool:
+    x, y = number(a), number(b)
     if x is None or y is None:
         return (x is None) != (y is None)
     return not math.isclose(x, y, rel_tol=RTOL, abs_tol=0.0)
 
 
+def summary_moved(old: SystemSummary, new: SystemSummary) -> bool:
+    """A system's summary (mean, SD, median or number of items) moved (more than :data:`RTOL`)."""
+    return any(_moved(o, n) for o, n in ((old.mean, new.mean), (old.sd, new.sd), (old.median, new.median),
+                                         (old.n, new.n)))
+
+
 def changed_systems(ctx: Context, metric: str, corpus: str | None) -> dict[str, str]:
     """Systems in both releases whose scores on this block changed (their summary: mean, SD, median or
     number of items), each with its mean then and now as the report shows it."""
-    old, new = (system_rows(descriptives_of(a, metric, corpus)) for a in (ctx.old_a, ctx.new_a))
+    old, new = (system_rows(descriptives_of(d, metric, corpus)) for d in (ctx.old, ctx.new))
     block = ctx.block(metric, corpus)
-    decimals = block.decimals if block else 4
+    decimals = block.decimals if block else DEFAULT_DECIMALS
     out = {}
     for s in new:
-        if s in old and any(_moved(old[s].get(k), new[s].get(k)) for k in ("mean", "sd", "median", "n")):
-            out[s] = f"mean {fmt(_num(old[s].get('mean')), decimals)} → {fmt(_num(new[s].get('mean')), decimals)}"
+        if s in old and summary_moved(old[s], new[s]):
+            out[s] = f"mean {fmt(number(old[s].mean), decimals)} → {fmt(number(new[s].mean), decimals)}"
     return out
 
 
-def systems_in(analyses: Mapping[str, dict[str, Any]], metric: str, corpus: str | None) -> list[str]:
-    return list(system_rows(descriptives_of(analyses, metric, corpus)))
+def systems_in(doc: DocumentRecords, metric: str, corpus: str | None) -> list[str]:
+    return list(system_rows(descriptives_of(doc, metric, corpus)))
 
 
 def fmt(v: float | None, decimals: int) -> str:
@@ -673,23 +725,28 @@ def value_changes(ctx: Context) -> tuple[BlockChange, ...]:
     return tuple(block_change(ctx, m, c) for m, c in keys)
 
 
+def mean_metric(*descs: DescriptivesRecord | None) -> bool:
+    """Whether the block's values are means of item scores (a corpus-level aggregate has no per-item mean)."""
+    return all(d is None or d.aggregate in (None, "", "mean") for d in descs)
+
+
 def block_change(ctx: Context, metric: str, corpus: str | None) -> BlockChange:
     ob, nb = ctx.old_dec.get(metric, corpus), ctx.new_dec.get(metric, corpus)
     info = nb or ob
     assert info is not None
     old_vals, new_vals = (dict(b.values) if b else {} for b in (ob, nb))
     systems = list(dict.fromkeys([*new_vals, *old_vals]))
-    od, nd = descriptives_of(ctx.old_a, metric, corpus), descriptives_of(ctx.new_a, metric, corpus)
-    level = interval_level(nd or od, ctx.new_doc)
+    od, nd = descriptives_of(ctx.old, metric, corpus), descriptives_of(ctx.new, metric, corpus)
+    level = interval_level(nd or od, ctx.new)
     paired = paired_source(ctx, metric, corpus)
-    mean_metric = all(d is None or d.get("aggregate") in (None, "mean") for d in (od, nd))
+    means = mean_metric(od, nd)
     rows = []
     for s in systems:
-        o, n = _num(old_vals.get(s)), _num(new_vals.get(s))
+        o, n = number(old_vals.get(s)), number(new_vals.get(s))
         delta = n - o if o is not None and n is not None else None
         lo = hi = None
         kind, count = "", None
-        if delta is not None and mean_metric:
+        if delta is not None and means:
             found = paired_interval(paired, s, level) if paired else None
             if found is not None:
                 (lo, hi), count, kind = found[0], found[1], "paired"
@@ -701,16 +758,19 @@ def block_change(ctx: Context, metric: str, corpus: str | None) -> BlockChange:
         rows.append(ValueChange(s, o, n, delta, lo, hi, kind, count, sig, bool(ob and s in ob.best),
                                 bool(nb and s in nb.best)))
     return BlockChange(metric, corpus, info.label, info.higher_is_better, info.decimals, level, tuple(rows),
-                       interval_note(ctx, paired is not None, mean_metric, level))
+                       interval_note(ctx, paired is not None, means, level))
 
 
-def interval_level(desc: Mapping[str, Any] | None, doc: Mapping[str, Any]) -> float:
-    """The new report's interval level: its descriptives' ``ci_level``, else 1 - alpha, else 95%."""
-    level = _num((desc or {}).get("ci_level"))
-    if level is None:
-        alpha = _num(doc.get("alpha"))
-        level = 1 - alpha if alpha is not None else 0.95
-    return level
+def interval_level(desc: DescriptivesRecord | None, doc: DocumentRecords) -> float:
+    """The new report's interval level: the one its descriptives record holds (``ci_level``, set by
+    :meth:`~sigreport.spec.Spec.interval_level`); a hand-made document without it gets the same rule
+    (:func:`sigreport.spec.interval_level`) applied to its alpha."""
+    level = number(desc.ci_level) if desc is not None else None
+    if level is not None and not math.isnan(level):  # (a partial document's missing level reads as NaN)
+        return level
+    from sigreport.spec import interval_level as rule
+
+    return rule(None, doc.alpha)
 
 
 def interval_note(ctx: Context, paired: bool, mean_metric: bool, level: float) -> str:
@@ -726,8 +786,12 @@ def interval_note(ctx: Context, paired: bool, mean_metric: bool, level: float) -
             f"a paired one needs both releases' item scores: {why}")
 
 
+PairedSource = tuple[tuple[str, ...], Mapping[str, ItemValues], tuple[str, ...], Mapping[str, ItemValues]]
+"""(old items, old values by system, new items, new values by system) of one block."""
+
+
 def paired_source(ctx: Context, metric: str, corpus: str | None
-                  ) -> tuple[tuple[str, ...], Mapping[str, Any], tuple[str, ...], Mapping[str, Any]] | None:
+                  ) -> PairedSource | None:
     """(old items, old values, new items, new values) of the block when both releases' item scores hold it."""
     if ctx.old_items is None or ctx.new_items is None:
         return None
@@ -737,7 +801,7 @@ def paired_source(ctx: Context, metric: str, corpus: str | None
     return o[0], o[1], n[0], n[1]
 
 
-def paired_interval(src: tuple[tuple[str, ...], Mapping[str, Any], tuple[str, ...], Mapping[str, Any]],
+def paired_interval(src: PairedSource,
                     system: str, level: float) -> tuple[tuple[float, float], int] | None:
     """The t interval of the mean of new - old over the items both releases hold for ``system`` (both
     values finite), and how many items that is; None under two items. Reproduced by R's
@@ -757,7 +821,7 @@ def paired_interval(src: tuple[tuple[str, ...], Mapping[str, Any], tuple[str, ..
     return t_interval(float(d.mean()), float(d.std(ddof=1)) / math.sqrt(d.size), d.size - 1, level), int(d.size)
 
 
-def welch_interval(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, delta: float,
+def welch_interval(old: SystemSummary | None, new: SystemSummary | None, delta: float,
                    level: float) -> tuple[float, float] | None:
     """Welch's t interval of new mean - old mean from each release's mean, SD and n (Welch-Satterthwaite
     degrees of freedom); reproduced by R's ``t.test(new, old, var.equal = FALSE)$conf.int`` on the scores.
@@ -765,15 +829,15 @@ def welch_interval(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None,
     the interval is not a finite number."""
     if old is None or new is None:
         return None
-    s1, n1, s2, n2 = (_num(r.get(k)) for r in (old, new) for k in ("sd", "n"))
-    if None in (s1, n1, s2, n2) or n1 < 2 or n2 < 2:  # type: ignore[operator]
+    s1, n1, s2, n2 = number(old.sd), number(old.n), number(new.sd), number(new.n)
+    if s1 is None or n1 is None or s2 is None or n2 is None or n1 < 2 or n2 < 2:
         return None
     try:
-        v1, v2 = s1 ** 2 / n1, s2 ** 2 / n2  # type: ignore[operator]
+        v1, v2 = s1 ** 2 / n1, s2 ** 2 / n2
         se = math.sqrt(v1 + v2)
         if se == 0:
             return delta, delta
-        df = (v1 + v2) ** 2 / (v1 ** 2 / (n1 - 1) + v2 ** 2 / (n2 - 1))  # type: ignore[operator]
+        df = (v1 + v2) ** 2 / (v1 ** 2 / (n1 - 1) + v2 ** 2 / (n2 - 1))
         found = t_interval(delta, se, df, level)
     except (OverflowError, ZeroDivisionError):
         return None
@@ -802,12 +866,11 @@ def changes_of(ctx: Context, flips: Sequence[DecisionFlip], omni: Sequence[Omnib
     return tuple(out)
 
 
-def test_label(a: Mapping[str, Any]) -> str:
+def test_label(a: Record) -> str:
     """The test's display name, with its family's correction ('paired t test, Holm-adjusted')."""
-    kind = str(a.get("kind"))
-    name = test_name(kind, a.get("method"))
-    corr = a.get("correction")
-    if kind in ("pairwise", "cv") and isinstance(corr, str):
+    name = test_name(a.kind, method_of(a))
+    corr = correction_of(a)
+    if a.kind in ("pairwise", "cv") and corr is not None:
         name += ", unadjusted" if corr == "none" else f", {CORRECTION_NAMES.get(corr, corr)}-adjusted"
     return name
 
@@ -834,44 +897,51 @@ def decision_text(significant: bool | None, pvalue: float | None, better: str | 
 
 
 def flip_change(ctx: Context, f: DecisionFlip) -> Change:
-    o, n = ctx.old_a[f.analysis], ctx.new_a[f.analysis]
-    metric, corpus = analysis_key(n)
-    block = ctx.block(metric, corpus)
+    o, n = old_new(ctx, f.analysis)
+    block = ctx.block(n.metric, n.corpus)
     higher = block.higher_is_better if block else True
-    decimals = block.decimals if block else 4
-    where = where_text(block.label if block else metric, corpus)
+    decimals = block.decimals if block else DEFAULT_DECIMALS
+    where = where_text(block.label if block else n.metric, n.corpus)
     old = decision_text(f.old_significant, f.old_pvalue, better_of(f.a, f.b, f.old_estimate, higher),
                         estimate_text(f.a, f.b, f.old_estimate, decimals))
     new = decision_text(f.new_significant, f.new_pvalue, better_of(f.a, f.b, f.new_estimate, higher),
                         estimate_text(f.a, f.b, f.new_estimate, decimals))
     state = ("direction reversed" if f.reason == "direction" else "now significant" if f.new_significant
              else "no longer significant")
-    return Change("decision", metric, corpus, where, test_label(n), f"{f.a} vs {f.b}", old, new,
+    return Change("decision", n.metric, n.corpus, where, test_label(n), f"{f.a} vs {f.b}", old, new,
                   pair_causes(ctx, o, n, (f.a, f.b)), f.primary, f.analysis, f"{f.a} vs {f.b} on {where} {state}")
 
 
-def family_size(a: Mapping[str, Any]) -> int:
-    size = a.get("family_size")
-    return int(size) if isinstance(size, int) and not isinstance(size, bool) else len(a.get("pairs") or [])
+def old_new(ctx: Context, analysis: str) -> tuple[Record, Record]:
+    """The records of an analysis both releases hold (a change is only found between two)."""
+    o, n = ctx.old.record(analysis), ctx.new.record(analysis)
+    assert o is not None and n is not None
+    return o, n
 
 
-def family_name(a: Mapping[str, Any]) -> str:
-    corr = a.get("correction")
-    if a.get("kind") in ("pairwise", "cv") and isinstance(corr, str) and corr != "none":
+def family_size(a: Record) -> int:
+    """The size of the record's correction family (a partial document without it: its pairs)."""
+    size = a.family_size if isinstance(a, (PairwiseRecord, McNemarRecord)) else None
+    return size if isinstance(size, int) and not isinstance(size, bool) and size else len(pairs_of(a))
+
+
+def family_name(a: Record) -> str:
+    corr = correction_of(a)
+    if a.kind in ("pairwise", "cv") and corr is not None and corr != "none":
         return f"{CORRECTION_NAMES.get(corr, corr)} family"
-    return f"family of the {test_name(str(a.get('kind')), a.get('method'))}"
+    return f"family of the {test_name(a.kind, method_of(a))}"
 
 
-def family_dependent(a: Mapping[str, Any]) -> bool:
+def family_dependent(a: Record) -> bool:
     """Whether a pair's decision depends on the other pairs of its family: a correction over the family, or a
     post-hoc test (its ranks and critical difference depend on every system)."""
-    corr = a.get("correction")
-    return a.get("kind") == "posthoc" or (isinstance(corr, str) and corr != "none")
+    corr = correction_of(a)
+    return a.kind == "posthoc" or (corr is not None and corr != "none")
 
 
-def pair_causes(ctx: Context, o: Mapping[str, Any], n: Mapping[str, Any], pair: tuple[str, str]) -> tuple[str, ...]:
+def pair_causes(ctx: Context, o: Record, n: Record, pair: tuple[str, str]) -> tuple[str, ...]:
     """Why a pair's decision changed, most specific first (module doc)."""
-    metric, corpus = analysis_key(n)
+    metric, corpus = n.metric, n.corpus
     changed = changed_systems(ctx, metric, corpus)
     out = [f"the data of {s} changed ({changed[s]})" for s in pair if s in changed]
     if family_dependent(n):
@@ -880,8 +950,9 @@ def pair_causes(ctx: Context, o: Mapping[str, Any], n: Mapping[str, Any], pair: 
             out.append(f"the {family_name(n)} changed size: {fo} → {fn} pairs{membership(ctx, metric, corpus)}")
         others = [s for s in changed if s not in pair]
         if others:
-            why = "they move the average ranks" if n.get("kind") == "posthoc" else \
-                f"their p-values enter the {CORRECTION_NAMES.get(str(n.get('correction')), n.get('correction'))} adjustment"
+            corr = correction_of(n)
+            why = "they move the average ranks" if n.kind == "posthoc" else \
+                f"their p-values enter the {CORRECTION_NAMES.get(str(corr), corr)} adjustment"
             out.append(f"other systems of the family changed: {', '.join(others)} ({why})")
     out += test_causes(ctx, o, n)
     return finish_causes(ctx, out, metric)
@@ -889,24 +960,23 @@ def pair_causes(ctx: Context, o: Mapping[str, Any], n: Mapping[str, Any], pair: 
 
 def membership(ctx: Context, metric: str, corpus: str | None) -> str:
     """' (added: D; removed: E)' for the block's systems, or ''."""
-    old, new = systems_in(ctx.old_a, metric, corpus), systems_in(ctx.new_a, metric, corpus)
+    old, new = systems_in(ctx.old, metric, corpus), systems_in(ctx.new, metric, corpus)
     added, removed = [s for s in new if s not in old], [s for s in old if s not in new]
     parts = ([f"added: {', '.join(added)}"] if added else []) + ([f"removed: {', '.join(removed)}"] if removed else [])
     return f" ({'; '.join(parts)})" if parts else ""
 
 
-def test_causes(ctx: Context, o: Mapping[str, Any], n: Mapping[str, Any]) -> list[str]:
+def test_causes(ctx: Context, o: Record, n: Record) -> list[str]:
     """The test, its correction or alpha changed."""
     out = []
-    if o.get("method") != n.get("method"):
-        sel = n.get("selection")
-        why = f" ({sel['reason']})" if isinstance(sel, dict) and sel.get("reason") else ""
-        out.append(f"the test changed: {test_name(str(o.get('kind')), o.get('method'))} → "
-                   f"{test_name(str(n.get('kind')), n.get('method'))}{why}")
-    oc, nc = o.get("correction"), n.get("correction")
-    if oc != nc and (oc is not None or nc is not None):
+    if method_of(o) != method_of(n):
+        sel = chosen(n)
+        why = f" ({sel[1]})" if sel and sel[1] else ""
+        out.append(f"the test changed: {test_name(o.kind, method_of(o))} → {test_name(n.kind, method_of(n))}{why}")
+    oc, nc = correction_of(o), correction_of(n)
+    if oc != nc:
         out.append(f"the correction changed: {CORRECTION_NAMES.get(str(oc), oc)} → {CORRECTION_NAMES.get(str(nc), nc)}")
-    oa, na = _num(ctx.old_doc.get("alpha")), _num(ctx.new_doc.get("alpha"))
+    oa, na = ctx.old.alpha, ctx.new.alpha
     if oa != na:
         out.append(f"alpha changed: {oa:g} → {na:g}" if oa is not None and na is not None else "alpha changed")
     return out
@@ -943,10 +1013,10 @@ def finish_causes(ctx: Context, out: list[str], metric: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def block_causes(ctx: Context, n: Mapping[str, Any]) -> tuple[str, str | None, str, list[str]]:
+def block_causes(ctx: Context, n: Record) -> tuple[str, str | None, str, list[str]]:
     """(metric, corpus, where in words, causes) of a change that concerns every system of analysis ``n``: each
     system whose data changed, and the systems compared when they changed."""
-    metric, corpus = analysis_key(n)
+    metric, corpus = n.metric, n.corpus
     block = ctx.block(metric, corpus)
     causes = [f"the data of {s} changed ({v})" for s, v in changed_systems(ctx, metric, corpus).items()]
     members = membership(ctx, metric, corpus)
@@ -956,10 +1026,10 @@ def block_causes(ctx: Context, n: Mapping[str, Any]) -> tuple[str, str | None, s
 
 
 def omnibus_change(ctx: Context, f: OmnibusFlip) -> Change:
-    o, n = ctx.old_a[f.analysis], ctx.new_a[f.analysis]
+    o, n = old_new(ctx, f.analysis)
     metric, corpus, where, causes = block_causes(ctx, n)
     causes += test_causes(ctx, o, n)
-    test = test_name(str(n.get("kind")), n.get("method"))
+    test = test_name(n.kind, method_of(n))
     state = "now significant" if f.new_significant else "no longer significant"
     return Change("omnibus", metric, corpus, where, test, "all systems", decision_text(f.old_significant, f.old_pvalue, None),
                   decision_text(f.new_significant, f.new_pvalue, None), finish_causes(ctx, causes, metric), False,
@@ -967,7 +1037,7 @@ def omnibus_change(ctx: Context, f: OmnibusFlip) -> Change:
 
 
 def rank_change_text(ctx: Context, r: RankChange) -> Change:
-    n = ctx.new_a[r.analysis]
+    _, n = old_new(ctx, r.analysis)
     metric, corpus, where, causes = block_causes(ctx, n)
     best = " = ".join(r.new_best_tied) if r.new_best_tied else str(r.new_best)
     was = " = ".join(r.old_best_tied) if r.old_best_tied else str(r.old_best)
@@ -1013,7 +1083,7 @@ def _p(v: float | None) -> str:
 # ---- for scripts (the renderers are sigreport.archive.notes) ----
 
 
-def to_json(d: Diff) -> dict[str, Any]:
+def to_json(d: Diff) -> dict[str, object]:
     """Everything of the diff for scripts: the dataclasses as JSON, with the headline, counts and flags."""
     doc = dataclasses.asdict(d)
     doc.update(headline=d.headline, counts=d.counts(), conclusions_changed=d.conclusions_changed,

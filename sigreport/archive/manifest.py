@@ -214,3 +214,26 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     if doc["sequence"] < 1:
         raise document_error(path, "sequence", f"expected a build number of 1 or more, got {doc['sequence']}")
     return doc
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ManifestFacts:
+    """What ``sigreport diff`` compares of two manifests, read leniently (a hand-made or partial manifest's
+    missing field reads as None or empty): each input's sha256 by (role, file name), the spec's sha256 and
+    text, and the software versions (sigreport, Python, then each library)."""
+
+    inputs: Mapping[tuple[str | None, str | None], str | None]
+    spec_sha256: str | None
+    spec_text: str | None
+    versions: Mapping[str, str | None]
+
+
+def manifest_facts(m: Mapping[str, Any]) -> ManifestFacts:
+    """The :class:`ManifestFacts` of a manifest as read (:func:`read_manifest`) or given."""
+    spec = m.get("spec") or {}
+    text = spec.get("text")
+    return ManifestFacts(
+        inputs={(f.get("role"), f.get("name")): f.get("sha256") for f in m.get("inputs") or []},
+        spec_sha256=spec.get("sha256"), spec_text=text if isinstance(text, str) else None,
+        versions={"sigreport": m.get("sigreport_version"), "python": m.get("python_version"),
+                  **(m.get("libraries") or {})})

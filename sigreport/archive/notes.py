@@ -17,7 +17,6 @@ import dataclasses
 import html
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from sigreport.archive.diff import BlockChange, Diff, fmt, setting_text, signed, to_json
 from sigreport.archive.documents import finite_document
@@ -25,7 +24,7 @@ from sigreport.escaping import clean
 from sigreport.escaping import markdown_text as md
 from sigreport.results.names import test_name
 
-Key = tuple[Any, Any]  # (metric, corpus) a row is about
+Key = tuple[str | None, str | None]  # (metric, corpus) a row is about
 
 
 @dataclasses.dataclass(frozen=True)

@@ -25,7 +25,8 @@ from sigreport.archive.documents import read_results_document
 from sigreport.archive.manifest import (DIFF_NAME, MANIFEST_NAME, SPEC_COPY, InputFile, build_manifest,
                                         describe_input, dumps, output_hashes, platform_info, read_manifest)
 from sigreport.errors import Problem, UserError
-from sigreport.results.decisions import decide_document
+from sigreport.results.decisions import decide_records
+from sigreport.results.reading import DocumentRecords, read_document, read_header
 from sigreport.spec import SpecFile
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
@@ -351,7 +352,7 @@ def release_context(plan: ReleasePlan, schema_version: int) -> ReleaseContext:
         return ReleaseContext(plan.name, None, None, None)
     label, folder, doc, _ = prev
     return ReleaseContext(plan.name, label, _page_in_archive(plan.archive, folder),
-                          DIFF_NAME if doc.get("schema_version") == schema_version else None)
+                          DIFF_NAME if read_header(doc).schema_version == schema_version else None)
 
 
 def context_of(folder: Path, manifest: dict[str, Any]) -> ReleaseContext:
@@ -379,8 +380,8 @@ class NoteSources:
     item scores from its folder and manifest, and the section anchors of a report from its results.json."""
 
     new_items: diffs.ItemScores | None = None
-    old_items: Callable[[Path, dict[str, Any] | None], diffs.ItemScores] | None = None
-    anchors: Callable[[dict[str, Any]], Mapping[Any, str]] | None = None
+    old_items: Callable[[Path, Mapping[str, object] | None], diffs.ItemScores] | None = None
+    anchors: Callable[[Mapping[str, object]], Mapping[notes.Key, str]] | None = None
 
 
 def finish_release(plan: ReleasePlan, folder: Path, given: ReleaseInputs,
@@ -397,10 +398,11 @@ def finish_release(plan: ReleasePlan, folder: Path, given: ReleaseInputs,
         previous=prev[0] if prev else None, machine=platform_info(),
         built_at=datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat())
     new_doc = read_results(folder)
-    if prev is not None and prev[2].get("schema_version") == new_doc.get("schema_version"):
+    if prev is not None and read_header(prev[2]).schema_version == read_header(new_doc).schema_version:
         label, old_folder, old_doc, old_m = prev
         old_items = sources.old_items(old_folder, old_m) if sources.old_items else None
-        d = diffs.diff_results(old_doc, new_doc, old_m, manifest, label, plan.name, old_items, sources.new_items)
+        d = diffs.diff_results(read_document(old_doc), read_document(new_doc), old_m, manifest, label, plan.name,
+                               old_items, sources.new_items)
         (folder / DIFF_NAME).write_text(notes.render_html(d, release_links(plan, old_folder, old_doc, folder, new_doc,
                                                                            sources)), encoding="utf-8")
         written.append(DIFF_NAME)
@@ -409,8 +411,8 @@ def finish_release(plan: ReleasePlan, folder: Path, given: ReleaseInputs,
     return written + [MANIFEST_NAME]
 
 
-def release_links(plan: ReleasePlan, old_folder: Path, old_doc: dict[str, Any], folder: Path,
-                  new_doc: dict[str, Any], sources: NoteSources) -> notes.Links:
+def release_links(plan: ReleasePlan, old_folder: Path, old_doc: Mapping[str, object], folder: Path,
+                  new_doc: Mapping[str, object], sources: NoteSources) -> notes.Links:
     """Links of the release's diff.html (in the release folder) to the previous report (when it is in the
     archive) and to the release's own report, at each section."""
     old_page = _page_in_archive(plan.archive, old_folder)
@@ -444,32 +446,38 @@ class Headline:
     decisions: int
 
 
-def best_systems(doc: dict[str, Any]) -> list[Best]:
+def best_systems(doc: diffs.Document) -> list[Best]:
     return list(headline(doc).best)
 
 
-def headline(doc: dict[str, Any]) -> Headline:
-    blocks = list(decide_document(doc))
+def headline(doc: diffs.Document) -> Headline:
+    """The headline of a results.json (as read, :class:`~sigreport.results.reading.DocumentRecords`, or as
+    parsed) from its decisions."""
+    found = diffs.read(doc)
+    blocks = list(decide_records(found.records, found.metrics))
     best = [Best(b.metric, b.corpus, b.best[0], float(b.values[b.best[0]]), tuple(b.best), b.label, b.decimals)
             for b in blocks if b.best]
     return Headline(tuple(best), sum(b.n_significant for b in blocks), sum(b.n_decided for b in blocks))
 
 
-def scan(archive: Path, warn: Warn | None = None) -> list[tuple[Release, dict[str, Any] | None]]:
-    """Every readable release with its results.json document (None: the release has none), newest first. A
+Found = list[tuple[Release, DocumentRecords | None]]
+"""What :func:`scan` finds: each release with its results.json read (None: the release has none)."""
+
+
+def scan(archive: Path, warn: Warn | None = None) -> Found:
+    """Every readable release with its results.json read once (None: the release has none), newest first. A
     release whose manifest or results.json cannot be read is left out, and ``warn`` names it and the reason."""
     out = []
     for r in list_releases(archive, warn):
         try:
-            out.append((r, read_results(r.path) if (r.path / RESULTS).exists() else None))
+            out.append((r, read_document(read_results(r.path)) if (r.path / RESULTS).exists() else None))
         except UserError as exc:
             if warn is not None:
                 warn(f"sigreport: left release {r.name} out of the index of {archive}: {_reason(exc)}")
     return out
 
 
-def index_entries(archive: Path, warn: Warn | None = None,
-                  found: list[tuple[Release, dict[str, Any] | None]] | None = None) -> list[dict[str, Any]]:
+def index_entries(archive: Path, warn: Warn | None = None, found: Found | None = None) -> list[dict[str, Any]]:
     """One entry per release, newest first, for index.json (and the HTML index); ``found``: :func:`scan`'s."""
     out = []
     for r, doc in (found if found is not None else scan(archive, warn)):
@@ -487,13 +495,13 @@ def index_entries(archive: Path, warn: Warn | None = None,
     return out
 
 
-def archive_trends(found: list[tuple[Release, dict[str, Any] | None]]) -> tuple[trends.Trend, ...]:
+def archive_trends(found: Found) -> tuple[trends.Trend, ...]:
     """The trends of the releases :func:`scan` found (oldest first; releases without results.json left out)."""
     return trends.trends([(r.name, doc) for r, doc in reversed(found) if doc is not None])
 
 
-def _title(doc: dict[str, Any] | None) -> str | None:
-    return (str(doc.get("title") or "") or None) if doc is not None else None
+def _title(doc: DocumentRecords | None) -> str | None:
+    return (doc.title or None) if doc is not None else None
 
 
 #: How long an index rewrite waits for another one (it takes well under a second).
@@ -527,7 +535,7 @@ def write_index(archive: Path, warn: Warn | None = None, draw: Draw | None = Non
     return [archive / INDEX_JSON, archive / INDEX_HTML]
 
 
-def _say_repaired(archive: Path, found: Sequence[tuple[Release, Any]], warn: Warn | None) -> None:
+def _say_repaired(archive: Path, found: Found, warn: Warn | None) -> None:
     """A release on disk that the index does not list (a build stopped after its release was in place and
     before the index was rewritten), or one the index lists that is gone: the rewrite repairs the index, and
     says so. The newest release is the one this build is adding, not a repair."""
@@ -669,10 +677,10 @@ def release_summary(plan: ReleasePlan) -> list[str]:
     if prev is None:
         return [f"first release of {plan.archive}: nothing to compare it with"]
     label, _, old_doc, old_m = prev
-    new_doc = read_results(plan.dest)
-    if old_doc.get("schema_version") != new_doc.get("schema_version"):
-        return [f"{label} has results.json schema_version {old_doc.get('schema_version')}: not compared"]
-    d = diffs.diff_results(old_doc, new_doc, old_m, read_manifest(plan.dest), label, plan.name)
+    old, new = read_document(old_doc), read_document(read_results(plan.dest))
+    if old.schema_version != new.schema_version:
+        return [f"{label} has results.json schema_version {old.schema_version}: not compared"]
+    d = diffs.diff_results(old, new, old_m, read_manifest(plan.dest), label, plan.name)
     c = d.counts()
     counts = [plural(c["decisions_flipped"], "decision flipped", "decisions flipped"),
               plural(c["best_or_order"], "best system or order changed", "best systems or orders changed")]

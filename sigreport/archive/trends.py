@@ -20,13 +20,14 @@ import dataclasses
 import io
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from sigreport.archive.diff import by_id, descriptives_of, fmt, interval_level, signed, system_rows, welch_interval
+from sigreport.archive.diff import (Document, descriptives_of, fmt, interval_level, mean_metric, number, read, signed,
+                                    system_rows, welch_interval)
 from sigreport.archive.documents import finite_document
 from sigreport.escaping import csv_safe
 from sigreport.escaping import markdown_text as md
-from sigreport.results.decisions import decide_document
+from sigreport.results.decisions import BlockDecisions, decide_records
+from sigreport.results.reading import DocumentRecords
+from sigreport.results.records import SystemSummary
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,42 +69,50 @@ class Trend:
         return {s: pts[i] for s, pts in self.series}
 
 
-def trends(history: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[Trend, ...]:
-    """The trends of ``history``: (release name, results.json document), oldest first."""
-    decided = [(name, doc, {(b.metric, b.corpus): b for b in decide_document(doc)}, by_id(doc))
-               for name, doc in history]
-    keys = list(dict.fromkeys(k for _, _, blocks, _ in decided for k in blocks))
+def trends(history: Sequence[tuple[str, Document]]) -> tuple[Trend, ...]:
+    """The trends of ``history``: (release name, results.json: as read or as parsed), oldest first."""
+    decided = [Release(name, doc, {(b.metric, b.corpus): b for b in decide_records(doc.records, doc.metrics)})
+               for name, doc in ((n, read(d)) for n, d in history)]
+    keys = list(dict.fromkeys(k for r in decided for k in r.blocks))
     return tuple(trend_of(decided, key) for key in keys)
 
 
-def trend_of(decided: list[tuple[str, Mapping[str, Any], dict[Any, Any], dict[str, Any]]], key: tuple[str, str | None]
-             ) -> Trend:
+@dataclasses.dataclass(frozen=True)
+class Release:
+    """One release of a trend: its name, its records and its decisions by (metric, corpus)."""
+
+    name: str
+    doc: DocumentRecords
+    blocks: Mapping[tuple[str, str | None], BlockDecisions]
+
+
+def trend_of(decided: Sequence[Release], key: tuple[str, str | None]) -> Trend:
     metric, corpus = key
-    last = next(blocks[key] for _, _, blocks, _ in reversed(decided) if key in blocks)
-    systems = list(dict.fromkeys(s for _, _, blocks, _ in decided if key in blocks for s in blocks[key].values))
-    level = interval_level(descriptives_of(decided[-1][3], metric, corpus), decided[-1][1])
+    last = next(r.blocks[key] for r in reversed(decided) if key in r.blocks)
+    systems = list(dict.fromkeys(s for r in decided if key in r.blocks for s in r.blocks[key].values))
+    level = interval_level(descriptives_of(decided[-1].doc, metric, corpus), decided[-1].doc)
     series = []
     for s in systems:
         points: list[Point] = []
-        prev_row: Mapping[str, Any] | None = None
+        prev_row: SystemSummary | None = None
         prev_value: float | None = None
-        for name, _, blocks, analyses in decided:
-            block = blocks.get(key)
-            desc = descriptives_of(analyses, metric, corpus)
+        for release in decided:
+            block = release.blocks.get(key)
+            desc = descriptives_of(release.doc, metric, corpus)
             row = system_rows(desc).get(s)
             value = block.values.get(s) if block else None
-            point = Point(name, value, _num((row or {}).get("ci_low")), _num((row or {}).get("ci_high")),
+            point = Point(release.name, value, number(row.ci_low) if row else None, number(row.ci_high) if row else None,
                           bool(block and s in block.best))
-            if value is not None and prev_value is not None and (desc or {}).get("aggregate") in (None, "mean"):
+            if value is not None and prev_value is not None and mean_metric(desc):
                 point = with_change(point, prev_row, row, value - prev_value, level)
             points.append(point)
             prev_row, prev_value = row, value
         series.append((s, tuple(points)))
     return Trend(metric, corpus, last.label, last.higher_is_better, last.decimals, level,
-                 tuple(name for name, _, _, _ in decided), tuple(series))
+                 tuple(r.name for r in decided), tuple(series))
 
 
-def with_change(point: Point, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, delta: float,
+def with_change(point: Point, old: SystemSummary | None, new: SystemSummary | None, delta: float,
                 level: float) -> Point:
     found = welch_interval(old, new, delta, level)
     if found is None:
@@ -111,10 +120,6 @@ def with_change(point: Point, old: Mapping[str, Any] | None, new: Mapping[str, A
     lo, hi = found
     change = "up" if lo > 0 else "down" if hi < 0 else None
     return dataclasses.replace(point, delta=delta, delta_low=lo, delta_high=hi, change=change)
-
-
-def _num(v: Any) -> float | None:
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 def select(found: Sequence[Trend], metric: str | None = None, corpus: str | None = None) -> list[Trend]:
@@ -182,7 +187,7 @@ def _c(v: float | None) -> str:
     return "" if v is None else repr(v)
 
 
-def to_json(found: Sequence[Trend]) -> dict[str, Any]:
+def to_json(found: Sequence[Trend]) -> dict[str, object]:
     return {"format": "sigreport-trend", "trend_version": 1,
             "trends": [{**{k: v for k, v in dataclasses.asdict(t).items() if k != "series"},
                         "where": t.where, "series": [{"system": s, "points": [dataclasses.asdict(p) for p in pts]}

@@ -32,6 +32,7 @@ from typing import Any, Union
 
 from sigreport.results.collection import MetricInfo, Results
 from sigreport.results.names import CORRECTION_NAMES, test_name
+from sigreport.results.reading import DEFAULT_DECIMALS, analysis_key, read_document  # noqa: F401 (analysis_key: as before)
 from sigreport.results.records import (BayesianRecord, DescriptivesRecord, FriedmanRecord, PairRow, PairwiseRecord,
                                        PosthocRecord, PosthocRow, Record, RMAnovaRecord, RunsRecord)
 from sigreport.stats.result import is_significant
@@ -352,49 +353,13 @@ def decide_records(records: Sequence[Record], metrics: Mapping[str, MetricInfo],
     return Decisions(tuple(out))
 
 
-DEFAULT_DECIMALS = 4  # a document without a metric's decimals (hand-made): the renderer's default
-
-
-def analysis_key(a: Mapping[str, Any]) -> tuple[str, str | None]:
-    """(metric, corpus) of an analysis of a results.json document: its fields, else its id
-    '<metric>/<corpus>/...' ('*': across corpora)."""
-    parts = str(a.get("id", "")).split("/")
-    metric = a.get("metric") or (parts[0] if parts else "")
-    corpus = a.get("corpus") if "corpus" in a else (parts[1] if len(parts) > 2 and parts[1] != "*" else None)
-    return str(metric), corpus
-
-
 def decide_document(doc: Mapping[str, Any]) -> Decisions:
     """:func:`decide` on a results.json document as read (the release index and the diff read documents, and
-    may meet hand-made or partial ones): analyses without an id or kind, and pairs without both systems, are
-    left out; a metric's missing label, direction or decimals default to its name, higher is better and
-    :data:`DEFAULT_DECIMALS`."""
-    from sigreport.results.reading import Reader
-
-    reader = Reader(partial=True)
-    records = []
-    for a in doc.get("analyses") or []:
-        if not isinstance(a, dict) or "id" not in a or "kind" not in a:
-            continue
-        metric, corpus = analysis_key(a)
-        a = {**a, "metric": metric, "corpus": corpus}
-        if isinstance(a.get("pairs"), list):
-            a["pairs"] = [p for p in a["pairs"] if isinstance(p, dict) and "a" in p and "b" in p]
-        if a["kind"] == "descriptives":
-            a["systems"] = [r for r in a.get("systems") or [] if isinstance(r, dict) and "system" in r]
-            a["systems"] = [{**r, "mean": r["mean"] if isinstance(r.get("mean"), (int, float))
-                             and not isinstance(r.get("mean"), bool) else None} for r in a["systems"]]
-        record = reader.record(a, "")
-        if record is not None:
-            records.append(record)
-    given = doc.get("metrics") if isinstance(doc.get("metrics"), dict) else {}
-    metrics = {}
-    for m in dict.fromkeys(r.metric for r in records if r.kind == "descriptives"):
-        info = given.get(m) if isinstance(given.get(m), dict) else {}
-        metrics[str(m)] = MetricInfo(label=info.get("label", m), higher_is_better=bool(info.get("higher_is_better", True)),
-                                     decimals=int(info.get("decimals", DEFAULT_DECIMALS)),
-                                     aggregate=str(info.get("aggregate", "")))
-    return decide_records(records, metrics)
+    may meet hand-made or partial ones), read by :func:`~sigreport.results.reading.read_document`: analyses
+    without an id or kind, and pairs without both systems, are left out; a metric's missing label, direction or
+    decimals default to its name, higher is better and :data:`DEFAULT_DECIMALS`."""
+    found = read_document(doc)
+    return decide_records(found.records, found.metrics)
 
 
 def block_decisions(desc: DescriptivesRecord, records: Sequence[Record], info: MetricInfo,

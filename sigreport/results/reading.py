@@ -12,7 +12,8 @@ older documents read). *Partial* documents (hand-made or older ones the archive 
 fields it reads by :mod:`sigreport.archive.documents`): a missing field reads as its type's empty value (None,
 "", 0, NaN, False, (), {}), and so does one of the wrong shape (a list where an object belongs). Only the
 decisions and the methods of such a document are read (:func:`sigreport.results.decisions.decide_document`, a
-build's previous report).
+build's previous report), and what the archive compares: :func:`read_document` reads a document once into
+:class:`DocumentRecords` (``sigreport diff``, the trends, the release index), :func:`read_header` its header.
 
 In both modes a field or an analysis kind this sigreport does not know (a later sigreport's addition to schema
 version 1, which only adds) is skipped and its path kept in :attr:`Reader.unread`, which ``from_dict`` hands
@@ -30,7 +31,8 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Union
 
-from sigreport.results.records import PairRow, PairwiseRecord, Record, record_type
+from sigreport.results.collection import MetricInfo
+from sigreport.results.records import DescriptivesRecord, PairRow, PairwiseRecord, Record, record_type
 from sigreport.stats.result import PairedTestResult
 
 _EMPTY: dict[Any, Any] = {str: "", int: 0, float: math.nan, bool: False}
@@ -154,3 +156,156 @@ def read_records(analyses: Any, partial: bool = False, reader: Reader | None = N
     reader = reader or Reader(partial)
     found = (reader.record(a, f"analyses[{i}]") for i, a in enumerate(analyses or ()))
     return tuple(r for r in found if r is not None)
+
+
+# ---- a results.json as the archive reads it (diff, trends, the release index) -------------------------
+
+DEFAULT_DECIMALS = 4  # a document without a metric's decimals (hand-made): the renderer's default
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AnalysisHeader:
+    """The fields every analysis of a document has, of any kind (one this sigreport does not know included):
+    its id, its kind, and the (metric, corpus) of its block (:func:`analysis_key`)."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DocumentHeader:
+    """The header of a results.json document, read leniently (:func:`read_header`: a field missing or of another
+    type reads as None, or empty): what a reader needs before, or instead of, the analyses (whether two documents
+    can be compared, the release index's title), without reading a large report's every pair."""
+
+    schema_version: int | None
+    sigreport_version: str | None
+    title: str | None
+    alpha: float | None
+    data: Mapping[str, object]
+    systems: tuple[str, ...]
+    corpora: tuple[str, ...]
+    metric_names: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DocumentRecords(DocumentHeader):
+    """A results.json document read leniently into records, for the readers that meet hand-made, older or
+    partial documents (``sigreport diff``, trends, the release index; already checked for the fields they read
+    by :mod:`sigreport.archive.documents`): its header (:class:`DocumentHeader`); ``metrics``: the
+    :class:`~sigreport.results.collection.MetricInfo` of every metric that has descriptives, a missing label,
+    direction or decimals defaulting to its name, higher is better and :data:`DEFAULT_DECIMALS`;
+    ``analyses``: every analysis with an id, in document order (of a repeated id, the last); ``records``: the
+    ones of a kind this sigreport knows, read as a partial document (see the module docstring), in document
+    order (what :func:`~sigreport.results.decisions.decide_records` reads), and ``by_id``."""
+
+    metrics: Mapping[str, MetricInfo]
+    analyses: tuple[AnalysisHeader, ...]
+    records: tuple[Record, ...]
+    by_id: Mapping[str, Record]
+
+    def record(self, analysis: str) -> Record | None:
+        """The record of analysis id ``analysis`` (of a repeated id, the last analysis), None for an id without
+        a record (none there, or of a kind this sigreport does not know)."""
+        return self.by_id.get(analysis)
+
+    def descriptives(self, metric: str, corpus: str | None) -> DescriptivesRecord | None:
+        """The descriptives record of a block (the first in :attr:`by_id`), found at once."""
+        return self._descriptives.get((metric, corpus))
+
+    @functools.cached_property
+    def _descriptives(self) -> dict[tuple[str | None, str | None], DescriptivesRecord]:
+        found: dict[tuple[str | None, str | None], DescriptivesRecord] = {}
+        for r in self.by_id.values():
+            if isinstance(r, DescriptivesRecord):
+                found.setdefault((r.metric, r.corpus), r)
+        return found
+
+
+def analysis_key(a: Mapping[str, Any]) -> tuple[str, str | None]:
+    """(metric, corpus) of an analysis of a results.json document: its fields, else its id
+    '<metric>/<corpus>/...' ('*': across corpora)."""
+    parts = str(a.get("id", "")).split("/")
+    metric = a.get("metric") or (parts[0] if parts else "")
+    corpus = a.get("corpus") if "corpus" in a else (parts[1] if len(parts) > 2 and parts[1] != "*" else None)
+    return str(metric), corpus
+
+
+def read_document(doc: Mapping[str, Any]) -> DocumentRecords:
+    """The :class:`DocumentRecords` of a results.json document as parsed: analyses without an id are left out
+    (and those without a kind have no record), pairs without both systems and descriptives rows without a
+    system are left out, a descriptives mean that is not a number reads as None."""
+    reader = Reader(partial=True)
+    headers: dict[str, AnalysisHeader] = {}
+    records: list[Record] = []
+    by_id: dict[str, Record] = {}
+    for a in doc.get("analyses") or []:
+        if not isinstance(a, dict) or "id" not in a:
+            continue
+        metric, corpus = analysis_key(a)
+        aid = str(a["id"])
+        headers[aid] = AnalysisHeader(id=aid, kind=str(a.get("kind")), metric=metric, corpus=corpus)
+        record = reader.record(_cleaned({**a, "metric": metric, "corpus": corpus}), "") if "kind" in a else None
+        if record is None:
+            by_id.pop(aid, None)  # a repeated id: the last analysis of that id is the one compared
+            continue
+        records.append(record)
+        by_id[aid] = record
+    return DocumentRecords(**header_fields(doc), metrics=_metric_infos(doc, records),
+                           analyses=tuple(headers.values()), records=tuple(records), by_id=by_id)
+
+
+def read_header(doc: Mapping[str, Any]) -> DocumentHeader:
+    """The :class:`DocumentHeader` of a results.json document as parsed (its analyses are not read)."""
+    return DocumentHeader(**header_fields(doc))
+
+
+def header_fields(doc: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(schema_version=_header(doc, "schema_version", int),
+                sigreport_version=_header(doc, "sigreport_version", str), title=_header(doc, "title", str),
+                alpha=_header(doc, "alpha", float), data=_header(doc, "data", dict) or {},
+                systems=_names(doc.get("systems")), corpora=_names(doc.get("corpora")),
+                metric_names=_names(doc.get("metrics")))
+
+
+def _cleaned(a: dict[str, Any]) -> dict[str, Any]:
+    """An analysis with the parts a partial record cannot hold left out (see :func:`read_document`)."""
+    if isinstance(a.get("pairs"), list):
+        a["pairs"] = [p for p in a["pairs"] if isinstance(p, dict) and "a" in p and "b" in p]
+    if a["kind"] == "descriptives":
+        rows = [r for r in a.get("systems") or [] if isinstance(r, dict) and "system" in r]
+        a["systems"] = [{**r, "mean": r["mean"] if _is_number(r.get("mean")) else None} for r in rows]
+    return a
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _header(doc: Mapping[str, Any], name: str, tp: type) -> Any:
+    """A header field of the type it should have, else None (a number is an int or a float, never a bool)."""
+    v = doc.get(name)
+    if tp is float:
+        return float(v) if _is_number(v) else None
+    if tp is int:
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+    return v if isinstance(v, tp) else None
+
+
+def _names(v: object) -> tuple[str, ...]:
+    """The names a header list holds (or the keys of a map: ``metrics``)."""
+    return tuple(str(x) for x in (v.keys() if isinstance(v, dict) else v if isinstance(v, list) else ()))
+
+
+def _metric_infos(doc: Mapping[str, Any], records: list[Record]) -> dict[str, MetricInfo]:
+    """The metric of every descriptives record, its label, direction and decimals from the document's metrics."""
+    given = doc.get("metrics") if isinstance(doc.get("metrics"), dict) else {}
+    out = {}
+    for m in dict.fromkeys(r.metric for r in records if r.kind == "descriptives"):
+        info = given.get(m) if isinstance(given.get(m), dict) else {}
+        out[str(m)] = MetricInfo(label=info.get("label", m), higher_is_better=bool(info.get("higher_is_better", True)),
+                                 decimals=int(info.get("decimals", DEFAULT_DECIMALS)),
+                                 aggregate=str(info.get("aggregate", "")))
+    return out

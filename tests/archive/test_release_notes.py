@@ -21,6 +21,7 @@ from conftest import ROOT, run_cli
 from sigreport.archive import diff as diffs
 from sigreport.archive import notes, releases
 from sigreport.cli import main
+from sigreport.results.records import SystemSummary
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import release_scenario as scenario  # noqa: E402
@@ -157,7 +158,8 @@ def test_paired_and_welch_intervals_against_scipy() -> None:
     (lo, hi), n = diffs.paired_interval(src, "S", 0.9)
     want = stats.ttest_rel(new, old[:25]).confidence_interval(0.9)
     assert n == 25 and (lo, hi) == pytest.approx((want.low, want.high), rel=1e-10)
-    rows = [{"sd": float(np.std(x, ddof=1)), "n": len(x)} for x in (old, new)]
+    rows = [SystemSummary(system="S", n=len(x), mean=float(x.mean()), sd=float(np.std(x, ddof=1)), median=None,
+                          ci_low=None, ci_high=None, warnings=()) for x in (old, new)]
     lo, hi = diffs.welch_interval(rows[0], rows[1], float(new.mean() - old.mean()), 0.95)
     want = stats.ttest_ind(new, old, equal_var=False).confidence_interval(0.95)
     assert (lo, hi) == pytest.approx((want.low, want.high), rel=1e-10)
