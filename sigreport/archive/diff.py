@@ -355,10 +355,12 @@ def diff_results(old_doc: Document, new_doc: Document, old_manifest: Mapping[str
     c = cause(old, new, old_manifest, new_manifest)
     ctx = Context(old, new, old_dec, new_dec, c, old_items, new_items)
     old_ids, new_ids = [a.id for a in old.analyses], [a.id for a in new.analyses]
-    return Diff(old_label, new_label, tuple(i for i in new_ids if i not in old_ids),
-                tuple(i for i in old_ids if i not in new_ids), tuple(flips), tuple(omni), tuple(ranks),
-                tuple(choices), tuple(pairs), tuple(set_changes(old, new)), c, changes_of(ctx, flips, omni, ranks),
-                value_changes(ctx), comparisons_of(ctx), analysis_names(ctx))
+    return Diff(old=old_label, new=new_label, analyses_added=tuple(i for i in new_ids if i not in old_ids),
+                analyses_removed=tuple(i for i in old_ids if i not in new_ids), flips=tuple(flips),
+                omnibus_flips=tuple(omni), rank_changes=tuple(ranks), choice_changes=tuple(choices),
+                pairs_changes=tuple(pairs), set_changes=tuple(set_changes(old, new)), cause=c,
+                changes=changes_of(ctx, flips, omni, ranks), blocks=value_changes(ctx),
+                comparisons=comparisons_of(ctx), names=analysis_names(ctx))
 
 
 def analysis_names(ctx: "Context") -> tuple[tuple[str, str, str], ...]:
@@ -439,7 +441,9 @@ def pair_flips(aid: str, old: Record, new: Record) -> tuple[list[DecisionFlip], 
         elif os_ is True and ns is True and oe is not None and ne is not None and oe * ne < 0:
             reason = "direction"
         if reason:
-            flips.append(DecisionFlip(aid, key[0], key[1], os_, ns, op_value, np_value, oe, ne, reason))
+            flips.append(DecisionFlip(analysis=aid, a=key[0], b=key[1], old_significant=os_, new_significant=ns,
+                                      old_pvalue=op_value, new_pvalue=np_value, old_estimate=oe, new_estimate=ne,
+                                      reason=reason))
     added = tuple(f"{a} vs {b}" for (a, b) in np_ if (a, b) not in op and (b, a) not in op)
     removed = tuple(f"{a} vs {b}" for (a, b) in op if (a, b) not in matched)
     return flips, (PairsChange(aid, added, removed) if added or removed else None)
@@ -755,8 +759,9 @@ def block_change(ctx: Context, metric: str, corpus: str | None) -> BlockChange:
                 if found is not None:
                     (lo, hi), kind = found, "unpaired"
         sig = None if lo is None or hi is None else bool(lo > 0 or hi < 0)
-        rows.append(ValueChange(s, o, n, delta, lo, hi, kind, count, sig, bool(ob and s in ob.best),
-                                bool(nb and s in nb.best)))
+        rows.append(ValueChange(system=s, old=o, new=n, delta=delta, ci_low=lo, ci_high=hi, interval=kind, n=count,
+                                significant=sig, old_best=bool(ob and s in ob.best),
+                                new_best=bool(nb and s in nb.best)))
     return BlockChange(metric, corpus, info.label, info.higher_is_better, info.decimals, level, tuple(rows),
                        interval_note(ctx, paired is not None, means, level))
 
@@ -908,8 +913,10 @@ def flip_change(ctx: Context, f: DecisionFlip) -> Change:
                         estimate_text(f.a, f.b, f.new_estimate, decimals))
     state = ("direction reversed" if f.reason == "direction" else "now significant" if f.new_significant
              else "no longer significant")
-    return Change("decision", n.metric, n.corpus, where, test_label(n), f"{f.a} vs {f.b}", old, new,
-                  pair_causes(ctx, o, n, (f.a, f.b)), f.primary, f.analysis, f"{f.a} vs {f.b} on {where} {state}")
+    return Change(kind="decision", metric=n.metric, corpus=n.corpus, where=where, test=test_label(n),
+                  subject=f"{f.a} vs {f.b}", old=old, new=new,
+                  causes=pair_causes(ctx, o, n, (f.a, f.b)), primary=f.primary, analysis=f.analysis,
+                  short=f"{f.a} vs {f.b} on {where} {state}")
 
 
 def old_new(ctx: Context, analysis: str) -> tuple[Record, Record]:
@@ -1031,9 +1038,11 @@ def omnibus_change(ctx: Context, f: OmnibusFlip) -> Change:
     causes += test_causes(ctx, o, n)
     test = test_name(n.kind, method_of(n))
     state = "now significant" if f.new_significant else "no longer significant"
-    return Change("omnibus", metric, corpus, where, test, "all systems", decision_text(f.old_significant, f.old_pvalue, None),
-                  decision_text(f.new_significant, f.new_pvalue, None), finish_causes(ctx, causes, metric), False,
-                  f.analysis, f"the {test} on {where} {state}")
+    return Change(kind="omnibus", metric=metric, corpus=corpus, where=where, test=test, subject="all systems",
+                  old=decision_text(f.old_significant, f.old_pvalue, None),
+                  new=decision_text(f.new_significant, f.new_pvalue, None),
+                  causes=finish_causes(ctx, causes, metric), primary=False, analysis=f.analysis,
+                  short=f"the {test} on {where} {state}")
 
 
 def rank_change_text(ctx: Context, r: RankChange) -> Change:
@@ -1043,11 +1052,13 @@ def rank_change_text(ctx: Context, r: RankChange) -> Change:
     was = " = ".join(r.old_best_tied) if r.old_best_tied else str(r.old_best)
     test = "means" if r.source == "means" else "average ranks"
     if tuple(r.old_best_tied) != tuple(r.new_best_tied):
-        return Change("best", metric, corpus, where, test, "best system", was, best, finish_causes(ctx, causes, metric),
-                      False, r.analysis, f"best on {where} now {best} (was {was})")
-    return Change("order", metric, corpus, where, test, "order of the systems", " > ".join(r.old_order),
-                  " > ".join(r.new_order), finish_causes(ctx, causes, metric), False, r.analysis,
-                  f"order on {where} changed")
+        return Change(kind="best", metric=metric, corpus=corpus, where=where, test=test, subject="best system", old=was,
+                      new=best, causes=finish_causes(ctx, causes, metric), primary=False,
+                      analysis=r.analysis, short=f"best on {where} now {best} (was {was})")
+    return Change(kind="order", metric=metric, corpus=corpus, where=where, test=test, subject="order of the systems",
+                  old=" > ".join(r.old_order), new=" > ".join(r.new_order),
+                  causes=finish_causes(ctx, causes, metric), primary=False, analysis=r.analysis,
+                  short=f"order on {where} changed")
 
 
 # ---- comparisons of systems only one release has ----
@@ -1068,10 +1079,11 @@ def comparisons_of(ctx: Context) -> tuple[Comparison, ...]:
                     continue
                 where = where_text(b.label, b.corpus)
                 better = p.better if p.significant else None
-                out.append(Comparison(b.metric, b.corpus, where, b.primary.name, p.a, p.b, status, p.significant,
-                                      better, p.pvalue_adjusted, p.estimate,
-                                      decision_text(p.significant, p.pvalue_adjusted, better,
-                                                    estimate_text(p.a, p.b, p.estimate, b.decimals))))
+                out.append(Comparison(metric=b.metric, corpus=b.corpus, where=where, test=b.primary.name, a=p.a, b=p.b,
+                                      status=status, significant=p.significant, better=better,
+                                      pvalue=p.pvalue_adjusted, estimate=p.estimate,
+                                      statement=decision_text(p.significant, p.pvalue_adjusted, better,
+                                                              estimate_text(p.a, p.b, p.estimate, b.decimals))))
     return tuple(out)
 
 
