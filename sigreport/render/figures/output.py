@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
 
 RC: dict[str, Any] = {
     "svg.hashsalt": "sigreport",  # clip-path ids are hashes: fixed salt, same ids on every run
@@ -424,7 +425,7 @@ def _vector_renderer(fig: Figure) -> Any:
     return RendererSVG(fig.bbox.width, fig.bbox.height, io.StringIO())
 
 
-def _outside(box: Any, pad: float, width: float) -> bool:
+def _outside(box: Bbox, pad: float, width: float) -> bool:
     return bool(box.x0 < pad or box.x1 > width - pad)
 
 
