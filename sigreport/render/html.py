@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 
 from sigreport.render import loader, names, user_template_errors
 from sigreport.render.format import Html
-from sigreport.render.model import ReportModel, Table, Text
+from sigreport.render.model import Cell, Lines, ReportModel, Table, Text
 from sigreport.render.views.settings import WHY_P_ANCHOR, WHY_P_NOTE, WHY_P_TITLE
 
 
@@ -22,8 +22,29 @@ def environment(user_dir: str | Path | None = None) -> jinja2.Environment:
     fmt = Html()
     env.filters.update(cell=fmt.cell, prose=fmt.prose, cell_class=fmt.css_class, svg=fmt.svg,
                        html_id=names.html_id, figure_id=names.figure_id, is_baseline=is_baseline,
-                       table_rows=lambda t, baseline: table_rows(fmt, t, baseline), shown=shown)
+                       table_rows=lambda t, baseline: table_rows(fmt, t, baseline), shown=shown,
+                       main_head=lambda c: main_head(fmt, c))
     return env
+
+
+# a parenthesis of several words (one word, "(%)" or "(strict)", wraps no more than the label itself)
+ASIDE = re.compile(r"(.+?)( \([^()]* [^()]*\))(.*)")
+
+
+def main_head(fmt: Html, head: Cell) -> str:
+    """A main-table column head (metric label above corpus) with the label's parenthesis of several words in a span
+    that a phone's stylesheet hides ("Length ratio \u2193" for "Length ratio (summary / reference) \u2193", the
+    table's note naming the metric in full), as the LaTeX table drops it where it does not fit.
+
+    Why: on a 390 px screen each head wraps word by word into its column's width, and "(summary / reference)"
+    made a head seven lines tall, leaving a band as high as four empty lines above the other heads."""
+    first = head.parts[0] if isinstance(head, Lines) else head
+    match = ASIDE.fullmatch(first.text) if isinstance(first, Text) else None
+    if match is None:
+        return fmt.cell(head)
+    label = escape(match.group(1)) + Markup('<span class="aside">%s</span>') % match.group(2) + escape(match.group(3))
+    rest = [fmt.cell(c) for c in head.parts[1:]] if isinstance(head, Lines) else []
+    return Markup("<br>").join([label, *rest])
 
 
 def shown(table: Table) -> Table:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from sigreport.render.figures.output import (FigureOutput, current_style, export, family_systems, measure,
-                                             new_figure, slug, style, tick_labels)
+from sigreport.render.figures.output import (EDGE, FigureOutput, current_style, export, family_systems,
+                                             keep_inside, measure, new_figure, slug, style, tick_labels, wrap)
 from sigreport.results.collection import MetricInfo
 from sigreport.results.names import CORRECTION_NAMES, test_name
 from sigreport.results.records import PairwiseRecord
@@ -94,10 +94,11 @@ def forest_figure(record: PairwiseRecord, metric: MetricInfo | None = None) -> F
     if left + MIN_PLOT + right + 0.1 > width:
         right, values = 0.1, []
     plot_w = max(MIN_PLOT, width - left - right - 0.1)
-    row = ROW * size / 8.5
-    bottom = 0.55 + 2 * size / 72 * 1.25  # the tick labels and two lines of axis label
-    height = 0.12 + len(rows) * row + bottom
     width = left + plot_w + right + 0.1
+    xlabel = _fitted_xlabel(_xlabel(record, metric), size, width - 2 * EDGE / 72)
+    row = ROW * size / 8.5
+    bottom = 0.55 + max(2, xlabel.count("\n") + 1) * size / 72 * 1.25  # the tick labels, the axis label's lines
+    height = 0.12 + len(rows) * row + bottom
     fig.set_size_inches(width, height)
     ax = fig.add_axes((left / width, bottom / height, plot_w / width, len(rows) * row / height))
     lo, hi = _limits(record)
@@ -120,8 +121,19 @@ def forest_figure(record: PairwiseRecord, metric: MetricInfo | None = None) -> F
     beside = ax.get_yaxis_transform() + ScaledTranslation(8 / 72, 0, fig.dpi_scale_trans)
     for i, text in enumerate(values):
         ax.text(1.0, i, text, transform=beside, ha="left", va="center", fontsize=size)
-    ax.set_xlabel(_xlabel(record, metric), fontsize=size)
+    ax.set_xlabel(xlabel, fontsize=size)
+    for text in keep_inside(fig):  # a tick label past the edge (the plot reaches it): the others give the scale
+        text.set_visible(False)
     return fig
+
+
+def _fitted_xlabel(label: str, size: float, width: float) -> str:
+    """The axis label in lines no wider than ``width`` inches (the figure's): the description broken between
+    words, the direction line ("<- b better    a better ->") between its two halves. Most labels fit as
+    they are; :func:`~.output.keep_inside` then moves one that is off-centre back inside the figure."""
+    head, _, direction = label.partition("\n")
+    lines = [wrap(head, size, width)] + ([wrap(direction, size, width, sep="    ")] if direction else [])
+    return "\n".join(lines)
 
 
 def _xlabel(record: PairwiseRecord, metric: MetricInfo | None) -> str:

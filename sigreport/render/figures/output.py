@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
 
 RC: dict[str, Any] = {
     "svg.hashsalt": "sigreport",  # clip-path ids are hashes: fixed salt, same ids on every run
@@ -365,18 +366,88 @@ def drawn_texts(fig: Figure) -> list[str]:
     objects even when the axis is off (the heatmaps draw their labels as plain texts), which cost more
     than the rest of the walk.
     """
+    titles = [ax.get_title(loc) for ax in fig.axes for loc in ("left", "center", "right")]
+    return [t.get_text() for t in _text_artists(fig, ticks=True) if t.get_visible()] + titles
+
+
+def _text_artists(fig: Figure, ticks: bool) -> list[Text]:
+    """The text artists :func:`drawn_texts` reads (titles aside): the figure's, each axes', and where an axis
+    is drawn its label and (``ticks``) its tick labels, visible or not."""
     from matplotlib.text import Text
 
     found: list[Text] = [a for a in (*fig.texts, *fig.artists) if isinstance(a, Text)]
-    titles: list[str] = []
     for ax in fig.axes:
         found += [a for a in (*ax.texts, *ax.artists) if isinstance(a, Text)]
-        titles += [ax.get_title(loc) for loc in ("left", "center", "right")]
         if ax.axison:
             for axis in (ax.xaxis, ax.yaxis):
                 if axis.get_visible():
-                    found += [axis.label, *axis.get_ticklabels()]
-    return [t.get_text() for t in found if t.get_visible()] + titles
+                    found += [axis.label, *(axis.get_ticklabels() if ticks else ())]
+    return found
+
+
+EDGE = 1.0  # pt: every text ends at least this far inside the figure (the PDF's glyph boxes and Agg's differ by less)
+
+
+def keep_inside(fig: Figure) -> list[Text]:
+    """Move each text of ``fig`` that runs past its left or right edge back inside, by as little as it takes
+    (:data:`EDGE` from the edge), measured after layout (the figure is drawn, not rendered), and return the
+    texts that cannot be moved in: wider than the figure, or a tick label (its place is its tick's). The
+    caller wraps or shortens those; nothing is moved when every text fits, so such a figure is unchanged.
+
+    Why after layout: a label centred under an axes that sits right of the figure's centre (long pair names
+    on the left) ends past the edge though it is narrower than the figure, and a PDF viewer or a paper's
+    page clips it ("(95% CI" without its ")"). Measured as the SVG and PDF files measure (unhinted outlines,
+    :func:`_vector_renderer`): Agg's hinted widths are up to 2% narrower, enough to put a centred line's
+    last glyph past the edge of the PDF."""
+    fig.draw_without_rendering()
+    renderer = _vector_renderer(fig)
+    pad, width = EDGE * fig.dpi / 72, fig.bbox.width
+    stuck: list[Text] = []
+    for t in _text_artists(fig, ticks=False):
+        if not t.get_visible() or not t.get_text():
+            continue
+        box = t.get_window_extent(renderer)
+        if box.x0 >= pad and box.x1 <= width - pad:
+            continue
+        if box.width > width - 2 * pad:
+            stuck.append(t)
+            continue
+        _shift(t, pad - box.x0 if box.x0 < pad else width - pad - box.x1)
+    for ax in fig.axes:
+        stuck += [t for t in _tick_texts(ax) if _outside(t.get_window_extent(renderer), pad, width)]
+    return stuck
+
+
+def _vector_renderer(fig: Figure) -> Any:
+    """A renderer that measures text as the SVG and PDF backends do (unhinted, at 72 dpi), writing nowhere."""
+    from matplotlib.backends.backend_svg import RendererSVG
+
+    return RendererSVG(fig.bbox.width, fig.bbox.height, io.StringIO())
+
+
+def _outside(box: Bbox, pad: float, width: float) -> bool:
+    return bool(box.x0 < pad or box.x1 > width - pad)
+
+
+def _tick_texts(ax: Axes) -> list[Text]:
+    """The tick labels of ``ax`` that are drawn: visible, non-empty, at a tick inside the view limits."""
+    out: list[Text] = []
+    if not ax.axison:
+        return out
+    for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        if axis.get_visible():
+            lo, hi = min(lo, hi), max(lo, hi)
+            out += [t.label1 for t in axis.get_major_ticks() if lo <= t.get_loc() <= hi
+                    and t.label1.get_visible() and t.label1.get_text()]
+    return out
+
+
+def _shift(t: Text, dx: float) -> None:
+    """Move ``t`` by ``dx`` display units to the right, in the coordinates of its own transform (an axis label's
+    x is a fraction of its axes, its y set by the axis at every draw)."""
+    transform = t.get_transform()
+    x, y = transform.transform(t.get_unitless_position())
+    t.set_position(tuple(transform.inverted().transform((x + dx, y))))
 
 
 def inline_svg(svg: str, name: str, caption: str) -> str:
@@ -443,6 +514,44 @@ def _text_size(text: str, size: float, weight: str, dpi: float, families: tuple[
     prop = FontProperties(family=list(families), size=size, weight=weight)
     w, h, _ = renderer.get_text_width_height_descent(text, prop, ismath=False)
     return w / dpi, h / dpi
+
+
+def wrap(text: str, size: float, width: float, sep: str = " ") -> str:
+    """``text`` with each line broken at ``sep`` (greedily, as many pieces on a line as fit, never inside
+    parentheses: "(95% CI)" stays whole) into lines at most ``width`` inches wide, measured as the SVG and
+    PDF files draw them (:func:`vector_width`); a piece wider than ``width`` keeps its own line."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        current = ""
+        for piece in _pieces(line, sep):
+            trial = f"{current}{sep}{piece}" if current else piece
+            if current and vector_width(trial, size) > width:
+                out.append(current)
+                trial = piece
+            current = trial
+        out.append(current)
+    return "\n".join(out)
+
+
+def _pieces(line: str, sep: str) -> list[str]:
+    """``line`` split at ``sep``, except where ``sep`` is inside parentheses."""
+    out: list[str] = []
+    for part in line.split(sep):
+        if out and out[-1].count("(") > out[-1].count(")"):
+            out[-1] += sep + part
+        else:
+            out.append(part)
+    return out
+
+
+def vector_width(text: str, size: float) -> float:
+    """Width in inches of one line of plain ``text`` at ``size`` pt in the style's fonts as the SVG and PDF
+    files draw it (unhinted outlines; :func:`measure` gives Agg's hinted width, up to 2% narrower)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    prop = FontProperties(family=list(font_families()), size=size)
+    return float(text_to_path.get_text_width_height_descent(text, prop, ismath=False)[0]) / 72
 
 
 TICK_PAD = 3.5  # points between an axes edge and its tick labels (matplotlib's default xtick/ytick pad)

@@ -203,7 +203,7 @@ def mcnemar_view(r: McNemarRecord, lab: Labels) -> AnalysisView:
     key = (r.metric, r.corpus, "mcnemar")
     table = Table(key, caption, cols, rows, notes, bold, compact=pvalue_matrix(r.pairs, key, caption, adjusted, r.alpha))
     words = paper.Wording(Text(f"{w.short} a {paper.MINUS} b"), f"Estimate: {w.rate} of a {paper.MINUS} {w.rate} of b",
-                          None, DEC, adjusted, r.alpha, f"the row system has the higher {w.rate}")
+                          None, DEC, adjusted, r.alpha, f"the higher {w.rate}")
     table = dataclasses.replace(table, forms=paper.forms(table.key, caption, paper.accuracy_facts(r.pairs), words,
                                                          r.comparisons != "vs_baseline"))
     sentences = [_mcnemar_sentence(r, p) for p in r.pairs]

@@ -6,9 +6,14 @@ paper needs of every pair, in as few columns as a page allows.
    bold; then the same with the better system as ``a`` or ``b``, and with the pair's names and the estimate
    over its interval on two lines, for pages too narrow for the names.
 2. **Lower-triangle matrix of p-values**: one cell per pair (row system against column system), the adjusted
-   p-value in bold when significant, with the sign of the difference row - column as a superscript.
-3. **Lower-triangle matrix of signs**: the sign alone, and a ``*`` when significant, for families whose
+   p-value in bold when significant, with a superscript ``+`` when the row system is the better one and ``-``
+   when the column system is.
+3. **Lower-triangle matrix of signs**: that sign alone, and a ``*`` when significant, for families whose
    p-values do not fit the page (20 systems).
+
+One convention in every matrix, whatever the estimate (a difference of scores of either direction, of average
+ranks where 1 is best, of accuracies): ``+`` is the row system better, as the HTML matrix's ▲; only for a
+metric of no known direction is it the sign of the difference row - column. The caption says which.
 
 LaTeX chooses among them (:mod:`sigreport.render.latex`); the decisions are the family's own, never
 recomputed from what is shown.
@@ -52,7 +57,7 @@ class Wording:
     decimals: int
     adjusted: str  # "Holm-adjusted"
     alpha: float
-    positive: str  # what a positive difference row - column means ("the row system scores higher")
+    positive: str  # what makes the row system the better one ("the higher score"; "": no direction known)
 
 
 def forms(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFacts], words: Wording,
@@ -124,7 +129,8 @@ def triangle(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFact
              words: Wording, with_p: bool) -> Table:
     """The lower triangle of the k x k matrix: rows the systems but the first, columns all but the last; a
     cell is the pair of its row and column system: the adjusted p-value (``with_p``) or the sign alone, the
-    sign of the difference row - column, bold (and ``*`` without p) when significant."""
+    sign (+: the row system is the better one, see the module's docstring), bold (and ``*`` without p) when
+    significant."""
     cells: dict[tuple[str, str], Cell] = {}
     for p in pairs:
         for row, col, flip in ((p.a, p.b, False), (p.b, p.a, True)):
@@ -132,19 +138,28 @@ def triangle(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFact
     rows = tuple((Text(r), *(cells.get((r, c), Text("")) if j < i else Text("") for j, c in enumerate(systems[:-1])))
                  for i, r in enumerate(systems) if i > 0)
     columns = (Column(Text(""), "l"), *(Column(Text(c), "r" if with_p else "c") for c in systems[:-1]))
-    what = (f"the {words.adjusted} p-value of the row system against the column system, its superscript the sign "
-            f"of the difference row \u2212 column ({words.positive} when +); bold: significant at "
-            f"\u03b1 = {words.alpha:g} after correction" if with_p else
-            f"the sign of the difference row \u2212 column ({words.positive} when +); bold with *: significant at "
-            f"\u03b1 = {words.alpha:g} after correction ({words.adjusted} p-values)")
+    what = (f"the {words.adjusted} p-value of the row system against the column system, its superscript the sign; "
+            f"bold: significant at \u03b1 = {words.alpha:g} after correction" if with_p else
+            f"the sign; bold with *: significant at \u03b1 = {words.alpha:g} after correction ({words.adjusted} "
+            "p-values)")
     undecided = "; ?: no decision" if any(p.significant is None for p in pairs) else ""
     note = f"Each cell: {what}{undecided}."
     form = "lower-triangle matrix of p-values" if with_p else "lower-triangle matrix of signs"
-    return Table(key, caption, columns, rows, (note,), matrix=True, form=form)
+    return Table(key, f"{caption} {sign_sentence(words)}", columns, rows, (note,), matrix=True, form=form)
+
+
+def sign_sentence(words: Wording) -> str:
+    """The matrix's sign convention, for its caption: + the row system better (``words.positive`` says what
+    that is), or, for a metric of no known direction, the sign of the difference row - column."""
+    if not words.positive:
+        return f"Signs: + when the row system scores higher than the column system, {MINUS} when lower."
+    return (f"Signs: + when the row system is the better one ({words.positive}), {MINUS} when the column "
+            "system is.")
 
 
 def _triangle_cell(p: PairFacts, flip: bool, with_p: bool) -> Cell:
-    sign = "" if p.estimate is None or p.estimate == 0 else "+" if (p.estimate > 0) != flip else MINUS
+    row_first = p.a_better if p.a_better is not None else (None if not p.estimate else p.estimate > 0)
+    sign = "" if row_first is None else "+" if row_first != flip else MINUS
     strong = "best" if p.significant else ""
     if p.significant is None:
         return Marked(P(p.p_adjusted, True) if with_p else Text(sign or "0"), "", "?")
@@ -195,7 +210,7 @@ def pairwise_wording(r: PairwiseRecord, level: float, decimals: int, adjusted: s
 
 
 def positive_words(higher: bool | None) -> str:
-    """What a positive difference row - column means for a metric of this direction."""
+    """What makes a system the better one on a metric of this direction ("": no direction known)."""
     if higher is None:
-        return "the row system scores higher"
-    return "the row system scores higher, " + ("better" if higher else "worse")
+        return ""
+    return "the higher score" if higher else "the lower score"

@@ -450,7 +450,7 @@ def posthoc_view(r: PosthocRecord | PairwiseRecord, lab: Labels) -> AnalysisView
     table = with_html_matrix(table, r.pairs, lab, f"adjusted ({name})", r.alpha)
     words = paper.Wording(join(Sym("R_a"), f" {paper.MINUS} ", Sym("R_b")), "Estimate: the difference of average ranks R_a "
                           f"{paper.MINUS} R_b (rank 1 is best)", None, 3, f"adjusted ({name})", r.alpha,
-                          "the row system has the larger average rank, worse")
+                          "the smaller average rank")
     table = dataclasses.replace(table, forms=paper.forms(table.key, caption, paper.rank_facts(r.pairs), words,
                                                          not r.control))
     if table.html_form is not None:

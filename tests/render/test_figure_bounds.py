@@ -1,0 +1,81 @@
+"""Figure text stays on the figure: every example's figure PDFs, on every page preset, draw no glyph outside
+their MediaBox (a paper's page or a PDF viewer cuts it: "(95% CI" without its ")", the "->" of an axis label).
+
+Each example is built once per preset (LaTeX only, one analysis cache for all presets), and every figure PDF
+is read with ``pdftotext -bbox``. poppler drops a glyph that lies wholly outside the page, so each PDF is
+first given a MediaBox 50pt larger on every side: a glyph past the figure's edge is then reported, at its
+place, and compared with the figure's own box.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import CONFIGS, needs
+from sigreport.cli import main
+from sigreport.render.pages import PRESETS
+
+EXAMPLES = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
+GROW = 50.0  # pt added to the MediaBox on every side before pdftotext reads it
+TOLERANCE = 0.05  # pt: pdftotext prints six decimals; less than this is rounding
+MEDIABOX = re.compile(rb"/MediaBox \[ ([-\d. ]+) \]")
+WORD = re.compile(r'<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">([^<]*)</word>')
+
+
+def build_page(page: str, work: Path, cache: Path) -> dict[str, Path]:
+    """Every example built for ``page`` (formats latex), as {example: report folder}."""
+    if not (work / "data").exists():
+        (work / "data").symlink_to(CONFIGS / "data")
+    out = {}
+    for name in EXAMPLES:
+        doc = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text(encoding="utf-8"))
+        doc.setdefault("outputs", {}).setdefault("latex", {})["page"] = page
+        spec = work / f"{name}.yaml"
+        spec.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        code = main(["build", str(spec), "-o", str(work / name), "--formats", "latex", "-q", "--cache", str(cache)])
+        assert code == 0, f"build of {name} for {page} failed"
+        out[name] = work / name
+    return out
+
+
+def outside(pdf: Path, work: Path) -> list[str]:
+    """The words of ``pdf`` whose glyph boxes reach past its MediaBox, as 'word: by N pt'."""
+    data = pdf.read_bytes()
+    box = MEDIABOX.search(data)
+    assert box is not None, f"{pdf.name}: no MediaBox"
+    x0, y0, x1, y1 = (float(v) for v in box.group(1).split())
+    grown = f"{x0 - GROW:g} {y0 - GROW:g} {x1 + GROW:g} {y1 + GROW:g}".encode()
+    wide = work / f"{pdf.stem}.wide.pdf"  # a longer MediaBox moves the xref offsets: poppler rebuilds them
+    wide.write_bytes(data[: box.start(1)] + grown + data[box.end(1):])
+    text = subprocess.run(["pdftotext", "-q", "-bbox", str(wide), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    assert "<word" in text, f"{pdf.name}: pdftotext found no text"
+    width, height = x1 - x0, y1 - y0
+    out = []
+    for a, b, c, d, word in WORD.findall(text):
+        left, top, right, bottom = (float(v) - GROW for v in (a, b, c, d))  # back to the figure's own box
+        over = max(-left, -top, right - width, bottom - height)
+        if over > TOLERANCE:
+            out.append(f"{word!r} by {over:.2f}pt")
+    return out
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("analysis-cache")
+
+
+@needs("pdftotext")
+@pytest.mark.parametrize("page", PRESETS)
+def test_no_figure_text_outside_its_pdf(page, cache, tmp_path):
+    """Every figure of every example on ``page``: no word's glyph box past the figure's edge."""
+    reports = build_page(page, tmp_path, cache)
+    pdfs = sorted(p for rep in reports.values() for p in (rep / "figures").glob("*.pdf"))
+    assert len(pdfs) >= 40, f"only {len(pdfs)} figure PDFs for {page}"
+    bad = {f"{p.parent.parent.name}/{p.name}": words for p in pdfs if (words := outside(p, tmp_path))}
+    assert not bad, f"{page}: text past the figure's edge in {len(bad)} of {len(pdfs)} figures: {bad}"
