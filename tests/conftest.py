@@ -126,6 +126,16 @@ def example(tmp_path_factory):
     return get
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that reads :func:`example`'s builds (directly or through a fixture) is in one xdist group:
+    with ``--dist loadgroup`` (scripts/test) they run in one worker, so that each example is built once per
+    run, not once per worker (each build draws every figure and the PDF)."""
+    for item in items:
+        if "example" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("examples"))
+
+
 @pytest.fixture
 def workdir(tmp_path):
     """A folder with helpers to write a spec and its data files."""

@@ -117,8 +117,9 @@ def test_cli_refuses_bad_execution_options_and_writes_nothing(cli, tmp_path):
 def test_cli_unreachable_dask_scheduler_is_a_user_error(cli, tmp_path):
     pytest.importorskip("dask.distributed")
     spec = _copy_example(tmp_path)
+    # A refused connection is retried until the timeout: 2 s instead of the default 10 keeps the suite fast.
     r = cli("build", spec, "-o", tmp_path / "out", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9",
-            "--no-cache")
+            "--no-cache", "--scheduler-timeout", "2")
     assert r.code == 2 and "Traceback" not in r.err
     last = r.err.splitlines()[-1]  # earlier lines: progress (the data was read before the cluster was asked)
     assert last.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9: ") and \

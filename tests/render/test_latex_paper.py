@@ -2,8 +2,8 @@
 two-column paper (10pt article) and compiled with the real pdflatex, with no error and no overfull box
 wider than 1pt; and the outputs.latex options (float, siunitx, pairwise, caption and label prefix).
 
-Built once per module (formats json and latex only) and compiled once per module, so that the file
-stays fast.
+The examples as built once per session (conftest's ``example``), each page preset's builds sharing one
+analysis cache with them, and every paper compiled once per module, so that the file stays fast.
 """
 
 from __future__ import annotations
@@ -42,8 +42,13 @@ CLASSES = {
 CLASS_FILES = {"ieee": "IEEEtran.cls", "lncs": "llncs.cls"}
 
 
+# The analysis cache of the session's example builds (conftest's ``example``: the default cache beside each
+# spec): the page presets' and variants' builds of the same data reuse its analyses and only render again.
+SHARED_CACHE = CONFIGS / ".sigreport-cache"
+
+
 def build(spec: Path, out: Path, formats: str = "json,latex") -> None:
-    code = main(["build", str(spec), "-o", str(out), "--formats", formats])
+    code = main(["build", str(spec), "-o", str(out), "--formats", formats, "--cache", str(SHARED_CACHE)])
     assert code == 0, f"build of {spec.name} failed"
 
 
@@ -99,13 +104,9 @@ def overfull(log: str) -> list[float]:
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("reports")
-    out = {}
-    for name in EXAMPLES:
-        build(CONFIGS / f"{name}.yaml", root / name)
-        out[name] = root / name
-    return out
+def reports(example) -> dict[str, Path]:
+    """Every example as built once per session in every format (read-only; paper_body copies what it inputs)."""
+    return {name: example(name) for name in EXAMPLES}
 
 
 @pytest.fixture(scope="module")
