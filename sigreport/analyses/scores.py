@@ -186,7 +186,7 @@ def with_differences(entries: tuple[PairRow, ...], block: Block, pairs: list[tup
                      ctx: Context, differences: list[pairwise.DifferenceSummary] | None = None
                      ) -> tuple[PairRow, ...]:
     """Rows with the SD, SE and Shapiro-Wilk of a - b (per-item scores), and for paired t the
-    small-sample-corrected effect sizes g_z, d_av, g_av with intervals (issue 12), all pairs' intervals
+    small-sample-corrected effect sizes g_z, d_av, g_av with intervals (Lakens 2013), all pairs' intervals
     found together (:func:`~sigreport.stats.pairwise.paired_effect_sizes_family`)."""
     if ctx.metric.corpus_level:
         return entries

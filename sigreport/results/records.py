@@ -220,7 +220,7 @@ class RMAnovaRecord(Record):
     effect_size: EffectSize | None
     selection: AutomaticChoice | None
     warnings: tuple[str, ...]
-    # issue 12: the ANOVA table, generalized eta squared, R's Mauchly p and which p drove sphericity: auto
+    # the ANOVA table, generalized eta squared, R's Mauchly p and which p drove sphericity: auto
     table: tuple[AnovaRow, ...] = ()
     generalized_eta_squared: EffectSize | None = None
     mauchly_pvalue_second_order: float | None = None

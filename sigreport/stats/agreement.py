@@ -22,7 +22,7 @@ References and what the tests check:
   / (n (1 - p_e)^2). This is vcd::Kappa's ASE and, for unweighted kappa, psych::cohen.kappa's
   var.kappa (its weighted variance differs: psych sums the row weights as p_i. * sum_j w_ij instead
   of sum_i w_ij p_i.). The Wald interval kappa +- z se is clipped to [-1, 1] as vcd/psych do.
-  Tests: the seed's examples (004), vcd 1.4.11 ``Kappa``/``confint`` and psych 2.2.9 ``cohen.kappa``.
+  Tests: the worked examples of Matos et al. (2009), vcd 1.4.11 ``Kappa``/``confint`` and psych 2.2.9 ``cohen.kappa``.
 * Fleiss (1971) kappa for m raters per item. Fleiss' kappa assumes the same raters rate every item, so
   annotators with no ratings are dropped and then only items rated by all remaining annotators are
   used (as R irr::kappam.fleiss, which calls ``na.omit``); both are counted in ``warnings``.
@@ -715,7 +715,7 @@ def _alpha_bootstrap(
 
 
 # ---------------------------------------------------------------------------------------------
-# Cohen's kappa: test of "no agreement beyond chance" (issue 12)
+# Cohen's kappa: test of "no agreement beyond chance" (Fleiss, Cohen & Everitt 1969)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -1,6 +1,6 @@
 """Confusion-matrix metrics of one system's predicted labels against gold labels.
 
-Definitions (seed 004, corrected as in ``shared/seeds/README.md``): for class ``c`` with
+Definitions (Matos et al. 2009, their F-measure formula corrected; van Rijsbergen 1979): for class ``c`` with
 TP, FP, FN, TN counted one-vs-rest from the confusion matrix (rows gold, columns predicted),
 
 * precision = TP / (TP + FP), recall = TP / (TP + FN), specificity = TN / (TN + FP),
@@ -27,7 +27,7 @@ Multinomial(n, observed cell shares); so one draw of ``n_resamples`` resampled m
 resample of items shared by all metrics) is made from that multinomial and all metrics are computed
 on the (B, K, K) stack at once. Resamples where a metric is 0/0 are left out of its interval (warned).
 
-Tests check the seed's worked example (TP 120, FP 40, FN 30, TN 310) and scikit-learn 1.9.1 values.
+Tests check Matos et al.'s (2009) worked example (TP 120, FP 40, FN 30, TN 310) and scikit-learn 1.9.1 values.
 """
 
 from __future__ import annotations
@@ -182,8 +182,8 @@ def classification_metrics(
     """Confusion matrix and all metrics with bootstrap percentile CIs over items.
 
     ``gold`` and ``pred`` are integer codes into ``labels``. ``n_resamples=0`` gives no intervals.
-    References: seed 004 (definitions, F-beta corrected), van Rijsbergen (1979) for F-beta;
-    averages as scikit-learn (module docstring). Tests: seed example 6 and scikit-learn 1.9.1.
+    References: Matos et al. (2009) (definitions, F-beta corrected), van Rijsbergen (1979) for F-beta;
+    averages as scikit-learn (module docstring). Tests: Matos et al.'s (2009) example and scikit-learn 1.9.1.
     """
     labels = _checked_labels(labels, beta, positive_label, ci_level, n_resamples)
     k = len(labels)
@@ -310,7 +310,7 @@ def _metric_family(
 
 
 # ---------------------------------------------------------------------------------------------
-# Matthews correlation coefficient (issue 12)
+# Matthews correlation coefficient (Matthews 1975; Chicco & Jurman 2020)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

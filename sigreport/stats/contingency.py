@@ -1,13 +1,13 @@
 """Tests on per-item correctness of classifiers: McNemar (two systems) and Cochran's Q (k systems).
 
-McNemar (1947), as presented by Dietterich (1998) and seed 003: with n01 = items system a got
+McNemar (1947), as presented by Dietterich (1998) and Faria (2017): with n01 = items system a got
 wrong and b got right, n10 = a right and b wrong, the chi-square statistic is
 (|n01 - n10| - 1)^2 / (n01 + n10) with continuity correction (Edwards 1948) or
 (n01 - n10)^2 / (n01 + n10) without, on 1 df. As in R's ``mcnemar.test`` the correction is not
 applied when n01 == n10 (the statistic is then 0). The exact version is the two-sided binomial test
 of n01 successes in n01 + n10 trials with p = 1/2 (R ``binom.test``), p = min(1, 2 P(X <= min)).
 By default (``exact=None``) the exact test is used when n01 + n10 < 25, where the chi-square
-approximation of the discordant-pair count is commonly judged too coarse (sigreport issue 4).
+approximation of the discordant-pair count is commonly judged too coarse.
 
 Cochran (1950) Q for k related binary samples: Q = (k - 1)(k sum C_j^2 - N^2) / (k N - sum R_i^2)
 with column (system) totals C_j, row (item) totals R_i and N the grand total, chi-square on k - 1 df.
@@ -15,7 +15,7 @@ It equals the tie-corrected Friedman statistic on 0/1 data, and with k = 2 syste
 McNemar's chi-square without continuity correction, (n01 - n10)^2 / (n01 + n10) (a property test
 shows it on random data). ``continuity_correction=False`` in :func:`mcnemar` selects that variant.
 
-Tests: seed 003 example (n01 = 121, n10 = 59 -> 20.67), R ``mcnemar.test``, ``binom.test``,
+Tests: Faria's (2017) example (n01 = 121, n10 = 59 -> 20.67), R ``mcnemar.test``, ``binom.test``,
 ``rstatix::cochran_qtest`` and ``friedman.test``.
 """
 

@@ -16,7 +16,7 @@ method                      reference                                   null dis
 ==========================  ==========================================  ===================
 
 Notation (Dietterich 1998): ``p_i^(j) = a[i, j] - b[i, j]`` is the difference on fold ``j`` of
-repeat ``i``. The source slides (seed 003) print the 5x2cv statistic; its numerator is
+repeat ``i``. Faria's (2017) lecture slides print the 5x2cv statistic; its numerator is
 ``p_1^(1)``, the *first* fold of the *first* repeat, not a mean (seeds README, "003").
 
 Conventions shared with :class:`~sigreport.stats.result.PairedTestResult`:
@@ -257,7 +257,7 @@ def dietterich_5x2cv_t(
 
         t = p_1^(1) / sqrt(sum_i s_i^2 / 5)      ~ t with 5 df under H0
 
-    (Dietterich 1998, eq. 8; the seed-003 slides). The confidence interval inverts this test:
+    (Dietterich 1998, eq. 8; Faria 2017). The confidence interval inverts this test:
     ``p_1^(1) -/+ t_5 * sqrt(mean s_i^2)``. Validated against mlxtend's
     ``paired_ttest_5x2cv`` (same formula) and R's ``pt``/``qt``.
     """
@@ -393,7 +393,7 @@ def resampled_t(
     ``a``, ``b``: shape (n_repeats, n_folds) or flat (J,). Student's paired t on the J
     differences, ``t = mean(d) / sqrt(var(d, ddof=1) / J)``, J - 1 df. The warning that its
     type I error is badly inflated (Dietterich 1998; Nadeau & Bengio 2003) is always in
-    ``warnings``; the seed-003 slides present this test without it. Validated against R's
+    ``warnings``; Faria's (2017) slides present this test without it. Validated against R's
     ``t.test`` and mlxtend's ``paired_ttest_resampled``.
     """
     _check_alpha_alternative(alpha, alternative)

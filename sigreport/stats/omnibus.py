@@ -1,20 +1,20 @@
 """Omnibus tests for k systems scored on the same n items: repeated-measures ANOVA and Friedman.
 
-Repeated-measures ANOVA (seed 000, section on ANOVA; SPSS "GLM Repeated Measures"):
+Repeated-measures ANOVA (Leite and Rino 2009, section on ANOVA; SPSS "GLM Repeated Measures"):
 one within factor (the systems), items are the subjects. F = MS_systems / MS_error with
 df (k - 1, (k - 1)(n - 1)). Sphericity is checked with Mauchly's (1940) test on an orthonormal
 set of k - 1 contrasts, exactly as SPSS, R's ``car::Anova`` and ``afex`` do, and the F test is
 also reported with the Greenhouse-Geisser (1959), Huynh-Feldt (1976) and lower-bound
 corrections of the degrees of freedom. :func:`apply_sphericity` picks one by the source's rule.
 
-Friedman test (seed 003, after Demšar 2006, JMLR 7:1-30, section 3.2.2): rank the systems within
+Friedman test (Demšar 2006, JMLR 7:1-30, section 3.2.2): rank the systems within
 each item (1 = best, ties get the average rank), chi2_F = 12N / (k(k+1)) [sum_j R_j^2 - k(k+1)^2/4]
 with k - 1 df, optionally corrected for ties as R's ``friedman.test`` and scipy do, and the
 Iman-Davenport (1980) F_F = (N - 1) chi2_F / (N(k - 1) - chi2_F) with (k - 1, (k - 1)(N - 1)) df.
 
-The tests (tests/stats/test_omnibus.py) check Demšar's published example (seed 003), R 4.2.2's
+The tests (tests/stats/test_omnibus.py) check Demšar's (2006) published example, R 4.2.2's
 ``friedman.test``, ``car`` 3.1-1 ``Anova``/``summary(..., multivariate = FALSE)`` and ``afex``
-1.2-1 ``aov_car`` on a spherical and a non-spherical data set, the SPSS output printed in seed 000,
+1.2-1 ``aov_car`` on a spherical and a non-spherical data set, the SPSS output printed in Leite and Rino (2009),
 and the degenerate cases (W ~ 0, k - 1 >= n, k = 2, zero error variance, all ties).
 """
 
@@ -31,7 +31,7 @@ from sigreport.stats.tails import chi2_sf, f_sf
 
 SPHERICITY_MODES = ("auto", "greenhouse_geisser", "huynh_feldt", "none")
 CORRECTION_NAMES = ("none", "greenhouse_geisser", "huynh_feldt", "lower_bound")
-_HF_THRESHOLD = 0.75  # seed 000: Huynh-Feldt when epsilon > 0.75, else Greenhouse-Geisser
+_HF_THRESHOLD = 0.75  # Leite and Rino 2009: Huynh-Feldt when epsilon > 0.75, else Greenhouse-Geisser
 _EPS = float(np.finfo(float).eps)
 
 
@@ -349,11 +349,11 @@ def rm_anova(scores: np.ndarray) -> RMAnovaResult:
     epsilon_GG = (sum lambda)^2 / ((k-1) sum lambda^2) (Greenhouse & Geisser 1959; Box 1954),
     epsilon_HF from :func:`_huynh_feldt`, epsilon_LB = 1/(k-1).
     When Y is numerically rank-deficient (systems that are exact linear combinations of others,
-    as in the seed's 24 x 100 SPSS output where W = .000 and the chi-square is '.'), W is 0 and
+    as in Leite and Rino's (2009) 24 x 100 SPSS output where W = .000 and the chi-square is '.'), W is 0 and
     the chi-square and its p-value are not finite: they are None with a warning. With k - 1 >= n
     Mauchly's test is undefined (SPSS prints '.' for W too): W, chi-square and p are None with a
     warning, the epsilons are still estimated. :func:`apply_sphericity` treats both as a
-    violation of sphericity, as the seed does. With k = 2 sphericity holds trivially (W = 1, df 0,
+    violation of sphericity, as Leite and Rino (2009) do. With k = 2 sphericity holds trivially (W = 1, df 0,
     no p-value, every epsilon 1), also said in ``warnings``.
 
     Validated against R 4.2.2 ``car::Anova(lm(Y ~ 1), idata, idesign = ~system)`` with
@@ -533,9 +533,9 @@ def apply_sphericity(
 ) -> SphericityDecision:
     """Choose the reported F test: sphericity assumed, Greenhouse-Geisser or Huynh-Feldt.
 
-    ``mode='auto'`` follows seed 000 (after Elliot & Woodward 2006): if Mauchly's test rejects
+    ``mode='auto'`` follows Leite and Rino 2009 (after Elliot & Woodward 2006): if Mauchly's test rejects
     sphericity at ``alpha``, or cannot be computed (SPSS's '.' is read as a violation in the
-    seed's example), use Huynh-Feldt when the *Greenhouse-Geisser* epsilon exceeds 0.75 and
+    example of Leite and Rino 2009), use Huynh-Feldt when the *Greenhouse-Geisser* epsilon exceeds 0.75 and
     Greenhouse-Geisser otherwise; if Mauchly does not reject, no correction. With k = 2
     sphericity holds trivially. The other modes force one correction. ``reason`` is one sentence.
 

@@ -1,4 +1,4 @@
-"""Paired t test between two systems (seed 000, formula I) and per-system descriptives.
+"""Paired t test between two systems (Leite and Rino 2009, formula I) and per-system descriptives.
 
 t = mean(d) / (sd(d) / sqrt(n)) with d = a - b and n - 1 degrees of freedom. Both the p-value
 ("Case II" of the source) and the critical t at alpha for the chosen alternative ("Case I") are
@@ -159,7 +159,7 @@ def paired_t(
 
     ``extra`` carries ``shapiro_pvalue`` (None when n < 3 or the differences are constant) and
     ``normality_rejected``. A warning is added when n < 30 and Shapiro-Wilk rejects at alpha,
-    since the t test then leans on normality (seed 000: the n > 30 rule). ``differences``:
+    since the t test then leans on normality (Leite and Rino 2009: the n > 30 rule). ``differences``:
     :func:`describe_differences` of the same a and b when the caller has it, whose Shapiro-Wilk
     p-value is then used instead of running the test a second time on the same differences.
     """
@@ -284,7 +284,7 @@ def paired_t_family(x: np.ndarray, pairs: Sequence[tuple[int, int]], alternative
 
 
 # ---------------------------------------------------------------------------------------------
-# Differences and small-sample-corrected paired effect sizes (issue 12)
+# Differences and small-sample-corrected paired effect sizes (Lakens 2013; Hedges 1981)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -306,7 +306,7 @@ class DifferenceSummary:
 
 
 def describe_differences(a: np.ndarray, b: np.ndarray) -> DifferenceSummary:
-    """SD and SE of the paired differences and Shapiro-Wilk's W next to its p (issue 12)."""
+    """SD and SE of the paired differences and Shapiro-Wilk's W next to its p (Shapiro & Wilk 1965; Royston 1995)."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1:

@@ -7,10 +7,10 @@ Wilcoxon (``wilcoxon``)
     The |d| are ranked (average ranks for ties); R+ is the rank sum of the positive differences,
     R- of the negative ones. Zero differences are handled by ``zero_method``:
 
-    * ``'split'`` (Demšar 2006, seed 003): zeros are ranked with the others and half of their rank
+    * ``'split'`` (Demšar 2006): zeros are ranked with the others and half of their rank
       sum goes to R+, half to R-. Demšar: "if there is an odd number of them, one is ignored"; we
       read this as dropping one zero difference before ranking, so the ranked sample is N = n - 1
-      and the remaining (even number of) zeros are split. The seed's worked example has two zeros
+      and the remaining (even number of) zeros are split. Demšar's (2006) worked example has two zeros
       and reproduces R+ = 93, R- = 12, T = 12 with N = 14. Its normal approximation uses the
       conditional variance below, in which the zeros' halves are fixed; Demšar's formula
       N(N+1)(2N+1)/24 treats their ranks as if their signs were random too (``'zsplit'``).
@@ -44,7 +44,7 @@ Wilcoxon (``wilcoxon``)
     instead inverts the normal statistic numerically; we keep the order-statistic interval.)
     Effect size: the matched-pairs rank-biserial correlation (R+ - R-) / (R+ + R-) (Kerby 2014).
 
-    Tests: the seed-003 / Demšar example and the seed-003 table of critical T; R 4.2
+    Tests: Demšar's (2006) example and Faria's (2017) table of critical T; R 4.2
     ``wilcox.test`` (exact and with continuity correction), coin 1.4 ``wilcoxsign_test``
     (Pratt zeros, asymptotic and exact), and brute-force enumeration of the sign-flip
     distribution for ``'split'``.
@@ -70,7 +70,7 @@ from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none
 ALTERNATIVES = ("two-sided", "greater", "less")
 ZERO_METHODS = ("split", "zsplit", "pratt", "wilcox")
 SPLITS = ("split", "zsplit")  # zero differences' ranks halved between R+ and R-
-#: ``'normal'`` is the same as ``'approx'`` (the name the spec uses; issue 12).
+#: ``'normal'`` is the same as ``'approx'`` (the name the spec uses).
 MODES = ("auto", "exact", "approx", "normal")
 
 #: Largest number of ranked differences for which ``mode='auto'`` uses the exact distribution.
@@ -143,7 +143,7 @@ def wilcoxon_critical_t(n: int, alpha: float = 0.05, alternative: str = "two-sid
     null distribution of the signed-rank statistic V; reject when T <= t (one-sided: when the sum
     opposite to the alternative is <= t). ``None`` when no t qualifies (N too small to reject).
     Exact for n <= ``EXACT_MAX_N``; above, the normal approximation with continuity correction.
-    Tests reproduce the table of critical values in seed 003 (N = 6..25, three levels).
+    Tests reproduce the table of critical values in Faria (2017) (N = 6..25, three levels).
     """
     if alternative not in ALTERNATIVES:
         raise ValueError(f"unknown alternative {alternative!r}; known: {', '.join(ALTERNATIVES)}")

@@ -12,8 +12,8 @@ Methods
 bootstrap
     Paired bootstrap over items (Efron & Tibshirani 1993, ch. 13-14; Koehn 2004;
     Berg-Kirkpatrick et al. 2012): the same resampled items are applied to every system.
-    The p-value uses the null-shifted distribution ``delta* - delta`` (seed 002 / README: count
-    ``delta* > 2 delta``, here with ``>=`` and the +1 rule, never 0):
+    The p-value uses the null-shifted distribution ``delta* - delta`` (Boltužić's Zagreb seminar,
+    after Berg-Kirkpatrick et al. 2012, counts ``delta* > 2 delta``; here ``>=`` and the +1 rule, never 0):
 
     * two-sided ``p = (#{|delta* - delta| >= |delta|} + 1) / (B + 1)``
     * greater   ``p = (#{delta* - delta >= delta} + 1) / (B + 1)`` (H1: a > b)

@@ -6,8 +6,8 @@ and a one-sentence reason. results.json stores the steps and the report shows th
 "why this test". Sentences carry no formatted numbers; the numbers are in ``value`` and
 ``threshold`` so every output format can format them its own way.
 
-The rules (issue 3, "The automatic choice"; the n >= 30 rule and Shapiro-Wilk come from the
-NILC report, seed 000, which states the rule as n > 30; sigreport uses the issue's n >= 30):
+The rules (the n >= 30 rule and Shapiro-Wilk come from Leite and Rino 2009, who state the rule
+as n > 30; sigreport uses n >= 30; the omnibus and post-hoc choices follow Demšar 2006):
 
 * :func:`choose_pairwise`: paired t when there are at least 30 items (the mean difference is
   then close to normal by the central limit theorem and normality is not tested), or when the
@@ -153,7 +153,7 @@ def choose_pairwise(
     differences: np.ndarray, alpha: float = 0.05, *, labels: Sequence[str] | None = None,
     empty_ok: bool = False,
 ) -> Selection:
-    """Paired t or Wilcoxon for a family of pairs (issue 3, "The automatic choice").
+    """Paired t or Wilcoxon for a family of pairs (Leite and Rino 2009: Shapiro-Wilk and the n >= 30 rule).
 
     ``differences``: shape (n_items, n_pairs), column j holding a - b of pair j on every item
     (a 1-D array is one pair). Pass them as the pairwise tests see them (rounded to the
@@ -342,7 +342,7 @@ def posthoc_for(
     * ``rm_anova`` -> ``paired``: paired t tests (all pairs, or each system against the
       baseline) with the family's correction (``correction``, named in the reason when
       given). Never an independent-groups Tukey HSD: it ignores that all systems scored the
-      same items (the flaw of autorank noted in issue 3).
+      same items (a flaw of autorank, Herbold 2020).
     * ``friedman`` -> ``nemenyi`` for ``all_pairs``, ``bonferroni_dunn`` for ``vs_baseline``
       (Demšar 2006, section 3.2.2).
 

@@ -19,6 +19,7 @@ import pytest
 
 from sigreport.archive import store
 from conftest import GOOD_DATA as DATA
+from conftest import build_files
 
 from sigreport.cli import main
 
@@ -30,11 +31,9 @@ def spec_text(title: str = "old", scores: str = "scores.csv", extra: str = "") -
 
 
 @pytest.fixture
-def exp(workdir):
+def exp(cli, workdir):
     """A spec and its table; ``out`` already holds a report built from it (title 'old')."""
-    workdir.write("scores.csv", DATA)
-    workdir.write("spec.yaml", spec_text("old"))
-    assert main(["build", "-q", "-o", str(workdir.path / "out"), str(workdir.path / "spec.yaml")]) == 0
+    build_files(cli, workdir, spec_text("old"), {"scores.csv": DATA}, formats="json,html")  # the spec's formats
     return workdir
 
 

@@ -11,7 +11,7 @@ import subprocess
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import needs, pdflatex_compile
+from conftest import build_files, needs, pdflatex_compile
 from sigreport.render.format import Safe
 from sigreport.render.latex import escape
 
@@ -36,6 +36,7 @@ def _build(cli, workdir, formats="html,pdf,latex,json"):
             label: "F1 (macro) & <i>more</i> 5%"
             higher_is_better: true
         """)
+    # not build_files: results.json is written only with json among the formats, and some tests build pdf alone
     r = cli("build", "-q", "-o", workdir.path / "out", "--formats", formats, workdir.path / "spec.yaml")
     assert r.code == 0, r.err
     return workdir.path / "out"
@@ -104,8 +105,7 @@ def _build_names(cli, workdir):
     rows = ["system\tcorpus\titem\tmetric\tvalue"]
     for i, (a, b, c) in enumerate([(-0.5, -0.4, -0.3), (-0.6, -0.45, -0.2), (-0.55, -0.5, -0.35), (-0.7, -0.52, -0.1)]):
         rows += [f"{MD_IMG}\tdev\ti{i}\tm\t{a}", f"{MD_LINK}\tdev\ti{i}\tm\t{b}", f"{FORMULA}\tdev\ti{i}\tm\t{c}"]
-    workdir.write("scores.tsv", "\n".join(rows) + "\n")
-    workdir.write("spec.yaml", """
+    build_files(cli, workdir, """
         title: t
         data:
           scores: scores.tsv
@@ -113,9 +113,7 @@ def _build_names(cli, workdir):
           m:
             label: "@SUM(1) <img src=y onerror=alert(2)>"
             higher_is_better: true
-        """)
-    r = cli("build", "-q", "-o", workdir.path / "out", "--formats", "html,json", workdir.path / "spec.yaml")
-    assert r.code == 0, r.err
+        """, {"scores.tsv": "\n".join(rows) + "\n"}, formats="html,json")
     return workdir.path / "out"
 
 

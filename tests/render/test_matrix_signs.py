@@ -13,17 +13,17 @@ import csv
 import json
 import re
 from pathlib import Path
+from typing import Callable
 
 import pytest
 import yaml
 
-from conftest import CONFIGS
-from sigreport.cli import main
+from conftest import CONFIGS, CliResult, build_results
 
 CELL = re.compile(r"\\textsuperscript\{(\+|\$-\$)\}")
 
 
-def build(work: Path, lower: bool) -> Path:
+def build(cli: Callable[..., CliResult], work: Path, lower: bool) -> Path:
     doc = yaml.safe_load((CONFIGS / "demsar.yaml").read_text(encoding="utf-8"))
     doc.setdefault("outputs", {})["latex"] = {"pairwise": "matrix"}
     with (CONFIGS / doc["data"]["scores"]).open(encoding="utf-8") as f:
@@ -38,7 +38,7 @@ def build(work: Path, lower: bool) -> Path:
         w.writerows(rows)
     doc["data"]["scores"] = "scores.csv"
     (work / "spec.yaml").write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    assert main(["build", str(work / "spec.yaml"), "-o", str(work / "out"), "--formats", "json,latex", "-q"]) == 0
+    build_results(cli, work / "spec.yaml", work / "out", formats="json,latex")
     return work / "out"
 
 
@@ -56,8 +56,8 @@ def signs(tex: str) -> dict[tuple[str, str], str]:
 
 
 @pytest.mark.parametrize("lower", [False, True], ids=["higher-is-better", "lower-is-better"])
-def test_plus_is_the_row_system_better_in_every_matrix(tmp_path, lower):
-    out = build(tmp_path, lower)
+def test_plus_is_the_row_system_better_in_every_matrix(cli, tmp_path, lower):
+    out = build(cli, tmp_path, lower)
     analyses = {a["kind"]: a for a in json.loads((out / "results.json").read_text())["analyses"]}
     # who is better in each pair, from the records: the estimate a - b in the metric's direction; the
     # difference of average ranks a - b (rank 1 is best)

@@ -7,21 +7,19 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pytest
 
-from sigreport.cli import main
-
-from conftest import CONFIGS
+from conftest import CONFIGS, CliResult, build_results
 
 EXAMPLES = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
 # a percentage followed by the words that name an interval in captions, headers and notes
 INTERVAL_PCT = re.compile(r"(\d+(?:\.\d+)?)\s?\\?%\s*(?:CI\b|confidence|percentile|bootstrap|Wald|\(tests|\(1\b)")
 
 
-def build(tmp_path: Path, name: str, replace: dict[str, str], append: str = "", formats: str = "json,html,latex"
+def build(cli: Callable[..., CliResult], tmp_path: Path, name: str, replace: dict[str, str], append: str = "", formats: str = "json,html,latex"
           ) -> Path:
     text = (CONFIGS / f"{name}.yaml").read_text(encoding="utf-8").replace("data/", str(CONFIGS / "data") + "/")
     for a, b in replace.items():
@@ -30,7 +28,7 @@ def build(tmp_path: Path, name: str, replace: dict[str, str], append: str = "", 
     spec = tmp_path / "spec.yaml"
     spec.write_text(text + append, encoding="utf-8")
     out = tmp_path / "out"
-    assert main(["build", "-q", "--formats", formats, "-o", str(out), str(spec)]) == 0
+    build_results(cli, spec, out, formats=formats)
     return out
 
 
@@ -53,8 +51,8 @@ def levels(doc: Any, inherited: float | None = None, path: str = "") -> Iterator
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
-def test_alpha_001_gives_only_99_percent_intervals(tmp_path, name):
-    out = build(tmp_path, name, {"alpha: 0.05": "alpha: 0.01"})
+def test_alpha_001_gives_only_99_percent_intervals(cli, tmp_path, name):
+    out = build(cli, tmp_path, name, {"alpha: 0.05": "alpha: 0.01"})
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert doc["tests"]["ci_level"] is None  # the spec's setting: none, so 1 - alpha
     found = list(levels(doc["analyses"]))
@@ -71,12 +69,12 @@ def test_alpha_001_gives_only_99_percent_intervals(tmp_path, name):
     assert (shown or no_interval) and {v for _, v in shown} <= {"99"}, (name, sorted(set(shown))[:10])
 
 
-def test_ci_level_sets_every_interval_and_the_paired_t_interval_is_scipys(tmp_path):
+def test_ci_level_sets_every_interval_and_the_paired_t_interval_is_scipys(cli, tmp_path):
     """tests.ci_level: 0.9 at alpha 0.05: 90% everywhere; the paired t interval of A - B on the three texts is
     scipy's t interval at 90% (R: t.test(A, B, paired = TRUE, conf.level = 0.9)$conf.int)."""
     from scipy import stats
 
-    out = build(tmp_path, "summarizers", {"  correction: holm": "  correction: holm\n  ci_level: 0.9"})
+    out = build(cli, tmp_path, "summarizers", {"  correction: holm": "  correction: holm\n  ci_level: 0.9"})
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert {v for _, k, v in levels(doc["analyses"]) if k == "ci_level"} == {0.9}
     a, b = np.array([0.59, 0.58, 0.57]), np.array([0.39, 0.44, 0.45])  # configs/data/summarizers.csv
@@ -91,10 +89,10 @@ def test_ci_level_sets_every_interval_and_the_paired_t_interval_is_scipys(tmp_pa
     assert "90% (tests.ci_level) for every interval" in html and ">90%\u00a0CI<" in html  # a head: no-break space
 
 
-def test_a_section_level_overrides_and_is_printed(tmp_path):
+def test_a_section_level_overrides_and_is_printed(cli, tmp_path):
     """classification.ci_level: 0.8 sets the classification metrics' intervals alone (and says so); every other
     interval follows the rule (alpha 0.05: 95%)."""
-    out = build(tmp_path, "classifiers", {"  resamples: 1000\n  mcnemar: auto": "  resamples: 1000\n  ci_level: 0.8\n"
+    out = build(cli, tmp_path, "classifiers", {"  resamples: 1000\n  mcnemar: auto": "  resamples: 1000\n  ci_level: 0.8\n"
                                           "  mcnemar: auto"}, formats="json,html")
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     by_kind: dict[str, set[float]] = {}
@@ -107,12 +105,12 @@ def test_a_section_level_overrides_and_is_printed(tmp_path):
     assert "80% percentile bootstrap intervals over items (B = 1000); level set by classification.ci_level" in html
 
 
-def test_sign_test_reports_the_nominal_level_and_the_achieved_one(tmp_path):
+def test_sign_test_reports_the_nominal_level_and_the_achieved_one(cli, tmp_path):
     """The sign test's order-statistic interval asked at 99% reaches more (30 corpora: R's
     1 - 2 * pbinom(k - 1, 30, 0.5) for the largest k with pbinom(k - 1, 30, .5) <= 0.005, k = 8: 0.99478)."""
     from scipy import stats
 
-    out = build(tmp_path, "uci", {"alpha: 0.05": "alpha: 0.01"}, formats="json,html")
+    out = build(cli, tmp_path, "uci", {"alpha: 0.05": "alpha: 0.01"}, formats="json,html")
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     pw = next(a for a in doc["analyses"] if a["kind"] == "pairwise")
     k = max(k for k in range(1, 31) if stats.binom.cdf(k - 1, 30, 0.5) <= 0.005)
