@@ -392,7 +392,7 @@ def test_methods_paragraph_compiles_with_its_bibliography(reports, name, tmp_pat
     text = (tables / "methods.tex").read_text(encoding="utf-8")
     keys = {k for group in re.findall(r"\\cite\{([^}]*)\}", text) for k in group.split(",")}
     bib = (tables / "references.bib").read_text(encoding="utf-8")
-    assert keys and keys == set(re.findall(r"@\w+\{([^,]+),", bib))
+    assert keys and keys <= set(re.findall(r"@\w+\{([^,]+),", bib))  # every work sigreport cites (test_bibliography)
     shutil.copy(tables / "methods.tex", tmp_path / "methods.tex")
     shutil.copy(tables / "references.bib", tmp_path / "references.bib")
     body = "\\section{Methods}\n\\input{methods.tex}\n\\bibliographystyle{plain}\n\\bibliography{references}\n"
