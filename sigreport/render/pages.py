@@ -21,6 +21,9 @@ DEFAULT = defaults.LATEX_PAGE
 # cmr10, Times as STIX), DejaVu behind it for any glyph it lacks
 SERIF = {"article10": "cmr10", "lncs": "cmr10", "acl": "STIXGeneral", "ieee": "STIXGeneral",
          "neurips": "STIXGeneral"}
+# the presets whose venue style loads natbib (acl.sty, neurips_2024.sty), where ``\\cite`` is textual ("Holm
+# [1979]"): the methods paragraph cites with ``\\citep`` there, ``\\cite`` on the others
+NATBIB = frozenset({"acl", "neurips"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +41,11 @@ class Page:
     @property
     def two_columns(self) -> bool:
         return self.textwidth > self.columnwidth + 1
+
+    @property
+    def natbib(self) -> bool:
+        """Whether the venue's style loads natbib (:data:`NATBIB`; a custom page is taken not to)."""
+        return self.name in NATBIB
 
     @property
     def widths(self) -> Mapping[str, float]:

@@ -251,14 +251,33 @@ class Methods:
         """The full references of the cited works, in order of first citation."""
         return [reference(k)[1] for k in self.keys()]
 
-    def latex(self, escape: Callable[[str], str]) -> str:
-        """The paragraph in LaTeX: text through ``escape``, citations as ``\\cite{...}``."""
-        return " ".join("".join(escape(p) if isinstance(p, str) else "~\\cite{" + ",".join(p.keys) + "}"
+    def latex(self, escape: Callable[[str], str], cite: str = "cite") -> str:
+        """The paragraph in LaTeX: text through ``escape``, citations as ``\\<cite>{...}`` (every citation of
+        the paragraph is parenthetical, after the method it names: ``citep`` under natbib, where ``\\cite`` would
+        print the author a second time, "Holm's procedure Holm [1979]")."""
+        return " ".join("".join(escape(p) if isinstance(p, str) else f"~\\{cite}{{" + ",".join(p.keys) + "}"
                                 for p in s) for s in self.sentences)
 
     def bibtex(self) -> str:
         """The BibTeX entries of the cited works."""
         return "\n\n".join(reference(k)[2] for k in self.keys()) + "\n"
+
+    def library_bibtex(self) -> str:
+        """:func:`library_bibtex` (for the LaTeX writer, which the views' layer sits above)."""
+        return library_bibtex()
+
+
+def library_bibtex() -> str:
+    """Every work sigreport can cite (:data:`REFERENCES` and the methods' declarations), one entry per key with
+    the same fields in every report: a report's ``references.bib``, so that one report's file serves a paper
+    of any number of reports (bibtex refuses a key given twice, even by identical entries in two files, with
+    "Repeated entry" and exit 2; it lists only the cited works)."""
+    entries = {k: v[2] for k, v in REFERENCES.items()}
+    for kind in ALL_KINDS:
+        for d in registry.methods(kind):
+            for k, v in d.bibliography.items():
+                entries.setdefault(k, v[2])
+    return "\n\n".join(entries.values()) + "\n"
 
 
 def methods(results: Results, decisions: Decisions | None = None) -> Methods:
