@@ -152,13 +152,10 @@ class Words:
     short: str  # its column head
     yes: str
     no: str
-    option: str  # the spec section of the McNemar options
 
 
-CLASSIFICATION_WORDS = Words("Classification", "per-item correctness", "accuracy", "Acc.", "right", "wrong",
-                             "classification")
-OUTCOME_WORDS = Words("Paired outcomes", "paired yes/no outcomes", "proportion of yes", "Yes", "yes", "no",
-                      "outcomes")
+CLASSIFICATION_WORDS = Words("Classification", "per-item correctness", "accuracy", "Acc.", "right", "wrong")
+OUTCOME_WORDS = Words("Paired outcomes", "paired yes/no outcomes", "proportion of yes", "Yes", "yes", "no")
 
 
 def _words(r: McNemarRecord | CochranQRecord) -> Words:
