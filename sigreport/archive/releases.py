@@ -634,7 +634,8 @@ def releases_table(entries: list[dict[str, Any]]) -> str:
         rows.append(f"<tr><td><b>{e(en['release'])}</b><br><span class=muted>#{en['sequence']}, sigreport "
                     f"{e(str(en['sigreport_version']))}</span></td><td data-label=title>{e(en['title'] or '')}</td>"
                     f'<td data-label="best system per metric and corpus"><ul>{best}</ul></td>'
-                    f'<td data-label="significant decisions">{sig}</td><td data-label=links>{" · ".join(links)}</td></tr>')
+                    f'<td data-label="significant decisions">{sig}</td>'
+                    f'<td data-label=links>{" · ".join(links)}</td></tr>')
     body = "\n".join(rows) or '<tr><td colspan=5 class=muted>no releases yet</td></tr>'
     return ("<p class=muted>Newest first (build order).</p><div class=scroll><table class=releases><thead><tr>"
             "<th>release</th><th>title</th><th>best system per metric and corpus</th>"

@@ -132,7 +132,8 @@ def test_vs_baseline_markers_are_daggers_from_the_records():
     assert got[base] == ""
     assert {s: got[s] for s in want} == want
     legend = " ".join(t.notes)  # each marker a cell shows is explained, and only those (issue 32 item 7)
-    assert any(want.values()) and all((f"{m}: significantly" in legend) == (m in want.values()) for m in (DAGGER, DDAGGER))
+    assert any(want.values())
+    assert all((f"{m}: significantly" in legend) == (m in want.values()) for m in (DAGGER, DDAGGER))
     assert f"the baseline {base}" in legend
     assert model.figures() == []  # figures=() draws none
 

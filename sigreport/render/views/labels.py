@@ -187,7 +187,7 @@ def mcnemar_view(r: McNemarRecord, lab: Labels) -> AnalysisView:
     cc = ("with continuity correction" if any(p.continuity_correction for p in r.pairs) or not r.pairs
           else "without continuity correction")
     rule = {"auto": f"the exact binomial test when n01 + n10 < 25, otherwise the chi-square test {cc}",
-            "exact": f"the exact binomial test for every pair",
+            "exact": "the exact binomial test for every pair",
             "chi2": f"the chi-square test {cc} for every pair"}
     notes = (f"2x2 table of each pair: n11 both {w.yes}, n10 a {w.yes} and b {w.no}, n01 a {w.no} and b {w.yes}, "
              f"n00 both {w.no}. Only the discordant n01 and n10 enter the test. {w.short}: {w.rate}; cc: with "
