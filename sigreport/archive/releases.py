@@ -583,10 +583,18 @@ STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:1.5rem au
          "th,td{text-align:left;padding:.35rem .55rem;border-bottom:1px solid #ddd;vertical-align:top}"
          "th{border-bottom:2px solid #444}td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}"
          "ul{margin:0;padding-left:1.1rem}.muted,.note{color:#555;font-size:.9rem}"
-         "figure{margin:.6rem 0}figure svg{display:block;max-width:100%;height:auto}a{color:#0550ae}")
+         "figure{margin:.6rem 0}figure svg{display:block;max-width:100%;height:auto}a{color:#0550ae}"
+         "@media (max-width:600px){table.releases{min-width:0}table.releases thead{position:absolute;width:1px;"
+         "height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.releases,table.releases tbody,table.releases tr,"
+         "table.releases td{display:block}table.releases tr{border-bottom:2px solid #ddd;padding:.35rem 0}"
+         "table.releases td{border:0;padding:.15rem 0}table.releases td:first-child{white-space:normal}"
+         "table.releases td[data-label]::before{content:attr(data-label);display:block;color:#555;"
+         "font-size:.85rem;font-weight:600}}")
 """The index page's style: readable at a phone's 390 px (wide tables scroll inside their own box, with a shadow
 at the right edge while there is more to see; the page never scrolls sideways; plots shrink to the width) and
-at a desktop's."""
+at a desktop's. Under 600 px the releases table stacks: each release a block, each cell a line under the name
+of its column (``data-label``), since its five columns would otherwise wrap the title and the best systems
+word by word (as the report's settings table does)."""
 
 
 def index_html(entries: list[dict[str, Any]], found: Sequence[trends.Trend] = (),
@@ -624,8 +632,10 @@ def releases_table(entries: list[dict[str, Any]]) -> str:
         if en["diff"]:
             links.append(f'<a href="{e(en["diff"])}">changes since {e(str(en["previous"]))}</a>')
         rows.append(f"<tr><td><b>{e(en['release'])}</b><br><span class=muted>#{en['sequence']}, sigreport "
-                    f"{e(str(en['sigreport_version']))}</span></td><td>{e(en['title'] or '')}</td>"
-                    f"<td><ul>{best}</ul></td><td>{sig}</td><td>{' · '.join(links)}</td></tr>")
+                    f"{e(str(en['sigreport_version']))}</span></td><td data-label=title>{e(en['title'] or '')}</td>"
+                    f'<td data-label="best system per metric and corpus"><ul>{best}</ul></td>'
+                    f'<td data-label="significant decisions">{sig}</td>'
+                    f'<td data-label=links>{" · ".join(links)}</td></tr>')
     body = "\n".join(rows) or '<tr><td colspan=5 class=muted>no releases yet</td></tr>'
     return ("<p class=muted>Newest first (build order).</p><div class=scroll><table class=releases><thead><tr>"
             "<th>release</th><th>title</th><th>best system per metric and corpus</th>"

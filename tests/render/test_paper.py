@@ -131,7 +131,10 @@ def test_vs_baseline_markers_are_daggers_from_the_records():
     got = {row[0].text: row[1].marks for row in t.rows}
     assert got[base] == ""
     assert {s: got[s] for s in want} == want
-    assert any(want.values()) and f"{DAGGER}: significantly better than the baseline {base}" in " ".join(t.notes)
+    legend = " ".join(t.notes)  # each marker a cell shows is explained, and only those (issue 32 item 7)
+    assert any(want.values())
+    assert all((f"{m}: significantly" in legend) == (m in want.values()) for m in (DAGGER, DDAGGER))
+    assert f"the baseline {base}" in legend
     assert model.figures() == []  # figures=() draws none
 
 

@@ -247,9 +247,9 @@ def html_matrix(table: Table, pairs: Sequence[FamilyPair], lab: Labels, adjusted
         return None
     note = (f"Each cell: the {adjusted} p-value of the row system against the column system; bold: significant "
             f"at \u03b1 = {alpha:g} after correction, \u25b2 the row system is the better one, \u25bc the column "
-            f"system. The {n} pairs are shown as a matrix (outputs.html.pairwise; auto shows one row per pair up to "
-            f"{MATRIX_PAIRS} pairs); every pair's estimate, interval and statistics are in results.json and, with "
-            "outputs.latex.pairwise: rows, in the LaTeX tables.")
+            f"system. The {n} pairs are shown as a matrix (one row per pair is shown up to {MATRIX_PAIRS} pairs); every "
+            "pair's estimate, interval and statistics are in results.json, and in the LaTeX tables when those list "
+            "one row per pair.")
     return dataclasses.replace(compact, notes=(note,))
 
 

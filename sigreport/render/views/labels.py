@@ -152,13 +152,10 @@ class Words:
     short: str  # its column head
     yes: str
     no: str
-    option: str  # the spec section of the McNemar options
 
 
-CLASSIFICATION_WORDS = Words("Classification", "per-item correctness", "accuracy", "Acc.", "right", "wrong",
-                             "classification")
-OUTCOME_WORDS = Words("Paired outcomes", "paired yes/no outcomes", "proportion of yes", "Yes", "yes", "no",
-                      "outcomes")
+CLASSIFICATION_WORDS = Words("Classification", "per-item correctness", "accuracy", "Acc.", "right", "wrong")
+OUTCOME_WORDS = Words("Paired outcomes", "paired yes/no outcomes", "proportion of yes", "Yes", "yes", "no")
 
 
 def _words(r: McNemarRecord | CochranQRecord) -> Words:
@@ -188,11 +185,10 @@ def mcnemar_view(r: McNemarRecord, lab: Labels) -> AnalysisView:
     caption = (f"{w.section} on {where}: McNemar's test on {w.on} for {which}{post}; {fam}; "
                f"\u03b1 = {r.alpha:g}.")
     cc = ("with continuity correction" if any(p.continuity_correction for p in r.pairs) or not r.pairs
-          else f"without continuity correction ({w.option}.mcnemar_correction: false)")
-    rule = {"auto": f"the exact binomial test when n01 + n10 < 25, otherwise the chi-square test {cc} "
-                    f"({w.option}.mcnemar: auto)",
-            "exact": f"the exact binomial test for every pair ({w.option}.mcnemar: exact)",
-            "chi2": f"the chi-square test {cc} for every pair ({w.option}.mcnemar: chi2)"}
+          else "without continuity correction")
+    rule = {"auto": f"the exact binomial test when n01 + n10 < 25, otherwise the chi-square test {cc}",
+            "exact": "the exact binomial test for every pair",
+            "chi2": f"the chi-square test {cc} for every pair"}
     notes = (f"2x2 table of each pair: n11 both {w.yes}, n10 a {w.yes} and b {w.no}, n01 a {w.no} and b {w.yes}, "
              f"n00 both {w.no}. Only the discordant n01 and n10 enter the test. {w.short}: {w.rate}; cc: with "
              "continuity correction; exact: exact binomial test.",
@@ -351,7 +347,7 @@ def _agreement_notes(r: AgreementRecord) -> tuple[str, ...]:
                      f"Bootstrap CI: percentile, items resampled (B = {r.n_resamples}).")
         if _has_null_test(r):
             notes.append("SE0: standard error under kappa = 0 (Fleiss, Cohen and Everitt 1969); p (\u03ba = 0): "
-                         "two-sided p of z = kappa/SE0, as R's irr::kappa2.")
+                         "two-sided p of z = kappa/SE0.")
     if r.measure.startswith("weighted"):
         w = ("1 \u2212 |i \u2212 j|/(K \u2212 1)" if r.measure.endswith("linear")
              else "1 \u2212 (i \u2212 j)^2/(K \u2212 1)^2")
@@ -438,8 +434,7 @@ def agreement_view(r: AgreementRecord, lab: Labels) -> AnalysisView:
         sentences.append(_coefficient_sentence(r, name))
         if r.z_null is not None:
             sentences.append(f"Test of {name} = 0: SE under the null = {plain(r.se_null, 4)}, z = {r.z_null:.2f}, "
-                             f"{p_text(r.pvalue_null)} (two-sided; Fleiss, Cohen and Everitt 1969, as R's "
-                             "irr::kappa2).")
+                             f"{p_text(r.pvalue_null)} (two-sided; Fleiss, Cohen and Everitt 1969).")
         title = name
     return AnalysisView(r.id, r.kind, title, tuple(tables), tuple(sentences), tuple(dict.fromkeys(_agreement_notes(r))),
                         tuple(r.warnings) + tuple(f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings))

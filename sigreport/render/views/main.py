@@ -142,26 +142,35 @@ class Builder:
     def table(self, cols: list[Column_], name: str, part: str | None, key: tuple[str, ...]) -> Table:
         columns = (Column(Text("System"), "l"), *(Column(self.header(c)) for c in cols))
         lett = letters(self.systems)
-        show_letters = self.opts.markers and self.baseline is None and any(c.dec.primary for c in cols)
+        show_letters = self.opts.markers and self.baseline is None and bool(self.used_marks(cols))
         rows = tuple((Text(f"{s} ({lett[s]})" if show_letters else s), *(self.cell(c, s) for c in cols))
                      for s in self.systems)
         what = "Main results" + (f" ({part})" if part else "")
-        caption = f"{what}: {self.value_words()} of every system; best in bold, second best underlined."
+        caption = f"{what}: {self.value_words(cols)} of every system; best in bold, second best underlined."
         return Table(key, caption, columns, rows, tuple(self.legend(cols)), name=name)
 
-    def value_words(self) -> str:
+    def value_words(self, cols: list[Column_]) -> str:
+        """What a cell shows; the corpus-level value is named only when a column's metric is one (an aggregate
+        other than the mean), so that a caption never explains what no cell holds."""
         level = self.level
-        return {"value": "mean over items (or the corpus-level value)",
-                "value_ci": f"mean over items (or the corpus-level value) with its {level} confidence interval",
+        corpus = any(self.results.metrics[c.metric].aggregate != "mean" for c in cols)
+        mean = "mean over items" + (" (or the corpus-level value)" if corpus else "")
+        return {"value": mean,
+                "value_ci": f"{mean} with its {level} confidence interval",
                 "value_sd": ("mean \u00b1 standard deviation over each system's training runs" if self.has_runs else
-                             "mean \u00b1 standard deviation over items (corpus-level values alone)")}[self.opts.cell]
+                             "mean \u00b1 standard deviation over items" + (" (corpus-level values alone)" if corpus
+                                                                              else ""))}[self.opts.cell]
+
+    def used_marks(self, cols: list[Column_]) -> set[str]:
+        """Every marker character some cell of these columns shows: the legend explains only these."""
+        return {ch for c in cols for s in self.systems for ch in self.marks(c, s)}
 
     def legend(self, cols: list[Column_]) -> list[str]:
         out = []
         dirs = [f"{'higher' if self.results.metrics[m].higher_is_better else 'lower'} is better for "
                 f"{self.results.metrics[m].label}" for m in dict.fromkeys(c.metric for c in cols)]
         shown = ("as shown" if self.opts.decimals is None else
-                 "at each metric's own decimals (outputs.main_table.decimals only changes what is printed)")
+                 "at each metric's own decimals, whatever decimals the table prints")
         out.append(f"Bold: best value, underlined: second best, {shown} ({'; '.join(dirs)}).")
         if any(has_ties(c.dec) for c in cols):
             out.append("Systems tied at the shown decimals share the mark." if self.opts.decimals is None else
@@ -173,21 +182,26 @@ class Builder:
 
     def marker_legend(self, cols: list[Column_]) -> list[str]:
         if not self.opts.markers:
-            return ["Significance markers are switched off (outputs.main_table.markers)."]
+            return ["Significance markers are switched off in this report."]
         fams = [c.dec for c in cols if c.dec.primary is not None]
         if not fams:
             return ["No pairwise test compared the systems: no significance markers."]
         tests = "; ".join(dict.fromkeys(self.test_words(f) for f in fams))
-        base = self.baseline
+        base, used = self.baseline, self.used_marks(cols)
         if base is not None:
-            head = (f"{DAGGER}: significantly better than the baseline {base}, {DDAGGER}: significantly worse")
-        else:
+            parts = ([f"{DAGGER}: significantly better than the baseline {base}"] if DAGGER in used else []) + (
+                [f"{DDAGGER}: significantly worse" + ("" if DAGGER in used else f" than the baseline {base}")]
+                if DDAGGER in used else [])
+            head = ", ".join(parts) or f"No system differs significantly from the baseline {base}"
+        elif used - {"?"}:
             lett = letters(self.systems)
             head = ("Superscript letters name the systems a system is significantly better than ("
                     + ", ".join(f"{lett[s]} = {s}" for s in self.systems) + ")")
+        else:
+            head = "No system is significantly better than another"
         out = [f"{head}, by the corrected decisions (never raw p-values) of {tests}; "
                f"\u03b1 = {self.results.alpha:g}."]
-        if any(f.undecided for f in fams):
+        if "?" in used:
             out.append("?: a comparison of this system could not be computed (no decision).")
         missing = [f"{self.results.metrics[c.metric].label}" + ("" if c.corpus is None else f" on {c.corpus}")
                    for c in cols if c.dec.primary is None]

@@ -151,8 +151,7 @@ def wilcoxon_variant_note(pairs: Sequence[PairRow]) -> str:
         parts.append("exact p-values come from the exact (conditional, with ties and zeros) distribution of R+")
     if corrected:
         parts.append("the normal approximation is " + ("with" if corrected == {True} else "without" if
-                     corrected == {False} else "with and without") + " continuity correction (R's correct = "
-                     + ("TRUE" if corrected == {True} else "FALSE" if corrected == {False} else "mixed") + ")")
+                     corrected == {False} else "with and without") + " continuity correction")
     return ("Wilcoxon p-values: " + "; ".join(parts) + ".") if parts else "Wilcoxon p-values: none computable."
 
 
@@ -256,7 +255,7 @@ def rm_anova_view(r: RMAnovaRecord, lab: Labels) -> AnalysisView:
     ges = r.generalized_eta_squared.value if r.generalized_eta_squared is not None else None
     anova = Table((r.metric, r.corpus, "omnibus"), caption, cols, tuple(rows),
                   (f"Partial eta squared = {plain(eta)}; generalized eta squared = {plain(ges)} (Olejnik and "
-                   "Algina 2003; afex's ges).",), tuple(bold))
+                   "Algina 2003).",), tuple(bold))
     second = r.mauchly_pvalue_second_order
     m_cols = (Column(Text("Mauchly's W")), Column(Sym("chi2")), Column(Text("df")), Column(Text("p (R)")),
               Column(Text("p (first order)")), Column(Sym("epsilon_GG")), Column(Sym("epsilon_HF")),
@@ -264,11 +263,10 @@ def rm_anova_view(r: RMAnovaRecord, lab: Labels) -> AnalysisView:
     m_row = (Num(sph.mauchly_w, 4), Stat(sph.chi2), Df(sph.df), P(second), P(sph.pvalue), Num(sph.epsilon_gg, 3),
              Num(sph.epsilon_hf, 3), Num(r.epsilon_hf_uncapped, 3), Num(sph.epsilon_lb, 3))
     used = r.mauchly_p
-    m_notes = (("p (R) is the p-value of R's mauchly.test (with Anderson's second-order term; car, afex, pingouin); "
-                "p (first order) is the chi-square p SPSS prints. "
-                + ("p (R)" if used == "r" else "p (first order)") + f" drove sphericity: auto (tests.mauchly_p: "
-                f"{used})."),
-               "HF uncapped is the Huynh-Feldt epsilon as car prints it; the capped value (at most 1) corrects the "
+    m_notes = (("p (R) is the p-value with Anderson's second-order term, as R reports it; p (first order) is "
+                "the plain chi-square p-value, as SPSS reports it. The sphericity correction was chosen by "
+                + ("p (R)." if used == "r" else "p (first order).")),
+               "HF uncapped is the Huynh-Feldt epsilon before it is capped at 1; the capped value corrects the "
                "F test.")
     mauchly = Table((r.metric, r.corpus, "sphericity"),
                     f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: Mauchly's test of sphericity and the "
@@ -490,10 +488,10 @@ def runs_view(r: RunsRecord, lab: Labels) -> AnalysisView:
                     f"B = {r.n_resamples}), and almost stochastic order (εmin < {r.tau:g}: better).",
                     pcols, prows))
     notes = (f"The tests over items in this section compare each system's scores averaged over its runs. Almost "
-             f"stochastic order (Dror et al. 2019, as deepsig computes it) compares the per-run values: εmin is "
+             f"stochastic order (Dror et al. 2019) compares the per-run values: εmin is "
              f"the upper bound of the share of the runs' quantile distance where the first system is behind, at "
              f"{pct(r.aso_confidence)} confidence (Bonferroni over the {len(r.pairs)} pairs; {r.aso_resamples} "
-             f"bootstrap iterations); a system is declared better when εmin < {r.tau:g} (tests.runs.tau).",)
+             f"bootstrap iterations); a system is declared better when εmin is below the threshold τ = {r.tau:g}.",)
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
     return AnalysisView(r.id, r.kind, "Runs", tables, notes=notes, warnings=tuple(warnings))
 
