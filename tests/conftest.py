@@ -4,6 +4,7 @@ write specs and data into a temporary folder, and the paths of the checkout."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import textwrap
@@ -196,3 +197,25 @@ def aggregate_spec(workdir, module: str, source: str) -> Path:
         metrics: {{p: {{higher_is_better: true, aggregate: '{module}:precision', statistics: [tp, fp]}}}}
         tests: {{pairwise: bootstrap, resamples: 99}}
         """)
+
+
+# Headless Chromium for the page-layout tests (scripts/test installs it; those tests are skipped without it).
+CHROMIUM = next((c for c in ("chromium", "chromium-browser", "google-chrome") if shutil.which(c)), None)
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--no-first-run", "--allow-file-access-from-files"]
+
+
+def chromium_measure(page: Path, width: int, probe: str) -> dict:
+    """What the script of ``probe`` (an HTML page with an iframe of ``%(src)s`` ``%(width)d`` px wide that writes
+    JSON into ``<pre id="out">``) measures of ``page`` laid out ``width`` px wide: Chromium's window is no narrower
+    than 500 px, so a phone's 390 px is an iframe."""
+    import html
+
+    wrapper = page.parent / f"probe-{width}.html"
+    wrapper.write_text(probe % {"src": page.name, "width": width}, encoding="utf-8")
+    r = subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--window-size={max(width, 500) + 40},2000",
+                        "--virtual-time-budget=5000", "--dump-dom", wrapper.as_uri()],
+                       capture_output=True, text=True, timeout=120)
+    found = re.search(r'<pre id="out">(.*?)</pre>', r.stdout, re.S)
+    assert found and found.group(1), f"Chromium measured nothing: {r.stderr[-2000:]}"
+    return json.loads(html.unescape(found.group(1)))

@@ -9,21 +9,14 @@ cell a full-width line under its column's name, and the page does not scroll sid
 
 from __future__ import annotations
 
-import html
-import json
-import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from conftest import CHROMIUM, chromium_measure
 from sigreport.cli import main
 
-CHROMIUM = next((c for c in ("chromium", "chromium-browser", "google-chrome") if shutil.which(c)), None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--no-first-run", "--allow-file-access-from-files"]
 
 SPEC = """title: Summarizers on the news corpus, three systems compared release by release
 seed: 0
@@ -78,13 +71,7 @@ def index(tmp_path_factory) -> Path:
 
 
 def measure(page: Path, width: int) -> dict:
-    wrapper = page.parent / f"probe-{width}.html"
-    wrapper.write_text(PROBE % {"src": page.name, "width": width}, encoding="utf-8")
-    r = subprocess.run([CHROMIUM, *FLAGS, f"--window-size={max(width, 500) + 40},2000", "--virtual-time-budget=5000",
-                        "--dump-dom", wrapper.as_uri()], capture_output=True, text=True, timeout=120)
-    found = re.search(r'<pre id="out">(.*?)</pre>', r.stdout, re.S)
-    assert found and found.group(1), f"Chromium measured nothing: {r.stderr[-2000:]}"
-    return json.loads(html.unescape(found.group(1)))
+    return chromium_measure(page, width, PROBE)
 
 
 def test_index_at_390px_stacks_the_releases_table(index):

@@ -11,23 +11,15 @@ page with ``--dump-dom``). Skipped where Chromium is not installed.
 
 from __future__ import annotations
 
-import html
-import json
-import re
-import shutil
 import statistics
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import CONFIGS
+from conftest import CHROMIUM, CONFIGS, chromium_measure
 from sigreport.cli import main
 
-CHROMIUM = next((c for c in ("chromium", "chromium-browser", "google-chrome") if shutil.which(c)), None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--no-first-run", "--allow-file-access-from-files"]
 LINE = 20  # px: a table cell's line height on screen (style.css)
 
 # Runs in the outer page once the iframe has loaded; writes what it measured as JSON into <pre id="out">.
@@ -70,13 +62,7 @@ def pages(tmp_path_factory) -> dict[str, Path]:
 
 def measure(page: Path, width: int) -> dict:
     """What :data:`PROBE` measures of ``page`` shown ``width`` px wide."""
-    wrapper = page.parent / f"probe-{width}.html"
-    wrapper.write_text(PROBE % {"src": page.name, "width": width}, encoding="utf-8")
-    r = subprocess.run([CHROMIUM, *FLAGS, f"--window-size={max(width, 500) + 40},2000", "--virtual-time-budget=5000",
-                        "--dump-dom", wrapper.as_uri()], capture_output=True, text=True, timeout=120)
-    found = re.search(r'<pre id="out">(.*?)</pre>', r.stdout, re.S)
-    assert found and found.group(1), f"Chromium measured nothing: {r.stderr[-2000:]}"
-    return json.loads(html.unescape(found.group(1)))
+    return chromium_measure(page, width, PROBE)
 
 
 def test_contents_numbers_are_whole_at_1280(pages):
