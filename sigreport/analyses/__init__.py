@@ -103,16 +103,20 @@ def figure_notes(spec: Spec, records: Iterable[Any]) -> dict[str, tuple[str, ...
     return out
 
 
-def figure_warnings(spec: Spec, records: Iterable[Any]) -> list[Problem]:
-    """:func:`figure_notes` as the build's warning list (counted, and failing ``--strict``)."""
-    return [Problem(rid, None, "", w) for rid, ws in figure_notes(spec, records).items() for w in ws]
+def as_problems(notes: Mapping[str, tuple[str, ...]]) -> list[Problem]:
+    """Notes by record id as the build's warning list (counted, and failing ``--strict``)."""
+    return [Problem(rid, None, "", w) for rid, ws in notes.items() for w in ws]
 
 
-def with_figure_notes(spec: Spec, records: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The records with :func:`figure_notes` among their warnings (so the report shows them beside the test)."""
-    notes = figure_notes(spec, records)
+def with_notes(records: tuple[Any, ...], notes: Mapping[str, tuple[str, ...]]) -> tuple[Any, ...]:
+    """The records with their ``notes`` among their warnings (so the report shows them beside the test)."""
     return tuple(dataclasses.replace(r, warnings=(*r.warnings, *notes[r.id])) if r.id in notes else r
                  for r in records)
+
+
+def figure_warnings(spec: Spec, records: Iterable[Any]) -> list[Problem]:
+    """:func:`figure_notes` as the build's warning list."""
+    return as_problems(figure_notes(spec, records))
 
 
 def source_notes(dataset: Dataset, records: Iterable[Any]) -> dict[str, tuple[str, ...]]:
@@ -126,19 +130,17 @@ def source_notes(dataset: Dataset, records: Iterable[Any]) -> dict[str, tuple[st
 
 
 def source_warnings(dataset: Dataset, records: Iterable[Any]) -> list[Problem]:
-    """:func:`source_notes` as the build's warning list (counted, and failing ``--strict``)."""
-    return [Problem(rid, None, "", w) for rid, ws in source_notes(dataset, records).items() for w in ws]
-
-
-def with_source_notes(dataset: Dataset, records: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The records with :func:`source_notes` among their warnings."""
-    notes = source_notes(dataset, records)
-    return tuple(dataclasses.replace(r, warnings=(*r.warnings, *notes[r.id])) if r.id in notes else r
-                 for r in records)
+    """:func:`source_notes` as the build's warning list."""
+    return as_problems(source_notes(dataset, records))
 
 
 def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str) -> Results:
     """The run's :class:`~sigreport.results.Results`: its setting and every record in plan order."""
+    records = link_frequentist(with_power(apply_families(tuple(r for r in results.values() if r is not None),
+                                                         spec.tests, spec.alpha), dataset, spec.tests, spec.alpha,
+                                          spec.seed))
+    records = with_notes(records, figure_notes(spec, records))
+    records = with_notes(records, source_notes(dataset, records))
     return Results(
         title=spec.title, alpha=spec.alpha, seed=spec.seed, data=data_info(dataset), systems=tuple(dataset.systems),
         corpora=tuple(dataset.corpora),
@@ -146,9 +148,7 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
                                aggregate=m.aggregate)
                  for k, m in dataset.metric_specs.items()},
         tests=spec.tests.model_dump(),
-        records=with_source_notes(dataset, with_figure_notes(spec, link_frequentist(with_power(apply_families(
-            tuple(r for r in results.values() if r is not None), spec.tests, spec.alpha), dataset, spec.tests,
-            spec.alpha, spec.seed)))),
+        records=records,
         sigreport_version=version, description=spec.description)
 
 

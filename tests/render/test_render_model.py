@@ -118,16 +118,21 @@ def _scores(rows: list[tuple[str, str, str, str, float]]) -> str:
     return "system,corpus,item,metric,value\n" + "".join(f"{s},{c},{i},{m},{v}\n" for s, c, i, m, v in rows)
 
 
-def test_build_writes_as_many_files_as_it_reports(cli, workdir):
-    """Metric a on corpus b--c and metric a--b on corpus c, and A vs a: distinct files, count matches disk."""
+def _build_names(cli, workdir, metrics: tuple[str, ...], corpora: tuple[str, ...]):
+    """Build two systems on every (metric, corpus) of these names, in LaTeX, JSON and HTML."""
     rows = []
-    for metric, corpus in ((m, c) for m in ("a", "a--b", "A") for c in ("b--c", "c")):
+    for metric, corpus in ((m, c) for m in metrics for c in corpora):
         for i in range(6):
             rows += [("s1", corpus, f"i{i}", metric, 0.5 + i / 20), ("s2", corpus, f"i{i}", metric, 0.4 + i / 17)]
     workdir.write("scores.csv", _scores(rows))
-    workdir.write("spec.yaml", "title: names\ndata:\n  scores: scores.csv\nmetrics:\n  a: {higher_is_better: true}\n"
-                  "  a--b: {higher_is_better: true}\n  A: {higher_is_better: true}\n")
-    r = cli("build", workdir.path / "spec.yaml", "-o", workdir.path / "out", "--formats", "latex,json,html")
+    workdir.write("spec.yaml", "title: names\ndata:\n  scores: scores.csv\nmetrics:\n"
+                  + "".join(f"  {m}: {{higher_is_better: true}}\n" for m in metrics))
+    return cli("build", workdir.path / "spec.yaml", "-o", workdir.path / "out", "--formats", "latex,json,html")
+
+
+def test_build_writes_as_many_files_as_it_reports(cli, workdir):
+    """Metric a on corpus b--c and metric a--b on corpus c, and A vs a: distinct files, count matches disk."""
+    r = _build_names(cli, workdir, ("a", "a--b", "A"), ("b--c", "c"))
     assert r.code == 0, r.err
     tex = sorted(p.name for p in (workdir.path / "out" / "tables").glob("*.tex"))
     assert len({t.casefold() for t in tex}) == len(tex)
@@ -143,14 +148,7 @@ def test_main_tables_get_file_names_unique_with_every_other_table(cli, workdir):
     """Metrics a, A and a--b on three corpora: 9 columns, so one main table per metric, main-a and main-A, which
     a case-insensitive disk (macOS, Windows) holds as one file. Every table file of a report comes out of one
     naming pass: distinct without case, the count reported is the count on disk, no HTML id twice."""
-    rows = []
-    for metric, corpus in ((m, c) for m in ("a", "A", "a--b") for c in ("b--c", "c", "d")):
-        for i in range(6):
-            rows += [("s1", corpus, f"i{i}", metric, 0.5 + i / 20), ("s2", corpus, f"i{i}", metric, 0.4 + i / 17)]
-    workdir.write("scores.csv", _scores(rows))
-    workdir.write("spec.yaml", "title: names\ndata:\n  scores: scores.csv\nmetrics:\n  a: {higher_is_better: true}\n"
-                  "  A: {higher_is_better: true}\n  a--b: {higher_is_better: true}\n")
-    r = cli("build", workdir.path / "spec.yaml", "-o", workdir.path / "out", "--formats", "latex,json,html")
+    r = _build_names(cli, workdir, ("a", "A", "a--b"), ("b--c", "c", "d"))
     assert r.code == 0, r.err
     tex = sorted(p.name for p in (workdir.path / "out" / "tables").glob("*.tex"))
     mains = [t for t in tex if t.startswith("main-")]
