@@ -209,6 +209,48 @@ class LmEvalSource(_Model):
         None, description="Tasks to read (default: every task found).")
 
 
+class InspectSource(_Model):
+    """Inspect AI eval logs (.eval, a zip of JSON records, or .json), one log per model and task."""
+
+    format: Literal["inspect"]
+    path: str = Field(description="A log file, a folder of logs (every .eval and .json under it; Inspect's "
+                      "--log-dir) or a glob pattern (logs/*.eval). Each log's model is a system, its task a corpus, "
+                      "each sample id an item and each epoch a sample (the sample column).")
+    metrics: list[Annotated[str, Field(min_length=1)]] = Field(
+        min_length=1, description="The scores to analyse, named as the log's results name them: a scorer's name "
+        "(match, choice, model_graded_qa, ...), or a key of a scorer whose value is a dict. Each is a mean metric, "
+        "higher is better (override under metrics). Values are read as Inspect's value_to_float reads them: C, I, "
+        "P, N as 1, 0, 0.5, 0; yes/no and true/false as 1/0; numbers as they are.")
+    tasks: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None, description="Tasks to read (default: every task of the logs).")
+    epochs: Literal["sample", "mean"] = Field(
+        "sample", description="Several epochs (answers per question): sample (each epoch a row, numbered in the "
+        "sample column) or mean (each question's mean over its epochs, Inspect's default epoch reducer: one score "
+        "per question).")
+    metadata: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="Keys of each sample's metadata to carry as columns of the score table "
+        "(a passage or subject id, for data.columns.cluster or stratum); every sample must hold a text or number "
+        "under each.")
+
+
+class HelmSource(_Model):
+    """HELM run folders: benchmark_output/runs/<suite>/<run>/ with per_instance_stats.json and run_spec.json."""
+
+    format: Literal["helm"]
+    path: str = Field(description="A suite folder (benchmark_output/runs/<suite>: every run folder in it), one run "
+                      "folder, or a glob pattern of run folders. Each run's model (run_spec.json adapter_spec.model) "
+                      "is a system, its scenario (run_spec.json scenario_spec.class_name's scenario, with its "
+                      "arguments) a corpus, each instance id an item.")
+    metrics: list[Annotated[str, Field(min_length=1)]] = Field(
+        min_length=1, description="Per-instance stat names (exact_match, quasi_exact_match, prefix_exact_match, "
+        "f1_score, ...), each a mean metric, higher is better (override under metrics).")
+    split: str = Field("test", min_length=1, description="The instances' split whose stats are read (HELM's "
+                       "stats.json reports each split apart).")
+    perturbations: Literal["refuse", "unperturbed"] = Field(
+        "unperturbed", description="Instances HELM also scored under a perturbation (robustness, fairness runs): "
+        "unperturbed (the stats of the original instance only, as HELM's headline numbers) or refuse.")
+
+
 def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
     """The metrics a native source defines (a raw ``data.scores`` mapping): name -> MetricSpec fields."""
     if not isinstance(scores, dict):
@@ -222,7 +264,7 @@ def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
                 out[m] = {"label": label, "higher_is_better": higher, "decimals": 2,
                           "aggregate": f"sigreport.sacrebleu:{m}", "statistics": [f"{m}:{j}" for j in range(n)]}
         return out
-    if scores.get("format") == "lm_eval":
+    if scores.get("format") in ("lm_eval", "inspect", "helm"):
         chosen = scores.get("metrics", [])
         return {m: {"higher_is_better": True, "decimals": 4}
                 for m in (chosen if isinstance(chosen, list) else []) if isinstance(m, str) and m}
@@ -263,11 +305,13 @@ def _source_format(value: Any) -> str | None:
     return getattr(value, "format", None)
 
 
-SOURCE_FORMATS = {"table": TableSource, "text": TextSource, "trec": TrecSource, "lm_eval": LmEvalSource}
+SOURCE_FORMATS = {"table": TableSource, "text": TextSource, "trec": TrecSource, "lm_eval": LmEvalSource,
+                  "inspect": InspectSource, "helm": HelmSource}
 SOURCE_PATH_FIELDS = ("path", "hypotheses", "references", "runs", "qrels")  # fields of the source models that name files
 ScoresSource = Annotated[
     Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")] | Annotated[TextSource, Tag("text")]
-    | Annotated[TrecSource, Tag("trec")] | Annotated[LmEvalSource, Tag("lm_eval")],
+    | Annotated[TrecSource, Tag("trec")] | Annotated[LmEvalSource, Tag("lm_eval")]
+    | Annotated[InspectSource, Tag("inspect")] | Annotated[HelmSource, Tag("helm")],
     Discriminator(_source_format, custom_error_type="source_format",
                   custom_error_message="expected a file name or a mapping with format: "
                   + ", ".join(SOURCE_FORMATS)),
@@ -304,7 +348,7 @@ class DataSpec(_Model):
                                          description="Column names of data.outcomes, when they differ from the defaults.")
 
     @property
-    def source(self) -> TableSource | TextSource | TrecSource | LmEvalSource | None:
+    def source(self) -> TableSource | TextSource | TrecSource | LmEvalSource | InspectSource | HelmSource | None:
         """``scores`` as a source model (a plain file name is a long table)."""
         if self.scores is None:
             return None
