@@ -195,18 +195,23 @@ class TrecSource(_Model):
 
 
 class LmEvalSource(_Model):
-    """lm-evaluation-harness output with --log_samples: <path>/<model>/samples_<task>_<date>.jsonl."""
+    """lm-evaluation-harness output with --log_samples: <path>/<model>/samples_<task>_<date>.jsonl (or .parquet)."""
 
     format: Literal["lm_eval"]
     path: str = Field(description="The --output_path folder: one folder per model (the system), each with "
-                      "samples_<task>_<date>.jsonl files (the task is the corpus, doc_id the item; the latest date "
-                      "of a task is read).")
+                      "samples_<task>_<date>.jsonl or .parquet files (the task is the corpus, doc_id the item; the "
+                      "latest date of a task is read).")
     metrics: list[Annotated[str, Field(min_length=1)]] = Field(
         min_length=1, description="The per-sample metric keys to analyse (acc, acc_norm, exact_match, ...), each a "
         "mean metric, higher is better (override under metrics). When a task logs several filters, its metrics "
         "are named 'metric,filter' as in lm-eval's results (exact_match,strict-match).")
     tasks: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None, description="Tasks to read (default: every task found).")
+    corpus: Literal["task", "group"] = Field(
+        "task", description="What a corpus is: task (each task, MMLU's subjects apart) or group (each top-level "
+        "group of lm-eval's results_<date>.json group_subtasks, mmlu, with its subtasks' samples as items, "
+        "task/doc_id). Either way the table's task and group columns name each sample's task and the group "
+        "listing it, for data.columns.cluster or stratum.")
 
 
 class InspectSource(_Model):
@@ -239,13 +244,17 @@ class HelmSource(_Model):
     format: Literal["helm"]
     path: str = Field(description="A suite folder (benchmark_output/runs/<suite>: every run folder in it), one run "
                       "folder, or a glob pattern of run folders. Each run's model (run_spec.json adapter_spec.model) "
-                      "is a system, its scenario (run_spec.json scenario_spec.class_name's scenario, with its "
-                      "arguments) a corpus, each instance id an item.")
+                      "is a system, its run entry without the model (run_spec.json name: simple_mcqa, "
+                      "mmlu:subject=anatomy) a corpus, each instance id an item.")
     metrics: list[Annotated[str, Field(min_length=1)]] = Field(
         min_length=1, description="Per-instance stat names (exact_match, quasi_exact_match, prefix_exact_match, "
         "f1_score, ...), each a mean metric, higher is better (override under metrics).")
     split: str = Field("test", min_length=1, description="The instances' split whose stats are read (HELM's "
                        "stats.json reports each split apart).")
+    trials: Literal["sample", "mean"] = Field(
+        "sample", description="Several train trials (helm-run -t: each instance answered with another set of "
+        "in-context examples): sample (each trial a row, numbered from 0 in the sample column) or mean (each "
+        "instance's mean over its trials: one score per instance).")
     perturbations: Literal["refuse", "unperturbed"] = Field(
         "unperturbed", description="Instances HELM also scored under a perturbation (robustness, fairness runs): "
         "unperturbed (the stats of the original instance only, as HELM's headline numbers) or refuse.")

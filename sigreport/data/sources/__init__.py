@@ -1,8 +1,8 @@
 """Sources of scores: each format named in ``data.scores`` read by its own module into one long table.
 
 Every module turns its native files (a wide table, several files by a glob, TREC runs with qrels, MT
-hypotheses with references, lm-evaluation-harness samples, Inspect AI logs, HELM runs) into the :class:`~sigreport.data.tables.Table`
-of ``system, corpus, item, metric, value`` rows that :mod:`sigreport.data.scores` reads, so everything
+hypotheses with references, lm-evaluation-harness samples, Inspect AI logs, HELM runs) into the
+:class:`~sigreport.data.tables.Table` of ``system, corpus, item, metric, value`` rows that :mod:`sigreport.data.scores` reads, so everything
 downstream is the same whatever the source. A native file's mistakes are reported by its module with
 the file, the line and the problem; the field libraries (ir_measures, sacrebleu) are imported only by
 the module that needs them, when a spec names that format.

@@ -15,8 +15,8 @@ The zip members are read with :mod:`zipfile` (deflate) or, for the zstd members 
 0.3.1xx (compression method 93, which Python reads natively only from 3.14), with ``zstandard``
 (``pip install 'sigreport[inspect]'``); inspect_ai itself is not imported. Errored samples (``error``
 set, no scores) and samples without a score are left out, named and counted in ``data.source`` of
-results.json and in a note beside every metric's descriptives; a log that did not finish (status other
-than success) is refused, as are two logs of one model and task.
+results.json and in a note beside every metric's descriptives; so is a log that did not finish (status
+cancelled or error: the sample records it holds are read). Two logs of one model and task are refused.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from sigreport.data.sources.long import coded, long_table, numbers
+from sigreport.data.sources.long import coded, long_table, numbers, sample_means
 from sigreport.data.sources.tables import GLOB_CHARS
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table
 from sigreport.errors import DataError, Problem
@@ -176,6 +176,7 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
     digest = hashlib.sha256()
     used: list[str] = []
     found_metrics: set[str] = set()
+    unfinished: list[str] = []
     for path in files:
         shown = str(path)
         try:
@@ -183,20 +184,21 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
             ev = header["eval"]
             model, task = str(ev["model"]), str(ev["task"])
         except (ValueError, KeyError, TypeError, zipfile.BadZipFile, OSError) as exc:
-            problems.append(Problem(shown, None, "", f"cannot read the Inspect log: {exc}"))
+            problems.append(Problem(shown, None, "", f"{path.name}: cannot read the Inspect log: {exc}"))
             continue
         if source.tasks is not None and task not in source.tasks:
             continue
         status = header.get("status")
-        if status != "success":
-            message = ((header.get("error") or {}).get("message") or "") if isinstance(header.get("error"), dict) else ""
-            problems.append(Problem(shown, None, "", f"the log's status is {status!r}, not 'success': the eval of "
-                                    f"{task} by {model} did not finish{': ' + message[:120] if message else ''} "
-                                    "(rerun it, or `inspect eval-retry` the log)"))
-            continue
+        if status != "success":  # cancelled or failed: its finished samples are read, and the report says so
+            error = header.get("error")
+            message = str(error.get("message") or "") if isinstance(error, dict) else ""
+            unfinished.append(f"{path.name} ({model} on {task}): the log's status is {status!r}, not 'success'"
+                              f"{' (' + message[:120] + ')' if message else ''}: the eval did not finish; the sample "
+                              "records it holds are read")
         if (model, task) in seen:
-            problems.append(Problem(shown, None, "", f"a second log of task {task!r} by model {model!r} (the first: "
-                                    f"{seen[(model, task)].name}): keep one, or list the one to read in path"))
+            problems.append(Problem(shown, None, "", f"{path.name}: a second log of task {task!r} by model "
+                                    f"{model!r} (the first: {seen[(model, task)].name}): keep one, or name the one "
+                                    "to read in path"))
             continue
         seen[(model, task)] = path
         digest.update(path.read_bytes())
@@ -223,7 +225,7 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
                     number = value_to_float(value)
                     if number is None:
                         if bad < MAX_ROWS_SHOWN:
-                            problems.append(Problem(shown, None, "", f"{where}: score {name!r} is "
+                            problems.append(Problem(shown, None, "", f"{path.name}: {where}: score {name!r} is "
                                                     f"{json.dumps(value)[:60]}, not a number, C/I/P/N or yes/no "
                                                     "(Inspect would count it 0 with a warning)"))
                         bad += 1
@@ -240,14 +242,14 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
                         held = (sample.get("metadata") or {}).get(key)
                         if not isinstance(held, (str, int, float)) or isinstance(held, bool):
                             if bad < MAX_ROWS_SHOWN:
-                                problems.append(Problem(shown, None, "", f"{where}: metadata {key!r} is "
+                                problems.append(Problem(shown, None, "", f"{path.name}: {where}: metadata {key!r} is "
                                                         f"{json.dumps(held)[:60]}, not a text or number "
                                                         "(data.scores.metadata)"))
                             bad += 1
                             held = ""
                         meta[key].append(str(held))
         except (ValueError, zipfile.BadZipFile, OSError) as exc:
-            problems.append(Problem(shown, None, "", f"cannot read the Inspect log: {exc}"))
+            problems.append(Problem(shown, None, "", f"{path.name}: cannot read the Inspect log: {exc}"))
             continue
         if errored or unscored:
             left.setdefault(model, {})[task] = {
@@ -255,12 +257,12 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
                 "samples": [f"{s} (epoch {e})" for s, e, *_ in (errored + unscored)][:MAX_ROWS_SHOWN],
                 "first_error": errored[0][2][:200] if errored else None}
     if problems:
-        raise DataError(problems[0].file, problems)
+        raise DataError(problems[0].file if len(files) == 1 else str(sf.resolve(source.path)), problems)
     if not rows["value"]:
         shown = str(sf.path)
+        scores = ", ".join(sorted(found_metrics)) or "none"
         raise DataError(shown, [sf.problem(f"no score named {', '.join(map(repr, source.metrics))} in the logs at "
-                                           f"{source.path!r}; their scores: {', '.join(sorted(found_metrics)) or 'none'}",
-                                           "data", "scores", "metrics")])
+                                           f"{source.path!r}; their scores: {scores}", "data", "scores", "metrics")])
     cols = sf.spec.data.columns
     columns: dict[str, object] = {
         cols.system: coded(np.asarray(rows["system"]), list(codes["system"])),
@@ -271,7 +273,7 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
     epochs = np.asarray(rows["sample"], dtype=np.int64)
     file_of, lines = np.asarray(rows["file"]), np.asarray(rows["line"])
     if source.epochs == "mean":
-        columns, file_of, lines = _epoch_means(columns, cols, file_of, lines)
+        columns, file_of, lines = sample_means(columns, cols, file_of, lines)
     else:
         columns[SAMPLE_COLUMN] = coded(epochs - 1, [str(k) for k in range(1, int(epochs.max()) + 1)])
     for key, held in meta.items():
@@ -283,9 +285,14 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
     table = long_table(f"{source.path} (inspect)", digest.hexdigest(), columns, used, file_of, lines, unit="record")
     info: dict[str, object] = {"format": "inspect", "logs": [Path(f).name for f in used],
                                "epochs": int(epochs.max()), "epochs_read_as": source.epochs}
+    warnings = list(unfinished)
+    if unfinished:
+        info["unfinished_logs"] = [u.split(" ", 1)[0] for u in unfinished]
     if left:
         info["left_out_samples"] = left
-        info["warnings"] = [_left_note(model, task, n) for model, tasks in left.items() for task, n in tasks.items()]
+        warnings += [_left_note(model, task, n) for model, tasks in left.items() for task, n in tasks.items()]
+    if warnings:
+        info["warnings"] = warnings
     return table, info
 
 
@@ -323,22 +330,3 @@ def _first_rows(rows: dict[str, list[Any]]) -> np.ndarray:
     key = np.stack([np.asarray(rows[k]) for k in ("system", "corpus", "item", "metric")], axis=1)
     _, first = np.unique(key, axis=0, return_index=True)
     return np.sort(first)
-
-
-def _epoch_means(columns: dict[str, object], cols: Any, file_of: np.ndarray, lines: np.ndarray
-                 ) -> tuple[dict[str, object], np.ndarray, np.ndarray]:
-    """One row per (system, corpus, item, metric): the mean over its epochs, placed at its first epoch's record."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    keys = [cols.system, cols.corpus, cols.item, cols.metric]
-    codes = np.stack([np.asarray(pc.dictionary_encode(columns[k]).indices) for k in keys], axis=1)
-    unique, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    values = np.asarray(columns[cols.value])
-    means = np.bincount(inverse, weights=values, minlength=len(unique)) / np.bincount(inverse, minlength=len(unique))
-    order = np.argsort(first)
-    pick = first[order]
-    out = {k: pa.array(columns[k]).take(pa.array(pick)) for k in keys}
-    out[cols.value] = numbers(means[order])
-    return out, file_of[pick], lines[pick]

@@ -1,0 +1,140 @@
+"""HELM run folders (data.scores format helm), on runs HELM itself wrote.
+
+tests/data/files/helm/runs/trials/ holds the run folders of ``helm-run --run-entries
+simple_mcqa:model=simple/model1 simple_classification:model=simple/model1 --suite trials -t 3
+--max-eval-instances 12`` (crfm-helm 0.5.16, its offline test model simple/model1; the folders' ':' written
+as '_' so that any checkout can hold them, the files byte for byte). The reference for every mean is
+HELM's own ``stats.json`` of the run: per metric name and split, the mean over train trials of each trial's
+mean over instances (helm/benchmark/metrics/metric.py ``Metric.evaluate``), read here with json.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+import yaml
+from conftest import TESTS
+
+import sigreport
+from sigreport.data import load_data
+from sigreport.data.sources import read_source
+
+SUITE = TESTS / "data" / "files" / "helm" / "runs" / "trials"
+METRICS = ["exact_match", "quasi_exact_match", "num_prompt_tokens", "num_bytes", "logprob", "inference_runtime"]
+
+
+def spec_of(path, metrics, **extra):
+    return {"title": "t", "data": {"scores": {"format": "helm", "path": str(path), "metrics": metrics, **extra}}}
+
+
+def helm_stat(run, name, split="test"):
+    """stats.json's value of ``name`` on ``split`` without perturbation, and its count (the trials)."""
+    for stat in json.loads((SUITE / run / "stats.json").read_text()):
+        n = stat["name"]
+        if n["name"] == name and n.get("split") == split and not n.get("perturbation") and not n.get("sub_split"):
+            return stat["mean"], stat["count"]
+    raise KeyError(name)
+
+
+@pytest.mark.parametrize("run, corpus", [("simple_mcqa_model=simple_model1", "simple_mcqa"),
+                                         ("simple_classification_model=simple_model1", "simple_classification")])
+def test_means_equal_helms_stats_json(run, corpus):
+    """trials: mean gives each instance's mean over its 3 trials; their mean over instances is HELM's stats.json
+    value (equal instances in every trial). HELM's test model scores exact_match 0 everywhere (stats.json: 0.0)
+    and its tokenizer gives one prompt length; inference_runtime (measured) differs by instance and trial, the
+    value that can tell a wrong aggregation."""
+    ds = load_data(sigreport.load_spec(spec_of(SUITE, METRICS, trials="mean")))
+    assert ds.systems == ("simple/model1",) and set(ds.corpora) == {"simple_mcqa", "simple_classification"}
+    for metric in METRICS:
+        expected, trials = helm_stat(run, metric)
+        assert trials == 3
+        block = ds.blocks[(metric, corpus)]
+        assert block.scores.shape == (12, 1)
+        assert block.scores.mean() == pytest.approx(expected, rel=1e-12, abs=1e-15), metric
+    assert ds.blocks[("inference_runtime", corpus)].scores.std() > 0  # a metric that can fail the comparison
+
+
+def test_trials_become_the_sample_column():
+    """trials: sample (the default): one row per instance and trial, the trial (0, 1, 2) in the sample column,
+    each the instance's per-instance stat sum / count as per_instance_stats.json holds it."""
+    table = read_source(sigreport.load_spec(spec_of(SUITE, ["num_prompt_tokens"]))).table
+    assert len(table) == 2 * 12 * 3
+    rows = {c: table.cells[c].to_pylist() for c in ("corpus", "item", "sample", "value")}
+    assert sorted(set(rows["sample"])) == ["0", "1", "2"]
+    entries = json.loads((SUITE / "simple_mcqa_model=simple_model1" / "per_instance_stats.json").read_text())
+    want = {(e["instance_id"], str(e["train_trial_index"])): s["sum"] / s["count"] for e in entries
+            for s in e["stats"] if s["name"] == {"name": "num_prompt_tokens", "split": "test"}}
+    got = {(i, k): v for c, i, k, v in zip(*rows.values()) if c == "simple_mcqa"}
+    assert got == want and len(want) == 36
+
+
+def test_one_run_folder_and_a_glob():
+    one = load_data(sigreport.load_spec(spec_of(SUITE / "simple_mcqa_model=simple_model1", ["num_bytes"],
+                                                trials="mean")))
+    assert one.corpora == ("simple_mcqa",)
+    both = load_data(sigreport.load_spec(spec_of(f"{SUITE}/simple_*", ["num_bytes"], trials="mean")))
+    assert set(both.corpora) == {"simple_mcqa", "simple_classification"}
+    np.testing.assert_array_equal(one.blocks[("num_bytes", "simple_mcqa")].scores,
+                                  both.blocks[("num_bytes", "simple_mcqa")].scores)
+
+
+def test_bad_runs_every_problem_at_once(tmp_path, cli):
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE, suite)
+    mcqa, cls = suite / "simple_mcqa_model=simple_model1", suite / "simple_classification_model=simple_model1"
+    (cls / "per_instance_stats.json").unlink()  # an unfinished run
+    entries = json.loads((mcqa / "per_instance_stats.json").read_text())
+    entries[4]["stats"][0] = {"name": {"name": "num_bytes", "split": "test"}, "count": 0, "sum": 3}
+    del entries[7]["instance_id"]
+    (mcqa / "per_instance_stats.json").write_text(json.dumps(entries))
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump(spec_of("suite", ["num_bytes"])))
+    r = cli("validate", spec)
+    assert r.code == 2 and "Traceback" not in r.err
+    assert "no per_instance_stats.json in the run folder" in r.err
+    assert "entry 5 (instance " in r.err and "has count 0 and sum 3" in r.err
+    assert "entry 8: not a PerInstanceStats" in r.err
+    assert "(3 problems)" in r.err
+
+
+def test_a_stat_no_run_has(tmp_path, cli):
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump(spec_of(SUITE, ["accuracy"])))
+    r = cli("validate", spec)
+    assert r.code == 2 and "no per-instance stat named 'accuracy' of split 'test'" in r.err
+    assert "exact_match" in r.err and "line" in r.err
+    spec.write_text(yaml.safe_dump(spec_of(SUITE, ["exact_match"], split="valid")))
+    r = cli("validate", spec)
+    assert r.code == 2 and "of split 'valid'" in r.err
+
+
+def test_two_runs_of_one_model_and_scenario(tmp_path, cli):
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE, suite)
+    shutil.copytree(suite / "simple_mcqa_model=simple_model1", suite / "simple_mcqa_again")
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump(spec_of("suite", ["num_bytes"])))
+    r = cli("validate", spec)
+    assert r.code == 2 and "a second run of 'simple_mcqa' by model 'simple/model1'" in r.err
+
+
+def test_perturbed_instances(tmp_path):
+    """An instance HELM also scored under a perturbation: its unperturbed stats are read, the perturbed entry
+    counted in the notes; perturbations: refuse stops on it."""
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE / "simple_mcqa_model=simple_model1", suite / "run")
+    entries = json.loads((suite / "run" / "per_instance_stats.json").read_text())
+    twin = json.loads(json.dumps(entries[0]))
+    twin["perturbation"] = {"name": "typo", "robustness": True, "fairness": False, "computed_on": "perturbed"}
+    for s in twin["stats"]:
+        s["name"]["perturbation"] = twin["perturbation"]
+    (suite / "run" / "per_instance_stats.json").write_text(json.dumps([*entries, twin]))
+    ds = load_data(sigreport.load_spec(spec_of(suite / "run", ["num_bytes"], trials="mean")))
+    assert ds.source_info["perturbed_instances"] == {"simple_mcqa": 1}
+    assert ds.blocks[("num_bytes", "simple_mcqa")].scores.shape == (12, 1)
+    with pytest.raises(sigreport.DataError) as info:
+        load_data(sigreport.load_spec(spec_of(suite / "run", ["num_bytes"], perturbations="refuse")))
+    assert "is perturbed (typo); perturbations: refuse" in str(info.value)
