@@ -184,7 +184,8 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
         columns[SAMPLE_COLUMN] = coded(trials, [str(k) for k in range(int(trials.max()) + 1)])
     table = long_table(f"{source.path} (helm)", digest.hexdigest(), columns, used, file_of, lines, unit="entry")
     info: dict[str, object] = {"format": "helm", "runs": [Path(f).parent.name for f in used], "split": source.split,
-                               "train_trials": int(trials.max()) + 1, "trials_read_as": source.trials}
+                               "answers_per_question": {"count": int(trials.max()) + 1, "kind": "train trials",
+                                                        "read_as": source.trials}}
     warnings = []
     if perturbed:
         info["perturbed_instances"] = perturbed

@@ -284,7 +284,8 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
         columns[key] = coded(np.asarray([index[h] for h in held]), names)
     table = long_table(f"{source.path} (inspect)", digest.hexdigest(), columns, used, file_of, lines, unit="record")
     info: dict[str, object] = {"format": "inspect", "logs": [Path(f).name for f in used],
-                               "epochs": int(epochs.max()), "epochs_read_as": source.epochs}
+                               "answers_per_question": {"count": int(epochs.max()), "kind": "epochs",
+                                                        "read_as": source.epochs}}
     warnings = list(unfinished)
     if unfinished:
         info["unfinished_logs"] = [u.split(" ", 1)[0] for u in unfinished]
