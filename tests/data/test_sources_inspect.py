@@ -229,3 +229,36 @@ def test_zstd_needs_zstandard(monkeypatch, tmp_path, cli):
     spec.write_text(yaml.safe_dump(spec_of(next(GENERATED.glob("*.eval")), ["match"])))
     r = cli("validate", spec)
     assert r.code == 2 and "pip install 'sigreport[inspect]'" in r.err and "Traceback" not in r.err
+
+
+def test_question_means_equal_inspects_reductions():
+    """Per question: the mean over its 3 epochs is the value Inspect's mean reducer wrote to reductions.json of
+    the log (read here with zipfile and zstandard directly, not through the reader)."""
+    import io
+    import struct
+
+    zstandard = pytest.importorskip("zstandard")  # a test dependency; the reader names sigreport[inspect]
+    ds = load_data(sigreport.load_spec(spec_of(READING, ["match"], epochs="mean")))
+    block = ds.blocks[("match", "reading")]
+    checked = 0
+    for path in sorted(READING.glob("*.eval")):
+        with zipfile.ZipFile(path) as z, open(path, "rb") as raw:
+            def member(name):
+                info = z.getinfo(name)
+                raw.seek(info.header_offset)
+                head = raw.read(30)
+                raw.seek(info.header_offset + 30 + sum(struct.unpack("<HH", head[26:30])))
+                data = raw.read(info.compress_size)
+                if info.compress_type == zipfile.ZIP_DEFLATED:
+                    return z.read(name)
+                return zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True).read()
+
+            model = json.loads(member("header.json"))["eval"]["model"]
+            (reduction,) = json.loads(member("reductions.json"))
+        assert reduction["scorer"] == "match"
+        column = block.systems.index(model)
+        for s in reduction["samples"]:
+            assert block.scores[block.items.index(str(s["sample_id"])), column] == pytest.approx(s["value"],
+                                                                                                 abs=1e-15)
+            checked += 1
+    assert checked == 120
