@@ -138,3 +138,20 @@ def test_perturbed_instances(tmp_path):
     with pytest.raises(sigreport.DataError) as info:
         load_data(sigreport.load_spec(spec_of(suite / "run", ["num_bytes"], perturbations="refuse")))
     assert "is perturbed (typo); perturbations: refuse" in str(info.value)
+
+
+def test_sub_splits_and_other_splits(tmp_path):
+    """An instance with a sub_split (HELM adds the instance's sub_split to each of its stats) is read; an instance
+    of another split is not, and is counted in data.source.other_splits."""
+    shutil.copytree(SUITE / "simple_mcqa_model=simple_model1", tmp_path / "run")
+    path = tmp_path / "run" / "per_instance_stats.json"
+    entries = json.loads(path.read_text())
+    for s in entries[0]["stats"]:
+        s["name"]["sub_split"] = "toxic"
+    for s in entries[1]["stats"]:
+        s["name"]["split"] = "valid"
+    path.write_text(json.dumps(entries))
+    ds = load_data(sigreport.load_spec(spec_of(tmp_path / "run", ["num_bytes"], trials="mean")))
+    block = ds.blocks[("num_bytes", "simple_mcqa")]
+    assert entries[0]["instance_id"] in block.items
+    assert ds.source_info["other_splits"] == {"simple_mcqa": {"valid": 1}}

@@ -86,6 +86,7 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
     perturbed: dict[str, int] = {}
     found_names: set[str] = set()
     without: dict[str, dict[str, int]] = {}
+    elsewhere: dict[str, dict[str, int]] = {}
     for folder in folders:
         missing = [f for f in RUN_FILES if not (folder / f).is_file()]
         if missing:
@@ -120,7 +121,9 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
             where = f"{folder.name}/per_instance_stats.json entry {ordinal}"
             try:
                 iid, trial, stats = str(entry["instance_id"]), int(entry.get("train_trial_index", 0)), entry["stats"]
-            except (KeyError, TypeError, ValueError):
+                if not isinstance(stats, list) or not all(isinstance(x, dict) for x in stats):
+                    raise TypeError("stats is not a list of Stat objects")
+            except (KeyError, TypeError, ValueError, AttributeError):
                 if bad < MAX_ROWS_SHOWN:
                     problems.append(Problem(str(stats_path), None, "", f"{where}: not a PerInstanceStats (instance_id, "
                                             "train_trial_index, stats)"))
@@ -134,9 +137,15 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
                     bad += 1
                 continue
             held = set()
+            splits = {(s.get("name") or {}).get("split") for s in stats if isinstance(s, dict)}
+            if source.split not in splits:  # an instance of another split (valid): counted, not read
+                for other in splits:
+                    counts = elsewhere.setdefault(corpus, {})
+                    counts[str(other)] = counts.get(str(other), 0) + 1
+                continue
             for stat in stats:
-                name = stat.get("name") or {}
-                if name.get("split") != source.split or name.get("perturbation") or name.get("sub_split"):
+                name = stat.get("name") or {}  # a sub_split (toxic, non-toxic) is the instance's own: read
+                if name.get("split") != source.split or name.get("perturbation"):
                     continue
                 found_names.add(str(name.get("name")))
                 if name.get("name") not in wanted:
@@ -158,10 +167,9 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
                 rows["sample"].append(trial)
                 rows["file"].append(file_index)
                 rows["line"].append(ordinal)
-            for m in wanted - held:
-                if any((s.get("name") or {}).get("split") == source.split for s in stats):  # an instance of the split
-                    counts = without.setdefault(f"{model} on {corpus}", {})
-                    counts[m] = counts.get(m, 0) + 1
+            for m in wanted - held:  # an instance of the split without a stat the spec analyses
+                counts = without.setdefault(f"{model} on {corpus}", {})
+                counts[m] = counts.get(m, 0) + 1
     if problems:
         raise DataError(problems[0].file if len(folders) == 1 else str(sf.resolve(source.path)), problems)
     if not rows["value"]:
@@ -191,6 +199,8 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
         info["perturbed_instances"] = perturbed
         warnings += [f"{c}: {n} perturbed instance stats left out (HELM's unperturbed stats are analysed)"
                      for c, n in perturbed.items()]
+    if elsewhere:  # instances of other splits than the one analysed (HELM reports each split apart)
+        info["other_splits"] = elsewhere
     if without:
         info["instances_without_stat"] = without
         warnings += [f"{run}: " + ", ".join(f"{n} instance(s) without {m!r}" for m, n in counts.items()) + " left out"

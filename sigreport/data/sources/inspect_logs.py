@@ -124,10 +124,16 @@ def read_log(path: Path) -> tuple[dict[str, Any], Iterator[dict[str, Any]], int]
                              ) from None
         names = archive.namelist()
         if "header.json" not in names:
+            archive.close()
             raise ValueError("no header.json in the log: the eval did not finish (it was interrupted or is still "
                              "running); run `inspect log` on it, or rerun the task")
         raw = open(path, "rb")  # noqa: SIM115 - closed when the samples are read
-        header = _json(_member(archive, raw, archive.getinfo("header.json")), "header.json")
+        try:
+            header = _json(_member(archive, raw, archive.getinfo("header.json")), "header.json")
+        except BaseException:
+            raw.close()
+            archive.close()
+            raise
         members = sorted((archive.getinfo(n) for n in names if SAMPLE_MEMBER.match(n)), key=lambda i: i.filename)
 
         def samples() -> Iterator[dict[str, Any]]:
