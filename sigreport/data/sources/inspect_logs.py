@@ -118,31 +118,21 @@ def read_log(path: Path) -> tuple[dict[str, Any], Iterator[dict[str, Any]], int]
     Raises ValueError with what is wrong in the file."""
     if path.suffix == ".eval":
         try:
-            archive = zipfile.ZipFile(path)
+            with zipfile.ZipFile(path) as archive, open(path, "rb") as raw:
+                names = archive.namelist()
+                if "header.json" not in names:
+                    raise ValueError("no header.json in the log: the eval did not finish (it was interrupted or is "
+                                     "still running); run `inspect log` on it, or rerun the task")
+                header = _json(_member(archive, raw, archive.getinfo("header.json")), "header.json")
         except zipfile.BadZipFile:
             raise ValueError("not a zip file: a .eval log is a zip of JSON records (inspect eval --log-format eval)"
                              ) from None
-        names = archive.namelist()
-        if "header.json" not in names:
-            archive.close()
-            raise ValueError("no header.json in the log: the eval did not finish (it was interrupted or is still "
-                             "running); run `inspect log` on it, or rerun the task")
-        raw = open(path, "rb")  # noqa: SIM115 - closed when the samples are read
-        try:
-            header = _json(_member(archive, raw, archive.getinfo("header.json")), "header.json")
-        except BaseException:
-            raw.close()
-            archive.close()
-            raise
-        members = sorted((archive.getinfo(n) for n in names if SAMPLE_MEMBER.match(n)), key=lambda i: i.filename)
+        members = sorted(n for n in names if SAMPLE_MEMBER.match(n))
 
-        def samples() -> Iterator[dict[str, Any]]:
-            try:
-                for info in members:
-                    yield _json(_member(archive, raw, info), info.filename)
-            finally:
-                raw.close()
-                archive.close()
+        def samples() -> Iterator[dict[str, Any]]:  # opens the log when the first sample is asked for
+            with zipfile.ZipFile(path) as archive, open(path, "rb") as raw:
+                for name in members:
+                    yield _json(_member(archive, raw, archive.getinfo(name)), name)
 
         return header, samples(), len(members)
     try:
