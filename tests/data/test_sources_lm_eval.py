@@ -110,7 +110,6 @@ def test_parquet_samples_read_as_the_jsonl(folder, tmp_path_factory):
 
 
 def test_parquet_without_doc_id(folder, cli):
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     as_parquet(folder)

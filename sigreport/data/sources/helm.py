@@ -90,8 +90,8 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
     for folder in folders:
         missing = [f for f in RUN_FILES if not (folder / f).is_file()]
         if missing:
-            problems.append(Problem(str(folder), None, "", f"{folder.name}: no {' or '.join(missing)} in the run folder: the run did "
-                                    "not finish (rerun helm-run for it, or leave it out of path)"))
+            problems.append(Problem(str(folder), None, "", f"{folder.name}: no {' or '.join(missing)} in the run "
+                                    "folder: the run did not finish (rerun helm-run for it, or leave it out of path)"))
             continue
         spec_path, stats_path = folder / "run_spec.json", folder / "per_instance_stats.json"
         try:
@@ -102,8 +102,9 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
                                     f"{exc}"))
             continue
         if (model, corpus) in seen:
-            problems.append(Problem(str(folder), None, "", f"{folder.name}: a second run of {corpus!r} by model {model!r} (the "
-                                    f"first: {seen[(model, corpus)].name}): keep one, or name the runs in path"))
+            problems.append(Problem(str(folder), None, "", f"{folder.name}: a second run of {corpus!r} by model "
+                                    f"{model!r} (the first: {seen[(model, corpus)].name}): keep one, or name the runs "
+                                    "in path"))
             continue
         seen[(model, corpus)] = folder
         try:
