@@ -169,7 +169,7 @@ def test_unscored_log_names_the_scores_it_has(tmp_path, cli):
     spec.write_text(yaml.safe_dump(spec_of(REAL / "2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval",
                                            ["match"])))
     r = cli("validate", spec)
-    assert r.code == 2 and "no score named 'match'" in r.err and "their scores: none" in r.err
+    assert r.code == 2 and "no score named 'match'" in r.err and "10 sample record(s) hold the scores: none" in r.err
     assert "line" in r.err and len(r.err.strip().splitlines()) == 2  # the error line and the exit summary
 
 
@@ -207,7 +207,7 @@ def test_tasks_and_missing_paths(tmp_path, cli):
     spec = tmp_path / "s.yaml"
     spec.write_text(yaml.safe_dump(spec_of(REAL, ["match"], tasks=["inspect_evals/mmlu_0_shot"])))
     r = cli("validate", spec)  # only the mmlu log is read: it has no 'match' score
-    assert r.code == 2 and "their scores: choice" in r.err
+    assert r.code == 2 and "hold the scores: choice" in r.err
     spec.write_text(yaml.safe_dump(spec_of(tmp_path / "nowhere", ["match"])))
     r = cli("validate", spec)
     assert r.code == 2 and "does not exist" in r.err and "line" in r.err
@@ -262,3 +262,18 @@ def test_question_means_equal_inspects_reductions():
                                                                                                  abs=1e-15)
             checked += 1
     assert checked == 120
+
+
+def test_logs_that_hold_fewer_samples_than_their_results(tmp_path):
+    """A log whose results count more samples than it holds (samples not logged): read, and said."""
+    log = json.loads((REAL / "2025-05-12T20-28-13-04-00_popularity.json").read_text())
+    assert log["results"]["total_samples"] == 3 and len(log["samples"]) == 3
+    log["samples"] = log["samples"][:2]
+    (tmp_path / "trimmed.json").write_text(json.dumps(log))
+    ds = load_data(sigreport.load_spec(spec_of(tmp_path / "trimmed.json", ["match"])))
+    assert any("holds 2 sample record(s) of the 3 its results count" in w for w in ds.source_info["warnings"])
+    log["samples"] = []
+    (tmp_path / "trimmed.json").write_text(json.dumps(log))
+    with pytest.raises(sigreport.DataError) as info:
+        load_data(sigreport.load_spec(spec_of(tmp_path / "trimmed.json", ["match"])))
+    assert "they hold no sample records (logged with --no-log-samples?)" in str(info.value)

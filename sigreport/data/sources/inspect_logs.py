@@ -172,6 +172,7 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
     digest = hashlib.sha256()
     used: list[str] = []
     found_metrics: set[str] = set()
+    total_records = 0
     unfinished: list[str] = []
     for path in files:
         shown = str(path)
@@ -201,9 +202,10 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
         file_index = len(used)
         used.append(shown)
         errored, unscored = [], []
-        bad = 0
+        bad = records = 0
         try:
             for ordinal, sample in enumerate(samples, start=1):
+                records = ordinal
                 sid, epoch = sample.get("id"), sample.get("epoch", 1)
                 where = f"sample {sid!r} epoch {epoch}"
                 if sample.get("error"):
@@ -247,6 +249,12 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
         except (ValueError, zipfile.BadZipFile, OSError) as exc:
             problems.append(Problem(shown, None, "", f"{path.name}: cannot read the Inspect log: {exc}"))
             continue
+        results = header.get("results")
+        counted = results.get("total_samples") if isinstance(results, dict) else None
+        if isinstance(counted, int) and records < counted:  # samples not logged (--no-log-samples, a trimmed log)
+            unfinished.append(f"{path.name} ({model} on {task}): the log holds {records} sample record(s) of the "
+                              f"{counted} its results count (run without --no-log-samples to log every one)")
+        total_records += records
         if errored or unscored:
             left.setdefault(model, {})[task] = {
                 "errored": len(errored), "unscored": len(unscored),
@@ -257,8 +265,10 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
     if not rows["value"]:
         shown = str(sf.path)
         scores = ", ".join(sorted(found_metrics)) or "none"
+        held = (f"their {total_records} sample record(s) hold the scores: {scores}" if total_records else
+                "they hold no sample records (logged with --no-log-samples?): per-sample scores are needed")
         raise DataError(shown, [sf.problem(f"no score named {', '.join(map(repr, source.metrics))} in the logs at "
-                                           f"{source.path!r}; their scores: {scores}", "data", "scores", "metrics")])
+                                           f"{source.path!r}; {held}", "data", "scores", "metrics")])
     cols = sf.spec.data.columns
     columns: dict[str, object] = {
         cols.system: coded(np.asarray(rows["system"]), list(codes["system"])),
