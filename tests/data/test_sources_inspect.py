@@ -51,11 +51,12 @@ def means(ds):
     ("2025-05-12T20-28-13-04-00_popularity.json", "openai/gpt-4o-mini", "popularity", "match", 2 / 3),
     ("mmlu-summary-choices.eval", "openai/gpt-4o", "inspect_evals/mmlu_0_shot", "choice", 0.0),
     ("log_read_sample.eval", "ollama/gemma3", "popularity", "match", 1.0),
+    ("log_streaming.eval", "azureai/Meta-Llama-3-1-405B-Instruct-jqf", "popularity", "match", 0.75),  # 2 epochs
 ])
 def test_real_logs_give_inspects_own_accuracy(name, model, task, scorer, expected):
     path = REAL / name
     assert headline(path)[scorer] == pytest.approx(expected, abs=1e-15)
-    ds = load_data(sigreport.load_spec(spec_of(path, [scorer])))
+    ds = load_data(sigreport.load_spec(spec_of(path, [scorer], epochs="mean")))
     assert ds.systems == (model,) and ds.corpora == (task,)
     assert means(ds)[(scorer, task, model)] == pytest.approx(expected, abs=1e-15)
 
@@ -277,3 +278,30 @@ def test_logs_that_hold_fewer_samples_than_their_results(tmp_path):
     with pytest.raises(sigreport.DataError) as info:
         load_data(sigreport.load_spec(spec_of(tmp_path / "trimmed.json", ["match"])))
     assert "they hold no sample records (logged with --no-log-samples?)" in str(info.value)
+
+
+def test_real_log_with_epochs():
+    """log_streaming.eval (Inspect's repository): questions 1 and 2, epochs 1 and 2: four rows with the epoch
+    in the sample column, each its sample's letter; their means per question are the log's reductions."""
+    path = REAL / "log_streaming.eval"
+    table = read_source(sigreport.load_spec(spec_of(path, ["match"]))).table
+    rows = sorted(zip(*(table.cells[c].to_pylist() for c in ("item", "sample", "value"))))
+    with zipfile.ZipFile(path) as z:
+        letters = {(str(s["id"]), str(s["epoch"])): s["scores"]["match"]["value"]
+                   for s in (json.loads(z.read(n)) for n in z.namelist() if n.startswith("samples/"))}
+        (reduction,) = json.loads(z.read("reductions.json"))
+    assert rows == sorted((i, k, {"C": 1.0, "I": 0.0}[v]) for (i, k), v in letters.items()) and len(rows) == 4
+    block = load_data(sigreport.load_spec(spec_of(path, ["match"], epochs="mean"))).blocks[("match", "popularity")]
+    assert {i: v for i, v in zip(block.items, block.scores[:, 0])} == {
+        str(s["sample_id"]): s["value"] for s in reduction["samples"]}
+
+
+def test_real_trimmed_and_sampleless_logs(tmp_path, cli):
+    """Two real logs of Inspect's tests: one holding no sample records, one holding 1 of its 4 (unscored)."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump(spec_of(REAL / "2025-05-12T20-28-13-04-00_no-samples.json", ["match"])))
+    r = cli("validate", spec)
+    assert r.code == 2 and "hold no sample records (logged with --no-log-samples?)" in r.err
+    spec.write_text(yaml.safe_dump(spec_of(REAL / "log_tool_call_error.json", ["includes"])))
+    r = cli("validate", spec)
+    assert r.code == 2 and "their 1 sample record(s) hold the scores: none" in r.err
