@@ -94,9 +94,13 @@ def log_files(sf: SpecFile, pattern: str) -> list[Path]:
 
 
 def _member(archive: zipfile.ZipFile, raw: io.BufferedReader, info: zipfile.ZipInfo) -> bytes:
-    """A zip member's bytes; a zstd member decompressed by ``zstandard`` from its raw data."""
-    if info.compress_type != ZSTD:
+    """A zip member's bytes; a zstd member that zipfile cannot read (Python < 3.14) decompressed by ``zstandard``
+    from its raw data."""
+    try:
         return archive.read(info)
+    except NotImplementedError:
+        if info.compress_type != ZSTD:
+            raise ValueError(f"{info.filename}: zip compression method {info.compress_type} is not readable") from None
     try:
         import zstandard
     except ImportError:
