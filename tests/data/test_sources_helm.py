@@ -16,6 +16,8 @@ import shutil
 import numpy as np
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from conftest import TESTS
 
 import sigreport
@@ -155,3 +157,44 @@ def test_sub_splits_and_other_splits(tmp_path):
     block = ds.blocks[("num_bytes", "simple_mcqa")]
     assert entries[0]["instance_id"] in block.items
     assert ds.source_info["other_splits"] == {"simple_mcqa": {"valid": 1}}
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=True) | st.text(max_size=4),
+                    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=3), inner, max_size=2),
+                    max_leaves=4)
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value[:2]):
+            yield from _paths(v, (*prefix, i))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_corrupted_run_is_a_user_error(tmp_path_factory, cli, data):
+    """Any value at any place of a run's run_spec.json or (the first entries of) per_instance_stats.json: read or
+    refused with exit 2, never a traceback."""
+    folder = tmp_path_factory.mktemp("run")
+    run = folder / "run"
+    shutil.copytree(SUITE / "simple_mcqa_model=simple_model1", run)
+    name = data.draw(st.sampled_from(["run_spec.json", "per_instance_stats.json"]))
+    doc = json.loads((run / name).read_text())
+    if name == "per_instance_stats.json":
+        doc = doc[:3]
+    paths = [p for p in _paths(doc) if p]
+    path = data.draw(st.sampled_from(paths))
+    target = doc
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = data.draw(JSON)
+    (run / name).write_text(json.dumps(doc))
+    spec = folder / "s.yaml"
+    spec.write_text(yaml.safe_dump({**spec_of("run", ["num_bytes"], trials="mean"),
+                                    "metrics": {"num_bytes": {"higher_is_better": True}}}))
+    r = cli("validate", spec)
+    assert r.code in (0, 2) and "Traceback" not in r.err, (name, path, r.err)

@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from conftest import CONFIGS, TESTS
 
 import sigreport
@@ -305,3 +307,44 @@ def test_real_trimmed_and_sampleless_logs(tmp_path, cli):
     spec.write_text(yaml.safe_dump(spec_of(REAL / "log_tool_call_error.json", ["includes"])))
     r = cli("validate", spec)
     assert r.code == 2 and "their 1 sample record(s) hold the scores: none" in r.err
+
+
+def _paths(value, prefix=()):
+    """Every path into a JSON value (mapping keys and list indices), the value's own first."""
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value[:3]):
+            yield from _paths(v, (*prefix, i))
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=True) | st.text(max_size=4),
+                    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=3), inner, max_size=2),
+                    max_leaves=4)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_corrupted_json_log_is_a_user_error(tmp_path, cli, data):
+    """Any value at any place of a real .json log (its header, samples, scores, metadata): the reader reads it or
+    refuses it with exit 2, never a traceback."""
+    log = json.loads((REAL / "2025-05-12T20-28-13-04-00_popularity.json").read_text())
+    for key in ("events", "messages", "output", "attachments", "store", "model_usage"):  # shorten the walk
+        for s in log["samples"]:
+            s.pop(key, None)
+    log.pop("plan", None)
+    log.pop("stats", None)
+    paths = [p for p in _paths(log) if p]
+    path = data.draw(st.sampled_from(paths))
+    target = log
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = data.draw(JSON)
+    (tmp_path / "log.json").write_text(json.dumps(log))
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump({**spec_of("log.json", ["match"], metadata=["label_confidence"]),
+                                    "metrics": {"match": {"higher_is_better": True}}}))
+    r = cli("validate", spec)
+    assert r.code in (0, 2) and "Traceback" not in r.err, (path, r.err)

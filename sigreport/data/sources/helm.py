@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from sigreport.data.sources.long import coded, long_table, numbers, sample_means
+from sigreport.data.sources.long import coded, long_table, numbered, numbers, sample_means
 from sigreport.data.sources.tables import GLOB_CHARS
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table
 from sigreport.errors import DataError, Problem
@@ -121,8 +121,10 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
         for ordinal, entry in enumerate(instances, start=1):
             where = f"{folder.name}/per_instance_stats.json entry {ordinal}"
             try:
-                iid, trial, stats = str(entry["instance_id"]), int(entry.get("train_trial_index", 0)), entry["stats"]
-                if not isinstance(stats, list) or not all(isinstance(x, dict) for x in stats):
+                iid, trial, stats = str(entry["instance_id"]), entry.get("train_trial_index", 0), entry["stats"]
+                if not isinstance(trial, int) or isinstance(trial, bool) or not 0 <= trial < 2**31:
+                    raise TypeError("train_trial_index is not a whole number from 0")
+                if not isinstance(stats, list) or not all(map(_stat_shape, stats)):
                     raise TypeError("stats is not a list of Stat objects")
             except (KeyError, TypeError, ValueError, AttributeError):
                 if bad < MAX_ROWS_SHOWN:
@@ -133,8 +135,10 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
             if entry.get("perturbation"):
                 perturbed[corpus] = perturbed.get(corpus, 0) + 1
                 if source.perturbations == "refuse" and bad < MAX_ROWS_SHOWN:
+                    kind = entry["perturbation"]
                     problems.append(Problem(str(stats_path), None, "", f"{where}: instance {iid} is perturbed "
-                                            f"({entry['perturbation'].get('name', '?')}); perturbations: refuse"))
+                                            f"({kind.get('name', '?') if isinstance(kind, dict) else kind}); "
+                                            "perturbations: refuse"))
                     bad += 1
                 continue
             held = set()
@@ -190,10 +194,10 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
     if source.trials == "mean":
         columns, file_of, lines = sample_means(columns, cols, file_of, lines)
     else:
-        columns[SAMPLE_COLUMN] = coded(trials, [str(k) for k in range(int(trials.max()) + 1)])
+        columns[SAMPLE_COLUMN] = numbered(trials)
     table = long_table(f"{source.path} (helm)", digest.hexdigest(), columns, used, file_of, lines, unit="entry")
     info: dict[str, object] = {"format": "helm", "runs": [Path(f).parent.name for f in used], "split": source.split,
-                               "answers_per_question": {"count": int(trials.max()) + 1, "kind": "train trials",
+                               "answers_per_question": {"count": len(np.unique(trials)), "kind": "train trials",
                                                         "read_as": source.trials}}
     warnings = []
     if perturbed:
@@ -209,6 +213,12 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
     if warnings:
         info["warnings"] = warnings
     return table, info
+
+
+def _stat_shape(stat: object) -> bool:
+    """Whether a Stat has a MetricName with a text name and a text (or no) split."""
+    name = stat.get("name") if isinstance(stat, dict) else None
+    return isinstance(name, dict) and isinstance(name.get("name"), str) and isinstance(name.get("split"), (str, type(None)))
 
 
 def _code(index: dict[str, int], name: str) -> int:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from sigreport.data.sources.long import coded, long_table, numbers, sample_means
+from sigreport.data.sources.long import coded, long_table, numbered, numbers, sample_means
 from sigreport.data.sources.tables import GLOB_CHARS
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table
 from sigreport.errors import DataError, Problem
@@ -210,12 +210,29 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
         try:
             for ordinal, sample in enumerate(samples, start=1):
                 records = ordinal
-                sid, epoch = sample.get("id"), sample.get("epoch", 1)
+                if not _sample_shape(sample):
+                    if bad < MAX_ROWS_SHOWN:
+                        problems.append(Problem(shown, None, "", f"{path.name}: sample record {ordinal}: not an "
+                                                "EvalSample (an id, a whole-number epoch, scores and metadata "
+                                                "mappings)"))
+                    bad += 1
+                    continue
+                sid, epoch = sample["id"], sample.get("epoch", 1)
                 where = f"sample {sid!r} epoch {epoch}"
                 if sample.get("error"):
                     error = sample["error"]
                     errored.append((sid, epoch, str(error.get("message", error) if isinstance(error, dict) else error)))
                     continue
+                tags = {}
+                for key in source.metadata:
+                    held = (sample.get("metadata") or {}).get(key)
+                    if not isinstance(held, (str, int, float)) or isinstance(held, bool):
+                        if bad < MAX_ROWS_SHOWN:
+                            problems.append(Problem(shown, None, "", f"{path.name}: {where}: metadata {key!r} is "
+                                                    f"{json.dumps(held)[:60]}, not a text or number "
+                                                    "(data.scores.metadata)"))
+                        bad += 1
+                    tags[key] = str(held)
                 values = _scores(sample.get("scores") or {})
                 found_metrics.update(values)
                 missing = sorted(wanted - set(values))
@@ -241,15 +258,7 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
                     rows["file"].append(file_index)
                     rows["line"].append(ordinal)
                     for key in source.metadata:
-                        held = (sample.get("metadata") or {}).get(key)
-                        if not isinstance(held, (str, int, float)) or isinstance(held, bool):
-                            if bad < MAX_ROWS_SHOWN:
-                                problems.append(Problem(shown, None, "", f"{path.name}: {where}: metadata {key!r} is "
-                                                        f"{json.dumps(held)[:60]}, not a text or number "
-                                                        "(data.scores.metadata)"))
-                            bad += 1
-                            held = ""
-                        meta[key].append(str(held))
+                        meta[key].append(tags[key])
         except (ValueError, zipfile.BadZipFile, OSError) as exc:
             problems.append(Problem(shown, None, "", f"{path.name}: cannot read the Inspect log: {exc}"))
             continue
@@ -285,7 +294,7 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
     if source.epochs == "mean":
         columns, file_of, lines = sample_means(columns, cols, file_of, lines)
     else:
-        columns[SAMPLE_COLUMN] = coded(epochs - 1, [str(k) for k in range(1, int(epochs.max()) + 1)])
+        columns[SAMPLE_COLUMN] = numbered(epochs)
     for key, held in meta.items():
         if source.epochs == "mean":
             held = list(np.asarray(held, dtype=object)[_first_rows(rows)])
@@ -305,6 +314,15 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
     if warnings:
         info["warnings"] = warnings
     return table, info
+
+
+def _sample_shape(sample: object) -> bool:
+    """Whether a sample record has the fields read here in their EvalSample types."""
+    if not isinstance(sample, dict) or not isinstance(sample.get("id"), (str, int)) or isinstance(sample["id"], bool):
+        return False
+    epoch = sample.get("epoch", 1)
+    return (isinstance(epoch, int) and not isinstance(epoch, bool) and 1 <= epoch < 2**31
+            and isinstance(sample.get("scores") or {}, dict) and isinstance(sample.get("metadata") or {}, dict))
 
 
 def _scores(scores: dict[str, Any]) -> dict[str, object]:

@@ -62,3 +62,9 @@ def sample_means(columns: dict[str, object], cols: Any, file_of: np.ndarray, lin
     out: dict[str, object] = {k: pa.array(columns[k]).take(pa.array(pick)) for k in keys}
     out[cols.value] = numbers(means[order])
     return out, np.asarray(file_of)[pick], np.asarray(lines)[pick]
+
+
+def numbered(values: np.ndarray) -> object:
+    """Whole numbers (epochs, trials) as a text column of their distinct values."""
+    names, codes = np.unique(np.asarray(values, dtype=np.int64), return_inverse=True)
+    return coded(codes.reshape(-1), [str(n) for n in names.tolist()])
