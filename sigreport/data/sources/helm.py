@@ -218,7 +218,8 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
 def _stat_shape(stat: object) -> bool:
     """Whether a Stat has a MetricName with a text name and a text (or no) split."""
     name = stat.get("name") if isinstance(stat, dict) else None
-    return isinstance(name, dict) and isinstance(name.get("name"), str) and isinstance(name.get("split"), (str, type(None)))
+    return (isinstance(name, dict) and isinstance(name.get("name"), str)
+            and isinstance(name.get("split"), (str, type(None))))
 
 
 def _code(index: dict[str, int], name: str) -> int:
