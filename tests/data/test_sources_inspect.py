@@ -348,3 +348,11 @@ def test_any_corrupted_json_log_is_a_user_error(tmp_path, cli, data):
                                     "metrics": {"match": {"higher_is_better": True}}}))
     r = cli("validate", spec)
     assert r.code in (0, 2) and "Traceback" not in r.err, (path, r.err)
+
+
+def test_a_metadata_key_that_is_a_column_already(tmp_path, cli):
+    spec = tmp_path / "s.yaml"
+    for key in ("system", "sample"):
+        spec.write_text(yaml.safe_dump(spec_of(REAL / "log_streaming.eval", ["match"], metadata=[key])))
+        r = cli("validate", spec)
+        assert r.code == 2 and f"column {key!r} is in the table already" in r.err and "metadata" in r.err

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from sigreport.data.sources.long import coded, long_table, numbered, numbers, sample_means
+from sigreport.data.sources.long import add_columns, coded, long_table, numbered, numbers, sample_means
 from sigreport.data.sources.tables import GLOB_CHARS
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table
 from sigreport.errors import DataError, Problem
@@ -194,7 +194,7 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
     if source.trials == "mean":
         columns, file_of, lines = sample_means(columns, cols, file_of, lines)
     else:
-        columns[SAMPLE_COLUMN] = numbered(trials)
+        add_columns(columns, {SAMPLE_COLUMN: numbered(trials)}, sf, ("data", "columns"))
     table = long_table(f"{source.path} (helm)", digest.hexdigest(), columns, used, file_of, lines, unit="entry")
     info: dict[str, object] = {"format": "helm", "runs": [Path(f).parent.name for f in used], "split": source.split,
                                "answers_per_question": {"count": len(np.unique(trials)), "kind": "train trials",

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from sigreport.data.sources.long import coded, long_table, numbered, numbers, sample_means
+from sigreport.data.sources.long import add_columns, coded, long_table, numbered, numbers, sample_means
 from sigreport.data.sources.tables import GLOB_CHARS
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table
 from sigreport.errors import DataError, Problem
@@ -164,6 +164,11 @@ def _json(data: bytes, member: str) -> dict[str, Any]:
 
 def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str, object]]:
     """The long table of every log's per-sample scores (the epoch in the ``sample`` column)."""
+    cols = sf.spec.data.columns
+    taken = {cols.system, cols.corpus, cols.item, cols.metric, cols.value} | (
+        {SAMPLE_COLUMN} if source.epochs == "sample" else set())
+    clash = {k: None for k in source.metadata if k in taken}  # before any log is read: the names are the spec's
+    add_columns(dict.fromkeys(taken), clash, sf, ("data", "scores", "metadata"))
     files = log_files(sf, source.path)
     wanted = set(source.metrics)
     problems: list[Problem] = []
@@ -282,7 +287,6 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
                 "they hold no sample records (logged with --no-log-samples?): per-sample scores are needed")
         raise DataError(shown, [sf.problem(f"no score named {', '.join(map(repr, source.metrics))} in the logs at "
                                            f"{source.path!r}; {held}", "data", "scores", "metrics")])
-    cols = sf.spec.data.columns
     columns: dict[str, object] = {
         cols.system: coded(np.asarray(rows["system"]), list(codes["system"])),
         cols.corpus: coded(np.asarray(rows["corpus"]), list(codes["corpus"])),
@@ -294,13 +298,14 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
     if source.epochs == "mean":
         columns, file_of, lines = sample_means(columns, cols, file_of, lines)
     else:
-        columns[SAMPLE_COLUMN] = numbered(epochs)
+        add_columns(columns, {SAMPLE_COLUMN: numbered(epochs)}, sf, ("data", "columns"))
     for key, held in meta.items():
         if source.epochs == "mean":
             held = list(np.asarray(held, dtype=object)[_first_rows(rows)])
         names = sorted(set(held))
         index = {n: i for i, n in enumerate(names)}
-        columns[key] = coded(np.asarray([index[h] for h in held]), names)
+        add_columns(columns, {key: coded(np.asarray([index[h] for h in held]), names)}, sf,
+                    ("data", "scores", "metadata"))
     table = long_table(f"{source.path} (inspect)", digest.hexdigest(), columns, used, file_of, lines, unit="record")
     info: dict[str, object] = {"format": "inspect", "logs": [Path(f).name for f in used],
                                "answers_per_question": {"count": int(epochs.max()), "kind": "epochs",

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sigreport.data.sources.long import coded, long_table, numbers
+from sigreport.data.sources.long import add_columns, coded, long_table, numbers
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table
 from sigreport.errors import DataError, Problem
 from sigreport.spec import LmEvalSource, SpecFile
@@ -200,9 +200,9 @@ def lm_eval_source(sf: SpecFile, source: LmEvalSource) -> tuple[Table, dict[str,
                cols.corpus: coded(np.asarray(rows["corpus"]), tasks),
                cols.item: coded(np.asarray(rows["item"]), names["item"]),
                cols.metric: coded(np.asarray(rows["metric"]), names["metric"]),
-               cols.value: numbers(np.asarray(rows["value"], dtype=float)),
-               TASK_COLUMN: coded(np.asarray(rows["task"]), task_names),
-               GROUP_COLUMN: coded(np.asarray(rows["group"]), group_names)}
+               cols.value: numbers(np.asarray(rows["value"], dtype=float))}
+    add_columns(columns, {TASK_COLUMN: coded(np.asarray(rows["task"]), task_names),
+                          GROUP_COLUMN: coded(np.asarray(rows["group"]), group_names)}, sf, ("data", "columns"))
     unit = "line" if kinds == {".jsonl"} else "row" if kinds == {".parquet"} else "line or row"
     table = long_table(f"{source.path} (lm_eval)", digest.hexdigest(), columns, file_list, np.asarray(rows["file"]),
                        np.asarray(rows["line"]), unit=unit)

@@ -68,3 +68,18 @@ def numbered(values: np.ndarray) -> object:
     """Whole numbers (epochs, trials) as a text column of their distinct values."""
     names, codes = np.unique(np.asarray(values, dtype=np.int64), return_inverse=True)
     return coded(codes.reshape(-1), [str(n) for n in names.tolist()])
+
+
+def add_columns(columns: dict[str, object], extra: dict[str, object], sf: Any, field: tuple[str, ...]) -> None:
+    """``columns`` with the reader's own columns (sample, task, group, metadata keys) added; one whose name is
+    already a role's column (data.columns maps a role to it) is an error naming ``field``, never overwritten."""
+    from sigreport.errors import DataError
+
+    taken = [name for name in extra if name in columns]
+    if taken:
+        raise DataError(str(sf.path), [sf.problem(
+            f"column {name!r} is in the table already (a role's column under data.columns, or the reader's sample "
+            "column): " + ("choose another key" if field[-1] == "metadata" else "name that role's column otherwise"),
+            *field)
+            for name in taken])
+    columns.update(extra)
