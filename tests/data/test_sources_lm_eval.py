@@ -196,6 +196,7 @@ def test_corpus_group_needs_the_results_file(folder, cli):
 def test_a_role_named_like_the_readers_columns(folder, cli):
     """data.columns.corpus: task would be overwritten by the reader's task column: refused, naming data.columns."""
     spec = folder / "lm.yaml"
-    spec.write_text(yaml_dump({**spec_of(["acc"]), "data": {**spec_of(["acc"])["data"], "columns": {"corpus": "task"}}}))
+    data = {**spec_of(["acc"])["data"], "columns": {"corpus": "task"}}
+    spec.write_text(yaml_dump({**spec_of(["acc"]), "data": data}))
     r = cli("validate", spec)
     assert r.code == 2 and "column 'task' is in the table already" in r.err and "data.columns" in r.err
