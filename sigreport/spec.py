@@ -218,8 +218,8 @@ class InspectSource(_Model):
     """Inspect AI eval logs (.eval, a zip of JSON records, or .json), one log per model and task."""
 
     format: Literal["inspect"]
-    path: str = Field(description="A log file, a folder of logs (every .eval and .json under it; Inspect's "
-                      "--log-dir) or a glob pattern (logs/*.eval). Each log's model is a system, its task a corpus, "
+    path: str = Field(description="A log file, a folder of logs (Inspect's --log-dir: every .eval under it, and "
+                      "every .json named by its start time) or a glob pattern (logs/*.eval). Each log's model is a system, its task a corpus, "
                       "each sample id an item and each epoch a sample (the sample column).")
     metrics: list[Annotated[str, Field(min_length=1)]] = Field(
         min_length=1, description="The scores to analyse, named as the log's results name them: a scorer's name "

@@ -186,7 +186,8 @@ def test_bad_logs_every_problem_at_once(tmp_path, cli):
     odd = json.loads(json.dumps(log))
     odd["eval"]["model"] = "other/model"
     odd["samples"][1]["scores"]["match"]["value"] = "maybe"
-    (logs / "odd.json").write_text(json.dumps(odd))
+    (logs / "2025-05-12T20-28-13-04-00_odd.json").write_text(json.dumps(odd))
+    (logs / "logs.json").write_text("{}")  # Inspect's log-dir manifest: not a log, not read
     spec = tmp_path / "s.yaml"
     spec.write_text(yaml.safe_dump(spec_of("logs", ["match"])))
     r = cli("validate", spec)
@@ -195,6 +196,7 @@ def test_bad_logs_every_problem_at_once(tmp_path, cli):
     assert "unfinished.eval" in r.err and "no header.json" in r.err
     sid = odd["samples"][1]["id"]
     assert "odd.json" in r.err and f"sample {sid!r} epoch 1: score 'match' is \"maybe\"" in r.err
+    assert "logs.json" not in r.err and "(3 problems)" in r.err
 
 
 def test_metadata_that_a_sample_lacks(tmp_path, cli):

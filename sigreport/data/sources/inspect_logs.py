@@ -44,6 +44,7 @@ from sigreport.spec import InspectSource, SpecFile
 SAMPLE_COLUMN = "sample"  # the epoch: the column data.columns.sample names (its default name)
 ZSTD = 93  # the zip compression method of Zstandard (APPNOTE 4.4.5)
 SAMPLE_MEMBER = re.compile(r"^samples/.+_epoch_\d+\.json$")
+LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}")  # a .json log's name: its start time
 CORRECT, INCORRECT, PARTIAL, NOANSWER = "C", "I", "P", "N"  # inspect_ai.scorer._metric's default value letters
 
 
@@ -79,9 +80,9 @@ def log_files(sf: SpecFile, pattern: str) -> list[Path]:
                        if Path(p).is_file())
     else:
         target = sf.resolve(pattern)
-        if target.is_dir():
-            found = sorted(p for p in target.rglob("*") if p.suffix in (".eval", ".json") and p.is_file()
-                           and not p.name.startswith("."))
+        if target.is_dir():  # Inspect's own rule (log/_file.py is_log_file): its manifests are not logs
+            found = sorted(p for p in target.rglob("*") if p.is_file() and (
+                p.suffix == ".eval" or p.suffix == ".json" and LOG_NAME.match(p.name)))
         elif target.is_file():
             found = [target]
         else:
@@ -189,7 +190,10 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
             header, samples, _ = read_log(path)
             ev = header["eval"]
             model, task = str(ev["model"]), str(ev["task"])
-        except (ValueError, KeyError, TypeError, zipfile.BadZipFile, OSError) as exc:
+        except KeyError as exc:
+            problems.append(Problem(shown, None, "", f"{path.name}: not an Inspect log: its header has no {exc}"))
+            continue
+        except (ValueError, TypeError, zipfile.BadZipFile, OSError) as exc:
             problems.append(Problem(shown, None, "", f"{path.name}: cannot read the Inspect log: {exc}"))
             continue
         if source.tasks is not None and task not in source.tasks:
