@@ -249,6 +249,11 @@ class HelmSource(_Model):
     metrics: list[Annotated[str, Field(min_length=1)]] = Field(
         min_length=1, description="Per-instance stat names (exact_match, quasi_exact_match, prefix_exact_match, "
         "f1_score, ...), each a mean metric, higher is better (override under metrics).")
+    corpus: Literal["run", "group"] = Field(
+        "run", description="What a corpus is: run (each run entry without its model: mmlu:subject=anatomy) or group "
+        "(each run's first group in run_spec.json, mmlu, with its runs' instances as items, <run entry>/<instance>). "
+        "Either way the table's scenario column names each instance's run entry, for data.columns.cluster or "
+        "stratum.")
     split: str = Field("test", min_length=1, description="The instances' split whose stats are read (HELM's "
                        "stats.json reports each split apart).")
     trials: Literal["sample", "mean"] = Field(

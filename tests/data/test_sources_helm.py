@@ -198,3 +198,26 @@ def test_any_corrupted_run_is_a_user_error(tmp_path_factory, cli, data):
                                     "metrics": {"num_bytes": {"higher_is_better": True}}}))
     r = cli("validate", spec)
     assert r.code in (0, 2) and "Traceback" not in r.err, (name, path, r.err)
+
+
+def test_corpus_group_and_the_scenario_column(tmp_path):
+    """corpus: group joins the runs of one group (here both runs' groups set to 'simple'): one corpus of 2 x 12
+    instances named <run entry>/<instance>, the scenario column naming each one's run entry; the mean over it
+    is the instance-weighted mean of the two runs' stats.json values."""
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE, suite)
+    for run in suite.iterdir():
+        spec = json.loads((run / "run_spec.json").read_text())
+        (run / "run_spec.json").write_text(json.dumps({**spec, "groups": ["simple"]}))
+    sf = sigreport.load_spec(spec_of(suite, ["inference_runtime"], trials="mean", corpus="group"))
+    ds = load_data(sf)
+    assert ds.corpora == ("simple",) and ds.source_info["corpus"] == "group"
+    block = ds.blocks[("inference_runtime", "simple")]
+    assert len(block.items) == 24 and {i.split("/")[0] for i in block.items} == {"simple_mcqa",
+                                                                                  "simple_classification"}
+    expected = np.mean([helm_stat(run, "inference_runtime")[0] for run in ("simple_mcqa_model=simple_model1",
+                                                                          "simple_classification_model=simple_model1")])
+    assert block.scores.mean() == pytest.approx(expected, rel=1e-12)  # 12 instances each: equal weights
+    table = read_source(sf).table
+    scenario, item = table.cells["scenario"].to_pylist(), table.cells["item"].to_pylist()
+    assert all(i.startswith(s + "/") for s, i in zip(scenario, item)) and len(set(scenario)) == 2

@@ -9,7 +9,10 @@
 entry without the model (``simple_mcqa``, ``mmlu:subject=anatomy``) the corpus, the instance id the item, each
 stat name of the chosen split a metric (the instance's mean, ``sum / count``) and the train trial the
 ``sample`` column (HELM's ``num_train_trials``: the same instance answered with other in-context examples).
-Instances that HELM also scored under a perturbation keep only their unperturbed stats (HELM's headline
+With ``corpus: group`` each run's first group (``run_spec.json`` ``groups``: mmlu for every MMLU subject) is the
+corpus and its instances are items ``<run entry>/<instance id>``; either way the ``scenario`` column names each
+instance's run entry, for data.columns.cluster or stratum. scenario_state.json (the prompts and completions)
+is not read. Instances that HELM also scored under a perturbation keep only their unperturbed stats (HELM's headline
 numbers), or are refused (``perturbations: refuse``). Per trial, the mean over instances is HELM's
 ``stats.json`` value of that split (``Metric.evaluate``: the mean of each trial's mean over instances).
 """
@@ -31,6 +34,7 @@ from sigreport.errors import DataError, Problem
 from sigreport.spec import HelmSource, SpecFile
 
 SAMPLE_COLUMN = "sample"  # the train trial: the column data.columns.sample names (its default name)
+SCENARIO_COLUMN = "scenario"  # each instance's run entry (mmlu:subject=anatomy): for data.columns.cluster / stratum
 MODEL_ARGS = ("model", "model_deployment")  # run-entry arguments that name the system, not the scenario
 RUN_FILES = ("run_spec.json", "per_instance_stats.json")
 
@@ -78,8 +82,8 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
     wanted = set(source.metrics)
     problems: list[Problem] = []
     rows: dict[str, list[Any]] = {k: [] for k in ("system", "corpus", "item", "metric", "value", "sample", "file",
-                                                   "line")}
-    codes: dict[str, dict[str, int]] = {k: {} for k in ("system", "corpus", "item", "metric")}
+                                                   "line", "scenario")}
+    codes: dict[str, dict[str, int]] = {k: {} for k in ("system", "corpus", "item", "metric", "scenario")}
     seen: dict[tuple[str, str], Path] = {}
     digest = hashlib.sha256()
     used: list[str] = []
@@ -96,17 +100,21 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
         spec_path, stats_path = folder / "run_spec.json", folder / "per_instance_stats.json"
         try:
             run_spec = _load(spec_path)
-            model, corpus = str(run_spec["adapter_spec"]["model"]), corpus_name(run_spec)
+            model, scenario = str(run_spec["adapter_spec"]["model"]), corpus_name(run_spec)
+            groups = run_spec.get("groups") or [scenario]
+            if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+                raise TypeError("groups is not a list of names")
+            corpus = groups[0] if source.corpus == "group" else scenario
         except (ValueError, KeyError, TypeError) as exc:
             problems.append(Problem(str(spec_path), None, "", f"{folder.name}/run_spec.json: not a HELM run spec: "
                                     f"{exc}"))
             continue
-        if (model, corpus) in seen:
-            problems.append(Problem(str(folder), None, "", f"{folder.name}: a second run of {corpus!r} by model "
-                                    f"{model!r} (the first: {seen[(model, corpus)].name}): keep one, or name the runs "
-                                    "in path"))
+        if (model, scenario) in seen:
+            problems.append(Problem(str(folder), None, "", f"{folder.name}: a second run of {scenario!r} by model "
+                                    f"{model!r} (the first: {seen[(model, scenario)].name}): keep one, or name the "
+                                    "runs in path"))
             continue
-        seen[(model, corpus)] = folder
+        seen[(model, scenario)] = folder
         try:
             instances = _load(stats_path)
             if not isinstance(instances, list):
@@ -166,7 +174,8 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
                 held.add(name["name"])
                 rows["system"].append(_code(codes["system"], model))
                 rows["corpus"].append(_code(codes["corpus"], corpus))
-                rows["item"].append(_code(codes["item"], iid))
+                rows["item"].append(_code(codes["item"], f"{scenario}/{iid}" if source.corpus == "group" else iid))
+                rows["scenario"].append(_code(codes["scenario"], scenario))
                 rows["metric"].append(_code(codes["metric"], name["name"]))
                 rows["value"].append(total / count)
                 rows["sample"].append(trial)
@@ -191,10 +200,14 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
         cols.metric: coded(np.asarray(rows["metric"]), list(codes["metric"])),
         cols.value: numbers(np.asarray(rows["value"], dtype=float))}
     file_of, lines = np.asarray(rows["file"]), np.asarray(rows["line"])
+    scenarios = np.asarray(rows["scenario"])
     if source.trials == "mean":
+        first = _first_rows(rows)
         columns, file_of, lines = sample_means(columns, cols, file_of, lines)
+        scenarios = scenarios[first]
     else:
         add_columns(columns, {SAMPLE_COLUMN: numbered(trials)}, sf, ("data", "columns"))
+    add_columns(columns, {SCENARIO_COLUMN: coded(scenarios, list(codes["scenario"]))}, sf, ("data", "columns"))
     table = long_table(f"{source.path} (helm)", digest.hexdigest(), columns, used, file_of, lines, unit="entry")
     info: dict[str, object] = {"format": "helm", "runs": [Path(f).parent.name for f in used], "split": source.split,
                                "answers_per_question": {"count": len(np.unique(trials)), "kind": "train trials",
@@ -210,9 +223,17 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
         info["instances_without_stat"] = without
         warnings += [f"{run}: " + ", ".join(f"{n} instance(s) without {m!r}" for m, n in counts.items()) + " left out"
                      for run, counts in without.items()]
+    if source.corpus == "group":
+        info["corpus"] = "group"
     if warnings:
         info["warnings"] = warnings
     return table, info
+
+
+def _first_rows(rows: dict[str, list[Any]]) -> np.ndarray:
+    """The first row of each (system, corpus, item, metric), in row order (the rows sample_means keeps)."""
+    key = np.stack([np.asarray(rows[k]) for k in ("system", "corpus", "item", "metric")], axis=1)
+    return np.sort(np.unique(key, axis=0, return_index=True)[1])
 
 
 def _stat_shape(stat: object) -> bool:
