@@ -358,3 +358,16 @@ def test_a_metadata_key_that_is_a_column_already(tmp_path, cli):
         spec.write_text(yaml.safe_dump(spec_of(REAL / "log_streaming.eval", ["match"], metadata=[key])))
         r = cli("validate", spec)
         assert r.code == 2 and f"column {key!r} is in the table already" in r.err and "metadata" in r.err
+
+
+def test_validate_names_what_the_logs_left_out(tmp_path, cli):
+    """validate says what the build's notes say (the errored question 6 of the generated log), and --strict
+    fails on it."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump({**spec_of(next(GENERATED.glob("*.json")), ["match"], epochs="mean"),
+                                    "metrics": {"match": {"higher_is_better": True}}}))
+    r = cli("validate", spec)
+    assert r.code == 0 and "warning:" in r.err and "2 errored (first: RuntimeError" in r.err
+    assert "tool crashed on question 6" in r.err
+    r = cli("validate", "--strict", spec)
+    assert r.code != 0 and "2 errored" in r.err
