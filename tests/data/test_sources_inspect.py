@@ -371,3 +371,14 @@ def test_validate_names_what_the_logs_left_out(tmp_path, cli):
     assert "tool crashed on question 6" in r.err
     r = cli("validate", "--strict", spec)
     assert r.code != 0 and "2 errored" in r.err
+
+
+def test_tasks_with_their_own_scorers_are_not_unscored(tmp_path):
+    """Two real logs of two tasks (popularity: match; mmlu: choice), both metrics asked: each task is analysed on
+    its own score, and no sample counts as unscored for the other task's score."""
+    for name in ("2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval", "mmlu-summary-choices.eval"):
+        shutil.copy(REAL / name, tmp_path / name)
+    source = read_source(sigreport.load_spec(spec_of(f"{tmp_path}/*.eval", ["match", "choice"])))
+    rows = set(zip(*(source.table.cells[c].to_pylist() for c in ("corpus", "metric"))))
+    assert rows == {("popularity", "match"), ("inspect_evals/mmlu_0_shot", "choice")}
+    assert "left_out_samples" not in source.info and "warnings" not in source.info

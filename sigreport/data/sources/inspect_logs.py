@@ -216,6 +216,7 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
         used.append(shown)
         errored, unscored = [], []
         bad = records = 0
+        expected = _logged_scores(header) & wanted or wanted  # what a sample of this task should hold
         try:
             for ordinal, sample in enumerate(samples, start=1):
                 records = ordinal
@@ -244,7 +245,7 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
                     tags[key] = str(held)
                 values = _scores(sample.get("scores") or {})
                 found_metrics.update(values)
-                missing = sorted(wanted - set(values))
+                missing = sorted(expected - set(values))
                 if missing:
                     unscored.append((sid, epoch, missing))
                 for name, value in values.items():
@@ -323,6 +324,13 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
     if warnings:
         info["warnings"] = warnings
     return table, info
+
+
+def _logged_scores(header: dict[str, Any]) -> set[str]:
+    """The score names the log's results aggregate (each task logs its own scorers), or none."""
+    results = header.get("results")
+    scores = results.get("scores") if isinstance(results, dict) else None
+    return {str(s.get("name")) for s in scores if isinstance(s, dict)} if isinstance(scores, list) else set()
 
 
 def _sample_shape(sample: object) -> bool:
