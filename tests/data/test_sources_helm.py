@@ -221,3 +221,16 @@ def test_corpus_group_and_the_scenario_column(tmp_path):
     table = read_source(sf).table
     scenario, item = table.cells["scenario"].to_pylist(), table.cells["item"].to_pylist()
     assert all(i.startswith(s + "/") for s, i in zip(scenario, item)) and len(set(scenario)) == 2
+
+
+def test_an_instance_without_a_stat_its_run_has(tmp_path):
+    """An instance of the split lacking a stat the spec analyses (and other instances of its run have): counted
+    and named; a stat that a whole run lacks (each scenario its own metrics) is not counted against it."""
+    shutil.copytree(SUITE, tmp_path / "suite")
+    path = tmp_path / "suite" / "simple_mcqa_model=simple_model1" / "per_instance_stats.json"
+    entries = json.loads(path.read_text())
+    entries[0]["stats"] = [s for s in entries[0]["stats"] if s["name"]["name"] != "num_bytes"]
+    path.write_text(json.dumps(entries))
+    ds = load_data(sigreport.load_spec(spec_of(tmp_path / "suite", ["num_bytes", "exact_match@5"], trials="mean")))
+    assert ds.source_info["instances_without_stat"] == {"simple/model1 on simple_mcqa": {"num_bytes": 1}}
+    assert ("exact_match@5", "simple_mcqa") in ds.blocks and ("exact_match@5", "simple_classification") not in ds.blocks

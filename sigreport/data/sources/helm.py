@@ -126,6 +126,8 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
         file_index = len(used)
         used.append(str(stats_path))
         bad = 0
+        instance_held: list[set[str]] = []
+        run_names: set[str] = set()
         for ordinal, entry in enumerate(instances, start=1):
             where = f"{folder.name}/per_instance_stats.json entry {ordinal}"
             try:
@@ -181,8 +183,11 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
                 rows["sample"].append(trial)
                 rows["file"].append(file_index)
                 rows["line"].append(ordinal)
-            for m in wanted - held:  # an instance of the split without a stat the spec analyses
-                counts = without.setdefault(f"{model} on {corpus}", {})
+            instance_held.append(held)
+            run_names.update(str(x["name"]["name"]) for x in stats if x["name"].get("split") == source.split)
+        for held in instance_held:  # an instance of the split without a stat the spec analyses and its run has
+            for m in sorted((wanted & run_names) - held):
+                counts = without.setdefault(f"{model} on {scenario}", {})
                 counts[m] = counts.get(m, 0) + 1
     if problems:
         raise DataError(problems[0].file if len(folders) == 1 else str(sf.resolve(source.path)), problems)
