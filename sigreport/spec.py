@@ -95,6 +95,12 @@ class ColumnsSpec(_Model):
     n_train: str = Field("n_train", description="Cross-validation designs: optional column of each fold's training "
                          "size (with n_test; the corrected resampled t and the correlated Bayesian t use their means).")
     n_test: str = Field("n_test", description="Cross-validation designs: optional column of each fold's test size.")
+    cluster: str | None = Field(
+        None, description="Column of each item's cluster (items sharing a passage, an image, a task family): every "
+        "system's mean and every paired difference get the CR1 cluster-robust standard error with t intervals on "
+        "G - 1 degrees of freedom, paired_t becomes the clustered paired t, bootstrap and permutation resample and "
+        "sign-flip whole clusters, the minimum detectable difference uses the design effect. An item has one "
+        "cluster. Default: none (items independent).")
 
 
 class LabelColumnsSpec(_Model):
@@ -836,6 +842,7 @@ class Spec(_Model):
                 raise _At(("tests", "pairwise"), f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only "
                           f"resampling tests apply, not {self.tests.pairwise}; set tests.pairwise: auto "
                           "(approximate randomization with the bootstrap's interval), permutation or bootstrap")
+        self._clustered_tests()
         if self.tests.power is not None and not self.alpha < self.tests.power:
             raise _At(("tests", "power"), power_range_message(self.tests.power, self.alpha))
         if self.tests.pairwise == "bootstrap_t" and self.tests.ci_method == "bca":
@@ -853,6 +860,33 @@ class Spec(_Model):
                           f"metric {corpus_level[0]!r} is corpus-level: the Bayesian signed-rank test needs per-item "
                           "scores (use tests.level: corpora, or no ROPE for it)")
         return self
+
+    def _clustered_tests(self) -> None:
+        """With ``data.columns.cluster``: every test the spec asks for must respect the clusters (its declaration
+        applies to ``clustered_items``); the others are refused, naming why."""
+        cluster = self.data.columns.cluster
+        if cluster is None:
+            return
+        t = self.tests
+        if t.level != "items" or t.design != "items":
+            raise _At(("data", "columns", "cluster"), f"clusters ({cluster!r}) group items: they need tests.level "
+                      f"items and tests.design items, not level {t.level}, design {t.design}")
+        if t.pairwise != "auto" and "clustered_items" not in registry.method("pairwise", t.pairwise).applies:
+            ok = ", ".join(d.name for d in registry.methods("pairwise") if "clustered_items" in d.applies)
+            raise _At(("tests", "pairwise"), f"{t.pairwise} treats items as independent and cannot respect the "
+                      f"clusters of data.columns.cluster ({cluster!r}); use one of {ok} (or auto)")
+        for name, m in self.metrics.items():
+            if m.corpus_level:
+                raise _At(("metrics", name), f"metric {name!r} is corpus-level: clustered inference "
+                          f"(data.columns.cluster) is implemented for means of per-item scores only")
+        for key in ("omnibus", "posthoc"):
+            if key in t.model_fields_set and getattr(t, key) != "none":
+                raise _At(("tests", key), f"{getattr(t, key)} treats items as independent and cannot respect the "
+                          f"clusters of data.columns.cluster ({cluster!r}); set tests.{key}: none (with clusters "
+                          "the omnibus and post-hoc tests are not run)")
+        if t.bayesian is not None:
+            raise _At(("tests", "bayesian"), "the Bayesian tests treat items as independent and cannot respect the "
+                      f"clusters of data.columns.cluster ({cluster!r}); remove tests.bayesian")
 
     def data_problems(self, frames: Any = ()) -> list[tuple[tuple[Any, ...], str]]:
         """(field path, message) of what the data section lacks, given the roles of the data frames passed to

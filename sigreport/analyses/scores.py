@@ -79,12 +79,35 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
         for system, d in zip(block.systems, pairwise.describe_columns(block.scores, ctx.ci_level)):
             rows.append(SystemSummary(system=system, n=d.n, mean=d.mean, sd=d.sd, median=d.median, ci_low=d.ci_low,
                                       ci_high=d.ci_high, warnings=d.warnings))
+        if block.cluster_codes is not None:
+            rows, note = clustered_rows(block, rows, ctx.ci_level)
+            warnings.append(note)
     if block.dropped_items:
         warnings.append(f"{block.dropped_items} item(s) dropped because some system lacks them (data.missing: drop_items)")
     return DescriptivesRecord(id=node_id, kind="descriptives", metric=block.metric, corpus=block.corpus,
                               level=block.level, ci_level=ctx.ci_level, n_items=block.stats.shape[0],
                               dropped_items=block.dropped_items, aggregate=ctx.metric.aggregate, systems=tuple(rows),
                               warnings=tuple(warnings))
+
+
+def clustered_rows(block: Block, rows: list[SystemSummary], ci_level: float) -> tuple[list[SystemSummary], str]:
+    """The systems' rows with cluster-robust intervals (CR1, t on G - 1 df) and their ``clusters`` (G, design
+    effect, effective n), and the note that says so (:mod:`sigreport.stats.cluster`)."""
+    from sigreport.stats import cluster
+
+    g, G = block.cluster_codes  # type: ignore[misc]
+    cm = cluster.clustered_means(block.scores, g, G)
+    lo, hi = cluster.mean_intervals(cm, ci_level)
+    out = [dataclasses.replace(r, ci_low=finite_or_none(lo[j]), ci_high=finite_or_none(hi[j]), clusters=cm.summary(j))
+           for j, r in enumerate(rows)]
+    deffs = [d for d in cm.design_effect.tolist() if np.isfinite(d)]
+    effs = [e for e in cm.effective_n.tolist() if np.isfinite(e)]
+    spread = (f"design effect {min(deffs):.2f} to {max(deffs):.2f}, effective items {min(effs):.0f} to "
+              f"{max(effs):.0f} of {cm.n}" if len(deffs) > 1 and min(deffs) != max(deffs) else
+              f"design effect {deffs[0]:.2f}, effective items {effs[0]:.0f} of {cm.n}" if deffs else
+              "no design effect (the scores do not vary)")
+    return out, (f"clustered items: {cm.n} items in G = {G} clusters; {spread}; intervals are cluster-robust "
+                 f"(CR1 standard error, t on G \u2212 1 = {G - 1} df)")
 
 
 def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Context,
@@ -96,7 +119,8 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
                         pairs=tuple(pairs), alternative=ctx.tests.alternative, alpha=ctx.alpha,
                         ci_level=ctx.ci_level, decimals=ctx.decimals, corpus_level=ctx.metric.corpus_level,
                         tests=ctx.tests, seed=derived_seed(ctx.seed, node_id), differences=differences,
-                        resample=lambda kind, **options: resampled(block, ctx.aggregate, pairs, kind, ctx, **options))
+                        resample=lambda kind, **options: resampled(block, ctx.aggregate, pairs, kind, ctx, **options),
+                        clusters=block.cluster_codes)
     results, warnings = registry.method("pairwise", method).compute(inp)
     return list(results), list(warnings)
 
@@ -105,11 +129,39 @@ def resampled(block: Block, metric: resampling.CorpusMetric, pairs: list[tuple[i
               **options: Any) -> resampling.ResamplingResult:
     """``paired_resampling`` on the corpus's shared replicates (:func:`~sigreport.analyses.common.resample_seed`):
     every metric of a corpus gets the same bootstrap counts or permutation swaps, drawn once per process."""
+    if block.cluster_codes is not None:
+        return _clustered_resampled(block, pairs, method, ctx, **options)
     n, b = block.stats.shape[0], ctx.tests.resamples
     kind = resampling.resample_kind(method, n, b)
     seed = resample_seed(ctx.seed, block.corpus, "permutation" if method == "permutation" else "bootstrap", b, n)
     drawn = SHARED_RESAMPLES.get(kind, b, n, seed, block) if kind is not None else None
     res = resampling.paired_resampling(block.stats, metric, pairs, method, b, seed, resample=drawn, **options)
+    return _named(res, block.systems)
+
+
+def _clustered_resampled(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Context, **options: Any
+                         ) -> resampling.ResamplingResult:
+    """Resampling of whole clusters: the block collapsed to (cluster sum, cluster size) per system
+    (:func:`~sigreport.stats.cluster.cluster_stats`) under the ratio metric, so the paired bootstrap draws
+    clusters with replacement and the permutation test swaps (sign-flips) every item of a cluster together; the
+    replicates are the corpus's shared ones over its G clusters (seeded by G). Each pair keeps its item count
+    ``n`` and gets ``clusters`` (G, design effect and effective n of its differences)."""
+    from sigreport.stats import cluster
+
+    g, G = block.cluster_codes  # type: ignore[misc]
+    b = ctx.tests.resamples
+    kind = resampling.resample_kind(method, G, b)
+    seed = resample_seed(ctx.seed, block.corpus, "cluster-permutation" if method == "permutation"
+                         else "cluster-bootstrap", b, G)
+    drawn = SHARED_RESAMPLES.get(kind, b, G, seed, block) if kind is not None else None
+    res = resampling.paired_resampling(cluster.cluster_stats(block.stats, g, G), resampling.ratio_metric(), pairs,
+                                       method, b, seed, resample=drawn, **options)
+    n = block.stats.shape[0]
+    if pairs:
+        x = block.scores
+        cm = cluster.clustered_means(x[:, [i for i, _ in pairs]] - x[:, [j for _, j in pairs]], g, G)
+        res = dataclasses.replace(res, n=n, pairs=tuple(
+            dataclasses.replace(p, n=n, extra={**p.extra, "clusters": cm.summary(k)}) for k, p in enumerate(res.pairs)))
     return _named(res, block.systems)
 
 
@@ -147,6 +199,12 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
                 "bootstrap rejects 7% of true nulls at n = 20 (docs/calibration_corpus.md)"),),
                 reason="permutation (approximate randomization) with the paired bootstrap's interval: the metric is "
                 "computed from summed statistics, not per item")
+        elif block.cluster_codes is not None:
+            chosen = select.Selection(method="paired_t", steps=(select.SelectionStep(
+                check="clusters", value=float(block.n_clusters or 0), threshold=None,
+                outcome="chosen: the items are clustered (data.columns.cluster); the clustered paired t "
+                "(CR1 standard error, t on G \u2212 1 df) respects the clusters, the rank tests do not"),),
+                reason="clustered paired t test: the items are clustered")
         else:
             diffs = np.column_stack([block.scores[:, i] - block.scores[:, j] for i, j in pairs]) if pairs else \
                 np.zeros((block.scores.shape[0], 0))
@@ -194,7 +252,7 @@ def with_differences(entries: tuple[PairRow, ...], block: Block, pairs: list[tup
     diffs = differences if differences is not None else differences_of(block, pairs, ctx)
     assert diffs is not None
     effects: list[Any] = [None] * len(entries)
-    if method == "paired_t":
+    if method == "paired_t" and block.clusters is None:  # the effect sizes' intervals assume independent items
         by_level: dict[float, list[int]] = {}
         for k, row in enumerate(entries):
             by_level.setdefault(row.test.ci_level, []).append(k)
@@ -480,7 +538,8 @@ def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, 
                       f"{tests.pairwise}, {tests.alternative}, {tests.correction}"))
     if has_runs and n_systems >= 2:
         nodes.append(node("runs", "runs", run_runs, (did,), f"runs: two-level bootstrap, ASO tau {tests.runs.tau:g}"))
-    if n_systems >= 3 and tests.omnibus != "none" and not mspec.corpus_level:
+    clustered = spec.data.columns.cluster is not None  # omnibus and post-hoc tests assume independent items
+    if n_systems >= 3 and tests.omnibus != "none" and not mspec.corpus_level and not clustered:
         oid = analysis_id(metric, corpus, "omnibus")
         nodes.append(node("omnibus", "omnibus", run_omnibus, (did,),
                           f"{tests.omnibus}, sphericity {tests.sphericity}" if tests.omnibus != "friedman"

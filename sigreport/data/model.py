@@ -26,7 +26,8 @@ class Block:
     mean metric, whose values are then ``scores[i, j]``). ``items`` name the rows: items, corpora
     (level corpora) or ``repeat/fold`` (cross-validation designs). With several training runs per system
     (a ``run`` column), ``runs[j]`` holds system j's statistics per item and run, and ``stats`` their mean
-    over the runs, which the tests over items read.
+    over the runs, which the tests over items read. With ``data.columns.cluster``, ``clusters[i]`` is item i's
+    cluster code into ``cluster_names`` (the clusters of the items kept, in order of first appearance).
     """
 
     metric: str
@@ -41,6 +42,18 @@ class Block:
     run_names: tuple[tuple[str, ...], ...] | None = None
     n_train: float | None = None  # cross-validation: mean training and test sizes of the folds, when the data has them
     n_test: float | None = None
+    clusters: np.ndarray | None = None  # data.columns.cluster: each item row's cluster code, 0..G-1
+    cluster_names: tuple[str, ...] | None = None  # the clusters' labels, by code
+
+    @property
+    def n_clusters(self) -> int | None:
+        """G, the number of clusters of the items (None without data.columns.cluster)."""
+        return None if self.cluster_names is None else len(self.cluster_names)
+
+    @property
+    def cluster_codes(self) -> tuple[np.ndarray, int] | None:
+        """(each item's cluster code, G), as :class:`~sigreport.stats.declaration.PairwiseInput` takes them."""
+        return None if self.clusters is None or self.cluster_names is None else (self.clusters, len(self.cluster_names))
 
     @property
     def scores(self) -> np.ndarray:

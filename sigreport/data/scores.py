@@ -58,6 +58,8 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     values, value_problems = _values(table, value_cells, spec.data.columns.value)
     problems += value_problems or _too_large(table, values, keys["metric"], spec.data.columns.value)
     problems += _duplicates(table, keys, cv=spec.tests.design != "items")
+    if "cluster" in keys:
+        problems += _one_cluster(table, keys, spec.data.columns.cluster)
     spec_problems, needed, aggregates = _against_spec(sf, shown, keys)
     if spec_problems or problems:
         raise DataError(str(sf.path) if spec_problems and not problems else shown, spec_problems + problems)
@@ -107,6 +109,8 @@ def _columns(sf: SpecFile, table: Table) -> tuple[dict[str, Column], Sequence[st
         wanted["item"] = cols.item
     if not cv and cols.run in present:
         wanted["run"] = cols.run
+    if cols.cluster is not None:
+        wanted["cluster"] = cols.cluster  # named, so it must be there (a missing column is reported below)
     constant.update(_named_once(sf, present))
     missing = [c for role, c in wanted.items() if c not in present and role not in constant]
     if missing:
@@ -251,6 +255,40 @@ def _duplicates(table: Table, keys: dict[str, Column], cv: bool) -> list[Problem
     what = "(system, corpus, repeat, fold, metric)" if cv else f"({', '.join(named)})"
     return [Problem(str(table.path), None, "", f"duplicate {what} rows at {table.where(table.places[dup])} "
                     f"(first: {first})")]
+
+
+def _one_cluster(table: Table, keys: dict[str, Column], column: str | None) -> list[Problem]:
+    """An item (of a corpus) has one cluster over all its rows (systems, metrics, runs): one problem naming the
+    first items that have several, with their lines."""
+    width = max(len(keys["item"].names), 1)
+    item = keys["corpus"].codes * width + keys["item"].codes
+    cl = keys["cluster"].codes
+    order = np.argsort(item, kind="stable")
+    si, sc = item[order], cl[order]
+    starts = np.flatnonzero(np.r_[True, si[1:] != si[:-1]])
+    lo, hi = np.minimum.reduceat(sc, starts), np.maximum.reduceat(sc, starts)
+    bad = np.flatnonzero(lo != hi)
+    if not len(bad):
+        return []
+    names, cnames = keys["item"].names, keys["cluster"].names
+    shown = []
+    for b in bad[:MAX_ROWS_SHOWN].tolist():
+        code = int(si[starts[b]])
+        shown.append(f"item {names[code % width]!r} of corpus {keys['corpus'].names[code // width]!r} in "
+                     f"{cnames[int(lo[b])]!r} and {cnames[int(hi[b])]!r}")
+    rows = order[np.isin(si, si[starts[bad]])]
+    more = f" and {len(bad) - MAX_ROWS_SHOWN} more items" if len(bad) > MAX_ROWS_SHOWN else ""
+    return [Problem(str(table.path), None, "", f"column {column!r}: an item has one cluster; "
+                    f"{'; '.join(shown)}{more} (at {table.where(table.places[np.sort(rows)])})")]
+
+
+def _item_clusters(keys: dict[str, Column], rows: np.ndarray, item_rows: np.ndarray, keep_rows: np.ndarray
+                   ) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each kept item's cluster code (0..G-1, in order of first appearance) and the clusters' names."""
+    first_row = rows[np.unique(item_rows, return_index=True)[1]][keep_rows]
+    codes, firsts = _first_appearance(keys["cluster"].codes[first_row])
+    names = keys["cluster"].names
+    return codes, tuple(names[c] for c in firsts.tolist())
 
 
 def _against_spec(sf: SpecFile, shown: str, keys: dict[str, Column]
@@ -471,8 +509,17 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
         rep, fold = keys["repeat"], keys["fold"]
         folds_all = [(rep.names[r], fold.names[f]) for r, f in zip(rep.codes[first_row], fold.codes[first_row])]
         folds = tuple((str(folds_all[i][0]), str(folds_all[i][1])) for i in keep_rows)
+    clusters = cluster_names = None
+    if "cluster" in keys:
+        clusters, cluster_names = _item_clusters(keys, rows, item_rows, keep_rows)
+        if len(cluster_names) < 2:
+            problems.append(Problem(shown, None, "", f"metric {metric!r}, corpus {corpus!r}: its items are in "
+                                    f"{len(cluster_names)} cluster ({spec.data.columns.cluster!r}); clustered "
+                                    "inference needs at least 2 clusters"))
+            return None
     return Block(metric=metric, corpus=corpus, systems=tuple(systems), items=items, stats=arr, dropped_items=dropped,
-                 level="folds" if cv else "items", folds=folds, runs=runs, run_names=run_names)
+                 level="folds" if cv else "items", folds=folds, runs=runs, run_names=run_names, clusters=clusters,
+                 cluster_names=cluster_names)
 
 
 def _run_means(run: Column, rows: np.ndarray, item_rows: np.ndarray, cols: np.ndarray, stat: np.ndarray,

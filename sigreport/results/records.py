@@ -15,6 +15,7 @@ import dataclasses
 from typing import Any, ClassVar
 
 from sigreport.stats.classification import MetricValue
+from sigreport.stats.cluster import ClusterSummary
 from sigreport.stats.omnibus import AnovaRow, CorrectedF, ImanDavenport, SphericityResult
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
@@ -94,6 +95,10 @@ class ModelChoice:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class SystemSummary:
+    """One system's row of the descriptives; with ``data.columns.cluster`` the interval is cluster-robust (CR1,
+    t on G - 1 df) and ``clusters`` holds G, the design effect and the effective number of items (written after
+    the other fields, only then)."""
+
     system: str
     n: int
     mean: float | None
@@ -102,6 +107,13 @@ class SystemSummary:
     ci_low: float | None
     ci_high: float | None
     warnings: tuple[str, ...]
+    clusters: ClusterSummary | None = None
+
+    json_fields: ClassVar[tuple[str, ...]] = ("system", "n", "mean", "sd", "median", "ci_low", "ci_high", "warnings")
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        return {} if self.clusters is None else {"clusters": self.clusters}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

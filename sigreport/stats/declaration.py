@@ -38,9 +38,11 @@ ALL_KINDS: tuple[str, ...] = KINDS + PROCEDURE_KINDS
 Head = tuple[Literal["sym", "text"], str]
 """A column head: a symbol of :data:`sigreport.render.model.SYMBOLS` ("t", "delta_ab", ...) or plain text."""
 
-APPLIES = ("item_mean", "corpus_level", "folds", "corpora")
+APPLIES = ("item_mean", "corpus_level", "folds", "corpora", "clustered_items")
 """Where a method applies: a mean of per-item scores, a corpus-level metric (computed from summed per-item
-statistics: only resampling tests), cross-validation folds, one score per corpus (``tests.level: corpora``)."""
+statistics: only resampling tests), cross-validation folds, one score per corpus (``tests.level: corpora``),
+items in clusters (``data.columns.cluster``: the method reads ``PairwiseInput.clusters`` or resamples through
+``PairwiseInput.resample``, which then draws whole clusters; a method without it is refused with clusters)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -88,7 +90,8 @@ class PairwiseInput:
     ``options``); ``resample(method, **options)``: the corpus's shared bootstrap or permutation replicates run
     through :func:`sigreport.stats.resampling.paired_resampling` (the seed contract of docs/methods.md),
     systems named; ``differences``: each pair's SD, SE and Shapiro-Wilk, computed once (None for a
-    corpus-level metric); ``seed``: this analysis's own seed."""
+    corpus-level metric); ``seed``: this analysis's own seed; ``clusters``: each item's cluster code (0..G-1)
+    and G when the data has ``data.columns.cluster``, else None (then ``resample`` resamples whole clusters)."""
 
     scores: np.ndarray
     stats: np.ndarray
@@ -104,6 +107,7 @@ class PairwiseInput:
     seed: int
     differences: Sequence[Any] | None
     resample: Callable[..., Any]
+    clusters: tuple[np.ndarray, int] | None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -26,10 +26,11 @@ def _options(inp: PairwiseInput) -> dict[str, Any]:
 def bootstrap(inp: PairwiseInput) -> tuple[list[Any], list[str]]:
     res = inp.resample("bootstrap", ci_method=inp.tests.ci_method, **_options(inp))
     warnings = list(res.warnings)
-    n = inp.stats.shape[0]
+    n = inp.stats.shape[0] if inp.clusters is None else inp.clusters[1]
+    units = "items" if inp.clusters is None else "clusters (the bootstrap resamples whole clusters)"
     small = SMALL_CORPUS_BOOTSTRAP_N if inp.corpus_level else SMALL_BOOTSTRAP_N
     if n < small:
-        warnings.append(f"only {n} items: the null-shifted bootstrap test is liberal at small n "
+        warnings.append(f"only {n} {units}: the null-shifted bootstrap test is liberal at small n "
                         f"({BOOTSTRAP_LIBERAL[inp.corpus_level]}); the permutation test holds its level")
     return list(res.pairs), warnings
 
@@ -93,7 +94,7 @@ def _declare(*, name: str, display: str, options: dict[str, str], applies: tuple
 
 BOOTSTRAP = _declare(
     name="bootstrap", display="paired bootstrap", options={**RESAMPLES, "ci_method": "percentile or BCa intervals"},
-    applies=("item_mean", "corpus_level"), compute=bootstrap, stat=("sym", "Delta"), text=delta_text,
+    applies=("item_mean", "corpus_level", "clustered_items"), compute=bootstrap, stat=("sym", "Delta"), text=delta_text,
     note="Paired bootstrap over items (the same resampled items for every system); two-sided "
     "p = (#{|\u0394* \u2212 \u0394| \u2265 |\u0394|} + 1)/(B + 1) (null-shifted); MC s.e. is the "
     "Monte Carlo standard error of p.", intervals=True)
@@ -106,7 +107,7 @@ BOOTSTRAP_T = _declare(
 PERMUTATION = _declare(
     name="permutation", display="paired permutation test (approximate randomization)",
     options={**RESAMPLES, "ci_method": "the paired bootstrap interval shown beside it"},
-    applies=("item_mean", "corpus_level"), compute=permutation, stat=("sym", "Delta"), text=delta_text,
+    applies=("item_mean", "corpus_level", "clustered_items"), compute=permutation, stat=("sym", "Delta"), text=delta_text,
     note="Approximate randomization: the two systems' outputs are swapped per item at random; "
     "p = (#{|\u0394perm| \u2265 |\u0394|} + 1)/(B + 1), exact enumeration when 2^n \u2264 B. "
     "A randomization test has no interval: the interval shown is the paired bootstrap's, over the "
