@@ -14,6 +14,10 @@ the computations in :mod:`sigreport.stats.power`):
   when the family has more than :data:`SIMULATION_BUDGET` pair-items, the closed form divided by the square
   root of the test's asymptotic relative efficiency to the t test for normal differences (3/pi for
   Wilcoxon, 2/pi for the sign test; ``method`` ``noncentral_t_are``);
+* clustered items (``data.columns.cluster``): the noncentral t with G - 1 df and the effective number of items
+  n / deff of the pair's differences (``method`` ``noncentral_t_clustered``), for every method allowed with
+  clusters (the clustered paired t, and the cluster bootstrap and permutation tests as its large-sample
+  equivalent);
 * corpus-level metrics, cross-validation designs and post-hoc tests: not computed (no per-item
   differences, or no closed form for their design).
 """
@@ -67,6 +71,25 @@ def closed_form(sd: float | None, n: int, level: float, target: float, alternati
     return power.MinimumDetectable(mde=dz * sd, mde_dz=dz, power=target, alpha=level, n=n, sd=sd, method=method)
 
 
+def clustered_mde(row: Any, sd: float | None, n: int, level: float, target: float, alternative: str
+                  ) -> power.MinimumDetectable:
+    """A clustered pair's MDE: the noncentral t with G - 1 df and the effective number of items n / deff of the
+    pair's differences (its ``clusters``), in units of the SD of the per-item differences
+    (:func:`~sigreport.stats.power.clustered_t_mde_dz`); ``method`` ``noncentral_t_clustered``."""
+    info = row.test.extra.get("clusters")
+    get = (lambda k: info.get(k)) if isinstance(info, dict) else (lambda k: getattr(info, k, None))
+    G, n_eff = get("G"), get("effective_n")
+    why = ("the differences do not vary" if sd is None or not math.isfinite(sd) or sd <= 0 or n_eff is None else
+           f"only {G} clusters" if G is None or G < 2 else "")
+    dz = None if why else power.clustered_t_mde_dz(float(n_eff), int(G), level, target, alternative)
+    if dz is None:
+        return power.MinimumDetectable(mde=None, mde_dz=None, power=target, alpha=level, n=n, sd=sd,
+                                       method="noncentral_t_clustered",
+                                       warnings=(f"no minimum detectable difference: {why or 'too few effective items'}",))
+    return power.MinimumDetectable(mde=dz * sd, mde_dz=dz, power=target, alpha=level, n=n, sd=sd,  # type: ignore[operator]
+                                   method="noncentral_t_clustered")
+
+
 def detectable(m: power.MinimumDetectable) -> DetectableDifference:
     """A pair's ``mde`` as results.json holds it (the SD and n it came from are the pair's own fields)."""
     return DetectableDifference(value=m.mde, dz=m.mde_dz, power=m.power, alpha=m.alpha, method=m.method,
@@ -98,6 +121,11 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     sds = [None] * len(rec.pairs) if simulate else pair_sds(x, [index[r.a] for r in rec.pairs],
                                                             [index[r.b] for r in rec.pairs], varying=True)
     rows = []
+    if block.cluster_codes is not None:  # the clustered paired t and the cluster resampling tests
+        return tuple(dataclasses.replace(row, mde=detectable(clustered_mde(row, sd, x.shape[0], level, target,
+                                                                          rec.alternative)))
+                     for row, sd in zip(rec.pairs, pair_sds(x, [index[r.a] for r in rec.pairs],
+                                                            [index[r.b] for r in rec.pairs], varying=True)))
     for row, sd in zip(rec.pairs, sds):
         if rule.rule == "noncentral_t":
             mde = closed_form(sd, x.shape[0], level, target, rec.alternative)
