@@ -209,6 +209,21 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                    "@article{lakens2013,\n  author = {Dani{\\\"e}l Lakens},\n  title = {Calculating and Reporting Effect "
                    "Sizes to Facilitate Cumulative Science: A Practical Primer for t-tests and {ANOVA}s},\n  journal = "
                    "{Frontiers in Psychology},\n  volume = {4},\n  pages = {863},\n  year = {2013}\n}"),
+    "liang1986": ("Liang and Zeger 1986", "Kung-Yee Liang and Scott L. Zeger. Longitudinal data analysis using "
+                  "generalized linear models. Biometrika, 73(1):13-22, 1986.",
+                  "@article{liang1986,\n  author = {Kung-Yee Liang and Scott L. Zeger},\n  title = {Longitudinal Data "
+                  "Analysis Using Generalized Linear Models},\n  journal = {Biometrika},\n  volume = {73},\n"
+                  "  number = {1},\n  pages = {13--22},\n  year = {1986}\n}"),
+    "cameron2015": ("Cameron and Miller 2015", "A. Colin Cameron and Douglas L. Miller. A practitioner's guide to "
+                    "cluster-robust inference. Journal of Human Resources, 50(2):317-372, 2015.",
+                    "@article{cameron2015,\n  author = {A. Colin Cameron and Douglas L. Miller},\n  title = {A "
+                    "Practitioner's Guide to Cluster-Robust Inference},\n  journal = {Journal of Human Resources},\n"
+                    "  volume = {50},\n  number = {2},\n  pages = {317--372},\n  year = {2015}\n}"),
+    "miller2024": ("Miller 2024", "Evan Miller. Adding error bars to evals: a statistical approach to language "
+                   "model evaluations. arXiv:2411.00640, 2024.",
+                   "@misc{miller2024,\n  author = {Evan Miller},\n  title = {Adding Error Bars to Evals: A Statistical "
+                   "Approach to Language Model Evaluations},\n  howpublished = {arXiv:2411.00640},\n"
+                   "  year = {2024}\n}"),
 }
 
 def reference(key: str) -> tuple[str, str, str]:
@@ -286,6 +301,7 @@ def methods(results: Results, decisions: Decisions | None = None) -> Methods:
     records = list(results.records)
     out: list[tuple[Part, ...]] = [_design(results), _scored_by(results)]
     out += _families(results, records)
+    out += _clusters(records)
     out += _omnibus(records)
     out += _others(records)
     out += _primary(decisions)
@@ -364,13 +380,45 @@ def _families(results: Results, records: Sequence[Record]) -> list[tuple[Part, .
     return out
 
 
+def clustered(record: Record) -> bool:
+    """Whether a pairwise record's items were clustered (``data.columns.cluster``: its pairs carry ``clusters``)."""
+    return any("clusters" in p.test.extra for p in getattr(record, "pairs", ()) if hasattr(p, "test"))
+
+
+def _clusters(records: Sequence[Record]) -> list[tuple[Part, ...]]:
+    """With clustered items: G per corpus, and what the clusters changed (every interval, the tests, the MDE)."""
+    found = {}
+    for r in records:
+        if r.kind == "descriptives":
+            g = next((s.clusters.G for s in r.systems if s.clusters is not None), None)  # type: ignore[attr-defined]
+            if g is not None:
+                found.setdefault(r.corpus, (g, r.n_items))  # type: ignore[attr-defined]
+    if not found:
+        return []
+    where = "; ".join(f"{n} items in {g} clusters" + (f" on {c}" if c is not None else "")
+                      for c, (g, n) in found.items())
+    resampled = any(r.kind == "pairwise" and r.method in ("bootstrap", "permutation") and clustered(r)
+                    for r in records)
+    return [(f"The items were clustered ({where}): every system's mean and every paired difference has a "
+             "cluster-robust (CR1) standard error", Cite(("liang1986", "cameron2015")), ", with intervals and "
+             "tests on Student's t with G \u2212 1 degrees of freedom; the paired t test is its clustered version"
+             + (", and the bootstrap and permutation tests resample and sign-flip whole clusters" if resampled else "")
+             + "; the design effect (SE_cluster/SE_iid)\u00b2 and the effective number of items n/deff are reported",
+             Cite(("miller2024",)), ".",)]
+
+
 def _selections(results: Results, selected: Sequence[PairwiseRecord]) -> list[tuple[Part, ...]]:
     """How the automatic choice (tests.pairwise auto) chose: from the data for a mean metric, by the metric's
     kind for a corpus-level one (only resampling tests apply; approximate randomization, docs/calibration_corpus.md)."""
     corpus_level = {k for k, m in results.metrics.items() if m.aggregate != "mean"}
-    per_item = [r for r in selected if r.metric not in corpus_level]
+    per_item = [r for r in selected if r.metric not in corpus_level and not clustered(r)]
+    if any(clustered(r) for r in selected):
+        out_clustered: list[tuple[Part, ...]] = [("With clustered items the automatic choice was the clustered "
+                                                  "paired t test (the rank tests do not respect clusters).",)]
+    else:
+        out_clustered = []
     by_kind = [r for r in selected if r.metric in corpus_level]
-    out: list[tuple[Part, ...]] = []
+    out: list[tuple[Part, ...]] = out_clustered
     if per_item:
         out.append(("The pairwise test was chosen from the data for each metric and corpus: the paired t test when "
                     "there were at least 30 items or every pair's differences passed the Shapiro-Wilk test",
