@@ -1,0 +1,135 @@
+"""A clustered spec end to end (data.columns.cluster): exit 0, the report's G, design effect and effective items,
+results.json's ``clusters``, the clustered paired t and the cluster bootstrap; bad input exit 2 with its line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import assert_user_error, build_files
+from sigreport.results.io import from_json, to_json
+from sigreport.stats import cluster
+
+sm = pytest.importorskip("statsmodels.api")
+
+SPEC = """
+title: Clustered questions
+seed: 3
+data:
+  scores: scores.csv
+  columns:
+    cluster: passage
+metrics:
+  acc:
+    higher_is_better: true
+tests:
+  resamples: 999
+{extra}
+"""
+
+
+def scores_csv(G: int = 25, seed: int = 0, one_cluster: bool = False) -> tuple[str, dict]:
+    """0/1 answers of three systems to questions sharing passages (a passage effect: ICC about 0.3)."""
+    rng = np.random.default_rng(seed)
+    lines = ["system,corpus,item,metric,value,passage"]
+    by_system: dict = {"A": [], "B": [], "C": [], "g": []}
+    for g in range(G):
+        u = rng.normal(0, 1.2)
+        for i in range(int(rng.integers(2, 9))):
+            by_system["g"].append(g)
+            for s, shift in (("A", 0.4), ("B", 0.0), ("C", 0.1)):
+                v = int(rng.random() < 1 / (1 + np.exp(-(u + shift))))
+                by_system[s].append(v)
+                lines.append(f"{s},bench,q{g}_{i},acc,{v},{'p' if one_cluster else f'p{g}'}")
+    return "\n".join(lines) + "\n", by_system
+
+
+def test_clustered_build(cli, workdir):
+    csv, data = scores_csv()
+    doc = build_files(cli, workdir, SPEC.format(extra=""), {"scores.csv": csv}, formats="json,html")
+    desc = next(a for a in doc["analyses"] if a["kind"] == "descriptives")
+    G = len(set(data["g"]))
+    g = np.array(data["g"])
+    for row in desc["systems"]:
+        y = np.array(data[row["system"]], dtype=float)
+        fit = sm.OLS(y, np.ones((len(y), 1))).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)
+        lo, hi = fit.conf_int(alpha=0.05)[0]
+        assert row["ci_low"] == pytest.approx(lo, rel=1e-10) and row["ci_high"] == pytest.approx(hi, rel=1e-10)
+        iid = y.std(ddof=1) / np.sqrt(len(y))
+        assert row["clusters"]["G"] == G
+        assert row["clusters"]["design_effect"] == pytest.approx((float(fit.bse[0]) / iid) ** 2, rel=1e-10)
+        assert row["clusters"]["effective_n"] == pytest.approx(len(y) / row["clusters"]["design_effect"], rel=1e-12)
+        assert row["clusters"]["design_effect"] > 1.3  # the passage effect is real
+    assert any(f"G = {G} clusters" in w and "design effect" in w for w in desc["warnings"])
+    pw = next(a for a in doc["analyses"] if a["kind"] == "pairwise")
+    assert pw["method"] == "paired_t"
+    for p in pw["pairs"]:
+        d = np.array(data[p["a"]], dtype=float) - np.array(data[p["b"]], dtype=float)
+        fit = sm.OLS(d, np.ones((len(d), 1))).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)
+        assert p["df"] == G - 1 and p["n"] == len(d)
+        assert p["statistic"] == pytest.approx(float(fit.tvalues[0]), rel=1e-10)
+        assert p["pvalue"] == pytest.approx(float(fit.pvalues[0]), rel=1e-8)
+        assert p["clusters"]["G"] == G and p["mde"]["method"] == "noncentral_t_clustered"
+        assert p["effect_sizes"] is None  # their intervals would assume independent items
+    assert not [a for a in doc["analyses"] if a["kind"] in ("omnibus", "posthoc")]
+    text = (workdir.path / "out" / "results.json").read_text(encoding="utf-8")
+    assert to_json(from_json(text)) == text
+    methods = (workdir.path / "out" / "methods.md").read_text(encoding="utf-8")
+    assert "cluster-robust (CR1)" in methods and "Liang and Zeger 1986" in methods and "Miller 2024" in methods
+    html = (workdir.path / "out" / "index.html").read_text(encoding="utf-8")
+    assert f"G = {G} clusters" in html
+
+
+@pytest.mark.parametrize("method", ["bootstrap", "permutation"])
+def test_resampling_tests_draw_whole_clusters(cli, workdir, method):
+    """The cluster bootstrap's interval of a difference is about the clustered t interval (both reflect the
+    between-cluster spread), wider than the i.i.d. one where the design effect is large; every pair keeps its
+    item count."""
+    csv, data = scores_csv(G=40, seed=2)
+    doc = build_files(cli, workdir, SPEC.format(extra=f"  pairwise: {method}"), {"scores.csv": csv})
+    pw = next(a for a in doc["analyses"] if a["kind"] == "pairwise")
+    g = np.array(data["g"])
+    codes, G = cluster.codes(g)
+    for p in pw["pairs"]:
+        d = np.array(data[p["a"]], dtype=float) - np.array(data[p["b"]], dtype=float)
+        cm = cluster.clustered_means(d[:, None], codes, G)
+        assert p["n"] == len(d) and p["clusters"]["G"] == G
+        width = p["ci_high"] - p["ci_low"]
+        assert width == pytest.approx(2 * 1.96 * float(cm.se[0]), rel=0.25)
+        if cm.design_effect[0] > 1.5:  # where the clusters matter, wider than the item-level interval
+            assert width > 2 * 1.96 * float(cm.se_iid[0]) * 1.1
+
+
+def test_bad_clustered_input(cli, workdir):
+    csv, _ = scores_csv()
+    workdir.write("scores.csv", csv)
+    cases = {
+        "missing": (SPEC.format(extra="").replace("cluster: passage", "cluster: passages"),
+                    ["missing column 'passages'"]),
+        "wilcoxon": (SPEC.format(extra="  pairwise: wilcoxon"),
+                     ["tests.pairwise", "wilcoxon has no clustered version", "paired_t, bootstrap, permutation"]),
+        "omnibus": (SPEC.format(extra="  omnibus: friedman"), ["tests.omnibus", "set tests.omnibus: none"]),
+        "cv": (SPEC.format(extra="  design: kfold"), ["data.columns.cluster", "tests.level items"]),
+    }
+    for name, (spec, fragments) in cases.items():
+        path = workdir.write(f"{name}.yaml", spec)
+        assert_user_error(cli, path, workdir.path / f"out_{name}", name, fragments)
+    lines = csv.splitlines()
+    lines[2] = lines[2].rsplit(",", 1)[0] + ",elsewhere"  # system B's row of item q0_0 in another cluster
+    workdir.write("two.csv", "\n".join(lines) + "\n")
+    path = workdir.write("two.yaml", SPEC.format(extra="").replace("scores.csv", "two.csv"))
+    assert_user_error(cli, path, workdir.path / "out_two", "two clusters",
+                      ["two.csv", "column 'passage': an item has one cluster", "item 'q0_0'", "lines 2, 3"])
+    one, _ = scores_csv(one_cluster=True)
+    workdir.write("one.csv", one)
+    path = workdir.write("one.yaml", SPEC.format(extra="").replace("scores.csv", "one.csv"))
+    assert_user_error(cli, path, workdir.path / "out_one", "one cluster", ["needs at least 2 clusters"])
+
+
+def test_power_command_uses_the_design_effect(cli, workdir):
+    csv, data = scores_csv()
+    workdir.write("scores.csv", csv)
+    path = workdir.write("spec.yaml", SPEC.format(extra=""))
+    r = cli("power", "--difference", "0.1", path)
+    assert r.code == 0, r.err
+    assert "clustered items" in r.out and "clusters needed" in r.out
