@@ -17,7 +17,7 @@ from sigreport.escaping import markdown_text
 from sigreport.render.views.common import CORRECTION_NAMES, names_text, test_name, the
 from sigreport.results.collection import Results
 from sigreport.results.decisions import Decisions
-from sigreport.results.records import PairwiseRecord, PosthocRecord, Record
+from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, Record
 from sigreport.results import methods as registry
 from sigreport.results.methods import ALL_KINDS
 
@@ -382,23 +382,23 @@ def _families(results: Results, records: Sequence[Record]) -> list[tuple[Part, .
 
 def clustered(record: Record) -> bool:
     """Whether a pairwise record's items were clustered (``data.columns.cluster``: its pairs carry ``clusters``)."""
-    return any("clusters" in p.test.extra for p in getattr(record, "pairs", ()) if hasattr(p, "test"))
+    return isinstance(record, PairwiseRecord) and any("clusters" in p.test.extra for p in record.pairs)
 
 
 def _clusters(records: Sequence[Record]) -> list[tuple[Part, ...]]:
     """With clustered items: G per corpus, and what the clusters changed (every interval, the tests, the MDE)."""
     found = {}
     for r in records:
-        if r.kind == "descriptives":
-            g = next((s.clusters.G for s in r.systems if s.clusters is not None), None)  # type: ignore[attr-defined]
+        if isinstance(r, DescriptivesRecord):
+            g = next((s.clusters.G for s in r.systems if s.clusters is not None), None)
             if g is not None:
-                found.setdefault(r.corpus, (g, r.n_items))  # type: ignore[attr-defined]
+                found.setdefault(r.corpus, (g, r.n_items))
     if not found:
         return []
     where = "; ".join(f"{n} items in {g} clusters" + (f" on {c}" if c is not None else "")
                       for c, (g, n) in found.items())
-    resampled = any(r.kind == "pairwise" and r.method in ("bootstrap", "permutation") and clustered(r)
-                    for r in records)
+    resampled = any(isinstance(r, PairwiseRecord) and r.kind == "pairwise" and r.method in ("bootstrap", "permutation")
+                    and clustered(r) for r in records)
     return [(f"The items were clustered ({where}): every system's mean and every paired difference has a "
              "cluster-robust (CR1) standard error", Cite(("liang1986", "cameron2015")), ", with intervals and "
              "tests on Student's t with G \u2212 1 degrees of freedom; the paired t test is its clustered version"
