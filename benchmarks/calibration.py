@@ -44,9 +44,14 @@ sharing the replicates within a batch correlates decisions only through the cond
 the replicates, which varies by about sqrt(alpha / B); with 20 data sets per batch this widens the
 true Monte Carlo interval by about 1%.
 
+Clustered items (``--clustered G ...``): two systems on G clusters of 5 to 10 items whose paired differences
+have intraclass correlation ``--icc`` (0.3) under a true null; the unclustered paired t, the clustered paired t
+(CR1, t on G - 1 df) and the cluster bootstrap and cluster permutation tests (:func:`run_clustered`).
+
 Usage::
 
     python benchmarks/calibration.py --reps 2000 --n 20 50 100 --out docs/calibration.md
+    python benchmarks/calibration.py --reps 2000 --n 0 --clustered 20 50 100
 """
 
 from __future__ import annotations
@@ -307,6 +312,79 @@ def run(
 
 
 # ----------------------------------------------------------------------------------------------
+# clustered items (data.columns.cluster)
+# ----------------------------------------------------------------------------------------------
+
+CLUSTER_SIZES = (5, 10)  # each cluster's size uniform on 5..10 items
+CLUSTERED_TESTS = ("paired_t (items independent)", "paired_t (clustered, CR1, t on G - 1 df)",
+                   "bootstrap (whole clusters)", "permutation (clusters sign-flipped)")
+
+
+def simulate_clustered(rng: np.random.Generator, G: int, icc: float) -> tuple[np.ndarray, np.ndarray]:
+    """One data set of two systems on G clusters of 5-10 items: x_ij = c_g + a_gj + item_i + e_ij with a cluster
+    effect c_g ~ N(0, 1), a system-by-cluster effect a_gj ~ N(0, icc / 2) and e_ij ~ N(0, (1 - icc) / 2), so the
+    paired differences have mean 0 (the null holds) and intraclass correlation ``icc``. Returns (x (n, 2), g)."""
+    sizes = rng.integers(CLUSTER_SIZES[0], CLUSTER_SIZES[1] + 1, size=G)
+    g = np.repeat(np.arange(G), sizes)
+    n = g.size
+    x = (rng.standard_normal((G, 1))[g] + rng.normal(0, math.sqrt(icc / 2), (G, 2))[g]
+         + rng.standard_normal((n, 1)) + rng.normal(0, math.sqrt((1 - icc) / 2), (n, 2)))
+    return x, g
+
+
+def run_clustered(reps: int, Gs: list[int], icc: float = 0.3, alpha: float = 0.05, resamples: int = 999,
+                  seed: int = 20240601, log: Callable[[str], None] = print) -> list[Row]:
+    """Type I error of the pairwise tests on clustered items (system 0 vs 1, true null): the unclustered paired t,
+    the clustered paired t (sigreport.stats.cluster) and the cluster bootstrap and permutation tests (the engine
+    on cluster totals under the ratio metric, as the build runs them; BATCH data sets per engine call)."""
+    from sigreport.stats import cluster, pairwise
+    from sigreport.stats.resampling import paired_resampling, ratio_metric
+
+    rows: list[Row] = []
+    for job, G in enumerate(Gs):
+        t0 = time.perf_counter()
+        rng = np.random.default_rng([seed, 7_000 + job])
+        data = [simulate_clustered(rng, G, icc) for _ in range(reps)]
+        p = {t: np.full(reps, np.nan) for t in CLUSTERED_TESTS}
+        for r, (x, g) in enumerate(data):
+            p[CLUSTERED_TESTS[0]][r] = _nan(pairwise.paired_t(x[:, 0], x[:, 1], alpha=alpha).pvalue)
+            p[CLUSTERED_TESTS[1]][r] = _nan(cluster.paired_t_family(x, [(0, 1)], g, G, alpha=alpha)[0].pvalue)
+        for method, name in (("bootstrap", CLUSTERED_TESTS[2]), ("permutation", CLUSTERED_TESTS[3])):
+            for start in range(0, reps, BATCH):
+                batch = data[start : start + BATCH]
+                stats = np.concatenate([cluster.cluster_stats(x[:, :, None], g, G) for x, g in batch], axis=1)
+                res = paired_resampling(stats, ratio_metric(), [(2 * i, 2 * i + 1) for i in range(len(batch))],
+                                        method, resamples, seed=seed * 11 + job * 100_003 + start)
+                p[name][start : start + len(batch)] = [_nan(q.pvalue) for q in res.pairs]
+        for name in CLUSTERED_TESTS:
+            rej, und = _count(p[name], alpha)
+            rows.append(Row("clustered", name, f"icc {icc:g}", G, 0.0, reps, rej, und, True))
+        log(f"clustered    G={G:4d} icc={icc:.2f}: {time.perf_counter() - t0:6.1f} s")
+    return rows
+
+
+def _nan(v: float | None) -> float:
+    return np.nan if v is None else float(v)
+
+
+def clustered_markdown(rows: list[Row], args: argparse.Namespace) -> list[str]:
+    lines = ["", "## Clustered items (data.columns.cluster), type I error", "",
+             (f"Two systems on G clusters of {CLUSTER_SIZES[0]} to {CLUSTER_SIZES[1]} items (uniform), the paired "
+              f"differences with intraclass correlation {args.icc:g} within a cluster and mean 0 (x_ij = c_g + "
+              f"a_gj + item_i + e_ij: a cluster effect, a system-by-cluster effect of variance icc/2, item and error "
+              f"terms), {args.reps} data sets per G, B = {args.resamples}. The test that treats the items as "
+              "independent is expected to be liberal (its standard error ignores the design effect, about 1 + "
+              "(m - 1) icc = 3 at a mean cluster size m of 7.5); the clustered paired t (CR1 standard error, t on "
+              "G - 1 df) and the resampling of whole clusters are expected to hold alpha."), "",
+             "| test | G | rate | 95% MC interval | verdict |", "| --- | ---: | ---: | --- | --- |"]
+    for r in rows:
+        lo, hi = r.interval()
+        und = f" ({r.undefined} undefined)" if r.undefined else ""
+        lines.append(f"| {r.test} | {r.n} | {r.rate:.4f}{und} | [{lo:.4f}, {hi:.4f}] | {r.verdict(args.alpha)} |")
+    return lines
+
+
+# ----------------------------------------------------------------------------------------------
 # report
 # ----------------------------------------------------------------------------------------------
 
@@ -359,7 +437,7 @@ def markdown(rows: list[Row], notes: list[str], args: argparse.Namespace, comman
     if notes:
         lines += ["", "Skipped:", ""] + [f"- {n}" for n in notes]
     for kind in ("pairwise", "omnibus"):
-        for n in args.n:
+        for n in args.n or ():
             sub = [r for r in rows if r.kind == kind and r.n == n and r.shift == 0.0]
             if not sub:
                 continue
@@ -370,6 +448,9 @@ def markdown(rows: list[Row], notes: list[str], args: argparse.Namespace, comman
                 lo, hi = r.interval()
                 und = f" ({r.undefined} undefined)" if r.undefined else ""
                 lines.append(f"| {r.test} | {r.shape} | {r.rate:.4f}{und} | [{lo:.4f}, {hi:.4f}] | {r.verdict(alpha)} |")
+    clustered = [r for r in rows if r.kind == "clustered"]
+    if clustered:
+        lines += clustered_markdown(clustered, args)
     power = [r for r in rows if r.shift != 0.0]
     if power:
         lines += ["", "## Power under a fixed true difference", "",
@@ -395,11 +476,18 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", default=None, help="write the markdown table here (e.g. docs/calibration.md)")
     ap.add_argument("--only", nargs="+", default=None, metavar="TEST",
                     help="run only these tests (names as in the table, e.g. bootstrap bootstrap_t)")
+    ap.add_argument("--clustered", type=int, nargs="*", default=None, metavar="G",
+                    help="also (or, with --n none given as --n 0, only) the clustered rows at these numbers of "
+                    "clusters, e.g. 20 50 100")
+    ap.add_argument("--icc", type=float, default=0.3, help="clustered rows: intraclass correlation of the differences")
     args = ap.parse_args(argv)
     command = "python benchmarks/calibration.py " + " ".join(sys.argv[1:] if argv is None else argv)
     t0 = time.perf_counter()
+    args.n = [n for n in args.n if n > 0]
     rows, notes = run(args.reps, args.n, args.k, args.alpha, args.resamples, args.seed, args.effect,
-                      only=None if args.only is None else tuple(args.only))
+                      only=None if args.only is None else tuple(args.only)) if args.n else ([], [])
+    if args.clustered:
+        rows += run_clustered(args.reps, args.clustered, args.icc, args.alpha, args.resamples, args.seed)
     text = markdown(rows, notes, args, command.strip())
     print(text)
     print(f"total {time.perf_counter() - t0:.1f} s")
