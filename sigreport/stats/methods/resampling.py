@@ -12,6 +12,8 @@ from sigreport.stats.declaration import NONCENTRAL_T, ExtraColumn, MethodDeclara
 
 SMALL_BOOTSTRAP_N = 50  # below this the calibration study (docs/calibration.md) finds the bootstrap test liberal
 SMALL_CORPUS_BOOTSTRAP_N = 100  # the same for corpus-level metrics (docs/calibration_corpus.md)
+SMALL_CLUSTER_BOOTSTRAP_G = 100  # the cluster bootstrap: liberal at G = 20 and 50 clusters (docs/calibration.md)
+CLUSTER_BOOTSTRAP_LIBERAL = "type I error 0.078 at G = 20 and 0.065 at G = 50 clusters, docs/calibration.md"
 BOOTSTRAP_LIBERAL = {  # what the calibration studies measured, for the warning
     False: "type I error about 0.07 at n = 20, docs/calibration.md",
     True: "type I error 0.072 (BLEU-like) and 0.073 (F1-like) at n = 20, 0.062 (F1-like) at n = 50, "
@@ -26,11 +28,16 @@ def _options(inp: PairwiseInput) -> dict[str, Any]:
 def bootstrap(inp: PairwiseInput) -> tuple[list[Any], list[str]]:
     res = inp.resample("bootstrap", ci_method=inp.tests.ci_method, **_options(inp))
     warnings = list(res.warnings)
-    n = inp.stats.shape[0] if inp.clusters is None else inp.clusters[1]
-    units = "items" if inp.clusters is None else "clusters (the bootstrap resamples whole clusters)"
+    if inp.clusters is not None:
+        if inp.clusters[1] < SMALL_CLUSTER_BOOTSTRAP_G:
+            warnings.append(f"only {inp.clusters[1]} clusters: the null-shifted bootstrap of whole clusters is "
+                            f"liberal with few clusters ({CLUSTER_BOOTSTRAP_LIBERAL}); the clustered paired t and "
+                            "the cluster permutation test hold their level")
+        return list(res.pairs), warnings
+    n = inp.stats.shape[0]
     small = SMALL_CORPUS_BOOTSTRAP_N if inp.corpus_level else SMALL_BOOTSTRAP_N
     if n < small:
-        warnings.append(f"only {n} {units}: the null-shifted bootstrap test is liberal at small n "
+        warnings.append(f"only {n} items: the null-shifted bootstrap test is liberal at small n "
                         f"({BOOTSTRAP_LIBERAL[inp.corpus_level]}); the permutation test holds its level")
     return list(res.pairs), warnings
 
