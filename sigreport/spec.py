@@ -101,6 +101,10 @@ class ColumnsSpec(_Model):
         "G - 1 degrees of freedom, paired_t becomes the clustered paired t, bootstrap and permutation resample and "
         "sign-flip whole clusters, the minimum detectable difference uses the design effect. An item has one "
         "cluster. Default: none (items independent).")
+    stratum: str | None = Field(
+        None, description="Column of each item's stratum (MMLU's subjects, a benchmark's task families): a metric "
+        "with average: macro is the mean of its per-stratum means, with its interval and tests respecting the "
+        "strata (the bootstrap resamples within strata). An item has one stratum. Default: none.")
 
 
 class LabelColumnsSpec(_Model):
@@ -350,6 +354,11 @@ class MetricSpec(_Model):
         None, description="For ratio, f_beta and user aggregates: the names (in the data's metric column) of the "
         "per-item sufficient statistics, in the order the aggregate expects.")
     beta: float = Field(1.0, gt=0, description="beta of f_beta.")
+    average: Literal["micro", "macro"] = Field(
+        "micro", description="micro (default): the mean over items; macro: the mean of the per-stratum means "
+        "(data.columns.stratum), every stratum weighing the same, its standard error sqrt(sum_s SE_s^2) / S with "
+        "Welch-Satterthwaite degrees of freedom, paired_t on the per-item differences likewise, bootstrap "
+        "resampled within strata.")
 
     @model_validator(mode="after")
     def _aggregate_needs_statistics(self) -> "MetricSpec":
@@ -843,6 +852,7 @@ class Spec(_Model):
                           f"resampling tests apply, not {self.tests.pairwise}; set tests.pairwise: auto "
                           "(approximate randomization with the bootstrap's interval), permutation or bootstrap")
         self._clustered_tests()
+        self._stratified_tests()
         if self.tests.power is not None and not self.alpha < self.tests.power:
             raise _At(("tests", "power"), power_range_message(self.tests.power, self.alpha))
         if self.tests.pairwise == "bootstrap_t" and self.tests.ci_method == "bca":
@@ -887,6 +897,38 @@ class Spec(_Model):
         if t.bayesian is not None:
             raise _At(("tests", "bayesian"), "the Bayesian tests treat items as independent and cannot respect the "
                       f"clusters of data.columns.cluster ({cluster!r}); remove tests.bayesian")
+
+    def _stratified_tests(self) -> None:
+        """A macro average (``metrics.M.average: macro``) needs ``data.columns.stratum`` and tests that respect
+        the strata (declarations that apply to ``stratified_items``); not with clusters (not implemented)."""
+        macro = [name for name, m in self.metrics.items() if m.average == "macro"]
+        if not macro:
+            return
+        t = self.tests
+        if self.data.columns.stratum is None:
+            raise _At(("metrics", macro[0], "average"), f"metric {macro[0]!r} is a macro average over strata: name "
+                      "the strata's column in data.columns.stratum")
+        if self.data.columns.cluster is not None:
+            raise _At(("metrics", macro[0], "average"), "a macro average with clustered items (data.columns.cluster) "
+                      "is not implemented; use one of them")
+        if t.level != "items" or t.design != "items":
+            raise _At(("metrics", macro[0], "average"), f"a macro average over strata needs tests.level items and "
+                      f"tests.design items, not level {t.level}, design {t.design}")
+        for name in macro:
+            if self.metrics[name].corpus_level:
+                raise _At(("metrics", name, "average"), f"metric {name!r} is corpus-level: a macro average is a "
+                          "mean of per-item scores per stratum")
+        if t.pairwise != "auto" and "stratified_items" not in registry.method("pairwise", t.pairwise).applies:
+            ok = ", ".join(d.name for d in registry.methods("pairwise") if "stratified_items" in d.applies)
+            raise _At(("tests", "pairwise"), f"{t.pairwise} does not respect the strata of the macro average of "
+                      f"{macro[0]!r}; use one of {ok} (or auto)")
+        for key in ("omnibus", "posthoc"):
+            if key in t.model_fields_set and getattr(t, key) != "none":
+                raise _At(("tests", key), f"{getattr(t, key)} compares items, not the macro average of {macro[0]!r}; "
+                          f"set tests.{key}: none (the omnibus and post-hoc tests are not run on macro averages)")
+        if t.bayesian is not None and any(m in t.bayesian.rope for m in macro):
+            raise _At(("tests", "bayesian"), f"the Bayesian tests compare items, not the macro average of "
+                      f"{macro[0]!r}; no ROPE for it")
 
     def data_problems(self, frames: Any = ()) -> list[tuple[tuple[Any, ...], str]]:
         """(field path, message) of what the data section lacks, given the roles of the data frames passed to

@@ -17,7 +17,8 @@ the computations in :mod:`sigreport.stats.power`):
 * clustered items (``data.columns.cluster``): the noncentral t with G - 1 df and the effective number of items
   n / deff of the pair's differences (``method`` ``noncentral_t_clustered``), for every method allowed with
   clusters (the clustered paired t, and the cluster bootstrap and permutation tests as its large-sample
-  equivalent);
+  equivalent); a macro average over strata likewise with its Welch-Satterthwaite df
+  (``noncentral_t_stratified``);
 * corpus-level metrics, cross-validation designs and post-hoc tests: not computed (no per-item
   differences, or no closed form for their design).
 """
@@ -75,19 +76,25 @@ def clustered_mde(row: Any, sd: float | None, n: int, level: float, target: floa
                   ) -> power.MinimumDetectable:
     """A clustered pair's MDE: the noncentral t with G - 1 df and the effective number of items n / deff of the
     pair's differences (its ``clusters``), in units of the SD of the per-item differences
-    (:func:`~sigreport.stats.power.clustered_t_mde_dz`); ``method`` ``noncentral_t_clustered``."""
-    info = row.test.extra.get("clusters")
+    (:func:`~sigreport.stats.power.clustered_t_mde_dz`); ``method`` ``noncentral_t_clustered``. A macro average's
+    pair (its ``strata``): the same with the Welch-Satterthwaite df, ``noncentral_t_stratified``."""
+    stratified = "strata" in row.test.extra
+    info = row.test.extra.get("strata" if stratified else "clusters")
     get = (lambda k: info.get(k)) if isinstance(info, dict) else (lambda k: getattr(info, k, None))
-    G, n_eff = get("G"), get("effective_n")
+    n_eff = get("effective_n")
+    df = get("df") if stratified else (get("G") - 1 if get("G") is not None else None)
+    method = "noncentral_t_stratified" if stratified else "noncentral_t_clustered"
     why = ("the differences do not vary" if sd is None or not math.isfinite(sd) or sd <= 0 or n_eff is None else
-           f"only {G} clusters" if G is None or G < 2 else "")
-    dz = None if why else power.clustered_t_mde_dz(float(n_eff), int(G), level, target, alternative)
+           "no degrees of freedom" if df is None or df < 1 else "")
+    dz = None
+    if not why and n_eff >= 2:
+        dz = float(power.paired_t_mde_dzs(np.array([float(n_eff)]), level, target, alternative,
+                                          df=np.array([float(df)]))[0])
     if dz is None:
-        return power.MinimumDetectable(mde=None, mde_dz=None, power=target, alpha=level, n=n, sd=sd,
-                                       method="noncentral_t_clustered",
+        return power.MinimumDetectable(mde=None, mde_dz=None, power=target, alpha=level, n=n, sd=sd, method=method,
                                        warnings=(f"no minimum detectable difference: {why or 'too few effective items'}",))
     return power.MinimumDetectable(mde=dz * sd, mde_dz=dz, power=target, alpha=level, n=n, sd=sd,  # type: ignore[operator]
-                                   method="noncentral_t_clustered")
+                                   method=method)
 
 
 def detectable(m: power.MinimumDetectable) -> DetectableDifference:
@@ -121,7 +128,7 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     sds = [None] * len(rec.pairs) if simulate else pair_sds(x, [index[r.a] for r in rec.pairs],
                                                             [index[r.b] for r in rec.pairs], varying=True)
     rows = []
-    if block.cluster_codes is not None:  # the clustered paired t and the cluster resampling tests
+    if block.cluster_codes is not None or any("strata" in r.test.extra for r in rec.pairs):  # design-based
         return tuple(dataclasses.replace(row, mde=detectable(clustered_mde(row, sd, x.shape[0], level, target,
                                                                           rec.alternative)))
                      for row, sd in zip(rec.pairs, pair_sds(x, [index[r.a] for r in rec.pairs],

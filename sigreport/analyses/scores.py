@@ -82,6 +82,9 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
         if block.cluster_codes is not None:
             rows, note = clustered_rows(block, rows, ctx.ci_level)
             warnings.append(note)
+        if macro(block, ctx) is not None:
+            rows, note = macro_rows(block, rows, ctx.ci_level)
+            warnings.append(note)
     if block.dropped_items:
         warnings.append(f"{block.dropped_items} item(s) dropped because some system lacks them (data.missing: drop_items)")
     return DescriptivesRecord(id=node_id, kind="descriptives", metric=block.metric, corpus=block.corpus,
@@ -110,6 +113,26 @@ def clustered_rows(block: Block, rows: list[SystemSummary], ci_level: float) -> 
                  f"(CR1 standard error, t on G \u2212 1 = {G - 1} df)")
 
 
+def macro(block: Block, ctx: Context) -> tuple[np.ndarray, int] | None:
+    """The strata of a macro-averaged metric (``metrics.M.average: macro``), else None."""
+    return block.stratum_codes if ctx.metric.average == "macro" else None
+
+
+def macro_rows(block: Block, rows: list[SystemSummary], ci_level: float) -> tuple[list[SystemSummary], str]:
+    """The systems' rows with the macro average over strata as the mean, its t interval (Welch-Satterthwaite
+    df) and ``strata``, and the note that says so (:mod:`sigreport.stats.strata`)."""
+    from sigreport.stats import strata
+
+    s, S = block.stratum_codes  # type: ignore[misc]
+    mm = strata.macro_means(block.scores, s, S)
+    lo, hi = strata.mean_intervals(mm, ci_level)
+    out = [dataclasses.replace(r, mean=float(mm.mean[j]), ci_low=finite_or_none(lo[j]), ci_high=finite_or_none(hi[j]),
+                               strata=mm.summary(j)) for j, r in enumerate(rows)]
+    return out, (f"macro average over S = {S} strata (metrics.{block.metric}.average: macro): the mean of the "
+                 f"per-stratum means, every stratum weighing the same; standard error sqrt(sum SE_s\u00b2)/S, t "
+                 f"intervals on Welch-Satterthwaite df; sd and median are those of the {mm.n} items")
+
+
 def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Context,
                 differences: list[pairwise.DifferenceSummary] | None = None, node_id: str = ""
                 ) -> tuple[list[PairedTestResult], list[str]]:
@@ -120,7 +143,7 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
                         ci_level=ctx.ci_level, decimals=ctx.decimals, corpus_level=ctx.metric.corpus_level,
                         tests=ctx.tests, seed=derived_seed(ctx.seed, node_id), differences=differences,
                         resample=lambda kind, **options: resampled(block, ctx.aggregate, pairs, kind, ctx, **options),
-                        clusters=block.cluster_codes)
+                        clusters=block.cluster_codes, strata=macro(block, ctx))
     results, warnings = registry.method("pairwise", method).compute(inp)
     return list(results), list(warnings)
 
@@ -131,6 +154,8 @@ def resampled(block: Block, metric: resampling.CorpusMetric, pairs: list[tuple[i
     every metric of a corpus gets the same bootstrap counts or permutation swaps, drawn once per process."""
     if block.cluster_codes is not None:
         return _clustered_resampled(block, pairs, method, ctx, **options)
+    if macro(block, ctx) is not None:
+        return _stratified_resampled(block, pairs, method, ctx, **options)
     n, b = block.stats.shape[0], ctx.tests.resamples
     kind = resampling.resample_kind(method, n, b)
     seed = resample_seed(ctx.seed, block.corpus, "permutation" if method == "permutation" else "bootstrap", b, n)
@@ -162,6 +187,34 @@ def _clustered_resampled(block: Block, pairs: list[tuple[int, int]], method: str
         cm = cluster.clustered_means(x[:, [i for i, _ in pairs]] - x[:, [j for _, j in pairs]], g, G)
         res = dataclasses.replace(res, n=n, pairs=tuple(
             dataclasses.replace(p, n=n, extra={**p.extra, "clusters": cm.summary(k)}) for k, p in enumerate(res.pairs)))
+    return _named(res, block.systems)
+
+
+def _stratified_resampled(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Context, **options: Any
+                          ) -> resampling.ResamplingResult:
+    """Resampling of a macro average: every item weighted n / (S n_s) (the mean of the weighted scores is the
+    macro average), the bootstrap's counts drawn within strata (:func:`~sigreport.stats.strata.stratified_counts`,
+    seeded from the corpus, B and n), the permutation's within-item swaps the corpus's shared ones (a swap keeps
+    every stratum's size). Each pair gets ``strata`` (S, df, SE of its per-item differences' macro average)."""
+    from sigreport.stats import strata
+
+    s, S = block.stratum_codes  # type: ignore[misc]
+    n, b = block.stats.shape[0], ctx.tests.resamples
+    x = block.stats * strata.macro_weights(s, S)[:, None, None]
+    kind = resampling.resample_kind(method, n, b)
+    if method == "permutation":
+        seed = resample_seed(ctx.seed, block.corpus, "permutation", b, n)
+        drawn = SHARED_RESAMPLES.get(kind, b, n, seed, block) if kind is not None else None
+    else:
+        seed = resample_seed(ctx.seed, block.corpus, "stratified-bootstrap", b, n)
+        drawn = None if kind is None else resampling.Resample(kind="bootstrap", seed=seed,
+                                                              weights=strata.stratified_counts(s, S, b, seed))
+    res = resampling.paired_resampling(x, resampling.mean_metric(), pairs, method, b, seed, resample=drawn, **options)
+    if pairs:
+        sc = block.scores
+        mm = strata.macro_means(sc[:, [i for i, _ in pairs]] - sc[:, [j for _, j in pairs]], s, S)
+        res = dataclasses.replace(res, pairs=tuple(dataclasses.replace(p, extra={**p.extra, "strata": mm.summary(k)})
+                                                   for k, p in enumerate(res.pairs)))
     return _named(res, block.systems)
 
 
@@ -199,12 +252,17 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
                 "bootstrap rejects 7% of true nulls at n = 20 (docs/calibration_corpus.md)"),),
                 reason="permutation (approximate randomization) with the paired bootstrap's interval: the metric is "
                 "computed from summed statistics, not per item")
-        elif block.cluster_codes is not None:
+        elif block.cluster_codes is not None or macro(block, ctx) is not None:
             chosen = select.Selection(method="paired_t", steps=(select.SelectionStep(
                 check="clusters", value=float(block.n_clusters or 0), threshold=None,
                 outcome="chosen: the items are clustered (data.columns.cluster); the clustered paired t "
                 "(CR1 standard error, t on G \u2212 1 df) respects the clusters, the rank tests do not"),),
-                reason="clustered paired t test: the items are clustered")
+                reason="clustered paired t test: the items are clustered") if block.cluster_codes is not None else \
+                select.Selection(method="paired_t", steps=(select.SelectionStep(
+                    check="strata", value=float(len(block.stratum_names or ())), threshold=None,
+                    outcome="chosen: the metric is a macro average over strata; the paired t of the macro average "
+                    "(Welch-Satterthwaite df) respects the strata, the rank tests do not"),),
+                    reason="paired t test of the macro average over strata")
         else:
             diffs = np.column_stack([block.scores[:, i] - block.scores[:, j] for i, j in pairs]) if pairs else \
                 np.zeros((block.scores.shape[0], 0))
@@ -252,7 +310,7 @@ def with_differences(entries: tuple[PairRow, ...], block: Block, pairs: list[tup
     diffs = differences if differences is not None else differences_of(block, pairs, ctx)
     assert diffs is not None
     effects: list[Any] = [None] * len(entries)
-    if method == "paired_t" and block.clusters is None:  # the effect sizes' intervals assume independent items
+    if method == "paired_t" and block.clusters is None and macro(block, ctx) is None:  # their intervals: iid items
         by_level: dict[float, list[int]] = {}
         for k, row in enumerate(entries):
             by_level.setdefault(row.test.ci_level, []).append(k)
@@ -538,7 +596,7 @@ def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, 
                       f"{tests.pairwise}, {tests.alternative}, {tests.correction}"))
     if has_runs and n_systems >= 2:
         nodes.append(node("runs", "runs", run_runs, (did,), f"runs: two-level bootstrap, ASO tau {tests.runs.tau:g}"))
-    clustered = spec.data.columns.cluster is not None  # omnibus and post-hoc tests assume independent items
+    clustered = spec.data.columns.cluster is not None or mspec.average == "macro"  # omnibus/post-hoc: iid items
     if n_systems >= 3 and tests.omnibus != "none" and not mspec.corpus_level and not clustered:
         oid = analysis_id(metric, corpus, "omnibus")
         nodes.append(node("omnibus", "omnibus", run_omnibus, (did,),

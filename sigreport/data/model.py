@@ -27,7 +27,8 @@ class Block:
     (level corpora) or ``repeat/fold`` (cross-validation designs). With several training runs per system
     (a ``run`` column), ``runs[j]`` holds system j's statistics per item and run, and ``stats`` their mean
     over the runs, which the tests over items read. With ``data.columns.cluster``, ``clusters[i]`` is item i's
-    cluster code into ``cluster_names`` (the clusters of the items kept, in order of first appearance).
+    cluster code into ``cluster_names`` (the clusters of the items kept, in order of first appearance); for a
+    macro-averaged metric (``metrics.M.average: macro``) ``strata[i]`` is item i's stratum code likewise.
     """
 
     metric: str
@@ -44,6 +45,8 @@ class Block:
     n_test: float | None = None
     clusters: np.ndarray | None = None  # data.columns.cluster: each item row's cluster code, 0..G-1
     cluster_names: tuple[str, ...] | None = None  # the clusters' labels, by code
+    strata: np.ndarray | None = None  # a macro average (metrics.M.average: macro): each item row's stratum code
+    stratum_names: tuple[str, ...] | None = None
 
     @property
     def n_clusters(self) -> int | None:
@@ -54,6 +57,11 @@ class Block:
     def cluster_codes(self) -> tuple[np.ndarray, int] | None:
         """(each item's cluster code, G), as :class:`~sigreport.stats.declaration.PairwiseInput` takes them."""
         return None if self.clusters is None or self.cluster_names is None else (self.clusters, len(self.cluster_names))
+
+    @property
+    def stratum_codes(self) -> tuple[np.ndarray, int] | None:
+        """(each item's stratum code, S) of a macro-averaged metric, as ``PairwiseInput.strata`` takes them."""
+        return None if self.strata is None or self.stratum_names is None else (self.strata, len(self.stratum_names))
 
     @property
     def scores(self) -> np.ndarray:

@@ -58,8 +58,9 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
     values, value_problems = _values(table, value_cells, spec.data.columns.value)
     problems += value_problems or _too_large(table, values, keys["metric"], spec.data.columns.value)
     problems += _duplicates(table, keys, cv=spec.tests.design != "items")
-    if "cluster" in keys:
-        problems += _one_cluster(table, keys, spec.data.columns.cluster)
+    for role in ("cluster", "stratum"):
+        if role in keys:
+            problems += _one_per_item(table, keys, role, getattr(spec.data.columns, role))
     spec_problems, needed, aggregates = _against_spec(sf, shown, keys)
     if spec_problems or problems:
         raise DataError(str(sf.path) if spec_problems and not problems else shown, spec_problems + problems)
@@ -111,6 +112,8 @@ def _columns(sf: SpecFile, table: Table) -> tuple[dict[str, Column], Sequence[st
         wanted["run"] = cols.run
     if cols.cluster is not None:
         wanted["cluster"] = cols.cluster  # named, so it must be there (a missing column is reported below)
+    if cols.stratum is not None:
+        wanted["stratum"] = cols.stratum
     constant.update(_named_once(sf, present))
     missing = [c for role, c in wanted.items() if c not in present and role not in constant]
     if missing:
@@ -257,12 +260,12 @@ def _duplicates(table: Table, keys: dict[str, Column], cv: bool) -> list[Problem
                     f"(first: {first})")]
 
 
-def _one_cluster(table: Table, keys: dict[str, Column], column: str | None) -> list[Problem]:
-    """An item (of a corpus) has one cluster over all its rows (systems, metrics, runs): one problem naming the
-    first items that have several, with their lines."""
+def _one_per_item(table: Table, keys: dict[str, Column], role: str, column: str | None) -> list[Problem]:
+    """An item (of a corpus) has one cluster (or stratum: ``role``) over all its rows (systems, metrics, runs):
+    one problem naming the first items that have several, with their lines."""
     width = max(len(keys["item"].names), 1)
     item = keys["corpus"].codes * width + keys["item"].codes
-    cl = keys["cluster"].codes
+    cl = keys[role].codes
     order = np.argsort(item, kind="stable")
     si, sc = item[order], cl[order]
     starts = np.flatnonzero(np.r_[True, si[1:] != si[:-1]])
@@ -270,7 +273,7 @@ def _one_cluster(table: Table, keys: dict[str, Column], column: str | None) -> l
     bad = np.flatnonzero(lo != hi)
     if not len(bad):
         return []
-    names, cnames = keys["item"].names, keys["cluster"].names
+    names, cnames = keys["item"].names, keys[role].names
     shown = []
     for b in bad[:MAX_ROWS_SHOWN].tolist():
         code = int(si[starts[b]])
@@ -278,16 +281,16 @@ def _one_cluster(table: Table, keys: dict[str, Column], column: str | None) -> l
                      f"{cnames[int(lo[b])]!r} and {cnames[int(hi[b])]!r}")
     rows = order[np.isin(si, si[starts[bad]])]
     more = f" and {len(bad) - MAX_ROWS_SHOWN} more items" if len(bad) > MAX_ROWS_SHOWN else ""
-    return [Problem(str(table.path), None, "", f"column {column!r}: an item has one cluster; "
+    return [Problem(str(table.path), None, "", f"column {column!r}: an item has one {role}; "
                     f"{'; '.join(shown)}{more} (at {table.where(table.places[np.sort(rows)])})")]
 
 
-def _item_clusters(keys: dict[str, Column], rows: np.ndarray, item_rows: np.ndarray, keep_rows: np.ndarray
-                   ) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Each kept item's cluster code (0..G-1, in order of first appearance) and the clusters' names."""
+def _item_groups(keys: dict[str, Column], role: str, rows: np.ndarray, item_rows: np.ndarray, keep_rows: np.ndarray
+                 ) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each kept item's cluster (or stratum: ``role``) code (0..G-1, in order of first appearance) and the names."""
     first_row = rows[np.unique(item_rows, return_index=True)[1]][keep_rows]
-    codes, firsts = _first_appearance(keys["cluster"].codes[first_row])
-    names = keys["cluster"].names
+    codes, firsts = _first_appearance(keys[role].codes[first_row])
+    names = keys[role].names
     return codes, tuple(names[c] for c in firsts.tolist())
 
 
@@ -511,15 +514,25 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
         folds = tuple((str(folds_all[i][0]), str(folds_all[i][1])) for i in keep_rows)
     clusters = cluster_names = None
     if "cluster" in keys:
-        clusters, cluster_names = _item_clusters(keys, rows, item_rows, keep_rows)
+        clusters, cluster_names = _item_groups(keys, "cluster", rows, item_rows, keep_rows)
         if len(cluster_names) < 2:
             problems.append(Problem(shown, None, "", f"metric {metric!r}, corpus {corpus!r}: its items are in "
                                     f"{len(cluster_names)} cluster ({spec.data.columns.cluster!r}); clustered "
                                     "inference needs at least 2 clusters"))
             return None
+    strata = stratum_names = None
+    if "stratum" in keys and spec.metrics[metric].average == "macro":
+        strata, stratum_names = _item_groups(keys, "stratum", rows, item_rows, keep_rows)
+        sizes = np.bincount(strata, minlength=len(stratum_names))
+        if (sizes < 2).any():
+            lone = [stratum_names[k] for k in np.flatnonzero(sizes < 2)[:MAX_ROWS_SHOWN].tolist()]
+            problems.append(Problem(shown, None, "", f"metric {metric!r}, corpus {corpus!r}: stratum "
+                                    f"{', '.join(map(repr, lone))} ({spec.data.columns.stratum!r}) has a single item; "
+                                    "a macro average's standard error needs at least 2 items per stratum"))
+            return None
     return Block(metric=metric, corpus=corpus, systems=tuple(systems), items=items, stats=arr, dropped_items=dropped,
                  level="folds" if cv else "items", folds=folds, runs=runs, run_names=run_names, clusters=clusters,
-                 cluster_names=cluster_names)
+                 cluster_names=cluster_names, strata=strata, stratum_names=stratum_names)
 
 
 def _run_means(run: Column, rows: np.ndarray, item_rows: np.ndarray, cols: np.ndarray, stat: np.ndarray,

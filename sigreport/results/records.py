@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from sigreport.stats.classification import MetricValue
 from sigreport.stats.cluster import ClusterSummary
+from sigreport.stats.strata import StrataSummary
 from sigreport.stats.omnibus import AnovaRow, CorrectedF, ImanDavenport, SphericityResult
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
@@ -97,7 +98,8 @@ class ModelChoice:
 class SystemSummary:
     """One system's row of the descriptives; with ``data.columns.cluster`` the interval is cluster-robust (CR1,
     t on G - 1 df) and ``clusters`` holds G, the design effect and the effective number of items (written after
-    the other fields, only then)."""
+    the other fields, only then); for a macro average over strata, ``mean`` and the interval are the macro
+    average's and ``strata`` holds S, the df and the SE (``sd`` and ``median`` stay those of the items)."""
 
     system: str
     n: int
@@ -108,12 +110,13 @@ class SystemSummary:
     ci_high: float | None
     warnings: tuple[str, ...]
     clusters: ClusterSummary | None = None
+    strata: StrataSummary | None = None  # a macro average (metrics.M.average: macro): its mean and interval
 
     json_fields: ClassVar[tuple[str, ...]] = ("system", "n", "mean", "sd", "median", "ci_low", "ci_high", "warnings")
 
     @property
     def extra(self) -> dict[str, Any]:
-        return {} if self.clusters is None else {"clusters": self.clusters}
+        return {k: v for k, v in (("clusters", self.clusters), ("strata", self.strata)) if v is not None}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

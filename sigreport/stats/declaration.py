@@ -38,11 +38,13 @@ ALL_KINDS: tuple[str, ...] = KINDS + PROCEDURE_KINDS
 Head = tuple[Literal["sym", "text"], str]
 """A column head: a symbol of :data:`sigreport.render.model.SYMBOLS` ("t", "delta_ab", ...) or plain text."""
 
-APPLIES = ("item_mean", "corpus_level", "folds", "corpora", "clustered_items")
+APPLIES = ("item_mean", "corpus_level", "folds", "corpora", "clustered_items", "stratified_items")
 """Where a method applies: a mean of per-item scores, a corpus-level metric (computed from summed per-item
 statistics: only resampling tests), cross-validation folds, one score per corpus (``tests.level: corpora``),
 items in clusters (``data.columns.cluster``: the method reads ``PairwiseInput.clusters`` or resamples through
-``PairwiseInput.resample``, which then draws whole clusters; a method without it is refused with clusters)."""
+``PairwiseInput.resample``, which then draws whole clusters; a method without it is refused with clusters), a
+macro average over strata (``metrics.M.average: macro``: the method reads ``PairwiseInput.strata`` or resamples
+through ``PairwiseInput.resample``, which then resamples within strata)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -91,7 +93,9 @@ class PairwiseInput:
     through :func:`sigreport.stats.resampling.paired_resampling` (the seed contract of docs/methods.md),
     systems named; ``differences``: each pair's SD, SE and Shapiro-Wilk, computed once (None for a
     corpus-level metric); ``seed``: this analysis's own seed; ``clusters``: each item's cluster code (0..G-1)
-    and G when the data has ``data.columns.cluster``, else None (then ``resample`` resamples whole clusters)."""
+    and G when the data has ``data.columns.cluster``, else None (then ``resample`` resamples whole clusters);
+    ``strata``: each item's stratum code (0..S-1) and S for a macro average (``metrics.M.average: macro``), else
+    None (then ``resample`` gives the macro average's replicates, bootstrap counts drawn within strata)."""
 
     scores: np.ndarray
     stats: np.ndarray
@@ -108,6 +112,7 @@ class PairwiseInput:
     differences: Sequence[Any] | None
     resample: Callable[..., Any]
     clusters: tuple[np.ndarray, int] | None
+    strata: tuple[np.ndarray, int] | None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

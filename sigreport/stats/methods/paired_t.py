@@ -13,6 +13,8 @@ def compute(inp: PairwiseInput) -> tuple[list[Any], list[str]]:
 
     if inp.clusters is not None:
         return clustered(inp), []
+    if inp.strata is not None:
+        return stratified(inp), []
     return pairwise.paired_t_family(inp.scores, list(inp.pairs), inp.alternative, inp.alpha, inp.ci_level,
                                     differences=inp.differences), []
 
@@ -28,6 +30,17 @@ def clustered(inp: PairwiseInput) -> list[Any]:
                                    shapiro=shapiro)
 
 
+def stratified(inp: PairwiseInput) -> list[Any]:
+    """The paired t of a macro average over strata (Welch-Satterthwaite df):
+    :func:`sigreport.stats.strata.paired_t_family`."""
+    from sigreport.stats import strata
+
+    s, S = inp.strata  # type: ignore[misc]
+    shapiro = [d.shapiro_pvalue for d in inp.differences] if inp.differences is not None else None
+    return strata.paired_t_family(inp.scores, list(inp.pairs), s, S, inp.alternative, inp.alpha, inp.ci_level,
+                                  shapiro=shapiro)
+
+
 def t_text(p: Any) -> str:
     """'t(2) = 6.38' (a t statistic with its degrees of freedom; without them, the bare statistic)."""
     if p.df is not None:
@@ -36,7 +49,7 @@ def t_text(p: Any) -> str:
 
 
 PAIRED_T = MethodDeclaration(
-    kind="pairwise", name="paired_t", display="paired t test", options={}, applies=("item_mean", "clustered_items"),
+    kind="pairwise", name="paired_t", display="paired t test", options={}, applies=("item_mean", "clustered_items", "stratified_items"),
     compute=compute, record="PairwiseRecord", statistic_head=("sym", "t"), estimate_head=("sym", "mean_diff"),
     estimate_words="mean difference",
     extra_columns=(ExtraColumn(head=("text", "Shapiro-Wilk p"), key="shapiro_pvalue", cell="p", decimals=None,
