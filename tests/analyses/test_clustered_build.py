@@ -133,3 +133,84 @@ def test_power_command_uses_the_design_effect(cli, workdir):
     r = cli("power", "--difference", "0.1", path)
     assert r.code == 0, r.err
     assert "clustered items" in r.out and "clusters needed" in r.out
+
+
+STRATA_SPEC = """
+title: Stratified benchmark
+seed: 3
+data:
+  scores: scores.csv
+  columns:
+    stratum: subject
+metrics:
+  acc:
+    higher_is_better: true
+    average: macro
+tests:
+  resamples: 999
+{extra}
+"""
+
+
+def strata_csv(seed: int = 1) -> tuple[str, dict]:
+    rng = np.random.default_rng(seed)
+    lines = ["system,corpus,item,metric,value,subject"]
+    data: dict = {"A": [], "B": [], "s": []}
+    for subject, n, level in (("math", 60, 0.3), ("law", 6, 0.8), ("bio", 25, 0.5)):
+        for i in range(n):
+            data["s"].append(subject)
+            for system, shift in (("A", 0.1), ("B", 0.0)):
+                v = int(rng.random() < level + shift)
+                data[system].append(v)
+                lines.append(f"{system},bench,{subject}{i},acc,{v},{subject}")
+    return "\n".join(lines) + "\n", data
+
+
+@pytest.mark.parametrize("method", ["paired_t", "bootstrap"])
+def test_macro_average_build(cli, workdir, method):
+    """metrics.acc.average: macro: each system's mean is the mean of its per-subject means (not the item mean),
+    its interval and the pairs' tests respect the strata; results.json carries ``strata``."""
+    from sigreport.stats import strata
+
+    csv, data = strata_csv()
+    doc = build_files(cli, workdir, STRATA_SPEC.format(extra=f"  pairwise: {method}"), {"scores.csv": csv},
+                      formats="json,html")
+    desc = next(a for a in doc["analyses"] if a["kind"] == "descriptives")
+    s = np.array(data["s"])
+    for row in desc["systems"]:
+        y = np.array(data[row["system"]], dtype=float)
+        want = np.mean([y[s == k].mean() for k in ("math", "law", "bio")])
+        assert row["mean"] == pytest.approx(want, rel=1e-12) and row["mean"] != pytest.approx(y.mean())
+        assert row["strata"]["S"] == 3 and row["n"] == len(y)
+    assert any("macro average over S = 3 strata" in w for w in desc["warnings"])
+    pw = next(a for a in doc["analyses"] if a["kind"] == "pairwise")
+    codes, S = cluster.codes(s)
+    d = np.array(data["A"], dtype=float) - np.array(data["B"], dtype=float)
+    mm = strata.macro_means(d[:, None], codes, S)
+    p = pw["pairs"][0]
+    assert p["estimate"] == pytest.approx(float(mm.mean[0]), rel=1e-9) and p["strata"]["S"] == 3
+    if method == "paired_t":
+        assert p["df"] == pytest.approx(float(mm.df[0]), rel=1e-12)
+        assert p["mde"]["method"] == "noncentral_t_stratified"
+    else:
+        assert p["ci_high"] - p["ci_low"] == pytest.approx(2 * 1.96 * float(mm.se[0]), rel=0.2)
+    methods = (workdir.path / "out" / "methods.md").read_text(encoding="utf-8")
+    assert "is a macro average" in methods and "Welch-Satterthwaite" in methods and "Cochran 1977" in methods
+
+
+def test_bad_macro_input(cli, workdir):
+    csv, _ = strata_csv()
+    workdir.write("scores.csv", csv)
+    cases = {
+        "no stratum": (STRATA_SPEC.format(extra="").replace("    stratum: subject\n", "    value: value\n"),
+                       ["metrics.acc.average", "data.columns.stratum"]),
+        "wilcoxon": (STRATA_SPEC.format(extra="  pairwise: wilcoxon"), ["tests.pairwise", "does not respect the strata"]),
+    }
+    for name, (spec, fragments) in cases.items():
+        path = workdir.write(f"{name.replace(' ', '_')}.yaml", spec)
+        assert_user_error(cli, path, workdir.path / f"out_{name.replace(' ', '_')}", name, fragments)
+    lines = csv.splitlines()
+    lines = [ln for ln in lines if not ln.split(",")[2].startswith("law") or ln.split(",")[2] == "law0"]
+    workdir.write("lone.csv", "\n".join(lines) + "\n")
+    path = workdir.write("lone.yaml", STRATA_SPEC.format(extra="").replace("scores.csv", "lone.csv"))
+    assert_user_error(cli, path, workdir.path / "out_lone", "lone", ["stratum 'law'", "at least 2 items per stratum"])

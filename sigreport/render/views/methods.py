@@ -224,6 +224,14 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                    "@misc{miller2024,\n  author = {Evan Miller},\n  title = {Adding Error Bars to Evals: A Statistical "
                    "Approach to Language Model Evaluations},\n  howpublished = {arXiv:2411.00640},\n"
                    "  year = {2024}\n}"),
+    "cochran1977": ("Cochran 1977", "William G. Cochran. Sampling Techniques, 3rd edition. Wiley, New York, 1977.",
+                    "@book{cochran1977,\n  author = {William G. Cochran},\n  title = {Sampling Techniques},\n"
+                    "  edition = {3},\n  publisher = {Wiley},\n  address = {New York},\n  year = {1977}\n}"),
+    "satterthwaite1946": ("Satterthwaite 1946", "F. E. Satterthwaite. An approximate distribution of estimates of "
+                          "variance components. Biometrics Bulletin, 2(6):110-114, 1946.",
+                          "@article{satterthwaite1946,\n  author = {F. E. Satterthwaite},\n  title = {An Approximate "
+                          "Distribution of Estimates of Variance Components},\n  journal = {Biometrics Bulletin},\n"
+                          "  volume = {2},\n  number = {6},\n  pages = {110--114},\n  year = {1946}\n}"),
 }
 
 def reference(key: str) -> tuple[str, str, str]:
@@ -302,6 +310,7 @@ def methods(results: Results, decisions: Decisions | None = None) -> Methods:
     out: list[tuple[Part, ...]] = [_design(results), _scored_by(results)]
     out += _families(results, records)
     out += _clusters(records)
+    out += _macro(results, records)
     out += _omnibus(records)
     out += _others(records)
     out += _primary(decisions)
@@ -407,16 +416,42 @@ def _clusters(records: Sequence[Record]) -> list[tuple[Part, ...]]:
              Cite(("miller2024",)), ".",)]
 
 
+def _macro(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:
+    """Metrics averaged over strata (``metrics.M.average: macro``): what the average is and how it is tested."""
+    found: dict[str, int] = {}
+    for r in records:
+        if isinstance(r, DescriptivesRecord) and r.metric is not None:
+            S = next((s.strata.S for s in r.systems if s.strata is not None), None)
+            if S is not None:
+                found.setdefault(results.metrics[r.metric].label if r.metric in results.metrics else r.metric, S)
+    if not found:
+        return []
+    what = names_text([f"{label} ({S} strata)" for label, S in found.items()])
+    one = len(found) == 1
+    resampled = any(isinstance(r, PairwiseRecord) and r.method in ("bootstrap", "permutation")
+                    and any("strata" in p.test.extra for p in r.pairs) for r in records)
+    return [(f"{what} {'is a macro average' if one else 'are macro averages'}: the mean of the per-stratum means, "
+             "every stratum weighing the same, with the standard error of a stratified mean, "
+             "sqrt(\u03a3 SE_s\u00b2)/S", Cite(("cochran1977",)), ", and t intervals and tests on the "
+             "Welch-Satterthwaite degrees of freedom", Cite(("satterthwaite1946",)),
+             "; the bootstrap resamples within strata." if resampled else ".")]
+
+
 def _selections(results: Results, selected: Sequence[PairwiseRecord]) -> list[tuple[Part, ...]]:
     """How the automatic choice (tests.pairwise auto) chose: from the data for a mean metric, by the metric's
     kind for a corpus-level one (only resampling tests apply; approximate randomization, docs/calibration_corpus.md)."""
     corpus_level = {k for k, m in results.metrics.items() if m.aggregate != "mean"}
-    per_item = [r for r in selected if r.metric not in corpus_level and not clustered(r)]
+    def designed(r: PairwiseRecord) -> bool:
+        return clustered(r) or any("strata" in p.test.extra for p in r.pairs)
+
+    per_item = [r for r in selected if r.metric not in corpus_level and not designed(r)]
+    out_clustered: list[tuple[Part, ...]] = []
     if any(clustered(r) for r in selected):
-        out_clustered: list[tuple[Part, ...]] = [("With clustered items the automatic choice was the clustered "
-                                                  "paired t test (the rank tests do not respect clusters).",)]
-    else:
-        out_clustered = []
+        out_clustered.append(("With clustered items the automatic choice was the clustered paired t test (the rank "
+                              "tests do not respect clusters).",))
+    if any(designed(r) and not clustered(r) for r in selected):
+        out_clustered.append(("For a macro average the automatic choice was the paired t test of the macro average "
+                              "(the rank tests do not respect the strata).",))
     by_kind = [r for r in selected if r.metric in corpus_level]
     out: list[tuple[Part, ...]] = out_clustered
     if per_item:
