@@ -52,6 +52,10 @@ Usage::
 
     python benchmarks/calibration.py --reps 2000 --n 20 50 100 --out docs/calibration.md
     python benchmarks/calibration.py --reps 2000 --n 0 --clustered 20 50 100
+    python benchmarks/calibration.py --reps 2000 --n 0 --strata 5 20
+
+Macro averages (``--strata S ...``): two systems on S strata of 5 to 60 items, with and without stratum offsets
+that cancel in the macro average (:func:`run_strata`).
 """
 
 from __future__ import annotations
@@ -367,6 +371,76 @@ def _nan(v: float | None) -> float:
     return np.nan if v is None else float(v)
 
 
+STRATA_SIZES = (5, 60)  # each stratum's size uniform on 5..60 items
+STRATIFIED_TESTS = ("paired_t of the item mean (micro)", "paired_t of the macro average (Welch-Satterthwaite)",
+                    "bootstrap within strata (macro average)", "permutation (macro average)")
+
+
+def simulate_strata(rng: np.random.Generator, S: int, offsets: bool) -> tuple[np.ndarray, np.ndarray]:
+    """One data set of two systems on S strata of 5-60 items whose per-item differences have a stratum SD
+    uniform on 0.5..2 and, with ``offsets``, stratum means c_s ~ N(0, 0.3^2) centred so that their plain mean
+    (the macro average's null) is 0 while the item mean (micro) is not; without, every stratum's mean is 0."""
+    sizes = rng.integers(STRATA_SIZES[0], STRATA_SIZES[1] + 1, size=S)
+    s = np.repeat(np.arange(S), sizes)
+    sd = rng.uniform(0.5, 2.0, size=S)
+    c = rng.normal(0, 0.3, size=S) if offsets else np.zeros(S)
+    c -= c.mean()
+    d = c[s] + sd[s] * rng.standard_normal(s.size)
+    base = rng.standard_normal(s.size)
+    return np.column_stack([base + d, base]), s
+
+
+def run_strata(reps: int, Ss: list[int], alpha: float = 0.05, resamples: int = 999, seed: int = 20240601,
+               log: Callable[[str], None] = print) -> list[Row]:
+    """Type I error for the macro average's null (the mean of the per-stratum mean differences is 0), with and
+    without stratum offsets: the item-mean paired t, the macro paired t, the stratified bootstrap and the
+    permutation test on the macro weights (as the build runs them)."""
+    from sigreport.stats import pairwise, strata
+    from sigreport.stats.resampling import Resample, mean_metric, paired_resampling
+
+    rows: list[Row] = []
+    for job, (S, offsets) in enumerate((S, o) for S in Ss for o in (False, True)):
+        t0 = time.perf_counter()
+        rng = np.random.default_rng([seed, 9_000 + job])
+        p = {t: np.full(reps, np.nan) for t in STRATIFIED_TESTS}
+        for r in range(reps):
+            x, s = simulate_strata(rng, S, offsets)
+            p[STRATIFIED_TESTS[0]][r] = _nan(pairwise.paired_t(x[:, 0], x[:, 1], alpha=alpha).pvalue)
+            p[STRATIFIED_TESTS[1]][r] = _nan(strata.paired_t_family(x, [(0, 1)], s, S, alpha=alpha)[0].pvalue)
+            w = x[:, :, None] * strata.macro_weights(s, S)[:, None, None]
+            boot_seed = seed * 13 + job * 100_003 + r
+            W = strata.stratified_counts(s, S, resamples, boot_seed)
+            p[STRATIFIED_TESTS[2]][r] = _nan(paired_resampling(
+                w, mean_metric(), [(0, 1)], "bootstrap", resamples, boot_seed,
+                resample=Resample(kind="bootstrap", seed=boot_seed, weights=W)).pairs[0].pvalue)
+            p[STRATIFIED_TESTS[3]][r] = _nan(paired_resampling(w, mean_metric(), [(0, 1)], "permutation", resamples,
+                                                               boot_seed).pairs[0].pvalue)
+        shape = "stratum offsets (micro null false)" if offsets else "no offsets"
+        for name in STRATIFIED_TESTS:
+            rej, und = _count(p[name], alpha)
+            truth = not (offsets and (name.startswith("paired_t of the item") or name.startswith("permutation")))
+            rows.append(Row("strata", name, shape, S, 0.0, reps, rej, und, truth))
+        log(f"strata       S={S:4d} offsets={offsets}: {time.perf_counter() - t0:6.1f} s")
+    return rows
+
+
+def strata_markdown(rows: list[Row], args: argparse.Namespace) -> list[str]:
+    lines = ["", "## Macro averages over strata (metrics.M.average: macro), type I error", "",
+             (f"Two systems on S strata of {STRATA_SIZES[0]} to {STRATA_SIZES[1]} items (uniform), per-item differences "
+              "with a stratum SD uniform on 0.5 to 2; the macro average's null holds (the plain mean of the stratum "
+              "mean differences is 0). Without offsets every stratum's mean difference is 0 (every null holds); with "
+              "offsets the stratum means are N(0, 0.3^2) centred to a zero plain mean, so the item mean's null "
+              "(micro) and the permutation test's exchangeability are false: their rates are shown for information "
+              f"(verdict n/a). {args.reps} data sets per cell, B = {args.resamples}."), "",
+             "| test | S | shape | rate | 95% MC interval | verdict |", "| --- | ---: | --- | ---: | --- | --- |"]
+    for r in rows:
+        lo, hi = r.interval()
+        und = f" ({r.undefined} undefined)" if r.undefined else ""
+        lines.append(f"| {r.test} | {r.n} | {r.shape} | {r.rate:.4f}{und} | [{lo:.4f}, {hi:.4f}] | "
+                     f"{r.verdict(args.alpha)} |")
+    return lines
+
+
 def clustered_markdown(rows: list[Row], args: argparse.Namespace) -> list[str]:
     lines = ["", "## Clustered items (data.columns.cluster), type I error", "",
              (f"Two systems on G clusters of {CLUSTER_SIZES[0]} to {CLUSTER_SIZES[1]} items (uniform), the paired "
@@ -451,6 +525,9 @@ def markdown(rows: list[Row], notes: list[str], args: argparse.Namespace, comman
     clustered = [r for r in rows if r.kind == "clustered"]
     if clustered:
         lines += clustered_markdown(clustered, args)
+    stratified = [r for r in rows if r.kind == "strata"]
+    if stratified:
+        lines += strata_markdown(stratified, args)
     power = [r for r in rows if r.shift != 0.0]
     if power:
         lines += ["", "## Power under a fixed true difference", "",
@@ -479,6 +556,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--clustered", type=int, nargs="*", default=None, metavar="G",
                     help="also (or, with --n none given as --n 0, only) the clustered rows at these numbers of "
                     "clusters, e.g. 20 50 100")
+    ap.add_argument("--strata", type=int, nargs="*", default=None, metavar="S",
+                    help="also the macro-average rows at these numbers of strata, e.g. 5 20")
     ap.add_argument("--icc", type=float, default=0.3, help="clustered rows: intraclass correlation of the differences")
     args = ap.parse_args(argv)
     command = "python benchmarks/calibration.py " + " ".join(sys.argv[1:] if argv is None else argv)
@@ -488,6 +567,8 @@ def main(argv: list[str] | None = None) -> None:
                       only=None if args.only is None else tuple(args.only)) if args.n else ([], [])
     if args.clustered:
         rows += run_clustered(args.reps, args.clustered, args.icc, args.alpha, args.resamples, args.seed)
+    if args.strata:
+        rows += run_strata(args.reps, args.strata, args.alpha, args.resamples, args.seed)
     text = markdown(rows, notes, args, command.strip())
     print(text)
     print(f"total {time.perf_counter() - t0:.1f} s")
