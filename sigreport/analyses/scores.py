@@ -85,6 +85,14 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
         if macro(block, ctx) is not None:
             rows, note = macro_rows(block, rows, ctx.ci_level)
             warnings.append(note)
+        designed = block.cluster_codes is not None or macro(block, ctx) is not None
+        if designed and len(block.systems) >= 3 and ctx.tests.omnibus != "none":
+            warnings.append("the omnibus and post-hoc tests are not run: they treat items as independent, which "
+                            "clustered items and strata are not; the pairwise family (corrected) compares every pair")
+        if block.runs is not None and designed:
+            warnings.append("the runs analysis (two-level bootstrap, almost stochastic order) is not run: it "
+                            "resamples independent items, which clustered items and strata are not; the tests "
+                            "over items use each system's scores averaged over its runs")
     if block.dropped_items:
         warnings.append(f"{block.dropped_items} item(s) dropped because some system lacks them (data.missing: drop_items)")
     return DescriptivesRecord(id=node_id, kind="descriptives", metric=block.metric, corpus=block.corpus,
@@ -591,12 +599,12 @@ def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, 
             nodes.append(node("cv", f"cv-{method}", run_cv, (did,),
                               f"{method}, {tests.alternative}, {tests.correction}", method))
         return nodes + bayesian
+    clustered = spec.data.columns.cluster is not None or mspec.average == "macro"  # omnibus, post-hoc, runs: iid
     pid = analysis_id(metric, corpus, "pairwise")
     nodes.append(node("pairwise", "pairwise", run_pairwise, (did,),
                       f"{tests.pairwise}, {tests.alternative}, {tests.correction}"))
-    if has_runs and n_systems >= 2:
+    if has_runs and n_systems >= 2 and not clustered:  # the two-level bootstrap resamples independent items
         nodes.append(node("runs", "runs", run_runs, (did,), f"runs: two-level bootstrap, ASO tau {tests.runs.tau:g}"))
-    clustered = spec.data.columns.cluster is not None or mspec.average == "macro"  # omnibus/post-hoc: iid items
     if n_systems >= 3 and tests.omnibus != "none" and not mspec.corpus_level and not clustered:
         oid = analysis_id(metric, corpus, "omnibus")
         nodes.append(node("omnibus", "omnibus", run_omnibus, (did,),

@@ -72,6 +72,7 @@ def test_clustered_build(cli, workdir):
         assert p["clusters"]["G"] == G and p["mde"]["method"] == "noncentral_t_clustered"
         assert p["effect_sizes"] is None  # their intervals would assume independent items
     assert not [a for a in doc["analyses"] if a["kind"] in ("omnibus", "posthoc")]
+    assert any("omnibus and post-hoc tests are not run" in w for w in desc["warnings"])
     text = (workdir.path / "out" / "results.json").read_text(encoding="utf-8")
     assert to_json(from_json(text)) == text
     methods = (workdir.path / "out" / "methods.md").read_text(encoding="utf-8")
