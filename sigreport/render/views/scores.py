@@ -33,9 +33,29 @@ def descriptives_view(r: DescriptivesRecord, lab: Labels) -> AnalysisView:
                   CI(s.ci_low, s.ci_high, r.ci_level, dec, unbounded=True)) for s in r.systems)
     caption = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: per-system descriptives ({r.n_items} items)."
     warnings = list(r.warnings) + [f"{s.system}: {w}" for s in r.systems for w in s.warnings]
+    notes: tuple[str, ...] = ()
+    designs = [(s.clusters or s.strata) for s in r.systems]
+    if any(d is not None for d in designs):  # clustered items or a macro average: its design effect per system
+        cols += (Column(Text("Design effect")), Column(Text("Effective n")))
+        rows = tuple((*row, Num(d.design_effect if d else None, 2), Num(d.effective_n if d else None, 0))
+                     for row, d in zip(rows, designs))
+        notes = (design_note(r),)
     return AnalysisView(r.id, r.kind, "Descriptives",
-                        (Table((r.metric, r.corpus, "descriptives"), caption, cols, rows),),
+                        (Table((r.metric, r.corpus, "descriptives"), caption, cols, rows, notes=notes),),
                         warnings=tuple(warnings))
+
+
+def design_note(r: DescriptivesRecord) -> str:
+    """The note under the descriptives of clustered items or of a macro average over strata."""
+    clusters = next((s.clusters for s in r.systems if s.clusters is not None), None)
+    if clusters is not None:
+        return (f"{r.n_items} items in G = {clusters.G} clusters: cluster-robust (CR1) intervals, t on "
+                f"G \u2212 1 = {clusters.G - 1} df; design effect = (SE_cluster/SE_iid)\u00b2, effective n = "
+                "n / design effect.")
+    strata = next(s.strata for s in r.systems if s.strata is not None)
+    return (f"Mean: the macro average over S = {strata.S} strata (the mean of the per-stratum means), its interval "
+            "from the stratified standard error with Welch-Satterthwaite df; SD and median of the items; design "
+            "effect = (SE_macro/SE_iid)\u00b2, effective n = n / design effect.")
 
 
 def interval_level(r: PairwiseRecord) -> float:
