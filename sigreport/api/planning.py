@@ -19,7 +19,8 @@ D points against the alternative. A pair without an answer has null values and a
 planned, with the reason. With clustered items (``data.columns.cluster``) the items needed are those of the
 clustered paired t (t on G - 1 df, the effective number of items n / deff): the clusters needed, of the pilot's
 mean cluster size with its design effect unchanged, times that size (the note says G, deff and the clusters
-needed). The text output is a Markdown table (names escaped as in main.md); the JSON output
+needed). For a macro average over strata (``metrics.M.average: macro``) they are those of the macro average's
+t, its effective number of items and Welch-Satterthwaite df grown in proportion to the items. The text output is a Markdown table (names escaped as in main.md); the JSON output
 has no NaN (a value that is not finite is null).
 """
 
@@ -112,6 +113,8 @@ def _block_plans(spec: Any, mspec: Any, block: Any, level: float, difference: fl
         if block.cluster_codes is not None and needed is not None:
             now, needed, note = _clustered_items(d, sd, block.cluster_codes, difference, level, target,
                                                  tests.alternative)
+        elif mspec.average == "macro" and block.stratum_codes is not None and needed is not None:
+            now, needed, note = _macro_items(d, sd, block.stratum_codes, difference, level, target, tests.alternative)
         plan = PairPlan(metric=block.metric, corpus=block.corpus, a=a, b=b, method=method, n_items=n, sd=sd,
                         level=level, power_now=now, items_needed=needed, note=note)
         if runs is not None:
@@ -164,6 +167,37 @@ def _clustered_items(d: np.ndarray, sd: float, clusters: tuple[np.ndarray, int],
     return now, items, (f"clustered items: the clustered paired t (t on G \u2212 1 df) with the pilot's design "
                         f"effect and mean cluster size; G = {G} clusters now (design effect {deff:.2f}, mean size "
                         f"{size:.1f}), {need if need is not None else 'too many'} clusters needed")
+
+
+def _macro_items(d: np.ndarray, sd: float, strata_codes: tuple[np.ndarray, int], difference: float, level: float,
+                 target: float, alternative: str) -> tuple[float | None, int | None, str]:
+    """(power now, items needed, note) of a pair of a macro average: the t of the macro average with its
+    effective number of items n / deff and Welch-Satterthwaite df, both growing in proportion to the items
+    (every stratum enlarged alike)."""
+    from sigreport.stats import strata
+
+    s, S = strata_codes
+    mm = strata.macro_means(d[:, None], s, S)
+    deff, df = float(mm.design_effect[0]), float(mm.df[0])
+    if not (math.isfinite(deff) and deff > 0 and math.isfinite(df)):
+        return None, None, "macro average: the differences do not vary within the strata"
+    dz = difference / sd if alternative != "two-sided" else abs(difference) / sd
+    n = d.size
+
+    def power_at(m: int) -> float:
+        return float(pw.clustered_t_power(dz, m / deff, 1 + df * m / n, level, alternative))
+
+    hi = max(n, 2)
+    while power_at(hi) < target:
+        if hi > 10_000_000:
+            return power_at(n), None, "macro average: beyond 10 million items"
+        hi *= 2
+    lo = 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if power_at(mid) >= target else (mid, hi)
+    return power_at(n), hi, (f"macro average over {S} strata: the t of the macro average (Welch-Satterthwaite df "
+                             f"{df:.1f} now), every stratum enlarged alike (design effect {deff:.2f})")
 
 
 def _against(difference: float, alternative: str) -> bool:

@@ -215,3 +215,26 @@ def test_bad_macro_input(cli, workdir):
     workdir.write("lone.csv", "\n".join(lines) + "\n")
     path = workdir.write("lone.yaml", STRATA_SPEC.format(extra="").replace("scores.csv", "lone.csv"))
     assert_user_error(cli, path, workdir.path / "out_lone", "lone", ["stratum 'law'", "at least 2 items per stratum"])
+
+
+def test_power_command_for_a_macro_average(cli, workdir):
+    """The items needed for the macro average's t: at them the power (noncentral t, df and n_eff grown in
+    proportion) reaches the target, one item fewer does not."""
+    from sigreport.stats import power, strata
+
+    csv, data = strata_csv()
+    workdir.write("scores.csv", csv)
+    path = workdir.write("spec.yaml", STRATA_SPEC.format(extra=""))
+    r = cli("power", "--difference", "0.1", "--format", "json", path)
+    assert r.code == 0, r.err
+    import json
+
+    plan = json.loads(r.out)["pairs"][0]
+    d = np.array(data["A"], dtype=float) - np.array(data["B"], dtype=float)
+    codes, S = cluster.codes(np.array(data["s"]))
+    mm = strata.macro_means(d[:, None], codes, S)
+    n, deff, df, dz = len(d), float(mm.design_effect[0]), float(mm.df[0]), 0.1 / d.std(ddof=1)
+    need = plan["items_needed"]
+    assert power.clustered_t_power(dz, need / deff, 1 + df * need / n, 0.05) >= 0.8
+    assert power.clustered_t_power(dz, (need - 1) / deff, 1 + df * (need - 1) / n, 0.05) < 0.8
+    assert "macro average over 3 strata" in plan["note"]
