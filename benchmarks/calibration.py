@@ -426,8 +426,8 @@ def run_strata(reps: int, Ss: list[int], alpha: float = 0.05, resamples: int = 9
 
 def strata_markdown(rows: list[Row], args: argparse.Namespace) -> list[str]:
     lines = ["", "## Macro averages over strata (metrics.M.average: macro), type I error", "",
-             (f"Two systems on S strata of {STRATA_SIZES[0]} to {STRATA_SIZES[1]} items (uniform), per-item differences "
-              "with a stratum SD uniform on 0.5 to 2; the macro average's null holds (the plain mean of the stratum "
+             (f"Two systems on S strata of {STRATA_SIZES[0]} to {STRATA_SIZES[1]} items (uniform), per-item "
+              "differences with a stratum SD uniform on 0.5 to 2; the macro average's null holds (the plain mean of the stratum "
               "mean differences is 0). Without offsets every stratum's mean difference is 0 (every null holds); with "
               "offsets the stratum means are N(0, 0.3^2) centred to a zero plain mean, so the item mean's null "
               "(micro) and the permutation test's exchangeability are false: their rates are shown for information "

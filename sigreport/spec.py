@@ -883,7 +883,8 @@ class Spec(_Model):
                       f"items and tests.design items, not level {t.level}, design {t.design}")
         if t.pairwise != "auto" and "clustered_items" not in registry.method("pairwise", t.pairwise).applies:
             ok = ", ".join(d.name for d in registry.methods("pairwise") if "clustered_items" in d.applies)
-            raise _At(("tests", "pairwise"), f"{t.pairwise} has no clustered version (it treats items as independent) and cannot respect the "
+            raise _At(("tests", "pairwise"), f"{t.pairwise} has no clustered version (it treats items as "
+                      "independent) and cannot respect the "
                       f"clusters of data.columns.cluster ({cluster!r}); use one of {ok} (or auto)")
         for name, m in self.metrics.items():
             if m.corpus_level:

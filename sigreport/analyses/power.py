@@ -92,9 +92,10 @@ def clustered_mde(row: Any, sd: float | None, n: int, level: float, target: floa
                                           df=np.array([float(df)]))[0])
     if dz is None:
         return power.MinimumDetectable(mde=None, mde_dz=None, power=target, alpha=level, n=n, sd=sd, method=method,
-                                       warnings=(f"no minimum detectable difference: {why or 'too few effective items'}",))
-    return power.MinimumDetectable(mde=dz * sd, mde_dz=dz, power=target, alpha=level, n=n, sd=sd,  # type: ignore[operator]
-                                   method=method)
+                                       warnings=("no minimum detectable difference: "
+                                                 f"{why or 'too few effective items'}",))
+    assert sd is not None
+    return power.MinimumDetectable(mde=dz * sd, mde_dz=dz, power=target, alpha=level, n=n, sd=sd, method=method)
 
 
 def detectable(m: power.MinimumDetectable) -> DetectableDifference:

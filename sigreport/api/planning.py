@@ -20,7 +20,8 @@ planned, with the reason. With clustered items (``data.columns.cluster``) the it
 clustered paired t (t on G - 1 df, the effective number of items n / deff): the clusters needed, of the pilot's
 mean cluster size with its design effect unchanged, times that size (the note says G, deff and the clusters
 needed). For a macro average over strata (``metrics.M.average: macro``) they are those of the macro average's
-t, its effective number of items and Welch-Satterthwaite df grown in proportion to the items. The text output is a Markdown table (names escaped as in main.md); the JSON output
+t, its effective number of items and Welch-Satterthwaite df grown in proportion to the items.
+The text output is a Markdown table (names escaped as in main.md); the JSON output
 has no NaN (a value that is not finite is null).
 """
 

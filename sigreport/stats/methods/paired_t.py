@@ -49,7 +49,8 @@ def t_text(p: Any) -> str:
 
 
 PAIRED_T = MethodDeclaration(
-    kind="pairwise", name="paired_t", display="paired t test", options={}, applies=("item_mean", "clustered_items", "stratified_items"),
+    kind="pairwise", name="paired_t", display="paired t test", options={},
+    applies=("item_mean", "clustered_items", "stratified_items"),
     compute=compute, record="PairwiseRecord", statistic_head=("sym", "t"), estimate_head=("sym", "mean_diff"),
     estimate_words="mean difference",
     extra_columns=(ExtraColumn(head=("text", "Shapiro-Wilk p"), key="shapiro_pvalue", cell="p", decimals=None,

@@ -101,7 +101,8 @@ def _declare(*, name: str, display: str, options: dict[str, str], applies: tuple
 
 BOOTSTRAP = _declare(
     name="bootstrap", display="paired bootstrap", options={**RESAMPLES, "ci_method": "percentile or BCa intervals"},
-    applies=("item_mean", "corpus_level", "clustered_items", "stratified_items"), compute=bootstrap, stat=("sym", "Delta"), text=delta_text,
+    applies=("item_mean", "corpus_level", "clustered_items", "stratified_items"), compute=bootstrap,
+    stat=("sym", "Delta"), text=delta_text,
     note="Paired bootstrap over items (the same resampled items for every system); two-sided "
     "p = (#{|\u0394* \u2212 \u0394| \u2265 |\u0394|} + 1)/(B + 1) (null-shifted); MC s.e. is the "
     "Monte Carlo standard error of p.", intervals=True)
@@ -114,7 +115,8 @@ BOOTSTRAP_T = _declare(
 PERMUTATION = _declare(
     name="permutation", display="paired permutation test (approximate randomization)",
     options={**RESAMPLES, "ci_method": "the paired bootstrap interval shown beside it"},
-    applies=("item_mean", "corpus_level", "clustered_items", "stratified_items"), compute=permutation, stat=("sym", "Delta"), text=delta_text,
+    applies=("item_mean", "corpus_level", "clustered_items", "stratified_items"), compute=permutation,
+    stat=("sym", "Delta"), text=delta_text,
     note="Approximate randomization: the two systems' outputs are swapped per item at random; "
     "p = (#{|\u0394perm| \u2265 |\u0394|} + 1)/(B + 1), exact enumeration when 2^n \u2264 B. "
     "A randomization test has no interval: the interval shown is the paired bootstrap's, over the "
