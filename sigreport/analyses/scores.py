@@ -261,16 +261,7 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
                 reason="permutation (approximate randomization) with the paired bootstrap's interval: the metric is "
                 "computed from summed statistics, not per item")
         elif block.cluster_codes is not None or macro(block, ctx) is not None:
-            chosen = select.Selection(method="paired_t", steps=(select.SelectionStep(
-                check="clusters", value=float(block.n_clusters or 0), threshold=None,
-                outcome="chosen: the items are clustered (data.columns.cluster); the clustered paired t "
-                "(CR1 standard error, t on G \u2212 1 df) respects the clusters, the rank tests do not"),),
-                reason="clustered paired t test: the items are clustered") if block.cluster_codes is not None else \
-                select.Selection(method="paired_t", steps=(select.SelectionStep(
-                    check="strata", value=float(len(block.stratum_names or ())), threshold=None,
-                    outcome="chosen: the metric is a macro average over strata; the paired t of the macro average "
-                    "(Welch-Satterthwaite df) respects the strata, the rank tests do not"),),
-                    reason="paired t test of the macro average over strata")
+            chosen = design_choice(block)
         else:
             diffs = np.column_stack([block.scores[:, i] - block.scores[:, j] for i, j in pairs]) if pairs else \
                 np.zeros((block.scores.shape[0], 0))
@@ -284,6 +275,22 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
     entries = with_differences(family_entries(block.systems, pairs, results, t.correction, ctx.alpha), block, pairs,
                                method, ctx, diffs)
     return family_record(node_id, "pairwise", block, method, ctx, entries, sel, tuple(warnings))
+
+
+def design_choice(block: Block) -> select.Selection:
+    """``pairwise: auto`` with clustered items or a macro average over strata: the paired t of the design (the
+    rank tests do not respect clusters or strata)."""
+    if block.cluster_codes is not None:
+        return select.Selection(method="paired_t", steps=(select.SelectionStep(
+            check="clusters", value=float(block.n_clusters or 0), threshold=None,
+            outcome="chosen: the items are clustered (data.columns.cluster); the clustered paired t (CR1 standard "
+            "error, t on G \u2212 1 df) respects the clusters, the rank tests do not"),),
+            reason="clustered paired t test: the items are clustered")
+    return select.Selection(method="paired_t", steps=(select.SelectionStep(
+        check="strata", value=float(len(block.stratum_names or ())), threshold=None,
+        outcome="chosen: the metric is a macro average over strata; the paired t of the macro average "
+        "(Welch-Satterthwaite df) respects the strata, the rank tests do not"),),
+        reason="paired t test of the macro average over strata")
 
 
 def family_record(node_id: str, kind: str, block: Block, method: str, ctx: Context, entries: tuple[PairRow, ...],
