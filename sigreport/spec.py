@@ -313,6 +313,14 @@ class DataSpec(_Model):
     outcome_columns: ColumnsSpec = Field(default_factory=ColumnsSpec,
                                          description="Column names of data.outcomes, when they differ from the defaults.")
 
+    @model_validator(mode="after")
+    def _design_columns_of_scores(self) -> "DataSpec":
+        for key in ("cluster", "stratum"):
+            if getattr(self.outcome_columns, key) is not None:
+                raise _At(("outcome_columns", key), f"{key} columns apply to data.scores (data.columns.{key}); "
+                          "McNemar's test and Cochran's Q on outcomes treat subjects as independent")
+        return self
+
     @property
     def source(self) -> TableSource | TextSource | TrecSource | LmEvalSource | None:
         """``scores`` as a source model (a plain file name is a long table)."""
