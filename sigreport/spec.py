@@ -52,12 +52,13 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, Validati
 
 from sigreport import defaults
 from sigreport.errors import Problem, SpecError
-from sigreport.stats import registry
+from sigreport.stats import proportion, registry
 
 Alternative = Literal["two-sided", "greater", "less"]
 Correction = Literal["holm", "bonferroni", "hochberg", "hommel", "fdr_bh", "fdr_by", "none"]
 PairwiseMethod = Literal[("auto", *registry.names("pairwise"))]  # type: ignore[valid-type]  # the declared tests
 CVMethod = Literal[registry.names("cv")]  # type: ignore[valid-type]
+ProportionMethod = Literal[proportion.NAMES]  # type: ignore[valid-type]  # the declared proportion intervals
 OmnibusMethod = Literal["auto", "rm_anova", "friedman", "none"]
 PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg", "shaffer", "bergmann_hommel",
                          "paired", "none"]
@@ -344,9 +345,18 @@ class MetricSpec(_Model):
         None, description="For ratio, f_beta and user aggregates: the names (in the data's metric column) of the "
         "per-item sufficient statistics, in the order the aggregate expects.")
     beta: float = Field(1.0, gt=0, description="beta of f_beta.")
+    binary: bool | None = Field(
+        None, description="The metric is a proportion (every per-item score 0 or 1: accuracy, exact match, pass@1 "
+        "of one answer): each system's interval is then tests.proportion_ci and each pair's interval of the "
+        "difference Newcombe's (1998) paired score interval. Default: detected (every per-item score of the metric "
+        "on the corpus is 0 or 1); false: the mean's t interval even for 0/1 data; true: required, a score other "
+        "than 0 or 1 is an error. Mean metrics only.")
 
     @model_validator(mode="after")
     def _aggregate_needs_statistics(self) -> "MetricSpec":
+        if self.binary and self.aggregate != "mean":
+            raise ValueError("binary: true goes with aggregate mean (a proportion of 0/1 items), not "
+                             f"{self.aggregate}")
         need = {"ratio": 2, "f_beta": 3}
         if self.aggregate in need and (self.statistics is None or len(self.statistics) != need[self.aggregate]):
             raise ValueError(f"aggregate {self.aggregate} needs statistics: a list of {need[self.aggregate]} names "
@@ -447,6 +457,12 @@ class TestsSpec(_Model):
         "zero_method='zsplit'); pratt (rank, then drop); wilcox (drop first, as R).")
     resamples: int = Field(10000, ge=99, le=10_000_000, description="Bootstrap / permutation resamples B.")
     ci_method: Literal["percentile", "bca"] = Field("percentile", description="Bootstrap confidence intervals.")
+    proportion_ci: ProportionMethod = Field(
+        proportion.DEFAULT, description="Interval of each system's proportion for a binary metric (metrics.M.binary, "
+        "detected by default): wilson (default; Wilson 1927, recommended at every n by Brown, Cai and DasGupta "
+        "2001), clopper_pearson (exact, conservative), jeffreys (equal-tailed, Brown et al.'s boundary "
+        "modification) or wald (p ± z√(p(1 − p)/n): of zero width at 0% and 100%, shown with a "
+        "warning; for comparison only).")
     omnibus: OmnibusMethod = Field("rm_anova", description="Omnibus test across all systems (three or more).")
     sphericity: Sphericity = Field(
         "auto", description="Sphericity correction for RM-ANOVA. auto: if Mauchly's test (p as mauchly_p) rejects at "

@@ -57,6 +57,7 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
                                          if k in wanted}, {k: (c.codes, c.names) for k, c in keys.items()})
     values, value_problems = _values(table, value_cells, spec.data.columns.value)
     problems += value_problems or _too_large(table, values, keys["metric"], spec.data.columns.value)
+    problems += [] if value_problems else _not_binary(sf, table, values, keys["metric"], spec.data.columns.value)
     problems += _duplicates(table, keys, cv=spec.tests.design != "items")
     spec_problems, needed, aggregates = _against_spec(sf, shown, keys)
     if spec_problems or problems:
@@ -223,6 +224,23 @@ def _too_large(table: Table, values: np.ndarray, metric: Column, column: str) ->
                            f"beyond ±{LARGEST_SCORE:g} in column {column!r} at {table.where(table.places[rows])} "
                            f"(first: {values[rows[0]]:g}); sums of their squares overflow double precision, so every "
                            "statistic of the metric would be null: rescale it (its logarithm, another unit)"))
+    return out
+
+
+def _not_binary(sf: SpecFile, table: Table, values: np.ndarray, metric: Column, column: str) -> list[Problem]:
+    """One problem per metric the spec declares ``binary: true`` whose scores are not all 0 or 1, naming the
+    lines and the first bad value (a proportion's intervals would be wrong for it)."""
+    out = []
+    for code, name in enumerate(metric.names):
+        if name not in sf.spec.metrics or not sf.spec.metrics[name].binary:
+            continue
+        rows = np.flatnonzero(metric.codes == code)
+        bad = rows[(values[rows] != 0) & (values[rows] != 1)]
+        if len(bad):
+            out.append(Problem(str(table.path), None, "", f"metric {name!r} is declared binary: true "
+                               f"(metrics.{name}.binary) but has value{'s' if len(bad) > 1 else ''} other than 0 "
+                               f"and 1 in column {column!r} at {table.where(table.places[bad])} (first: "
+                               f"{values[bad[0]]:g})"))
     return out
 
 

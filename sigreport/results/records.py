@@ -117,6 +117,10 @@ class DescriptivesRecord(Record):
     aggregate: str
     systems: tuple[SystemSummary, ...]
     warnings: tuple[str, ...]
+    # how the systems' intervals are made: "t" (the mean's t interval), "bootstrap_percentile" (a corpus-level
+    # metric), or for a binary metric the proportion interval of tests.proportion_ci ("wilson", ...); None in
+    # documents written before the field
+    ci_method: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -193,6 +197,9 @@ class PairwiseRecord(Record):
     pairs: tuple[PairRow, ...]
     selection: AutomaticChoice | None
     warnings: tuple[str, ...]
+    # how the pairs' intervals are made when not by the test itself: "newcombe_paired" (a binary metric: Newcombe's
+    # 1998 method 10 for the difference of paired proportions); None: each pair's interval is its test's own
+    ci_method: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

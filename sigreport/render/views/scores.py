@@ -21,21 +21,32 @@ from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, P
                                            family_text, p_text, pct, plain, pvalue_matrix,
                                            system_sentences, test_name, unbroken, value_ci, why_this_test,
                                            with_html_matrix)
+from sigreport.stats import proportion
 from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, EffectSize, FriedmanRecord,
                                        PairRow, PairwiseRecord, PosthocRecord, RMAnovaRecord, RunsRecord)
 
 
 def descriptives_view(r: DescriptivesRecord, lab: Labels) -> AnalysisView:
     dec = lab.decimals(r.metric)
+    shape = proportion_interval(r.ci_method)
+    of = "of the mean" if shape is None else "of the proportion"
     cols = (Column(Text("System"), "l"), Column(Sym("n")), Column(Text("Mean")), Column(Text("SD")),
-            Column(Text("Median")), Column(Text(f"{unbroken(pct(r.ci_level) + ' CI')} of the mean"), "c"))
+            Column(Text("Median")), Column(Text(f"{unbroken(pct(r.ci_level) + ' CI')} {of}"), "c"))
     rows = tuple((Text(s.system), Int(s.n), Num(s.mean, dec), Num(s.sd, dec), Num(s.median, dec),
                   CI(s.ci_low, s.ci_high, r.ci_level, dec, unbounded=True)) for s in r.systems)
     caption = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: per-system descriptives ({r.n_items} items)."
     warnings = list(r.warnings) + [f"{s.system}: {w}" for s in r.systems for w in s.warnings]
+    notes = () if shape is None else (
+        f"Every score is 0 or 1: the mean is a proportion and its interval the {shape.display} "
+        f"({shape.citation}).",)
     return AnalysisView(r.id, r.kind, "Descriptives",
-                        (Table((r.metric, r.corpus, "descriptives"), caption, cols, rows),),
+                        (Table((r.metric, r.corpus, "descriptives"), caption, cols, rows, notes),),
                         warnings=tuple(warnings))
+
+
+def proportion_interval(ci_method: str | None) -> proportion.ProportionInterval | None:
+    """The declared proportion interval a descriptives record names, or None (the t interval, the bootstrap)."""
+    return proportion.interval(ci_method) if ci_method in proportion.NAMES else None
 
 
 def interval_level(r: PairwiseRecord) -> float:
@@ -105,6 +116,9 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
              f"\u03b1 = {r.alpha:g} for this alternative (reject when the statistic is beyond it); "
              f"p is the unadjusted p-value, p_adj is {CORRECTION_NAMES.get(r.correction, r.correction)}-adjusted."]
     notes += list(declared(r).notes) + achieved_note(r)
+    if r.ci_method == proportion.NEWCOMBE_PAIRED:
+        notes.append("Every score is 0 or 1: each CI of a \u2212 b is Newcombe's score interval for the difference "
+                     "of paired proportions (Newcombe 1998, method 10); p is the test's.")
     if r.method == "wilcoxon":
         notes.append(wilcoxon_variant_note(r.pairs))
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
