@@ -93,6 +93,11 @@ class ColumnsSpec(_Model):
     run: str = Field("run", description="Several training runs per system (a seed or run id), used when the table "
                      "has this column: the tests over items take each system's scores averaged over its runs, and "
                      "the runs are compared by a two-level bootstrap and almost stochastic order (tests.runs).")
+    sample: str | None = Field(
+        None, description="Several answers of a system to the same question (the k-th sample of an LLM at a "
+        "temperature, an epoch of Inspect): the column numbering them. Scores are averaged within question (per "
+        "system) before inference, and the report splits the variance of a mean into its between-question and "
+        "within-question parts (Miller 2024, sec. 4). Not a training run (that is run). Default: none.")
     n_train: str = Field("n_train", description="Cross-validation designs: optional column of each fold's training "
                          "size (with n_test; the corrected resampled t and the correlated Bayesian t use their means).")
     n_test: str = Field("n_test", description="Cross-validation designs: optional column of each fold's test size.")
@@ -345,6 +350,11 @@ class MetricSpec(_Model):
         None, description="For ratio, f_beta and user aggregates: the names (in the data's metric column) of the "
         "per-item sufficient statistics, in the order the aggregate expects.")
     beta: float = Field(1.0, gt=0, description="beta of f_beta.")
+    pass_at_k: list[Annotated[int, Field(ge=1)]] | None = Field(
+        None, description="With data.columns.sample and 0/1 answers: adds one metric per k, named '<metric>_pass@k', "
+        "the unbiased pass@k of Chen et al. (2021) per question (1 - C(n - c, k)/C(n, k), n answers of which c "
+        "correct), with intervals over questions and paired tests between systems like any mean metric. A k above "
+        "some question's number of answers is an error.")
     binary: bool | None = Field(
         None, description="The metric is a proportion (every per-item score 0 or 1: accuracy, exact match, pass@1 "
         "of one answer): each system's interval is then tests.proportion_ci and each pair's interval of the "
@@ -354,6 +364,9 @@ class MetricSpec(_Model):
 
     @model_validator(mode="after")
     def _aggregate_needs_statistics(self) -> "MetricSpec":
+        if self.pass_at_k is not None and (self.aggregate != "mean" or len(set(self.pass_at_k)) != len(self.pass_at_k)
+                                           or not self.pass_at_k):
+            raise ValueError("pass_at_k is a list of distinct k >= 1, for a metric with aggregate mean")
         if self.binary and self.aggregate != "mean":
             raise ValueError("binary: true goes with aggregate mean (a proportion of 0/1 items), not "
                              f"{self.aggregate}")

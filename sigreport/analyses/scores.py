@@ -18,12 +18,13 @@ from sigreport.analyses.common import (SHARED_RESAMPLES, analysis_id, derived_se
                                        resample_seed, choice_of, system_pairs)
 from sigreport.analyses.runs import runs_block
 from sigreport.data import Block
+from sigreport.data.samples import uneven_answers
 from sigreport.plan import Node
-from sigreport.results.records import (AutomaticChoice, BayesianPair, BayesianRecord, DescriptivesRecord,
+from sigreport.results.records import (AnswerVariance, AutomaticChoice, BayesianPair, BayesianRecord, DescriptivesRecord,
                                        FriedmanRecord, ModelChoice, PairRow, PairwiseRecord, PosthocRecord, PosthocRow,
                                        RMAnovaRecord, SystemSummary)
 from sigreport.spec import MetricSpec, Spec, TestsSpec
-from sigreport.stats import bayes, omnibus, pairwise, posthoc, proportion, registry, resampling, select
+from sigreport.stats import bayes, omnibus, pairwise, posthoc, proportion, registry, resampling, samples, select
 from sigreport.stats.declaration import CVInput, PairwiseInput
 from sigreport.stats.differences import describe_differences_many
 from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant
@@ -90,16 +91,35 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
                                       ci_high=hi, warnings=d.warnings))
     if block.dropped_items:
         warnings.append(f"{block.dropped_items} item(s) dropped because some system lacks them (data.missing: drop_items)")
-    return DescriptivesRecord(id=node_id, kind="descriptives", metric=block.metric, corpus=block.corpus,
+    answers: tuple[AnswerVariance, ...] = ()
+    if block.samples is not None:
+        answers = answer_variance(block)
+        uneven = uneven_answers(block)
+        warnings += [uneven] if uneven else []
+    return DescriptivesRecord(answers=answers, id=node_id, kind="descriptives", metric=block.metric, corpus=block.corpus,
                               level=block.level, ci_level=ctx.ci_level, n_items=block.stats.shape[0],
                               dropped_items=block.dropped_items, aggregate=ctx.metric.aggregate, systems=tuple(rows),
                               warnings=tuple(warnings), ci_method=ci_method)
 
 
+def answer_variance(block: Block) -> tuple[AnswerVariance, ...]:
+    """Miller's (2024, sec. 4) parts of each system's variance of the mean, from the answers of every question
+    (:func:`sigreport.stats.samples.variance_components`, all systems at once)."""
+    assert block.samples is not None
+    counts = (~np.isnan(block.samples)).sum(axis=2)
+    vc = samples.variance_components(block.samples)
+    double = vc.se_with(2 * vc.k_mean)
+    return tuple(AnswerVariance(
+        system=system, questions=int(vc.n[j]), answers_min=int(counts[:, j].min()), answers_max=int(counts[:, j].max()),
+        answers_mean=float(vc.k_mean[j]), sigma_b2=finite_or_none(vc.sigma_b2[j]), sigma_w2=finite_or_none(vc.sigma_w2[j]),
+        se=finite_or_none(vc.se[j]), se_double_answers=finite_or_none(double[j]),
+        se_infinite_answers=finite_or_none(vc.se_infinite_k[j])) for j, system in enumerate(block.systems))
+
+
 def is_proportion(block: Block, ctx: Context) -> bool:
     """A binary metric on items: ``metrics.M.binary`` when the spec says, else detected (every per-item score of
     the block 0 or 1). Not for corpus-level metrics, nor scores averaged over runs or folds, nor across corpora."""
-    if ctx.metric.corpus_level or block.level != "items" or block.runs is not None:
+    if ctx.metric.corpus_level or block.level != "items" or block.runs is not None or block.samples is not None:
         return False
     return ctx.metric.binary if ctx.metric.binary is not None else proportion.is_binary(block.scores)
 

@@ -41,6 +41,10 @@ class Block:
     run_names: tuple[tuple[str, ...], ...] | None = None
     n_train: float | None = None  # cross-validation: mean training and test sizes of the folds, when the data has them
     n_test: float | None = None
+    # several answers per question (data.columns.sample): items x systems x answers of the first statistic, NaN
+    # where a question has fewer answers; ``stats`` holds each question's mean over its answers
+    samples: np.ndarray | None = None
+    sample_names: tuple[str, ...] | None = None
 
     @property
     def scores(self) -> np.ndarray:

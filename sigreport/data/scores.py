@@ -18,6 +18,7 @@ import numpy as np
 from sigreport.data.aggregates import AggregateImportError, corpus_metric
 from sigreport.data.corpora import across_corpora
 from sigreport.data.model import Block, BlockKey, Dataset, LeftOut
+from sigreport.data.samples import pass_at_k_blocks, sample_means
 from sigreport.data.sources import read_source
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table, control_problems, factorize, plain_numbers, text_series
 from sigreport.errors import DataError, Problem
@@ -67,17 +68,24 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
         blocks = _fold_sizes(sf, table, keys, blocks, problems)
     if problems:
         raise DataError(shown, problems)
+    spec_problems = []
+    derived, derived_specs = pass_at_k_blocks(sf, blocks, spec_problems)
+    if spec_problems:
+        raise DataError(str(sf.path), spec_problems)
+    blocks = {**blocks, **derived}
+    aggregates = {**aggregates, **{m: corpus_metric(s, metric=m) for m, s in derived_specs.items()}}
     spec_problems = _sizes_known(sf, blocks)
     if spec_problems:
         raise DataError(str(sf.path), spec_problems)
     systems = _order(spec.systems, keys["system"].names)
     corpora = _order(spec.corpora, keys["corpus"].names)
     if spec.tests.level == "corpora":
-        blocks = {(m, None): across_corpora(m, [blocks[(m, c)] for c in corpora], aggregates[m]) for m in spec.metrics}
+        blocks = {(m, None): across_corpora(m, [blocks[(m, c)] for c in corpora], aggregates[m])
+                  for m in (*spec.metrics, *derived_specs)}
     return Dataset(source=shown, sha256=table.sha256, systems=tuple(systems), corpora=tuple(corpora),
-                   metrics=tuple(spec.metrics), blocks=blocks, n_rows=n_rows, metric_specs=dict(spec.metrics),
-                   aggregates=aggregates, source_info=dict(source.info), left_out=_left_out(sf, keys, needed, len(table)),
-                   table_rows=len(table))
+                   metrics=tuple(spec.metrics) + tuple(derived_specs), blocks=blocks, n_rows=n_rows,
+                   metric_specs={**spec.metrics, **derived_specs}, aggregates=aggregates, source_info=dict(source.info),
+                   left_out=_left_out(sf, keys, needed, len(table)), table_rows=len(table))
 
 
 def _order(declared: Sequence[str] | None, present: list[str]) -> list[str]:
@@ -108,6 +116,13 @@ def _columns(sf: SpecFile, table: Table) -> tuple[dict[str, Column], Sequence[st
         wanted["item"] = cols.item
     if not cv and cols.run in present:
         wanted["run"] = cols.run
+    if cols.sample is not None:
+        if cv or "run" in wanted:
+            raise DataError(str(sf.path), [sf.problem(
+                "data.columns.sample (several answers per question) goes with per-item scores, not with "
+                + ("cross-validation folds" if cv else f"a run column ({cols.run!r} is in {shown})"),
+                "data", "columns", "sample")])
+        wanted["sample"] = cols.sample
     constant.update(_named_once(sf, present))
     missing = [c for role, c in wanted.items() if c not in present and role not in constant]
     if missing:
@@ -248,7 +263,7 @@ def _duplicates(table: Table, keys: dict[str, Column], cv: bool) -> list[Problem
     """Rows sharing (system, corpus, item, metric): one integer per key combination, then one count."""
     combined = np.zeros(len(table), dtype=np.int64)
     span = 1
-    for k in (*KEYS, "run") if "run" in keys else KEYS:
+    for k in (*KEYS, *(extra for extra in ("run", "sample") if extra in keys)):
         size = max(len(keys[k].names), 1)
         if span * size >= 2 ** 62:  # renumber the combinations seen so far (at most one per row)
             combined, _ = _first_appearance(combined)
@@ -457,8 +472,13 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
     item_rows, firsts = _first_appearance(keys["item"].codes[rows])
     names = keys["item"].names
     item_names = [names[i] for i in firsts.tolist()]
-    runs = run_names = None
-    if "run" in keys:
+    runs = run_names = samples = sample_names = None
+    if "sample" in keys:
+        arr, samples = sample_means(codes=keys["sample"].codes[rows], n_samples=len(keys["sample"].names),
+                                    item_rows=item_rows, cols=cols, stat=stat, values=values[rows],
+                                    n_items=len(item_names), k=len(systems), n_stats=n_stats)
+        sample_names = tuple(keys["sample"].names)
+    elif "run" in keys:
         arr, runs, run_names = _run_means(run=keys["run"], rows=rows, item_rows=item_rows, cols=cols, stat=stat,
                                           values=values, n_items=len(item_names), k=len(systems), n_stats=n_stats)
     else:
@@ -482,6 +502,7 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
         arr = arr[keep]
         keep_rows = np.flatnonzero(keep)
         runs = None if runs is None else tuple(r[keep] for r in runs)
+        samples = None if samples is None else samples[keep]
     items = tuple(item_names) if not dropped else tuple(item_names[i] for i in keep_rows.tolist())
     folds = None
     if cv:
@@ -490,7 +511,8 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
         folds_all = [(rep.names[r], fold.names[f]) for r, f in zip(rep.codes[first_row], fold.codes[first_row])]
         folds = tuple((str(folds_all[i][0]), str(folds_all[i][1])) for i in keep_rows)
     return Block(metric=metric, corpus=corpus, systems=tuple(systems), items=items, stats=arr, dropped_items=dropped,
-                 level="folds" if cv else "items", folds=folds, runs=runs, run_names=run_names)
+                 level="folds" if cv else "items", folds=folds, runs=runs, run_names=run_names, samples=samples,
+                 sample_names=sample_names)
 
 
 def _run_means(run: Column, rows: np.ndarray, item_rows: np.ndarray, cols: np.ndarray, stat: np.ndarray,

@@ -105,6 +105,26 @@ class SystemSummary:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class AnswerVariance:
+    """results.json ``answers`` of a descriptives record (several answers per question, data.columns.sample), per
+    system: the questions, the answers per question (fewest, most, mean), the variance between questions
+    (``sigma_b2``) and within a question (``sigma_w2``), the standard error of the mean of the question means
+    (``se``), and the standard error with twice the mean answers per question and with infinitely many (Miller
+    2024, sec. 4: Var(mean) = (sigma_b2 + sigma_w2 / K) / n); None where not computable."""
+
+    system: str
+    questions: int
+    answers_min: int
+    answers_max: int
+    answers_mean: float
+    sigma_b2: float | None
+    sigma_w2: float | None
+    se: float | None
+    se_double_answers: float | None
+    se_infinite_answers: float | None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class DescriptivesRecord(Record):
     id: str
     kind: str
@@ -121,6 +141,7 @@ class DescriptivesRecord(Record):
     # metric), or for a binary metric the proportion interval of tests.proportion_ci ("wilson", ...); None in
     # documents written before the field
     ci_method: str | None = None
+    answers: tuple[AnswerVariance, ...] = ()  # several answers per question: the variance's parts, per system
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

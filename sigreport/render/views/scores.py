@@ -39,9 +39,32 @@ def descriptives_view(r: DescriptivesRecord, lab: Labels) -> AnalysisView:
     notes = () if shape is None else (
         f"Every score is 0 or 1: the mean is a proportion and its interval the {shape.display} "
         f"({shape.citation}).",)
-    return AnalysisView(r.id, r.kind, "Descriptives",
-                        (Table((r.metric, r.corpus, "descriptives"), caption, cols, rows, notes),),
-                        warnings=tuple(warnings))
+    tables = (Table((r.metric, r.corpus, "descriptives"), caption, cols, rows, notes),) + answers_tables(r, lab)
+    return AnalysisView(r.id, r.kind, "Descriptives", tables, warnings=tuple(warnings))
+
+
+def answers_tables(r: DescriptivesRecord, lab: Labels) -> tuple[Table, ...]:
+    """Several answers per question: each system's variance of the mean split into its between-question and
+    within-question parts (Miller 2024, sec. 4), and what twice the answers, or infinitely many, would make of
+    the standard error."""
+    if not r.answers:
+        return ()
+    dec = lab.decimals(r.metric)
+    cols = (Column(Text("System"), "l"), Column(Text("Questions")), Column(Text("Answers per question"), "c"),
+            Column(Text(unbroken("Between-question variance"))), Column(Text(unbroken("Within-question variance"))),
+            Column(Text("SE")), Column(Text(unbroken("SE, twice the answers"))),
+            Column(Text(unbroken("SE, unlimited answers"))))
+    rows = tuple((Text(a.system), Int(a.questions),
+                  Text(f"{a.answers_min}" if a.answers_min == a.answers_max else f"{a.answers_min}\u2013{a.answers_max}"),
+                  Num(a.sigma_b2, dec + 2), Num(a.sigma_w2, dec + 2), Num(a.se, dec), Num(a.se_double_answers, dec),
+                  Num(a.se_infinite_answers, dec)) for a in r.answers)
+    caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: between- and within-question variance of the "
+               "mean over questions.")
+    notes = ("Each question's score is the mean of its answers. Var(mean) = (\u03c3\u00b2_b + \u03c3\u00b2_w / K) / n "
+             "for n questions of K answers (Miller 2024, sec. 4): \u03c3\u00b2_b is the variance between questions, "
+             "\u03c3\u00b2_w the mean variance of one question's answers. More answers per question shrink only "
+             "the second part; the last column is the floor they approach.",)
+    return (Table((r.metric, r.corpus, "answers"), caption, cols, rows, notes),)
 
 
 def proportion_interval(ci_method: str | None) -> proportion.ProportionInterval | None:
