@@ -17,7 +17,7 @@ import numpy as np
 from sigreport.data.model import Block, BlockKey
 from sigreport.errors import Problem
 from sigreport.spec import MetricSpec, SpecFile
-from sigreport.stats.samples import pass_at_k
+from sigreport.stats.samples import pass_at_k, pass_at_k_name
 
 
 def sample_means(codes: np.ndarray, n_samples: int, item_rows: np.ndarray, cols: np.ndarray, stat: np.ndarray,
@@ -76,7 +76,7 @@ def pass_at_k_blocks(sf: SpecFile, blocks: dict[BlockKey, Block], problems: list
                                        f"on corpus {bad[0]!r}", "metrics", metric, "pass_at_k"))
             continue
         for idx, k in enumerate(mspec.pass_at_k):
-            name = f"{metric}_pass@{k}"
+            name = pass_at_k_name(metric, k)
             if name in spec.metrics:
                 problems.append(sf.problem(f"{name!r} is also a metric of the spec; rename it", "metrics", metric,
                                            "pass_at_k", idx))

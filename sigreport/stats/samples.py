@@ -24,6 +24,17 @@ import dataclasses
 import numpy as np
 
 
+def pass_at_k_name(metric: str, k: int) -> str:
+    """The name of the pass@k metric made from ``metric`` (``metrics.<metric>.pass_at_k``): '<metric>_pass@k'."""
+    return f"{metric}_pass@{k}"
+
+
+def pass_at_k_of(name: str) -> tuple[str, int] | None:
+    """(metric, k) of a name :func:`pass_at_k_name` made, else None."""
+    base, sep, k = name.rpartition("_pass@")
+    return (base, int(k)) if sep and base and k.isdigit() else None
+
+
 def pass_at_k(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     """Chen et al.'s (2021) unbiased pass@k per question: ``n`` answers, ``c`` of them correct (arrays of one
     shape), 1 - C(n - c, k)/C(n, k) as a product of k ratios. Raises ValueError when k < 1 or k > n anywhere

@@ -20,7 +20,7 @@ from sigreport.results.decisions import Decisions
 from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, Record
 from sigreport.results import methods as registry
 from sigreport.results.methods import ALL_KINDS
-from sigreport.stats import proportion
+from sigreport.stats import proportion, samples
 
 
 @dataclasses.dataclass(frozen=True)
@@ -210,6 +210,17 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                    "@article{lakens2013,\n  author = {Dani{\\\"e}l Lakens},\n  title = {Calculating and Reporting Effect "
                    "Sizes to Facilitate Cumulative Science: A Practical Primer for t-tests and {ANOVA}s},\n  journal = "
                    "{Frontiers in Psychology},\n  volume = {4},\n  pages = {863},\n  year = {2013}\n}"),
+    "chen2021": ("Chen et al. 2021", "Mark Chen, Jerry Tworek, Heewoo Jun, Qiming Yuan, Henrique Ponde de Oliveira Pinto, "
+                 "Jared Kaplan, et al. Evaluating large language models trained on code. arXiv:2107.03374, 2021.",
+                 "@article{chen2021,\n  author = {Mark Chen and Jerry Tworek and Heewoo Jun and Qiming Yuan and "
+                 "Henrique Ponde de Oliveira Pinto and Jared Kaplan and others},\n  title = {Evaluating Large "
+                 "Language Models Trained on Code},\n  journal = {arXiv preprint arXiv:2107.03374},\n  year = "
+                 "{2021}\n}"),
+    "miller2024": ("Miller 2024", "Evan Miller. Adding error bars to evals: a statistical approach to language model "
+                   "evaluations. arXiv:2411.00640, 2024.",
+                   "@article{miller2024,\n  author = {Evan Miller},\n  title = {Adding Error Bars to Evals: A "
+                   "Statistical Approach to Language Model Evaluations},\n  journal = {arXiv preprint "
+                   "arXiv:2411.00640},\n  year = {2024}\n}"),
     "wilson1927": ("Wilson 1927", "Edwin B. Wilson. Probable inference, the law of succession, and statistical "
                    "inference. Journal of the American Statistical Association, 22(158):209-212, 1927.",
                    "@article{wilson1927,\n  author = {Edwin B. Wilson},\n  title = {Probable Inference, the Law of "
@@ -310,6 +321,7 @@ def methods(results: Results, decisions: Decisions | None = None) -> Methods:
     out += _families(results, records)
     out += _omnibus(records)
     out += _proportions(results, records)
+    out += _answers(results, records)
     out += _others(records)
     out += _primary(decisions)
     out.append((f"Every analysis was run with sigreport {results.sigreport_version} (seed {results.seed}; each "
@@ -449,6 +461,28 @@ def _proportions(results: Results, records: Sequence[Record]) -> list[tuple[Part
             sentence += [", and each difference of two systems with Newcombe's score interval for paired "
                          "proportions, his method 10", Cite(("newcombe1998",))]
         out.append((*sentence, "."))
+    return out
+
+
+def _answers(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:
+    """Several answers per question: averaged within question, the variance split (Miller 2024); pass@k metrics
+    (Chen et al. 2021)."""
+    out: list[tuple[Part, ...]] = []
+    desc = [r for r in records if isinstance(r, DescriptivesRecord) and r.answers]
+    if desc:
+        most = max(a.answers_max for r in desc for a in r.answers)
+        fewest = min(a.answers_min for r in desc for a in r.answers)
+        k = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+        out.append((f"Each system answered every question {k} times; the answers were averaged within question "
+                    "before inference, and each mean's variance split into its between-question and "
+                    "within-question parts", Cite(("miller2024",)), "."))
+    passes = [m for m in results.metrics if samples.pass_at_k_of(m) is not None
+              and samples.pass_at_k_of(m)[0] in results.metrics]  # type: ignore[index]
+    if passes:
+        labels = [results.metrics[m].label for m in passes]
+        out.append((f"{names_text(labels)} {'is' if len(labels) == 1 else 'are'} the unbiased pass@k estimator per "
+                    "question, 1 \u2212 C(n \u2212 c, k)/C(n, k) for n answers of which c are correct",
+                    Cite(("chen2021",)), ", analysed over questions like any mean."))
     return out
 
 
