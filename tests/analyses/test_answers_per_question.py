@@ -13,6 +13,8 @@ import pytest
 from scipy import stats
 
 from conftest import build_files
+from sigreport.results import from_json
+from sigreport.results.io import to_json
 
 
 def chen_estimator(n: int, c: int, k: int) -> float:
@@ -92,7 +94,9 @@ def test_question_means_variance_parts_and_pass_at_k(cli, workdir):
     eb = np.array([chen_estimator(len(r), sum(r), 3) for r in data["B"]])
     assert pw3["pvalue"] == pytest.approx(stats.ttest_rel(ea, eb).pvalue, rel=1e-10)
     html = (workdir.path / "out" / "index.html").read_text(encoding="utf-8")
-    assert "Between-question" in html and "Miller 2024" in html
+    assert "Between-question" in html and "Miller 2024" in html and "Chen et al. 2021" in html
+    text = (workdir.path / "out" / "results.json").read_text(encoding="utf-8")
+    assert to_json(from_json(text)) == text  # the new fields read back into their records
 
 
 def test_k_above_the_answers_is_refused_with_its_line(cli, workdir):

@@ -13,6 +13,8 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from conftest import build_files
+from sigreport.results import from_json
+from sigreport.results.io import to_json
 from sigreport.stats import proportion
 
 # three systems on 30 items: A right on 27, B on 18, C on none (0%: Wald would give "+- 0")
@@ -81,6 +83,8 @@ def test_pairs_get_newcombe_and_the_tests_p(cli, workdir):
     html = (workdir.path / "out" / "index.html").read_text(encoding="utf-8")
     assert "Newcombe" in html and "Wilson score interval" in html and "Wilson 1927" in html
     assert "Newcombe 1998" in html
+    text = (workdir.path / "out" / "results.json").read_text(encoding="utf-8")
+    assert to_json(from_json(text)) == text  # ci_method reads back into the records
 
 
 def test_rank_tests_keep_their_own_interval(cli, workdir):
