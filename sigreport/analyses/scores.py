@@ -87,8 +87,10 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
             warnings += w
         for k, (system, d) in enumerate(zip(block.systems, described)):
             lo, hi = (d.ci_low, d.ci_high) if bounds is None else bounds[k]
+            # a proportion has an interval from one item on: only the SD is undefined there
+            own = d.warnings if bounds is None or d.n != 1 else ("only one item: the standard deviation is undefined",)
             rows.append(SystemSummary(system=system, n=d.n, mean=d.mean, sd=d.sd, median=d.median, ci_low=lo,
-                                      ci_high=hi, warnings=d.warnings))
+                                      ci_high=hi, warnings=own))
     if block.dropped_items:
         warnings.append(f"{block.dropped_items} item(s) dropped because some system lacks them (data.missing: drop_items)")
     answers: tuple[AnswerVariance, ...] = ()

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
 from sigreport.stats import proportion
@@ -162,3 +164,18 @@ def test_is_binary() -> None:
     assert proportion.is_binary(np.array([[0, 1], [1, 1.0]]))
     assert not proportion.is_binary(np.array([0, 0.5]))
     assert not proportion.is_binary(np.array([]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 5000), frac=st.floats(0, 1), level=st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+       method=st.sampled_from(proportion.NAMES))
+def test_properties(n: int, frac: float, level: float, method: str) -> None:
+    """Inside [0, 1], containing the estimate, nested in the level, mirrored under x -> n - x."""
+    x = np.array([round(frac * n)])
+    ci = proportion.proportion_ci(x, n, level, method)
+    assert 0 <= ci.low[0] <= ci.estimate[0] <= ci.high[0] <= 1
+    wider = proportion.proportion_ci(x, n, min(level + 0.009, 0.999), method)
+    assert wider.low[0] <= ci.low[0] + 1e-12 and wider.high[0] >= ci.high[0] - 1e-12
+    mirror = proportion.proportion_ci(n - x, n, level, method)
+    assert mirror.low[0] == pytest.approx(1 - ci.high[0], abs=1e-9)
+    assert mirror.high[0] == pytest.approx(1 - ci.low[0], abs=1e-9)
