@@ -179,3 +179,17 @@ def test_properties(n: int, frac: float, level: float, method: str) -> None:
     mirror = proportion.proportion_ci(n - x, n, level, method)
     assert mirror.low[0] == pytest.approx(1 - ci.high[0], abs=1e-9)
     assert mirror.high[0] == pytest.approx(1 - ci.low[0], abs=1e-9)
+
+
+def test_every_declared_interval_is_documented() -> None:
+    """The spec's allowed values are the declarations' names (one list); docs/spec.md and docs/methods.md name
+    each of them."""
+    from typing import get_args
+
+    from conftest import ROOT
+    from sigreport.spec import ProportionMethod
+
+    assert get_args(ProportionMethod) == proportion.NAMES and proportion.DEFAULT == "wilson"
+    for doc in ("spec.md", "methods.md"):
+        text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+        assert all(f"`{name}`" in text for name in proportion.NAMES), doc
