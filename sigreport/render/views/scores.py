@@ -63,7 +63,7 @@ def answers_tables(r: DescriptivesRecord, lab: Labels) -> tuple[Table, ...]:
     notes = ("Each question's score is the mean of its answers. Var(mean) = (\u03c3\u00b2_b + \u03c3\u00b2_w / K) / n "
              "for n questions of K answers (Miller 2024, sec. 4): \u03c3\u00b2_b is the variance between questions, "
              "\u03c3\u00b2_w the mean variance of one question's answers. More answers per question shrink only "
-             "the second part; the last column is the floor they approach.",)
+             "the second part; \"unlimited answers\" is the floor they approach.",)
     return (Table((r.metric, r.corpus, "answers"), caption, cols, rows, notes),)
 
 
