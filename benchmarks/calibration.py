@@ -541,6 +541,97 @@ def markdown(rows: list[Row], notes: list[str], args: argparse.Namespace, comman
     return "\n".join(lines)
 
 
+# ----------------------------------------------------------------------------------------------
+# 0/1 data: coverage of the proportion intervals (tests.proportion_ci) and of Newcombe's paired interval
+# ----------------------------------------------------------------------------------------------
+
+PROPORTION_NS = (20, 50, 100)
+PROPORTION_PS = (0.05, 0.5, 0.9)
+PAIRED_CASES = ((0.5, 0.5), (0.9, 0.85), (0.05, 0.05), (0.95, 0.9))  # (p_a, p_b); items correlated (phi = 0.5)
+
+
+def t_interval_of_mean(x: np.ndarray, n: int, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The mean's t interval of n 0/1 scores with x ones (what sigreport gave a 0/1 metric before
+    tests.proportion_ci): p +- t_{n-1} s / sqrt(n), s the sample SD; of zero width at x = 0 and x = n."""
+    p = x / n
+    sd = np.sqrt(np.maximum(p * (1 - p) * n / (n - 1), 0.0))
+    half = sps.t.ppf(0.5 + level / 2, n - 1) * sd / np.sqrt(n)
+    return p - half, p + half
+
+
+def proportion_coverage(level: float) -> list[tuple[int, float, str, float, float]]:
+    """(n, p, method, coverage, P(zero width)) of every declared proportion interval and the mean's t interval,
+    exact: the sum over x = 0..n of the binomial probability of x where the interval of x contains p (no
+    Monte Carlo error)."""
+    from sigreport.stats import proportion
+
+    out = []
+    for n in PROPORTION_NS:
+        x = np.arange(n + 1)
+        for p in PROPORTION_PS:
+            pmf = sps.binom.pmf(x, n, p)
+            methods = {d.name: d.compute(x, n, level) for d in proportion.INTERVALS}
+            methods["t (the mean's)"] = t_interval_of_mean(x, n, level)
+            for name, (lo, hi) in methods.items():
+                covered = (lo <= p) & (p <= hi)
+                out.append((n, p, name, float(pmf[covered].sum()), float(pmf[hi - lo <= 0].sum())))
+    return out
+
+
+def paired_coverage(level: float, reps: int, seed: int) -> list[tuple[int, float, float, str, float, float]]:
+    """(n, p_a, p_b, method, coverage, P(zero width)) of Newcombe's method 10 and the paired t interval of
+    the mean difference, over ``reps`` simulated 2x2 tables (multinomial counts of both right, only a, only b,
+    neither; the items' scores correlated with phi = 0.5)."""
+    from sigreport.stats import proportion
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for n in PROPORTION_NS:
+        for pa, pb in PAIRED_CASES:
+            both = pa * pb + 0.5 * math.sqrt(pa * (1 - pa) * pb * (1 - pb))
+            probs = np.array([both, pa - both, pb - both, 1 - pa - pb + both])
+            counts = rng.multinomial(n, probs, size=reps).T.astype(float)
+            nc = proportion.newcombe_paired_counts(*counts, level)
+            d = (counts[1] - counts[2]) / n
+            var = np.maximum((counts[1] + counts[2]) / n - d * d, 0.0) * n / (n - 1)
+            half = sps.t.ppf(0.5 + level / 2, n - 1) * np.sqrt(var / n)
+            truth = pa - pb
+            for name, lo, hi in (("newcombe_paired", nc.low, nc.high), ("paired t", d - half, d + half)):
+                out.append((n, pa, pb, name, float(np.mean((lo <= truth + 1e-12) & (truth - 1e-12 <= hi))),
+                            float(np.mean(hi - lo <= 0))))
+    return out
+
+
+def proportion_markdown(level: float, reps: int, seed: int, command: str) -> str:
+    """The 0/1 section of docs/calibration.md: coverage of each system's interval (exact) and of the pairs'
+    (Monte Carlo, with its 95% interval)."""
+    single = proportion_coverage(level)
+    names = list(dict.fromkeys(r[2] for r in single))
+    lines = [f"Produced by `{command}` (level {level:g}; single proportions exact, paired differences {reps} "
+             f"simulated tables per cell, seed {seed}).", "",
+             "Coverage of each system's interval (exact: the binomial sum over every count; in brackets the "
+             "probability of a zero-width interval):", "",
+             "| n | p | " + " | ".join(names) + " |", "| ---: | ---: | " + " | ".join("---:" for _ in names) + " |"]
+    for n in PROPORTION_NS:
+        for p in PROPORTION_PS:
+            cells = []
+            for name in names:
+                cov, zero = next((r[3], r[4]) for r in single if r[:3] == (n, p, name))
+                cells.append(f"{cov:.4f}" + (f" ({zero:.3f})" if zero >= 0.0005 else ""))
+            lines.append(f"| {n} | {p:g} | " + " | ".join(cells) + " |")
+    paired = paired_coverage(level, reps, seed)
+    lines += ["", "Coverage of the interval of p_a \u2212 p_b on paired items (Monte Carlo; 95% Clopper-Pearson "
+              "interval of the rate; in brackets the share of zero-width intervals):", "",
+              "| n | p_a | p_b | method | coverage | 95% MC interval |", "| ---: | ---: | ---: | --- | ---: | --- |"]
+    for n, pa, pb, name, cov, zero in paired:
+        k = round(cov * reps)
+        lo = sps.beta.ppf(0.025, k, reps - k + 1) if k > 0 else 0.0
+        hi = sps.beta.ppf(0.975, k + 1, reps - k) if k < reps else 1.0
+        lines.append(f"| {n} | {pa:g} | {pb:g} | {name} | {cov:.4f}" + (f" ({zero:.3f})" if zero >= 0.0005 else "")
+                     + f" | [{lo:.4f}, {hi:.4f}] |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=2000, help="simulated data sets per (shape, n)")
@@ -559,8 +650,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--strata", type=int, nargs="*", default=None, metavar="S",
                     help="also the macro-average rows at these numbers of strata, e.g. 5 20")
     ap.add_argument("--icc", type=float, default=0.3, help="clustered rows: intraclass correlation of the differences")
+    ap.add_argument("--proportions", action="store_true",
+                    help="only the 0/1 section: coverage of the proportion intervals and Newcombe's paired one")
     args = ap.parse_args(argv)
     command = "python benchmarks/calibration.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    if args.proportions:
+        print(proportion_markdown(1 - args.alpha, args.reps, args.seed, command.strip()))
+        return
     t0 = time.perf_counter()
     args.n = [n for n in args.n if n > 0]
     rows, notes = run(args.reps, args.n, args.k, args.alpha, args.resamples, args.seed, args.effect,

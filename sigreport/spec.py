@@ -52,12 +52,13 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, Validati
 
 from sigreport import defaults
 from sigreport.errors import Problem, SpecError
-from sigreport.stats import registry
+from sigreport.stats import proportion, registry
 
 Alternative = Literal["two-sided", "greater", "less"]
 Correction = Literal["holm", "bonferroni", "hochberg", "hommel", "fdr_bh", "fdr_by", "none"]
 PairwiseMethod = Literal[("auto", *registry.names("pairwise"))]  # type: ignore[valid-type]  # the declared tests
 CVMethod = Literal[registry.names("cv")]  # type: ignore[valid-type]
+ProportionMethod = Literal[proportion.NAMES]  # type: ignore[valid-type]  # the declared proportion intervals
 OmnibusMethod = Literal["auto", "rm_anova", "friedman", "none"]
 PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg", "shaffer", "bergmann_hommel",
                          "paired", "none"]
@@ -92,6 +93,11 @@ class ColumnsSpec(_Model):
     run: str = Field("run", description="Several training runs per system (a seed or run id), used when the table "
                      "has this column: the tests over items take each system's scores averaged over its runs, and "
                      "the runs are compared by a two-level bootstrap and almost stochastic order (tests.runs).")
+    sample: str | None = Field(
+        None, description="Several answers of a system to the same question (the k-th sample of an LLM at a "
+        "temperature, an epoch of Inspect): the column numbering them. Scores are averaged within question (per "
+        "system) before inference, and the report splits the variance of a mean into its between-question and "
+        "within-question parts (Miller 2024, sec. 4). Not a training run (that is run). Default: none.")
     n_train: str = Field("n_train", description="Cross-validation designs: optional column of each fold's training "
                          "size (with n_test; the corrected resampled t and the correlated Bayesian t use their means).")
     n_test: str = Field("n_test", description="Cross-validation designs: optional column of each fold's test size.")
@@ -367,9 +373,26 @@ class MetricSpec(_Model):
         "(data.columns.stratum), every stratum weighing the same, its standard error sqrt(sum_s SE_s^2) / S with "
         "Welch-Satterthwaite degrees of freedom, paired_t on the per-item differences likewise, bootstrap "
         "resampled within strata.")
+    pass_at_k: list[Annotated[int, Field(ge=1)]] | None = Field(
+        None, description="With data.columns.sample and 0/1 answers: adds one metric per k, named '<metric>_pass@k', "
+        "the unbiased pass@k of Chen et al. (2021) per question (1 - C(n - c, k)/C(n, k), n answers of which c "
+        "correct), with intervals over questions and paired tests between systems like any mean metric. A k above "
+        "some question's number of answers is an error.")
+    binary: bool | None = Field(
+        None, description="The metric is a proportion (every per-item score 0 or 1: accuracy, exact match, pass@1 "
+        "of one answer): each system's interval is then tests.proportion_ci and each pair's interval of the "
+        "difference Newcombe's (1998) paired score interval. Default: detected (every per-item score of the metric "
+        "on the corpus is 0 or 1); false: the mean's t interval even for 0/1 data; true: required, a score other "
+        "than 0 or 1 is an error. Mean metrics only.")
 
     @model_validator(mode="after")
     def _aggregate_needs_statistics(self) -> "MetricSpec":
+        if self.pass_at_k is not None and (self.aggregate != "mean" or len(set(self.pass_at_k)) != len(self.pass_at_k)
+                                           or not self.pass_at_k):
+            raise ValueError("pass_at_k is a list of distinct k >= 1, for a metric with aggregate mean")
+        if self.binary and self.aggregate != "mean":
+            raise ValueError("binary: true goes with aggregate mean (a proportion of 0/1 items), not "
+                             f"{self.aggregate}")
         need = {"ratio": 2, "f_beta": 3}
         if self.aggregate in need and (self.statistics is None or len(self.statistics) != need[self.aggregate]):
             raise ValueError(f"aggregate {self.aggregate} needs statistics: a list of {need[self.aggregate]} names "
@@ -470,6 +493,12 @@ class TestsSpec(_Model):
         "zero_method='zsplit'); pratt (rank, then drop); wilcox (drop first, as R).")
     resamples: int = Field(10000, ge=99, le=10_000_000, description="Bootstrap / permutation resamples B.")
     ci_method: Literal["percentile", "bca"] = Field("percentile", description="Bootstrap confidence intervals.")
+    proportion_ci: ProportionMethod = Field(
+        proportion.DEFAULT, description="Interval of each system's proportion for a binary metric (metrics.M.binary, "
+        "detected by default): wilson (default; Wilson 1927, recommended at every n by Brown, Cai and DasGupta "
+        "2001), clopper_pearson (exact, conservative), jeffreys (equal-tailed, Brown et al.'s boundary "
+        "modification) or wald (p ± z√(p(1 − p)/n): of zero width at 0% and 100%, shown with a "
+        "warning; for comparison only).")
     omnibus: OmnibusMethod = Field("rm_anova", description="Omnibus test across all systems (three or more).")
     sphericity: Sphericity = Field(
         "auto", description="Sphericity correction for RM-ANOVA. auto: if Mauchly's test (p as mauchly_p) rejects at "

@@ -18,12 +18,13 @@ from sigreport.analyses.common import (SHARED_RESAMPLES, analysis_id, derived_se
                                        resample_seed, choice_of, system_pairs)
 from sigreport.analyses.runs import runs_block
 from sigreport.data import Block
+from sigreport.data.samples import uneven_answers
 from sigreport.plan import Node
-from sigreport.results.records import (AutomaticChoice, BayesianPair, BayesianRecord, DescriptivesRecord,
+from sigreport.results.records import (AnswerVariance, AutomaticChoice, BayesianPair, BayesianRecord, DescriptivesRecord,
                                        FriedmanRecord, ModelChoice, PairRow, PairwiseRecord, PosthocRecord, PosthocRow,
                                        RMAnovaRecord, SystemSummary)
 from sigreport.spec import MetricSpec, Spec, TestsSpec
-from sigreport.stats import bayes, omnibus, pairwise, posthoc, registry, resampling, select
+from sigreport.stats import bayes, omnibus, pairwise, posthoc, proportion, registry, resampling, samples, select
 from sigreport.stats.declaration import CVInput, PairwiseInput
 from sigreport.stats.differences import describe_differences_many
 from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant
@@ -75,16 +76,34 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
         warnings += list(res.warnings)
         warnings.append(f"corpus-level metric ({ctx.metric.aggregate}): the value is computed from summed per-item "
                         f"statistics; the CI is a percentile bootstrap over items (B = {ctx.tests.resamples})")
+        ci_method = "bootstrap_percentile"
     else:
-        for system, d in zip(block.systems, pairwise.describe_columns(block.scores, ctx.ci_level)):
-            rows.append(SystemSummary(system=system, n=d.n, mean=d.mean, sd=d.sd, median=d.median, ci_low=d.ci_low,
-                                      ci_high=d.ci_high, warnings=d.warnings))
+        described = pairwise.describe_columns(block.scores, ctx.ci_level)
+        ci_method = "t"
+        bounds = None
+        binary = is_proportion(block, ctx)
+        if binary and block.cluster_codes is None:
+            ci_method = ctx.tests.proportion_ci
+            bounds, w = proportion_bounds(block.scores, ctx.ci_level, ci_method)
+            warnings += w
+        for k, (system, d) in enumerate(zip(block.systems, described)):
+            lo, hi = (d.ci_low, d.ci_high) if bounds is None else bounds[k]
+            # a proportion has an interval from one item on: only the SD is undefined there
+            own = d.warnings if bounds is None or d.n != 1 else ("only one item: the standard deviation is undefined",)
+            rows.append(SystemSummary(system=system, n=d.n, mean=d.mean, sd=d.sd, median=d.median, ci_low=lo,
+                                      ci_high=hi, warnings=own))
         if block.cluster_codes is not None:
             rows, note = clustered_rows(block, rows, ctx.ci_level)
             warnings.append(note)
+            ci_method = "cluster_t"
+            if binary:
+                rows, note = clustered_proportion_rows(rows, ctx.ci_level, ctx.tests.proportion_ci)
+                warnings.append(note)
+                ci_method = ctx.tests.proportion_ci
         if macro(block, ctx) is not None:
             rows, note = macro_rows(block, rows, ctx.ci_level)
             warnings.append(note)
+            ci_method = "stratified_t"
         designed = block.cluster_codes is not None or macro(block, ctx) is not None
         if designed and len(block.systems) >= 3 and ctx.tests.omnibus != "none":
             warnings.append("the omnibus and post-hoc tests are not run: they treat items as independent, which "
@@ -95,10 +114,54 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
                             "over items use each system's scores averaged over its runs")
     if block.dropped_items:
         warnings.append(f"{block.dropped_items} item(s) dropped because some system lacks them (data.missing: drop_items)")
-    return DescriptivesRecord(id=node_id, kind="descriptives", metric=block.metric, corpus=block.corpus,
+    answers: tuple[AnswerVariance, ...] = ()
+    if block.samples is not None:
+        answers = answer_variance(block)
+        uneven = uneven_answers(block)
+        warnings += [uneven] if uneven else []
+    return DescriptivesRecord(answers=answers, id=node_id, kind="descriptives", metric=block.metric, corpus=block.corpus,
                               level=block.level, ci_level=ctx.ci_level, n_items=block.stats.shape[0],
                               dropped_items=block.dropped_items, aggregate=ctx.metric.aggregate, systems=tuple(rows),
-                              warnings=tuple(warnings))
+                              warnings=tuple(warnings), ci_method=ci_method)
+
+
+def answer_variance(block: Block) -> tuple[AnswerVariance, ...]:
+    """Miller's (2024, sec. 4) parts of each system's variance of the mean, from the answers of every question
+    (:func:`sigreport.stats.samples.variance_components`, all systems at once)."""
+    assert block.samples is not None
+    counts = (~np.isnan(block.samples)).sum(axis=2)
+    vc = samples.variance_components(block.samples)
+    double = vc.se_with(2 * vc.k_mean)
+    return tuple(AnswerVariance(
+        system=system, questions=int(vc.n[j]), answers_min=int(counts[:, j].min()), answers_max=int(counts[:, j].max()),
+        answers_mean=float(vc.k_mean[j]), sigma_b2=finite_or_none(vc.sigma_b2[j]), sigma_w2=finite_or_none(vc.sigma_w2[j]),
+        se=finite_or_none(vc.se[j]), se_double_answers=finite_or_none(double[j]),
+        se_infinite_answers=finite_or_none(vc.se_infinite_k[j])) for j, system in enumerate(block.systems))
+
+
+def is_proportion(block: Block, ctx: Context) -> bool:
+    """A binary metric on items: ``metrics.M.binary`` when the spec says, else detected (every per-item score of
+    the block 0 or 1). Not for corpus-level metrics, nor scores averaged over runs or folds, nor across corpora."""
+    if ctx.metric.corpus_level or block.level != "items" or block.runs is not None or block.samples is not None:
+        return False
+    return ctx.metric.binary if ctx.metric.binary is not None else proportion.is_binary(block.scores)
+
+
+def proportion_bounds(scores: np.ndarray, level: float, method: str
+                      ) -> tuple[list[tuple[float, float]], list[str]]:
+    """Every system's ``method`` interval of its proportion of 1s (:mod:`sigreport.stats.proportion`, all
+    systems at once), and the warning a zero-width interval (Wald's at 0% or 100%) needs."""
+    n = scores.shape[0]
+    if n == 0:
+        return [(None, None)] * scores.shape[1], []  # type: ignore[list-item]
+    ci = proportion.proportion_ci(np.sum(scores, axis=0), n, level, method)
+    warnings = []
+    flat = np.flatnonzero(ci.high - ci.low <= 0)
+    if flat.size:
+        warnings.append(f"the {proportion.interval(method).display} has zero width at a proportion of 0 or 1 "
+                        f"({flat.size} system(s)): it claims certainty no finite sample gives; tests.proportion_ci: "
+                        "wilson does not")
+    return [(float(a), float(b)) for a, b in zip(ci.low, ci.high)], warnings
 
 
 def clustered_rows(block: Block, rows: list[SystemSummary], ci_level: float) -> tuple[list[SystemSummary], str]:
@@ -119,6 +182,28 @@ def clustered_rows(block: Block, rows: list[SystemSummary], ci_level: float) -> 
               "no design effect (the scores do not vary)")
     return out, (f"clustered items: {cm.n} items in G = {G} clusters; {spread}; intervals are cluster-robust "
                  f"(CR1 standard error, t on G \u2212 1 = {G - 1} df)")
+
+
+def clustered_proportion_rows(rows: list[SystemSummary], ci_level: float, method: str
+                               ) -> tuple[list[SystemSummary], str]:
+    """Clustered 0/1 items: each system's proportion interval (``tests.proportion_ci``) on its effective number of
+    items n / deff (the design effect of its cluster-robust standard error), the count taken as p * n_eff
+    (:func:`sigreport.stats.proportion.proportion_ci` accepts the non-integer counts), and the note that says so."""
+    out = []
+    for r in rows:
+        c = r.clusters
+        if r.mean is None or c is None:
+            out.append(r)
+            continue
+        # scores that do not vary (a proportion of 0 or 1) have no design effect: the items count as they are, so
+        # that the interval keeps its width at 0% and 100%
+        varies = c.effective_n is not None and np.isfinite(c.effective_n) and c.effective_n > 0
+        m = float(c.effective_n) if varies else float(r.n)
+        ci = proportion.proportion_ci(np.array([r.mean * m]), np.array([m]), ci_level, method)
+        out.append(dataclasses.replace(r, ci_low=float(ci.low[0]), ci_high=float(ci.high[0])))
+    return out, (f"clustered 0/1 items: each system's interval is the {proportion.interval(method).display} on its "
+                 "effective number of items n / design effect (the design-effect adjustment of the proportion "
+                 "interval)")
 
 
 def macro(block: Block, ctx: Context) -> tuple[np.ndarray, int] | None:
@@ -272,9 +357,41 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
     diffs = differences_of(block, pairs, ctx)
     results, w = _pair_tests(block, pairs, method, ctx, diffs, node_id)
     warnings += w
+    ci_method = None
+    if pairs and is_proportion(block, ctx) and block.cluster_codes is not None:
+        warnings.append("binary metric with clustered items: the pairs' intervals are the clustered paired t's "
+                        "(Newcombe's paired interval assumes independent items)")
+    elif pairs and is_proportion(block, ctx):
+        results, ci_method, w = with_newcombe(block, pairs, results, ctx)
+        warnings += w
     entries = with_differences(family_entries(block.systems, pairs, results, t.correction, ctx.alpha), block, pairs,
                                method, ctx, diffs)
-    return family_record(node_id, "pairwise", block, method, ctx, entries, sel, tuple(warnings))
+    record = family_record(node_id, "pairwise", block, method, ctx, entries, sel, tuple(warnings))
+    return dataclasses.replace(record, ci_method=ci_method) if ci_method is not None else record
+
+
+def with_newcombe(block: Block, pairs: list[tuple[int, int]], results: list[PairedTestResult], ctx: Context
+                  ) -> tuple[list[PairedTestResult], str | None, list[str]]:
+    """A binary metric's pairs with Newcombe's (1998) method 10 interval of p_a - p_b
+    (:func:`sigreport.stats.proportion.newcombe_paired`, every pair at once) in place of the test's, where the
+    test's estimate is that difference of proportions (the paired t test's mean difference, the bootstrap's and
+    the permutation test's difference of means): the p-values stay the test's. A test estimating something else
+    (the Wilcoxon test's Hodges-Lehmann estimate, the sign test's median) keeps its own interval, and a warning
+    says so."""
+    if ctx.tests.alternative != "two-sided":
+        return results, None, ["binary metric: Newcombe's paired interval is two-sided, so with a one-sided "
+                               "alternative the pairs keep the test's own one-sided interval"]
+    a = block.scores[:, [i for i, _ in pairs]]
+    b = block.scores[:, [j for _, j in pairs]]
+    nc = proportion.newcombe_paired(a, b, ctx.ci_level)
+    estimates = np.array([np.nan if r.estimate is None else r.estimate for r in results], dtype=np.float64)
+    if not np.allclose(estimates, nc.estimate, rtol=0, atol=1e-9):
+        return results, None, ["binary metric: this test's estimate is not the difference of proportions, so its "
+                               "pairs keep the test's own interval (Newcombe's paired interval goes with the "
+                               "paired t test, the bootstrap and the permutation test)"]
+    out = [dataclasses.replace(r, ci_low=float(lo), ci_high=float(hi), ci_level=ctx.ci_level)
+           for r, lo, hi in zip(results, nc.low, nc.high)]
+    return out, proportion.NEWCOMBE_PAIRED, []
 
 
 def design_choice(block: Block) -> select.Selection:

@@ -62,6 +62,10 @@ class Block:
     def stratum_codes(self) -> tuple[np.ndarray, int] | None:
         """(each item's stratum code, S) of a macro-averaged metric, as ``PairwiseInput.strata`` takes them."""
         return None if self.strata is None or self.stratum_names is None else (self.strata, len(self.stratum_names))
+    # several answers per question (data.columns.sample): items x systems x answers of the first statistic, NaN
+    # where a question has fewer answers; ``stats`` holds each question's mean over its answers
+    samples: np.ndarray | None = None
+    sample_names: tuple[str, ...] | None = None
 
     @property
     def scores(self) -> np.ndarray:

@@ -18,6 +18,7 @@ import numpy as np
 from sigreport.data.aggregates import AggregateImportError, corpus_metric
 from sigreport.data.corpora import across_corpora
 from sigreport.data.model import Block, BlockKey, Dataset, LeftOut
+from sigreport.data.samples import pass_at_k_blocks, sample_means
 from sigreport.data.sources import read_source
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table, control_problems, factorize, plain_numbers, text_series
 from sigreport.errors import DataError, Problem
@@ -57,6 +58,7 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
                                          if k in wanted}, {k: (c.codes, c.names) for k, c in keys.items()})
     values, value_problems = _values(table, value_cells, spec.data.columns.value)
     problems += value_problems or _too_large(table, values, keys["metric"], spec.data.columns.value)
+    problems += [] if value_problems else _not_binary(sf, table, values, keys["metric"], spec.data.columns.value)
     problems += _duplicates(table, keys, cv=spec.tests.design != "items")
     for role in ("cluster", "stratum"):
         if role in keys:
@@ -69,17 +71,24 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
         blocks = _fold_sizes(sf, table, keys, blocks, problems)
     if problems:
         raise DataError(shown, problems)
+    spec_problems = []
+    derived, derived_specs = pass_at_k_blocks(sf, blocks, spec_problems)
+    if spec_problems:
+        raise DataError(str(sf.path), spec_problems)
+    blocks = {**blocks, **derived}
+    aggregates = {**aggregates, **{m: corpus_metric(s, metric=m) for m, s in derived_specs.items()}}
     spec_problems = _sizes_known(sf, blocks)
     if spec_problems:
         raise DataError(str(sf.path), spec_problems)
     systems = _order(spec.systems, keys["system"].names)
     corpora = _order(spec.corpora, keys["corpus"].names)
     if spec.tests.level == "corpora":
-        blocks = {(m, None): across_corpora(m, [blocks[(m, c)] for c in corpora], aggregates[m]) for m in spec.metrics}
+        blocks = {(m, None): across_corpora(m, [blocks[(m, c)] for c in corpora], aggregates[m])
+                  for m in (*spec.metrics, *derived_specs)}
     return Dataset(source=shown, sha256=table.sha256, systems=tuple(systems), corpora=tuple(corpora),
-                   metrics=tuple(spec.metrics), blocks=blocks, n_rows=n_rows, metric_specs=dict(spec.metrics),
-                   aggregates=aggregates, source_info=dict(source.info), left_out=_left_out(sf, keys, needed, len(table)),
-                   table_rows=len(table))
+                   metrics=tuple(spec.metrics) + tuple(derived_specs), blocks=blocks, n_rows=n_rows,
+                   metric_specs={**spec.metrics, **derived_specs}, aggregates=aggregates, source_info=dict(source.info),
+                   left_out=_left_out(sf, keys, needed, len(table)), table_rows=len(table))
 
 
 def _order(declared: Sequence[str] | None, present: list[str]) -> list[str]:
@@ -114,6 +123,13 @@ def _columns(sf: SpecFile, table: Table) -> tuple[dict[str, Column], Sequence[st
         wanted["cluster"] = cols.cluster  # named, so it must be there (a missing column is reported below)
     if cols.stratum is not None:
         wanted["stratum"] = cols.stratum
+    if cols.sample is not None:
+        if cv or "run" in wanted:
+            raise DataError(str(sf.path), [sf.problem(
+                "data.columns.sample (several answers per question) goes with per-item scores, not with "
+                + ("cross-validation folds" if cv else f"a run column ({cols.run!r} is in {shown})"),
+                "data", "columns", "sample")])
+        wanted["sample"] = cols.sample
     constant.update(_named_once(sf, present))
     missing = [c for role, c in wanted.items() if c not in present and role not in constant]
     if missing:
@@ -233,11 +249,28 @@ def _too_large(table: Table, values: np.ndarray, metric: Column, column: str) ->
     return out
 
 
+def _not_binary(sf: SpecFile, table: Table, values: np.ndarray, metric: Column, column: str) -> list[Problem]:
+    """One problem per metric the spec declares ``binary: true`` whose scores are not all 0 or 1, naming the
+    lines and the first bad value (a proportion's intervals would be wrong for it)."""
+    out = []
+    for code, name in enumerate(metric.names):
+        if name not in sf.spec.metrics or not sf.spec.metrics[name].binary:
+            continue
+        rows = np.flatnonzero(metric.codes == code)
+        bad = rows[(values[rows] != 0) & (values[rows] != 1)]
+        if len(bad):
+            out.append(Problem(str(table.path), None, "", f"metric {name!r} is declared binary: true "
+                               f"(metrics.{name}.binary) but has value{'s' if len(bad) > 1 else ''} other than 0 "
+                               f"and 1 in column {column!r} at {table.where(table.places[bad])} (first: "
+                               f"{values[bad[0]]:g})"))
+    return out
+
+
 def _duplicates(table: Table, keys: dict[str, Column], cv: bool) -> list[Problem]:
     """Rows sharing (system, corpus, item, metric): one integer per key combination, then one count."""
     combined = np.zeros(len(table), dtype=np.int64)
     span = 1
-    for k in (*KEYS, "run") if "run" in keys else KEYS:
+    for k in (*KEYS, *(extra for extra in ("run", "sample") if extra in keys)):
         size = max(len(keys[k].names), 1)
         if span * size >= 2 ** 62:  # renumber the combinations seen so far (at most one per row)
             combined, _ = _first_appearance(combined)
@@ -480,8 +513,13 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
     item_rows, firsts = _first_appearance(keys["item"].codes[rows])
     names = keys["item"].names
     item_names = [names[i] for i in firsts.tolist()]
-    runs = run_names = None
-    if "run" in keys:
+    runs = run_names = samples = sample_names = None
+    if "sample" in keys:
+        arr, samples = sample_means(codes=keys["sample"].codes[rows], n_samples=len(keys["sample"].names),
+                                    item_rows=item_rows, cols=cols, stat=stat, values=values[rows],
+                                    n_items=len(item_names), k=len(systems), n_stats=n_stats)
+        sample_names = tuple(keys["sample"].names)
+    elif "run" in keys:
         arr, runs, run_names = _run_means(run=keys["run"], rows=rows, item_rows=item_rows, cols=cols, stat=stat,
                                           values=values, n_items=len(item_names), k=len(systems), n_stats=n_stats)
     else:
@@ -505,6 +543,7 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
         arr = arr[keep]
         keep_rows = np.flatnonzero(keep)
         runs = None if runs is None else tuple(r[keep] for r in runs)
+        samples = None if samples is None else samples[keep]
     items = tuple(item_names) if not dropped else tuple(item_names[i] for i in keep_rows.tolist())
     folds = None
     if cv:
@@ -532,7 +571,8 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
             return None
     return Block(metric=metric, corpus=corpus, systems=tuple(systems), items=items, stats=arr, dropped_items=dropped,
                  level="folds" if cv else "items", folds=folds, runs=runs, run_names=run_names, clusters=clusters,
-                 cluster_names=cluster_names, strata=strata, stratum_names=stratum_names)
+                 cluster_names=cluster_names, strata=strata, stratum_names=stratum_names, samples=samples,
+                 sample_names=sample_names)
 
 
 def _run_means(run: Column, rows: np.ndarray, item_rows: np.ndarray, cols: np.ndarray, stat: np.ndarray,

@@ -120,6 +120,26 @@ class SystemSummary:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class AnswerVariance:
+    """results.json ``answers`` of a descriptives record (several answers per question, data.columns.sample), per
+    system: the questions, the answers per question (fewest, most, mean), the variance between questions
+    (``sigma_b2``) and within a question (``sigma_w2``), the standard error of the mean of the question means
+    (``se``), and the standard error with twice the mean answers per question and with infinitely many (Miller
+    2024, sec. 4: Var(mean) = (sigma_b2 + sigma_w2 / K) / n); None where not computable."""
+
+    system: str
+    questions: int
+    answers_min: int
+    answers_max: int
+    answers_mean: float
+    sigma_b2: float | None
+    sigma_w2: float | None
+    se: float | None
+    se_double_answers: float | None
+    se_infinite_answers: float | None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class DescriptivesRecord(Record):
     id: str
     kind: str
@@ -132,6 +152,11 @@ class DescriptivesRecord(Record):
     aggregate: str
     systems: tuple[SystemSummary, ...]
     warnings: tuple[str, ...]
+    # how the systems' intervals are made: "t" (the mean's t interval), "bootstrap_percentile" (a corpus-level
+    # metric), or for a binary metric the proportion interval of tests.proportion_ci ("wilson", ...); None in
+    # documents written before the field
+    ci_method: str | None = None
+    answers: tuple[AnswerVariance, ...] = ()  # several answers per question: the variance's parts, per system
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -208,6 +233,9 @@ class PairwiseRecord(Record):
     pairs: tuple[PairRow, ...]
     selection: AutomaticChoice | None
     warnings: tuple[str, ...]
+    # how the pairs' intervals are made when not by the test itself: "newcombe_paired" (a binary metric: Newcombe's
+    # 1998 method 10 for the difference of paired proportions); None: each pair's interval is its test's own
+    ci_method: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -46,8 +46,12 @@ def scores_csv(G: int = 25, seed: int = 0, one_cluster: bool = False) -> tuple[s
 
 def test_clustered_build(cli, workdir):
     csv, data = scores_csv()
-    doc = build_files(cli, workdir, SPEC.format(extra=""), {"scores.csv": csv}, formats="json,html")
+    # binary: false: the mean's cluster-robust t interval (the 0/1 default, the proportion interval on the
+    # effective n, is test_clustered_binary_interval's)
+    spec = SPEC.format(extra="").replace("higher_is_better: true", "higher_is_better: true\n    binary: false")
+    doc = build_files(cli, workdir, spec, {"scores.csv": csv}, formats="json,html")
     desc = next(a for a in doc["analyses"] if a["kind"] == "descriptives")
+    assert desc["ci_method"] == "cluster_t"
     G = len(set(data["g"]))
     g = np.array(data["g"])
     for row in desc["systems"]:
@@ -238,3 +242,28 @@ def test_power_command_for_a_macro_average(cli, workdir):
     assert power.clustered_t_power(dz, need / deff, 1 + df * need / n, 0.05) >= 0.8
     assert power.clustered_t_power(dz, (need - 1) / deff, 1 + df * (need - 1) / n, 0.05) < 0.8
     assert "macro average over 3 strata" in plan["note"]
+
+
+def test_clustered_binary_interval(cli, workdir):
+    """0/1 scores in clusters (binary detected): each system's interval is Wilson's on its effective number of
+    items n / deff, deff from the CR1 standard error; reference: statsmodels
+    ``proportion_confint(p * n_eff, n_eff, alpha=0.05, method="wilson")`` with n_eff from
+    ``OLS(y, ones).fit(cov_type="cluster", cov_kwds={"groups": g})``."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    csv, data = scores_csv()
+    doc = build_files(cli, workdir, SPEC.format(extra=""), {"scores.csv": csv}, formats="json")
+    desc = next(a for a in doc["analyses"] if a["kind"] == "descriptives")
+    assert desc["ci_method"] == "wilson"
+    g = np.array(data["g"])
+    for row in desc["systems"]:
+        y = np.array(data[row["system"]], dtype=float)
+        fit = sm.OLS(y, np.ones((len(y), 1))).fit(cov_type="cluster", cov_kwds={"groups": g})
+        deff = (float(fit.bse[0]) / (y.std(ddof=1) / np.sqrt(len(y)))) ** 2
+        n_eff = len(y) / deff
+        lo, hi = proportion_confint(y.mean() * n_eff, n_eff, alpha=0.05, method="wilson")
+        assert row["ci_low"] == pytest.approx(lo, rel=1e-9) and row["ci_high"] == pytest.approx(hi, rel=1e-9)
+        assert 0 < row["ci_low"] < row["mean"] < row["ci_high"] < 1
+    pair = next(a for a in doc["analyses"] if a["kind"] == "pairwise")
+    assert pair["ci_method"] is None  # the clustered paired t's own interval, not Newcombe's
+    assert any("Newcombe's paired interval assumes independent items" in w for w in pair["warnings"])

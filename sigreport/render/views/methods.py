@@ -20,6 +20,7 @@ from sigreport.results.decisions import Decisions
 from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, Record
 from sigreport.results import methods as registry
 from sigreport.results.methods import ALL_KINDS
+from sigreport.stats import proportion, samples
 
 
 @dataclasses.dataclass(frozen=True)
@@ -232,6 +233,38 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                           "@article{satterthwaite1946,\n  author = {F. E. Satterthwaite},\n  title = {An Approximate "
                           "Distribution of Estimates of Variance Components},\n  journal = {Biometrics Bulletin},\n"
                           "  volume = {2},\n  number = {6},\n  pages = {110--114},\n  year = {1946}\n}"),
+    "chen2021": ("Chen et al. 2021", "Mark Chen, Jerry Tworek, Heewoo Jun, Qiming Yuan, Henrique Ponde de Oliveira Pinto, "
+                 "Jared Kaplan, et al. Evaluating large language models trained on code. arXiv:2107.03374, 2021.",
+                 "@article{chen2021,\n  author = {Mark Chen and Jerry Tworek and Heewoo Jun and Qiming Yuan and "
+                 "Henrique Ponde de Oliveira Pinto and Jared Kaplan and others},\n  title = {Evaluating Large "
+                 "Language Models Trained on Code},\n  journal = {arXiv preprint arXiv:2107.03374},\n  year = "
+                 "{2021}\n}"),
+    "miller2024": ("Miller 2024", "Evan Miller. Adding error bars to evals: a statistical approach to language model "
+                   "evaluations. arXiv:2411.00640, 2024.",
+                   "@article{miller2024,\n  author = {Evan Miller},\n  title = {Adding Error Bars to Evals: A "
+                   "Statistical Approach to Language Model Evaluations},\n  journal = {arXiv preprint "
+                   "arXiv:2411.00640},\n  year = {2024}\n}"),
+    "wilson1927": ("Wilson 1927", "Edwin B. Wilson. Probable inference, the law of succession, and statistical "
+                   "inference. Journal of the American Statistical Association, 22(158):209-212, 1927.",
+                   "@article{wilson1927,\n  author = {Edwin B. Wilson},\n  title = {Probable Inference, the Law of "
+                   "Succession, and Statistical Inference},\n  journal = {Journal of the American Statistical "
+                   "Association},\n  volume = {22},\n  number = {158},\n  pages = {209--212},\n  year = {1927}\n}"),
+    "clopper1934": ("Clopper and Pearson 1934", "C. J. Clopper and E. S. Pearson. The use of confidence or "
+                    "fiducial limits illustrated in the case of the binomial. Biometrika, 26(4):404-413, 1934.",
+                    "@article{clopper1934,\n  author = {C. J. Clopper and E. S. Pearson},\n  title = {The Use of "
+                    "Confidence or Fiducial Limits Illustrated in the Case of the Binomial},\n  journal = {Biometrika},"
+                    "\n  volume = {26},\n  number = {4},\n  pages = {404--413},\n  year = {1934}\n}"),
+    "brown2001": ("Brown, Cai and DasGupta 2001", "Lawrence D. Brown, T. Tony Cai and Anirban DasGupta. Interval "
+                  "estimation for a binomial proportion. Statistical Science, 16(2):101-133, 2001.",
+                  "@article{brown2001,\n  author = {Lawrence D. Brown and T. Tony Cai and Anirban DasGupta},\n  "
+                  "title = {Interval Estimation for a Binomial Proportion},\n  journal = {Statistical Science},\n  "
+                  "volume = {16},\n  number = {2},\n  pages = {101--133},\n  year = {2001}\n}"),
+    "newcombe1998": ("Newcombe 1998", "Robert G. Newcombe. Improved confidence intervals for the difference between "
+                     "binomial proportions based on paired data. Statistics in Medicine, 17(22):2635-2650, 1998.",
+                     "@article{newcombe1998,\n  author = {Robert G. Newcombe},\n  title = {Improved Confidence "
+                     "Intervals for the Difference between Binomial Proportions Based on Paired Data},\n  journal = "
+                     "{Statistics in Medicine},\n  volume = {17},\n  number = {22},\n  pages = {2635--2650},\n  "
+                     "year = {1998}\n}"),
 }
 
 def reference(key: str) -> tuple[str, str, str]:
@@ -312,6 +345,8 @@ def methods(results: Results, decisions: Decisions | None = None) -> Methods:
     out += _clusters(records)
     out += _macro(results, records)
     out += _omnibus(records)
+    out += _proportions(results, records)
+    out += _answers(results, records)
     out += _others(records)
     out += _primary(decisions)
     out.append((f"Every analysis was run with sigreport {results.sigreport_version} (seed {results.seed}; each "
@@ -488,6 +523,49 @@ def _omnibus(records: Sequence[Record]) -> list[tuple[Part, ...]]:
         against = f" against the control {control}" if control else " for every pair"
         out.append((f"The post-hoc {test_name('posthoc', method, cited=False)}{against} followed, on average ranks",
                     Cite(registry.method("posthoc", method).references), ".",))
+    return out
+
+
+def _proportions(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:
+    """The intervals of metrics scored 0 or 1: each system's (the declared proportion interval) and each pair's
+    (Newcombe's paired score interval), one sentence per interval method."""
+    out: list[tuple[Part, ...]] = []
+    desc = [r for r in records if isinstance(r, DescriptivesRecord) and r.ci_method in proportion.NAMES]
+    newcombe = {r.metric for r in records if isinstance(r, PairwiseRecord) and
+                r.ci_method == proportion.NEWCOMBE_PAIRED}
+    for method in dict.fromkeys(r.ci_method for r in desc):
+        d = proportion.interval(str(method))
+        metrics = list(dict.fromkeys(r.metric for r in desc if r.ci_method == method))
+        labels = [results.metrics[m].label if m in results.metrics else m for m in metrics]
+        paired = [m for m in metrics if m in newcombe]
+        sentence: list[Part] = [f"Every score of {names_text(labels)} is 0 or 1: each system's proportion is given "
+                                f"with {d.methods_phrase}", Cite((d.reference,))]
+        if paired:
+            sentence += [", and each difference of two systems with Newcombe's score interval for paired "
+                         "proportions, his method 10", Cite(("newcombe1998",))]
+        out.append((*sentence, "."))
+    return out
+
+
+def _answers(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:
+    """Several answers per question: averaged within question, the variance split (Miller 2024); pass@k metrics
+    (Chen et al. 2021)."""
+    out: list[tuple[Part, ...]] = []
+    desc = [r for r in records if isinstance(r, DescriptivesRecord) and r.answers]
+    if desc:
+        most = max(a.answers_max for r in desc for a in r.answers)
+        fewest = min(a.answers_min for r in desc for a in r.answers)
+        k = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+        out.append((f"Each system answered every question {k} times; the answers were averaged within question "
+                    "before inference, and each mean's variance split into its between-question and "
+                    "within-question parts", Cite(("miller2024",)), "."))
+    passes = [m for m in results.metrics if samples.pass_at_k_of(m) is not None
+              and samples.pass_at_k_of(m)[0] in results.metrics]  # type: ignore[index]
+    if passes:
+        labels = [results.metrics[m].label for m in passes]
+        out.append((f"{names_text(labels)} {'is' if len(labels) == 1 else 'are'} the unbiased pass@k estimator per "
+                    "question, 1 \u2212 C(n \u2212 c, k)/C(n, k) for n answers of which c are correct",
+                    Cite(("chen2021",)), ", analysed over questions like any mean."))
     return out
 
 
