@@ -35,6 +35,7 @@ TIES: tuple[str, ...] = ("davidson", "split")
 MAX_STEP = 2.0  # largest change of a log-strength in one Newton step (the log-likelihood is concave: a safeguard)
 MAX_ITER = 100
 TOL = 1e-10
+CHORD_ITER = 25  # steps with the full data's Hessian before a replicate gets its own (fit's chord)
 SPREAD_CHECK = 20.0  # log-strength spread beyond which a fit's graph is checked for a finite maximum
 
 
@@ -87,49 +88,107 @@ def components(wins: np.ndarray, ties: np.ndarray) -> tuple[list[list[int]], lis
 
 
 def fit(wins: np.ndarray, ties: np.ndarray, ties_model: Ties = "davidson", *, max_iter: int = MAX_ITER,
-        tol: float = TOL) -> BTFit:
+        tol: float = TOL, start: BTFit | None = None, chord: np.ndarray | None = None) -> BTFit:
     """Fit Bradley-Terry (``split``) or Davidson (``davidson``) strengths to ``wins`` and ``ties``, K x K or
-    stacked (B, K, K), every replicate at once.
-
-    Newton steps on the log-likelihood in (s_2 - s_1, ..., s_K - s_1, log nu), each step's largest change capped
-    at :data:`MAX_STEP`; a replicate stops changing once its step is below ``tol``. Davidson's nu starts from the
-    share of ties (nu = 2t / (1 - t) at equal strengths); without any tie it is 0 (the plain model)."""
-    if ties_model not in TIES:
-        raise ValueError(f"unknown ties model {ties_model!r}; known: {', '.join(TIES)}")
+    stacked (B, K, K), every replicate at once (see :func:`fit_pairs`)."""
     single = wins.ndim == 2
     w = np.asarray(wins, dtype=np.float64)[None] if single else np.asarray(wins, dtype=np.float64)
     t = np.asarray(ties, dtype=np.float64)[None] if single else np.asarray(ties, dtype=np.float64)
+    k = w.shape[1]
+    met = (w + np.swapaxes(w, 1, 2) + t).any(axis=0)
+    i, j = np.nonzero(np.triu(met, 1))
+    f = fit_pairs(PairCounts(i=i, j=j, k=k, wij=w[:, i, j], wji=w[:, j, i], tij=t[:, i, j]), ties_model,
+                  max_iter=max_iter, tol=tol, start=start, chord=chord)
+    if single:
+        return BTFit(strengths=f.strengths[0], nu=f.nu[0], loglik=f.loglik[0], converged=f.converged[0],
+                     finite=f.finite[0], iterations=f.iterations, ties=ties_model)
+    return f
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PairCounts:
+    """The pairs that met, (i, j) with i < j (P,), and their counts over B replicates: i beat j ``wij``, j beat
+    i ``wji``, ties ``tij``, each (B, P)."""
+
+    i: np.ndarray
+    j: np.ndarray
+    k: int
+    wij: np.ndarray
+    wji: np.ndarray
+    tij: np.ndarray
+
+    def tables(self, r: int) -> tuple[np.ndarray, np.ndarray]:
+        """Replicate ``r`` as K x K (wins, ties)."""
+        w = np.zeros((self.k, self.k))
+        t = np.zeros((self.k, self.k))
+        w[self.i, self.j] = self.wij[r]
+        w[self.j, self.i] = self.wji[r]
+        t[self.i, self.j] = t[self.j, self.i] = self.tij[r]
+        return w, t
+
+
+def fit_pairs(pc: PairCounts, ties_model: Ties = "davidson", *, max_iter: int = MAX_ITER, tol: float = TOL,
+              start: BTFit | None = None, chord: np.ndarray | None = None) -> BTFit:
+    """Fit every replicate of ``pc`` at once.
+
+    Newton steps on the log-likelihood in (s_2 - s_1, ..., s_K - s_1, log nu), each step's largest change capped
+    at :data:`MAX_STEP`; a replicate stops changing once its step is below ``tol``. Davidson's nu starts from the
+    share of ties (nu = 2t / (1 - t) at equal strengths); without any tie it is 0 (the plain model). ``start``:
+    one fit to start every replicate from (the maximum does not depend on it); ``chord``: the inverse of the
+    negative Hessian at ``start`` (:func:`information_inverse`), used for the first :data:`CHORD_ITER` steps of
+    every replicate (one matrix product for all: replicates near the full data's maximum converge about as fast
+    as with their own Hessian), after which any replicate still moving takes full Newton steps."""
+    if ties_model not in TIES:
+        raise ValueError(f"unknown ties model {ties_model!r}; known: {', '.join(TIES)}")
+    from scipy.sparse import csr_matrix
+
+    wij, wji, tij = pc.wij, pc.wji, pc.tij
     if ties_model == "split":
-        w, t = w + t / 2, np.zeros_like(t)
-    bsz, k, _ = w.shape
-    n = w + np.swapaxes(w, 1, 2) + t
-    net = w - np.swapaxes(w, 1, 2)  # antisymmetric: wins minus losses of i against j
-    t_total = t.sum(axis=(1, 2)) / 2
-    n_total = n.sum(axis=(1, 2)) / 2
-    with_nu = ties_model == "davidson"
-    has_ties = t_total > 0 if with_nu else np.zeros(bsz, dtype=bool)
+        wij, wji, tij = wij + tij / 2, wji + tij / 2, np.zeros_like(tij)
+    bsz, k, npairs = wij.shape[0], pc.k, pc.i.size
+    n = wij + wji + tij
+    net = wij - wji
+    t_total = tij.sum(axis=1)
+    n_total = n.sum(axis=1)
+    # du/ds: u_p = (s_i - s_j) / 2, as a sparse P x K matrix (gradients are its transpose times a (P,) vector)
+    rows = np.repeat(np.arange(npairs), 2)
+    d = csr_matrix((np.tile([0.5, -0.5], npairs), (rows, np.ravel(np.column_stack([pc.i, pc.j])))),
+                   shape=(npairs, k))
+    dt = d.T.tocsr()
+    has_ties = t_total > 0 if ties_model == "davidson" else np.zeros(bsz, dtype=bool)
     share = np.where(n_total > 0, t_total / np.maximum(n_total, 1), 0.0)
     lam = np.where(has_ties, np.log(np.maximum(2 * share / np.maximum(1 - share, 1e-12), 1e-12)), -np.inf)
     s = np.zeros((bsz, k))
+    if start is not None:  # warm start (the bootstrap starts every replicate at the full data's maximum)
+        s[:] = start.strengths - start.strengths[..., :1]
+        if start.nu > 0:
+            lam = np.where(has_ties, np.log(start.nu), lam)
     active = np.ones(bsz, dtype=bool)
     it = 0
     for it in range(1, max_iter + 1):
-        g, h = _gradient_hessian(s, lam, n, net, t, t_total)
-        # the first strength is fixed at 0; log nu is fixed (at -inf) for a replicate without ties
-        g = g[:, 1:]
-        h = h[:, 1:, 1:]
-        no_nu = ~has_ties
-        g[no_nu, -1] = 0.0
-        h[no_nu, -1, :] = 0.0
-        h[no_nu, :, -1] = 0.0
-        h[no_nu, -1, -1] = -1.0
         idx = np.flatnonzero(active)
         if idx.size == 0:
             break
-        try:
-            step = np.linalg.solve(h[idx], -g[idx][..., None])[..., 0]
-        except np.linalg.LinAlgError:  # a replicate whose comparison graph fell apart: the least-squares step
-            step = (np.linalg.pinv(h[idx]) @ -g[idx][..., None])[..., 0]
+        sel = slice(None) if idx.size == bsz else idx  # every replicate: views, no copies
+        fixed = chord is not None and it <= CHORD_ITER
+        g, h = _gradient_hessian(s[sel], lam[sel], pc.i, pc.j, n[sel], net[sel], tij[sel], t_total[sel], d, dt,
+                                 hessian=not fixed)
+        # the first strength is fixed at 0; log nu is fixed (at -inf) for a replicate without ties
+        g = g[:, 1:]
+        no_nu = ~has_ties[idx]
+        g[no_nu, -1] = 0.0
+        if fixed:  # the chord method: every replicate's step from one information matrix (the full data's)
+            step = g @ chord.T  # type: ignore[union-attr]
+            step[no_nu, -1] = 0.0
+        else:
+            h = h[:, 1:, 1:]  # type: ignore[index]
+            h[no_nu, -1, :] = 0.0
+            h[no_nu, :, -1] = 0.0
+            h[no_nu, -1, -1] = -1.0
+            try:
+                step = np.linalg.solve(h, -g[..., None])[..., 0]
+            except np.linalg.LinAlgError:  # a replicate whose comparison graph fell apart: the least-squares step
+                step = (np.linalg.pinv(h) @ -g[..., None])[..., 0]
         biggest = np.max(np.abs(step), axis=1)
         scale = np.minimum(1.0, MAX_STEP / np.maximum(biggest, 1e-300))
         step *= scale[:, None]
@@ -139,54 +198,60 @@ def fit(wins: np.ndarray, ties: np.ndarray, ties_model: Ties = "davidson", *, ma
     converged = ~active
     s = s - s.mean(axis=1, keepdims=True)
     nu = np.where(has_ties, np.exp(lam), 0.0)
-    ll = loglik(s, nu, w, t)
+    ll = _loglik_pairs(s, nu, pc.i, pc.j, wij, wji, tij)
     # a strongly connected graph keeps the maximum finite; only a replicate whose strengths spread past
     # SPREAD_CHECK (odds of e^20) can lack one, and only those are checked, one graph each
     finite = np.ones(bsz, dtype=bool)
     for r in np.flatnonzero(np.ptp(s, axis=1) > SPREAD_CHECK):
-        finite[r] = len(components(w[r], t[r])[1]) == 1
-    if single:
-        return BTFit(strengths=s[0], nu=nu[0], loglik=ll[0], converged=converged[0], finite=finite[0],
-                     iterations=it, ties=ties_model)
+        finite[r] = len(components(*pc.tables(r))[1]) == 1 and len(components(*pc.tables(r))[0]) == 1
     return BTFit(strengths=s, nu=nu, loglik=ll, converged=converged, finite=finite, iterations=it, ties=ties_model)
 
 
-def _gradient_hessian(s: np.ndarray, lam: np.ndarray, n: np.ndarray, net: np.ndarray, t: np.ndarray,
-                      t_total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Gradient and Hessian of the log-likelihood in (s_1..s_K, log nu), (B, K+1) and (B, K+1, K+1).
+def _gradient_hessian(s: np.ndarray, lam: np.ndarray, i: np.ndarray, j: np.ndarray, n: np.ndarray, net: np.ndarray,
+                      t: np.ndarray, t_total: np.ndarray, d: object, dt: object, hessian: bool = True
+                      ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Gradient and Hessian of the log-likelihood in (s_1..s_K, log nu), (B, K+1) and (B, K+1, K+1), from the
+    pairs' counts (B, P) (``d``: du/ds, P x K sparse; ``dt`` its transpose).
 
     Per pair, with u = (s_i - s_j)/2, Z = 2 cosh u + nu, pi = e^u/Z, pj = e^-u/Z, tau = nu/Z:
     l = (w_ij - w_ji) u + t_ij log nu - n_ij log Z; dl/du = net - n (pi - pj); d2l/du2 = -n [(pi + pj) - (pi - pj)^2];
     dl/dlog nu = t - n tau; d2l/dlog nu2 = -n tau (1 - tau); d2l/du dlog nu = n (pi - pj) tau."""
     bsz, k = s.shape
-    u = (s[:, :, None] - s[:, None, :]) / 2
-    nu = np.exp(lam)[:, None, None]  # 0 where lam is -inf
-    # stable: divide numerator and denominator by e^|u|
-    au = np.abs(u)
-    e_big = np.ones_like(u)
+    u = (s[:, i] - s[:, j]) / 2
+    nu = np.exp(lam)[:, None]  # 0 where lam is -inf
+    au = np.abs(u)  # stable: numerator and denominator divided by e^|u|
     e_small = np.exp(-2 * au)
     nu_s = nu * np.exp(-au)
-    z = e_big + e_small + nu_s
-    hi = e_big / z
-    lo = e_small / z
-    pos = u >= 0
-    pi = np.where(pos, hi, lo)
-    pj = np.where(pos, lo, hi)
-    tau = nu_s / z
-    diff = pi - pj
+    inv_z = 1.0 / (1.0 + e_small + nu_s)
+    diff = np.sign(u) * (1.0 - e_small) * inv_z  # pi - pj
+    tau = nu_s * inv_z
     g = np.empty((bsz, k + 1))
-    g[:, :k] = 0.5 * (net - n * diff).sum(axis=2)
-    g[:, k] = t_total - 0.5 * (n * tau).sum(axis=(1, 2))
-    c = n * ((pi + pj) - diff ** 2)
-    h = np.empty((bsz, k + 1, k + 1))
-    h[:, :k, :k] = c / 4
+    g[:, :k] = (dt @ (net - n * diff).T).T  # type: ignore[operator]
+    g[:, k] = t_total - (n * tau).sum(axis=1)
+    if not hessian:
+        return g, None
+    c = n * ((1.0 - tau) - diff ** 2)  # pi + pj = 1 - tau
+    h = np.zeros((bsz, k + 1, k + 1))
+    h[:, i, j] = c / 4
+    h[:, j, i] = c / 4
     diag = np.arange(k)
-    h[:, diag, diag] = -c.sum(axis=2) / 4  # c_ii = 0: a system is never compared with itself
-    cross = 0.5 * (n * diff * tau).sum(axis=2)
+    h[:, diag, diag] = -np.abs((abs(dt) @ c.T).T) / 2  # type: ignore[operator]
+    cross = (dt @ (n * diff * tau).T).T  # type: ignore[operator]
     h[:, :k, k] = cross
     h[:, k, :k] = cross
-    h[:, k, k] = -0.5 * (n * tau * (1 - tau)).sum(axis=(1, 2))
+    h[:, k, k] = -(n * tau * (1 - tau)).sum(axis=1)
     return g, h
+
+
+def _loglik_pairs(s: np.ndarray, nu: np.ndarray, i: np.ndarray, j: np.ndarray, wij: np.ndarray, wji: np.ndarray,
+                  tij: np.ndarray) -> np.ndarray:
+    u = (s[:, i] - s[:, j]) / 2
+    nu2 = nu[:, None]
+    log_z = np.abs(u) + np.log1p(np.exp(-2 * np.abs(u)) + nu2 * np.exp(-np.abs(u)))
+    with np.errstate(divide="ignore"):
+        log_nu = np.where(nu2 > 0, np.log(np.where(nu2 > 0, nu2, 1.0)), 0.0)
+    tie_term = np.where(tij > 0, tij * (log_nu - log_z), 0.0)
+    return (wij * (u - log_z) + wji * (-u - log_z)).sum(axis=1) + tie_term.sum(axis=1)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -198,19 +263,38 @@ class BTStandardErrors:
     sum_zero: np.ndarray
 
 
-def standard_errors(f: BTFit, wins: np.ndarray, ties: np.ndarray) -> BTStandardErrors:
-    """Standard errors of one fit (K x K tables) from the observed information at the maximum."""
+def information_inverse(f: BTFit, wins: np.ndarray, ties: np.ndarray) -> np.ndarray:
+    """The inverse of the observed information (the negative Hessian) at fit ``f`` of one K x K table, in the
+    free parameters of :func:`fit` (strengths 2..K minus the first, then log nu: K x K; without ties log nu's
+    row and column are those of a fixed parameter, 1 on the diagonal)."""
+    from scipy.sparse import csr_matrix
+
     w, t = np.asarray(wins, dtype=np.float64), np.asarray(ties, dtype=np.float64)
     if f.ties == "split":
         w, t = w + t / 2, np.zeros_like(t)
-    n = w + w.T + t
     k = w.shape[0]
+    i, j = np.nonzero(np.triu(w + w.T + t > 0, 1))
+    npairs = i.size
+    d = csr_matrix((np.tile([0.5, -0.5], npairs), (np.repeat(np.arange(npairs), 2), np.ravel(np.column_stack([i, j])))),
+                   shape=(npairs, k))
     lam = np.log(f.nu) if f.nu > 0 else -np.inf
-    _, h = _gradient_hessian(f.strengths[None], np.array([lam]), n[None], (w - w.T)[None], t[None],
-                             np.array([t.sum() / 2]))
-    free = h[0, 1:, 1:] if f.nu > 0 else h[0, 1:k, 1:k]
+    s = f.strengths - f.strengths[0]
+    n = (w[i, j] + w[j, i] + t[i, j])[None]
+    _, h = _gradient_hessian(s[None], np.array([lam]), i, j, n, (w[i, j] - w[j, i])[None], t[i, j][None],
+                             np.array([t[i, j].sum()]), d, d.T.tocsr())
+    free = -h[0, 1:, 1:]  # type: ignore[index]
+    if not f.nu > 0:
+        free[-1, :] = 0.0
+        free[:, -1] = 0.0
+        free[-1, -1] = 1.0
+    return np.linalg.inv(free)
+
+
+def standard_errors(f: BTFit, wins: np.ndarray, ties: np.ndarray) -> BTStandardErrors:
+    """Standard errors of one fit (K x K tables) from the observed information at the maximum."""
+    k = wins.shape[0]
     cov = np.zeros((k, k))
-    cov[1:, 1:] = np.linalg.inv(-free)[:k - 1, :k - 1]
+    cov[1:, 1:] = information_inverse(f, wins, ties)[:k - 1, :k - 1]
     centre = np.eye(k) - 1.0 / k
     return BTStandardErrors(relative_to_first=np.sqrt(np.diag(cov)),
                             sum_zero=np.sqrt(np.clip(np.diag(centre @ cov @ centre.T), 0, None)))
@@ -257,6 +341,15 @@ class Cells:
     counts: np.ndarray
     by_item: object | None
     k: int
+
+    def pair_counts(self, counts: np.ndarray) -> PairCounts:
+        """The pairs' counts for cell counts (B, cells)."""
+        key = self.i * self.k + self.j
+        pairs, pair_of = np.unique(key, return_inverse=True)
+        out = np.zeros((3, counts.shape[0], pairs.size))
+        out[self.outcome, :, pair_of] = counts.T
+        pi, pj = np.divmod(pairs, self.k)
+        return PairCounts(i=pi, j=pj, k=self.k, wij=out[0], wji=out[1], tij=out[2])
 
     def matrices(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(wins, ties) as (B, K, K) for cell counts (B, cells)."""
@@ -311,6 +404,9 @@ def bootstrap(c: Cells, n_resamples: int, seed: int, ties_model: Ties = "davidso
     cluster bootstrap). Replicates are drawn and fitted in blocks of ``chunk`` (memory), all of a block at once."""
     rng = np.random.default_rng(seed)
     n_cells = c.counts.size
+    full_w, full_t = (m[0] for m in c.matrices(c.counts[None]))
+    full = fit(full_w, full_t, ties_model)
+    chord = information_inverse(full, full_w, full_t) if full.finite and full.converged else None
     chunk = chunk or max(1, min(n_resamples, int(4e7 // max(1, c.k * c.k * 8))))
     total = int(c.counts.sum())
     p = c.counts / total
@@ -327,8 +423,7 @@ def bootstrap(c: Cells, n_resamples: int, seed: int, ties_model: Ties = "davidso
             raise ValueError(f"unknown resampling unit {unit!r}; known: battles, items")
         if counts.shape[1] != n_cells:
             raise AssertionError("cell counts lost their shape")
-        w, t = c.matrices(counts)
-        f = fit(w, t, ties_model)
+        f = fit_pairs(c.pair_counts(counts), ties_model, start=full if chord is not None else None, chord=chord)
         out_s.append(f.strengths)
         out_nu.append(f.nu)
         bad += int((~(f.converged & f.finite)).sum())
