@@ -108,7 +108,8 @@ def _score_rows(data: Mapping[str, Any]) -> Rows:
 
 
 NAMES_SHOWN = 5  # names listed per axis in the "Left out" row; the rest are counted
-ROW_NOUNS = {"scores": "score", "predictions": "prediction", "annotations": "annotation", "outcomes": "outcome"}
+ROW_NOUNS = {"scores": "score", "predictions": "prediction", "annotations": "annotation", "outcomes": "outcome",
+             "preferences": "vote"}
 
 
 def left_out_text(left_out: Sequence[tuple[str, str, tuple[str, ...], int, object]]) -> str:
