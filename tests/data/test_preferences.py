@@ -172,3 +172,22 @@ def test_items_and_judges(cli, workdir):
     rec = workdir.results()["analyses"][0]
     assert rec["unit"] == "items" and rec["n_items"] == 80 and rec["ties"] == "split" and rec["nu"] is None
     assert rec["judges"] == {"j0": 134, "j1": 133, "j2": 133}
+
+
+def test_python_api_with_a_data_frame_gives_bradley_terry2s_citations_abilities():
+    """The citations table of R BradleyTerry2 as one vote per citation, through sigreport.analyze: the
+    strengths relative to Biometrika are BTm's (R_ABILITIES of tests/stats/test_bradley_terry.py:
+    BTm(cbind(win1, win2), player1, player2, ~player, id = "player", data = countsToBinomial(citations)))."""
+    import pandas as pd
+
+    import sigreport
+
+    journals = ["Biometrika", "Comm Statist", "JASA", "JRSS-B"]
+    cited = [[714, 730, 498, 221], [33, 425, 68, 17], [320, 813, 1072, 142], [284, 276, 325, 188]]
+    rows = [(journals[i], journals[j], "a") for i in range(4) for j in range(4) if i != j for _ in range(cited[i][j])]
+    frame = pd.DataFrame(rows, columns=["a", "b", "winner"])
+    spec = {"title": "citations", "systems": journals, "tests": {"preferences": {"ties": "split", "resamples": 99}}}
+    rec, = sigreport.analyze(sigreport.load_spec(spec), preferences=frame).records
+    s = np.array([x.strength for x in rec.systems])
+    np.testing.assert_allclose(s - s[0], [0.0, -2.9490724968, -0.4795697698, 0.2689540558], atol=5e-9)
+    assert rec.n_votes == len(rows) == 3727 and rec.n_ties == 0
