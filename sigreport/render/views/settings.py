@@ -17,7 +17,7 @@ from sigreport.render.options import AgreementSettings, ClassificationSettings, 
 from sigreport.render.views.common import ALTERNATIVE_TEXT, CORRECTION_NAMES, SPHERICITY_NAMES, pct, test_name
 from sigreport.render.views.labels import MEASURE_NAMES
 from sigreport.results.collection import Results
-from sigreport.results.records import AgreementRecord, Record
+from sigreport.results.records import AgreementRecord, PreferenceRecord, Record
 
 Rows = list[tuple[str, str]]
 
@@ -29,7 +29,20 @@ def settings_rows(results: Results, options: RenderOptions = RenderOptions()) ->
     if run.missing is not None:
         rows.append(("Missing items", run.missing))
     rows.append(("Seed", f"{results.seed} (each analysis derives its own stream from it and its id)"))
-    return rows + data_rows(results.data) + label_rows(run, results.tests, results.records) + why_p_rows(results)
+    return rows + data_rows(results.data) + label_rows(run, results.tests, results.records) + why_p_rows(results) \
+        + preference_rows(results.records)
+
+
+def preference_rows(records: Sequence[Record]) -> Rows:
+    """How the preference votes were analysed (a Bradley-Terry record), in one row."""
+    out = []
+    for r in records:
+        if isinstance(r, PreferenceRecord):
+            ties = "ties by Davidson's model" if r.ties == "davidson" else "a tie as half a win each"
+            unit = "items (each with all its votes)" if r.unit == "items" else "votes"
+            out.append(("Preference votes", f"{r.n_votes:,} votes: Bradley-Terry strengths ({ties}), "
+                        f"{r.n_resamples:,} bootstrap replicates resampling {unit}, Rank (UB) from the intervals"))
+    return out
 
 
 # A settings row shown only when an analysis it describes ran: (kind, method or None for any), one of them
