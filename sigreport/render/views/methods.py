@@ -319,10 +319,11 @@ def _preferences(records: Sequence[Record]) -> list[tuple[Part, ...]]:
         ties: tuple[Part, ...] = ((", ties by Davidson's extension", Cite(("davidson1970",)))
                                   if r.ties == "davidson" else (", each tie counted as half a win for either side",))
         unit = "items (each with all its votes)" if r.unit == "items" else "votes"
-        out.append((f"The systems' strengths were estimated from {r.n_votes:,} pairwise preference votes by maximum "
-                    "likelihood in the Bradley-Terry model", Cite(("bradley1952",)), *ties, " (Newton's method on the "
-                    "aggregated win and tie counts, reaching the maximum of the MM algorithm", Cite(("hunter2004",)),
-                    "); a strength is a log-ability relative to the systems' mean."))
+        out.append(("The systems' strengths are maximum-likelihood estimates of the Bradley-Terry model",
+                    Cite(("bradley1952",)), f" from {r.n_votes:,} pairwise preference votes", *ties,
+                    "; they were fitted by Newton's method on the aggregated win and tie counts (the maximum the MM "
+                    "algorithm", Cite(("hunter2004",)), " converges to), and a strength is a log-ability relative to "
+                    "the systems' mean."))
         out.append((f"Their {round(100 * r.ci_level, 2):g}% intervals are bootstrap percentile intervals over "
                     f"{r.n_resamples:,} replicates resampling {unit}, and each system's Rank (UB) is 1 plus the number "
                     "of systems whose interval lies wholly above its own", Cite(("chiang2024",)), "."))
