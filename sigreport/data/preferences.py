@@ -103,6 +103,9 @@ def read_preferences(sf: SpecFile, out: Collector, frame: pd.DataFrame | None = 
         out.add(shown, "no vote is between systems the spec lists")
         return table, None, ()
     graph_problems(shown, systems, a, b, outcome, out)
+    if spec.tests.preferences.ties == "davidson" and not outcome.any():
+        out.add(shown, "every vote is a tie: Davidson's tie parameter has no finite estimate (it grows without "
+                "bound); set tests.preferences.ties: split to count each tie as half a win")
     if out:
         return table, None, ()
     item, items = _codes(keys.get("item"), rows)

@@ -191,3 +191,27 @@ def test_python_api_with_a_data_frame_gives_bradley_terry2s_citations_abilities(
     s = np.array([x.strength for x in rec.systems])
     np.testing.assert_allclose(s - s[0], [0.0, -2.9490724968, -0.4795697698, 0.2689540558], atol=5e-9)
     assert rec.n_votes == len(rows) == 3727 and rec.n_ties == 0
+
+
+def test_only_ties_need_split_ties(cli, workdir):
+    rows = ["a,b,winner"] + ["s0,s1,tie", "s1,s2,tie", "s2,s0,tie"] * 4
+    r = cli("validate", _write(workdir, rows))
+    assert r.code == 2 and "every vote is a tie: Davidson's tie parameter has no finite estimate" in r.err
+    spec = SPEC.replace("{resamples: 200}", "{resamples: 200, ties: split}")
+    r = cli("build", "--no-cache", "-o", workdir.path / "out", _write(workdir, rows, spec))
+    assert r.code == 0, r.err
+    rec = workdir.results()["analyses"][0]
+    assert [s["strength"] for s in rec["systems"]] == [0.0, 0.0, 0.0] and [s["rank_ub"] for s in rec["systems"]] == [1, 1, 1]
+
+
+def test_two_systems(cli, workdir):
+    rows = ["a,b,winner"] + ["x,y,a"] * 30 + ["y,x,a"] * 10 + ["x,y,tie"] * 5
+    r = cli("build", "--no-cache", "-o", workdir.path / "out", _write(workdir, rows))
+    assert r.code == 0, r.err
+    rec = workdir.results()["analyses"][0]
+    x, y = rec["systems"]
+    # Davidson with two systems has a closed form: with W = 30 wins of x, L = 10, T = 5 ties, n = 45,
+    # e^(s_x - s_y) = W / L and nu = T / sqrt(W L) (Davidson 1970, section 3, the two-treatment case)
+    assert x["strength"] - y["strength"] == pytest.approx(np.log(3.0), abs=1e-9)
+    assert rec["nu"] == pytest.approx(5 / np.sqrt(300), rel=1e-9)
+    assert x["rank_ub"] == 1 and y["rank_ub"] == 2
