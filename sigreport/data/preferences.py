@@ -52,20 +52,7 @@ def read_preferences(sf: SpecFile, out: Collector, frame: pd.DataFrame | None = 
     raw = {role: factorize(table.cells[c]) for role, c in roles.items()}
     out.extend(control_problems(table, roles, raw))
     keys = {role: _stripped(*raw[role]) for role in roles}  # names without surrounding blanks
-    for role in ("a", "b", *optional):
-        codes, names = keys[role]
-        if "" in names:
-            at = table.places[codes == names.index("")]
-            out.add(shown, f"empty {'system' if role in ('a', 'b') else role} in column {roles[role]!r} at "
-                    f"{table.where(at)}")
-    codes, names = keys["winner"]
-    lower = [n.lower() for n in names]
-    bad = [k for k, n in enumerate(lower) if n not in OUTCOMES]
-    if bad:
-        at = table.places[np.isin(codes, bad)]
-        out.add(shown, f"column {cols.winner!r} at {table.where(at)}: {listing([names[k] for k in bad])} is not a "
-                "winner (a, b or tie)")
-    outcome = np.array([OUTCOMES.get(n, 0) for n in lower], dtype=np.int8)[codes]
+    outcome = _cell_problems(table, roles, keys, out)
     # one list of names for both columns, in order of first appearance (a before b on each row)
     a_codes, a_names = keys["a"]
     b_codes, b_names = keys["b"]
@@ -83,19 +70,11 @@ def read_preferences(sf: SpecFile, out: Collector, frame: pd.DataFrame | None = 
             out.add_spec(f"system {s!r} has no vote in {shown}; present: {listing(first)}", "systems", i)
     if out:
         return table, None, ()
-    systems = listed if listed is not None else [n for n in first if n != ""]
-    left_out: tuple[LeftOut, ...] = ()
+    systems = listed if listed is not None else first
+    rows, left_out = _listed_rows(listed, first, a, b, len(table))
     if listed is not None:
-        known = np.array([n in set(listed) for n in first])
-        keep = known[a] & known[b]
-        if not keep.all():
-            idle = tuple(n for n in first if n not in set(listed))
-            left_out = (LeftOut("systems", idle, int((~keep).sum()), "preferences", len(table)),)
         to_spec = np.array([listed.index(n) if n in set(listed) else -1 for n in first], dtype=np.int64)
-        a, b, outcome = to_spec[a[keep]], to_spec[b[keep]], outcome[keep]
-        rows = keep
-    else:
-        rows = np.ones(len(table), dtype=bool)
+        a, b, outcome = to_spec[a[rows]], to_spec[b[rows]], outcome[rows]
     if len(systems) < 2:
         out.add(shown, f"preference votes need two or more systems; found {listing(systems)}")
         return table, None, ()
@@ -113,6 +92,40 @@ def read_preferences(sf: SpecFile, out: Collector, frame: pd.DataFrame | None = 
     group = PreferenceGroup(corpus=PREFERENCE_GROUP, a=a, b=b, outcome=outcome, items=items, item=item,
                             judges=judges, judge=judge)
     return table, Preferences(shown, tuple(systems), (PREFERENCE_GROUP,), {PREFERENCE_GROUP: group}), left_out
+
+
+def _cell_problems(table: Table, roles: dict[str, str], keys: dict[str, tuple[np.ndarray, list[str]]],
+                   out: Collector) -> np.ndarray:
+    """Empty names and winners that are not a, b or tie, each with its lines; the outcome of each row (1: a won,
+    -1: b won, 0: a tie, and 0 for a bad winner, never used: the problem stops the build)."""
+    shown = str(table.path)
+    for role in roles:
+        codes, names = keys[role]
+        if role != "winner" and "" in names:
+            at = table.places[codes == names.index("")]
+            out.add(shown, f"empty {'system' if role in ('a', 'b') else role} in column {roles[role]!r} at "
+                    f"{table.where(at)}")
+    codes, names = keys["winner"]
+    lower = [n.lower() for n in names]
+    bad = [k for k, n in enumerate(lower) if n not in OUTCOMES]
+    if bad:
+        at = table.places[np.isin(codes, bad)]
+        out.add(shown, f"column {roles['winner']!r} at {table.where(at)}: {listing([names[k] for k in bad])} is not "
+                "a winner (a, b or tie)")
+    return np.array([OUTCOMES.get(n, 0) for n in lower], dtype=np.int8)[codes]
+
+
+def _listed_rows(listed: list[str] | None, first: list[str], a: np.ndarray, b: np.ndarray, total: int
+                 ) -> tuple[np.ndarray, tuple[LeftOut, ...]]:
+    """The votes between systems the spec lists (all of them when it lists none), and what is left out."""
+    if listed is None:
+        return np.ones(total, dtype=bool), ()
+    known = np.array([n in set(listed) for n in first])
+    keep = known[a] & known[b]
+    if keep.all():
+        return keep, ()
+    idle = tuple(n for n in first if n not in set(listed))
+    return keep, (LeftOut("systems", idle, int((~keep).sum()), "preferences", total),)
 
 
 def graph_problems(shown: str, systems: list[str], a: np.ndarray, b: np.ndarray, outcome: np.ndarray,
