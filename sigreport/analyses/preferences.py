@@ -18,10 +18,11 @@ from sigreport.data.model import PreferenceGroup, Preferences
 from sigreport.plan import Node
 from sigreport.results.records import PreferenceRecord, PreferenceSystem
 from sigreport.spec import Spec
+from sigreport.stats.methods.preferences import BRADLEY_TERRY
 from sigreport.stats.result import finite_or_none
 
-PREFERENCES = "preferences"  # the 'metric' of the analysis of data.preferences
-METHOD = "bradley_terry"
+PREFERENCES = BRADLEY_TERRY.kind  # the kind, and the 'metric', of the analysis of data.preferences
+METHOD = BRADLEY_TERRY.name
 
 
 @dataclasses.dataclass(frozen=True)

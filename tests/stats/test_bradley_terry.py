@@ -246,3 +246,21 @@ def test_disconnected_comparisons() -> None:
     w = np.array([[0, 2, 0, 0], [1, 0, 0, 0], [0, 0, 0, 3], [0, 0, 1, 0]], float)
     weak, strong = bt.components(w, np.zeros((4, 4)))
     assert weak == [[0, 1], [2, 3]] and strong == [[0, 1], [2, 3]]
+
+
+def test_swapping_the_sides_of_every_vote_changes_nothing() -> None:
+    a, b, outcome, item, _ = _votes(5, 1500, 7, items=100)
+    c1 = bt.cells(a, b, outcome, 5, item)
+    c2 = bt.cells(b, a, -outcome, 5, item)
+    for x, y in ((c1.i, c2.i), (c1.j, c2.j), (c1.outcome, c2.outcome), (c1.counts, c2.counts)):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(bt.bootstrap(c1, 50, 1, unit="items").strengths,
+                                  bt.bootstrap(c2, 50, 1, unit="items").strengths)
+
+
+def test_relabelling_the_systems_permutes_the_strengths() -> None:
+    perm = np.array([2, 0, 3, 1])
+    w, t = DAVIDSON_WINS, DAVIDSON_TIES
+    f = bt.fit(w, t)
+    g = bt.fit(w[np.ix_(perm, perm)], t[np.ix_(perm, perm)])
+    np.testing.assert_allclose(g.strengths, f.strengths[perm], atol=1e-9)
