@@ -201,8 +201,15 @@ def fit_pairs(pc: PairCounts, ties_model: Ties = "davidson", *, max_iter: int = 
     ll = _loglik_pairs(s, nu, pc.i, pc.j, wij, wji, tij)
     # a strongly connected graph keeps the maximum finite; only a replicate whose strengths spread past
     # SPREAD_CHECK (odds of e^20) can lack one, and only those are checked, one graph each
-    finite = np.ones(bsz, dtype=bool)
-    for r in np.flatnonzero(np.ptp(s, axis=1) > SPREAD_CHECK):
+    # a system without a win (or a tie), or without a loss (or a tie), has an infinite strength: checked in
+    # every replicate at once (the chord steps can stall short of infinity, so the spread alone would miss it)
+    first = csr_matrix((np.ones(npairs), (np.arange(npairs), pc.i)), shape=(npairs, k))
+    second = csr_matrix((np.ones(npairs), (np.arange(npairs), pc.j)), shape=(npairs, k))
+    won = (first.T @ (wij + tij).T + second.T @ (wji + tij).T).T
+    lost = (first.T @ (wji + tij).T + second.T @ (wij + tij).T).T
+    met = (first.T @ n.T + second.T @ n.T).T > 0
+    finite = ~((met & ((won == 0) | (lost == 0))).any(axis=1))
+    for r in np.flatnonzero(finite & (np.ptp(s, axis=1) > SPREAD_CHECK)):
         finite[r] = len(components(*pc.tables(r))[1]) == 1 and len(components(*pc.tables(r))[0]) == 1
     return BTFit(strengths=s, nu=nu, loglik=ll, converged=converged, finite=finite, iterations=it, ties=ties_model)
 

@@ -264,3 +264,21 @@ def test_relabelling_the_systems_permutes_the_strengths() -> None:
     f = bt.fit(w, t)
     g = bt.fit(w[np.ix_(perm, perm)], t[np.ix_(perm, perm)])
     np.testing.assert_allclose(g.strengths, f.strengths[perm], atol=1e-9)
+
+
+def test_replicates_without_a_finite_maximum_are_counted_not_fatal() -> None:
+    """C wins one vote of 40: many resamples give it none, so its strength there runs off to minus infinity;
+    those replicates are counted, their strengths stay finite numbers below every finite replicate's."""
+    a = np.array([0] * 30 + [1] * 30 + [2] * 40)
+    b = np.array([1] * 30 + [2] * 30 + [0] * 40)
+    outcome = np.r_[np.where(np.arange(30) < 18, 1, -1), np.ones(30, dtype=int),  # B always beats C
+                    np.where(np.arange(40) < 1, 1, -1)]  # C beats A once
+    a = np.r_[a, 1, 2]
+    b = np.r_[b, 0, 1]
+    outcome = np.r_[outcome, 0, -1]
+    c = bt.cells(a, b, outcome, 3)
+    boot = bt.bootstrap(c, 300, seed=2)
+    assert 50 < boot.not_converged < 250  # P(no win of C's 1 in 40 resampled of ~100 votes) is about e^-1
+    assert np.isfinite(boot.strengths).all()
+    low, high = bt.percentile_interval(boot.strengths, 0.95)
+    assert np.isfinite(low).all() and low[2] < -10  # C's lower bound is the runaway replicates'
