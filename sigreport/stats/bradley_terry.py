@@ -36,6 +36,7 @@ MAX_STEP = 2.0  # largest change of a log-strength in one Newton step (the log-l
 MAX_ITER = 100
 TOL = 1e-10
 CHORD_ITER = 25  # steps with the full data's Hessian before a replicate gets its own (fit's chord)
+CHUNK_BYTES = 2e8  # memory of one block of bootstrap replicates (fitted at once)
 SPREAD_CHECK = 20.0  # log-strength spread beyond which a fit's graph is checked for a finite maximum
 
 
@@ -414,7 +415,9 @@ def bootstrap(c: Cells, n_resamples: int, seed: int, ties_model: Ties = "davidso
     full_w, full_t = (m[0] for m in c.matrices(c.counts[None]))
     full = fit(full_w, full_t, ties_model)
     chord = information_inverse(full, full_w, full_t) if full.finite and full.converged else None
-    chunk = chunk or max(1, min(n_resamples, int(4e7 // max(1, c.k * c.k * 8))))
+    n_items = c.by_item.shape[0] if unit == "items" and c.by_item is not None else 0  # type: ignore[union-attr]
+    per_replicate = 8 * (n_cells + 12 * max(1, n_cells // 3) + n_items)  # bytes: counts, pair arrays, item weights
+    chunk = chunk or max(1, min(n_resamples, int(CHUNK_BYTES // per_replicate)))
     total = int(c.counts.sum())
     p = c.counts / total
     out_s, out_nu, bad = [], [], 0
@@ -423,7 +426,6 @@ def bootstrap(c: Cells, n_resamples: int, seed: int, ties_model: Ties = "davidso
         if unit == "battles":
             counts = rng.multinomial(total, p, size=size).astype(np.float64)
         elif unit == "items":
-            n_items = c.by_item.shape[0]  # type: ignore[union-attr]
             weights = rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=size).astype(np.float64)
             counts = np.asarray((c.by_item.T @ weights.T).T)  # type: ignore[union-attr]
         else:
