@@ -52,6 +52,10 @@ NEEDS: dict[str, tuple[tuple[str, str | None], ...]] = {
     "Multiple-comparison correction": FAMILY_KINDS, "Omnibus test": (("omnibus", None),),
     "Sphericity": (("omnibus", "rm_anova"),), "Friedman chi-square": (("omnibus", "friedman"),),
     "Post-hoc test": (("posthoc", None),), "Cross-validation tests": (("cv", None),),
+    # every kind but preference votes (whose unit is a vote: their row says so)
+    "Unit of analysis": tuple((k, None) for k in ("descriptives", "pairwise", "cv", "omnibus", "posthoc",
+                                                  "classification", "mcnemar", "cochran_q", "agreement", "bayesian",
+                                                  "runs")),
 }
 
 
