@@ -1,6 +1,6 @@
 """The win-rate matrix of pairwise preference votes (a ``preferences`` record): row system i against column
 system j, the share of their votes i won (a tie counts half), systems in the order of their Bradley-Terry
-strengths (strongest first, top and left). Cells are shaded from white (0) through grey (0.5) to dark blue
+strengths (strongest first, top and left). Cells are shaded from red (0) through white (0.5) to blue
 (1) in :data:`LEVELS` steps (one compound path per step: a 100-system matrix is 21 paths, not 10,000), never-met
 pairs are left white with a grey outline, and the rates are written in the cells up to :data:`ANNOTATE_UP_TO`
 systems. Drawn from the record's ``win_rates``; nothing is recomputed."""
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 ANNOTATE_UP_TO = 12
 LEVELS = 20
+HALF = 0.46  # half a cell's side: the white gaps between cells are the background (no stroke per cell)
 
 
 def strength_order(record: PreferenceRecord) -> list[int]:
@@ -66,20 +67,19 @@ def winrate_figure(record: PreferenceRecord) -> Figure:
     for r, i in enumerate(order):
         for c, j in enumerate(order):
             if i == j:
-                fills.setdefault("0.85", []).append(square(r, c, 0.5))
+                fills.setdefault("0.85", []).append(square(r, c, HALF))
                 continue
             rate = record.win_rates[i][j]
             if rate is None:
-                fills.setdefault("white", []).append(square(r, c, 0.5))
+                fills.setdefault("white", []).append(square(r, c, HALF))
                 outlines.append(square(r, c, 0.42))
                 continue
             level = round(rate * LEVELS) / LEVELS
-            fills.setdefault(tuple(float(x) for x in cmap(0.1 + 0.8 * level)), []).append(square(r, c, 0.5))
+            fills.setdefault(tuple(float(x) for x in cmap(0.1 + 0.8 * level)), []).append(square(r, c, HALF))
             if annotate:
                 ax.text(c, r, f"{rate:.2f}", ha="center", va="center", fontsize=fs.small,
                         color="white" if abs(level - 0.5) > 0.3 else "black")
-    ax.add_collection(cell_layers(fills, [([square(r, c, 0.5) for r in range(k) for c in range(k)], "white", 0.8),
-                                          (outlines, "0.6", 0.6)]), autolim=False)
+    ax.add_collection(cell_layers(fills, [(outlines, "0.6", 0.6)]), autolim=False)
     labels = tick_labels(ax, list(enumerate(names)), list(enumerate(names)), fs.size)
     _axis_names(ax, labels, "opponent", None)
     return fig
