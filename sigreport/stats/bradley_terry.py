@@ -10,11 +10,13 @@ which with u = (s_i - s_j) / 2 is ``exp(u) / (2 cosh u + nu)`` and ``nu / (2 cos
 steps below use). ``ties="split"`` instead counts a tie as half a win for each side and fits the plain model
 (nu = 0), as Chatbot Arena's leaderboard did (Chiang et al. 2024).
 
-Everything works on the aggregated counts, never on the votes: ``wins[i, j]`` (i beat j) and ``ties[i, j]``
-(symmetric), stacked as ``(B, K, K)`` for B bootstrap replicates, which are fitted at once by batched Newton steps
-on the concave log-likelihood (Hunter 2004 gives the MM algorithm and the existence condition; Newton reaches the
-same maximum in a few steps). Strengths are identified by a sum of zero (the mean log-strength is 0):
-``relative_to`` gives them relative to one system (R's BradleyTerry2 reports abilities relative to the first).
+Everything works on the aggregated counts, never on the votes: per pair of systems that met, i beat j, j beat i
+and ties (:class:`PairCounts`, ``(B, pairs)`` for B bootstrap replicates; :func:`fit` takes K x K tables), fitted
+at once by batched Newton steps on the concave log-likelihood (Hunter 2004 gives the MM algorithm and the
+existence condition; Newton reaches the same maximum in a few steps; the bootstrap's replicates start at the full
+data's maximum and take chord steps from its information matrix). Strengths are identified by a sum of zero (the
+mean log-strength is 0); R's BradleyTerry2 reports the same abilities relative to the first system (subtract its
+strength).
 
 The maximum likelihood estimate is finite exactly when the directed graph "i beat or tied j" is strongly
 connected (Ford 1957; Hunter 2004, assumption 1): :func:`components` finds the comparison graph's components
