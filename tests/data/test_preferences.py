@@ -215,3 +215,17 @@ def test_two_systems(cli, workdir):
     assert x["strength"] - y["strength"] == pytest.approx(np.log(3.0), abs=1e-9)
     assert rec["nu"] == pytest.approx(5 / np.sqrt(300), rel=1e-9)
     assert x["rank_ub"] == 1 and y["rank_ub"] == 2
+
+
+@pytest.mark.parametrize("unit, item, want, warned", [("items", False, "battles", True), ("battles", True, "battles", False),
+                                                      ("auto", True, "items", False), ("auto", False, "battles", False)])
+def test_the_bootstrap_unit(cli, workdir, unit, item, want, warned):
+    rows = votes(200, k=3, seed=5, items=40 if item else None)
+    spec = SPEC.replace("{resamples: 200}", f"{{resamples: 200, unit: {unit}}}")
+    r = cli("build", "--no-cache", "-o", workdir.path / "out", _write(workdir, rows, spec))
+    assert r.code == 0, r.err
+    rec = workdir.results()["analyses"][0]
+    assert rec["unit"] == want
+    assert bool(rec["warnings"]) == warned
+    if warned:
+        assert "no item column: battles were resampled" in rec["warnings"][0]
