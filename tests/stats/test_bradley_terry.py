@@ -282,3 +282,25 @@ def test_replicates_without_a_finite_maximum_are_counted_not_fatal() -> None:
     assert np.isfinite(boot.strengths).all()
     low, high = bt.percentile_interval(boot.strengths, 0.95)
     assert np.isfinite(low).all() and low[2] < -10  # C's lower bound is the runaway replicates'
+
+
+@pytest.mark.parametrize("spread", [0.0, 1.0, 4.0, 10.0])  # P(strongest beats weakest) from 1/2 to 1 - 4.5e-5
+@pytest.mark.parametrize("nu", [0.0, 0.05, 1.0, 5.0])
+def test_expected_counts_give_back_the_true_strengths(spread: float, nu: float) -> None:
+    """With the model's expected counts as data (n_ij P(i beats j), n_ij P(tie)), the score equations hold at
+    the true parameters, so the maximum is the truth: an exact check across strengths near 0 and 1 and tie
+    rates from none to most votes."""
+    k = 5
+    s = np.linspace(spread / 2, -spread / 2, k)
+    n = 100.0 + 10 * np.arange(k)[:, None] + np.arange(k)[None, :]
+    n = np.triu(n, 1) + np.triu(n, 1).T
+    pi, pj = np.exp(s)[:, None], np.exp(s)[None, :]
+    d = pi + pj + nu * np.sqrt(pi * pj)
+    wins = n * pi / d
+    ties = n * nu * np.sqrt(pi * pj) / d
+    np.fill_diagonal(wins, 0)
+    np.fill_diagonal(ties, 0)
+    f = bt.fit(wins, ties, "davidson")
+    assert f.converged and f.finite
+    np.testing.assert_allclose(f.strengths, s - s.mean(), atol=1e-8)
+    assert float(f.nu) == pytest.approx(nu, abs=1e-9)
