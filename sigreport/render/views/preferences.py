@@ -35,11 +35,13 @@ def preference_view(r: PreferenceRecord, lab: Labels) -> AnalysisView:
     caption = (f"Bradley-Terry strengths from {r.n_votes:,} preference votes ({r.n_ties:,} ties; "
                f"{TIES_WORDS[r.ties]}{nu}), strongest first, with {level} bootstrap percentile intervals "
                f"({r.n_resamples:,} replicates resampling {UNIT_WORDS[r.unit]}) and Rank (UB).")
+    model = ("beats it with probability exp(d/2) / (exp(d/2) + exp(\u2212d/2) + \u03bd) and ties with probability "
+             "\u03bd / (the same sum)" if r.ties == "davidson" else
+             "beats it with probability 1 / (1 + exp(\u2212d)), a tie counted as half a win for each")
     notes = (
-        "Strength: the log-ability of the system, relative to the systems' mean (the mean strength is 0); the "
-        "model's probability that system i beats system j is e^s_i / (e^s_i + e^s_j"
-        + (" + \u03bd e^((s_i + s_j)/2))" if r.ties == "davidson" else ")") + ". SE: asymptotic standard error "
-        "(inverse observed information). Rank (UB): 1 + the number of systems whose interval lies wholly above this "
+        "Strength: the log-ability of the system, relative to the systems' mean (the mean strength is 0); in the "
+        f"model a system whose strength is d above another's {model}. SE: asymptotic standard error (inverse "
+        "observed information). Rank (UB): 1 + the number of systems whose interval lies wholly above this "
         "system's (Chatbot Arena's rule); systems whose intervals overlap share a rank. Win rate: (wins + ties / 2) "
         "/ votes, against every opponent met.",)
     if r.judges:
