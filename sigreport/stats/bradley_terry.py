@@ -202,19 +202,28 @@ def fit_pairs(pc: PairCounts, ties_model: Ties = "davidson", *, max_iter: int = 
     s = s - s.mean(axis=1, keepdims=True)
     nu = np.where(has_ties, np.exp(lam), 0.0)
     ll = _loglik_pairs(s, nu, pc.i, pc.j, wij, wji, tij)
-    # a strongly connected graph keeps the maximum finite; only a replicate whose strengths spread past
-    # SPREAD_CHECK (odds of e^20) can lack one, and only those are checked, one graph each
-    # a system without a win (or a tie), or without a loss (or a tie), has an infinite strength: checked in
-    # every replicate at once (the chord steps can stall short of infinity, so the spread alone would miss it)
+    finite = _finite(pc, s, wij, wji, tij)
+    return BTFit(strengths=s, nu=nu, loglik=ll, converged=converged, finite=finite, iterations=it, ties=ties_model)
+
+
+def _finite(pc: PairCounts, s: np.ndarray, wij: np.ndarray, wji: np.ndarray, tij: np.ndarray) -> np.ndarray:
+    """Whether each replicate's maximum is finite. A system without a win (or a tie), or without a loss (or a
+    tie), has an infinite strength: checked in every replicate at once (the chord steps can stall short of
+    infinity, so the spread alone would miss it). A group of systems that never beats the rest is rarer: only a
+    replicate whose strengths spread past :data:`SPREAD_CHECK` (odds of e^20) is checked for it, one graph each."""
+    from scipy.sparse import csr_matrix
+
+    npairs, k = pc.i.size, pc.k
     first = csr_matrix((np.ones(npairs), (np.arange(npairs), pc.i)), shape=(npairs, k))
     second = csr_matrix((np.ones(npairs), (np.arange(npairs), pc.j)), shape=(npairs, k))
     won = (first.T @ (wij + tij).T + second.T @ (wji + tij).T).T
     lost = (first.T @ (wji + tij).T + second.T @ (wij + tij).T).T
+    n = wij + wji + tij
     met = (first.T @ n.T + second.T @ n.T).T > 0
     finite = ~((met & ((won == 0) | (lost == 0))).any(axis=1))
     for r in np.flatnonzero(finite & (np.ptp(s, axis=1) > SPREAD_CHECK)):
         finite[r] = len(components(*pc.tables(r))[1]) == 1 and len(components(*pc.tables(r))[0]) == 1
-    return BTFit(strengths=s, nu=nu, loglik=ll, converged=converged, finite=finite, iterations=it, ties=ties_model)
+    return finite
 
 
 def _gradient_hessian(s: np.ndarray, lam: np.ndarray, i: np.ndarray, j: np.ndarray, n: np.ndarray, net: np.ndarray,
