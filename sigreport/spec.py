@@ -125,6 +125,17 @@ class LabelColumnsSpec(_Model):
     label: str = "label"
 
 
+class PreferenceColumnsSpec(_Model):
+    """Column names of data.preferences, when they differ from the defaults."""
+
+    a: str = Field("a", description="The first system of the comparison.")
+    b: str = Field("b", description="The second system.")
+    winner: str = Field("winner", description="Which won: the text a, b or tie (case-insensitive).")
+    item: str = Field("item", description="Optional: the prompt (item) voted on; with it the bootstrap resamples "
+                      "items, each with all its votes.")
+    judge: str = Field("judge", description="Optional: who voted (a person or an LLM judge); counted and reported.")
+
+
 class TableSource(_Model):
     """A score table with how to read it: its layout, several files by a glob, names taken from file names."""
 
@@ -318,6 +329,13 @@ class DataSpec(_Model):
         "system), as data.scores. Analysed with McNemar's test for every pair and Cochran's Q.")
     outcome_columns: ColumnsSpec = Field(default_factory=ColumnsSpec,
                                          description="Column names of data.outcomes, when they differ from the defaults.")
+    preferences: str | None = Field(
+        None, description="Pairwise preference votes (A vs B, by people or LLM judges): one row per vote with "
+        "columns a, b, winner (a, b or tie) and optionally item and judge; analysed with Bradley-Terry strengths "
+        "(tests.preferences).")
+    preference_columns: PreferenceColumnsSpec = Field(
+        default_factory=PreferenceColumnsSpec, description="Column names of data.preferences, when they differ "
+        "from the defaults.")
 
     @model_validator(mode="after")
     def _design_columns_of_scores(self) -> "DataSpec":
@@ -336,7 +354,7 @@ class DataSpec(_Model):
 
     def named_files(self) -> list[str]:
         """Every path the data section names (relative to the spec's folder; globs as written)."""
-        out = [f for f in (self.predictions, self.annotations) if f]
+        out = [f for f in (self.predictions, self.annotations, self.preferences) if f]
         if self.outcomes is not None:
             out.append(self.outcomes if isinstance(self.outcomes, str) else self.outcomes.path or "")
         source = self.source
@@ -455,6 +473,19 @@ def power_range_message(power: float, alpha: float) -> str:
             f"alpha rejects with probability alpha even when the systems do not differ)")
 
 
+class PreferencesSpec(_Model):
+    """How data.preferences is analysed: Bradley-Terry strengths, their bootstrap intervals and Rank (UB)."""
+
+    ties: Literal["davidson", "split"] = Field(
+        "davidson", description="Ties: Davidson's (1970) model (one tie parameter nu), or split (a tie counts half "
+        "a win for each side, the plain Bradley-Terry model).")
+    resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap replicates B of the strengths' "
+                           "intervals (Chatbot Arena uses 1,000).")
+    unit: Literal["auto", "battles", "items"] = Field(
+        "auto", description="What the bootstrap resamples: battles (votes), or items (each prompt with all its "
+        "votes, a cluster bootstrap); auto: items when the table has an item column, else battles.")
+
+
 class TestsSpec(_Model):
     """Which tests run, with every statistical choice written down."""
 
@@ -543,6 +574,8 @@ class TestsSpec(_Model):
     bayesian: BayesianSpec | None = Field(
         None, description="Bayesian comparison of every pair with a region of practical equivalence: the Bayesian "
         "signed-rank test (items or corpora) or the correlated Bayesian t test (cross-validation designs).")
+    preferences: PreferencesSpec = Field(default_factory=PreferencesSpec, description="Bradley-Terry analysis of "
+                                         "data.preferences: the ties model, the bootstrap's B and unit.")
 
     @model_validator(mode="after")
     def _consistent(self) -> "TestsSpec":
@@ -617,7 +650,7 @@ class AgreementSpec(_Model):
         return self
 
 
-FigureKind = Literal["cd", "forest", "pvalues", "confusion"]
+FigureKind = Literal["cd", "forest", "pvalues", "confusion", "winrates"]
 
 
 class MainTableSpec(_Model):
@@ -784,7 +817,8 @@ class OutputsSpec(_Model):
     figures: list[FigureKind] = Field(
         default_factory=lambda: list(defaults.FIGURE_KINDS),
         description="Figure kinds drawn: cd (critical-difference diagrams), forest (pairwise differences with "
-        "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices); [] for none.")
+        "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices), winrates (the "
+        "win-rate matrix of preference votes); [] for none.")
     figure_style: FigureStyleSpec = Field(default_factory=FigureStyleSpec)
 
     @field_validator("formats")
@@ -972,12 +1006,12 @@ class Spec(_Model):
         """(field path, message) of what the data section lacks, given the roles of the data frames passed to
         the Python API (a frame stands in for a table the spec does not name)."""
         has = {r: getattr(self.data, r) is not None or r in frames
-               for r in ("scores", "predictions", "annotations", "outcomes")}
+               for r in ("scores", "predictions", "annotations", "outcomes", "preferences")}
         out: list[tuple[tuple[Any, ...], str]] = []
         if not has["scores"] and self.metrics:
             out.append((("metrics",), "metrics are read from data.scores, which is missing"))
         if not any(has.values()):
-            out.append((("data",), "data needs scores (or predictions, annotations or outcomes)"))
+            out.append((("data",), "data needs scores (or predictions, annotations, outcomes or preferences)"))
         if self.outcomes is not None and not has["outcomes"]:
             out.append((("outcomes",), "outcomes needs data.outcomes"))
         if self.classification is not None and not has["predictions"]:

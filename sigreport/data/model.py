@@ -131,6 +131,37 @@ class Outcomes:
 
 
 @dataclasses.dataclass(frozen=True)
+class PreferenceGroup:
+    """The votes: ``a``, ``b`` indices into the systems, ``outcome`` 1 (a won), -1 (b won) or 0 (a tie), one
+    per vote in table order; ``item`` codes into ``items`` and ``judge`` codes into ``judges`` when the table
+    has those columns (else None and ())."""
+
+    corpus: str
+    a: np.ndarray
+    b: np.ndarray
+    outcome: np.ndarray
+    items: tuple[str, ...]
+    item: np.ndarray | None
+    judges: tuple[str, ...]
+    judge: np.ndarray | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Preferences:
+    """Pairwise preference votes (``data.preferences``): the systems (the spec's order, else first appearance)
+    and one group of votes (``corpora`` is its one name, :data:`PREFERENCE_GROUP`)."""
+
+    source: str
+    systems: tuple[str, ...]
+    corpora: tuple[str, ...]
+    groups: dict[str, PreferenceGroup]
+
+
+PREFERENCE_GROUP = "votes"
+"""The one group of data.preferences (its block key and the record's corpus)."""
+
+
+@dataclasses.dataclass(frozen=True)
 class AnnotationGroup:
     """One corpus (``None``: the table has no corpus column): ratings (n_items, n_annotators), -1 = missing.
 
@@ -209,6 +240,7 @@ class Dataset:
     files: Mapping[str, DataFile] = dataclasses.field(default_factory=dict)
     source_info: Mapping[str, object] = dataclasses.field(default_factory=dict)
     outcomes: Outcomes | None = None
+    preferences: Preferences | None = None
     left_out: tuple[LeftOut, ...] = ()
     table_rows: int = 0
 
@@ -220,8 +252,9 @@ class Dataset:
             return self.blocks[(key[1], key[2])]
         if kind == "aggregate":
             return self.aggregates[key[1]]
-        if kind in ("predictions", "annotations", "outcomes"):
-            table = {"predictions": self.predictions, "annotations": self.annotations, "outcomes": self.outcomes}[kind]
+        if kind in ("predictions", "annotations", "outcomes", "preferences"):
+            table = {"predictions": self.predictions, "annotations": self.annotations, "outcomes": self.outcomes,
+                     "preferences": self.preferences}[kind]
             if table is None:
                 raise KeyError(key)
             return table, table.groups[key[1]]
@@ -235,7 +268,7 @@ class Dataset:
             parts = (self.metric_specs[key[1]].model_dump(mode="json"), fn.name, fn.n_stats, fn.stat_names)
             code = getattr(fn.func, "source_digest", None)  # a user aggregate: its module's bytes
             _digest(h, parts if code is None else (*parts, code))
-        elif key[0] in ("predictions", "annotations", "outcomes"):  # this corpus's group and the table's shared parts
+        elif key[0] in ("predictions", "annotations", "outcomes", "preferences"):  # this corpus's group and the table's shared parts
             table, group = self.lookup(key)  # type: ignore[misc]
             _digest(h, ({f.name: getattr(table, f.name) for f in dataclasses.fields(table) if f.name != "groups"},
                         group))

@@ -606,6 +606,58 @@ class RunsRecord(Record):
     warnings: tuple[str, ...]
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PreferenceSystem:
+    """One system of a Bradley-Terry fit: its strength (log-ability, the systems' mean 0) with its asymptotic
+    standard error and bootstrap percentile interval, its Rank (UB) (1 + the systems whose interval lies wholly
+    above its own) and its votes (``wins``, ``losses``, ``ties``; ``win_rate`` = (wins + ties / 2) / votes)."""
+
+    system: str
+    strength: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    rank_ub: int | None
+    votes: int
+    wins: int
+    losses: int
+    ties: int
+    win_rate: float | None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PreferenceRecord(Record):
+    """kind 'preferences', method 'bradley_terry': the strengths of the systems from pairwise votes.
+
+    ``ties``: 'davidson' (``nu`` Davidson's tie parameter) or 'split' (``nu`` null); ``identification``:
+    'sum_zero' (strengths are relative to the systems' mean); ``unit``: what the bootstrap resampled ('battles'
+    or 'items'); ``not_finite``: replicates without a finite maximum (their strengths count as extreme);
+    ``win_rates[i][j]``: row i's observed win rate against column j (ties half; null where they never met),
+    ``battles[i][j]`` their number of votes, both in ``systems`` order."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    method: str
+    ties: str
+    identification: str
+    nu: float | None
+    n_votes: int
+    n_ties: int
+    n_items: int | None
+    judges: dict[str, int]
+    unit: str
+    n_resamples: int
+    ci_level: float
+    seed: int
+    not_finite: int
+    systems: tuple[PreferenceSystem, ...]
+    win_rates: tuple[tuple[float | None, ...], ...]
+    battles: tuple[tuple[int, ...], ...]
+    warnings: tuple[str, ...]
+
+
 FamilyPair = PairRow | PosthocRow | McNemarPair
 """A pair of a frequentist family: a significance decision after the family's correction (the p-value matrix)."""
 
@@ -621,6 +673,7 @@ RECORD_KINDS: dict[str, dict[str | None, type[Record]]] = {
     "agreement": {None: AgreementRecord},
     "bayesian": {None: BayesianRecord},
     "runs": {None: RunsRecord},
+    "preferences": {None: PreferenceRecord},
 }
 """The one registry of analysis kinds: each kind's record class, by method where a kind's methods make different
 records (``None``: every other method). results.json is read back through it (:func:`record_type`), the views

@@ -17,7 +17,7 @@ from sigreport.escaping import markdown_text
 from sigreport.render.views.common import CORRECTION_NAMES, names_text, test_name, the
 from sigreport.results.collection import Results
 from sigreport.results.decisions import Decisions
-from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, Record
+from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, PreferenceRecord, Record
 from sigreport.results import methods as registry
 from sigreport.results.methods import ALL_KINDS
 from sigreport.stats import proportion, samples
@@ -347,6 +347,7 @@ def methods(results: Results, decisions: Decisions | None = None) -> Methods:
     out += _omnibus(records)
     out += _proportions(results, records)
     out += _answers(results, records)
+    out += _preferences(records)
     out += _others(records)
     out += _primary(decisions)
     out.append((f"Every analysis was run with sigreport {results.sigreport_version} (seed {results.seed}; each "
@@ -363,8 +364,30 @@ def _design(results: Results) -> tuple[Part, ...]:
             "the cross-validation folds" if "folds" in levels else "per-item scores")
     where = f" on {names_text(corpora)}" if corpora and "corpora" not in levels else (
         f" over {len(corpora)} corpora" if corpora else "")
+    if not labels and any(isinstance(r, PreferenceRecord) for r in results.records):
+        return (f"We compared {len(systems)} systems ({names_text(systems)}) by pairwise preference votes.",)
     return (f"We compared {len(systems)} systems ({names_text(systems)}) on {names_text(labels)}{where}, using "
             f"{unit}.",)
+
+
+def _preferences(records: Sequence[Record]) -> list[tuple[Part, ...]]:
+    """The Bradley-Terry analyses of preference votes: the model, the ties, the fit, the intervals, Rank (UB)."""
+    out: list[tuple[Part, ...]] = []
+    for r in records:
+        if not isinstance(r, PreferenceRecord):
+            continue
+        ties: tuple[Part, ...] = ((", ties by Davidson's extension", Cite(("davidson1970",)))
+                                  if r.ties == "davidson" else (", each tie counted as half a win for either side",))
+        unit = "items (each with all its votes)" if r.unit == "items" else "votes"
+        out.append(("The systems' strengths are maximum-likelihood estimates of the Bradley-Terry model",
+                    Cite(("bradley1952",)), f" from {r.n_votes:,} pairwise preference votes", *ties,
+                    "; they were fitted by Newton's method on the aggregated win and tie counts (the maximum the MM "
+                    "algorithm", Cite(("hunter2004",)), " converges to), and a strength is a log-ability relative to "
+                    "the systems' mean."))
+        out.append((f"Their {round(100 * r.ci_level, 2):g}% intervals are bootstrap percentile intervals over "
+                    f"{r.n_resamples:,} replicates resampling {unit}, and each system's Rank (UB) is 1 plus the number "
+                    "of systems whose interval lies wholly above its own", Cite(("chiang2024",)), "."))
+    return out
 
 
 def _scored_by(results: Results) -> tuple[Part, ...]:
