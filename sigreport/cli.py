@@ -373,8 +373,10 @@ def _validate(p: Any, args: argparse.Namespace) -> int:  # p: pipeline.Prepared
             print(f"warning: {w.render()}", file=sys.stderr)
         ds = p.dataset
         rows = f"{ds.n_rows} of {ds.table_rows}" if any(lo.table == "scores" for lo in ds.left_out) else f"{ds.n_rows}"
+        votes = "" if ds.preferences is None else \
+            f", {sum(g.a.size for g in ds.preferences.groups.values()):,} preference votes"
         print(f"ok: {args.spec}: {len(ds.systems)} systems, {len(ds.corpora)} corpora, {len(ds.metrics)} metrics, "
-              f"{rows} score rows; {len(p.plan.nodes)} analyses planned")
+              f"{rows} score rows{votes}; {len(p.plan.nodes)} analyses planned")
     return 0
 
 

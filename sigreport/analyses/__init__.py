@@ -15,6 +15,7 @@ from typing import Any
 from sigreport.analyses.common import apply_families, link_frequentist
 from sigreport.analyses.power import with_power
 from sigreport.analyses.labels import label_nodes, outcome_nodes
+from sigreport.analyses.preferences import preference_nodes
 from sigreport.analyses.scores import score_nodes
 from sigreport.data import Dataset
 from sigreport.plan import Plan, order_nodes
@@ -44,6 +45,8 @@ def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) ->
     nodes += label_nodes(spec, dataset.predictions, dataset.annotations)
     if dataset.outcomes is not None:
         nodes += outcome_nodes(spec, dataset.outcomes)
+    if dataset.preferences is not None:
+        nodes += preference_nodes(spec, dataset.preferences)
     return Plan(order_nodes(nodes))
 
 

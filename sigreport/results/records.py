@@ -15,6 +15,8 @@ import dataclasses
 from typing import Any, ClassVar
 
 from sigreport.stats.classification import MetricValue
+from sigreport.stats.cluster import ClusterSummary
+from sigreport.stats.strata import StrataSummary
 from sigreport.stats.omnibus import AnovaRow, CorrectedF, ImanDavenport, SphericityResult
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
@@ -94,6 +96,11 @@ class ModelChoice:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class SystemSummary:
+    """One system's row of the descriptives; with ``data.columns.cluster`` the interval is cluster-robust (CR1,
+    t on G - 1 df) and ``clusters`` holds G, the design effect and the effective number of items (written after
+    the other fields, only then); for a macro average over strata, ``mean`` and the interval are the macro
+    average's and ``strata`` holds S, the df and the SE (``sd`` and ``median`` stay those of the items)."""
+
     system: str
     n: int
     mean: float | None
@@ -102,6 +109,34 @@ class SystemSummary:
     ci_low: float | None
     ci_high: float | None
     warnings: tuple[str, ...]
+    clusters: ClusterSummary | None = None
+    strata: StrataSummary | None = None  # a macro average (metrics.M.average: macro): its mean and interval
+
+    json_fields: ClassVar[tuple[str, ...]] = ("system", "n", "mean", "sd", "median", "ci_low", "ci_high", "warnings")
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        return {k: v for k, v in (("clusters", self.clusters), ("strata", self.strata)) if v is not None}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AnswerVariance:
+    """results.json ``answers`` of a descriptives record (several answers per question, data.columns.sample), per
+    system: the questions, the answers per question (fewest, most, mean), the variance between questions
+    (``sigma_b2``) and within a question (``sigma_w2``), the standard error of the mean of the question means
+    (``se``), and the standard error with twice the mean answers per question and with infinitely many (Miller
+    2024, sec. 4: Var(mean) = (sigma_b2 + sigma_w2 / K) / n); None where not computable."""
+
+    system: str
+    questions: int
+    answers_min: int
+    answers_max: int
+    answers_mean: float
+    sigma_b2: float | None
+    sigma_w2: float | None
+    se: float | None
+    se_double_answers: float | None
+    se_infinite_answers: float | None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -117,6 +152,11 @@ class DescriptivesRecord(Record):
     aggregate: str
     systems: tuple[SystemSummary, ...]
     warnings: tuple[str, ...]
+    # how the systems' intervals are made: "t" (the mean's t interval), "bootstrap_percentile" (a corpus-level
+    # metric), or for a binary metric the proportion interval of tests.proportion_ci ("wilson", ...); None in
+    # documents written before the field
+    ci_method: str | None = None
+    answers: tuple[AnswerVariance, ...] = ()  # several answers per question: the variance's parts, per system
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -193,6 +233,9 @@ class PairwiseRecord(Record):
     pairs: tuple[PairRow, ...]
     selection: AutomaticChoice | None
     warnings: tuple[str, ...]
+    # how the pairs' intervals are made when not by the test itself: "newcombe_paired" (a binary metric: Newcombe's
+    # 1998 method 10 for the difference of paired proportions); None: each pair's interval is its test's own
+    ci_method: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -563,6 +606,58 @@ class RunsRecord(Record):
     warnings: tuple[str, ...]
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PreferenceSystem:
+    """One system of a Bradley-Terry fit: its strength (log-ability, the systems' mean 0) with its asymptotic
+    standard error and bootstrap percentile interval, its Rank (UB) (1 + the systems whose interval lies wholly
+    above its own) and its votes (``wins``, ``losses``, ``ties``; ``win_rate`` = (wins + ties / 2) / votes)."""
+
+    system: str
+    strength: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    rank_ub: int | None
+    votes: int
+    wins: int
+    losses: int
+    ties: int
+    win_rate: float | None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PreferenceRecord(Record):
+    """kind 'preferences', method 'bradley_terry': the strengths of the systems from pairwise votes.
+
+    ``ties``: 'davidson' (``nu`` Davidson's tie parameter) or 'split' (``nu`` null); ``identification``:
+    'sum_zero' (strengths are relative to the systems' mean); ``unit``: what the bootstrap resampled ('battles'
+    or 'items'); ``not_finite``: replicates without a finite maximum (their strengths count as extreme);
+    ``win_rates[i][j]``: row i's observed win rate against column j (ties half; null where they never met),
+    ``battles[i][j]`` their number of votes, both in ``systems`` order."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    method: str
+    ties: str
+    identification: str
+    nu: float | None
+    n_votes: int
+    n_ties: int
+    n_items: int | None
+    judges: dict[str, int]
+    unit: str
+    n_resamples: int
+    ci_level: float
+    seed: int
+    not_finite: int
+    systems: tuple[PreferenceSystem, ...]
+    win_rates: tuple[tuple[float | None, ...], ...]
+    battles: tuple[tuple[int, ...], ...]
+    warnings: tuple[str, ...]
+
+
 FamilyPair = PairRow | PosthocRow | McNemarPair
 """A pair of a frequentist family: a significance decision after the family's correction (the p-value matrix)."""
 
@@ -578,6 +673,7 @@ RECORD_KINDS: dict[str, dict[str | None, type[Record]]] = {
     "agreement": {None: AgreementRecord},
     "bayesian": {None: BayesianRecord},
     "runs": {None: RunsRecord},
+    "preferences": {None: PreferenceRecord},
 }
 """The one registry of analysis kinds: each kind's record class, by method where a kind's methods make different
 records (``None``: every other method). results.json is read back through it (:func:`record_type`), the views

@@ -21,21 +21,75 @@ from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, P
                                            family_text, p_text, pct, plain, pvalue_matrix,
                                            system_sentences, test_name, unbroken, value_ci, why_this_test,
                                            with_html_matrix)
+from sigreport.stats import proportion
 from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, EffectSize, FriedmanRecord,
                                        PairRow, PairwiseRecord, PosthocRecord, RMAnovaRecord, RunsRecord)
 
 
 def descriptives_view(r: DescriptivesRecord, lab: Labels) -> AnalysisView:
     dec = lab.decimals(r.metric)
+    shape = proportion_interval(r.ci_method)
+    of = "of the mean" if shape is None else "of the proportion"
     cols = (Column(Text("System"), "l"), Column(Sym("n")), Column(Text("Mean")), Column(Text("SD")),
-            Column(Text("Median")), Column(Text(f"{unbroken(pct(r.ci_level) + ' CI')} of the mean"), "c"))
+            Column(Text("Median")), Column(Text(f"{unbroken(pct(r.ci_level) + ' CI')} {of}"), "c"))
     rows = tuple((Text(s.system), Int(s.n), Num(s.mean, dec), Num(s.sd, dec), Num(s.median, dec),
                   CI(s.ci_low, s.ci_high, r.ci_level, dec, unbounded=True)) for s in r.systems)
     caption = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: per-system descriptives ({r.n_items} items)."
     warnings = list(r.warnings) + [f"{s.system}: {w}" for s in r.systems for w in s.warnings]
-    return AnalysisView(r.id, r.kind, "Descriptives",
-                        (Table((r.metric, r.corpus, "descriptives"), caption, cols, rows),),
-                        warnings=tuple(warnings))
+    notes: tuple[str, ...] = () if shape is None else (
+        f"Every score is 0 or 1: the mean is a proportion and its interval the {shape.display} "
+        f"({shape.citation}).",)
+    designs = [(s.clusters or s.strata) for s in r.systems]
+    if any(d is not None for d in designs):  # clustered items or a macro average: its design effect per system
+        cols += (Column(Text("Design effect")), Column(Text("Effective n")))
+        rows = tuple((*row, Num(d.design_effect if d else None, 2), Num(d.effective_n if d else None, 0))
+                     for row, d in zip(rows, designs))
+        notes += (design_note(r),)
+    tables = (Table((r.metric, r.corpus, "descriptives"), caption, cols, rows, notes=notes),) + answers_tables(r, lab)
+    return AnalysisView(r.id, r.kind, "Descriptives", tables, warnings=tuple(warnings))
+
+
+def answers_tables(r: DescriptivesRecord, lab: Labels) -> tuple[Table, ...]:
+    """Several answers per question: each system's variance of the mean split into its between-question and
+    within-question parts (Miller 2024, sec. 4), and what twice the answers, or infinitely many, would make of
+    the standard error."""
+    if not r.answers:
+        return ()
+    dec = lab.decimals(r.metric)
+    cols = (Column(Text("System"), "l"), Column(Text("Questions")), Column(Text("Answers per question"), "c"),
+            Column(Text(unbroken("Between-question variance"))), Column(Text(unbroken("Within-question variance"))),
+            Column(Text("SE")), Column(Text(unbroken("SE, twice the answers"))),
+            Column(Text(unbroken("SE, unlimited answers"))))
+    rows = tuple((Text(a.system), Int(a.questions),
+                  Text(f"{a.answers_min}" if a.answers_min == a.answers_max else f"{a.answers_min}\u2013{a.answers_max}"),
+                  Num(a.sigma_b2, dec + 2), Num(a.sigma_w2, dec + 2), Num(a.se, dec), Num(a.se_double_answers, dec),
+                  Num(a.se_infinite_answers, dec)) for a in r.answers)
+    caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: between- and within-question variance of the "
+               "mean over questions.")
+    notes = ("Each question's score is the mean of its answers. Var(mean) = (\u03c3\u00b2_b + \u03c3\u00b2_w / K) / n "
+             "for n questions of K answers (Miller 2024, sec. 4): \u03c3\u00b2_b is the variance between questions, "
+             "\u03c3\u00b2_w the mean variance of one question's answers. More answers per question shrink only "
+             "the second part; \"unlimited answers\" is the floor they approach.",)
+    return (Table((r.metric, r.corpus, "answers"), caption, cols, rows, notes),)
+
+
+def proportion_interval(ci_method: str | None) -> proportion.ProportionInterval | None:
+    """The declared proportion interval a descriptives record names, or None (the t interval, the bootstrap)."""
+    return proportion.interval(ci_method) if ci_method in proportion.NAMES else None
+
+
+def design_note(r: DescriptivesRecord) -> str:
+    """The note under the descriptives of clustered items or of a macro average over strata."""
+    clusters = next((s.clusters for s in r.systems if s.clusters is not None), None)
+    if clusters is not None:
+        how = ("the proportion interval on the effective n" if proportion_interval(r.ci_method) is not None else
+               f"cluster-robust (CR1) intervals, t on G \u2212 1 = {clusters.G - 1} df")
+        return (f"{r.n_items} items in G = {clusters.G} clusters: {how}; design effect = (SE_cluster/SE_iid)\u00b2, "
+                "effective n = n / design effect.")
+    strata = next(s.strata for s in r.systems if s.strata is not None)
+    return (f"Mean: the macro average over S = {strata.S} strata (the mean of the per-stratum means), its interval "
+            "from the stratified standard error with Welch-Satterthwaite df; SD and median of the items; design "
+            "effect = (SE_macro/SE_iid)\u00b2, effective n = n / design effect.")
 
 
 def interval_level(r: PairwiseRecord) -> float:
@@ -105,6 +159,9 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
              f"\u03b1 = {r.alpha:g} for this alternative (reject when the statistic is beyond it); "
              f"p is the unadjusted p-value, p_adj is {CORRECTION_NAMES.get(r.correction, r.correction)}-adjusted."]
     notes += list(declared(r).notes) + achieved_note(r)
+    if r.ci_method == proportion.NEWCOMBE_PAIRED:
+        notes.append("Every score is 0 or 1: each CI of a \u2212 b is Newcombe's score interval for the difference "
+                     "of paired proportions (Newcombe 1998, method 10); p is the test's.")
     if r.method == "wilcoxon":
         notes.append(wilcoxon_variant_note(r.pairs))
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
