@@ -62,7 +62,9 @@ def test_means_equal_helms_stats_json(run, corpus):
 def test_trials_become_the_sample_column():
     """trials: sample (the default): one row per instance and trial, the trial (0, 1, 2) in the sample column,
     each the instance's per-instance stat sum / count as per_instance_stats.json holds it."""
-    table = read_source(sigreport.load_spec(spec_of(SUITE, ["num_prompt_tokens"]))).table
+    spec = spec_of(SUITE, ["num_prompt_tokens"])
+    spec["data"]["columns"] = {"sample": "sample"}
+    table = read_source(sigreport.load_spec(spec)).table
     assert len(table) == 2 * 12 * 3
     rows = {c: table.cells[c].to_pylist() for c in ("corpus", "item", "sample", "value")}
     assert sorted(set(rows["sample"])) == ["0", "1", "2"]
@@ -234,3 +236,14 @@ def test_an_instance_without_a_stat_its_run_has(tmp_path):
     ds = load_data(sigreport.load_spec(spec_of(tmp_path / "suite", ["num_bytes", "exact_match@5"], trials="mean")))
     assert ds.source_info["instances_without_stat"] == {"simple/model1 on simple_mcqa": {"num_bytes": 1}}
     assert ("exact_match@5", "simple_mcqa") in ds.blocks and ("exact_match@5", "simple_classification") not in ds.blocks
+
+
+def test_trials_without_their_column(tmp_path, cli):
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump({**spec_of(SUITE, ["num_bytes"]), "metrics": {"num_bytes": {"higher_is_better": True}}}))
+    r = cli("validate", spec)
+    assert r.code == 2 and "the runs hold 3 train trials per instance" in r.err and "trials: mean" in r.err
+    with_column = yaml.safe_load(spec.read_text())
+    with_column["data"]["columns"] = {"sample": "sample"}
+    spec.write_text(yaml.safe_dump(with_column))
+    assert cli("validate", spec).code == 0

@@ -93,8 +93,9 @@ def test_generated_epochs_mean_equals_inspects_results():
 def test_epochs_become_the_sample_column():
     """epochs: sample (the default): one row per question and epoch, the epoch in the sample column, and the
     mean over all rows (equal epochs per question) Inspect's accuracy."""
-    sf = sigreport.load_spec(spec_of(READING, ["match"], metadata=["passage"]))
-    table = read_source(sf).table
+    spec = spec_of(READING, ["match"], metadata=["passage"])
+    spec["data"]["columns"] = {"sample": "sample"}
+    table = read_source(sigreport.load_spec(spec)).table
     assert len(table) == 3 * 40 * 3 and "sample" in table.columns and "passage" in table.columns
     rows = {c: np.asarray(table.cells[c].to_pylist() if hasattr(table.cells[c], "to_pylist") else table.cells[c])
             for c in ("system", "item", "sample", "value", "passage")}
@@ -288,7 +289,9 @@ def test_real_log_with_epochs():
     """log_streaming.eval (Inspect's repository): questions 1 and 2, epochs 1 and 2: four rows with the epoch
     in the sample column, each its sample's letter; their means per question are the log's reductions."""
     path = REAL / "log_streaming.eval"
-    table = read_source(sigreport.load_spec(spec_of(path, ["match"]))).table
+    spec = spec_of(path, ["match"])
+    spec["data"]["columns"] = {"sample": "sample"}
+    table = read_source(sigreport.load_spec(spec)).table
     rows = sorted(zip(*(table.cells[c].to_pylist() for c in ("item", "sample", "value"))))
     with zipfile.ZipFile(path) as z:
         letters = {(str(s["id"]), str(s["epoch"])): s["scores"]["match"]["value"]
@@ -382,3 +385,24 @@ def test_tasks_with_their_own_scorers_are_not_unscored(tmp_path):
     rows = set(zip(*(source.table.cells[c].to_pylist() for c in ("corpus", "metric"))))
     assert rows == {("popularity", "match"), ("inspect_evals/mmlu_0_shot", "choice")}
     assert "left_out_samples" not in source.info and "warnings" not in source.info
+
+
+def test_epochs_without_their_column(tmp_path, cli):
+    """Several epochs, epochs: sample (the default) and no data.columns.sample: one line saying both ways."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump({**spec_of(READING, ["match"]), "metrics": {"match": {"higher_is_better": True}}}))
+    r = cli("validate", spec)
+    assert r.code == 2 and "the logs hold up to 3 epochs per question" in r.err
+    assert "data.columns.sample: sample" in r.err and "epochs: mean" in r.err and "line" in r.err
+
+
+def test_epochs_as_answers_per_question(tmp_path, cli):
+    """With data.columns.sample: sample each question's 3 answers are analysed as its samples: the means are the
+    logs' accuracies, and each question's value its mean over epochs (the question means of epochs: mean)."""
+    spec = spec_of(READING, ["match"])
+    spec["data"]["columns"] = {"sample": "sample"}
+    kept = load_data(sigreport.load_spec(spec))
+    mean = load_data(sigreport.load_spec(spec_of(READING, ["match"], epochs="mean")))
+    a, b = kept.blocks[("match", "reading")], mean.blocks[("match", "reading")]
+    assert a.items == b.items and a.systems == b.systems
+    np.testing.assert_allclose(a.scores, b.scores, rtol=0, atol=1e-15)

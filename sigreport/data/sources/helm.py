@@ -198,6 +198,11 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
                                                   "data", "scores", "metrics")])
     cols = sf.spec.data.columns
     trials = np.asarray(rows["sample"], dtype=np.int64)
+    if source.trials == "sample" and len(np.unique(trials)) > 1 and cols.sample != SAMPLE_COLUMN:
+        raise DataError(str(sf.path), [sf.problem(
+            f"the runs hold {len(np.unique(trials))} train trials per instance: keep each with data.columns.sample: "
+            f"{SAMPLE_COLUMN} (the reader's column of trials), or read each instance's mean with trials: mean",
+            "data", "scores")])
     columns: dict[str, object] = {
         cols.system: coded(np.asarray(rows["system"]), list(codes["system"])),
         cols.corpus: coded(np.asarray(rows["corpus"]), list(codes["corpus"])),

@@ -299,6 +299,12 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
         cols.metric: coded(np.asarray(rows["metric"]), list(codes["metric"])),
         cols.value: numbers(np.asarray(rows["value"], dtype=float))}
     epochs = np.asarray(rows["sample"], dtype=np.int64)
+    several = int(epochs.max()) if len(np.unique(epochs)) > 1 else 0
+    if source.epochs == "sample" and several and cols.sample != SAMPLE_COLUMN:
+        raise DataError(str(sf.path), [sf.problem(
+            f"the logs hold up to {several} epochs per question: keep each answer with data.columns.sample: "
+            f"{SAMPLE_COLUMN} (the reader's column of epochs; the variance of a mean is then split between and "
+            "within questions), or read each question's mean with epochs: mean", "data", "scores")])
     file_of, lines = np.asarray(rows["file"]), np.asarray(rows["line"])
     if source.epochs == "mean":
         columns, file_of, lines = sample_means(columns, cols, file_of, lines)
