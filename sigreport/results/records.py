@@ -15,6 +15,7 @@ import dataclasses
 from typing import Any, ClassVar
 
 from sigreport.stats.classification import MetricValue
+from sigreport.stats.equivalence import EquivalenceResult
 from sigreport.stats.omnibus import AnovaRow, CorrectedF, ImanDavenport, SphericityResult
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
@@ -149,10 +150,13 @@ class PairRow:
     differences: DifferenceSummary | None = None  # SD, SE and Shapiro-Wilk of a - b (per-item designs)
     effect_sizes: PairedEffectSizes | None = None  # d_z, g_z, d_av, g_av with CIs (paired t)
     mde: DetectableDifference | None = None  # the smallest true difference the test detects (tests.power)
+    equivalence: EquivalenceResult | None = None  # TOST and non-inferiority against metrics.M.margin
 
     json_fields: ClassVar[tuple[str, ...]] = (
         "a", "b", "n", "statistic", "df", "pvalue", "pvalue_adjusted", "significant", "estimate", "ci_low",
         "ci_high", "critical_value", "effect_size", "warnings", "differences", "effect_sizes", "mde")
+    # fields written only when set, after the test's own (so a report without them keeps its bytes)
+    WHEN_SET: ClassVar[tuple[str, ...]] = ("equivalence",)
     # the fields of ``test`` that are not in results.json's pair: the family's (its record's) fields
     FROM_RECORD: ClassVar[tuple[str, ...]] = ("method", "alternative", "ci_level")
 
@@ -166,7 +170,14 @@ class PairRow:
     critical_value = property(lambda self: self.test.critical_value)
     effect_size = property(lambda self: self.test.effect_size)
     warnings = property(lambda self: self.test.warnings)
-    extra = property(lambda self: self.test.extra)
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """What results.json writes after :attr:`json_fields`: the test's method-specific values, then the
+        :attr:`WHEN_SET` fields that are set."""
+        if self.equivalence is None:
+            return self.test.extra
+        return {**self.test.extra, "equivalence": self.equivalence}
 
     @property
     def ci(self) -> ConfidenceInterval:
