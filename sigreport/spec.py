@@ -344,6 +344,12 @@ class MetricSpec(_Model):
         None, description="For ratio, f_beta and user aggregates: the names (in the data's metric column) of the "
         "per-item sufficient statistics, in the order the aggregate expects.")
     beta: float = Field(1.0, gt=0, description="beta of f_beta.")
+    margin: float | None = Field(
+        None, gt=0, description="Margin of equivalence D (> 0, in the metric's units; direction from "
+        "higher_is_better): each pair also gets the TOST equivalence test (within +-D; 1 - 2 alpha interval) and the "
+        "one-sided non-inferiority test (not worse than the other system, or the baseline, by more than D), "
+        "corrected over the family as the pairwise tests; t-based: needs tests.pairwise: paired_t. sigreport gate "
+        "reads it.")
 
     @model_validator(mode="after")
     def _aggregate_needs_statistics(self) -> "MetricSpec":
@@ -836,6 +842,16 @@ class Spec(_Model):
                 raise _At(("tests", "pairwise"), f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only "
                           f"resampling tests apply, not {self.tests.pairwise}; set tests.pairwise: auto "
                           "(approximate randomization with the bootstrap's interval), permutation or bootstrap")
+        for name, m in self.metrics.items():
+            if m.margin is not None:
+                from sigreport.stats.methods.equivalence import TOST
+
+                if self.tests.pairwise not in TOST.methods or self.tests.design != "items":
+                    raise _At(("metrics", name, "margin"), f"a margin's equivalence and non-inferiority tests are "
+                              f"t-based ({', '.join(TOST.methods)} on items); tests.pairwise is "
+                              f"{self.tests.pairwise}" + (f" and tests.design {self.tests.design}"
+                                                          if self.tests.design != "items" else "")
+                              + ": set tests.pairwise: paired_t, or leave the margin out")
         if self.tests.power is not None and not self.alpha < self.tests.power:
             raise _At(("tests", "power"), power_range_message(self.tests.power, self.alpha))
         if self.tests.pairwise == "bootstrap_t" and self.tests.ci_method == "bca":

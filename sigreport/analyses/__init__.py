@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sigreport.analyses.common import apply_families, link_frequentist
+from sigreport.analyses.equivalence import with_equivalence
 from sigreport.analyses.power import with_power
 from sigreport.analyses.labels import label_nodes, outcome_nodes
 from sigreport.analyses.scores import score_nodes
@@ -139,6 +140,7 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
     records = link_frequentist(with_power(apply_families(tuple(r for r in results.values() if r is not None),
                                                          spec.tests, spec.alpha), dataset, spec.tests, spec.alpha,
                                           spec.seed))
+    records = with_equivalence(records, spec)
     records = with_notes(records, figure_notes(spec, records))
     records = with_notes(records, source_notes(dataset, records))
     return Results(

@@ -57,6 +57,8 @@ class EquivalenceResult:
     noninferiority_pvalue_adjusted: float | None = None
     equivalent: bool | None = None
     noninferior: bool | None = None
+    noninferiority_of: str | None = None  # the system tested as not worse (set by the analysis: a, or the
+    noninferiority_against: str | None = None  # system compared with the baseline), and the one it is held against
     warnings: tuple[str, ...] = ()
 
 

@@ -129,10 +129,43 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
         per_pair = tuple(dataclasses.replace(t, in_html=False) for t in differences_tables(r, lab, key))
     else:  # nothing would show it (LaTeX leaves out a long one: see render.latex.latex_tables); results.json has it
         per_pair = ()
-    tables = (table,) + per_pair
+    tables = (table,) + per_pair + equivalence_tables(r, lab, key)
     warnings += [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in _difference_warnings(p)]
+    warnings += [f"{p.a} vs {p.b}: {w}" for p in r.pairs if p.equivalence is not None for w in p.equivalence.warnings]
     return AnalysisView(r.id, r.kind, title, tables, tuple(sentences), why_this_test(r.selection),
                         tuple(warnings))
+
+
+def equivalence_tables(r: PairwiseRecord, lab: Labels, key: str) -> tuple[Table, ...]:
+    """The pairs' equivalence (TOST) and non-inferiority tests, when the metric has a margin (one table)."""
+    rows_of = [p for p in r.pairs if p.equivalence is not None]
+    if not rows_of:
+        return ()
+    dec = lab.decimals(r.metric)
+    first = rows_of[0].equivalence
+    assert first is not None
+    level = first.ci_level
+    adj = adjusted_text(r.correction)
+    cols = (PAIR_COLUMN, Column(Sym("mean_diff")), Column(Text(f"{level:.0%} CI")), Column(Text("TOST p_adj")),
+            Column(Text("Equivalent"), "c"), Column(Text("NI test"), "l"), Column(Text("NI p_adj")),
+            Column(Text("Non-inferior"), "c"))
+    rows = []
+    for p in rows_of:
+        e = p.equivalence
+        assert e is not None
+        rows.append((Pair(p.a, p.b), Num(e.estimate, dec), CI(e.ci_low, e.ci_high, e.ci_level, dec),
+                     P(e.tost_pvalue_adjusted), Decision(e.equivalent),
+                     Text(f"{e.noninferiority_of} vs {e.noninferiority_against}"),
+                     P(e.noninferiority_pvalue_adjusted), Decision(e.noninferior)))
+    worse = "lower" if lab.higher(r.metric) else "higher"
+    caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: equivalence within \u00b1{first.margin:g} (two "
+               f"one-sided t tests) and non-inferiority (not worse by more than {first.margin:g}), \u03b1 = {r.alpha:g}.")
+    notes = (f"TOST p is the larger of the two one-sided p-values (H0: a \u2212 b \u2264 \u2212{first.margin:g}; "
+             f"H0: a \u2212 b \u2265 {first.margin:g}); equivalent when the {level:.0%} interval of a \u2212 b (1 \u2212 2\u03b1) "
+             f"lies inside \u00b1{first.margin:g}. NI test "x vs y": x scores no more than "
+             f"{first.margin:g} {worse} than y (one-sided at \u03b1). Both p_adj are {adj} over the family, "
+             "as the pairwise tests (Schuirmann 1987; Lakens 2017; Wellek 2010).",)
+    return (Table((r.metric, r.corpus, f"{key}-equivalence"), caption, cols, tuple(rows), notes),)
 
 
 def adjusted_text(correction: str) -> str:
