@@ -162,7 +162,7 @@ def equivalence_tables(r: PairwiseRecord, lab: Labels, key: str) -> tuple[Table,
                f"one-sided t tests) and non-inferiority (not worse by more than {first.margin:g}), \u03b1 = {r.alpha:g}.")
     notes = (f"TOST p is the larger of the two one-sided p-values (H0: a \u2212 b \u2264 \u2212{first.margin:g}; "
              f"H0: a \u2212 b \u2265 {first.margin:g}); equivalent when the {level:.0%} interval of a \u2212 b (1 \u2212 2\u03b1) "
-             f"lies inside \u00b1{first.margin:g}. NI test "x vs y": x scores no more than "
+             f"lies inside \u00b1{first.margin:g}. NI test \u201cx vs y\u201d: x scores no more than "
              f"{first.margin:g} {worse} than y (one-sided at \u03b1). Both p_adj are {adj} over the family, "
              "as the pairwise tests (Schuirmann 1987; Lakens 2017; Wellek 2010).",)
     return (Table((r.metric, r.corpus, f"{key}-equivalence"), caption, cols, tuple(rows), notes),)
