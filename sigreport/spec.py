@@ -494,6 +494,11 @@ class TestsSpec(_Model):
         0.8, gt=0, lt=1, description="Power (above alpha, below 1) of the minimum detectable difference reported for "
         "every pair of an item-level pairwise family: the smallest true mean difference its test detects with this probability at "
         "the level the correction asks of a pair (alpha / m; null: not computed). Card et al. (2020) use 0.8.")
+    replicability: Literal["bonferroni", "fisher"] | None = Field(
+        None, description="Replicability across corpora (two or more, tests.level: items): for each pair and "
+        "direction, the partial-conjunction procedure of Dror et al. (2017) over the corpora's one-sided p-values "
+        "with Bonferroni or Fisher combination: the count of corpora where a is significantly better, the estimate k "
+        "('a beats b on at least k of N corpora', family-wise error at alpha) and p^{u/N}. Default: off.")
     bayesian: BayesianSpec | None = Field(
         None, description="Bayesian comparison of every pair with a region of practical equivalence: the Bayesian "
         "signed-rank test (items or corpora) or the correlated Bayesian t test (cross-validation designs).")
@@ -852,6 +857,10 @@ class Spec(_Model):
                               f"{self.tests.pairwise}" + (f" and tests.design {self.tests.design}"
                                                           if self.tests.design != "items" else "")
                               + ": set tests.pairwise: paired_t, or leave the margin out")
+        if self.tests.replicability is not None and (self.tests.level != "items" or self.tests.design != "items"):
+            raise _At(("tests", "replicability"), "replicability combines each corpus's item-level pairwise tests: "
+                      f"it needs tests.level: items and tests.design: items (given level {self.tests.level}, design "
+                      f"{self.tests.design})")
         if self.tests.power is not None and not self.alpha < self.tests.power:
             raise _At(("tests", "power"), power_range_message(self.tests.power, self.alpha))
         if self.tests.pairwise == "bootstrap_t" and self.tests.ci_method == "bca":

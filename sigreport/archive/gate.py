@@ -210,6 +210,11 @@ def _p(v: float | None) -> str:
     return "n/a" if v is None else ("< 0.001" if v < 0.001 else f"{v:.3f}")
 
 
+def _p_is(v: float | None) -> str:
+    text = _p(v)
+    return text if text.startswith("<") else f"= {text}"
+
+
 def _where(c: GateCheck) -> str:
     return c.label + (f" on {c.corpus}" if c.corpus else "")
 
@@ -226,7 +231,7 @@ def render_text(r: GateResult) -> str:
     for c in r.checks:
         lines.append(f"  [{c.role}] {_where(c)}: {c.candidate} - {c.baseline} = {_num(c.estimate, c.decimals)}, "
                      f"{c.ci_level:.0%} CI [{_num(c.ci_low, c.decimals)}, {_num(c.ci_high, c.decimals)}], "
-                     f"margin {c.margin:g}, {_bound_text(c)}, non-inferiority p = {_p(c.pvalue)}: {c.verdict} "
+                     f"margin {c.margin:g}, {_bound_text(c)}, non-inferiority p {_p_is(c.pvalue)}: {c.verdict} "
                      f"(report: {c.decision})")
     lines.append(RULE.format(alpha=r.alpha))
     return "\n".join(lines) + "\n"

@@ -577,6 +577,41 @@ class RunsRecord(Record):
 FamilyPair = PairRow | PosthocRow | McNemarPair
 """A pair of a frequentist family: a significance decision after the family's correction (the p-value matrix)."""
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ReplicabilityRow:
+    """One direction of one pair across corpora: is ``better`` better than ``than``, and on how many corpora.
+
+    ``pvalues``: the one-sided p-value of "``better`` is better" on each corpus (the record's ``corpora`` order;
+    None where the corpus's test has none); ``significant_count``: corpora with that p <= alpha (uncorrected);
+    ``k_estimate``: Dror et al.'s estimate of the corpora on which ``better`` is better (family-wise error at
+    alpha; None without every p-value); ``partial_conjunction``: p^{u/N} for u = 1..N, non-decreasing."""
+
+    better: str
+    than: str
+    pvalues: tuple[float | None, ...]
+    significant_count: int
+    k_estimate: int | None
+    partial_conjunction: tuple[float | None, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ReplicabilityRecord(Record):
+    """kind 'replicability' (``tests.replicability``): method 'bonferroni' or 'fisher', the partial-conjunction
+    procedure of Dror et al. (2017) over the per-corpus tests of ``pairwise_method`` (their one-sided p-values,
+    from the two-sided p and the sign of the estimate for a two-sided test), for every pair in both directions."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    method: str
+    alpha: float
+    pairwise_method: str
+    corpora: tuple[str, ...]
+    rows: tuple[ReplicabilityRow, ...]
+    warnings: tuple[str, ...]
+
+
 RECORD_KINDS: dict[str, dict[str | None, type[Record]]] = {
     "descriptives": {None: DescriptivesRecord},
     "pairwise": {None: PairwiseRecord},
@@ -589,6 +624,7 @@ RECORD_KINDS: dict[str, dict[str | None, type[Record]]] = {
     "agreement": {None: AgreementRecord},
     "bayesian": {None: BayesianRecord},
     "runs": {None: RunsRecord},
+    "replicability": {None: ReplicabilityRecord},
 }
 """The one registry of analysis kinds: each kind's record class, by method where a kind's methods make different
 records (``None``: every other method). results.json is read back through it (:func:`record_type`), the views

@@ -22,7 +22,8 @@ from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, P
                                            system_sentences, test_name, unbroken, value_ci, why_this_test,
                                            with_html_matrix)
 from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, EffectSize, FriedmanRecord,
-                                       PairRow, PairwiseRecord, PosthocRecord, RMAnovaRecord, RunsRecord)
+                                       PairRow, PairwiseRecord, PosthocRecord, ReplicabilityRecord, RMAnovaRecord,
+                                       RunsRecord)
 
 
 def descriptives_view(r: DescriptivesRecord, lab: Labels) -> AnalysisView:
@@ -529,6 +530,34 @@ def runs_view(r: RunsRecord, lab: Labels) -> AnalysisView:
     return AnalysisView(r.id, r.kind, "Runs", tables, notes=notes, warnings=tuple(warnings))
 
 
+REPLICABILITY_NAMES = {"bonferroni": "Bonferroni", "fisher": "Fisher"}
+
+
+def replicability_view(r: ReplicabilityRecord, lab: Labels) -> AnalysisView:
+    """Per pair and direction: corpora where it is significantly better, Dror et al.'s k, and p^{u/N}."""
+    n = len(r.corpora)
+    how = REPLICABILITY_NAMES[r.method]
+    cols = (Column(Text("Better"), "l"), Column(Text("than"), "l"), Column(Text(f"Significant (of {n})")),
+            Column(Text("k (at least)")), *(Column(Text(f"p^{u}/{n}")) for u in range(1, n + 1)))
+    rows = tuple((Text(w.better), Text(w.than), Int(w.significant_count), Int(w.k_estimate),
+                  *(P(v) for v in w.partial_conjunction)) for w in r.rows)
+    caption = (f"{lab.metric(r.metric)}: replicability across {n} corpora ({', '.join(r.corpora)}), partial "
+               f"conjunction with {how} combination (Dror et al. 2017), \u03b1 = {r.alpha:g}.")
+    notes = (f"Significant: corpora where the one-sided p of \u201cbetter\u201d (from the {test_name('pairwise', r.pairwise_method, cited=False)}, "
+             "unadjusted) is at most \u03b1. k: the largest u whose partial-conjunction p-value p^u/N (made "
+             "non-decreasing in u) is at most \u03b1: the system is better on at least k corpora, with the family-wise "
+             "error held at \u03b1.",)
+    bold = tuple(i for i, w in enumerate(r.rows) if w.k_estimate)
+    table = Table((r.metric, None, "replicability"), caption, cols, rows, notes, bold)
+    sentences = tuple(f"{w.better} beats {w.than} on at least {w.k_estimate} of {n} corpora "
+                      f"({lab.metric(r.metric)}; significant on {w.significant_count})." for w in r.rows if w.k_estimate)
+    if not sentences:
+        sentences = (f"No system is shown better than another on any of the {n} corpora by the partial-conjunction "
+                     f"test ({lab.metric(r.metric)}).",)
+    return AnalysisView(r.id, r.kind, f"Replicability across corpora: {how} partial conjunction", (table,),
+                        sentences, warnings=tuple(r.warnings))
+
+
 VIEWS: dict[str, Callable[..., AnalysisView]] = {  # kind -> the view of that kind's record and the Labels
     "runs": runs_view,
     "descriptives": descriptives_view,
@@ -537,4 +566,5 @@ VIEWS: dict[str, Callable[..., AnalysisView]] = {  # kind -> the view of that ki
     "omnibus": omnibus_view,
     "posthoc": posthoc_view,
     "bayesian": bayesian_view,
+    "replicability": replicability_view,
 }

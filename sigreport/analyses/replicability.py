@@ -1,0 +1,83 @@
+"""Replicability across corpora (``tests.replicability``): one record per metric, after the pairwise tests.
+
+For every pair compared on every corpus (item-level pairwise records of the metric, in corpus order) and
+both directions, the one-sided p-values of "x better than y" on each corpus are combined by the
+partial-conjunction procedure of Dror et al. (2017) (:mod:`sigreport.stats.replicability`). A two-sided
+test's one-sided p is p/2 in the direction of its estimate and 1 - p/2 against it (exact for the t test;
+for the other tests it assumes a symmetric null distribution, said in docs/methods.md); a one-sided test's p
+is used for its own direction and 1 - p for the other. Which direction is "better" follows the metric's
+``higher_is_better``. The p-values are the unadjusted ones: the procedure is itself the correction over the
+corpora of one pair (the pairs are not corrected against each other, as in Dror et al.).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sigreport.analyses.common import analysis_id
+from sigreport.results.records import PairwiseRecord, ReplicabilityRecord, ReplicabilityRow
+from sigreport.spec import Spec
+from sigreport.stats import replicability as rep
+from sigreport.stats.result import finite_or_none, rejects
+
+
+def _greater(rec: PairwiseRecord, pair: tuple[str, str]) -> float:
+    """The one-sided p of "a - b > 0" for pair (a, b) of ``rec`` (NaN when the test has none)."""
+    row = next(p for p in rec.pairs if (p.a, p.b) == pair)
+    if row.pvalue is None or row.estimate is None:
+        return float("nan")
+    p, est = float(row.pvalue), float(row.estimate)
+    if rec.alternative == "greater":
+        return p
+    if rec.alternative == "less":
+        return 1.0 - p
+    return float(rep.one_sided_from_two_sided(np.array([p]), np.array([est]), 1.0)[0])
+
+
+def with_replicability(records: tuple[Any, ...], spec: Spec) -> tuple[Any, ...]:
+    """The records and, with ``tests.replicability``, one :class:`ReplicabilityRecord` per metric tested on
+    every corpus (module docstring)."""
+    method = spec.tests.replicability
+    if method is None:
+        return records
+    out = list(records)
+    by_metric: dict[str, list[PairwiseRecord]] = {}
+    for r in records:
+        if isinstance(r, PairwiseRecord) and r.kind == "pairwise" and r.corpus is not None and r.level == "items":
+            by_metric.setdefault(r.metric, []).append(r)
+    for metric, recs in by_metric.items():
+        corpora = tuple(str(r.corpus) for r in recs)
+        common = [(p.a, p.b) for p in recs[0].pairs if all(any((q.a, q.b) == (p.a, p.b) for q in r.pairs)
+                                                          for r in recs[1:])]
+        warnings: list[str] = []
+        if len(recs) < 2:
+            warnings.append(f"tests.replicability needs two or more corpora; {metric} has one ({corpora[0]}): the "
+                            "counts below are of that corpus alone")
+        higher = spec.metrics[metric].higher_is_better
+        alpha = spec.alpha
+        gt = np.array([[_greater(r, pair) for r in recs] for pair in common], dtype=np.float64).reshape(
+            len(common), len(recs))
+        # rows: for each pair (a, b), "a better" then "b better"
+        a_better = gt if higher else 1.0 - gt
+        p = np.empty((2 * len(common), len(recs)))
+        p[0::2], p[1::2] = a_better, 1.0 - a_better
+        pc = rep.partial_conjunction(p, method) if len(common) else np.empty((0, len(recs)))
+        k = rep.k_estimate(pc, alpha) if len(common) else np.empty(0, dtype=int)
+        counts = rejects(p, alpha).sum(axis=1)
+        rows = []
+        for i in range(p.shape[0]):
+            a, b = common[i // 2]
+            better, than = (a, b) if i % 2 == 0 else (b, a)
+            rows.append(ReplicabilityRow(better=better, than=than, pvalues=tuple(finite_or_none(v) for v in p[i]),
+                                         significant_count=int(counts[i]),
+                                         k_estimate=None if k[i] < 0 else int(k[i]),
+                                         partial_conjunction=tuple(finite_or_none(v) for v in pc[i])))
+        if any(r.k_estimate is None for r in rows):
+            warnings.append("a corpus's test has no p-value for some pairs: their estimate of k is not computed")
+        out.append(ReplicabilityRecord(id=analysis_id(metric, None, "replicability"), kind="replicability",
+                                       metric=metric, corpus=None, method=method, alpha=alpha,
+                                       pairwise_method=str(recs[0].method), corpora=corpora, rows=tuple(rows),
+                                       warnings=tuple(warnings)))
+    return tuple(out)
