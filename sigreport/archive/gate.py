@@ -28,6 +28,7 @@ from sigreport.errors import Problem, UserError
 from sigreport.results.decisions import decide_records
 from sigreport.results.reading import DocumentRecords
 from sigreport.results.records import PairwiseRecord
+from sigreport.stats.result import is_significant
 
 GATE_METHODS = ("paired_t",)
 """Primary pairwise tests the gate reads: t-based, from the pair's mean difference, SE and df in results.json."""
@@ -128,6 +129,9 @@ def run_gate(found: DocumentRecords, baseline: str, margins: Mapping[str, float]
             raise _error(where, "--candidate", f"{c!r} is not a system of the report other than the baseline; "
                          f"systems: {', '.join(systems)}")
     known = tuple(found.metrics)
+    for m in margins:
+        if m not in found.metrics:
+            raise _error(where, "--margin", f"metric {m!r} is not in the report; metrics: {', '.join(known)}")
     primary = tuple(primary) or tuple(m for m in known if m in margins and m not in secondary)
     for m in (*primary, *secondary):
         if m not in found.metrics:
@@ -186,7 +190,7 @@ def run_gate(found: DocumentRecords, baseline: str, margins: Mapping[str, float]
                     elif p is None:
                         verdict = "no test"
                     else:
-                        verdict = "non-inferior" if p <= a else "not non-inferior"
+                        verdict = "non-inferior" if is_significant(p, a) else "not non-inferior"
                     checks.append(GateCheck(metric=m, label=info.label, corpus=block.corpus, role=role, candidate=cand,
                                             baseline=baseline, margin=margins[m], higher_is_better=info.higher_is_better,
                                             alpha=a, estimate=est, ci_low=values["ci_low"], ci_high=values["ci_high"],
