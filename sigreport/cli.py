@@ -204,21 +204,7 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
     d.add_argument("--fail-on", choices=("conclusions", "flips", "any"), default="conclusions",
                    help="exit 1 on changed conclusions (default), only on flipped decisions, or on any difference")
-    g = sub.add_parser("gate", help="release verdict for CI: exit 0 when every gated metric is non-inferior to the "
-                       "baseline (or better), 1 when one is not, 2 on error")
-    g.add_argument("report", help="a built report's results.json or its folder, or a YAML spec (built first, "
-                   "results.json only, into a temporary folder)")
-    g.add_argument("--baseline", required=True, metavar="SYSTEM", help="the system the candidates must not be worse than")
-    g.add_argument("--candidate", action="append", default=[], metavar="SYSTEM",
-                   help="the system to gate (repeat for several; default: every other system)")
-    g.add_argument("--margin", action="append", default=[], metavar="M=D",
-                   help="non-inferiority margin D of metric M in its units (repeat; default: the report's "
-                   "metrics.M.margin)")
-    g.add_argument("--metrics", action="append", default=[], metavar="M[,M...]",
-                   help="the primary metrics, tested first (default: every metric with a margin)")
-    g.add_argument("--secondary", action="append", default=[], metavar="M[,M...]",
-                   help="secondary metrics, in order, tested only when every primary one passes (fixed sequence)")
-    g.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    _gate_parser(sub)
     r = sub.add_parser("verify", help="check a release: input hashes, then a rebuild compared with its manifest")
     r.add_argument("release", help="the release folder")
     r.add_argument("--no-rebuild", action="store_true", help="only compare the files with the manifest's hashes")
@@ -244,6 +230,24 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("schema", help="print the JSON Schema of the spec")
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
     return ap
+
+
+def _gate_parser(sub: Any) -> None:
+    g = sub.add_parser("gate", help="release verdict for CI: exit 0 when every gated metric is non-inferior to the "
+                       "baseline (or better), 1 when one is not, 2 on error")
+    g.add_argument("report", help="a built report's results.json or its folder, or a YAML spec (built first, "
+                   "results.json only, into a temporary folder)")
+    g.add_argument("--baseline", required=True, metavar="SYSTEM", help="the system the candidates must not be worse than")
+    g.add_argument("--candidate", action="append", default=[], metavar="SYSTEM",
+                   help="the system to gate (repeat for several; default: every other system)")
+    g.add_argument("--margin", action="append", default=[], metavar="M=D",
+                   help="non-inferiority margin D of metric M in its units (repeat; default: the report's "
+                   "metrics.M.margin)")
+    g.add_argument("--metrics", action="append", default=[], metavar="M[,M...]",
+                   help="the primary metrics, tested first (default: every metric with a margin)")
+    g.add_argument("--secondary", action="append", default=[], metavar="M[,M...]",
+                   help="secondary metrics, in order, tested only when every primary one passes (fixed sequence)")
+    g.add_argument("--format", choices=("text", "markdown", "json"), default="text")
 
 
 class Terminated(KeyboardInterrupt):

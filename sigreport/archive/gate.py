@@ -25,10 +25,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sigreport.errors import Problem, UserError
-from sigreport.results.decisions import decide_records
+from sigreport.results.decisions import BlockDecisions, decide_records
 from sigreport.results.reading import DocumentRecords
 from sigreport.results.records import PairwiseRecord
-from sigreport.stats.result import is_significant
+from sigreport.stats.result import finite_or_none, is_significant
 
 GATE_METHODS = ("paired_t",)
 """Primary pairwise tests the gate reads: t-based, from the pair's mean difference, SE and df in results.json."""
@@ -118,9 +118,32 @@ def run_gate(found: DocumentRecords, baseline: str, margins: Mapping[str, float]
     """The gate over a report read by :func:`~sigreport.results.reading.read_document` (module docstring).
     ``primary`` empty: every metric with a margin, in the report's order; ``candidates`` empty: every system
     but the baseline."""
-    from sigreport.stats.equivalence import t_equivalence
-
     margins = {**report_margins(found), **margins}
+    primary = checked_arguments(found, baseline, margins, primary, secondary, candidates, where)
+    others = tuple(candidates) or tuple(s for s in found.systems if s != baseline)
+    decisions = decide_records(found.records, found.metrics, baseline)
+    checks: list[GateCheck] = []
+    stopped = False
+    for role, names in (("primary", primary), ("secondary", tuple(secondary))):
+        if role == "secondary" and not all(c.passed for c in checks):
+            stopped = True  # fixed sequence: the secondary metrics only after every primary one passed
+        for m in names:
+            blocks = [b for b in decisions if b.metric == m and b.level != "corpora"]
+            if not blocks:
+                raise _error(where, "--metrics", f"metric {m!r} has no per-item analysis to gate")
+            for block in blocks:
+                for cand in others:
+                    checks.append(check_pair(found, block, m, role, cand, baseline, margins[m], stopped, where))
+                    if role == "secondary" and not checks[-1].passed:
+                        stopped = True
+    alpha = float(found.alpha) if found.alpha is not None else checks[0].alpha
+    return GateResult(baseline=baseline, checks=tuple(checks), alpha=alpha)
+
+
+def checked_arguments(found: DocumentRecords, baseline: str, margins: Mapping[str, float], primary: Sequence[str],
+                      secondary: Sequence[str], candidates: Sequence[str], where: str) -> tuple[str, ...]:
+    """The primary metrics (given, else every metric with a margin), after checking every argument against the
+    report: each problem a :class:`UserError` (exit 2)."""
     systems = tuple(found.systems)
     if baseline not in systems:
         raise _error(where, "--baseline", f"system {baseline!r} is not in the report; systems: {', '.join(systems)}")
@@ -132,73 +155,64 @@ def run_gate(found: DocumentRecords, baseline: str, margins: Mapping[str, float]
     for m in margins:
         if m not in found.metrics:
             raise _error(where, "--margin", f"metric {m!r} is not in the report; metrics: {', '.join(known)}")
-    primary = tuple(primary) or tuple(m for m in known if m in margins and m not in secondary)
-    for m in (*primary, *secondary):
+    chosen = tuple(primary) or tuple(m for m in known if m in margins and m not in secondary)
+    for m in (*chosen, *secondary):
         if m not in found.metrics:
             raise _error(where, "--metrics", f"metric {m!r} is not in the report; metrics: {', '.join(known)}")
         if m not in margins:
             raise _error(where, "--margin", f"metric {m!r} has no margin: give --margin {m}=D (D in the metric's "
                          "units) or build the report with metrics.{m}.margin")
-    if set(primary) & set(secondary):
+    if set(chosen) & set(secondary):
         raise _error(where, "--secondary", "a metric is either primary or secondary: "
-                     + ", ".join(sorted(set(primary) & set(secondary))))
-    if not primary:
+                     + ", ".join(sorted(set(chosen) & set(secondary))))
+    if not chosen:
         raise _error(where, "--margin", "no metric to gate: give --margin METRIC=D (or build with metrics.M.margin)")
-    others = tuple(candidates) or tuple(s for s in systems if s != baseline)
-    decisions = decide_records(found.records, found.metrics, baseline)
-    checks: list[GateCheck] = []
-    stopped = False
-    alpha = float(found.alpha) if found.alpha is not None else 0.05
-    for role, names in (("primary", primary), ("secondary", secondary)):
-        if role == "secondary" and not all(c.passed for c in checks):
-            stopped = True
-        for m in names:
-            info = found.metrics[m]
-            blocks = [b for b in decisions if b.metric == m and b.level != "corpora"]
-            if not blocks:
-                raise _error(where, "--metrics", f"metric {m!r} has no per-item analysis to gate")
-            for block in blocks:
-                rec = block.record
-                if not isinstance(rec, PairwiseRecord) or rec.method not in GATE_METHODS:
-                    got = "no pairwise test" if rec is None else f"{rec.kind} test {rec.method}"
-                    raise _error(where, m, f"the gate reads a paired t test (tests.pairwise: paired_t); the report's "
-                                 f"primary test of {m!r}{' on ' + block.corpus if block.corpus else ''} is {got}")
-                a = float(rec.alpha)
-                for cand in others:
-                    row = next((p for p in rec.pairs if {p.a, p.b} == {cand, baseline}), None)
-                    if row is None:
-                        raise _error(where, "--baseline", f"the report does not compare {cand} with {baseline} on "
-                                     f"{m!r} (tests.comparisons: vs_baseline with another baseline?)")
-                    sign = 1.0 if row.a == cand else -1.0
-                    est = None if row.estimate is None else sign * float(row.estimate)
-                    se = row.differences.se if row.differences is not None else None
-                    decided = next((p for p in block.pairs if {p.a, p.b} == {cand, baseline}), None)
-                    decision = ("no decision" if decided is None or decided.significant is None else
-                                f"{decided.winner} significantly better" if decided.winner else "no significant difference")
-                    values = {"noninferiority_pvalue": None, "ci_low": None, "ci_high": None}
-                    if est is not None and se is not None and row.df is not None:
-                        import numpy as np
+    return chosen
 
-                        got = t_equivalence(np.array([est]), np.array([se]), np.array([float(row.df)]), margins[m],
-                                            a, info.higher_is_better)
-                        values = {k: (float(got[k][0]) if got[k][0] == got[k][0] else None) for k in values}
-                    p = values["noninferiority_pvalue"]
-                    if stopped:
-                        verdict = "not tested"
-                    elif decided is not None and decided.winner == cand:
-                        verdict = "better"
-                    elif p is None:
-                        verdict = "no test"
-                    else:
-                        verdict = "non-inferior" if is_significant(p, a) else "not non-inferior"
-                    checks.append(GateCheck(metric=m, label=info.label, corpus=block.corpus, role=role, candidate=cand,
-                                            baseline=baseline, margin=margins[m], higher_is_better=info.higher_is_better,
-                                            alpha=a, estimate=est, ci_low=values["ci_low"], ci_high=values["ci_high"],
-                                            ci_level=1 - 2 * a, pvalue=p, verdict=verdict, decision=decision,
-                                            decimals=int(info.decimals)))
-                    if role == "secondary" and not checks[-1].passed:
-                        stopped = True
-    return GateResult(baseline=baseline, checks=tuple(checks), alpha=alpha)
+
+def check_pair(found: DocumentRecords, block: BlockDecisions, metric: str, role: str, cand: str, baseline: str,
+               margin: float, stopped: bool, where: str) -> GateCheck:
+    """One gated hypothesis: the non-inferiority t test of ``cand`` against ``baseline`` on one block, from the
+    primary pair's mean difference, SE and df, and what the report's decisions say of the pair."""
+    import numpy as np
+
+    from sigreport.stats.equivalence import t_equivalence
+
+    info = found.metrics[metric]
+    rec = block.record
+    if not isinstance(rec, PairwiseRecord) or rec.method not in GATE_METHODS:
+        got = "no pairwise test" if rec is None else f"{rec.kind} test {rec.method}"
+        raise _error(where, metric, f"the gate reads a paired t test (tests.pairwise: paired_t); the report's primary "
+                     f"test of {metric!r}{' on ' + block.corpus if block.corpus else ''} is {got}")
+    a = float(rec.alpha)
+    row = next((p for p in rec.pairs if {p.a, p.b} == {cand, baseline}), None)
+    if row is None:
+        raise _error(where, "--baseline", f"the report does not compare {cand} with {baseline} on {metric!r} "
+                     "(tests.comparisons: vs_baseline with another baseline?)")
+    sign = 1.0 if row.a == cand else -1.0
+    est = None if row.estimate is None else sign * float(row.estimate)
+    se = row.differences.se if row.differences is not None else None
+    decided = next((p for p in block.pairs if {p.a, p.b} == {cand, baseline}), None)
+    decision = ("no decision" if decided is None or decided.significant is None else
+                f"{decided.winner} significantly better" if decided.winner else "no significant difference")
+    values: dict[str, float | None] = {"noninferiority_pvalue": None, "ci_low": None, "ci_high": None}
+    if est is not None and se is not None and row.df is not None:
+        got = t_equivalence(np.array([est]), np.array([se]), np.array([float(row.df)]), margin, a,
+                            info.higher_is_better)
+        values = {k: finite_or_none(got[k][0]) for k in values}
+    p = None if stopped else values["noninferiority_pvalue"]
+    if stopped:
+        verdict = "not tested"
+    elif decided is not None and decided.winner == cand:
+        verdict = "better"
+    elif p is None:
+        verdict = "no test"
+    else:
+        verdict = "non-inferior" if is_significant(p, a) else "not non-inferior"
+    return GateCheck(metric=metric, label=info.label, corpus=block.corpus, role=role, candidate=cand,
+                     baseline=baseline, margin=margin, higher_is_better=info.higher_is_better, alpha=a, estimate=est,
+                     ci_low=values["ci_low"], ci_high=values["ci_high"], ci_level=1 - 2 * a, pvalue=p, verdict=verdict,
+                     decision=decision, decimals=int(info.decimals))
 
 
 RULE = ("Fixed-sequence gatekeeping: every primary metric is tested at alpha = {alpha:g} (all must pass, an "

@@ -22,7 +22,8 @@ each corpus the value of its own rank.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as sps
+
+from sigreport.stats.result import rejects
 
 METHODS = ("bonferroni", "fisher")
 
@@ -39,6 +40,8 @@ def partial_conjunction(pvalues: np.ndarray, method: str) -> np.ndarray:
     if method == "bonferroni":
         pc = np.minimum(1.0, (n - u + 1) * asc)
     else:
+        from scipy import stats as sps
+
         with np.errstate(divide="ignore"):
             logs = -2.0 * np.log(asc)
         tail = np.cumsum(logs[:, ::-1], axis=1)[:, ::-1]  # sum over i = u..N of -2 ln p_(i)
@@ -51,8 +54,7 @@ def partial_conjunction(pvalues: np.ndarray, method: str) -> np.ndarray:
 def k_estimate(pc: np.ndarray, alpha: float) -> np.ndarray:
     """k_hat per row: how many of the (non-decreasing) p^{u/N} are <= alpha; -1 for a row without values."""
     pc = np.atleast_2d(pc)
-    with np.errstate(invalid="ignore"):
-        k = (pc <= alpha).sum(axis=1)
+    k = rejects(pc, alpha).sum(axis=1)
     return np.where(np.isnan(pc).any(axis=1), -1, k)
 
 
