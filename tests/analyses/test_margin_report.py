@@ -132,3 +132,24 @@ def test_margin_must_be_a_positive_number(cli, workdir, bad):
     workdir.write("scores.csv", table)
     s = workdir.write("spec.yaml", spec().replace("margin: 0.01", f"margin: {bad}"))
     assert_user_error(cli, s, workdir.path / "out", bad, ["metrics.acc.margin"])
+
+
+def test_zero_variance_differences(cli, workdir):
+    """A system identical to the baseline: the differences do not vary; TOST takes its limit (equivalent,
+    p 0, as statsmodels gives), said in the pair's warnings, and the build goes through."""
+    table, values = score_table()
+    lines = table.splitlines()
+    copy = ["copy," + line[len("base,"):] for line in lines if line.startswith("base,")]
+    workdir.write("scores.csv", "\n".join([line for line in lines if not line.startswith("other,")] + copy) + "\n")
+    workdir.write("spec.yaml", spec().replace("[base, cand, other]", "[base, cand, copy]"))
+    r = cli("build", "-q", "-o", workdir.path / "out", "--formats", "json", workdir.path / "spec.yaml")
+    assert r.code == 0, r.err
+    doc = workdir.results()
+    pair = next(p for a in doc["analyses"] if a["kind"] == "pairwise" for p in a["pairs"]
+                if {p["a"], p["b"]} == {"base", "copy"})
+    e = pair["equivalence"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sm_p = ttost_paired(values[("base", "c1")], values[("base", "c1")], -0.01, 0.01)[0]
+    assert e["tost_pvalue"] == sm_p == 0.0 and e["noninferiority_pvalue"] == 0.0
+    assert e["se"] == 0.0 and "do not vary" in e["warnings"][0]
+    assert e["ci_low"] == e["ci_high"] == 0.0

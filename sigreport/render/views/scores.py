@@ -538,15 +538,16 @@ def replicability_view(r: ReplicabilityRecord, lab: Labels) -> AnalysisView:
     n = len(r.corpora)
     how = REPLICABILITY_NAMES[r.method]
     cols = (Column(Text("Better"), "l"), Column(Text("than"), "l"), Column(Text(f"Significant (of {n})")),
-            Column(Text("k (at least)")), *(Column(Text(f"p^{u}/{n}")) for u in range(1, n + 1)))
+            Column(Text("k (at least)")), *(Column(Text(f"p(\u2265{u} of {n})")) for u in range(1, n + 1)))
     rows = tuple((Text(w.better), Text(w.than), Int(w.significant_count), Int(w.k_estimate),
                   *(P(v) for v in w.partial_conjunction)) for w in r.rows)
     caption = (f"{lab.metric(r.metric)}: replicability across {n} corpora ({', '.join(r.corpora)}), partial "
                f"conjunction with {how} combination (Dror et al. 2017), \u03b1 = {r.alpha:g}.")
     notes = (f"Significant: corpora where the one-sided p of \u201cbetter\u201d (from the {test_name('pairwise', r.pairwise_method, cited=False)}, "
-             "unadjusted) is at most \u03b1. k: the largest u whose partial-conjunction p-value p^u/N (made "
+             "unadjusted) is at most \u03b1. k: the largest u whose partial-conjunction p-value (made "
              "non-decreasing in u) is at most \u03b1: the system is better on at least k corpora, with the family-wise "
-             "error held at \u03b1.",)
+             "error held at \u03b1. p(\u2265u of N): the partial-conjunction p-value of \u201cbetter on at least u "
+             "of the N corpora\u201d.",)
     bold = tuple(i for i, w in enumerate(r.rows) if w.k_estimate)
     table = Table((r.metric, None, "replicability"), caption, cols, rows, notes, bold)
     sentences = tuple(f"{w.better} beats {w.than} on at least {w.k_estimate} of {n} corpora "
