@@ -452,7 +452,8 @@ def _others(records: Sequence[Record], labels: Mapping[str, str]) -> list[tuple[
         text = ", ".join(f"\u00b1{d:g} for {labels.get(str(m), str(m))}" for m, d in margins.items())
         out.append((TOST.methods_sentence(alpha, text), Cite(TOST.references), ".",))
     for method in dict.fromkeys(r.method for r in records if r.kind == "replicability"):
-        out.append((f"Replicability across corpora was assessed with the partial-conjunction procedure ({method} "
+        how = {"bonferroni": "Bonferroni's", "fisher": "Fisher's"}[str(method)]
+        out.append((f"Replicability across corpora was assessed with the partial-conjunction procedure ({how} "
                     "combination of each corpus's one-sided p-values), which estimates on how many corpora one system "
                     "is better than another with the family-wise error held at alpha", Cite(("dror2017",)), ".",))
     if "agreement" in kinds:
