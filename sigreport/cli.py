@@ -410,6 +410,15 @@ def method_listing() -> list[dict[str, Any]]:
                         "record": d.record, "mde": d.mde.text(),
                         "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]}
                                        for k in d.references]})
+    from sigreport.stats.methods.equivalence import DECLARATIONS as EQUIVALENCE
+
+    for e in EQUIVALENCE:  # beside a pairwise test, with metrics.M.margin
+        out.append({"kind": "equivalence", "name": e.name, "display": e.display, "origin": "built-in",
+                    "options": {"metrics.M.margin": "the margin D (> 0, in the metric's units)"},
+                    "applies": list(e.methods), "record": "PairwiseRecord (each pair's equivalence)",
+                    "mde": "none: not computed for equivalence tests",
+                    "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]}
+                                   for k in e.references]})
     return out
 
 

@@ -245,9 +245,13 @@ def _bound_text(c: GateCheck) -> str:
 
 
 def render_text(r: GateResult) -> str:
-    lines = [f"gate {'PASSED' if r.passed else 'FAILED'} against baseline {r.baseline}"]
+    """The verdict for a terminal or a CI log (names from the data: control characters escaped)."""
+    from sigreport.escaping import clean
+
+    lines = [f"gate {'PASSED' if r.passed else 'FAILED'} against baseline {clean(r.baseline)}"]
     for c in r.checks:
-        lines.append(f"  [{c.role}] {_where(c)}: {c.candidate} - {c.baseline} = {_num(c.estimate, c.decimals)}, "
+        lines.append(f"  [{c.role}] {clean(_where(c))}: {clean(c.candidate)} - {clean(c.baseline)} = "
+                     f"{_num(c.estimate, c.decimals)}, "
                      f"{c.ci_level:.0%} CI [{_num(c.ci_low, c.decimals)}, {_num(c.ci_high, c.decimals)}], "
                      f"margin {c.margin:g}, {_bound_text(c)}, non-inferiority p {_p_is(c.pvalue)}: {c.verdict} "
                      f"(report: {c.decision})")

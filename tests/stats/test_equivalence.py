@@ -102,3 +102,21 @@ def test_vectorised_equals_one_by_one_and_missing_inputs():
 def test_margin_must_be_positive(bad):
     with pytest.raises(ValueError, match="positive"):
         t_equivalence(np.array([0.0]), np.array([1.0]), np.array([3.0]), bad, 0.05, True)
+
+
+def test_declaration_is_complete():
+    from sigreport.render.views.methods import REFERENCES
+    from sigreport.stats import registry
+    from sigreport.stats.methods.equivalence import TOST
+
+    assert all(k in REFERENCES for k in TOST.references) and TOST.references
+    assert all(m in registry.names("pairwise") for m in TOST.methods)
+    assert "90%" in TOST.methods_sentence(0.05, "\u00b10.01 for accuracy")
+    with pytest.raises(ValueError, match="paired_t"):
+        TOST.require("wilcoxon")
+    r = TOST.compute([0.0], [0.1], [9.0], 0.5, 0.05, True)[0]
+    assert r == tost_result_of(0.0, 0.1, 9.0, 0.5)
+
+
+def tost_result_of(est, se, df, margin):
+    return equivalence_results([est], [se], [df], margin, 0.05, True)[0]
