@@ -120,3 +120,32 @@ def test_declaration_is_complete():
 
 def tost_result_of(est, se, df, margin):
     return equivalence_results([est], [se], [df], margin, 0.05, True)[0]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(est=st.floats(-5, 5), se=st.floats(1e-6, 5), df=st.floats(1, 1e5), margin=st.floats(1e-6, 10),
+       alpha=st.floats(0.001, 0.4))
+def test_properties(est, se, df, margin, alpha):
+    """p in [0, 1]; TOST symmetric in the pair (a - b and b - a give the same p, the one-sided ones swapped);
+    the interval decides as the test does; a wider margin never makes a pair less equivalent or non-inferior."""
+    one = t_equivalence(np.array([est]), np.array([se]), np.array([df]), margin, alpha, True)
+    swapped = t_equivalence(np.array([-est]), np.array([se]), np.array([df]), margin, alpha, True)
+    wider = t_equivalence(np.array([est]), np.array([se]), np.array([df]), margin * 2, alpha, True)
+    for k in ("tost_pvalue", "pvalue_lower", "pvalue_upper", "noninferiority_pvalue"):
+        assert 0 <= one[k][0] <= 1
+    assert one["tost_pvalue"][0] == swapped["tost_pvalue"][0]
+    assert one["pvalue_lower"][0] == swapped["pvalue_upper"][0]
+    assert wider["tost_pvalue"][0] <= one["tost_pvalue"][0] and \
+        wider["noninferiority_pvalue"][0] <= one["noninferiority_pvalue"][0]
+    inside = -margin < one["ci_low"][0] and one["ci_high"][0] < margin
+    p = one["tost_pvalue"][0]
+    if abs(p - alpha) > 1e-9:  # away from the boundary, where rounding may decide
+        assert (p < alpha) == inside
+    lower = one["noninferiority_bound"][0] > -margin
+    q = one["noninferiority_pvalue"][0]
+    if abs(q - alpha) > 1e-9:
+        assert (q < alpha) == lower
