@@ -171,7 +171,7 @@ def test_gate_reads_the_reports_margin_and_agrees_with_it(capsys, cli, workdir):
     assert code == 1 and checks["near"]["passed"] and not checks["worse"]["passed"]
 
 
-@pytest.mark.parametrize("name", ["summarizers", "summarization"])
+@pytest.mark.parametrize("name", ["summarizers", "summarization", "release_gate"])
 def test_one_story_with_the_decisions_on_examples(capsys, cli, tmp_path, name):
     """On the paired t examples, the gate's 'better' is exactly the Conclusions' 'significantly better', and a
     significantly better candidate is always non-inferior (whatever the margin)."""
@@ -193,3 +193,16 @@ def test_one_story_with_the_decisions_on_examples(capsys, cli, tmp_path, name):
         if pair.winner == baseline:  # significantly worse by more than nothing: never non-inferior at 0.001
             assert c["verdict"] == "not non-inferior" or c["estimate"] > -0.001
     assert (code == 0) == all(c["passed"] for c in checks)
+
+
+def test_release_gate_example(capsys, cli, tmp_path):
+    """configs/release_gate.yaml: pegasus passes against production bart-large (primary ROUGE-1, then the
+    secondary metrics), with the margins the report was built with; lead-3 fails."""
+    build_results(cli, CONFIGS / "release_gate.yaml", tmp_path / "r")
+    code, out, _ = gate(capsys, tmp_path / "r", "--baseline", "bart-large", "--candidate", "pegasus", "--metrics",
+                        "rouge1", "--secondary", "rougeL,length_ratio", "--format", "json")
+    checks = json.loads(out)["checks"]
+    assert code == 0 and [c["role"] for c in checks] == ["primary"] * 2 + ["secondary"] * 4
+    assert {c["margin"] for c in checks if c["metric"] != "length_ratio"} == {0.01}
+    code, out, _ = gate(capsys, tmp_path / "r", "--baseline", "bart-large", "--candidate", "lead-3")
+    assert code == 1 and "not non-inferior" in out
