@@ -112,6 +112,9 @@ def test_report_shows_the_table_and_the_methods_sentence(cli, workdir):
     build_files(cli, workdir, spec(), {"scores.csv": table}, formats="json,html,latex")
     html = (workdir.path / "out" / "index.html").read_text(encoding="utf-8")
     assert "equivalence within \u00b10.01" in html and "Schuirmann 1987" in html
+    # each pair's sentence says what the tests show: other (0.03 below base) is neither equivalent nor
+    # non-inferior at 0.01
+    assert "Neither equivalence of base and other within \u00b10.01" in html
     tex = (workdir.path / "out" / "tables" / "methods.tex").read_text(encoding="utf-8")
     assert "schuirmann1987,lakens2017,wellek2010" in tex
     assert list((workdir.path / "out" / "tables").glob("*equivalence.tex"))

@@ -121,6 +121,8 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
                                                          words, r.comparisons != "vs_baseline"))
     sentences = (system_sentences(r.pairs, better, method) if table.html_form is not None
                  else [pair_sentence(r, p, lab) for p in r.pairs])
+    if table.html_form is None:  # one sentence per pair: its equivalence too, when the metric has a margin
+        sentences += [equivalence_sentence(p, r) for p in r.pairs if p.equivalence is not None]
     title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
         r.kind, f"Pairwise comparisons: {method}")
     if table.html_form is None:
@@ -135,6 +137,25 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
     warnings += [f"{p.a} vs {p.b}: {w}" for p in r.pairs if p.equivalence is not None for w in p.equivalence.warnings]
     return AnalysisView(r.id, r.kind, title, tables, tuple(sentences), why_this_test(r.selection),
                         tuple(warnings))
+
+
+def equivalence_sentence(p: PairRow, r: PairwiseRecord) -> str:
+    """What a pair's equivalence and non-inferiority tests show, in words (adjusted p-values)."""
+    e = p.equivalence
+    assert e is not None
+    adj = adjusted_text(r.correction)
+    tost = f"TOST, {adj} {p_text(e.tost_pvalue_adjusted)}"
+    ni = f"non-inferiority, {adj} {p_text(e.noninferiority_pvalue_adjusted)}"
+    d = f"{e.margin:g}"
+    if e.equivalent:
+        return f"{p.a} and {p.b} are equivalent within \u00b1{d} ({tost})."
+    if e.noninferior:
+        return (f"{e.noninferiority_of} is not worse than {e.noninferiority_against} by more than {d} ({ni}); "
+                f"equivalence within \u00b1{d} is not shown ({tost}).")
+    if e.equivalent is None and e.noninferior is None:
+        return f"{p.a} vs {p.b}: no equivalence test (see the warnings)."
+    return (f"Neither equivalence of {p.a} and {p.b} within \u00b1{d} ({tost}) nor non-inferiority of "
+            f"{e.noninferiority_of} against {e.noninferiority_against} ({ni}) is shown.")
 
 
 def equivalence_tables(r: PairwiseRecord, lab: Labels, key: str) -> tuple[Table, ...]:
