@@ -53,11 +53,13 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, Validati
 from sigreport import defaults
 from sigreport.errors import Problem, SpecError
 from sigreport.stats import registry
+from sigreport.stats.methods import replicability as replicability_methods
 
 Alternative = Literal["two-sided", "greater", "less"]
 Correction = Literal["holm", "bonferroni", "hochberg", "hommel", "fdr_bh", "fdr_by", "none"]
 PairwiseMethod = Literal[("auto", *registry.names("pairwise"))]  # type: ignore[valid-type]  # the declared tests
 CVMethod = Literal[registry.names("cv")]  # type: ignore[valid-type]
+ReplicabilityMethod = Literal[replicability_methods.NAMES]  # type: ignore[valid-type]  # the declared combinations
 OmnibusMethod = Literal["auto", "rm_anova", "friedman", "none"]
 PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg", "shaffer", "bergmann_hommel",
                          "paired", "none"]
@@ -494,7 +496,7 @@ class TestsSpec(_Model):
         0.8, gt=0, lt=1, description="Power (above alpha, below 1) of the minimum detectable difference reported for "
         "every pair of an item-level pairwise family: the smallest true mean difference its test detects with this probability at "
         "the level the correction asks of a pair (alpha / m; null: not computed). Card et al. (2020) use 0.8.")
-    replicability: Literal["bonferroni", "fisher"] | None = Field(
+    replicability: ReplicabilityMethod | None = Field(
         None, description="Replicability across corpora (two or more, tests.level: items): for each pair and "
         "direction, the partial-conjunction procedure of Dror et al. (2017) over the corpora's one-sided p-values "
         "with Bonferroni or Fisher combination: the count of corpora where a is significantly better, the estimate k "

@@ -23,21 +23,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from sigreport.stats.methods.replicability import NAMES as METHODS
+from sigreport.stats.methods.replicability import combination
 from sigreport.stats.result import rejects
-
-METHODS = ("bonferroni", "fisher")
 
 
 def partial_conjunction(pvalues: np.ndarray, method: str) -> np.ndarray:
     """p^{u/N} for u = 1..N (columns) of each row of ``pvalues`` (pairs x corpora, one-sided p in [0, 1]),
     made non-decreasing in u. NaN in a row: the row is NaN (a corpus without a p-value decides nothing)."""
-    if method not in METHODS:
-        raise ValueError(f"unknown partial-conjunction method {method!r}; known: {', '.join(METHODS)}")
+    combination(method)  # an unknown name raises, naming the known ones
     p = np.atleast_2d(np.asarray(pvalues, dtype=np.float64))
     n = p.shape[1]
     asc = np.sort(p, axis=1)  # NaN sort last
     u = np.arange(1, n + 1)
-    if method == "bonferroni":
+    if method == METHODS[0]:  # bonferroni
         pc = np.minimum(1.0, (n - u + 1) * asc)
     else:
         from scipy import stats as sps

@@ -452,10 +452,13 @@ def _others(records: Sequence[Record], labels: Mapping[str, str]) -> list[tuple[
         text = ", ".join(f"\u00b1{d:g} for {labels.get(str(m), str(m))}" for m, d in margins.items())
         out.append((TOST.methods_sentence(alpha, text), Cite(TOST.references), ".",))
     for method in dict.fromkeys(r.method for r in records if r.kind == "replicability"):
-        how = {"bonferroni": "Bonferroni's", "fisher": "Fisher's"}[str(method)]
-        out.append((f"Replicability across corpora was assessed with the partial-conjunction procedure ({how} "
-                    "combination of each corpus's one-sided p-values), which estimates on how many corpora one system "
-                    "is better than another with the family-wise error held at alpha", Cite(("dror2017",)), ".",))
+        from sigreport.stats.methods.replicability import combination
+
+        declared_as = combination(str(method))
+        out.append((f"Replicability across corpora was assessed with the partial-conjunction procedure "
+                    f"({declared_as.display}'s combination of each corpus's one-sided p-values), which estimates on "
+                    "how many corpora one system is better than another with the family-wise error held at alpha",
+                    Cite(declared_as.references), ".",))
     if "agreement" in kinds:
         out.append(("Annotator agreement is reported as chance-corrected kappa", Cite(("cohen1960",)), ".",))
     return [tuple(p for p in s if p != Cite(())) for s in out]

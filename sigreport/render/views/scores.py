@@ -15,6 +15,7 @@ from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count,
                                     Stat, Sym, Table, Text, join)
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
+from sigreport.stats.methods.replicability import combination
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIR_COLUMN, PAIRWISE_NAMES,
                                            SPHERICITY_NAMES, Labels, a_better, declared, df_text,
                                            effect_cell, extra_cell, head_cell,
@@ -551,13 +552,11 @@ def runs_view(r: RunsRecord, lab: Labels) -> AnalysisView:
     return AnalysisView(r.id, r.kind, "Runs", tables, notes=notes, warnings=tuple(warnings))
 
 
-REPLICABILITY_NAMES = {"bonferroni": "Bonferroni", "fisher": "Fisher"}
-
-
 def replicability_view(r: ReplicabilityRecord, lab: Labels) -> AnalysisView:
     """Per pair and direction: corpora where it is significantly better, Dror et al.'s k, and p^{u/N}."""
     n = len(r.corpora)
-    how = REPLICABILITY_NAMES[r.method]
+    declared_as = combination(r.method)
+    how = declared_as.display
     cols = (Column(Text("Better"), "l"), Column(Text("than"), "l"), Column(Text(f"Significant (of {n})")),
             Column(Text("k (at least)")), *(Column(Text(f"p(\u2265{u} of {n})")) for u in range(1, n + 1)))
     rows = tuple((Text(w.better), Text(w.than), Int(w.significant_count), Int(w.k_estimate),
@@ -568,7 +567,7 @@ def replicability_view(r: ReplicabilityRecord, lab: Labels) -> AnalysisView:
              "unadjusted) is at most \u03b1. k: the largest u whose partial-conjunction p-value (made "
              "non-decreasing in u) is at most \u03b1: the system is better on at least k corpora, with the family-wise "
              "error held at \u03b1. p(\u2265u of N): the partial-conjunction p-value of \u201cbetter on at least u "
-             "of the N corpora\u201d.",)
+             f"of the N corpora\u201d, {how}: {declared_as.formula}.",)
     bold = tuple(i for i, w in enumerate(r.rows) if w.k_estimate)
     table = Table((r.metric, None, "replicability"), caption, cols, rows, notes, bold)
     sentences = tuple(f"{w.better} beats {w.than} on at least {w.k_estimate} of {n} corpora "
