@@ -15,7 +15,7 @@ from typing import Any
 from sigreport.analyses.common import apply_families, link_frequentist
 from sigreport.analyses.equivalence import with_equivalence
 from sigreport.analyses.power import with_power
-from sigreport.analyses.replicability import with_replicability
+from sigreport.analyses.replicability import replicability_nodes
 from sigreport.analyses.labels import label_nodes, outcome_nodes
 from sigreport.analyses.scores import score_nodes
 from sigreport.data import Dataset
@@ -43,6 +43,7 @@ def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) ->
     for (metric, corpus), block in dataset.blocks.items():
         nodes += score_nodes(spec, dataset.metric_specs[metric], metric, corpus, len(block.systems), block.level,
                              prev, block.runs is not None)
+    nodes += replicability_nodes(spec, nodes)
     nodes += label_nodes(spec, dataset.predictions, dataset.annotations)
     if dataset.outcomes is not None:
         nodes += outcome_nodes(spec, dataset.outcomes)
@@ -141,7 +142,7 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
     records = link_frequentist(with_power(apply_families(tuple(r for r in results.values() if r is not None),
                                                          spec.tests, spec.alpha), dataset, spec.tests, spec.alpha,
                                           spec.seed))
-    records = with_replicability(with_equivalence(records, spec), spec)
+    records = with_equivalence(records, spec)
     records = with_notes(records, figure_notes(spec, records))
     records = with_notes(records, source_notes(dataset, records))
     return Results(
