@@ -26,17 +26,20 @@ from sigreport.stats import replicability as rep
 from sigreport.stats.result import finite_or_none, rejects
 
 
-def _greater(rec: PairwiseRecord, pair: tuple[str, str]) -> float:
-    """The one-sided p of "a - b > 0" for pair (a, b) of ``rec`` (NaN when the test has none)."""
+def _one_sided(rec: PairwiseRecord, pair: tuple[str, str]) -> tuple[float, float]:
+    """The one-sided p-values of "a - b > 0" and of "a - b < 0" for pair (a, b) of ``rec`` (NaN without a test),
+    each computed directly (never as 1 minus the other, which would lose a small p-value's digits)."""
     row = next(p for p in rec.pairs if (p.a, p.b) == pair)
     if row.pvalue is None or row.estimate is None:
-        return float("nan")
+        return float("nan"), float("nan")
     p, est = float(row.pvalue), float(row.estimate)
     if rec.alternative == "greater":
-        return p
+        return p, 1.0 - p
     if rec.alternative == "less":
-        return 1.0 - p
-    return float(rep.one_sided_from_two_sided(np.array([p]), np.array([est]), 1.0)[0])
+        return 1.0 - p, p
+    gt = rep.one_sided_from_two_sided(np.array([p]), np.array([est]), 1.0)[0]
+    lt = rep.one_sided_from_two_sided(np.array([p]), np.array([est]), -1.0)[0]
+    return float(gt), float(lt)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,11 +81,12 @@ def run_replicability(node_id: str, inputs: tuple[Any, ...], params: Replicabili
     if len(recs) < 2:
         warnings.append(f"replicability needs two or more corpora; {metric} has one ({corpora[0]}): the counts "
                         "below are of that corpus alone")
-    gt = np.array([[_greater(r, pair) for r in recs] for pair in common], dtype=np.float64).reshape(
-        len(common), len(recs))
-    a_better = gt if params.higher_is_better else 1.0 - gt
+    sided = np.array([[_one_sided(r, pair) for r in recs] for pair in common], dtype=np.float64).reshape(
+        len(common), len(recs), 2)
+    gt, lt = sided[..., 0], sided[..., 1]
     p = np.empty((2 * len(common), len(recs)))
-    p[0::2], p[1::2] = a_better, 1.0 - a_better  # rows: for each pair (a, b), "a better" then "b better"
+    # rows: for each pair (a, b), "a better" then "b better"
+    p[0::2], p[1::2] = (gt, lt) if params.higher_is_better else (lt, gt)
     pc = rep.partial_conjunction(p, params.method)
     k = rep.k_estimate(pc, params.alpha)
     counts = rejects(p, params.alpha).sum(axis=1)
