@@ -206,3 +206,13 @@ def test_release_gate_example(capsys, cli, tmp_path):
     assert {c["margin"] for c in checks if c["metric"] != "length_ratio"} == {0.01}
     code, out, _ = gate(capsys, tmp_path / "r", "--baseline", "bart-large", "--candidate", "lead-3")
     assert code == 1 and "not non-inferior" in out
+
+
+def test_results_json_path_and_a_report_without_it(capsys, cli, workdir, report):
+    out, _ = report
+    code, text, _ = gate(capsys, out / "results.json", "--baseline", "base", "--candidate", "near", "--margin",
+                         "acc=0.02")
+    assert code == 0 and "PASSED" in text
+    (out / "results.json").rename(out / "moved.json")
+    code, _, err = gate(capsys, out, "--baseline", "base", "--margin", "acc=0.02")
+    assert code == 2 and "no results.json" in err and "Traceback" not in err
