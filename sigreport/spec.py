@@ -53,12 +53,14 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, Validati
 from sigreport import defaults
 from sigreport.errors import Problem, SpecError
 from sigreport.stats import proportion, registry
+from sigreport.stats.methods import replicability as replicability_methods
 
 Alternative = Literal["two-sided", "greater", "less"]
 Correction = Literal["holm", "bonferroni", "hochberg", "hommel", "fdr_bh", "fdr_by", "none"]
 PairwiseMethod = Literal[("auto", *registry.names("pairwise"))]  # type: ignore[valid-type]  # the declared tests
 CVMethod = Literal[registry.names("cv")]  # type: ignore[valid-type]
 ProportionMethod = Literal[proportion.NAMES]  # type: ignore[valid-type]  # the declared proportion intervals
+ReplicabilityMethod = Literal[replicability_methods.NAMES]  # type: ignore[valid-type]  # the declared combinations
 OmnibusMethod = Literal["auto", "rm_anova", "friedman", "none"]
 PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg", "shaffer", "bergmann_hommel",
                          "paired", "none"]
@@ -460,6 +462,12 @@ class MetricSpec(_Model):
         "difference Newcombe's (1998) paired score interval. Default: detected (every per-item score of the metric "
         "on the corpus is 0 or 1); false: the mean's t interval even for 0/1 data; true: required, a score other "
         "than 0 or 1 is an error. Mean metrics only.")
+    margin: float | None = Field(
+        None, gt=0, description="Margin of equivalence D (> 0, in the metric's units; direction from "
+        "higher_is_better): each pair also gets the TOST equivalence test (within +-D; 1 - 2 alpha interval) and the "
+        "one-sided non-inferiority test (not worse than the other system, or the baseline, by more than D), "
+        "corrected over the family as the pairwise tests; t-based: needs tests.pairwise: paired_t. sigreport gate "
+        "reads it.")
 
     @model_validator(mode="after")
     def _aggregate_needs_statistics(self) -> "MetricSpec":
@@ -629,6 +637,11 @@ class TestsSpec(_Model):
         0.8, gt=0, lt=1, description="Power (above alpha, below 1) of the minimum detectable difference reported for "
         "every pair of an item-level pairwise family: the smallest true mean difference its test detects with this probability at "
         "the level the correction asks of a pair (alpha / m; null: not computed). Card et al. (2020) use 0.8.")
+    replicability: ReplicabilityMethod | None = Field(
+        None, description="Replicability across corpora (two or more, tests.level: items): for each pair and "
+        "direction, the partial-conjunction procedure of Dror et al. (2017) over the corpora's one-sided p-values "
+        "with Bonferroni or Fisher combination: the count of corpora where a is significantly better, the estimate k "
+        "('a beats b on at least k of N corpora', family-wise error at alpha) and p^{u/N}. Default: off.")
     bayesian: BayesianSpec | None = Field(
         None, description="Bayesian comparison of every pair with a region of practical equivalence: the Bayesian "
         "signed-rank test (items or corpora) or the correlated Bayesian t test (cross-validation designs).")
@@ -982,6 +995,20 @@ class Spec(_Model):
                           "(approximate randomization with the bootstrap's interval), permutation or bootstrap")
         self._clustered_tests()
         self._stratified_tests()
+        for name, m in self.metrics.items():
+            if m.margin is not None:
+                from sigreport.stats.methods.equivalence import TOST
+
+                if self.tests.pairwise not in TOST.methods or self.tests.design != "items":
+                    raise _At(("metrics", name, "margin"), f"a margin's equivalence and non-inferiority tests are "
+                              f"t-based ({', '.join(TOST.methods)} on items); tests.pairwise is "
+                              f"{self.tests.pairwise}" + (f" and tests.design {self.tests.design}"
+                                                          if self.tests.design != "items" else "")
+                              + ": set tests.pairwise: paired_t, or leave the margin out")
+        if self.tests.replicability is not None and (self.tests.level != "items" or self.tests.design != "items"):
+            raise _At(("tests", "replicability"), "replicability combines each corpus's item-level pairwise tests: "
+                      f"it needs tests.level: items and tests.design: items (given level {self.tests.level}, design "
+                      f"{self.tests.design})")
         if self.tests.power is not None and not self.alpha < self.tests.power:
             raise _At(("tests", "power"), power_range_message(self.tests.power, self.alpha))
         if self.tests.pairwise == "bootstrap_t" and self.tests.ci_method == "bca":
@@ -1027,6 +1054,11 @@ class Spec(_Model):
         if t.bayesian is not None:
             raise _At(("tests", "bayesian"), "the Bayesian tests treat items as independent and cannot respect the "
                       f"clusters of data.columns.cluster ({cluster!r}); remove tests.bayesian")
+        margins = [name for name, m in self.metrics.items() if m.margin is not None]
+        if margins:
+            raise _At(("metrics", margins[0], "margin"), "the equivalence and non-inferiority tests treat items as "
+                      f"independent and cannot respect the clusters of data.columns.cluster ({cluster!r}) yet; leave "
+                      "the margin out with clusters")
 
     def _stratified_tests(self) -> None:
         """A macro average (``metrics.M.average: macro``) needs ``data.columns.stratum`` and tests that respect
@@ -1048,6 +1080,10 @@ class Spec(_Model):
             if self.metrics[name].corpus_level:
                 raise _At(("metrics", name, "average"), f"metric {name!r} is corpus-level: a macro average is a "
                           "mean of per-item scores per stratum")
+            if self.metrics[name].margin is not None:
+                raise _At(("metrics", name, "margin"), f"metric {name!r} is a macro average over strata: its "
+                          "equivalence and non-inferiority tests (per-item t) do not respect the strata yet; leave the "
+                          "margin out")
         if t.pairwise != "auto" and "stratified_items" not in registry.method("pairwise", t.pairwise).applies:
             ok = ", ".join(d.name for d in registry.methods("pairwise") if "stratified_items" in d.applies)
             raise _At(("tests", "pairwise"), f"{t.pairwise} does not respect the strata of the macro average of "

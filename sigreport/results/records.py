@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from sigreport.stats.classification import MetricValue
 from sigreport.stats.cluster import ClusterSummary
 from sigreport.stats.strata import StrataSummary
+from sigreport.stats.equivalence import EquivalenceResult
 from sigreport.stats.omnibus import AnovaRow, CorrectedF, ImanDavenport, SphericityResult
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
@@ -189,10 +190,13 @@ class PairRow:
     differences: DifferenceSummary | None = None  # SD, SE and Shapiro-Wilk of a - b (per-item designs)
     effect_sizes: PairedEffectSizes | None = None  # d_z, g_z, d_av, g_av with CIs (paired t)
     mde: DetectableDifference | None = None  # the smallest true difference the test detects (tests.power)
+    equivalence: EquivalenceResult | None = None  # TOST and non-inferiority against metrics.M.margin
 
     json_fields: ClassVar[tuple[str, ...]] = (
         "a", "b", "n", "statistic", "df", "pvalue", "pvalue_adjusted", "significant", "estimate", "ci_low",
         "ci_high", "critical_value", "effect_size", "warnings", "differences", "effect_sizes", "mde")
+    # fields written only when set, after the test's own (so a report without them keeps its bytes)
+    WHEN_SET: ClassVar[tuple[str, ...]] = ("equivalence",)
     # the fields of ``test`` that are not in results.json's pair: the family's (its record's) fields
     FROM_RECORD: ClassVar[tuple[str, ...]] = ("method", "alternative", "ci_level")
 
@@ -206,7 +210,14 @@ class PairRow:
     critical_value = property(lambda self: self.test.critical_value)
     effect_size = property(lambda self: self.test.effect_size)
     warnings = property(lambda self: self.test.warnings)
-    extra = property(lambda self: self.test.extra)
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """What results.json writes after :attr:`json_fields`: the test's method-specific values, then the
+        :attr:`WHEN_SET` fields that are set."""
+        if self.equivalence is None:
+            return self.test.extra
+        return {**self.test.extra, "equivalence": self.equivalence}
 
     @property
     def ci(self) -> ConfidenceInterval:
@@ -661,6 +672,41 @@ class PreferenceRecord(Record):
 FamilyPair = PairRow | PosthocRow | McNemarPair
 """A pair of a frequentist family: a significance decision after the family's correction (the p-value matrix)."""
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ReplicabilityRow:
+    """One direction of one pair across corpora: is ``better`` better than ``than``, and on how many corpora.
+
+    ``pvalues``: the one-sided p-value of "``better`` is better" on each corpus (the record's ``corpora`` order;
+    None where the corpus's test has none); ``significant_count``: corpora with that p <= alpha (uncorrected);
+    ``k_estimate``: Dror et al.'s estimate of the corpora on which ``better`` is better (family-wise error at
+    alpha; None without every p-value); ``partial_conjunction``: p^{u/N} for u = 1..N, non-decreasing."""
+
+    better: str
+    than: str
+    pvalues: tuple[float | None, ...]
+    significant_count: int
+    k_estimate: int | None
+    partial_conjunction: tuple[float | None, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ReplicabilityRecord(Record):
+    """kind 'replicability' (``tests.replicability``): method 'bonferroni' or 'fisher', the partial-conjunction
+    procedure of Dror et al. (2017) over the per-corpus tests of ``pairwise_method`` (their one-sided p-values,
+    from the two-sided p and the sign of the estimate for a two-sided test), for every pair in both directions."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    method: str
+    alpha: float
+    pairwise_method: str
+    corpora: tuple[str, ...]
+    rows: tuple[ReplicabilityRow, ...]
+    warnings: tuple[str, ...]
+
+
 RECORD_KINDS: dict[str, dict[str | None, type[Record]]] = {
     "descriptives": {None: DescriptivesRecord},
     "pairwise": {None: PairwiseRecord},
@@ -674,6 +720,7 @@ RECORD_KINDS: dict[str, dict[str | None, type[Record]]] = {
     "bayesian": {None: BayesianRecord},
     "runs": {None: RunsRecord},
     "preferences": {None: PreferenceRecord},
+    "replicability": {None: ReplicabilityRecord},
 }
 """The one registry of analysis kinds: each kind's record class, by method where a kind's methods make different
 records (``None``: every other method). results.json is read back through it (:func:`record_type`), the views

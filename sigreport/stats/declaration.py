@@ -252,3 +252,25 @@ def plain_phrase(display: str) -> Callable[[str, Mapping[str, Any]], tuple[str, 
     """The methods paragraph's phrase "the two-sided paired t test" for a display name, nothing after the
     citation."""
     return lambda side, tests: (f"the {side} {display}", "")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class EquivalenceDeclaration:
+    """An equivalence and non-inferiority procedure run beside a pairwise test when a metric has a margin
+    (``metrics.M.margin``): its name, the pairwise methods whose pairs it reads (``methods``: any other is
+    refused by the spec, with exit 2), ``compute`` (estimates, SEs, df, margin, alpha, direction -> one
+    result per pair), the interval it states, its methods sentence and its references (keys of the
+    bibliography)."""
+
+    name: str
+    display: str
+    methods: tuple[str, ...]  # spec names of the pairwise tests it applies to
+    compute: Callable[..., Any]
+    interval: str  # the interval it reports, in words
+    methods_sentence: Callable[[float, str], str]  # (alpha, "the margins ...") -> the sentence before its citations
+    references: tuple[str, ...]
+
+    def require(self, method: str) -> None:
+        """Raise :class:`ValueError` naming the methods it applies to when ``method`` is not one of them."""
+        if method not in self.methods:
+            raise ValueError(f"{self.display} reads the pairs of {', '.join(self.methods)}, not {method}")

@@ -10,7 +10,7 @@ as ``\\cite`` keys of :data:`REFERENCES` (``tables/references.bib``), :meth:`Met
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Union
 
 from sigreport.escaping import markdown_text
@@ -205,6 +205,30 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                   "@article{cohen1960,\n  author = {Jacob Cohen},\n  title = {A Coefficient of Agreement for Nominal "
                   "Scales},\n  journal = {Educational and Psychological Measurement},\n  volume = {20},\n  number = {1},"
                   "\n  pages = {37--46},\n  year = {1960}\n}"),
+    "schuirmann1987": ("Schuirmann 1987", "Donald J. Schuirmann. A comparison of the two one-sided tests procedure "
+                       "and the power approach for assessing the equivalence of average bioavailability. Journal of "
+                       "Pharmacokinetics and Biopharmaceutics, 15(6):657-680, 1987.",
+                       "@article{schuirmann1987,\n  author = {Donald J. Schuirmann},\n  title = {A Comparison of the Two "
+                       "One-Sided Tests Procedure and the Power Approach for Assessing the Equivalence of Average "
+                       "Bioavailability},\n  journal = {Journal of Pharmacokinetics and Biopharmaceutics},\n  volume = "
+                       "{15},\n  number = {6},\n  pages = {657--680},\n  year = {1987}\n}"),
+    "lakens2017": ("Lakens 2017", "Daniël Lakens. Equivalence tests: a practical primer for t tests, correlations, and "
+                   "meta-analyses. Social Psychological and Personality Science, 8(4):355-362, 2017.",
+                   "@article{lakens2017,\n  author = {Dani{\\\"e}l Lakens},\n  title = {Equivalence Tests: A Practical "
+                   "Primer for t Tests, Correlations, and Meta-Analyses},\n  journal = {Social Psychological and "
+                   "Personality Science},\n  volume = {8},\n  number = {4},\n  pages = {355--362},\n  year = {2017}\n}"),
+    "wellek2010": ("Wellek 2010", "Stefan Wellek. Testing Statistical Hypotheses of Equivalence and Noninferiority. "
+                   "Chapman and Hall/CRC, 2nd edition, 2010.",
+                   "@book{wellek2010,\n  author = {Stefan Wellek},\n  title = {Testing Statistical Hypotheses of "
+                   "Equivalence and Noninferiority},\n  publisher = {Chapman and Hall/CRC},\n  edition = {2},\n"
+                   "  year = {2010}\n}"),
+    "dror2017": ("Dror et al. 2017", "Rotem Dror, Gili Baumer, Marina Bogomolov and Roi Reichart. Replicability "
+                 "analysis for natural language processing: testing significance with multiple datasets. Transactions "
+                 "of the Association for Computational Linguistics, 5:471-486, 2017.",
+                 "@article{dror2017,\n  author = {Rotem Dror and Gili Baumer and Marina Bogomolov and Roi Reichart},\n"
+                 "  title = {Replicability Analysis for Natural Language Processing: Testing Significance with Multiple "
+                 "Datasets},\n  journal = {Transactions of the Association for Computational Linguistics},\n  volume = "
+                 "{5},\n  pages = {471--486},\n  year = {2017}\n}"),
     "lakens2013": ("Lakens 2013", "Daniël Lakens. Calculating and reporting effect sizes to facilitate cumulative "
                    "science: a practical primer for t-tests and ANOVAs. Frontiers in Psychology, 4:863, 2013.",
                    "@article{lakens2013,\n  author = {Dani{\\\"e}l Lakens},\n  title = {Calculating and Reporting Effect "
@@ -348,7 +372,7 @@ def methods(results: Results, decisions: Decisions | None = None) -> Methods:
     out += _proportions(results, records)
     out += _answers(results, records)
     out += _preferences(records)
-    out += _others(records)
+    out += _others(records, {k: m.label for k, m in results.metrics.items()})
     out += _primary(decisions)
     out.append((f"Every analysis was run with sigreport {results.sigreport_version} (seed {results.seed}; each "
                 "analysis derives its random stream from the seed and its name, so the numbers are reproducible).",))
@@ -592,7 +616,7 @@ def _answers(results: Results, records: Sequence[Record]) -> list[tuple[Part, ..
     return out
 
 
-def _others(records: Sequence[Record]) -> list[tuple[Part, ...]]:
+def _others(records: Sequence[Record], labels: Mapping[str, str]) -> list[tuple[Part, ...]]:
     out: list[tuple[Part, ...]] = []
     kinds = {r.kind for r in records}
     if "mcnemar" in kinds:
@@ -603,6 +627,22 @@ def _others(records: Sequence[Record]) -> list[tuple[Part, ...]]:
         out.append((f"We also report the {test_name('bayesian', method, cited=False)}",
                     Cite(registry.method("bayesian", method).references),
                     " with a region of practical equivalence.",))
+    margins = {r.metric: p.equivalence.margin for r in records if isinstance(r, PairwiseRecord) for p in r.pairs
+               if p.equivalence is not None}
+    if margins:
+        from sigreport.stats.methods.equivalence import TOST
+
+        alpha = next(r.alpha for r in records if isinstance(r, PairwiseRecord) and r.metric in margins)
+        text = ", ".join(f"\u00b1{d:g} for {labels.get(str(m), str(m))}" for m, d in margins.items())
+        out.append((TOST.methods_sentence(alpha, text), Cite(TOST.references), ".",))
+    for method in dict.fromkeys(r.method for r in records if r.kind == "replicability"):
+        from sigreport.stats.methods.replicability import combination
+
+        declared_as = combination(str(method))
+        out.append((f"Replicability across corpora was assessed with the partial-conjunction procedure "
+                    f"({declared_as.display}'s combination of each corpus's one-sided p-values), which estimates on "
+                    "how many corpora one system is better than another with the family-wise error held at alpha",
+                    Cite(declared_as.references), ".",))
     if "agreement" in kinds:
         out.append(("Annotator agreement is reported as chance-corrected kappa", Cite(("cohen1960",)), ".",))
     return [tuple(p for p in s if p != Cite(())) for s in out]

@@ -15,6 +15,7 @@ from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count,
                                     Stat, Sym, Table, Text, join)
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
+from sigreport.stats.methods.replicability import combination
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIR_COLUMN, PAIRWISE_NAMES,
                                            SPHERICITY_NAMES, Labels, a_better, declared, df_text,
                                            effect_cell, extra_cell, head_cell,
@@ -23,7 +24,8 @@ from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, P
                                            with_html_matrix)
 from sigreport.stats import proportion
 from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, EffectSize, FriedmanRecord,
-                                       PairRow, PairwiseRecord, PosthocRecord, RMAnovaRecord, RunsRecord)
+                                       PairRow, PairwiseRecord, PosthocRecord, ReplicabilityRecord, RMAnovaRecord,
+                                       RunsRecord)
 
 
 def descriptives_view(r: DescriptivesRecord, lab: Labels) -> AnalysisView:
@@ -177,6 +179,8 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
                                                          words, r.comparisons != "vs_baseline"))
     sentences = (system_sentences(r.pairs, better, method) if table.html_form is not None
                  else [pair_sentence(r, p, lab) for p in r.pairs])
+    if table.html_form is None:  # one sentence per pair: its equivalence too, when the metric has a margin
+        sentences += [equivalence_sentence(p, r) for p in r.pairs if p.equivalence is not None]
     title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
         r.kind, f"Pairwise comparisons: {method}")
     if table.html_form is None:
@@ -186,10 +190,62 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
         per_pair = tuple(dataclasses.replace(t, in_html=False) for t in differences_tables(r, lab, key))
     else:  # nothing would show it (LaTeX leaves out a long one: see render.latex.latex_tables); results.json has it
         per_pair = ()
-    tables = (table,) + per_pair
+    tables = (table,) + per_pair + equivalence_tables(r, lab, key)
     warnings += [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in _difference_warnings(p)]
+    warnings += [f"{p.a} vs {p.b}: {w}" for p in r.pairs if p.equivalence is not None for w in p.equivalence.warnings]
     return AnalysisView(r.id, r.kind, title, tables, tuple(sentences), why_this_test(r.selection),
                         tuple(warnings))
+
+
+def equivalence_sentence(p: PairRow, r: PairwiseRecord) -> str:
+    """What a pair's equivalence and non-inferiority tests show, in words (adjusted p-values)."""
+    e = p.equivalence
+    assert e is not None
+    adj = adjusted_text(r.correction)
+    tost = f"TOST, {adj} {p_text(e.tost_pvalue_adjusted)}"
+    ni = f"non-inferiority, {adj} {p_text(e.noninferiority_pvalue_adjusted)}"
+    d = f"{e.margin:g}"
+    if e.equivalent:
+        return f"{p.a} and {p.b} are equivalent within \u00b1{d} ({tost})."
+    if e.noninferior:
+        return (f"{e.noninferiority_of} is not worse than {e.noninferiority_against} by more than {d} ({ni}); "
+                f"equivalence within \u00b1{d} is not shown ({tost}).")
+    if e.equivalent is None and e.noninferior is None:
+        return f"{p.a} vs {p.b}: no equivalence test (see the warnings)."
+    return (f"Neither equivalence of {p.a} and {p.b} within \u00b1{d} ({tost}) nor non-inferiority of "
+            f"{e.noninferiority_of} against {e.noninferiority_against} ({ni}) is shown.")
+
+
+def equivalence_tables(r: PairwiseRecord, lab: Labels, key: str) -> tuple[Table, ...]:
+    """The pairs' equivalence (TOST) and non-inferiority tests, when the metric has a margin (one table)."""
+    rows_of = [p for p in r.pairs if p.equivalence is not None]
+    if not rows_of:
+        return ()
+    dec = lab.decimals(r.metric)
+    first = rows_of[0].equivalence
+    assert first is not None
+    level = first.ci_level
+    adj = adjusted_text(r.correction)
+    cols = (PAIR_COLUMN, Column(Sym("mean_diff")), Column(Text(f"{level:.0%} CI")), Column(Text("TOST p_adj")),
+            Column(Text("Equivalent"), "c"), Column(Text("NI test"), "l"), Column(Text("NI p_adj")),
+            Column(Text("Non-inferior"), "c"))
+    rows = []
+    for p in rows_of:
+        e = p.equivalence
+        assert e is not None
+        rows.append((Pair(p.a, p.b), Num(e.estimate, dec), CI(e.ci_low, e.ci_high, e.ci_level, dec),
+                     P(e.tost_pvalue_adjusted), Decision(e.equivalent),
+                     Text(f"{e.noninferiority_of} vs {e.noninferiority_against}"),
+                     P(e.noninferiority_pvalue_adjusted), Decision(e.noninferior)))
+    worse = "lower" if lab.higher(r.metric) else "higher"
+    caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: equivalence within \u00b1{first.margin:g} (two "
+               f"one-sided t tests) and non-inferiority (not worse by more than {first.margin:g}), \u03b1 = {r.alpha:g}.")
+    notes = (f"TOST p is the larger of the two one-sided p-values (H0: a \u2212 b \u2264 \u2212{first.margin:g}; "
+             f"H0: a \u2212 b \u2265 {first.margin:g}); equivalent when the {level:.0%} interval of a \u2212 b (1 \u2212 2\u03b1) "
+             f"lies inside \u00b1{first.margin:g}. NI test \u201cx vs y\u201d: x scores no more than "
+             f"{first.margin:g} {worse} than y (one-sided at \u03b1). Both p_adj are {adj} over the family, "
+             "as the pairwise tests (Schuirmann 1987; Lakens 2017; Wellek 2010).",)
+    return (Table((r.metric, r.corpus, f"{key}-equivalence"), caption, cols, tuple(rows), notes),)
 
 
 def adjusted_text(correction: str) -> str:
@@ -553,6 +609,33 @@ def runs_view(r: RunsRecord, lab: Labels) -> AnalysisView:
     return AnalysisView(r.id, r.kind, "Runs", tables, notes=notes, warnings=tuple(warnings))
 
 
+def replicability_view(r: ReplicabilityRecord, lab: Labels) -> AnalysisView:
+    """Per pair and direction: corpora where it is significantly better, Dror et al.'s k, and p^{u/N}."""
+    n = len(r.corpora)
+    declared_as = combination(r.method)
+    how = declared_as.display
+    cols = (Column(Text("Better"), "l"), Column(Text("than"), "l"), Column(Text(f"Significant (of {n})")),
+            Column(Text("k (at least)")), *(Column(Text(f"p(\u2265{u} of {n})")) for u in range(1, n + 1)))
+    rows = tuple((Text(w.better), Text(w.than), Int(w.significant_count), Int(w.k_estimate),
+                  *(P(v) for v in w.partial_conjunction)) for w in r.rows)
+    caption = (f"{lab.metric(r.metric)}: replicability across {n} corpora ({', '.join(r.corpora)}), partial "
+               f"conjunction with {how} combination (Dror et al. 2017), \u03b1 = {r.alpha:g}.")
+    notes = (f"Significant: corpora where the one-sided p of \u201cbetter\u201d (from the {test_name('pairwise', r.pairwise_method, cited=False)}, "
+             "unadjusted) is at most \u03b1. k: the largest u whose partial-conjunction p-value (made "
+             "non-decreasing in u) is at most \u03b1: the system is better on at least k corpora, with the family-wise "
+             "error held at \u03b1. p(\u2265u of N): the partial-conjunction p-value of \u201cbetter on at least u "
+             f"of the N corpora\u201d, {how}: {declared_as.formula}.",)
+    bold = tuple(i for i, w in enumerate(r.rows) if w.k_estimate)
+    table = Table((r.metric, None, "replicability"), caption, cols, rows, notes, bold)
+    sentences = tuple(f"{w.better} beats {w.than} on at least {w.k_estimate} of {n} corpora "
+                      f"({lab.metric(r.metric)}; significant on {w.significant_count})." for w in r.rows if w.k_estimate)
+    if not sentences:
+        sentences = (f"No system is shown better than another on any of the {n} corpora by the partial-conjunction "
+                     f"test ({lab.metric(r.metric)}).",)
+    return AnalysisView(r.id, r.kind, f"Replicability across corpora: {how} partial conjunction", (table,),
+                        sentences, warnings=tuple(r.warnings))
+
+
 VIEWS: dict[str, Callable[..., AnalysisView]] = {  # kind -> the view of that kind's record and the Labels
     "runs": runs_view,
     "descriptives": descriptives_view,
@@ -561,4 +644,5 @@ VIEWS: dict[str, Callable[..., AnalysisView]] = {  # kind -> the view of that ki
     "omnibus": omnibus_view,
     "posthoc": posthoc_view,
     "bayesian": bayesian_view,
+    "replicability": replicability_view,
 }
