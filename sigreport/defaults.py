@@ -17,6 +17,7 @@ FIGURE_KINDS: tuple[str, ...] = ("cd", "forest", "pvalues", "confusion")
 """``outputs.figures``: every kind, each drawn where an analysis gives it."""
 
 MAIN_TABLE_CELL = "value"
+MAIN_TABLE_RANK = "ub"  # outputs.main_table.rank: Rank (UB) column for 3 or more systems (results/ranks.py)
 MAIN_TABLE_MARKERS = True
 """``outputs.main_table``: the mean (or corpus-level value) with significance markers; decimals: the metric's."""
 

@@ -579,6 +579,9 @@ class MainTableSpec(_Model):
         defaults.MAIN_TABLE_CELL, description="What a cell shows: the mean (or corpus-level value), with its confidence interval, "
         "or with the standard deviation over items.")
     markers: bool = Field(defaults.MAIN_TABLE_MARKERS, description="Significance markers from the corrected pairwise decisions.")
+    rank: Literal["ub", "none"] = Field(
+        defaults.MAIN_TABLE_RANK, description="A rank column for 3 or more systems: ub = Rank (UB), 1 + the number "
+        "of systems the primary test finds significantly better (corrected; ties share); none = no rank column.")
     decimals: int | None = Field(None, ge=0, le=10, description="Decimals of every value (default: the metric's).")
 
     @field_validator("metrics", "corpora")

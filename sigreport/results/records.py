@@ -94,6 +94,10 @@ class ModelChoice:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class SystemSummary:
+    """A system's descriptives on one metric and corpus; ``rank_ub`` and ``tier`` (:mod:`sigreport.results.ranks`:
+    Rank (UB) and tier by the block's primary test, as the Conclusions decide) are set, and written after
+    ``warnings``, for a block of 3 or more systems with a primary test, else None and not written."""
+
     system: str
     n: int
     mean: float | None
@@ -102,6 +106,17 @@ class SystemSummary:
     ci_low: float | None
     ci_high: float | None
     warnings: tuple[str, ...]
+    rank_ub: int | None = None
+    tier: int | None = None
+
+    json_fields: ClassVar[tuple[str, ...]] = ("system", "n", "mean", "sd", "median", "ci_low", "ci_high", "warnings")
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The fields written after ``json_fields``: the rank and tier, when the block is ranked."""
+        if self.rank_ub is None:
+            return {}
+        return {"rank_ub": self.rank_ub, "tier": self.tier}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

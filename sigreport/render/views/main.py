@@ -18,11 +18,12 @@ import string
 from collections.abc import Iterable
 
 from sigreport.render import names
-from sigreport.render.model import CI, Cell, Column, Lines, Marked, Num, Table, Text, join
+from sigreport.render.model import CI, Cell, Column, Int, Lines, Marked, Num, Table, Text, join
 from sigreport.render.options import MainTableOptions
 from sigreport.render.views.common import CORRECTION_NAMES, Labels, pct, the
 from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, Decisions, decide
+from sigreport.results.ranks import RANKED_MIN
 from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, RunsRecord, SystemSummary
 
 MAX_COLUMNS = 6
@@ -139,15 +140,51 @@ class Builder:
         emphasis = {1: "best", 2: "second"}.get(col.dec.rank(system) or 0, "")
         return Marked(self.value(col, summary), emphasis, self.marks(col, system))
 
+    def ranked(self, cols: list[Column_]) -> Column_ | None:
+        """The column whose decisions the rank column shows (None: no rank column): with
+        ``outputs.main_table.rank: ub`` and :data:`RANKED_MIN` or more systems, the first metric's column across
+        corpora when the table has it, else the first column with a primary test."""
+        if self.opts.rank == "none" or len(self.systems) < RANKED_MIN:
+            return None
+        with_ranks = [c for c in cols if c.dec.ranks is not None]
+        if not with_ranks:
+            return None
+        first = with_ranks[0]
+        return next((c for c in with_ranks if c.metric == first.metric and c.corpus is None), first)
+
+    def rank_header(self, col: Column_, cols: list[Column_]) -> Cell:
+        if len(cols) == 1:
+            return Text("Rank (UB)")
+        label = self.results.metrics[col.metric].label
+        return Lines((Text("Rank (UB)"), Text(label if col.corpus is None else f"{label}, {col.corpus}")))
+
+    def rank_cell(self, col: Column_, system: str) -> Cell:
+        ranks = col.dec.ranks
+        return Int(ranks.rank_ub.get(system) if ranks is not None else None)
+
     def table(self, cols: list[Column_], name: str, part: str | None, key: tuple[str, ...]) -> Table:
-        columns = (Column(Text("System"), "l"), *(Column(self.header(c)) for c in cols))
+        ranked = self.ranked(cols)
+        rank_cols = (Column(self.rank_header(ranked, cols)),) if ranked is not None else ()
+        columns = (Column(Text("System"), "l"), *rank_cols, *(Column(self.header(c)) for c in cols))
         lett = letters(self.systems)
         show_letters = self.opts.markers and self.baseline is None and bool(self.used_marks(cols))
-        rows = tuple((Text(f"{s} ({lett[s]})" if show_letters else s), *(self.cell(c, s) for c in cols))
+        rows = tuple((Text(f"{s} ({lett[s]})" if show_letters else s),
+                      *((self.rank_cell(ranked, s),) if ranked is not None else ()), *(self.cell(c, s) for c in cols))
                      for s in self.systems)
         what = "Main results" + (f" ({part})" if part else "")
         caption = f"{what}: {self.value_words(cols)} of every system; best in bold, second best underlined."
-        return Table(key, caption, columns, rows, tuple(self.legend(cols)), name=name)
+        notes = (*self.legend(cols), *((self.rank_legend(ranked),) if ranked is not None else ()))
+        return Table(key, caption, columns, rows, notes, name=name)
+
+    def rank_legend(self, col: Column_) -> str:
+        """What the rank column counts, by which decisions."""
+        dec = col.dec
+        label = self.results.metrics[col.metric].label
+        where = label + ("" if col.corpus is None else f" on {col.corpus}")
+        only = (f"; only comparisons with {dec.baseline} were tested, so only they can lower a rank"
+                if dec.baseline is not None else "")
+        return (f"Rank (UB): 1 + the number of systems significantly better in {where}, by the same corrected "
+                f"decisions{only}; systems that no system significantly beats share rank 1, and ties share a rank.")
 
     def value_words(self, cols: list[Column_]) -> str:
         """What a cell shows; the corpus-level value is named only when a column's metric is one (an aggregate
