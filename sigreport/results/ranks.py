@@ -62,22 +62,39 @@ def rank_ub(better: np.ndarray) -> np.ndarray:
 
 
 def tiers(better: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Each system's tier (1 = unbeaten; module doc) and whether a cycle of decisions was met."""
+    """Each system's tier (1 = unbeaten; module doc) and whether a cycle of decisions was met.
+
+    Each step takes the systems no remaining system beats; with a cycle, the systems of the cycles nothing
+    outside beats (the source components of the better-than graph: a system all of whose betters it reaches
+    back through the decisions), so that a cycle shares one tier and a system below it stays below."""
     b = _square(better)
     n = b.shape[0]
+    reach = closure(b)
+    mutual = reach & reach.T
+    cycle = bool((mutual & ~np.eye(n, dtype=bool)).any())
     tier = np.zeros(n, dtype=np.int64)
     remaining = np.ones(n, dtype=bool)
-    cycle, k = False, 0
+    k = 0
     while remaining.any():
         k += 1
         idx = np.flatnonzero(remaining)
-        beaten = b[np.ix_(idx, idx)].any(axis=0)
-        top = idx[~beaten]
-        if top.size == 0:  # every remaining system is beaten by another remaining one: a cycle
-            top, cycle = idx, True
+        # x leads when every remaining system that reaches it is reached back by it (no path through a removed
+        # system joins two remaining ones: a removed one was in a source component with whatever reached it)
+        leads = ~(reach[np.ix_(idx, idx)] & ~mutual[np.ix_(idx, idx)]).any(axis=0)
+        top = idx[leads]
         tier[top] = k
         remaining[top] = False
     return tier, cycle
+
+
+def closure(better: np.ndarray) -> np.ndarray:
+    """``reach[i, j]``: j is reached from i by one or more steps of ``better`` (repeated squaring)."""
+    reach = np.asarray(better, dtype=bool)
+    while True:
+        more = reach | ((reach.astype(np.int64) @ reach.astype(np.int64)) > 0)
+        if (more == reach).all():
+            return reach
+        reach = more
 
 
 def better_matrix(systems: Sequence[str], beats: Mapping[str, Collection[str]]) -> np.ndarray:
