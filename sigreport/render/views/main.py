@@ -153,10 +153,9 @@ class Builder:
         return next((c for c in with_ranks if c.metric == first.metric and c.corpus is None), first)
 
     def rank_header(self, col: Column_, cols: list[Column_]) -> Cell:
-        if len(cols) == 1:
-            return Text("Rank (UB)")
-        label = self.results.metrics[col.metric].label
-        return Lines((Text("Rank (UB)"), Text(label if col.corpus is None else f"{label}, {col.corpus}")))
+        """One line whatever the table (its note names the metric and corpus ranked): a phone's narrow column
+        would stack a metric's label word by word above the other heads."""
+        return Text("Rank (UB)")
 
     def rank_cell(self, col: Column_, system: str) -> Cell:
         ranks = col.dec.ranks
@@ -174,7 +173,7 @@ class Builder:
         what = "Main results" + (f" ({part})" if part else "")
         caption = f"{what}: {self.value_words(cols)} of every system; best in bold, second best underlined."
         notes = (*self.legend(cols), *((self.rank_legend(ranked),) if ranked is not None else ()))
-        return Table(key, caption, columns, rows, notes, name=name)
+        return Table(key, caption, columns, rows, notes, name=name, sortable=True)
 
     def rank_legend(self, col: Column_) -> str:
         """What the rank column counts, by which decisions."""
@@ -183,7 +182,7 @@ class Builder:
         where = label + ("" if col.corpus is None else f" on {col.corpus}")
         only = (f"; only comparisons with {dec.baseline} were tested, so only they can lower a rank"
                 if dec.baseline is not None else "")
-        return (f"Rank (UB): 1 + the number of systems significantly better in {where}, by the same corrected "
+        return (f"Rank (UB) by {where}: 1 + the number of systems significantly better, by the same corrected "
                 f"decisions{only}; systems that no system significantly beats share rank 1, and ties share a rank.")
 
     def value_words(self, cols: list[Column_]) -> str:
