@@ -265,6 +265,7 @@ class Table:
     form: str = ""  # what the form is, for tables/README.txt ("pairs with estimates", "lower-triangle matrix")
     sortable: bool = False  # HTML: a click on a head sorts the rows, a box filters them (inline script; the page
     # without script shows the plain table); the main table, and the searchable table of a large family
+    screen_only: bool = False  # the HTML screen page only: not in the PDF nor LaTeX (a large family's every pair)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -48,7 +48,7 @@ def build_report(results: Results, source: str = "results.json",
     builds the views; ``figure_workers``: workers forked and warmed ahead to draw them in."""
     latex = options.latex
     lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), options.html_pairwise,
-                 latex.pairwise)
+                 latex.pairwise, options.baseline)
     kinds = options.figures if figures is None else tuple(figures)
     pdf = "latex" in options.formats if figure_pdf is None else figure_pdf
     matrix = [in_matrix(r, lab) for r in results.records]

@@ -26,7 +26,9 @@ class Labels:
     corpus names, the run's alpha, and which agreement record shows the shared matrix."""
 
     def __init__(self, metrics: Mapping[str, MetricInfo], alpha: float, matrix_owners: frozenset[str] = frozenset(),
-                 html_pairwise: str = defaults.HTML_PAIRWISE, latex_pairwise: str = defaults.LATEX_PAIRWISE):
+                 html_pairwise: str = defaults.HTML_PAIRWISE, latex_pairwise: str = defaults.LATEX_PAIRWISE,
+                 baseline: str | None = None):
+        self.baseline = baseline  # the spec's baseline (None: not known, e.g. results.json alone)
         self.metrics = metrics
         self.alpha = alpha
         self.matrix_owners = matrix_owners  # agreement records that show the two-annotator matrix
