@@ -155,7 +155,8 @@ def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...], matrix: boo
 def key_figure(model: ReportModel, blocks: Sequence[BlockDecisions], lab: Labels) -> Figure | None:
     """The figure shown beside the Conclusions: the one that shows the decisions they state, i.e. of the
     first block (``blocks``: in the Conclusions' order) whose primary test has one: for 6 or more ranked systems
-    the leaderboard (values, intervals, tiers: :data:`~sigreport.results.ranks.LEADERBOARD_MIN`), else the
+    compared in all pairs the leaderboard (values, intervals, tiers: :data:`~sigreport.results.ranks.LEADERBOARD_MIN`;
+    against a baseline the Conclusions name the baseline's comparisons, which the figures below show), else the
     critical-difference
     diagram where the primary test is a post-hoc test after Friedman, else the forest plot of the primary
     family. A block whose primary test has no such figure (not drawn, or a family too large for a forest
@@ -167,7 +168,8 @@ def key_figure(model: ReportModel, blocks: Sequence[BlockDecisions], lab: Labels
         if dec.primary is None:
             continue
         board = boards.get((dec.metric, dec.corpus))
-        if board is not None and dec.ranks is not None and len(dec.ranks.systems) >= LEADERBOARD_MIN:
+        if board is not None and dec.baseline is None and dec.ranks is not None and \
+                len(dec.ranks.systems) >= LEADERBOARD_MIN:  # all pairs: the tiers the Conclusions state
             where = f"{lab.metric(dec.metric)} on {lab.corpus(dec.corpus)}"
             return dataclasses.replace(board, caption=f"The tiers of the Conclusions for {where} "
                                        f"({dec.primary.name}). {board.caption}")
