@@ -226,6 +226,11 @@ def shown_as_matrix(pairs: Sequence[FamilyPair], option: str) -> bool:
 
 
 MATRIX_PAIRS = 40  # outputs.html.pairwise: auto shows a family of every pair as a matrix above this many pairs
+LARGE_FAMILY = 20
+"""Systems beyond which a family of every pair is shown by its pairs of neighbours in value order and its pairs
+with the baseline (the HTML, the PDF and LaTeX; no k x k matrix), every pair in a searchable table of the HTML
+screen page and in results.json: 100 systems are 4,950 pairs, a matrix no page can print or a reader scan. The
+main table then leaves out its letters (who beats whom, up to k - 1 per cell): its Rank (UB) column counts them."""
 
 
 def with_html_matrix(table: Table, pairs: Sequence[FamilyPair], lab: Labels, adjusted: str, alpha: float) -> Table:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from sigreport.render import names
 from sigreport.render.model import CI, Cell, Column, Int, Lines, Marked, Num, Table, Text, join
 from sigreport.render.options import MainTableOptions
-from sigreport.render.views.common import CORRECTION_NAMES, Labels, pct, the
+from sigreport.render.views.common import CORRECTION_NAMES, LARGE_FAMILY, Labels, pct, the
 from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, Decisions, decide
 from sigreport.results.ranks import RANKED_MIN
@@ -130,10 +130,17 @@ class Builder:
                 return ""
             worse = system in dec.beats.get(base, frozenset())
             mark = DAGGER if base in beats else DDAGGER if worse else ""
+        elif self.letters_left_out:
+            mark = ""
         else:
             lett = letters(self.systems)
             mark = "".join(lett[s] for s in self.systems if s in beats)
         return mark + ("?" if system in dec.undecided else "")
+
+    @property
+    def letters_left_out(self) -> bool:
+        """More than :data:`~.common.LARGE_FAMILY` systems with a rank column: no letters (see there)."""
+        return len(self.systems) > LARGE_FAMILY and self.opts.rank != "none"
 
     def cell(self, col: Column_, system: str) -> Cell:
         summary = {s.system: s for s in col.desc.systems}.get(system)
@@ -229,6 +236,9 @@ class Builder:
                 [f"{DDAGGER}: significantly worse" + ("" if DAGGER in used else f" than the baseline {base}")]
                 if DDAGGER in used else [])
             head = ", ".join(parts) or f"No system differs significantly from the baseline {base}"
+        elif self.letters_left_out and any(c.dec.beats for c in cols):
+            head = (f"With {len(self.systems)} systems the superscript letters are left out: Rank (UB) counts the "
+                    "systems significantly better, and the pairwise sections give the pairs")
         elif used - {"?"}:
             lett = letters(self.systems)
             head = ("Superscript letters name the systems a system is significantly better than ("

@@ -17,8 +17,8 @@ from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count,
                                     Stat, Sym, Table, Text, join)
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
-from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIR_COLUMN, PAIRWISE_NAMES,
-                                           SPHERICITY_NAMES, Labels, a_better, declared, df_text,
+from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, LARGE_FAMILY, PAIR_COLUMN,
+                                           PAIRWISE_NAMES, SPHERICITY_NAMES, Labels, a_better, declared, df_text,
                                            effect_cell, extra_cell, head_cell,
                                            family_text, p_text, pct, plain, pvalue_matrix,
                                            system_sentences, test_name, unbroken, value_ci, why_this_test,
@@ -88,12 +88,6 @@ def _pairwise_row(r: PairwiseRecord, p: PairRow, level: float, dec: int, has_df:
             Decision(p.significant)]
     row += [extra_cell(c, p) for c in d.extra_columns]
     return tuple(row)
-
-
-LARGE_FAMILY = 20
-"""Systems beyond which a family of every pair is shown by its pairs of neighbours in value order and its pairs
-with the baseline (the HTML, the PDF and LaTeX; no k x k matrix), every pair in a searchable table of the HTML
-screen page and in results.json: 100 systems are 4,950 pairs, a matrix no page can print or a reader scan."""
 
 
 def large_family(r: PairwiseRecord) -> bool:
