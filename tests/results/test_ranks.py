@@ -141,10 +141,11 @@ def test_leaderboard_conclusions_read_as_tiers(example):
     assert dec.ranks is not None and len(dec.ranks.members) > 2
     said = " ".join(build_report(results, figures=()).conclusions[0][1])
     first = ", ".join(dec.ranks.members[0])
-    assert re.search(rf"Tier 1: {re.escape(first)} \(not separated\), Rank \(UB\) 1; tier 2: ", said)
+    assert re.search(rf"The test separates the 24 systems into {len(dec.ranks.members)} tiers \u2014 tier 1: "
+                     rf"{re.escape(first)} \(not separated\), Rank \(UB\) 1; tier 2: ", said)
     assert "It is significantly better than" not in said and "not differ significantly" not in said  # no pairs
     assert f"tier {len(dec.ranks.members)}: " in said
-    tier_sentence = next(x for x in build_report(results, figures=()).conclusions[0][1] if x.startswith("Tier 1"))
+    tier_sentence = next(x for x in build_report(results, figures=()).conclusions[0][1] if "tier 1: " in x)
     assert html.escape(tier_sentence, quote=False) in (report / "index.html").read_text(encoding="utf-8")
     md = (report / "main.md").read_text(encoding="utf-8")
     for system, rank in dec.ranks.rank_ub.items():

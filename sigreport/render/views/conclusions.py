@@ -144,8 +144,8 @@ def tied_best(dec: BlockDecisions) -> list[str]:
 
 def tier_sentences(dec: BlockDecisions, seen: set[tuple[str, str, str]] | None = None) -> list[str]:
     """Many systems (:data:`~sigreport.results.ranks.TIERS_MIN` or more, all pairs): the tiers of the decisions
-    (:mod:`sigreport.results.ranks`) instead of one sentence per pair: "Tier 1: A, B (not separated); tier 2:
-    C; ...", with what a tier means (once per report: ``seen``), and the systems whose comparisons could not be
+    (:mod:`sigreport.results.ranks`) instead of one sentence per pair: "The test separates the 5 systems into 2
+    tiers \u2014 tier 1: A, B (not separated), Rank (UB) 1; tier 2: C, ...", with what a tier means (once per report: ``seen``), and the systems whose comparisons could not be
     computed."""
     ranks = dec.ranks
     assert ranks is not None
@@ -163,8 +163,9 @@ def tier_sentences(dec: BlockDecisions, seen: set[tuple[str, str, str]] | None =
         low, high = min(ranks.rank_ub[s] for s in tier), max(ranks.rank_ub[s] for s in tier)
         rank = f"Rank (UB) {low}" if low == high else f"Rank (UB) {low}\u2013{high}"
         quiet = " (not separated)" if len(tier) > 1 else ""
-        parts.append(f"{'Tier' if k == 1 else 'tier'} {k}: {', '.join(tier)}{quiet}, {rank}")
-    out.append("; ".join(parts) + ".")
+        parts.append(f"tier {k}: {', '.join(tier)}{quiet}, {rank}")
+    out.append(f"The test separates the {len(ranks.systems)} systems into {len(members)} tiers \u2014 "
+               + "; ".join(parts) + ".")
     said = ("tiers", "", "")
     if seen is None or said not in seen:
         out.append("No system is significantly better than another of its own tier, and every system below tier 1 "
