@@ -12,6 +12,7 @@ paired test separates the systems, which the tiers show.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from sigreport.render.figures.output import (EDGE, FigureOutput, current_style, export, keep_inside, measure,
                                              new_figure, slug, style, tick_labels, wrap)
@@ -19,7 +20,11 @@ from sigreport.results.collection import MetricInfo
 from sigreport.results.ranks import LEADERBOARD_MIN
 from sigreport.results.records import DescriptivesRecord, SystemSummary
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 ROW = 0.19  # inches between rows at 8.5pt text; scaled with the text
+MIN_PLOT = 1.2  # inches: the plot is at least this wide (else the figure takes the text width)
 MINUS = "\u2212"
 
 
@@ -60,7 +65,7 @@ def _fmt(x: float, decimals: int) -> str:
     return f"{x:.{decimals}f}".replace("-", MINUS)
 
 
-def leaderboard_figure(record: DescriptivesRecord, metric: MetricInfo | None = None):  # type: ignore[no-untyped-def]
+def leaderboard_figure(record: DescriptivesRecord, metric: MetricInfo | None = None) -> Figure:
     """The leaderboard as a matplotlib figure (call inside :func:`~.output.style`), as wide as the style's
     column: system names, the plot, and each tier's number and rank range at the right."""
     fs = current_style()
@@ -78,10 +83,9 @@ def leaderboard_figure(record: DescriptivesRecord, metric: MetricInfo | None = N
     left = max(measure(fig, s, size)[0] for s in labels) + 0.15
     right = max(measure(fig, s, fs.small)[0] for s in notes.values()) + 0.15
     width = fs.inches()
-    min_plot = 1.2
-    if left + min_plot + right + 0.1 > width and fs.wider is not None:
+    if left + MIN_PLOT + right + 0.1 > width and fs.wider is not None:
         width = fs.inches(wide=True)
-    plot_w = max(min_plot, width - left - right - 0.1)
+    plot_w = max(MIN_PLOT, width - left - right - 0.1)
     width = left + plot_w + right + 0.1
     what = metric.label if metric else str(record.metric)
     xlabel = wrap(f"{what} ({level_text(record.ci_level)} CI)", size, width - 2 * EDGE / 72)

@@ -159,7 +159,8 @@ class Builder:
         first = with_ranks[0]
         return next((c for c in with_ranks if c.metric == first.metric and c.corpus is None), first)
 
-    def rank_header(self, col: Column_, cols: list[Column_]) -> Cell:
+    @staticmethod
+    def rank_header() -> Cell:
         """One line whatever the table (its note names the metric and corpus ranked): a phone's narrow column
         would stack a metric's label word by word above the other heads."""
         return Text("Rank (UB)")
@@ -170,7 +171,7 @@ class Builder:
 
     def table(self, cols: list[Column_], name: str, part: str | None, key: tuple[str, ...]) -> Table:
         ranked = self.ranked(cols)
-        rank_cols = (Column(self.rank_header(ranked, cols)),) if ranked is not None else ()
+        rank_cols = (Column(self.rank_header()),) if ranked is not None else ()
         columns = (Column(Text("System"), "l"), *rank_cols, *(Column(self.header(c)) for c in cols))
         lett = letters(self.systems)
         show_letters = self.opts.markers and self.baseline is None and bool(self.used_marks(cols))
