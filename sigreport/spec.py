@@ -565,7 +565,7 @@ class AgreementSpec(_Model):
         return self
 
 
-FigureKind = Literal["cd", "forest", "pvalues", "confusion"]
+FigureKind = Literal["cd", "forest", "pvalues", "confusion", "leaderboard"]
 
 
 class MainTableSpec(_Model):
@@ -735,7 +735,8 @@ class OutputsSpec(_Model):
     figures: list[FigureKind] = Field(
         default_factory=lambda: list(defaults.FIGURE_KINDS),
         description="Figure kinds drawn: cd (critical-difference diagrams), forest (pairwise differences with "
-        "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices); [] for none.")
+        "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices), leaderboard (each "
+        "system's value and interval by tier, for 6 or more ranked systems); [] for none.")
     figure_style: FigureStyleSpec = Field(default_factory=FigureStyleSpec)
 
     @field_validator("formats")

@@ -106,3 +106,20 @@ def test_baseline_pairs_join_the_neighbours(board):
     assert len(set(got)) == len(got)
     assert all(base in (fam.pairs[i].a, fam.pairs[i].b) for i in with_base)
     assert sum(base in (fam.pairs[i].a, fam.pairs[i].b) for i in got) == k - 1  # every pair with the baseline
+
+
+def test_the_kind_can_be_asked_for_alone(tmp_path):
+    """outputs.figures: [leaderboard] is a valid spec (the plan's descriptives can give it), and draws it alone."""
+    import yaml
+
+    import sigreport
+    from conftest import CONFIGS
+
+    doc = yaml.safe_load((CONFIGS / "leaderboard.yaml").read_text(encoding="utf-8"))
+    doc["data"]["scores"] = str(CONFIGS / "data" / "leaderboard.csv")
+    doc["outputs"]["figures"] = ["leaderboard"]
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    report = sigreport.build(spec, tmp_path / "out", formats=["html"])
+    page = (report.path / "index.html").read_text(encoding="utf-8")
+    assert page.count("<svg") == 1 and 'id="fig-leaderboard-accuracy-bench-descriptives"' in page
