@@ -150,3 +150,19 @@ def test_leaderboard_conclusions_read_as_tiers(example):
     md = (report / "main.md").read_text(encoding="utf-8")
     for system, rank in dec.ranks.rank_ub.items():
         assert re.search(rf"^\| {re.escape(system)} \| {rank} \|", md, re.M), system  # (no letters: 24 systems)
+
+
+def test_rank_none_leaves_the_column_out_and_results_json_keeps_the_ranks(example):
+    """outputs.main_table.rank: none: no Rank (UB) column (nor its note); the letters stay; results.json is data and
+    keeps rank_ub either way (it is written by the analyses, before any rendering option)."""
+    from sigreport.render.options import MainTableOptions, RenderOptions
+
+    results = from_json((example("summarization") / "results.json").read_text(encoding="utf-8"))
+    plain = build_report(results, figures=(), options=RenderOptions(main_table=MainTableOptions(rank="none")))
+    ranked = build_report(results, figures=())
+    heads = lambda t: [getattr(c.header, "text", None) for c in t.columns]  # noqa: E731
+    assert "Rank (UB)" in heads(ranked.main[0]) and "Rank (UB)" not in heads(plain.main[0])
+    assert not any("Rank (UB)" in n for n in plain.main[0].notes)
+    assert len(plain.main[0].columns) == len(ranked.main[0].columns) - 1
+    assert all("rank_ub" in s.__dict__ and s.rank_ub is not None
+               for r in results.records if r.kind == "descriptives" for s in r.systems)
