@@ -44,9 +44,18 @@ sharing the replicates within a batch correlates decisions only through the cond
 the replicates, which varies by about sqrt(alpha / B); with 20 data sets per batch this widens the
 true Monte Carlo interval by about 1%.
 
+Clustered items (``--clustered G ...``): two systems on G clusters of 5 to 10 items whose paired differences
+have intraclass correlation ``--icc`` (0.3) under a true null; the unclustered paired t, the clustered paired t
+(CR1, t on G - 1 df) and the cluster bootstrap and cluster permutation tests (:func:`run_clustered`).
+
 Usage::
 
     python benchmarks/calibration.py --reps 2000 --n 20 50 100 --out docs/calibration.md
+    python benchmarks/calibration.py --reps 2000 --n 0 --clustered 20 50 100
+    python benchmarks/calibration.py --reps 2000 --n 0 --strata 5 20
+
+Macro averages (``--strata S ...``): two systems on S strata of 5 to 60 items, with and without stratum offsets
+that cancel in the macro average (:func:`run_strata`).
 """
 
 from __future__ import annotations
@@ -307,6 +316,149 @@ def run(
 
 
 # ----------------------------------------------------------------------------------------------
+# clustered items (data.columns.cluster)
+# ----------------------------------------------------------------------------------------------
+
+CLUSTER_SIZES = (5, 10)  # each cluster's size uniform on 5..10 items
+CLUSTERED_TESTS = ("paired_t (items independent)", "paired_t (clustered, CR1, t on G - 1 df)",
+                   "bootstrap (whole clusters)", "permutation (clusters sign-flipped)")
+
+
+def simulate_clustered(rng: np.random.Generator, G: int, icc: float) -> tuple[np.ndarray, np.ndarray]:
+    """One data set of two systems on G clusters of 5-10 items: x_ij = c_g + a_gj + item_i + e_ij with a cluster
+    effect c_g ~ N(0, 1), a system-by-cluster effect a_gj ~ N(0, icc / 2) and e_ij ~ N(0, (1 - icc) / 2), so the
+    paired differences have mean 0 (the null holds) and intraclass correlation ``icc``. Returns (x (n, 2), g)."""
+    sizes = rng.integers(CLUSTER_SIZES[0], CLUSTER_SIZES[1] + 1, size=G)
+    g = np.repeat(np.arange(G), sizes)
+    n = g.size
+    x = (rng.standard_normal((G, 1))[g] + rng.normal(0, math.sqrt(icc / 2), (G, 2))[g]
+         + rng.standard_normal((n, 1)) + rng.normal(0, math.sqrt((1 - icc) / 2), (n, 2)))
+    return x, g
+
+
+def run_clustered(reps: int, Gs: list[int], icc: float = 0.3, alpha: float = 0.05, resamples: int = 999,
+                  seed: int = 20240601, log: Callable[[str], None] = print) -> list[Row]:
+    """Type I error of the pairwise tests on clustered items (system 0 vs 1, true null): the unclustered paired t,
+    the clustered paired t (sigreport.stats.cluster) and the cluster bootstrap and permutation tests (the engine
+    on cluster totals under the ratio metric, as the build runs them; BATCH data sets per engine call)."""
+    from sigreport.stats import cluster, pairwise
+    from sigreport.stats.resampling import paired_resampling, ratio_metric
+
+    rows: list[Row] = []
+    for job, G in enumerate(Gs):
+        t0 = time.perf_counter()
+        rng = np.random.default_rng([seed, 7_000 + job])
+        data = [simulate_clustered(rng, G, icc) for _ in range(reps)]
+        p = {t: np.full(reps, np.nan) for t in CLUSTERED_TESTS}
+        for r, (x, g) in enumerate(data):
+            p[CLUSTERED_TESTS[0]][r] = _nan(pairwise.paired_t(x[:, 0], x[:, 1], alpha=alpha).pvalue)
+            p[CLUSTERED_TESTS[1]][r] = _nan(cluster.paired_t_family(x, [(0, 1)], g, G, alpha=alpha)[0].pvalue)
+        for method, name in (("bootstrap", CLUSTERED_TESTS[2]), ("permutation", CLUSTERED_TESTS[3])):
+            for start in range(0, reps, BATCH):
+                batch = data[start : start + BATCH]
+                stats = np.concatenate([cluster.cluster_stats(x[:, :, None], g, G) for x, g in batch], axis=1)
+                res = paired_resampling(stats, ratio_metric(), [(2 * i, 2 * i + 1) for i in range(len(batch))],
+                                        method, resamples, seed=seed * 11 + job * 100_003 + start)
+                p[name][start : start + len(batch)] = [_nan(q.pvalue) for q in res.pairs]
+        for name in CLUSTERED_TESTS:
+            rej, und = _count(p[name], alpha)
+            rows.append(Row("clustered", name, f"icc {icc:g}", G, 0.0, reps, rej, und, True))
+        log(f"clustered    G={G:4d} icc={icc:.2f}: {time.perf_counter() - t0:6.1f} s")
+    return rows
+
+
+def _nan(v: float | None) -> float:
+    return np.nan if v is None else float(v)
+
+
+STRATA_SIZES = (5, 60)  # each stratum's size uniform on 5..60 items
+STRATIFIED_TESTS = ("paired_t of the item mean (micro)", "paired_t of the macro average (Welch-Satterthwaite)",
+                    "bootstrap within strata (macro average)", "permutation (macro average)")
+
+
+def simulate_strata(rng: np.random.Generator, S: int, offsets: bool) -> tuple[np.ndarray, np.ndarray]:
+    """One data set of two systems on S strata of 5-60 items whose per-item differences have a stratum SD
+    uniform on 0.5..2 and, with ``offsets``, stratum means c_s ~ N(0, 0.3^2) centred so that their plain mean
+    (the macro average's null) is 0 while the item mean (micro) is not; without, every stratum's mean is 0."""
+    sizes = rng.integers(STRATA_SIZES[0], STRATA_SIZES[1] + 1, size=S)
+    s = np.repeat(np.arange(S), sizes)
+    sd = rng.uniform(0.5, 2.0, size=S)
+    c = rng.normal(0, 0.3, size=S) if offsets else np.zeros(S)
+    c -= c.mean()
+    d = c[s] + sd[s] * rng.standard_normal(s.size)
+    base = rng.standard_normal(s.size)
+    return np.column_stack([base + d, base]), s
+
+
+def run_strata(reps: int, Ss: list[int], alpha: float = 0.05, resamples: int = 999, seed: int = 20240601,
+               log: Callable[[str], None] = print) -> list[Row]:
+    """Type I error for the macro average's null (the mean of the per-stratum mean differences is 0), with and
+    without stratum offsets: the item-mean paired t, the macro paired t, the stratified bootstrap and the
+    permutation test on the macro weights (as the build runs them)."""
+    from sigreport.stats import pairwise, strata
+    from sigreport.stats.resampling import Resample, mean_metric, paired_resampling
+
+    rows: list[Row] = []
+    for job, (S, offsets) in enumerate((S, o) for S in Ss for o in (False, True)):
+        t0 = time.perf_counter()
+        rng = np.random.default_rng([seed, 9_000 + job])
+        p = {t: np.full(reps, np.nan) for t in STRATIFIED_TESTS}
+        for r in range(reps):
+            x, s = simulate_strata(rng, S, offsets)
+            p[STRATIFIED_TESTS[0]][r] = _nan(pairwise.paired_t(x[:, 0], x[:, 1], alpha=alpha).pvalue)
+            p[STRATIFIED_TESTS[1]][r] = _nan(strata.paired_t_family(x, [(0, 1)], s, S, alpha=alpha)[0].pvalue)
+            w = x[:, :, None] * strata.macro_weights(s, S)[:, None, None]
+            boot_seed = seed * 13 + job * 100_003 + r
+            W = strata.stratified_counts(s, S, resamples, boot_seed)
+            p[STRATIFIED_TESTS[2]][r] = _nan(paired_resampling(
+                w, mean_metric(), [(0, 1)], "bootstrap", resamples, boot_seed,
+                resample=Resample(kind="bootstrap", seed=boot_seed, weights=W)).pairs[0].pvalue)
+            p[STRATIFIED_TESTS[3]][r] = _nan(paired_resampling(w, mean_metric(), [(0, 1)], "permutation", resamples,
+                                                               boot_seed).pairs[0].pvalue)
+        shape = "stratum offsets (micro null false)" if offsets else "no offsets"
+        for name in STRATIFIED_TESTS:
+            rej, und = _count(p[name], alpha)
+            truth = not (offsets and (name.startswith("paired_t of the item") or name.startswith("permutation")))
+            rows.append(Row("strata", name, shape, S, 0.0, reps, rej, und, truth))
+        log(f"strata       S={S:4d} offsets={offsets}: {time.perf_counter() - t0:6.1f} s")
+    return rows
+
+
+def strata_markdown(rows: list[Row], args: argparse.Namespace) -> list[str]:
+    lines = ["", "## Macro averages over strata (metrics.M.average: macro), type I error", "",
+             (f"Two systems on S strata of {STRATA_SIZES[0]} to {STRATA_SIZES[1]} items (uniform), per-item "
+              "differences with a stratum SD uniform on 0.5 to 2; the macro average's null holds (the plain mean of the stratum "
+              "mean differences is 0). Without offsets every stratum's mean difference is 0 (every null holds); with "
+              "offsets the stratum means are N(0, 0.3^2) centred to a zero plain mean, so the item mean's null "
+              "(micro) and the permutation test's exchangeability are false: their rates are shown for information "
+              f"(verdict n/a). {args.reps} data sets per cell, B = {args.resamples}."), "",
+             "| test | S | shape | rate | 95% MC interval | verdict |", "| --- | ---: | --- | ---: | --- | --- |"]
+    for r in rows:
+        lo, hi = r.interval()
+        und = f" ({r.undefined} undefined)" if r.undefined else ""
+        lines.append(f"| {r.test} | {r.n} | {r.shape} | {r.rate:.4f}{und} | [{lo:.4f}, {hi:.4f}] | "
+                     f"{r.verdict(args.alpha)} |")
+    return lines
+
+
+def clustered_markdown(rows: list[Row], args: argparse.Namespace) -> list[str]:
+    lines = ["", "## Clustered items (data.columns.cluster), type I error", "",
+             (f"Two systems on G clusters of {CLUSTER_SIZES[0]} to {CLUSTER_SIZES[1]} items (uniform), the paired "
+              f"differences with intraclass correlation {args.icc:g} within a cluster and mean 0 (x_ij = c_g + "
+              f"a_gj + item_i + e_ij: a cluster effect, a system-by-cluster effect of variance icc/2, item and error "
+              f"terms), {args.reps} data sets per G, B = {args.resamples}. The test that treats the items as "
+              "independent is expected to be liberal (its standard error ignores the design effect, about 1 + "
+              "(m - 1) icc = 3 at a mean cluster size m of 7.5); the clustered paired t (CR1 standard error, t on "
+              "G - 1 df) and the resampling of whole clusters are expected to hold alpha."), "",
+             "| test | G | rate | 95% MC interval | verdict |", "| --- | ---: | ---: | --- | --- |"]
+    for r in rows:
+        lo, hi = r.interval()
+        und = f" ({r.undefined} undefined)" if r.undefined else ""
+        lines.append(f"| {r.test} | {r.n} | {r.rate:.4f}{und} | [{lo:.4f}, {hi:.4f}] | {r.verdict(args.alpha)} |")
+    return lines
+
+
+# ----------------------------------------------------------------------------------------------
 # report
 # ----------------------------------------------------------------------------------------------
 
@@ -359,7 +511,7 @@ def markdown(rows: list[Row], notes: list[str], args: argparse.Namespace, comman
     if notes:
         lines += ["", "Skipped:", ""] + [f"- {n}" for n in notes]
     for kind in ("pairwise", "omnibus"):
-        for n in args.n:
+        for n in args.n or ():
             sub = [r for r in rows if r.kind == kind and r.n == n and r.shift == 0.0]
             if not sub:
                 continue
@@ -370,6 +522,12 @@ def markdown(rows: list[Row], notes: list[str], args: argparse.Namespace, comman
                 lo, hi = r.interval()
                 und = f" ({r.undefined} undefined)" if r.undefined else ""
                 lines.append(f"| {r.test} | {r.shape} | {r.rate:.4f}{und} | [{lo:.4f}, {hi:.4f}] | {r.verdict(alpha)} |")
+    clustered = [r for r in rows if r.kind == "clustered"]
+    if clustered:
+        lines += clustered_markdown(clustered, args)
+    stratified = [r for r in rows if r.kind == "strata"]
+    if stratified:
+        lines += strata_markdown(stratified, args)
     power = [r for r in rows if r.shift != 0.0]
     if power:
         lines += ["", "## Power under a fixed true difference", "",
@@ -381,6 +539,97 @@ def markdown(rows: list[Row], notes: list[str], args: argparse.Namespace, comman
             lines.append(f"| {r.kind} | {r.test} | {r.shape} | {r.n} | {r.rate:.4f} | [{lo:.4f}, {hi:.4f}] |")
     lines.append("")
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------
+# 0/1 data: coverage of the proportion intervals (tests.proportion_ci) and of Newcombe's paired interval
+# ----------------------------------------------------------------------------------------------
+
+PROPORTION_NS = (20, 50, 100)
+PROPORTION_PS = (0.05, 0.5, 0.9)
+PAIRED_CASES = ((0.5, 0.5), (0.9, 0.85), (0.05, 0.05), (0.95, 0.9))  # (p_a, p_b); items correlated (phi = 0.5)
+
+
+def t_interval_of_mean(x: np.ndarray, n: int, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The mean's t interval of n 0/1 scores with x ones (what sigreport gave a 0/1 metric before
+    tests.proportion_ci): p +- t_{n-1} s / sqrt(n), s the sample SD; of zero width at x = 0 and x = n."""
+    p = x / n
+    sd = np.sqrt(np.maximum(p * (1 - p) * n / (n - 1), 0.0))
+    half = sps.t.ppf(0.5 + level / 2, n - 1) * sd / np.sqrt(n)
+    return p - half, p + half
+
+
+def proportion_coverage(level: float) -> list[tuple[int, float, str, float, float]]:
+    """(n, p, method, coverage, P(zero width)) of every declared proportion interval and the mean's t interval,
+    exact: the sum over x = 0..n of the binomial probability of x where the interval of x contains p (no
+    Monte Carlo error)."""
+    from sigreport.stats import proportion
+
+    out = []
+    for n in PROPORTION_NS:
+        x = np.arange(n + 1)
+        for p in PROPORTION_PS:
+            pmf = sps.binom.pmf(x, n, p)
+            methods = {d.name: d.compute(x, n, level) for d in proportion.INTERVALS}
+            methods["t (the mean's)"] = t_interval_of_mean(x, n, level)
+            for name, (lo, hi) in methods.items():
+                covered = (lo <= p) & (p <= hi)
+                out.append((n, p, name, float(pmf[covered].sum()), float(pmf[hi - lo <= 0].sum())))
+    return out
+
+
+def paired_coverage(level: float, reps: int, seed: int) -> list[tuple[int, float, float, str, float, float]]:
+    """(n, p_a, p_b, method, coverage, P(zero width)) of Newcombe's method 10 and the paired t interval of
+    the mean difference, over ``reps`` simulated 2x2 tables (multinomial counts of both right, only a, only b,
+    neither; the items' scores correlated with phi = 0.5)."""
+    from sigreport.stats import proportion
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for n in PROPORTION_NS:
+        for pa, pb in PAIRED_CASES:
+            both = pa * pb + 0.5 * math.sqrt(pa * (1 - pa) * pb * (1 - pb))
+            probs = np.array([both, pa - both, pb - both, 1 - pa - pb + both])
+            counts = rng.multinomial(n, probs, size=reps).T.astype(float)
+            nc = proportion.newcombe_paired_counts(*counts, level)
+            d = (counts[1] - counts[2]) / n
+            var = np.maximum((counts[1] + counts[2]) / n - d * d, 0.0) * n / (n - 1)
+            half = sps.t.ppf(0.5 + level / 2, n - 1) * np.sqrt(var / n)
+            truth = pa - pb
+            for name, lo, hi in (("newcombe_paired", nc.low, nc.high), ("paired t", d - half, d + half)):
+                out.append((n, pa, pb, name, float(np.mean((lo <= truth + 1e-12) & (truth - 1e-12 <= hi))),
+                            float(np.mean(hi - lo <= 0))))
+    return out
+
+
+def proportion_markdown(level: float, reps: int, seed: int, command: str) -> str:
+    """The 0/1 section of docs/calibration.md: coverage of each system's interval (exact) and of the pairs'
+    (Monte Carlo, with its 95% interval)."""
+    single = proportion_coverage(level)
+    names = list(dict.fromkeys(r[2] for r in single))
+    lines = [f"Produced by `{command}` (level {level:g}; single proportions exact, paired differences {reps} "
+             f"simulated tables per cell, seed {seed}).", "",
+             "Coverage of each system's interval (exact: the binomial sum over every count; in brackets the "
+             "probability of a zero-width interval):", "",
+             "| n | p | " + " | ".join(names) + " |", "| ---: | ---: | " + " | ".join("---:" for _ in names) + " |"]
+    for n in PROPORTION_NS:
+        for p in PROPORTION_PS:
+            cells = []
+            for name in names:
+                cov, zero = next((r[3], r[4]) for r in single if r[:3] == (n, p, name))
+                cells.append(f"{cov:.4f}" + (f" ({zero:.3f})" if zero >= 0.0005 else ""))
+            lines.append(f"| {n} | {p:g} | " + " | ".join(cells) + " |")
+    paired = paired_coverage(level, reps, seed)
+    lines += ["", "Coverage of the interval of p_a \u2212 p_b on paired items (Monte Carlo; 95% Clopper-Pearson "
+              "interval of the rate; in brackets the share of zero-width intervals):", "",
+              "| n | p_a | p_b | method | coverage | 95% MC interval |", "| ---: | ---: | ---: | --- | ---: | --- |"]
+    for n, pa, pb, name, cov, zero in paired:
+        k = round(cov * reps)
+        lo = sps.beta.ppf(0.025, k, reps - k + 1) if k > 0 else 0.0
+        hi = sps.beta.ppf(0.975, k + 1, reps - k) if k < reps else 1.0
+        lines.append(f"| {n} | {pa:g} | {pb:g} | {name} | {cov:.4f}" + (f" ({zero:.3f})" if zero >= 0.0005 else "")
+                     + f" | [{lo:.4f}, {hi:.4f}] |")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -395,11 +644,27 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", default=None, help="write the markdown table here (e.g. docs/calibration.md)")
     ap.add_argument("--only", nargs="+", default=None, metavar="TEST",
                     help="run only these tests (names as in the table, e.g. bootstrap bootstrap_t)")
+    ap.add_argument("--clustered", type=int, nargs="*", default=None, metavar="G",
+                    help="also (or, with --n none given as --n 0, only) the clustered rows at these numbers of "
+                    "clusters, e.g. 20 50 100")
+    ap.add_argument("--strata", type=int, nargs="*", default=None, metavar="S",
+                    help="also the macro-average rows at these numbers of strata, e.g. 5 20")
+    ap.add_argument("--icc", type=float, default=0.3, help="clustered rows: intraclass correlation of the differences")
+    ap.add_argument("--proportions", action="store_true",
+                    help="only the 0/1 section: coverage of the proportion intervals and Newcombe's paired one")
     args = ap.parse_args(argv)
     command = "python benchmarks/calibration.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    if args.proportions:
+        print(proportion_markdown(1 - args.alpha, args.reps, args.seed, command.strip()))
+        return
     t0 = time.perf_counter()
+    args.n = [n for n in args.n if n > 0]
     rows, notes = run(args.reps, args.n, args.k, args.alpha, args.resamples, args.seed, args.effect,
-                      only=None if args.only is None else tuple(args.only))
+                      only=None if args.only is None else tuple(args.only)) if args.n else ([], [])
+    if args.clustered:
+        rows += run_clustered(args.reps, args.clustered, args.icc, args.alpha, args.resamples, args.seed)
+    if args.strata:
+        rows += run_strata(args.reps, args.strata, args.alpha, args.resamples, args.seed)
     text = markdown(rows, notes, args, command.strip())
     print(text)
     print(f"total {time.perf_counter() - t0:.1f} s")

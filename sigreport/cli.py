@@ -1,4 +1,4 @@
-"""Command line: ``sigreport build|validate|plan|diff|verify|trend|schema``.
+"""Command line: ``sigreport build|validate|plan|diff|gate|verify|trend|schema``.
 
 Maps user mistakes (:class:`~sigreport.errors.UserError`) to one line per problem and exit code 2,
 without a traceback; a worker process killed under the build (:class:`~sigreport.forking.WorkerLost`) to
@@ -204,6 +204,7 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
     d.add_argument("--fail-on", choices=("conclusions", "flips", "any"), default="conclusions",
                    help="exit 1 on changed conclusions (default), only on flipped decisions, or on any difference")
+    _gate_parser(sub)
     r = sub.add_parser("verify", help="check a release: input hashes, then a rebuild compared with its manifest")
     r.add_argument("release", help="the release folder")
     r.add_argument("--no-rebuild", action="store_true", help="only compare the files with the manifest's hashes")
@@ -229,6 +230,24 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("schema", help="print the JSON Schema of the spec")
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
     return ap
+
+
+def _gate_parser(sub: Any) -> None:
+    g = sub.add_parser("gate", help="release verdict for CI: exit 0 when every gated metric is non-inferior to the "
+                       "baseline (or better), 1 when one is not, 2 on error")
+    g.add_argument("report", help="a built report's results.json or its folder, or a YAML spec (built first, "
+                   "results.json only, into a temporary folder)")
+    g.add_argument("--baseline", required=True, metavar="SYSTEM", help="the system the candidates must not be worse than")
+    g.add_argument("--candidate", action="append", default=[], metavar="SYSTEM",
+                   help="the system to gate (repeat for several; default: every other system)")
+    g.add_argument("--margin", action="append", default=[], metavar="M=D",
+                   help="non-inferiority margin D of metric M in its units (repeat; default: the report's "
+                   "metrics.M.margin)")
+    g.add_argument("--metrics", action="append", default=[], metavar="M[,M...]",
+                   help="the primary metrics, tested first (default: every metric with a margin)")
+    g.add_argument("--secondary", action="append", default=[], metavar="M[,M...]",
+                   help="secondary metrics, in order, tested only when every primary one passes (fixed sequence)")
+    g.add_argument("--format", choices=("text", "markdown", "json"), default="text")
 
 
 class Terminated(KeyboardInterrupt):
@@ -287,6 +306,8 @@ def _run(args: argparse.Namespace) -> int:
         return _diff(args)  # reads JSON only: no need to import the statistics stack
     if args.command == "trend":
         return _trend(args)
+    if args.command == "gate":
+        return _gate(args)
     if args.command == "verify" and args.no_rebuild:
         from sigreport.archive.verify import verify_release
 
@@ -370,8 +391,10 @@ def _validate(p: Any, args: argparse.Namespace) -> int:  # p: pipeline.Prepared
             print(f"warning: {w.render()}", file=sys.stderr)
         ds = p.dataset
         rows = f"{ds.n_rows} of {ds.table_rows}" if any(lo.table == "scores" for lo in ds.left_out) else f"{ds.n_rows}"
+        votes = "" if ds.preferences is None else \
+            f", {sum(g.a.size for g in ds.preferences.groups.values()):,} preference votes"
         print(f"ok: {args.spec}: {len(ds.systems)} systems, {len(ds.corpora)} corpora, {len(ds.metrics)} metrics, "
-              f"{rows} score rows; {len(p.plan.nodes)} analyses planned")
+              f"{rows} score rows{votes}; {len(p.plan.nodes)} analyses planned")
     return 0
 
 
@@ -389,6 +412,15 @@ def method_listing() -> list[dict[str, Any]]:
                         "record": d.record, "mde": d.mde.text(),
                         "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]}
                                        for k in d.references]})
+    from sigreport.stats.methods.equivalence import DECLARATIONS as EQUIVALENCE
+
+    for e in EQUIVALENCE:  # beside a pairwise test, with metrics.M.margin
+        out.append({"kind": "equivalence", "name": e.name, "display": e.display, "origin": "built-in",
+                    "options": {"metrics.M.margin": "the margin D (> 0, in the metric's units)"},
+                    "applies": list(e.methods), "record": "PairwiseRecord (each pair's equivalence)",
+                    "mde": "none: not computed for equivalence tests",
+                    "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]}
+                                   for k in e.references]})
     return out
 
 
@@ -485,6 +517,40 @@ def _diff(args: argparse.Namespace) -> int:
     d, links = diff_folders(folders[0], folders[1], labels[0], labels[1])
     sys.stdout.write(notes.render(d, args.format, links))
     return d.exit_code(args.fail_on)
+
+
+def _names(values: list[str]) -> list[str]:
+    return [n.strip() for v in values for n in v.split(",") if n.strip()]
+
+
+def _gate(args: argparse.Namespace) -> int:
+    """``sigreport gate``: read (or build, for a spec) the report's results.json and gate it
+    (:mod:`sigreport.archive.gate`)."""
+    import tempfile
+
+    from sigreport.archive import gate
+    from sigreport.archive.documents import read_results_document
+    from sigreport.results.reading import read_document
+
+    where = str(args.report)
+    margins = gate.parse_margins(args.margin)
+    path = Path(args.report)
+    with tempfile.TemporaryDirectory(prefix="sigreport-gate-") as tmp:
+        if path.suffix in (".yaml", ".yml") and path.is_file():
+            from sigreport.api import pipeline
+
+            dest, _, _ = pipeline.build(str(path), Path(tmp) / "report", ["json"])
+            path = dest / "results.json"
+        elif path.is_dir():
+            path = path / "results.json"
+        if not path.is_file():
+            raise UserError(where, [Problem(where, None, "REPORT", f"no results.json at {path} (give a report "
+                                            "folder built with the json format, its results.json, or a spec)")])
+        found = read_document(read_results_document(path))
+    result = gate.run_gate(found, args.baseline, margins, _names(args.metrics), _names(args.secondary),
+                           args.candidate, where)
+    sys.stdout.write(gate.RENDERERS[args.format](result))
+    return result.exit_code
 
 
 def _trend(args: argparse.Namespace) -> int:

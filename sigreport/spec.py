@@ -52,12 +52,15 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, Validati
 
 from sigreport import defaults
 from sigreport.errors import Problem, SpecError
-from sigreport.stats import registry
+from sigreport.stats import proportion, registry
+from sigreport.stats.methods import replicability as replicability_methods
 
 Alternative = Literal["two-sided", "greater", "less"]
 Correction = Literal["holm", "bonferroni", "hochberg", "hommel", "fdr_bh", "fdr_by", "none"]
 PairwiseMethod = Literal[("auto", *registry.names("pairwise"))]  # type: ignore[valid-type]  # the declared tests
 CVMethod = Literal[registry.names("cv")]  # type: ignore[valid-type]
+ProportionMethod = Literal[proportion.NAMES]  # type: ignore[valid-type]  # the declared proportion intervals
+ReplicabilityMethod = Literal[replicability_methods.NAMES]  # type: ignore[valid-type]  # the declared combinations
 OmnibusMethod = Literal["auto", "rm_anova", "friedman", "none"]
 PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg", "shaffer", "bergmann_hommel",
                          "paired", "none"]
@@ -92,9 +95,24 @@ class ColumnsSpec(_Model):
     run: str = Field("run", description="Several training runs per system (a seed or run id), used when the table "
                      "has this column: the tests over items take each system's scores averaged over its runs, and "
                      "the runs are compared by a two-level bootstrap and almost stochastic order (tests.runs).")
+    sample: str | None = Field(
+        None, description="Several answers of a system to the same question (the k-th sample of an LLM at a "
+        "temperature, an epoch of Inspect): the column numbering them. Scores are averaged within question (per "
+        "system) before inference, and the report splits the variance of a mean into its between-question and "
+        "within-question parts (Miller 2024, sec. 4). Not a training run (that is run). Default: none.")
     n_train: str = Field("n_train", description="Cross-validation designs: optional column of each fold's training "
                          "size (with n_test; the corrected resampled t and the correlated Bayesian t use their means).")
     n_test: str = Field("n_test", description="Cross-validation designs: optional column of each fold's test size.")
+    cluster: str | None = Field(
+        None, description="Column of each item's cluster (items sharing a passage, an image, a task family): every "
+        "system's mean and every paired difference get the CR1 cluster-robust standard error with t intervals on "
+        "G - 1 degrees of freedom, paired_t becomes the clustered paired t, bootstrap and permutation resample and "
+        "sign-flip whole clusters, the minimum detectable difference uses the design effect. An item has one "
+        "cluster. Default: none (items independent).")
+    stratum: str | None = Field(
+        None, description="Column of each item's stratum (MMLU's subjects, a benchmark's task families): a metric "
+        "with average: macro is the mean of its per-stratum means, with its interval and tests respecting the "
+        "strata (the bootstrap resamples within strata). An item has one stratum. Default: none.")
 
 
 class LabelColumnsSpec(_Model):
@@ -107,6 +125,17 @@ class LabelColumnsSpec(_Model):
     pred: str = "pred"
     annotator: str = "annotator"
     label: str = "label"
+
+
+class PreferenceColumnsSpec(_Model):
+    """Column names of data.preferences, when they differ from the defaults."""
+
+    a: str = Field("a", description="The first system of the comparison.")
+    b: str = Field("b", description="The second system.")
+    winner: str = Field("winner", description="Which won: the text a, b or tie (case-insensitive).")
+    item: str = Field("item", description="Optional: the prompt (item) voted on; with it the bootstrap resamples "
+                      "items, each with all its votes.")
+    judge: str = Field("judge", description="Optional: who voted (a person or an LLM judge); counted and reported.")
 
 
 class TableSource(_Model):
@@ -302,6 +331,21 @@ class DataSpec(_Model):
         "system), as data.scores. Analysed with McNemar's test for every pair and Cochran's Q.")
     outcome_columns: ColumnsSpec = Field(default_factory=ColumnsSpec,
                                          description="Column names of data.outcomes, when they differ from the defaults.")
+    preferences: str | None = Field(
+        None, description="Pairwise preference votes (A vs B, by people or LLM judges): one row per vote with "
+        "columns a, b, winner (a, b or tie) and optionally item and judge; analysed with Bradley-Terry strengths "
+        "(tests.preferences).")
+    preference_columns: PreferenceColumnsSpec = Field(
+        default_factory=PreferenceColumnsSpec, description="Column names of data.preferences, when they differ "
+        "from the defaults.")
+
+    @model_validator(mode="after")
+    def _design_columns_of_scores(self) -> "DataSpec":
+        for key in ("cluster", "stratum"):
+            if getattr(self.outcome_columns, key) is not None:
+                raise _At(("outcome_columns", key), f"{key} columns apply to data.scores (data.columns.{key}); "
+                          "McNemar's test and Cochran's Q on outcomes treat subjects as independent")
+        return self
 
     @property
     def source(self) -> TableSource | TextSource | TrecSource | LmEvalSource | None:
@@ -312,7 +356,7 @@ class DataSpec(_Model):
 
     def named_files(self) -> list[str]:
         """Every path the data section names (relative to the spec's folder; globs as written)."""
-        out = [f for f in (self.predictions, self.annotations) if f]
+        out = [f for f in (self.predictions, self.annotations, self.preferences) if f]
         if self.outcomes is not None:
             out.append(self.outcomes if isinstance(self.outcomes, str) else self.outcomes.path or "")
         source = self.source
@@ -344,9 +388,37 @@ class MetricSpec(_Model):
         None, description="For ratio, f_beta and user aggregates: the names (in the data's metric column) of the "
         "per-item sufficient statistics, in the order the aggregate expects.")
     beta: float = Field(1.0, gt=0, description="beta of f_beta.")
+    average: Literal["micro", "macro"] = Field(
+        "micro", description="micro (default): the mean over items; macro: the mean of the per-stratum means "
+        "(data.columns.stratum), every stratum weighing the same, its standard error sqrt(sum_s SE_s^2) / S with "
+        "Welch-Satterthwaite degrees of freedom, paired_t on the per-item differences likewise, bootstrap "
+        "resampled within strata.")
+    pass_at_k: list[Annotated[int, Field(ge=1)]] | None = Field(
+        None, description="With data.columns.sample and 0/1 answers: adds one metric per k, named '<metric>_pass@k', "
+        "the unbiased pass@k of Chen et al. (2021) per question (1 - C(n - c, k)/C(n, k), n answers of which c "
+        "correct), with intervals over questions and paired tests between systems like any mean metric. A k above "
+        "some question's number of answers is an error.")
+    binary: bool | None = Field(
+        None, description="The metric is a proportion (every per-item score 0 or 1: accuracy, exact match, pass@1 "
+        "of one answer): each system's interval is then tests.proportion_ci and each pair's interval of the "
+        "difference Newcombe's (1998) paired score interval. Default: detected (every per-item score of the metric "
+        "on the corpus is 0 or 1); false: the mean's t interval even for 0/1 data; true: required, a score other "
+        "than 0 or 1 is an error. Mean metrics only.")
+    margin: float | None = Field(
+        None, gt=0, description="Margin of equivalence D (> 0, in the metric's units; direction from "
+        "higher_is_better): each pair also gets the TOST equivalence test (within +-D; 1 - 2 alpha interval) and the "
+        "one-sided non-inferiority test (not worse than the other system, or the baseline, by more than D), "
+        "corrected over the family as the pairwise tests; t-based: needs tests.pairwise: paired_t. sigreport gate "
+        "reads it.")
 
     @model_validator(mode="after")
     def _aggregate_needs_statistics(self) -> "MetricSpec":
+        if self.pass_at_k is not None and (self.aggregate != "mean" or len(set(self.pass_at_k)) != len(self.pass_at_k)
+                                           or not self.pass_at_k):
+            raise ValueError("pass_at_k is a list of distinct k >= 1, for a metric with aggregate mean")
+        if self.binary and self.aggregate != "mean":
+            raise ValueError("binary: true goes with aggregate mean (a proportion of 0/1 items), not "
+                             f"{self.aggregate}")
         need = {"ratio": 2, "f_beta": 3}
         if self.aggregate in need and (self.statistics is None or len(self.statistics) != need[self.aggregate]):
             raise ValueError(f"aggregate {self.aggregate} needs statistics: a list of {need[self.aggregate]} names "
@@ -409,6 +481,19 @@ def power_range_message(power: float, alpha: float) -> str:
             f"alpha rejects with probability alpha even when the systems do not differ)")
 
 
+class PreferencesSpec(_Model):
+    """How data.preferences is analysed: Bradley-Terry strengths, their bootstrap intervals and Rank (UB)."""
+
+    ties: Literal["davidson", "split"] = Field(
+        "davidson", description="Ties: Davidson's (1970) model (one tie parameter nu), or split (a tie counts half "
+        "a win for each side, the plain Bradley-Terry model).")
+    resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap replicates B of the strengths' "
+                           "intervals (Chatbot Arena uses 1,000).")
+    unit: Literal["auto", "battles", "items"] = Field(
+        "auto", description="What the bootstrap resamples: battles (votes), or items (each prompt with all its "
+        "votes, a cluster bootstrap); auto: items when the table has an item column, else battles.")
+
+
 class TestsSpec(_Model):
     """Which tests run, with every statistical choice written down."""
 
@@ -447,6 +532,12 @@ class TestsSpec(_Model):
         "zero_method='zsplit'); pratt (rank, then drop); wilcox (drop first, as R).")
     resamples: int = Field(10000, ge=99, le=10_000_000, description="Bootstrap / permutation resamples B.")
     ci_method: Literal["percentile", "bca"] = Field("percentile", description="Bootstrap confidence intervals.")
+    proportion_ci: ProportionMethod = Field(
+        proportion.DEFAULT, description="Interval of each system's proportion for a binary metric (metrics.M.binary, "
+        "detected by default): wilson (default; Wilson 1927, recommended at every n by Brown, Cai and DasGupta "
+        "2001), clopper_pearson (exact, conservative), jeffreys (equal-tailed, Brown et al.'s boundary "
+        "modification) or wald (p ± z√(p(1 − p)/n): of zero width at 0% and 100%, shown with a "
+        "warning; for comparison only).")
     omnibus: OmnibusMethod = Field("rm_anova", description="Omnibus test across all systems (three or more).")
     sphericity: Sphericity = Field(
         "auto", description="Sphericity correction for RM-ANOVA. auto: if Mauchly's test (p as mauchly_p) rejects at "
@@ -488,9 +579,16 @@ class TestsSpec(_Model):
         0.8, gt=0, lt=1, description="Power (above alpha, below 1) of the minimum detectable difference reported for "
         "every pair of an item-level pairwise family: the smallest true mean difference its test detects with this probability at "
         "the level the correction asks of a pair (alpha / m; null: not computed). Card et al. (2020) use 0.8.")
+    replicability: ReplicabilityMethod | None = Field(
+        None, description="Replicability across corpora (two or more, tests.level: items): for each pair and "
+        "direction, the partial-conjunction procedure of Dror et al. (2017) over the corpora's one-sided p-values "
+        "with Bonferroni or Fisher combination: the count of corpora where a is significantly better, the estimate k "
+        "('a beats b on at least k of N corpora', family-wise error at alpha) and p^{u/N}. Default: off.")
     bayesian: BayesianSpec | None = Field(
         None, description="Bayesian comparison of every pair with a region of practical equivalence: the Bayesian "
         "signed-rank test (items or corpora) or the correlated Bayesian t test (cross-validation designs).")
+    preferences: PreferencesSpec = Field(default_factory=PreferencesSpec, description="Bradley-Terry analysis of "
+                                         "data.preferences: the ties model, the bootstrap's B and unit.")
 
     @model_validator(mode="after")
     def _consistent(self) -> "TestsSpec":
@@ -565,7 +663,7 @@ class AgreementSpec(_Model):
         return self
 
 
-FigureKind = Literal["cd", "forest", "pvalues", "confusion", "leaderboard"]
+FigureKind = Literal["cd", "forest", "pvalues", "confusion", "winrates", "leaderboard"]
 
 
 class MainTableSpec(_Model):
@@ -735,8 +833,9 @@ class OutputsSpec(_Model):
     figures: list[FigureKind] = Field(
         default_factory=lambda: list(defaults.FIGURE_KINDS),
         description="Figure kinds drawn: cd (critical-difference diagrams), forest (pairwise differences with "
-        "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices), leaderboard (each "
-        "system's value and interval by tier, for 6 or more ranked systems); [] for none.")
+        "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices), winrates (the "
+        "win-rate matrix of preference votes), leaderboard (each system's value and interval by tier, for 6 or "
+        "more ranked systems); [] for none.")
     figure_style: FigureStyleSpec = Field(default_factory=FigureStyleSpec)
 
     @field_validator("formats")
@@ -840,6 +939,22 @@ class Spec(_Model):
                 raise _At(("tests", "pairwise"), f"metric {name!r} is corpus-level (aggregate {m.aggregate}): only "
                           f"resampling tests apply, not {self.tests.pairwise}; set tests.pairwise: auto "
                           "(approximate randomization with the bootstrap's interval), permutation or bootstrap")
+        self._clustered_tests()
+        self._stratified_tests()
+        for name, m in self.metrics.items():
+            if m.margin is not None:
+                from sigreport.stats.methods.equivalence import TOST
+
+                if self.tests.pairwise not in TOST.methods or self.tests.design != "items":
+                    raise _At(("metrics", name, "margin"), f"a margin's equivalence and non-inferiority tests are "
+                              f"t-based ({', '.join(TOST.methods)} on items); tests.pairwise is "
+                              f"{self.tests.pairwise}" + (f" and tests.design {self.tests.design}"
+                                                          if self.tests.design != "items" else "")
+                              + ": set tests.pairwise: paired_t, or leave the margin out")
+        if self.tests.replicability is not None and (self.tests.level != "items" or self.tests.design != "items"):
+            raise _At(("tests", "replicability"), "replicability combines each corpus's item-level pairwise tests: "
+                      f"it needs tests.level: items and tests.design: items (given level {self.tests.level}, design "
+                      f"{self.tests.design})")
         if self.tests.power is not None and not self.alpha < self.tests.power:
             raise _At(("tests", "power"), power_range_message(self.tests.power, self.alpha))
         if self.tests.pairwise == "bootstrap_t" and self.tests.ci_method == "bca":
@@ -858,16 +973,85 @@ class Spec(_Model):
                           "scores (use tests.level: corpora, or no ROPE for it)")
         return self
 
+    def _clustered_tests(self) -> None:
+        """With ``data.columns.cluster``: every test the spec asks for must respect the clusters (its declaration
+        applies to ``clustered_items``); the others are refused, naming why."""
+        cluster = self.data.columns.cluster
+        if cluster is None:
+            return
+        t = self.tests
+        if t.level != "items" or t.design != "items":
+            raise _At(("data", "columns", "cluster"), f"clusters ({cluster!r}) group items: they need tests.level "
+                      f"items and tests.design items, not level {t.level}, design {t.design}")
+        if t.pairwise != "auto" and "clustered_items" not in registry.method("pairwise", t.pairwise).applies:
+            ok = ", ".join(d.name for d in registry.methods("pairwise") if "clustered_items" in d.applies)
+            raise _At(("tests", "pairwise"), f"{t.pairwise} has no clustered version (it treats items as "
+                      "independent) and cannot respect the "
+                      f"clusters of data.columns.cluster ({cluster!r}); use one of {ok} (or auto)")
+        for name, m in self.metrics.items():
+            if m.corpus_level:
+                raise _At(("metrics", name), f"metric {name!r} is corpus-level: clustered inference "
+                          f"(data.columns.cluster) is implemented for means of per-item scores only")
+        for key in ("omnibus", "posthoc"):
+            if key in t.model_fields_set and getattr(t, key) != "none":
+                raise _At(("tests", key), f"{getattr(t, key)} treats items as independent and cannot respect the "
+                          f"clusters of data.columns.cluster ({cluster!r}); set tests.{key}: none (with clusters "
+                          "the omnibus and post-hoc tests are not run)")
+        if t.bayesian is not None:
+            raise _At(("tests", "bayesian"), "the Bayesian tests treat items as independent and cannot respect the "
+                      f"clusters of data.columns.cluster ({cluster!r}); remove tests.bayesian")
+        margins = [name for name, m in self.metrics.items() if m.margin is not None]
+        if margins:
+            raise _At(("metrics", margins[0], "margin"), "the equivalence and non-inferiority tests treat items as "
+                      f"independent and cannot respect the clusters of data.columns.cluster ({cluster!r}) yet; leave "
+                      "the margin out with clusters")
+
+    def _stratified_tests(self) -> None:
+        """A macro average (``metrics.M.average: macro``) needs ``data.columns.stratum`` and tests that respect
+        the strata (declarations that apply to ``stratified_items``); not with clusters (not implemented)."""
+        macro = [name for name, m in self.metrics.items() if m.average == "macro"]
+        if not macro:
+            return
+        t = self.tests
+        if self.data.columns.stratum is None:
+            raise _At(("metrics", macro[0], "average"), f"metric {macro[0]!r} is a macro average over strata: name "
+                      "the strata's column in data.columns.stratum")
+        if self.data.columns.cluster is not None:
+            raise _At(("metrics", macro[0], "average"), "a macro average with clustered items (data.columns.cluster) "
+                      "is not implemented; use one of them")
+        if t.level != "items" or t.design != "items":
+            raise _At(("metrics", macro[0], "average"), f"a macro average over strata needs tests.level items and "
+                      f"tests.design items, not level {t.level}, design {t.design}")
+        for name in macro:
+            if self.metrics[name].corpus_level:
+                raise _At(("metrics", name, "average"), f"metric {name!r} is corpus-level: a macro average is a "
+                          "mean of per-item scores per stratum")
+            if self.metrics[name].margin is not None:
+                raise _At(("metrics", name, "margin"), f"metric {name!r} is a macro average over strata: its "
+                          "equivalence and non-inferiority tests (per-item t) do not respect the strata yet; leave the "
+                          "margin out")
+        if t.pairwise != "auto" and "stratified_items" not in registry.method("pairwise", t.pairwise).applies:
+            ok = ", ".join(d.name for d in registry.methods("pairwise") if "stratified_items" in d.applies)
+            raise _At(("tests", "pairwise"), f"{t.pairwise} does not respect the strata of the macro average of "
+                      f"{macro[0]!r}; use one of {ok} (or auto)")
+        for key in ("omnibus", "posthoc"):
+            if key in t.model_fields_set and getattr(t, key) != "none":
+                raise _At(("tests", key), f"{getattr(t, key)} compares items, not the macro average of {macro[0]!r}; "
+                          f"set tests.{key}: none (the omnibus and post-hoc tests are not run on macro averages)")
+        if t.bayesian is not None and any(m in t.bayesian.rope for m in macro):
+            raise _At(("tests", "bayesian"), f"the Bayesian tests compare items, not the macro average of "
+                      f"{macro[0]!r}; no ROPE for it")
+
     def data_problems(self, frames: Any = ()) -> list[tuple[tuple[Any, ...], str]]:
         """(field path, message) of what the data section lacks, given the roles of the data frames passed to
         the Python API (a frame stands in for a table the spec does not name)."""
         has = {r: getattr(self.data, r) is not None or r in frames
-               for r in ("scores", "predictions", "annotations", "outcomes")}
+               for r in ("scores", "predictions", "annotations", "outcomes", "preferences")}
         out: list[tuple[tuple[Any, ...], str]] = []
         if not has["scores"] and self.metrics:
             out.append((("metrics",), "metrics are read from data.scores, which is missing"))
         if not any(has.values()):
-            out.append((("data",), "data needs scores (or predictions, annotations or outcomes)"))
+            out.append((("data",), "data needs scores (or predictions, annotations, outcomes or preferences)"))
         if self.outcomes is not None and not has["outcomes"]:
             out.append((("outcomes",), "outcomes needs data.outcomes"))
         if self.classification is not None and not has["predictions"]:

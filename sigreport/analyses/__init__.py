@@ -13,8 +13,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sigreport.analyses.common import apply_families, link_frequentist
+from sigreport.analyses.equivalence import with_equivalence
 from sigreport.analyses.power import with_power
+from sigreport.analyses.replicability import replicability_nodes
 from sigreport.analyses.labels import label_nodes, outcome_nodes
+from sigreport.analyses.preferences import preference_nodes
 from sigreport.analyses.scores import score_nodes
 from sigreport.data import Dataset
 from sigreport.plan import Plan, order_nodes
@@ -44,9 +47,12 @@ def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) ->
     for (metric, corpus), block in dataset.blocks.items():
         nodes += score_nodes(spec, dataset.metric_specs[metric], metric, corpus, len(block.systems), block.level,
                              prev, block.runs is not None)
+    nodes += replicability_nodes(spec, nodes)
     nodes += label_nodes(spec, dataset.predictions, dataset.annotations)
     if dataset.outcomes is not None:
         nodes += outcome_nodes(spec, dataset.outcomes)
+    if dataset.preferences is not None:
+        nodes += preference_nodes(spec, dataset.preferences)
     return Plan(order_nodes(nodes))
 
 
@@ -142,6 +148,7 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
     records = link_frequentist(with_power(apply_families(tuple(r for r in results.values() if r is not None),
                                                          spec.tests, spec.alpha), dataset, spec.tests, spec.alpha,
                                           spec.seed))
+    records = with_equivalence(records, spec)
     records = with_notes(records, figure_notes(spec, records))
     records = with_notes(records, source_notes(dataset, records))
     metrics = {k: MetricInfo(label=m.label or k, higher_is_better=m.higher_is_better, decimals=m.decimals,
@@ -149,7 +156,8 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
                for k, m in dataset.metric_specs.items()}
     return Results(
         title=spec.title, alpha=spec.alpha, seed=spec.seed, data=data_info(dataset), systems=tuple(dataset.systems),
-        corpora=tuple(dataset.corpora), metrics=metrics, tests=spec.tests.model_dump(),
+        corpora=tuple(dataset.corpora), metrics=metrics,
+        tests=spec.tests.model_dump(exclude={"replicability"} if spec.tests.replicability is None else None),
         records=with_ranks(records, metrics, spec.baseline),
         sigreport_version=version, description=spec.description)
 

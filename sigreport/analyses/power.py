@@ -14,6 +14,11 @@ the computations in :mod:`sigreport.stats.power`):
   when the family has more than :data:`SIMULATION_BUDGET` pair-items, the closed form divided by the square
   root of the test's asymptotic relative efficiency to the t test for normal differences (3/pi for
   Wilcoxon, 2/pi for the sign test; ``method`` ``noncentral_t_are``);
+* clustered items (``data.columns.cluster``): the noncentral t with G - 1 df and the effective number of items
+  n / deff of the pair's differences (``method`` ``noncentral_t_clustered``), for every method allowed with
+  clusters (the clustered paired t, and the cluster bootstrap and permutation tests as its large-sample
+  equivalent); a macro average over strata likewise with its Welch-Satterthwaite df
+  (``noncentral_t_stratified``);
 * corpus-level metrics, cross-validation designs and post-hoc tests: not computed (no per-item
   differences, or no closed form for their design).
 """
@@ -67,6 +72,32 @@ def closed_form(sd: float | None, n: int, level: float, target: float, alternati
     return power.MinimumDetectable(mde=dz * sd, mde_dz=dz, power=target, alpha=level, n=n, sd=sd, method=method)
 
 
+def clustered_mde(row: Any, sd: float | None, n: int, level: float, target: float, alternative: str
+                  ) -> power.MinimumDetectable:
+    """A clustered pair's MDE: the noncentral t with G - 1 df and the effective number of items n / deff of the
+    pair's differences (its ``clusters``), in units of the SD of the per-item differences
+    (:func:`~sigreport.stats.power.clustered_t_mde_dz`); ``method`` ``noncentral_t_clustered``. A macro average's
+    pair (its ``strata``): the same with the Welch-Satterthwaite df, ``noncentral_t_stratified``."""
+    stratified = "strata" in row.test.extra
+    info = row.test.extra.get("strata" if stratified else "clusters")
+    get = (lambda k: info.get(k)) if isinstance(info, dict) else (lambda k: getattr(info, k, None))
+    n_eff = get("effective_n")
+    df = get("df") if stratified else (get("G") - 1 if get("G") is not None else None)
+    method = "noncentral_t_stratified" if stratified else "noncentral_t_clustered"
+    why = ("the differences do not vary" if sd is None or not math.isfinite(sd) or sd <= 0 or n_eff is None else
+           "no degrees of freedom" if df is None or df < 1 else "")
+    dz = None
+    if not why and n_eff >= 2:
+        dz = float(power.paired_t_mde_dzs(np.array([float(n_eff)]), level, target, alternative,
+                                          df=np.array([float(df)]))[0])
+    if dz is None:
+        return power.MinimumDetectable(mde=None, mde_dz=None, power=target, alpha=level, n=n, sd=sd, method=method,
+                                       warnings=("no minimum detectable difference: "
+                                                 f"{why or 'too few effective items'}",))
+    assert sd is not None
+    return power.MinimumDetectable(mde=dz * sd, mde_dz=dz, power=target, alpha=level, n=n, sd=sd, method=method)
+
+
 def detectable(m: power.MinimumDetectable) -> DetectableDifference:
     """A pair's ``mde`` as results.json holds it (the SD and n it came from are the pair's own fields)."""
     return DetectableDifference(value=m.mde, dz=m.mde_dz, power=m.power, alpha=m.alpha, method=m.method,
@@ -98,6 +129,11 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     sds = [None] * len(rec.pairs) if simulate else pair_sds(x, [index[r.a] for r in rec.pairs],
                                                             [index[r.b] for r in rec.pairs], varying=True)
     rows = []
+    if block.cluster_codes is not None or any("strata" in r.test.extra for r in rec.pairs):  # design-based
+        return tuple(dataclasses.replace(row, mde=detectable(clustered_mde(row, sd, x.shape[0], level, target,
+                                                                          rec.alternative)))
+                     for row, sd in zip(rec.pairs, pair_sds(x, [index[r.a] for r in rec.pairs],
+                                                            [index[r.b] for r in rec.pairs], varying=True)))
     for row, sd in zip(rec.pairs, sds):
         if rule.rule == "noncentral_t":
             mde = closed_form(sd, x.shape[0], level, target, rec.alternative)

@@ -18,12 +18,13 @@ from sigreport.analyses.common import (SHARED_RESAMPLES, analysis_id, derived_se
                                        resample_seed, choice_of, system_pairs)
 from sigreport.analyses.runs import runs_block
 from sigreport.data import Block
+from sigreport.data.samples import uneven_answers
 from sigreport.plan import Node
-from sigreport.results.records import (AutomaticChoice, BayesianPair, BayesianRecord, DescriptivesRecord,
+from sigreport.results.records import (AnswerVariance, AutomaticChoice, BayesianPair, BayesianRecord, DescriptivesRecord,
                                        FriedmanRecord, ModelChoice, PairRow, PairwiseRecord, PosthocRecord, PosthocRow,
                                        RMAnovaRecord, SystemSummary)
 from sigreport.spec import MetricSpec, Spec, TestsSpec
-from sigreport.stats import bayes, omnibus, pairwise, posthoc, registry, resampling, select
+from sigreport.stats import bayes, omnibus, pairwise, posthoc, proportion, registry, resampling, samples, select
 from sigreport.stats.declaration import CVInput, PairwiseInput
 from sigreport.stats.differences import describe_differences_many
 from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant
@@ -75,16 +76,154 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
         warnings += list(res.warnings)
         warnings.append(f"corpus-level metric ({ctx.metric.aggregate}): the value is computed from summed per-item "
                         f"statistics; the CI is a percentile bootstrap over items (B = {ctx.tests.resamples})")
+        ci_method = "bootstrap_percentile"
     else:
-        for system, d in zip(block.systems, pairwise.describe_columns(block.scores, ctx.ci_level)):
-            rows.append(SystemSummary(system=system, n=d.n, mean=d.mean, sd=d.sd, median=d.median, ci_low=d.ci_low,
-                                      ci_high=d.ci_high, warnings=d.warnings))
+        described = pairwise.describe_columns(block.scores, ctx.ci_level)
+        ci_method = "t"
+        bounds = None
+        binary = is_proportion(block, ctx)
+        if binary and block.cluster_codes is None:
+            ci_method = ctx.tests.proportion_ci
+            bounds, w = proportion_bounds(block.scores, ctx.ci_level, ci_method)
+            warnings += w
+        for k, (system, d) in enumerate(zip(block.systems, described)):
+            lo, hi = (d.ci_low, d.ci_high) if bounds is None else bounds[k]
+            # a proportion has an interval from one item on: only the SD is undefined there
+            own = d.warnings if bounds is None or d.n != 1 else ("only one item: the standard deviation is undefined",)
+            rows.append(SystemSummary(system=system, n=d.n, mean=d.mean, sd=d.sd, median=d.median, ci_low=lo,
+                                      ci_high=hi, warnings=own))
+        if block.cluster_codes is not None:
+            rows, note = clustered_rows(block, rows, ctx.ci_level)
+            warnings.append(note)
+            ci_method = "cluster_t"
+            if binary:
+                rows, note = clustered_proportion_rows(rows, ctx.ci_level, ctx.tests.proportion_ci)
+                warnings.append(note)
+                ci_method = ctx.tests.proportion_ci
+        if macro(block, ctx) is not None:
+            rows, note = macro_rows(block, rows, ctx.ci_level)
+            warnings.append(note)
+            ci_method = "stratified_t"
+        designed = block.cluster_codes is not None or macro(block, ctx) is not None
+        if designed and len(block.systems) >= 3 and ctx.tests.omnibus != "none":
+            warnings.append("the omnibus and post-hoc tests are not run: they treat items as independent, which "
+                            "clustered items and strata are not; the pairwise family (corrected) compares every pair")
+        if block.runs is not None and designed:
+            warnings.append("the runs analysis (two-level bootstrap, almost stochastic order) is not run: it "
+                            "resamples independent items, which clustered items and strata are not; the tests "
+                            "over items use each system's scores averaged over its runs")
     if block.dropped_items:
         warnings.append(f"{block.dropped_items} item(s) dropped because some system lacks them (data.missing: drop_items)")
-    return DescriptivesRecord(id=node_id, kind="descriptives", metric=block.metric, corpus=block.corpus,
+    answers: tuple[AnswerVariance, ...] = ()
+    if block.samples is not None:
+        answers = answer_variance(block)
+        uneven = uneven_answers(block)
+        warnings += [uneven] if uneven else []
+    return DescriptivesRecord(answers=answers, id=node_id, kind="descriptives", metric=block.metric, corpus=block.corpus,
                               level=block.level, ci_level=ctx.ci_level, n_items=block.stats.shape[0],
                               dropped_items=block.dropped_items, aggregate=ctx.metric.aggregate, systems=tuple(rows),
-                              warnings=tuple(warnings))
+                              warnings=tuple(warnings), ci_method=ci_method)
+
+
+def answer_variance(block: Block) -> tuple[AnswerVariance, ...]:
+    """Miller's (2024, sec. 4) parts of each system's variance of the mean, from the answers of every question
+    (:func:`sigreport.stats.samples.variance_components`, all systems at once)."""
+    assert block.samples is not None
+    counts = (~np.isnan(block.samples)).sum(axis=2)
+    vc = samples.variance_components(block.samples)
+    double = vc.se_with(2 * vc.k_mean)
+    return tuple(AnswerVariance(
+        system=system, questions=int(vc.n[j]), answers_min=int(counts[:, j].min()), answers_max=int(counts[:, j].max()),
+        answers_mean=float(vc.k_mean[j]), sigma_b2=finite_or_none(vc.sigma_b2[j]), sigma_w2=finite_or_none(vc.sigma_w2[j]),
+        se=finite_or_none(vc.se[j]), se_double_answers=finite_or_none(double[j]),
+        se_infinite_answers=finite_or_none(vc.se_infinite_k[j])) for j, system in enumerate(block.systems))
+
+
+def is_proportion(block: Block, ctx: Context) -> bool:
+    """A binary metric on items: ``metrics.M.binary`` when the spec says, else detected (every per-item score of
+    the block 0 or 1). Not for corpus-level metrics, nor scores averaged over runs or folds, nor across corpora."""
+    if ctx.metric.corpus_level or block.level != "items" or block.runs is not None or block.samples is not None:
+        return False
+    return ctx.metric.binary if ctx.metric.binary is not None else proportion.is_binary(block.scores)
+
+
+def proportion_bounds(scores: np.ndarray, level: float, method: str
+                      ) -> tuple[list[tuple[float, float]], list[str]]:
+    """Every system's ``method`` interval of its proportion of 1s (:mod:`sigreport.stats.proportion`, all
+    systems at once), and the warning a zero-width interval (Wald's at 0% or 100%) needs."""
+    n = scores.shape[0]
+    if n == 0:
+        return [(None, None)] * scores.shape[1], []  # type: ignore[list-item]
+    ci = proportion.proportion_ci(np.sum(scores, axis=0), n, level, method)
+    warnings = []
+    flat = np.flatnonzero(ci.high - ci.low <= 0)
+    if flat.size:
+        warnings.append(f"the {proportion.interval(method).display} has zero width at a proportion of 0 or 1 "
+                        f"({flat.size} system(s)): it claims certainty no finite sample gives; tests.proportion_ci: "
+                        "wilson does not")
+    return [(float(a), float(b)) for a, b in zip(ci.low, ci.high)], warnings
+
+
+def clustered_rows(block: Block, rows: list[SystemSummary], ci_level: float) -> tuple[list[SystemSummary], str]:
+    """The systems' rows with cluster-robust intervals (CR1, t on G - 1 df) and their ``clusters`` (G, design
+    effect, effective n), and the note that says so (:mod:`sigreport.stats.cluster`)."""
+    from sigreport.stats import cluster
+
+    g, G = block.cluster_codes  # type: ignore[misc]
+    cm = cluster.clustered_means(block.scores, g, G)
+    lo, hi = cluster.mean_intervals(cm, ci_level)
+    out = [dataclasses.replace(r, ci_low=finite_or_none(lo[j]), ci_high=finite_or_none(hi[j]), clusters=cm.summary(j))
+           for j, r in enumerate(rows)]
+    deffs = [d for d in cm.design_effect.tolist() if np.isfinite(d)]
+    effs = [e for e in cm.effective_n.tolist() if np.isfinite(e)]
+    spread = (f"design effect {min(deffs):.2f} to {max(deffs):.2f}, effective items {min(effs):.0f} to "
+              f"{max(effs):.0f} of {cm.n}" if len(deffs) > 1 and min(deffs) != max(deffs) else
+              f"design effect {deffs[0]:.2f}, effective items {effs[0]:.0f} of {cm.n}" if deffs else
+              "no design effect (the scores do not vary)")
+    return out, (f"clustered items: {cm.n} items in G = {G} clusters; {spread}; intervals are cluster-robust "
+                 f"(CR1 standard error, t on G \u2212 1 = {G - 1} df)")
+
+
+def clustered_proportion_rows(rows: list[SystemSummary], ci_level: float, method: str
+                               ) -> tuple[list[SystemSummary], str]:
+    """Clustered 0/1 items: each system's proportion interval (``tests.proportion_ci``) on its effective number of
+    items n / deff (the design effect of its cluster-robust standard error), the count taken as p * n_eff
+    (:func:`sigreport.stats.proportion.proportion_ci` accepts the non-integer counts), and the note that says so."""
+    out = []
+    for r in rows:
+        c = r.clusters
+        if r.mean is None or c is None:
+            out.append(r)
+            continue
+        # scores that do not vary (a proportion of 0 or 1) have no design effect: the items count as they are, so
+        # that the interval keeps its width at 0% and 100%
+        varies = c.effective_n is not None and np.isfinite(c.effective_n) and c.effective_n > 0
+        m = float(c.effective_n) if varies else float(r.n)
+        ci = proportion.proportion_ci(np.array([r.mean * m]), np.array([m]), ci_level, method)
+        out.append(dataclasses.replace(r, ci_low=float(ci.low[0]), ci_high=float(ci.high[0])))
+    return out, (f"clustered 0/1 items: each system's interval is the {proportion.interval(method).display} on its "
+                 "effective number of items n / design effect (the design-effect adjustment of the proportion "
+                 "interval)")
+
+
+def macro(block: Block, ctx: Context) -> tuple[np.ndarray, int] | None:
+    """The strata of a macro-averaged metric (``metrics.M.average: macro``), else None."""
+    return block.stratum_codes if ctx.metric.average == "macro" else None
+
+
+def macro_rows(block: Block, rows: list[SystemSummary], ci_level: float) -> tuple[list[SystemSummary], str]:
+    """The systems' rows with the macro average over strata as the mean, its t interval (Welch-Satterthwaite
+    df) and ``strata``, and the note that says so (:mod:`sigreport.stats.strata`)."""
+    from sigreport.stats import strata
+
+    s, S = block.stratum_codes  # type: ignore[misc]
+    mm = strata.macro_means(block.scores, s, S)
+    lo, hi = strata.mean_intervals(mm, ci_level)
+    out = [dataclasses.replace(r, mean=float(mm.mean[j]), ci_low=finite_or_none(lo[j]), ci_high=finite_or_none(hi[j]),
+                               strata=mm.summary(j)) for j, r in enumerate(rows)]
+    return out, (f"macro average over S = {S} strata (metrics.{block.metric}.average: macro): the mean of the "
+                 f"per-stratum means, every stratum weighing the same; standard error sqrt(sum SE_s\u00b2)/S, t "
+                 f"intervals on Welch-Satterthwaite df; sd and median are those of the {mm.n} items")
 
 
 def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Context,
@@ -96,7 +235,8 @@ def _pair_tests(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Co
                         pairs=tuple(pairs), alternative=ctx.tests.alternative, alpha=ctx.alpha,
                         ci_level=ctx.ci_level, decimals=ctx.decimals, corpus_level=ctx.metric.corpus_level,
                         tests=ctx.tests, seed=derived_seed(ctx.seed, node_id), differences=differences,
-                        resample=lambda kind, **options: resampled(block, ctx.aggregate, pairs, kind, ctx, **options))
+                        resample=lambda kind, **options: resampled(block, ctx.aggregate, pairs, kind, ctx, **options),
+                        clusters=block.cluster_codes, strata=macro(block, ctx))
     results, warnings = registry.method("pairwise", method).compute(inp)
     return list(results), list(warnings)
 
@@ -105,11 +245,69 @@ def resampled(block: Block, metric: resampling.CorpusMetric, pairs: list[tuple[i
               **options: Any) -> resampling.ResamplingResult:
     """``paired_resampling`` on the corpus's shared replicates (:func:`~sigreport.analyses.common.resample_seed`):
     every metric of a corpus gets the same bootstrap counts or permutation swaps, drawn once per process."""
+    if block.cluster_codes is not None:
+        return _clustered_resampled(block, pairs, method, ctx, **options)
+    if macro(block, ctx) is not None:
+        return _stratified_resampled(block, pairs, method, ctx, **options)
     n, b = block.stats.shape[0], ctx.tests.resamples
     kind = resampling.resample_kind(method, n, b)
     seed = resample_seed(ctx.seed, block.corpus, "permutation" if method == "permutation" else "bootstrap", b, n)
     drawn = SHARED_RESAMPLES.get(kind, b, n, seed, block) if kind is not None else None
     res = resampling.paired_resampling(block.stats, metric, pairs, method, b, seed, resample=drawn, **options)
+    return _named(res, block.systems)
+
+
+def _clustered_resampled(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Context, **options: Any
+                         ) -> resampling.ResamplingResult:
+    """Resampling of whole clusters: the block collapsed to (cluster sum, cluster size) per system
+    (:func:`~sigreport.stats.cluster.cluster_stats`) under the ratio metric, so the paired bootstrap draws
+    clusters with replacement and the permutation test swaps (sign-flips) every item of a cluster together; the
+    replicates are the corpus's shared ones over its G clusters (seeded by G). Each pair keeps its item count
+    ``n`` and gets ``clusters`` (G, design effect and effective n of its differences)."""
+    from sigreport.stats import cluster
+
+    g, G = block.cluster_codes  # type: ignore[misc]
+    b = ctx.tests.resamples
+    kind = resampling.resample_kind(method, G, b)
+    seed = resample_seed(ctx.seed, block.corpus, "cluster-permutation" if method == "permutation"
+                         else "cluster-bootstrap", b, G)
+    drawn = SHARED_RESAMPLES.get(kind, b, G, seed, block) if kind is not None else None
+    res = resampling.paired_resampling(cluster.cluster_stats(block.stats, g, G), resampling.ratio_metric(), pairs,
+                                       method, b, seed, resample=drawn, **options)
+    n = block.stats.shape[0]
+    if pairs:
+        x = block.scores
+        cm = cluster.clustered_means(x[:, [i for i, _ in pairs]] - x[:, [j for _, j in pairs]], g, G)
+        res = dataclasses.replace(res, n=n, pairs=tuple(
+            dataclasses.replace(p, n=n, extra={**p.extra, "clusters": cm.summary(k)}) for k, p in enumerate(res.pairs)))
+    return _named(res, block.systems)
+
+
+def _stratified_resampled(block: Block, pairs: list[tuple[int, int]], method: str, ctx: Context, **options: Any
+                          ) -> resampling.ResamplingResult:
+    """Resampling of a macro average: every item weighted n / (S n_s) (the mean of the weighted scores is the
+    macro average), the bootstrap's counts drawn within strata (:func:`~sigreport.stats.strata.stratified_counts`,
+    seeded from the corpus, B and n), the permutation's within-item swaps the corpus's shared ones (a swap keeps
+    every stratum's size). Each pair gets ``strata`` (S, df, SE of its per-item differences' macro average)."""
+    from sigreport.stats import strata
+
+    s, S = block.stratum_codes  # type: ignore[misc]
+    n, b = block.stats.shape[0], ctx.tests.resamples
+    x = block.stats * strata.macro_weights(s, S)[:, None, None]
+    kind = resampling.resample_kind(method, n, b)
+    if method == "permutation":
+        seed = resample_seed(ctx.seed, block.corpus, "permutation", b, n)
+        drawn = SHARED_RESAMPLES.get(kind, b, n, seed, block) if kind is not None else None
+    else:
+        seed = resample_seed(ctx.seed, block.corpus, "stratified-bootstrap", b, n)
+        drawn = None if kind is None else resampling.Resample(kind="bootstrap", seed=seed,
+                                                              weights=strata.stratified_counts(s, S, b, seed))
+    res = resampling.paired_resampling(x, resampling.mean_metric(), pairs, method, b, seed, resample=drawn, **options)
+    if pairs:
+        sc = block.scores
+        mm = strata.macro_means(sc[:, [i for i, _ in pairs]] - sc[:, [j for _, j in pairs]], s, S)
+        res = dataclasses.replace(res, pairs=tuple(dataclasses.replace(p, extra={**p.extra, "strata": mm.summary(k)})
+                                                   for k, p in enumerate(res.pairs)))
     return _named(res, block.systems)
 
 
@@ -147,6 +345,8 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
                 "bootstrap rejects 7% of true nulls at n = 20 (docs/calibration_corpus.md)"),),
                 reason="permutation (approximate randomization) with the paired bootstrap's interval: the metric is "
                 "computed from summed statistics, not per item")
+        elif block.cluster_codes is not None or macro(block, ctx) is not None:
+            chosen = design_choice(block)
         else:
             diffs = np.column_stack([block.scores[:, i] - block.scores[:, j] for i, j in pairs]) if pairs else \
                 np.zeros((block.scores.shape[0], 0))
@@ -157,9 +357,57 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
     diffs = differences_of(block, pairs, ctx)
     results, w = _pair_tests(block, pairs, method, ctx, diffs, node_id)
     warnings += w
+    ci_method = None
+    if pairs and is_proportion(block, ctx) and block.cluster_codes is not None:
+        warnings.append("binary metric with clustered items: the pairs' intervals are the clustered paired t's "
+                        "(Newcombe's paired interval assumes independent items)")
+    elif pairs and is_proportion(block, ctx):
+        results, ci_method, w = with_newcombe(block, pairs, results, ctx)
+        warnings += w
     entries = with_differences(family_entries(block.systems, pairs, results, t.correction, ctx.alpha), block, pairs,
                                method, ctx, diffs)
-    return family_record(node_id, "pairwise", block, method, ctx, entries, sel, tuple(warnings))
+    record = family_record(node_id, "pairwise", block, method, ctx, entries, sel, tuple(warnings))
+    return dataclasses.replace(record, ci_method=ci_method) if ci_method is not None else record
+
+
+def with_newcombe(block: Block, pairs: list[tuple[int, int]], results: list[PairedTestResult], ctx: Context
+                  ) -> tuple[list[PairedTestResult], str | None, list[str]]:
+    """A binary metric's pairs with Newcombe's (1998) method 10 interval of p_a - p_b
+    (:func:`sigreport.stats.proportion.newcombe_paired`, every pair at once) in place of the test's, where the
+    test's estimate is that difference of proportions (the paired t test's mean difference, the bootstrap's and
+    the permutation test's difference of means): the p-values stay the test's. A test estimating something else
+    (the Wilcoxon test's Hodges-Lehmann estimate, the sign test's median) keeps its own interval, and a warning
+    says so."""
+    if ctx.tests.alternative != "two-sided":
+        return results, None, ["binary metric: Newcombe's paired interval is two-sided, so with a one-sided "
+                               "alternative the pairs keep the test's own one-sided interval"]
+    a = block.scores[:, [i for i, _ in pairs]]
+    b = block.scores[:, [j for _, j in pairs]]
+    nc = proportion.newcombe_paired(a, b, ctx.ci_level)
+    estimates = np.array([np.nan if r.estimate is None else r.estimate for r in results], dtype=np.float64)
+    if not np.allclose(estimates, nc.estimate, rtol=0, atol=1e-9):
+        return results, None, ["binary metric: this test's estimate is not the difference of proportions, so its "
+                               "pairs keep the test's own interval (Newcombe's paired interval goes with the "
+                               "paired t test, the bootstrap and the permutation test)"]
+    out = [dataclasses.replace(r, ci_low=float(lo), ci_high=float(hi), ci_level=ctx.ci_level)
+           for r, lo, hi in zip(results, nc.low, nc.high)]
+    return out, proportion.NEWCOMBE_PAIRED, []
+
+
+def design_choice(block: Block) -> select.Selection:
+    """``pairwise: auto`` with clustered items or a macro average over strata: the paired t of the design (the
+    rank tests do not respect clusters or strata)."""
+    if block.cluster_codes is not None:
+        return select.Selection(method="paired_t", steps=(select.SelectionStep(
+            check="clusters", value=float(block.n_clusters or 0), threshold=None,
+            outcome="chosen: the items are clustered (data.columns.cluster); the clustered paired t (CR1 standard "
+            "error, t on G \u2212 1 df) respects the clusters, the rank tests do not"),),
+            reason="clustered paired t test: the items are clustered")
+    return select.Selection(method="paired_t", steps=(select.SelectionStep(
+        check="strata", value=float(len(block.stratum_names or ())), threshold=None,
+        outcome="chosen: the metric is a macro average over strata; the paired t of the macro average "
+        "(Welch-Satterthwaite df) respects the strata, the rank tests do not"),),
+        reason="paired t test of the macro average over strata")
 
 
 def family_record(node_id: str, kind: str, block: Block, method: str, ctx: Context, entries: tuple[PairRow, ...],
@@ -194,7 +442,7 @@ def with_differences(entries: tuple[PairRow, ...], block: Block, pairs: list[tup
     diffs = differences if differences is not None else differences_of(block, pairs, ctx)
     assert diffs is not None
     effects: list[Any] = [None] * len(entries)
-    if method == "paired_t":
+    if method == "paired_t" and block.clusters is None and macro(block, ctx) is None:  # their intervals: iid items
         by_level: dict[float, list[int]] = {}
         for k, row in enumerate(entries):
             by_level.setdefault(row.test.ci_level, []).append(k)
@@ -475,12 +723,13 @@ def score_nodes(spec: Spec, mspec: MetricSpec, metric: str, corpus: str | None, 
             nodes.append(node("cv", f"cv-{method}", run_cv, (did,),
                               f"{method}, {tests.alternative}, {tests.correction}", method))
         return nodes + bayesian
+    clustered = spec.data.columns.cluster is not None or mspec.average == "macro"  # omnibus, post-hoc, runs: iid
     pid = analysis_id(metric, corpus, "pairwise")
     nodes.append(node("pairwise", "pairwise", run_pairwise, (did,),
                       f"{tests.pairwise}, {tests.alternative}, {tests.correction}"))
-    if has_runs and n_systems >= 2:
+    if has_runs and n_systems >= 2 and not clustered:  # the two-level bootstrap resamples independent items
         nodes.append(node("runs", "runs", run_runs, (did,), f"runs: two-level bootstrap, ASO tau {tests.runs.tau:g}"))
-    if n_systems >= 3 and tests.omnibus != "none" and not mspec.corpus_level:
+    if n_systems >= 3 and tests.omnibus != "none" and not mspec.corpus_level and not clustered:
         oid = analysis_id(metric, corpus, "omnibus")
         nodes.append(node("omnibus", "omnibus", run_omnibus, (did,),
                           f"{tests.omnibus}, sphericity {tests.sphericity}" if tests.omnibus != "friedman"

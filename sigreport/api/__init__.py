@@ -43,17 +43,18 @@ def load_spec(source: SpecSource, *, base_dir: str | Path | None = None) -> Spec
 
 
 def analyze(spec: SpecSource, *, scores: Any = None, predictions: Any = None, annotations: Any = None,
-            outcomes: Any = None, previous: Results | None = None, executor: Executor | None = None,
+            outcomes: Any = None, preferences: Any = None, previous: Results | None = None,
+            executor: Executor | None = None,
             cache: Cache | None = None, progress: Progress | None = None, plain: bool = False) -> Results:
     """Compute every analysis the spec implies; write nothing.
 
-    ``scores``, ``predictions``, ``annotations``, ``outcomes``: pandas data frames standing in for the tables
+    ``scores``, ``predictions``, ``annotations``, ``outcomes``, ``preferences``: pandas data frames standing in for the tables
     of ``data`` (same columns; problems are reported by row number); the spec need not name a path for them.
     ``previous``: the previous report's results (for ``selection``). ``plain``: run none of the code that
     exists only for speed (:mod:`sigreport.speed`; same results). ``Results.to_dict()`` is exactly what
     results.json holds for the same inputs."""
     frames = {k: v for k, v in (("scores", scores), ("predictions", predictions), ("annotations", annotations),
-                                ("outcomes", outcomes))
+                                ("outcomes", outcomes), ("preferences", preferences))
               if v is not None}
     with plain_path(plain):
         p = pipeline.prepare(load_spec(spec), previous=previous, frames=frames)

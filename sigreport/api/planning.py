@@ -16,7 +16,12 @@ Both follow ``tests.alternative``: one-sided counts for greater or less, and a n
 D points against the alternative. A pair without an answer has null values and a note saying why: fewer than
 2 items, or differences that do not vary (an SD of zero or of rounding error,
 :func:`sigreport.stats.power.varies`). Corpus-level metrics and cross-validation designs are listed as not
-planned, with the reason. The text output is a Markdown table (names escaped as in main.md); the JSON output
+planned, with the reason. With clustered items (``data.columns.cluster``) the items needed are those of the
+clustered paired t (t on G - 1 df, the effective number of items n / deff): the clusters needed, of the pilot's
+mean cluster size with its design effect unchanged, times that size (the note says G, deff and the clusters
+needed). For a macro average over strata (``metrics.M.average: macro``) they are those of the macro average's
+t, its effective number of items and Welch-Satterthwaite df grown in proportion to the items.
+The text output is a Markdown table (names escaped as in main.md); the JSON output
 has no NaN (a value that is not finite is null).
 """
 
@@ -106,6 +111,11 @@ def _block_plans(spec: Any, mspec: Any, block: Any, level: float, difference: fl
         n = d.size
         sd = float(np.std(d, ddof=1)) if n >= 2 else None
         now, needed, note = _items(d, sd, difference, level, target, tests.alternative, method)
+        if block.cluster_codes is not None and needed is not None:
+            now, needed, note = _clustered_items(d, sd, block.cluster_codes, difference, level, target,
+                                                 tests.alternative)
+        elif mspec.average == "macro" and block.stratum_codes is not None and needed is not None:
+            now, needed, note = _macro_items(d, sd, block.stratum_codes, difference, level, target, tests.alternative)
         plan = PairPlan(metric=block.metric, corpus=block.corpus, a=a, b=b, method=method, n_items=n, sd=sd,
                         level=level, power_now=now, items_needed=needed, note=note)
         if runs is not None:
@@ -136,6 +146,59 @@ def _items(d: np.ndarray, sd: float | None, difference: float, level: float, tar
         return now, math.ceil(needed / EFFICIENCY[method]), (f"{method}: the paired t value over its efficiency for "
                                                               f"normal differences")
     return now, needed, ""
+
+
+def _clustered_items(d: np.ndarray, sd: float, clusters: tuple[np.ndarray, int], difference: float, level: float,
+                     target: float, alternative: str) -> tuple[float | None, int | None, str]:
+    """(power now, items needed, note) of a pair of clustered items: the clustered paired t (G - 1 df, the
+    effective number of items n / deff of the pair's differences); the items needed are the clusters needed
+    (of the pilot's mean cluster size, the design effect unchanged) times that size."""
+    from sigreport.stats import cluster
+
+    g, G = clusters
+    cm = cluster.clustered_means(d[:, None], g, G)
+    deff = float(cm.design_effect[0])
+    if not math.isfinite(deff) or deff <= 0:
+        return None, None, "clustered items: no design effect (the differences do not vary)"
+    dz = difference / sd if alternative != "two-sided" else abs(difference) / sd
+    now = float(pw.clustered_t_power(dz, d.size / deff, G, level, alternative))
+    size = d.size / G
+    need = pw.clusters_needed(dz, deff, size, level, target, alternative)
+    items = None if need is None else math.ceil(need * size)
+    return now, items, (f"clustered items: the clustered paired t (t on G \u2212 1 df) with the pilot's design "
+                        f"effect and mean cluster size; G = {G} clusters now (design effect {deff:.2f}, mean size "
+                        f"{size:.1f}), {need if need is not None else 'too many'} clusters needed")
+
+
+def _macro_items(d: np.ndarray, sd: float, strata_codes: tuple[np.ndarray, int], difference: float, level: float,
+                 target: float, alternative: str) -> tuple[float | None, int | None, str]:
+    """(power now, items needed, note) of a pair of a macro average: the t of the macro average with its
+    effective number of items n / deff and Welch-Satterthwaite df, both growing in proportion to the items
+    (every stratum enlarged alike)."""
+    from sigreport.stats import strata
+
+    s, S = strata_codes
+    mm = strata.macro_means(d[:, None], s, S)
+    deff, df = float(mm.design_effect[0]), float(mm.df[0])
+    if not (math.isfinite(deff) and deff > 0 and math.isfinite(df)):
+        return None, None, "macro average: the differences do not vary within the strata"
+    dz = difference / sd if alternative != "two-sided" else abs(difference) / sd
+    n = d.size
+
+    def power_at(m: int) -> float:
+        return float(pw.clustered_t_power(dz, m / deff, 1 + df * m / n, level, alternative))
+
+    hi = max(n, 2)
+    while power_at(hi) < target:
+        if hi > 10_000_000:
+            return power_at(n), None, "macro average: beyond 10 million items"
+        hi *= 2
+    lo = 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if power_at(mid) >= target else (mid, hi)
+    return power_at(n), hi, (f"macro average over {S} strata: the t of the macro average (Welch-Satterthwaite df "
+                             f"{df:.1f} now), every stratum enlarged alike (design effect {deff:.2f})")
 
 
 def _against(difference: float, alternative: str) -> bool:

@@ -14,6 +14,7 @@ from sigreport.data.label_tables import Collector
 from sigreport.data.model import Block, BlockKey, DataFile, Dataset, LeftOut
 from sigreport.data.outcomes import read_outcomes
 from sigreport.data.predictions import read_predictions, test_blocks
+from sigreport.data.preferences import read_preferences
 from sigreport.data.scores import load_scores
 from sigreport.errors import Problem, SpecError
 from sigreport.spec import MetricSpec, SpecFile, TableSource
@@ -36,6 +37,8 @@ def load_data(sf: SpecFile, frames: Mapping[str, pd.DataFrame] | None = None) ->
         ds = load_scores(sf, frames.get("scores"))
     if spec.has_labels():
         ds = _with_labels(sf, ds, frames)
+    if spec.data.preferences is not None:
+        ds = _with_preferences(sf, ds, frames.get("preferences"))
     problems = main_table_problems(sf, ds)
     if problems:
         raise SpecError(str(sf.path), problems)
@@ -55,7 +58,7 @@ def with_frames(sf: SpecFile, frames: Mapping[str, pd.DataFrame]) -> SpecFile:
     update: dict[str, object] = {}
     if "scores" in frames and spec.data.scores is None:
         update["scores"] = TableSource()
-    update.update({role: FRAME_STANDS_IN for role in ("predictions", "annotations")
+    update.update({role: FRAME_STANDS_IN for role in ("predictions", "annotations", "preferences")
                    if role in frames and getattr(spec.data, role) is None})
     if "outcomes" in frames and spec.data.outcomes is None:
         update["outcomes"] = TableSource()
@@ -81,7 +84,8 @@ NAMES_SHOWN = 5  # names listed in a left-out warning; the rest are counted
 SINGULAR = {"systems": "system", "corpora": "corpus", "metrics": "metric"}
 
 
-ROW_NOUNS = {"scores": "score", "predictions": "prediction", "annotations": "annotation", "outcomes": "outcome"}
+ROW_NOUNS = {"scores": "score", "predictions": "prediction", "annotations": "annotation", "outcomes": "outcome",
+             "preferences": "vote"}
 
 
 def left_out_warnings(sf: SpecFile, ds: Dataset) -> list[Problem]:
@@ -122,6 +126,17 @@ def _left_out_of(table: str, total: int, axes: Sequence[tuple[str, Sequence[str]
             rows = int(np.isin(codes, idle).sum())
             out.append(LeftOut(field, tuple(str(names[k]) for k in idle), rows, table, total))
     return tuple(out)
+
+
+def _with_preferences(sf: SpecFile, ds: Dataset, frame: pd.DataFrame | None) -> Dataset:
+    """The dataset with the preference votes added (their systems become the dataset's when it has none)."""
+    out = Collector(sf)
+    table, prefs, left_out = read_preferences(sf, out, frame)
+    out.raise_if_any()
+    assert table is not None and prefs is not None
+    files = {**ds.files, "preferences": DataFile(table.path.name, table.sha256, len(table))}
+    return dataclasses.replace(ds, systems=ds.systems or prefs.systems, preferences=prefs, files=files,
+                               left_out=ds.left_out + left_out)
 
 
 def _with_labels(sf: SpecFile, ds: Dataset, frames: Mapping[str, pd.DataFrame]) -> Dataset:

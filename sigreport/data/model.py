@@ -26,7 +26,9 @@ class Block:
     mean metric, whose values are then ``scores[i, j]``). ``items`` name the rows: items, corpora
     (level corpora) or ``repeat/fold`` (cross-validation designs). With several training runs per system
     (a ``run`` column), ``runs[j]`` holds system j's statistics per item and run, and ``stats`` their mean
-    over the runs, which the tests over items read.
+    over the runs, which the tests over items read. With ``data.columns.cluster``, ``clusters[i]`` is item i's
+    cluster code into ``cluster_names`` (the clusters of the items kept, in order of first appearance); for a
+    macro-averaged metric (``metrics.M.average: macro``) ``strata[i]`` is item i's stratum code likewise.
     """
 
     metric: str
@@ -41,6 +43,29 @@ class Block:
     run_names: tuple[tuple[str, ...], ...] | None = None
     n_train: float | None = None  # cross-validation: mean training and test sizes of the folds, when the data has them
     n_test: float | None = None
+    clusters: np.ndarray | None = None  # data.columns.cluster: each item row's cluster code, 0..G-1
+    cluster_names: tuple[str, ...] | None = None  # the clusters' labels, by code
+    strata: np.ndarray | None = None  # a macro average (metrics.M.average: macro): each item row's stratum code
+    stratum_names: tuple[str, ...] | None = None
+
+    @property
+    def n_clusters(self) -> int | None:
+        """G, the number of clusters of the items (None without data.columns.cluster)."""
+        return None if self.cluster_names is None else len(self.cluster_names)
+
+    @property
+    def cluster_codes(self) -> tuple[np.ndarray, int] | None:
+        """(each item's cluster code, G), as :class:`~sigreport.stats.declaration.PairwiseInput` takes them."""
+        return None if self.clusters is None or self.cluster_names is None else (self.clusters, len(self.cluster_names))
+
+    @property
+    def stratum_codes(self) -> tuple[np.ndarray, int] | None:
+        """(each item's stratum code, S) of a macro-averaged metric, as ``PairwiseInput.strata`` takes them."""
+        return None if self.strata is None or self.stratum_names is None else (self.strata, len(self.stratum_names))
+    # several answers per question (data.columns.sample): items x systems x answers of the first statistic, NaN
+    # where a question has fewer answers; ``stats`` holds each question's mean over its answers
+    samples: np.ndarray | None = None
+    sample_names: tuple[str, ...] | None = None
 
     @property
     def scores(self) -> np.ndarray:
@@ -103,6 +128,37 @@ class Outcomes:
     systems: tuple[str, ...]
     corpora: tuple[str, ...]
     groups: dict[str, OutcomeGroup]
+
+
+@dataclasses.dataclass(frozen=True)
+class PreferenceGroup:
+    """The votes: ``a``, ``b`` indices into the systems, ``outcome`` 1 (a won), -1 (b won) or 0 (a tie), one
+    per vote in table order; ``item`` codes into ``items`` and ``judge`` codes into ``judges`` when the table
+    has those columns (else None and ())."""
+
+    corpus: str
+    a: np.ndarray
+    b: np.ndarray
+    outcome: np.ndarray
+    items: tuple[str, ...]
+    item: np.ndarray | None
+    judges: tuple[str, ...]
+    judge: np.ndarray | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Preferences:
+    """Pairwise preference votes (``data.preferences``): the systems (the spec's order, else first appearance)
+    and one group of votes (``corpora`` is its one name, :data:`PREFERENCE_GROUP`)."""
+
+    source: str
+    systems: tuple[str, ...]
+    corpora: tuple[str, ...]
+    groups: dict[str, PreferenceGroup]
+
+
+PREFERENCE_GROUP = "votes"
+"""The one group of data.preferences (its block key and the record's corpus)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,6 +240,7 @@ class Dataset:
     files: Mapping[str, DataFile] = dataclasses.field(default_factory=dict)
     source_info: Mapping[str, object] = dataclasses.field(default_factory=dict)
     outcomes: Outcomes | None = None
+    preferences: Preferences | None = None
     left_out: tuple[LeftOut, ...] = ()
     table_rows: int = 0
 
@@ -195,8 +252,9 @@ class Dataset:
             return self.blocks[(key[1], key[2])]
         if kind == "aggregate":
             return self.aggregates[key[1]]
-        if kind in ("predictions", "annotations", "outcomes"):
-            table = {"predictions": self.predictions, "annotations": self.annotations, "outcomes": self.outcomes}[kind]
+        if kind in ("predictions", "annotations", "outcomes", "preferences"):
+            table = {"predictions": self.predictions, "annotations": self.annotations, "outcomes": self.outcomes,
+                     "preferences": self.preferences}[kind]
             if table is None:
                 raise KeyError(key)
             return table, table.groups[key[1]]
@@ -210,7 +268,7 @@ class Dataset:
             parts = (self.metric_specs[key[1]].model_dump(mode="json"), fn.name, fn.n_stats, fn.stat_names)
             code = getattr(fn.func, "source_digest", None)  # a user aggregate: its module's bytes
             _digest(h, parts if code is None else (*parts, code))
-        elif key[0] in ("predictions", "annotations", "outcomes"):  # this corpus's group and the table's shared parts
+        elif key[0] in ("predictions", "annotations", "outcomes", "preferences"):  # this corpus's group and the table's shared parts
             table, group = self.lookup(key)  # type: ignore[misc]
             _digest(h, ({f.name: getattr(table, f.name) for f in dataclasses.fields(table) if f.name != "groups"},
                         group))

@@ -18,6 +18,7 @@ import numpy as np
 from sigreport.data.aggregates import AggregateImportError, corpus_metric
 from sigreport.data.corpora import across_corpora
 from sigreport.data.model import Block, BlockKey, Dataset, LeftOut
+from sigreport.data.samples import pass_at_k_blocks, sample_means
 from sigreport.data.sources import read_source
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table, control_problems, factorize, plain_numbers, text_series
 from sigreport.errors import DataError, Problem
@@ -57,7 +58,11 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
                                          if k in wanted}, {k: (c.codes, c.names) for k, c in keys.items()})
     values, value_problems = _values(table, value_cells, spec.data.columns.value)
     problems += value_problems or _too_large(table, values, keys["metric"], spec.data.columns.value)
+    problems += [] if value_problems else _not_binary(sf, table, values, keys["metric"], spec.data.columns.value)
     problems += _duplicates(table, keys, cv=spec.tests.design != "items")
+    for role in ("cluster", "stratum"):
+        if role in keys:
+            problems += _one_per_item(table, keys, role, getattr(spec.data.columns, role))
     spec_problems, needed, aggregates = _against_spec(sf, shown, keys)
     if spec_problems or problems:
         raise DataError(str(sf.path) if spec_problems and not problems else shown, spec_problems + problems)
@@ -66,17 +71,24 @@ def load_scores(sf: SpecFile, frame: pd.DataFrame | None = None) -> Dataset:
         blocks = _fold_sizes(sf, table, keys, blocks, problems)
     if problems:
         raise DataError(shown, problems)
+    spec_problems = []
+    derived, derived_specs = pass_at_k_blocks(sf, blocks, spec_problems)
+    if spec_problems:
+        raise DataError(str(sf.path), spec_problems)
+    blocks = {**blocks, **derived}
+    aggregates = {**aggregates, **{m: corpus_metric(s, metric=m) for m, s in derived_specs.items()}}
     spec_problems = _sizes_known(sf, blocks)
     if spec_problems:
         raise DataError(str(sf.path), spec_problems)
     systems = _order(spec.systems, keys["system"].names)
     corpora = _order(spec.corpora, keys["corpus"].names)
     if spec.tests.level == "corpora":
-        blocks = {(m, None): across_corpora(m, [blocks[(m, c)] for c in corpora], aggregates[m]) for m in spec.metrics}
+        blocks = {(m, None): across_corpora(m, [blocks[(m, c)] for c in corpora], aggregates[m])
+                  for m in (*spec.metrics, *derived_specs)}
     return Dataset(source=shown, sha256=table.sha256, systems=tuple(systems), corpora=tuple(corpora),
-                   metrics=tuple(spec.metrics), blocks=blocks, n_rows=n_rows, metric_specs=dict(spec.metrics),
-                   aggregates=aggregates, source_info=dict(source.info), left_out=_left_out(sf, keys, needed, len(table)),
-                   table_rows=len(table))
+                   metrics=tuple(spec.metrics) + tuple(derived_specs), blocks=blocks, n_rows=n_rows,
+                   metric_specs={**spec.metrics, **derived_specs}, aggregates=aggregates, source_info=dict(source.info),
+                   left_out=_left_out(sf, keys, needed, len(table)), table_rows=len(table))
 
 
 def _order(declared: Sequence[str] | None, present: list[str]) -> list[str]:
@@ -107,6 +119,17 @@ def _columns(sf: SpecFile, table: Table) -> tuple[dict[str, Column], Sequence[st
         wanted["item"] = cols.item
     if not cv and cols.run in present:
         wanted["run"] = cols.run
+    if cols.cluster is not None:
+        wanted["cluster"] = cols.cluster  # named, so it must be there (a missing column is reported below)
+    if cols.stratum is not None:
+        wanted["stratum"] = cols.stratum
+    if cols.sample is not None:
+        if cv or "run" in wanted:
+            raise DataError(str(sf.path), [sf.problem(
+                "data.columns.sample (several answers per question) goes with per-item scores, not with "
+                + ("cross-validation folds" if cv else f"a run column ({cols.run!r} is in {shown})"),
+                "data", "columns", "sample")])
+        wanted["sample"] = cols.sample
     constant.update(_named_once(sf, present))
     missing = [c for role, c in wanted.items() if c not in present and role not in constant]
     if missing:
@@ -226,11 +249,28 @@ def _too_large(table: Table, values: np.ndarray, metric: Column, column: str) ->
     return out
 
 
+def _not_binary(sf: SpecFile, table: Table, values: np.ndarray, metric: Column, column: str) -> list[Problem]:
+    """One problem per metric the spec declares ``binary: true`` whose scores are not all 0 or 1, naming the
+    lines and the first bad value (a proportion's intervals would be wrong for it)."""
+    out = []
+    for code, name in enumerate(metric.names):
+        if name not in sf.spec.metrics or not sf.spec.metrics[name].binary:
+            continue
+        rows = np.flatnonzero(metric.codes == code)
+        bad = rows[(values[rows] != 0) & (values[rows] != 1)]
+        if len(bad):
+            out.append(Problem(str(table.path), None, "", f"metric {name!r} is declared binary: true "
+                               f"(metrics.{name}.binary) but has value{'s' if len(bad) > 1 else ''} other than 0 "
+                               f"and 1 in column {column!r} at {table.where(table.places[bad])} (first: "
+                               f"{values[bad[0]]:g})"))
+    return out
+
+
 def _duplicates(table: Table, keys: dict[str, Column], cv: bool) -> list[Problem]:
     """Rows sharing (system, corpus, item, metric): one integer per key combination, then one count."""
     combined = np.zeros(len(table), dtype=np.int64)
     span = 1
-    for k in (*KEYS, "run") if "run" in keys else KEYS:
+    for k in (*KEYS, *(extra for extra in ("run", "sample") if extra in keys)):
         size = max(len(keys[k].names), 1)
         if span * size >= 2 ** 62:  # renumber the combinations seen so far (at most one per row)
             combined, _ = _first_appearance(combined)
@@ -251,6 +291,40 @@ def _duplicates(table: Table, keys: dict[str, Column], cv: bool) -> list[Problem
     what = "(system, corpus, repeat, fold, metric)" if cv else f"({', '.join(named)})"
     return [Problem(str(table.path), None, "", f"duplicate {what} rows at {table.where(table.places[dup])} "
                     f"(first: {first})")]
+
+
+def _one_per_item(table: Table, keys: dict[str, Column], role: str, column: str | None) -> list[Problem]:
+    """An item (of a corpus) has one cluster (or stratum: ``role``) over all its rows (systems, metrics, runs):
+    one problem naming the first items that have several, with their lines."""
+    width = max(len(keys["item"].names), 1)
+    item = keys["corpus"].codes * width + keys["item"].codes
+    cl = keys[role].codes
+    order = np.argsort(item, kind="stable")
+    si, sc = item[order], cl[order]
+    starts = np.flatnonzero(np.r_[True, si[1:] != si[:-1]])
+    lo, hi = np.minimum.reduceat(sc, starts), np.maximum.reduceat(sc, starts)
+    bad = np.flatnonzero(lo != hi)
+    if not len(bad):
+        return []
+    names, cnames = keys["item"].names, keys[role].names
+    shown = []
+    for b in bad[:MAX_ROWS_SHOWN].tolist():
+        code = int(si[starts[b]])
+        shown.append(f"item {names[code % width]!r} of corpus {keys['corpus'].names[code // width]!r} in "
+                     f"{cnames[int(lo[b])]!r} and {cnames[int(hi[b])]!r}")
+    rows = order[np.isin(si, si[starts[bad]])]
+    more = f" and {len(bad) - MAX_ROWS_SHOWN} more items" if len(bad) > MAX_ROWS_SHOWN else ""
+    return [Problem(str(table.path), None, "", f"column {column!r}: an item has one {role}; "
+                    f"{'; '.join(shown)}{more} (at {table.where(table.places[np.sort(rows)])})")]
+
+
+def _item_groups(keys: dict[str, Column], role: str, rows: np.ndarray, item_rows: np.ndarray, keep_rows: np.ndarray
+                 ) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each kept item's cluster (or stratum: ``role``) code (0..G-1, in order of first appearance) and the names."""
+    first_row = rows[np.unique(item_rows, return_index=True)[1]][keep_rows]
+    codes, firsts = _first_appearance(keys[role].codes[first_row])
+    names = keys[role].names
+    return codes, tuple(names[c] for c in firsts.tolist())
 
 
 def _against_spec(sf: SpecFile, shown: str, keys: dict[str, Column]
@@ -439,8 +513,13 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
     item_rows, firsts = _first_appearance(keys["item"].codes[rows])
     names = keys["item"].names
     item_names = [names[i] for i in firsts.tolist()]
-    runs = run_names = None
-    if "run" in keys:
+    runs = run_names = samples = sample_names = None
+    if "sample" in keys:
+        arr, samples = sample_means(codes=keys["sample"].codes[rows], n_samples=len(keys["sample"].names),
+                                    item_rows=item_rows, cols=cols, stat=stat, values=values[rows],
+                                    n_items=len(item_names), k=len(systems), n_stats=n_stats)
+        sample_names = tuple(keys["sample"].names)
+    elif "run" in keys:
         arr, runs, run_names = _run_means(run=keys["run"], rows=rows, item_rows=item_rows, cols=cols, stat=stat,
                                           values=values, n_items=len(item_names), k=len(systems), n_stats=n_stats)
     else:
@@ -464,6 +543,7 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
         arr = arr[keep]
         keep_rows = np.flatnonzero(keep)
         runs = None if runs is None else tuple(r[keep] for r in runs)
+        samples = None if samples is None else samples[keep]
     items = tuple(item_names) if not dropped else tuple(item_names[i] for i in keep_rows.tolist())
     folds = None
     if cv:
@@ -471,8 +551,28 @@ def _block(sf: SpecFile, table: Table, keys: dict[str, Column], values: np.ndarr
         rep, fold = keys["repeat"], keys["fold"]
         folds_all = [(rep.names[r], fold.names[f]) for r, f in zip(rep.codes[first_row], fold.codes[first_row])]
         folds = tuple((str(folds_all[i][0]), str(folds_all[i][1])) for i in keep_rows)
+    clusters = cluster_names = None
+    if "cluster" in keys:
+        clusters, cluster_names = _item_groups(keys, "cluster", rows, item_rows, keep_rows)
+        if len(cluster_names) < 2:
+            problems.append(Problem(shown, None, "", f"metric {metric!r}, corpus {corpus!r}: its items are in "
+                                    f"{len(cluster_names)} cluster ({spec.data.columns.cluster!r}); clustered "
+                                    "inference needs at least 2 clusters"))
+            return None
+    strata = stratum_names = None
+    if "stratum" in keys and spec.metrics[metric].average == "macro":
+        strata, stratum_names = _item_groups(keys, "stratum", rows, item_rows, keep_rows)
+        sizes = np.bincount(strata, minlength=len(stratum_names))
+        if (sizes < 2).any():
+            lone = [stratum_names[k] for k in np.flatnonzero(sizes < 2)[:MAX_ROWS_SHOWN].tolist()]
+            problems.append(Problem(shown, None, "", f"metric {metric!r}, corpus {corpus!r}: stratum "
+                                    f"{', '.join(map(repr, lone))} ({spec.data.columns.stratum!r}) has a single item; "
+                                    "a macro average's standard error needs at least 2 items per stratum"))
+            return None
     return Block(metric=metric, corpus=corpus, systems=tuple(systems), items=items, stats=arr, dropped_items=dropped,
-                 level="folds" if cv else "items", folds=folds, runs=runs, run_names=run_names)
+                 level="folds" if cv else "items", folds=folds, runs=runs, run_names=run_names, clusters=clusters,
+                 cluster_names=cluster_names, strata=strata, stratum_names=stratum_names, samples=samples,
+                 sample_names=sample_names)
 
 
 def _run_means(run: Column, rows: np.ndarray, item_rows: np.ndarray, cols: np.ndarray, stat: np.ndarray,

@@ -87,7 +87,7 @@ _SPECIALS = {
     "<": r"\textless{}", ">": r"\textgreater{}", "\u00a0": "~", "\u2212": "$-$", "\u2014": "---", "\u03b1": r"$\alpha$",
     "\u0394": r"$\Delta$", "\u221e": r"$\infty$", "\u00d7": r"$\times$", "\u2713": r"$\checkmark$",
     "\u2265": r"$\geq$", "\u2264": r"$\leq$", "\u03b5": r"$\varepsilon$", "\u03c7": r"$\chi$",
-    "\u03b7": r"$\eta$", "\u2026": r"\dots{}", "\u221a": r"$\surd$", "\u00b2": r"\textsuperscript{2}",
+    "\u03b7": r"$\eta$", "\u03bd": r"$\nu$", "\u2026": r"\dots{}", "\u221a": r"$\surd$", "\u00b2": r"\textsuperscript{2}",
     "\u00b3": r"\textsuperscript{3}", "\u2022": r"\textbullet{}", "\u2248": r"$\approx$", "\u00b1": r"$\pm$",
     "\u00b7": r"$\cdot$", "\u2192": r"$\rightarrow$", "\u2193": r"$\downarrow$", "\u2191": r"$\uparrow$",
     "\u03ba": r"$\kappa$",

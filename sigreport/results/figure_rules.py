@@ -39,6 +39,7 @@ FIGURE_RULES: dict[str, tuple[str, Callable[[FigureSource], bool]]] = {
                 lambda s: s.kind in ("pairwise", "cv", "posthoc", "mcnemar")),
     "confusion": ("a classification analysis (data.predictions with gold labels)",
                   lambda s: s.kind == "classification"),
+    "winrates": ("pairwise preference votes (data.preferences)", lambda s: s.kind == "preferences"),
     "leaderboard": ("descriptives of 6 or more systems ranked by a pairwise test (Rank (UB) and tiers)",
                     lambda s: s.kind == "descriptives"),
 }

@@ -74,7 +74,7 @@ class Reader:
         and the test's method, alternative and interval level from its family's record."""
         if not isinstance(p, Mapping):
             raise DocumentShapeError(f"{where}: expected an object")
-        extra = {k: v for k, v in p.items() if k not in PairRow.json_fields}
+        extra = {k: v for k, v in p.items() if k not in PairRow.json_fields and k not in PairRow.WHEN_SET}
         test = self.obj(PairedTestResult, {**p, **context}, where, closed=False, extra=extra)
         return self.obj(PairRow, p, where, closed=False, test=test)
 

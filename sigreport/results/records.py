@@ -15,6 +15,9 @@ import dataclasses
 from typing import Any, ClassVar
 
 from sigreport.stats.classification import MetricValue
+from sigreport.stats.cluster import ClusterSummary
+from sigreport.stats.strata import StrataSummary
+from sigreport.stats.equivalence import EquivalenceResult
 from sigreport.stats.omnibus import AnovaRow, CorrectedF, ImanDavenport, SphericityResult
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
@@ -94,9 +97,13 @@ class ModelChoice:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class SystemSummary:
-    """A system's descriptives on one metric and corpus; ``rank_ub`` and ``tier`` (:mod:`sigreport.results.ranks`:
-    Rank (UB) and tier by the block's primary test, as the Conclusions decide) are set, and written after
-    ``warnings``, for a block of 3 or more systems with a primary test, else None and not written."""
+    """One system's row of the descriptives; with ``data.columns.cluster`` the interval is cluster-robust (CR1,
+    t on G - 1 df) and ``clusters`` holds G, the design effect and the effective number of items (written after
+    the other fields, only then); for a macro average over strata, ``mean`` and the interval are the macro
+    average's and ``strata`` holds S, the df and the SE (``sd`` and ``median`` stay those of the items).
+    ``rank_ub`` and ``tier`` (:mod:`sigreport.results.ranks`: Rank (UB) and tier by the block's primary test, as
+    the Conclusions decide) are set, and written last, for a block of 3 or more systems with a primary test, else
+    None and not written."""
 
     system: str
     n: int
@@ -106,6 +113,8 @@ class SystemSummary:
     ci_low: float | None
     ci_high: float | None
     warnings: tuple[str, ...]
+    clusters: ClusterSummary | None = None
+    strata: StrataSummary | None = None  # a macro average (metrics.M.average: macro): its mean and interval
     rank_ub: int | None = None
     tier: int | None = None
 
@@ -113,10 +122,32 @@ class SystemSummary:
 
     @property
     def extra(self) -> dict[str, Any]:
-        """The fields written after ``json_fields``: the rank and tier, when the block is ranked."""
-        if self.rank_ub is None:
-            return {}
-        return {"rank_ub": self.rank_ub, "tier": self.tier}
+        """The fields written after ``json_fields``: clusters and strata where the design has them, then the rank
+        and tier where the block is ranked."""
+        out = {k: v for k, v in (("clusters", self.clusters), ("strata", self.strata)) if v is not None}
+        if self.rank_ub is not None:
+            out.update(rank_ub=self.rank_ub, tier=self.tier)
+        return out
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AnswerVariance:
+    """results.json ``answers`` of a descriptives record (several answers per question, data.columns.sample), per
+    system: the questions, the answers per question (fewest, most, mean), the variance between questions
+    (``sigma_b2``) and within a question (``sigma_w2``), the standard error of the mean of the question means
+    (``se``), and the standard error with twice the mean answers per question and with infinitely many (Miller
+    2024, sec. 4: Var(mean) = (sigma_b2 + sigma_w2 / K) / n); None where not computable."""
+
+    system: str
+    questions: int
+    answers_min: int
+    answers_max: int
+    answers_mean: float
+    sigma_b2: float | None
+    sigma_w2: float | None
+    se: float | None
+    se_double_answers: float | None
+    se_infinite_answers: float | None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -132,6 +163,11 @@ class DescriptivesRecord(Record):
     aggregate: str
     systems: tuple[SystemSummary, ...]
     warnings: tuple[str, ...]
+    # how the systems' intervals are made: "t" (the mean's t interval), "bootstrap_percentile" (a corpus-level
+    # metric), or for a binary metric the proportion interval of tests.proportion_ci ("wilson", ...); None in
+    # documents written before the field
+    ci_method: str | None = None
+    answers: tuple[AnswerVariance, ...] = ()  # several answers per question: the variance's parts, per system
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -164,10 +200,13 @@ class PairRow:
     differences: DifferenceSummary | None = None  # SD, SE and Shapiro-Wilk of a - b (per-item designs)
     effect_sizes: PairedEffectSizes | None = None  # d_z, g_z, d_av, g_av with CIs (paired t)
     mde: DetectableDifference | None = None  # the smallest true difference the test detects (tests.power)
+    equivalence: EquivalenceResult | None = None  # TOST and non-inferiority against metrics.M.margin
 
     json_fields: ClassVar[tuple[str, ...]] = (
         "a", "b", "n", "statistic", "df", "pvalue", "pvalue_adjusted", "significant", "estimate", "ci_low",
         "ci_high", "critical_value", "effect_size", "warnings", "differences", "effect_sizes", "mde")
+    # fields written only when set, after the test's own (so a report without them keeps its bytes)
+    WHEN_SET: ClassVar[tuple[str, ...]] = ("equivalence",)
     # the fields of ``test`` that are not in results.json's pair: the family's (its record's) fields
     FROM_RECORD: ClassVar[tuple[str, ...]] = ("method", "alternative", "ci_level")
 
@@ -181,7 +220,14 @@ class PairRow:
     critical_value = property(lambda self: self.test.critical_value)
     effect_size = property(lambda self: self.test.effect_size)
     warnings = property(lambda self: self.test.warnings)
-    extra = property(lambda self: self.test.extra)
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """What results.json writes after :attr:`json_fields`: the test's method-specific values, then the
+        :attr:`WHEN_SET` fields that are set."""
+        if self.equivalence is None:
+            return self.test.extra
+        return {**self.test.extra, "equivalence": self.equivalence}
 
     @property
     def ci(self) -> ConfidenceInterval:
@@ -208,6 +254,9 @@ class PairwiseRecord(Record):
     pairs: tuple[PairRow, ...]
     selection: AutomaticChoice | None
     warnings: tuple[str, ...]
+    # how the pairs' intervals are made when not by the test itself: "newcombe_paired" (a binary metric: Newcombe's
+    # 1998 method 10 for the difference of paired proportions); None: each pair's interval is its test's own
+    ci_method: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -578,8 +627,95 @@ class RunsRecord(Record):
     warnings: tuple[str, ...]
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PreferenceSystem:
+    """One system of a Bradley-Terry fit: its strength (log-ability, the systems' mean 0) with its asymptotic
+    standard error and bootstrap percentile interval, its Rank (UB) (1 + the systems whose interval lies wholly
+    above its own) and its votes (``wins``, ``losses``, ``ties``; ``win_rate`` = (wins + ties / 2) / votes)."""
+
+    system: str
+    strength: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    rank_ub: int | None
+    votes: int
+    wins: int
+    losses: int
+    ties: int
+    win_rate: float | None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PreferenceRecord(Record):
+    """kind 'preferences', method 'bradley_terry': the strengths of the systems from pairwise votes.
+
+    ``ties``: 'davidson' (``nu`` Davidson's tie parameter) or 'split' (``nu`` null); ``identification``:
+    'sum_zero' (strengths are relative to the systems' mean); ``unit``: what the bootstrap resampled ('battles'
+    or 'items'); ``not_finite``: replicates without a finite maximum (their strengths count as extreme);
+    ``win_rates[i][j]``: row i's observed win rate against column j (ties half; null where they never met),
+    ``battles[i][j]`` their number of votes, both in ``systems`` order."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    method: str
+    ties: str
+    identification: str
+    nu: float | None
+    n_votes: int
+    n_ties: int
+    n_items: int | None
+    judges: dict[str, int]
+    unit: str
+    n_resamples: int
+    ci_level: float
+    seed: int
+    not_finite: int
+    systems: tuple[PreferenceSystem, ...]
+    win_rates: tuple[tuple[float | None, ...], ...]
+    battles: tuple[tuple[int, ...], ...]
+    warnings: tuple[str, ...]
+
+
 FamilyPair = PairRow | PosthocRow | McNemarPair
 """A pair of a frequentist family: a significance decision after the family's correction (the p-value matrix)."""
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ReplicabilityRow:
+    """One direction of one pair across corpora: is ``better`` better than ``than``, and on how many corpora.
+
+    ``pvalues``: the one-sided p-value of "``better`` is better" on each corpus (the record's ``corpora`` order;
+    None where the corpus's test has none); ``significant_count``: corpora with that p <= alpha (uncorrected);
+    ``k_estimate``: Dror et al.'s estimate of the corpora on which ``better`` is better (family-wise error at
+    alpha; None without every p-value); ``partial_conjunction``: p^{u/N} for u = 1..N, non-decreasing."""
+
+    better: str
+    than: str
+    pvalues: tuple[float | None, ...]
+    significant_count: int
+    k_estimate: int | None
+    partial_conjunction: tuple[float | None, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ReplicabilityRecord(Record):
+    """kind 'replicability' (``tests.replicability``): method 'bonferroni' or 'fisher', the partial-conjunction
+    procedure of Dror et al. (2017) over the per-corpus tests of ``pairwise_method`` (their one-sided p-values,
+    from the two-sided p and the sign of the estimate for a two-sided test), for every pair in both directions."""
+
+    id: str
+    kind: str
+    metric: str
+    corpus: str | None
+    method: str
+    alpha: float
+    pairwise_method: str
+    corpora: tuple[str, ...]
+    rows: tuple[ReplicabilityRow, ...]
+    warnings: tuple[str, ...]
+
 
 RECORD_KINDS: dict[str, dict[str | None, type[Record]]] = {
     "descriptives": {None: DescriptivesRecord},
@@ -593,6 +729,8 @@ RECORD_KINDS: dict[str, dict[str | None, type[Record]]] = {
     "agreement": {None: AgreementRecord},
     "bayesian": {None: BayesianRecord},
     "runs": {None: RunsRecord},
+    "preferences": {None: PreferenceRecord},
+    "replicability": {None: ReplicabilityRecord},
 }
 """The one registry of analysis kinds: each kind's record class, by method where a kind's methods make different
 records (``None``: every other method). results.json is read back through it (:func:`record_type`), the views

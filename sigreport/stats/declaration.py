@@ -29,18 +29,24 @@ Kind = Literal["pairwise", "cv"]
 KINDS: tuple[str, ...] = ("pairwise", "cv")
 """The kinds of method a :class:`MethodDeclaration` can be (the record kind of the family it gives): the ones
 whose computation is the declaration's (and a plugin's)."""
-ProcedureKind = Literal["omnibus", "posthoc", "bayesian"]
-PROCEDURE_KINDS: tuple[str, ...] = ("omnibus", "posthoc", "bayesian")
+ProcedureKind = Literal["omnibus", "posthoc", "bayesian", "preferences"]
+PROCEDURE_KINDS: tuple[str, ...] = ("omnibus", "posthoc", "bayesian", "preferences")
 """The kinds a :class:`ProcedureDeclaration` describes: their names, references, options and records are
-declared; their computation is still chosen in ``sigreport.analyses.scores`` (not open to plugins yet)."""
+declared; their computation is still chosen in ``sigreport.analyses`` (not open to plugins yet).
+``preferences``: models of pairwise preference votes (``data.preferences``: Bradley-Terry)."""
 ALL_KINDS: tuple[str, ...] = KINDS + PROCEDURE_KINDS
 
 Head = tuple[Literal["sym", "text"], str]
 """A column head: a symbol of :data:`sigreport.render.model.SYMBOLS` ("t", "delta_ab", ...) or plain text."""
 
-APPLIES = ("item_mean", "corpus_level", "folds", "corpora")
+APPLIES = ("item_mean", "corpus_level", "folds", "corpora", "clustered_items", "stratified_items", "preference_votes")
 """Where a method applies: a mean of per-item scores, a corpus-level metric (computed from summed per-item
-statistics: only resampling tests), cross-validation folds, one score per corpus (``tests.level: corpora``)."""
+statistics: only resampling tests), cross-validation folds, one score per corpus (``tests.level: corpora``),
+items in clusters (``data.columns.cluster``: the method reads ``PairwiseInput.clusters`` or resamples through
+``PairwiseInput.resample``, which then draws whole clusters; a method without it is refused with clusters), a
+macro average over strata (``metrics.M.average: macro``: the method reads ``PairwiseInput.strata`` or resamples
+through ``PairwiseInput.resample``, which then resamples within strata), pairwise preference votes
+(``data.preferences``)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -88,7 +94,10 @@ class PairwiseInput:
     ``options``); ``resample(method, **options)``: the corpus's shared bootstrap or permutation replicates run
     through :func:`sigreport.stats.resampling.paired_resampling` (the seed contract of docs/methods.md),
     systems named; ``differences``: each pair's SD, SE and Shapiro-Wilk, computed once (None for a
-    corpus-level metric); ``seed``: this analysis's own seed."""
+    corpus-level metric); ``seed``: this analysis's own seed; ``clusters``: each item's cluster code (0..G-1)
+    and G when the data has ``data.columns.cluster``, else None (then ``resample`` resamples whole clusters);
+    ``strata``: each item's stratum code (0..S-1) and S for a macro average (``metrics.M.average: macro``), else
+    None (then ``resample`` gives the macro average's replicates, bootstrap counts drawn within strata)."""
 
     scores: np.ndarray
     stats: np.ndarray
@@ -104,6 +113,8 @@ class PairwiseInput:
     seed: int
     differences: Sequence[Any] | None
     resample: Callable[..., Any]
+    clusters: tuple[np.ndarray, int] | None
+    strata: tuple[np.ndarray, int] | None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -241,3 +252,25 @@ def plain_phrase(display: str) -> Callable[[str, Mapping[str, Any]], tuple[str, 
     """The methods paragraph's phrase "the two-sided paired t test" for a display name, nothing after the
     citation."""
     return lambda side, tests: (f"the {side} {display}", "")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class EquivalenceDeclaration:
+    """An equivalence and non-inferiority procedure run beside a pairwise test when a metric has a margin
+    (``metrics.M.margin``): its name, the pairwise methods whose pairs it reads (``methods``: any other is
+    refused by the spec, with exit 2), ``compute`` (estimates, SEs, df, margin, alpha, direction -> one
+    result per pair), the interval it states, its methods sentence and its references (keys of the
+    bibliography)."""
+
+    name: str
+    display: str
+    methods: tuple[str, ...]  # spec names of the pairwise tests it applies to
+    compute: Callable[..., Any]
+    interval: str  # the interval it reports, in words
+    methods_sentence: Callable[[float, str], str]  # (alpha, "the margins ...") -> the sentence before its citations
+    references: tuple[str, ...]
+
+    def require(self, method: str) -> None:
+        """Raise :class:`ValueError` naming the methods it applies to when ``method`` is not one of them."""
+        if method not in self.methods:
+            raise ValueError(f"{self.display} reads the pairs of {', '.join(self.methods)}, not {method}")

@@ -147,15 +147,17 @@ def paired_t_mde_dz(n: int, alpha: float, power: float = DEFAULT_POWER, alternat
 
 
 def paired_t_mde_dzs(n: np.ndarray, alpha: float, power: float = DEFAULT_POWER,
-                     alternative: str = "two-sided") -> np.ndarray:
+                     alternative: str = "two-sided", df: np.ndarray | None = None) -> np.ndarray:
     """:func:`paired_t_mde_dz` for an array of item counts (each at least 2), all at once: the smallest dz
-    whose power reaches ``power``, to double precision (the power at it is ``power`` or just above)."""
+    whose power reaches ``power``, to double precision (the power at it is ``power`` or just above).
+    ``df``: the t statistic's degrees of freedom when they are not n - 1 (the clustered paired t: ``n`` the
+    effective number of items n / deff, ``df`` G - 1; :func:`clustered_t_mde_dz`)."""
     _check(alpha, power, alternative)
     n = np.asarray(n, dtype=np.float64)
     if n.size and not (n >= 2).all():
         raise ValueError("every n must be at least 2")
     sign = -1.0 if alternative == "less" else 1.0
-    df = n - 1
+    df = n - 1 if df is None else np.broadcast_to(np.asarray(df, dtype=np.float64), n.shape).copy()
     c = _critical(df, alpha, alternative)
     guess = (c + special.stdtrit(df, power)) / np.sqrt(n)  # a central t's shift: near the root, above 0
     return sign * _increasing_root(lambda d, i: _t_power(sign * d * np.sqrt(n[i]), df[i], c[i], alternative) - power,
@@ -203,6 +205,17 @@ def _increasing_root(f: Callable[[np.ndarray, np.ndarray], np.ndarray], guess: n
     return hi
 
 
+def clustered_t_mde_dz(effective_n: float, clusters: int, alpha: float, power: float = DEFAULT_POWER,
+                       alternative: str = "two-sided") -> float | None:
+    """The standardized MDE (in SDs of the per-item differences) of the clustered paired t test: its statistic is
+    noncentral t with G - 1 df and noncentrality delta / SE_CR1 = dz * sqrt(n_eff), n_eff = n / deff (the design
+    effect of the differences). None below 2 clusters or 2 effective items."""
+    if clusters < 2 or not effective_n >= 2:
+        _check(alpha, power, alternative)
+        return None
+    return float(paired_t_mde_dzs(np.array([effective_n]), alpha, power, alternative, df=np.array([clusters - 1]))[0])
+
+
 def paired_t_mde(sd: float | None, n: int, alpha: float, power: float = DEFAULT_POWER,
                  alternative: str = "two-sided") -> MinimumDetectable:
     """The MDE of the paired t test for differences of standard deviation ``sd``."""
@@ -212,6 +225,39 @@ def paired_t_mde(sd: float | None, n: int, alpha: float, power: float = DEFAULT_
         return MinimumDetectable(mde=None, mde_dz=None, power=power, alpha=alpha, n=n, sd=sd, method="noncentral_t",
                                  warnings=(f"no minimum detectable difference: {why}",))
     return MinimumDetectable(mde=dz * sd, mde_dz=dz, power=power, alpha=alpha, n=n, sd=sd, method="noncentral_t")
+
+
+def clustered_t_power(dz: float | np.ndarray, effective_n: float | np.ndarray, clusters: int | np.ndarray,
+                      alpha: float, alternative: str = "two-sided") -> np.ndarray:
+    """Power of the clustered paired t test: noncentral t with G - 1 df, noncentrality dz * sqrt(n / deff)
+    (dz in SDs of the per-item differences, ``effective_n`` = n / deff)."""
+    dz = np.asarray(dz, dtype=np.float64)
+    df = np.asarray(clusters, dtype=np.float64) - 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        nc = dz * np.sqrt(np.asarray(effective_n, dtype=np.float64))
+    return _t_power(nc, df, _critical(df, alpha, alternative), alternative)
+
+
+def clusters_needed(dz: float, design_effect: float, cluster_size: float, alpha: float,
+                    power: float = DEFAULT_POWER, alternative: str = "two-sided", max_g: int = 10_000_000) -> int | None:
+    """The smallest number of clusters G (of ``cluster_size`` items on average, the design effect unchanged)
+    with which the clustered paired t detects a standardized difference ``dz`` (>= 0 in the alternative's
+    direction) with ``power``: n_eff = G * cluster_size / deff, df = G - 1. None beyond ``max_g``."""
+    _check(alpha, power, alternative)
+
+    def enough(g: int) -> bool:
+        return bool(clustered_t_power(dz, g * cluster_size / design_effect, g, alpha, alternative) >= power)
+
+    hi = 2
+    while not enough(hi):
+        if hi >= max_g:
+            return None
+        hi = min(hi * 2, max_g)
+    lo = hi // 2 if hi > 2 else 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return hi
 
 
 def paired_t_sample_size(delta: float, sd: float, alpha: float, power: float = DEFAULT_POWER,

@@ -25,7 +25,8 @@ from sigreport.stats.declaration import ALL_KINDS, Declaration, MethodDeclaratio
 
 ENTRY_POINT_GROUP = "sigreport.methods"
 BUILTIN = ("sigreport.stats.methods.paired_t", "sigreport.stats.methods.rank", "sigreport.stats.methods.resampling",
-           "sigreport.stats.methods.cv", "sigreport.stats.methods.procedures")
+           "sigreport.stats.methods.cv", "sigreport.stats.methods.procedures",
+           "sigreport.stats.methods.preferences")
 """The modules of the built-in declarations (each a ``DECLARATIONS`` tuple), in the order the spec lists them."""
 
 

@@ -14,7 +14,11 @@ def test_json_lists_every_registered_method(capsys):
     code, out, err = run_cli(capsys, "methods", "--format", "json")
     assert code == 0, err
     listed = json.loads(out)["methods"]
-    assert [(m["kind"], m["name"]) for m in listed] == [d.key for k in ALL_KINDS for d in registry.methods(k)]
+    assert [(m["kind"], m["name"]) for m in listed] == [d.key for k in ALL_KINDS for d in registry.methods(k)] + [
+        ("equivalence", "tost")]  # the equivalence tests beside a pairwise test (stats/methods/equivalence.py)
+    tost = listed[-1]
+    assert tost["applies"] == ["paired_t"] and [r["cite"] for r in tost["references"]] == [
+        "Schuirmann 1987", "Lakens 2017", "Wellek 2010"]
     wilcoxon = next(m for m in listed if m["name"] == "wilcoxon")
     assert wilcoxon["display"] == "Wilcoxon signed-ranks test" and wilcoxon["origin"] == "built-in"
     assert set(wilcoxon["options"]) == {"tests.zero_method", "tests.wilcoxon", "tests.continuity_correction"}

@@ -16,6 +16,8 @@ from conftest import CONFIGS, CliResult, build_results
 
 EXAMPLES = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
 # a percentage followed by the words that name an interval in captions, headers and notes
+TOST_FIGURE = re.compile(r'<figure[^>]*>(?:(?!</figure>).)*?-equivalence"(?:(?!</figure>).)*</figure>', re.S)
+"""An HTML equivalence table (its interval is at 1 - 2 alpha by definition)."""
 INTERVAL_PCT = re.compile(r"(\d+(?:\.\d+)?)\s?\\?%\s*(?:CI\b|confidence|percentile|bootstrap|Wald|\(tests|\(1\b)")
 
 
@@ -59,14 +61,25 @@ def test_alpha_001_gives_only_99_percent_intervals(cli, tmp_path, name):
     intervals = [(p, k, v) for p, k, v in found if k in ("ci_low", "bootstrap_ci_low")]
     no_interval = {a["kind"] for a in doc["analyses"]} <= {"mcnemar", "cochran_q"}  # paired yes/no outcomes
     assert intervals or no_interval, name
+    # the one exception, by definition: an equivalence (TOST) interval is at 1 - 2 alpha (metrics.M.margin)
+    tost = [(p, k, v) for p, k, v in found if p.endswith("/equivalence")]
+    assert all(v is not None and abs(v - 0.98) < 1e-12 for p, k, v in tost), tost[:3]
+    found = [f for f in found if not f[0].endswith("/equivalence")]
     assert [(p, k, v) for p, k, v in found if k != "ci_level_achieved" and (v is None or abs(v - 0.99) > 1e-12)] == []
     assert all(v >= 0.99 for _, k, v in found if k == "ci_level_achieved")  # discrete intervals reach at least it
-    shown = []
+    shown, shown_tost = [], []
     for f in [out / "index.html", *sorted((out / "tables").glob("*.tex"))]:
         text = f.read_text(encoding="utf-8")
+        if f.name.endswith("-equivalence.tex"):
+            shown_tost += [m.group(1) for m in INTERVAL_PCT.finditer(text)]
+            continue
+        for table in TOST_FIGURE.findall(text):
+            shown_tost += [m.group(1) for m in INTERVAL_PCT.finditer(table)]
+        text = TOST_FIGURE.sub("", text)
         shown += [(f.name, m.group(1)) for m in INTERVAL_PCT.finditer(text)]
         assert "95%" not in text and "95\\%" not in text, f.name
     assert (shown or no_interval) and {v for _, v in shown} <= {"99"}, (name, sorted(set(shown))[:10])
+    assert set(shown_tost) <= {"98"} and bool(shown_tost) == bool(tost)
 
 
 def test_ci_level_sets_every_interval_and_the_paired_t_interval_is_scipys(cli, tmp_path):

@@ -74,3 +74,18 @@ def test_type_one_error_rates() -> None:
             failures.append(f"{r.test} / {r.shape}: {r.rejections}/{REPS} rejections, allowed [{lo:.0f}, {hi:.0f}]")
     assert checked >= 30
     assert not failures, "\n".join(failures)
+
+
+def test_clustered_rows_hold_alpha_and_the_unclustered_t_fails() -> None:
+    """Clustered items (benchmarks/calibration.py run_clustered: G = 40 clusters of 5-10 items, ICC 0.3 of the
+    differences, a true null): the clustered paired t and the cluster permutation test reject within the central
+    99.9% binomial range of alpha; the paired t that treats items as independent rejects far above it (its
+    standard error ignores a design effect of about 3)."""
+    cal = _load_script()
+    reps = 600
+    rows = cal.run_clustered(reps, [40], icc=0.3, alpha=ALPHA, resamples=499, seed=99, log=lambda s: None)
+    rate = {r.test: r.rejections for r in rows}
+    lo, hi = sps.binom.ppf(0.0005, reps, ALPHA), sps.binom.isf(0.0005, reps, ALPHA)
+    for name in ("paired_t (clustered, CR1, t on G - 1 df)", "permutation (clusters sign-flipped)"):
+        assert lo <= rate[name] <= hi, (name, rate[name], lo, hi)
+    assert rate["paired_t (items independent)"] > 2 * hi

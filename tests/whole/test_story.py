@@ -230,7 +230,8 @@ def check_diff(doc: dict, decisions: list[BlockDecisions]) -> None:
         if change is not None:
             assert change.new_best_tied == dec.best and change.new_best == dec.best[0]
     primary = {dec.primary.id for dec in decisions if dec.primary is not None}
-    assert d.flips and all(f.primary == (f.analysis in primary) for f in d.flips)
+    families = any(isinstance(p.get("significant"), bool) for a in doc["analyses"] for p in a.get("pairs") or [])
+    assert (bool(d.flips) or not families) and all(f.primary == (f.analysis in primary) for f in d.flips)
     assert {f.analysis for f in d.flips if f.primary} == {i for i in primary if any(
         isinstance(p.get("significant"), bool) for a in doc["analyses"] if a["id"] == i for p in a["pairs"])}
 

@@ -17,10 +17,11 @@ from sigreport.render.figures.forest import draw_forest, forest_fits
 from sigreport.render.figures.heatmaps import draw_confusion, draw_pvalues, heatmap_fits
 from sigreport.render.figures.leaderboard import draw_leaderboard, leaderboard_fits
 from sigreport.render.figures.output import FigureOutput, latex_snippet
+from sigreport.render.figures.winrates import draw_winrates
 from sigreport.results.collection import MetricInfo, Results
 from sigreport.results.figure_rules import FIGURE_RULES, gives, source_of
 from sigreport.results.records import (ClassificationRecord, DescriptivesRecord, McNemarRecord, PairwiseRecord,
-                                       PosthocRecord, Record)
+                                       PosthocRecord, PreferenceRecord, Record)
 
 KINDS = defaults.FIGURE_KINDS
 
@@ -62,6 +63,8 @@ def record_plan(record: Record, metric: MetricInfo | None,
             out.append(lambda r=r: draw_pvalues(r, metric))
         elif figure == "confusion" and isinstance(r, ClassificationRecord):
             out.append(lambda r=r: draw_confusion(r))
+        elif figure == "winrates" and isinstance(r, PreferenceRecord) and len(r.systems) > 1:
+            out.append(lambda r=r: draw_winrates(r))
         elif figure == "leaderboard" and isinstance(r, DescriptivesRecord) and leaderboard_fits(r):
             out.append(lambda r=r: draw_leaderboard(r, metric))
     return out
@@ -112,7 +115,7 @@ def draw_figures(results: Results, kinds: Collection[str] = KINDS) -> tuple[Figu
 
 __all__ = [
     "KINDS", "FigureOutput", "RankGroups", "draw_cd", "draw_confusion", "draw_figures", "draw_forest",
-    "draw_leaderboard", "draw_record", "leaderboard_fits",
-    "draw_pvalues", "figure_plan", "figures_of", "forest_fits", "heatmap_fits", "latex_snippet", "rank_groups",
+    "draw_leaderboard", "draw_record", "draw_pvalues", "draw_winrates", "figure_plan", "figures_of", "forest_fits",
+    "heatmap_fits", "latex_snippet", "leaderboard_fits", "rank_groups",
     "record_plan", "warm_up",
 ]

@@ -26,6 +26,7 @@ from sigreport.render.views.labels import VIEWS as LABEL_VIEWS
 from sigreport.render.views.labels import matrix_owners
 from sigreport.render.views.methods import methods
 from sigreport.render.views.main import columns_of, main_tables
+from sigreport.render.views.preferences import VIEWS as PREFERENCE_VIEWS
 from sigreport.render.views.scores import VIEWS as SCORE_VIEWS
 from sigreport.render.views.settings import settings_rows, with_why_p
 from sigreport.results.collection import Results
@@ -33,7 +34,7 @@ from sigreport.results.decisions import BlockDecisions, decide
 from sigreport.results.ranks import LEADERBOARD_MIN
 from sigreport.results.records import ClassificationRecord, McNemarRecord, PairwiseRecord, PosthocRecord, Record
 
-VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS}
+VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS, **PREFERENCE_VIEWS}
 
 
 def build_report(results: Results, source: str = "results.json",

@@ -18,7 +18,8 @@ from sigreport.results import methods as registry
 from sigreport.results.methods import ExtraColumn, Head, MethodDeclaration
 
 ALTERNATIVE_TEXT = {"two-sided": "two-sided", "greater": "one-sided, H1: a > b", "less": "one-sided, H1: a < b"}
-SECTION_NAMES = {"classification": "Classification", "agreement": "Agreement", "outcomes": "Paired outcomes"}  # sections named by a kind
+SECTION_NAMES = {"classification": "Classification", "agreement": "Agreement", "outcomes": "Paired outcomes",
+                 "preferences": "Preference votes"}  # sections named by a kind
 
 
 class Labels:

@@ -10,16 +10,17 @@ as ``\\cite`` keys of :data:`REFERENCES` (``tables/references.bib``), :meth:`Met
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Union
 
 from sigreport.escaping import markdown_text
 from sigreport.render.views.common import CORRECTION_NAMES, names_text, test_name, the
 from sigreport.results.collection import Results
 from sigreport.results.decisions import Decisions
-from sigreport.results.records import PairwiseRecord, PosthocRecord, Record
+from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, PreferenceRecord, Record
 from sigreport.results import methods as registry
 from sigreport.results.methods import ALL_KINDS
+from sigreport.stats import proportion, samples
 
 
 @dataclasses.dataclass(frozen=True)
@@ -204,11 +205,90 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                   "@article{cohen1960,\n  author = {Jacob Cohen},\n  title = {A Coefficient of Agreement for Nominal "
                   "Scales},\n  journal = {Educational and Psychological Measurement},\n  volume = {20},\n  number = {1},"
                   "\n  pages = {37--46},\n  year = {1960}\n}"),
+    "schuirmann1987": ("Schuirmann 1987", "Donald J. Schuirmann. A comparison of the two one-sided tests procedure "
+                       "and the power approach for assessing the equivalence of average bioavailability. Journal of "
+                       "Pharmacokinetics and Biopharmaceutics, 15(6):657-680, 1987.",
+                       "@article{schuirmann1987,\n  author = {Donald J. Schuirmann},\n  title = {A Comparison of the Two "
+                       "One-Sided Tests Procedure and the Power Approach for Assessing the Equivalence of Average "
+                       "Bioavailability},\n  journal = {Journal of Pharmacokinetics and Biopharmaceutics},\n  volume = "
+                       "{15},\n  number = {6},\n  pages = {657--680},\n  year = {1987}\n}"),
+    "lakens2017": ("Lakens 2017", "Daniël Lakens. Equivalence tests: a practical primer for t tests, correlations, and "
+                   "meta-analyses. Social Psychological and Personality Science, 8(4):355-362, 2017.",
+                   "@article{lakens2017,\n  author = {Dani{\\\"e}l Lakens},\n  title = {Equivalence Tests: A Practical "
+                   "Primer for t Tests, Correlations, and Meta-Analyses},\n  journal = {Social Psychological and "
+                   "Personality Science},\n  volume = {8},\n  number = {4},\n  pages = {355--362},\n  year = {2017}\n}"),
+    "wellek2010": ("Wellek 2010", "Stefan Wellek. Testing Statistical Hypotheses of Equivalence and Noninferiority. "
+                   "Chapman and Hall/CRC, 2nd edition, 2010.",
+                   "@book{wellek2010,\n  author = {Stefan Wellek},\n  title = {Testing Statistical Hypotheses of "
+                   "Equivalence and Noninferiority},\n  publisher = {Chapman and Hall/CRC},\n  edition = {2},\n"
+                   "  year = {2010}\n}"),
+    "dror2017": ("Dror et al. 2017", "Rotem Dror, Gili Baumer, Marina Bogomolov and Roi Reichart. Replicability "
+                 "analysis for natural language processing: testing significance with multiple datasets. Transactions "
+                 "of the Association for Computational Linguistics, 5:471-486, 2017.",
+                 "@article{dror2017,\n  author = {Rotem Dror and Gili Baumer and Marina Bogomolov and Roi Reichart},\n"
+                 "  title = {Replicability Analysis for Natural Language Processing: Testing Significance with Multiple "
+                 "Datasets},\n  journal = {Transactions of the Association for Computational Linguistics},\n  volume = "
+                 "{5},\n  pages = {471--486},\n  year = {2017}\n}"),
     "lakens2013": ("Lakens 2013", "Daniël Lakens. Calculating and reporting effect sizes to facilitate cumulative "
                    "science: a practical primer for t-tests and ANOVAs. Frontiers in Psychology, 4:863, 2013.",
                    "@article{lakens2013,\n  author = {Dani{\\\"e}l Lakens},\n  title = {Calculating and Reporting Effect "
                    "Sizes to Facilitate Cumulative Science: A Practical Primer for t-tests and {ANOVA}s},\n  journal = "
                    "{Frontiers in Psychology},\n  volume = {4},\n  pages = {863},\n  year = {2013}\n}"),
+    "liang1986": ("Liang and Zeger 1986", "Kung-Yee Liang and Scott L. Zeger. Longitudinal data analysis using "
+                  "generalized linear models. Biometrika, 73(1):13-22, 1986.",
+                  "@article{liang1986,\n  author = {Kung-Yee Liang and Scott L. Zeger},\n  title = {Longitudinal Data "
+                  "Analysis Using Generalized Linear Models},\n  journal = {Biometrika},\n  volume = {73},\n"
+                  "  number = {1},\n  pages = {13--22},\n  year = {1986}\n}"),
+    "cameron2015": ("Cameron and Miller 2015", "A. Colin Cameron and Douglas L. Miller. A practitioner's guide to "
+                    "cluster-robust inference. Journal of Human Resources, 50(2):317-372, 2015.",
+                    "@article{cameron2015,\n  author = {A. Colin Cameron and Douglas L. Miller},\n  title = {A "
+                    "Practitioner's Guide to Cluster-Robust Inference},\n  journal = {Journal of Human Resources},\n"
+                    "  volume = {50},\n  number = {2},\n  pages = {317--372},\n  year = {2015}\n}"),
+    "miller2024": ("Miller 2024", "Evan Miller. Adding error bars to evals: a statistical approach to language "
+                   "model evaluations. arXiv:2411.00640, 2024.",
+                   "@misc{miller2024,\n  author = {Evan Miller},\n  title = {Adding Error Bars to Evals: A Statistical "
+                   "Approach to Language Model Evaluations},\n  howpublished = {arXiv:2411.00640},\n"
+                   "  year = {2024}\n}"),
+    "cochran1977": ("Cochran 1977", "William G. Cochran. Sampling Techniques, 3rd edition. Wiley, New York, 1977.",
+                    "@book{cochran1977,\n  author = {William G. Cochran},\n  title = {Sampling Techniques},\n"
+                    "  edition = {3},\n  publisher = {Wiley},\n  address = {New York},\n  year = {1977}\n}"),
+    "satterthwaite1946": ("Satterthwaite 1946", "F. E. Satterthwaite. An approximate distribution of estimates of "
+                          "variance components. Biometrics Bulletin, 2(6):110-114, 1946.",
+                          "@article{satterthwaite1946,\n  author = {F. E. Satterthwaite},\n  title = {An Approximate "
+                          "Distribution of Estimates of Variance Components},\n  journal = {Biometrics Bulletin},\n"
+                          "  volume = {2},\n  number = {6},\n  pages = {110--114},\n  year = {1946}\n}"),
+    "chen2021": ("Chen et al. 2021", "Mark Chen, Jerry Tworek, Heewoo Jun, Qiming Yuan, Henrique Ponde de Oliveira Pinto, "
+                 "Jared Kaplan, et al. Evaluating large language models trained on code. arXiv:2107.03374, 2021.",
+                 "@article{chen2021,\n  author = {Mark Chen and Jerry Tworek and Heewoo Jun and Qiming Yuan and "
+                 "Henrique Ponde de Oliveira Pinto and Jared Kaplan and others},\n  title = {Evaluating Large "
+                 "Language Models Trained on Code},\n  journal = {arXiv preprint arXiv:2107.03374},\n  year = "
+                 "{2021}\n}"),
+    "miller2024": ("Miller 2024", "Evan Miller. Adding error bars to evals: a statistical approach to language model "
+                   "evaluations. arXiv:2411.00640, 2024.",
+                   "@article{miller2024,\n  author = {Evan Miller},\n  title = {Adding Error Bars to Evals: A "
+                   "Statistical Approach to Language Model Evaluations},\n  journal = {arXiv preprint "
+                   "arXiv:2411.00640},\n  year = {2024}\n}"),
+    "wilson1927": ("Wilson 1927", "Edwin B. Wilson. Probable inference, the law of succession, and statistical "
+                   "inference. Journal of the American Statistical Association, 22(158):209-212, 1927.",
+                   "@article{wilson1927,\n  author = {Edwin B. Wilson},\n  title = {Probable Inference, the Law of "
+                   "Succession, and Statistical Inference},\n  journal = {Journal of the American Statistical "
+                   "Association},\n  volume = {22},\n  number = {158},\n  pages = {209--212},\n  year = {1927}\n}"),
+    "clopper1934": ("Clopper and Pearson 1934", "C. J. Clopper and E. S. Pearson. The use of confidence or "
+                    "fiducial limits illustrated in the case of the binomial. Biometrika, 26(4):404-413, 1934.",
+                    "@article{clopper1934,\n  author = {C. J. Clopper and E. S. Pearson},\n  title = {The Use of "
+                    "Confidence or Fiducial Limits Illustrated in the Case of the Binomial},\n  journal = {Biometrika},"
+                    "\n  volume = {26},\n  number = {4},\n  pages = {404--413},\n  year = {1934}\n}"),
+    "brown2001": ("Brown, Cai and DasGupta 2001", "Lawrence D. Brown, T. Tony Cai and Anirban DasGupta. Interval "
+                  "estimation for a binomial proportion. Statistical Science, 16(2):101-133, 2001.",
+                  "@article{brown2001,\n  author = {Lawrence D. Brown and T. Tony Cai and Anirban DasGupta},\n  "
+                  "title = {Interval Estimation for a Binomial Proportion},\n  journal = {Statistical Science},\n  "
+                  "volume = {16},\n  number = {2},\n  pages = {101--133},\n  year = {2001}\n}"),
+    "newcombe1998": ("Newcombe 1998", "Robert G. Newcombe. Improved confidence intervals for the difference between "
+                     "binomial proportions based on paired data. Statistics in Medicine, 17(22):2635-2650, 1998.",
+                     "@article{newcombe1998,\n  author = {Robert G. Newcombe},\n  title = {Improved Confidence "
+                     "Intervals for the Difference between Binomial Proportions Based on Paired Data},\n  journal = "
+                     "{Statistics in Medicine},\n  volume = {17},\n  number = {22},\n  pages = {2635--2650},\n  "
+                     "year = {1998}\n}"),
 }
 
 def reference(key: str) -> tuple[str, str, str]:
@@ -286,8 +366,13 @@ def methods(results: Results, decisions: Decisions | None = None) -> Methods:
     records = list(results.records)
     out: list[tuple[Part, ...]] = [_design(results), _scored_by(results)]
     out += _families(results, records)
+    out += _clusters(records)
+    out += _macro(results, records)
     out += _omnibus(records)
-    out += _others(records)
+    out += _proportions(results, records)
+    out += _answers(results, records)
+    out += _preferences(records)
+    out += _others(records, {k: m.label for k, m in results.metrics.items()})
     out += _primary(decisions)
     out.append((f"Every analysis was run with sigreport {results.sigreport_version} (seed {results.seed}; each "
                 "analysis derives its random stream from the seed and its name, so the numbers are reproducible).",))
@@ -303,8 +388,30 @@ def _design(results: Results) -> tuple[Part, ...]:
             "the cross-validation folds" if "folds" in levels else "per-item scores")
     where = f" on {names_text(corpora)}" if corpora and "corpora" not in levels else (
         f" over {len(corpora)} corpora" if corpora else "")
+    if not labels and any(isinstance(r, PreferenceRecord) for r in results.records):
+        return (f"We compared {len(systems)} systems ({names_text(systems)}) by pairwise preference votes.",)
     return (f"We compared {len(systems)} systems ({names_text(systems)}) on {names_text(labels)}{where}, using "
             f"{unit}.",)
+
+
+def _preferences(records: Sequence[Record]) -> list[tuple[Part, ...]]:
+    """The Bradley-Terry analyses of preference votes: the model, the ties, the fit, the intervals, Rank (UB)."""
+    out: list[tuple[Part, ...]] = []
+    for r in records:
+        if not isinstance(r, PreferenceRecord):
+            continue
+        ties: tuple[Part, ...] = ((", ties by Davidson's extension", Cite(("davidson1970",)))
+                                  if r.ties == "davidson" else (", each tie counted as half a win for either side",))
+        unit = "items (each with all its votes)" if r.unit == "items" else "votes"
+        out.append(("The systems' strengths are maximum-likelihood estimates of the Bradley-Terry model",
+                    Cite(("bradley1952",)), f" from {r.n_votes:,} pairwise preference votes", *ties,
+                    "; they were fitted by Newton's method on the aggregated win and tie counts (the maximum the MM "
+                    "algorithm", Cite(("hunter2004",)), " converges to), and a strength is a log-ability relative to "
+                    "the systems' mean."))
+        out.append((f"Their {round(100 * r.ci_level, 2):g}% intervals are bootstrap percentile intervals over "
+                    f"{r.n_resamples:,} replicates resampling {unit}, and each system's Rank (UB) is 1 plus the number "
+                    "of systems whose interval lies wholly above its own", Cite(("chiang2024",)), "."))
+    return out
 
 
 def _scored_by(results: Results) -> tuple[Part, ...]:
@@ -364,13 +471,71 @@ def _families(results: Results, records: Sequence[Record]) -> list[tuple[Part, .
     return out
 
 
+def clustered(record: Record) -> bool:
+    """Whether a pairwise record's items were clustered (``data.columns.cluster``: its pairs carry ``clusters``)."""
+    return isinstance(record, PairwiseRecord) and any("clusters" in p.test.extra for p in record.pairs)
+
+
+def _clusters(records: Sequence[Record]) -> list[tuple[Part, ...]]:
+    """With clustered items: G per corpus, and what the clusters changed (every interval, the tests, the MDE)."""
+    found = {}
+    for r in records:
+        if isinstance(r, DescriptivesRecord):
+            g = next((s.clusters.G for s in r.systems if s.clusters is not None), None)
+            if g is not None:
+                found.setdefault(r.corpus, (g, r.n_items))
+    if not found:
+        return []
+    where = "; ".join(f"{n} items in {g} clusters" + (f" on {c}" if c is not None else "")
+                      for c, (g, n) in found.items())
+    resampled = any(isinstance(r, PairwiseRecord) and r.kind == "pairwise" and r.method in ("bootstrap", "permutation")
+                    and clustered(r) for r in records)
+    return [(f"The items were clustered ({where}): every system's mean and every paired difference has a "
+             "cluster-robust (CR1) standard error", Cite(("liang1986", "cameron2015")), ", with intervals and "
+             "tests on Student's t with G \u2212 1 degrees of freedom; the paired t test is its clustered version"
+             + (", and the bootstrap and permutation tests resample and sign-flip whole clusters" if resampled else "")
+             + "; the design effect (SE_cluster/SE_iid)\u00b2 and the effective number of items n/deff are reported",
+             Cite(("miller2024",)), ".",)]
+
+
+def _macro(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:
+    """Metrics averaged over strata (``metrics.M.average: macro``): what the average is and how it is tested."""
+    found: dict[str, int] = {}
+    for r in records:
+        if isinstance(r, DescriptivesRecord) and r.metric is not None:
+            S = next((s.strata.S for s in r.systems if s.strata is not None), None)
+            if S is not None:
+                found.setdefault(results.metrics[r.metric].label if r.metric in results.metrics else r.metric, S)
+    if not found:
+        return []
+    what = names_text([f"{label} ({S} strata)" for label, S in found.items()])
+    one = len(found) == 1
+    resampled = any(isinstance(r, PairwiseRecord) and r.method in ("bootstrap", "permutation")
+                    and any("strata" in p.test.extra for p in r.pairs) for r in records)
+    return [(f"{what} {'is a macro average' if one else 'are macro averages'}: the mean of the per-stratum means, "
+             "every stratum weighing the same, with the standard error of a stratified mean, "
+             "sqrt(\u03a3 SE_s\u00b2)/S", Cite(("cochran1977",)), ", and t intervals and tests on the "
+             "Welch-Satterthwaite degrees of freedom", Cite(("satterthwaite1946",)),
+             "; the bootstrap resamples within strata." if resampled else ".")]
+
+
 def _selections(results: Results, selected: Sequence[PairwiseRecord]) -> list[tuple[Part, ...]]:
     """How the automatic choice (tests.pairwise auto) chose: from the data for a mean metric, by the metric's
     kind for a corpus-level one (only resampling tests apply; approximate randomization, docs/calibration_corpus.md)."""
     corpus_level = {k for k, m in results.metrics.items() if m.aggregate != "mean"}
-    per_item = [r for r in selected if r.metric not in corpus_level]
+    def designed(r: PairwiseRecord) -> bool:
+        return clustered(r) or any("strata" in p.test.extra for p in r.pairs)
+
+    per_item = [r for r in selected if r.metric not in corpus_level and not designed(r)]
+    out_clustered: list[tuple[Part, ...]] = []
+    if any(clustered(r) for r in selected):
+        out_clustered.append(("With clustered items the automatic choice was the clustered paired t test (the rank "
+                              "tests do not respect clusters).",))
+    if any(designed(r) and not clustered(r) for r in selected):
+        out_clustered.append(("For a macro average the automatic choice was the paired t test of the macro average "
+                              "(the rank tests do not respect the strata).",))
     by_kind = [r for r in selected if r.metric in corpus_level]
-    out: list[tuple[Part, ...]] = []
+    out: list[tuple[Part, ...]] = out_clustered
     if per_item:
         out.append(("The pairwise test was chosen from the data for each metric and corpus: the paired t test when "
                     "there were at least 30 items or every pair's differences passed the Shapiro-Wilk test",
@@ -408,7 +573,50 @@ def _omnibus(records: Sequence[Record]) -> list[tuple[Part, ...]]:
     return out
 
 
-def _others(records: Sequence[Record]) -> list[tuple[Part, ...]]:
+def _proportions(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:
+    """The intervals of metrics scored 0 or 1: each system's (the declared proportion interval) and each pair's
+    (Newcombe's paired score interval), one sentence per interval method."""
+    out: list[tuple[Part, ...]] = []
+    desc = [r for r in records if isinstance(r, DescriptivesRecord) and r.ci_method in proportion.NAMES]
+    newcombe = {r.metric for r in records if isinstance(r, PairwiseRecord) and
+                r.ci_method == proportion.NEWCOMBE_PAIRED}
+    for method in dict.fromkeys(r.ci_method for r in desc):
+        d = proportion.interval(str(method))
+        metrics = list(dict.fromkeys(r.metric for r in desc if r.ci_method == method))
+        labels = [results.metrics[m].label if m in results.metrics else m for m in metrics]
+        paired = [m for m in metrics if m in newcombe]
+        sentence: list[Part] = [f"Every score of {names_text(labels)} is 0 or 1: each system's proportion is given "
+                                f"with {d.methods_phrase}", Cite((d.reference,))]
+        if paired:
+            sentence += [", and each difference of two systems with Newcombe's score interval for paired "
+                         "proportions, his method 10", Cite(("newcombe1998",))]
+        out.append((*sentence, "."))
+    return out
+
+
+def _answers(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:
+    """Several answers per question: averaged within question, the variance split (Miller 2024); pass@k metrics
+    (Chen et al. 2021)."""
+    out: list[tuple[Part, ...]] = []
+    desc = [r for r in records if isinstance(r, DescriptivesRecord) and r.answers]
+    if desc:
+        most = max(a.answers_max for r in desc for a in r.answers)
+        fewest = min(a.answers_min for r in desc for a in r.answers)
+        k = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+        out.append((f"Each system answered every question {k} times; the answers were averaged within question "
+                    "before inference, and each mean's variance split into its between-question and "
+                    "within-question parts", Cite(("miller2024",)), "."))
+    passes = [m for m in results.metrics if samples.pass_at_k_of(m) is not None
+              and samples.pass_at_k_of(m)[0] in results.metrics]  # type: ignore[index]
+    if passes:
+        labels = [results.metrics[m].label for m in passes]
+        out.append((f"{names_text(labels)} {'is' if len(labels) == 1 else 'are'} the unbiased pass@k estimator per "
+                    "question, 1 \u2212 C(n \u2212 c, k)/C(n, k) for n answers of which c are correct",
+                    Cite(("chen2021",)), ", analysed over questions like any mean."))
+    return out
+
+
+def _others(records: Sequence[Record], labels: Mapping[str, str]) -> list[tuple[Part, ...]]:
     out: list[tuple[Part, ...]] = []
     kinds = {r.kind for r in records}
     if "mcnemar" in kinds:
@@ -419,6 +627,22 @@ def _others(records: Sequence[Record]) -> list[tuple[Part, ...]]:
         out.append((f"We also report the {test_name('bayesian', method, cited=False)}",
                     Cite(registry.method("bayesian", method).references),
                     " with a region of practical equivalence.",))
+    margins = {r.metric: p.equivalence.margin for r in records if isinstance(r, PairwiseRecord) for p in r.pairs
+               if p.equivalence is not None}
+    if margins:
+        from sigreport.stats.methods.equivalence import TOST
+
+        alpha = next(r.alpha for r in records if isinstance(r, PairwiseRecord) and r.metric in margins)
+        text = ", ".join(f"\u00b1{d:g} for {labels.get(str(m), str(m))}" for m, d in margins.items())
+        out.append((TOST.methods_sentence(alpha, text), Cite(TOST.references), ".",))
+    for method in dict.fromkeys(r.method for r in records if r.kind == "replicability"):
+        from sigreport.stats.methods.replicability import combination
+
+        declared_as = combination(str(method))
+        out.append((f"Replicability across corpora was assessed with the partial-conjunction procedure "
+                    f"({declared_as.display}'s combination of each corpus's one-sided p-values), which estimates on "
+                    "how many corpora one system is better than another with the family-wise error held at alpha",
+                    Cite(declared_as.references), ".",))
     if "agreement" in kinds:
         out.append(("Annotator agreement is reported as chance-corrected kappa", Cite(("cohen1960",)), ".",))
     return [tuple(p for p in s if p != Cite(())) for s in out]

@@ -17,27 +17,83 @@ from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count,
                                     Stat, Sym, Table, Text, join)
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
+from sigreport.stats.methods.replicability import combination
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, LARGE_FAMILY, PAIR_COLUMN,
                                            PAIRWISE_NAMES, SPHERICITY_NAMES, Labels, a_better, declared, df_text,
                                            effect_cell, extra_cell, head_cell,
                                            family_text, p_text, pct, plain, pvalue_matrix,
                                            system_sentences, test_name, unbroken, value_ci, why_this_test,
                                            with_html_matrix)
+from sigreport.stats import proportion
 from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, EffectSize, FriedmanRecord,
-                                       PairRow, PairwiseRecord, PosthocRecord, RMAnovaRecord, RunsRecord)
+                                       PairRow, PairwiseRecord, PosthocRecord, ReplicabilityRecord, RMAnovaRecord,
+                                       RunsRecord)
 
 
 def descriptives_view(r: DescriptivesRecord, lab: Labels) -> AnalysisView:
     dec = lab.decimals(r.metric)
+    shape = proportion_interval(r.ci_method)
+    of = "of the mean" if shape is None else "of the proportion"
     cols = (Column(Text("System"), "l"), Column(Sym("n")), Column(Text("Mean")), Column(Text("SD")),
-            Column(Text("Median")), Column(Text(f"{unbroken(pct(r.ci_level) + ' CI')} of the mean"), "c"))
+            Column(Text("Median")), Column(Text(f"{unbroken(pct(r.ci_level) + ' CI')} {of}"), "c"))
     rows = tuple((Text(s.system), Int(s.n), Num(s.mean, dec), Num(s.sd, dec), Num(s.median, dec),
                   CI(s.ci_low, s.ci_high, r.ci_level, dec, unbounded=True)) for s in r.systems)
     caption = f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: per-system descriptives ({r.n_items} items)."
     warnings = list(r.warnings) + [f"{s.system}: {w}" for s in r.systems for w in s.warnings]
-    return AnalysisView(r.id, r.kind, "Descriptives",
-                        (Table((r.metric, r.corpus, "descriptives"), caption, cols, rows),),
-                        warnings=tuple(warnings))
+    notes: tuple[str, ...] = () if shape is None else (
+        f"Every score is 0 or 1: the mean is a proportion and its interval the {shape.display} "
+        f"({shape.citation}).",)
+    designs = [(s.clusters or s.strata) for s in r.systems]
+    if any(d is not None for d in designs):  # clustered items or a macro average: its design effect per system
+        cols += (Column(Text("Design effect")), Column(Text("Effective n")))
+        rows = tuple((*row, Num(d.design_effect if d else None, 2), Num(d.effective_n if d else None, 0))
+                     for row, d in zip(rows, designs))
+        notes += (design_note(r),)
+    tables = (Table((r.metric, r.corpus, "descriptives"), caption, cols, rows, notes=notes),) + answers_tables(r, lab)
+    return AnalysisView(r.id, r.kind, "Descriptives", tables, warnings=tuple(warnings))
+
+
+def answers_tables(r: DescriptivesRecord, lab: Labels) -> tuple[Table, ...]:
+    """Several answers per question: each system's variance of the mean split into its between-question and
+    within-question parts (Miller 2024, sec. 4), and what twice the answers, or infinitely many, would make of
+    the standard error."""
+    if not r.answers:
+        return ()
+    dec = lab.decimals(r.metric)
+    cols = (Column(Text("System"), "l"), Column(Text("Questions")), Column(Text("Answers per question"), "c"),
+            Column(Text(unbroken("Between-question variance"))), Column(Text(unbroken("Within-question variance"))),
+            Column(Text("SE")), Column(Text(unbroken("SE, twice the answers"))),
+            Column(Text(unbroken("SE, unlimited answers"))))
+    rows = tuple((Text(a.system), Int(a.questions),
+                  Text(f"{a.answers_min}" if a.answers_min == a.answers_max else f"{a.answers_min}\u2013{a.answers_max}"),
+                  Num(a.sigma_b2, dec + 2), Num(a.sigma_w2, dec + 2), Num(a.se, dec), Num(a.se_double_answers, dec),
+                  Num(a.se_infinite_answers, dec)) for a in r.answers)
+    caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: between- and within-question variance of the "
+               "mean over questions.")
+    notes = ("Each question's score is the mean of its answers. Var(mean) = (\u03c3\u00b2_b + \u03c3\u00b2_w / K) / n "
+             "for n questions of K answers (Miller 2024, sec. 4): \u03c3\u00b2_b is the variance between questions, "
+             "\u03c3\u00b2_w the mean variance of one question's answers. More answers per question shrink only "
+             "the second part; \"unlimited answers\" is the floor they approach.",)
+    return (Table((r.metric, r.corpus, "answers"), caption, cols, rows, notes),)
+
+
+def proportion_interval(ci_method: str | None) -> proportion.ProportionInterval | None:
+    """The declared proportion interval a descriptives record names, or None (the t interval, the bootstrap)."""
+    return proportion.interval(ci_method) if ci_method in proportion.NAMES else None
+
+
+def design_note(r: DescriptivesRecord) -> str:
+    """The note under the descriptives of clustered items or of a macro average over strata."""
+    clusters = next((s.clusters for s in r.systems if s.clusters is not None), None)
+    if clusters is not None:
+        how = ("the proportion interval on the effective n" if proportion_interval(r.ci_method) is not None else
+               f"cluster-robust (CR1) intervals, t on G \u2212 1 = {clusters.G - 1} df")
+        return (f"{r.n_items} items in G = {clusters.G} clusters: {how}; design effect = (SE_cluster/SE_iid)\u00b2, "
+                "effective n = n / design effect.")
+    strata = next(s.strata for s in r.systems if s.strata is not None)
+    return (f"Mean: the macro average over S = {strata.S} strata (the mean of the per-stratum means), its interval "
+            "from the stratified standard error with Welch-Satterthwaite df; SD and median of the items; design "
+            "effect = (SE_macro/SE_iid)\u00b2, effective n = n / design effect.")
 
 
 def interval_level(r: PairwiseRecord) -> float:
@@ -174,6 +230,9 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
              f"\u03b1 = {r.alpha:g} for this alternative (reject when the statistic is beyond it); "
              f"p is the unadjusted p-value, p_adj is {CORRECTION_NAMES.get(r.correction, r.correction)}-adjusted."]
     notes += list(declared(r).notes) + achieved_note(r)
+    if r.ci_method == proportion.NEWCOMBE_PAIRED:
+        notes.append("Every score is 0 or 1: each CI of a \u2212 b is Newcombe's score interval for the difference "
+                     "of paired proportions (Newcombe 1998, method 10); p is the test's.")
     if r.method == "wilcoxon":
         notes.append(wilcoxon_variant_note(r.pairs))
     warnings = list(r.warnings) + [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in p.warnings]
@@ -191,6 +250,8 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
                                                          words, r.comparisons != "vs_baseline"))
     sentences = (system_sentences(r.pairs, better, method) if table.html_form is not None
                  else [pair_sentence(r, p, lab) for p in r.pairs])
+    if table.html_form is None:  # one sentence per pair: its equivalence too, when the metric has a margin
+        sentences += [equivalence_sentence(p, r) for p in r.pairs if p.equivalence is not None]
     title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
         r.kind, f"Pairwise comparisons: {method}")
     if table.html_form is None:
@@ -200,10 +261,62 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
         per_pair = tuple(dataclasses.replace(t, in_html=False) for t in differences_tables(r, lab, key))
     else:  # nothing would show it (LaTeX leaves out a long one: see render.latex.latex_tables); results.json has it
         per_pair = ()
-    tables = (table,) + per_pair
+    tables = (table,) + per_pair + equivalence_tables(r, lab, key)
     warnings += [f"{p.a} vs {p.b}: {w}" for p in r.pairs for w in _difference_warnings(p)]
+    warnings += [f"{p.a} vs {p.b}: {w}" for p in r.pairs if p.equivalence is not None for w in p.equivalence.warnings]
     return AnalysisView(r.id, r.kind, title, tables, tuple(sentences), why_this_test(r.selection),
                         tuple(warnings))
+
+
+def equivalence_sentence(p: PairRow, r: PairwiseRecord) -> str:
+    """What a pair's equivalence and non-inferiority tests show, in words (adjusted p-values)."""
+    e = p.equivalence
+    assert e is not None
+    adj = adjusted_text(r.correction)
+    tost = f"TOST, {adj} {p_text(e.tost_pvalue_adjusted)}"
+    ni = f"non-inferiority, {adj} {p_text(e.noninferiority_pvalue_adjusted)}"
+    d = f"{e.margin:g}"
+    if e.equivalent:
+        return f"{p.a} and {p.b} are equivalent within \u00b1{d} ({tost})."
+    if e.noninferior:
+        return (f"{e.noninferiority_of} is not worse than {e.noninferiority_against} by more than {d} ({ni}); "
+                f"equivalence within \u00b1{d} is not shown ({tost}).")
+    if e.equivalent is None and e.noninferior is None:
+        return f"{p.a} vs {p.b}: no equivalence test (see the warnings)."
+    return (f"Neither equivalence of {p.a} and {p.b} within \u00b1{d} ({tost}) nor non-inferiority of "
+            f"{e.noninferiority_of} against {e.noninferiority_against} ({ni}) is shown.")
+
+
+def equivalence_tables(r: PairwiseRecord, lab: Labels, key: str) -> tuple[Table, ...]:
+    """The pairs' equivalence (TOST) and non-inferiority tests, when the metric has a margin (one table)."""
+    rows_of = [p for p in r.pairs if p.equivalence is not None]
+    if not rows_of:
+        return ()
+    dec = lab.decimals(r.metric)
+    first = rows_of[0].equivalence
+    assert first is not None
+    level = first.ci_level
+    adj = adjusted_text(r.correction)
+    cols = (PAIR_COLUMN, Column(Sym("mean_diff")), Column(Text(f"{level:.0%} CI")), Column(Text("TOST p_adj")),
+            Column(Text("Equivalent"), "c"), Column(Text("NI test"), "l"), Column(Text("NI p_adj")),
+            Column(Text("Non-inferior"), "c"))
+    rows = []
+    for p in rows_of:
+        e = p.equivalence
+        assert e is not None
+        rows.append((Pair(p.a, p.b), Num(e.estimate, dec), CI(e.ci_low, e.ci_high, e.ci_level, dec),
+                     P(e.tost_pvalue_adjusted), Decision(e.equivalent),
+                     Text(f"{e.noninferiority_of} vs {e.noninferiority_against}"),
+                     P(e.noninferiority_pvalue_adjusted), Decision(e.noninferior)))
+    worse = "lower" if lab.higher(r.metric) else "higher"
+    caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: equivalence within \u00b1{first.margin:g} (two "
+               f"one-sided t tests) and non-inferiority (not worse by more than {first.margin:g}), \u03b1 = {r.alpha:g}.")
+    notes = (f"TOST p is the larger of the two one-sided p-values (H0: a \u2212 b \u2264 \u2212{first.margin:g}; "
+             f"H0: a \u2212 b \u2265 {first.margin:g}); equivalent when the {level:.0%} interval of a \u2212 b (1 \u2212 2\u03b1) "
+             f"lies inside \u00b1{first.margin:g}. NI test \u201cx vs y\u201d: x scores no more than "
+             f"{first.margin:g} {worse} than y (one-sided at \u03b1). Both p_adj are {adj} over the family, "
+             "as the pairwise tests (Schuirmann 1987; Lakens 2017; Wellek 2010).",)
+    return (Table((r.metric, r.corpus, f"{key}-equivalence"), caption, cols, tuple(rows), notes),)
 
 
 def adjusted_text(correction: str) -> str:
@@ -567,6 +680,33 @@ def runs_view(r: RunsRecord, lab: Labels) -> AnalysisView:
     return AnalysisView(r.id, r.kind, "Runs", tables, notes=notes, warnings=tuple(warnings))
 
 
+def replicability_view(r: ReplicabilityRecord, lab: Labels) -> AnalysisView:
+    """Per pair and direction: corpora where it is significantly better, Dror et al.'s k, and p^{u/N}."""
+    n = len(r.corpora)
+    declared_as = combination(r.method)
+    how = declared_as.display
+    cols = (Column(Text("Better"), "l"), Column(Text("than"), "l"), Column(Text(f"Significant (of {n})")),
+            Column(Text("k (at least)")), *(Column(Text(f"p(\u2265{u} of {n})")) for u in range(1, n + 1)))
+    rows = tuple((Text(w.better), Text(w.than), Int(w.significant_count), Int(w.k_estimate),
+                  *(P(v) for v in w.partial_conjunction)) for w in r.rows)
+    caption = (f"{lab.metric(r.metric)}: replicability across {n} corpora ({', '.join(r.corpora)}), partial "
+               f"conjunction with {how} combination (Dror et al. 2017), \u03b1 = {r.alpha:g}.")
+    notes = (f"Significant: corpora where the one-sided p of \u201cbetter\u201d (from the {test_name('pairwise', r.pairwise_method, cited=False)}, "
+             "unadjusted) is at most \u03b1. k: the largest u whose partial-conjunction p-value (made "
+             "non-decreasing in u) is at most \u03b1: the system is better on at least k corpora, with the family-wise "
+             "error held at \u03b1. p(\u2265u of N): the partial-conjunction p-value of \u201cbetter on at least u "
+             f"of the N corpora\u201d, {how}: {declared_as.formula}.",)
+    bold = tuple(i for i, w in enumerate(r.rows) if w.k_estimate)
+    table = Table((r.metric, None, "replicability"), caption, cols, rows, notes, bold)
+    sentences = tuple(f"{w.better} beats {w.than} on at least {w.k_estimate} of {n} corpora "
+                      f"({lab.metric(r.metric)}; significant on {w.significant_count})." for w in r.rows if w.k_estimate)
+    if not sentences:
+        sentences = (f"No system is shown better than another on any of the {n} corpora by the partial-conjunction "
+                     f"test ({lab.metric(r.metric)}).",)
+    return AnalysisView(r.id, r.kind, f"Replicability across corpora: {how} partial conjunction", (table,),
+                        sentences, warnings=tuple(r.warnings))
+
+
 VIEWS: dict[str, Callable[..., AnalysisView]] = {  # kind -> the view of that kind's record and the Labels
     "runs": runs_view,
     "descriptives": descriptives_view,
@@ -575,4 +715,5 @@ VIEWS: dict[str, Callable[..., AnalysisView]] = {  # kind -> the view of that ki
     "omnibus": omnibus_view,
     "posthoc": posthoc_view,
     "bayesian": bayesian_view,
+    "replicability": replicability_view,
 }

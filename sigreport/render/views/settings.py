@@ -17,7 +17,7 @@ from sigreport.render.options import AgreementSettings, ClassificationSettings, 
 from sigreport.render.views.common import ALTERNATIVE_TEXT, CORRECTION_NAMES, SPHERICITY_NAMES, pct, test_name
 from sigreport.render.views.labels import MEASURE_NAMES
 from sigreport.results.collection import Results
-from sigreport.results.records import AgreementRecord, Record
+from sigreport.results.records import AgreementRecord, PreferenceRecord, Record
 
 Rows = list[tuple[str, str]]
 
@@ -29,7 +29,20 @@ def settings_rows(results: Results, options: RenderOptions = RenderOptions()) ->
     if run.missing is not None:
         rows.append(("Missing items", run.missing))
     rows.append(("Seed", f"{results.seed} (each analysis derives its own stream from it and its id)"))
-    return rows + data_rows(results.data) + label_rows(run, results.tests, results.records) + why_p_rows(results)
+    return rows + data_rows(results.data) + label_rows(run, results.tests, results.records) + why_p_rows(results) \
+        + preference_rows(results.records)
+
+
+def preference_rows(records: Sequence[Record]) -> Rows:
+    """How the preference votes were analysed (a Bradley-Terry record), in one row."""
+    out = []
+    for r in records:
+        if isinstance(r, PreferenceRecord):
+            ties = "ties by Davidson's model" if r.ties == "davidson" else "a tie as half a win each"
+            unit = "items (each with all its votes)" if r.unit == "items" else "votes"
+            out.append(("Preference votes", f"{r.n_votes:,} votes: Bradley-Terry strengths ({ties}), "
+                        f"{r.n_resamples:,} bootstrap replicates resampling {unit}, Rank (UB) from the intervals"))
+    return out
 
 
 # A settings row shown only when an analysis it describes ran: (kind, method or None for any), one of them
@@ -39,6 +52,10 @@ NEEDS: dict[str, tuple[tuple[str, str | None], ...]] = {
     "Multiple-comparison correction": FAMILY_KINDS, "Omnibus test": (("omnibus", None),),
     "Sphericity": (("omnibus", "rm_anova"),), "Friedman chi-square": (("omnibus", "friedman"),),
     "Post-hoc test": (("posthoc", None),), "Cross-validation tests": (("cv", None),),
+    # every kind but preference votes (whose unit is a vote: their row says so)
+    "Unit of analysis": tuple((k, None) for k in ("descriptives", "pairwise", "cv", "omnibus", "posthoc",
+                                                  "classification", "mcnemar", "cochran_q", "agreement", "bayesian",
+                                                  "runs")),
 }
 
 
@@ -108,7 +125,8 @@ def _score_rows(data: Mapping[str, Any]) -> Rows:
 
 
 NAMES_SHOWN = 5  # names listed per axis in the "Left out" row; the rest are counted
-ROW_NOUNS = {"scores": "score", "predictions": "prediction", "annotations": "annotation", "outcomes": "outcome"}
+ROW_NOUNS = {"scores": "score", "predictions": "prediction", "annotations": "annotation", "outcomes": "outcome",
+             "preferences": "vote"}
 
 
 def left_out_text(left_out: Sequence[tuple[str, str, tuple[str, ...], int, object]]) -> str:

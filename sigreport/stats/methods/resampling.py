@@ -12,6 +12,8 @@ from sigreport.stats.declaration import NONCENTRAL_T, ExtraColumn, MethodDeclara
 
 SMALL_BOOTSTRAP_N = 50  # below this the calibration study (docs/calibration.md) finds the bootstrap test liberal
 SMALL_CORPUS_BOOTSTRAP_N = 100  # the same for corpus-level metrics (docs/calibration_corpus.md)
+SMALL_CLUSTER_BOOTSTRAP_G = 100  # the cluster bootstrap: liberal at G = 20 and 50 clusters (docs/calibration.md)
+CLUSTER_BOOTSTRAP_LIBERAL = "type I error 0.078 at G = 20 and 0.065 at G = 50 clusters, docs/calibration.md"
 BOOTSTRAP_LIBERAL = {  # what the calibration studies measured, for the warning
     False: "type I error about 0.07 at n = 20, docs/calibration.md",
     True: "type I error 0.072 (BLEU-like) and 0.073 (F1-like) at n = 20, 0.062 (F1-like) at n = 50, "
@@ -26,6 +28,17 @@ def _options(inp: PairwiseInput) -> dict[str, Any]:
 def bootstrap(inp: PairwiseInput) -> tuple[list[Any], list[str]]:
     res = inp.resample("bootstrap", ci_method=inp.tests.ci_method, **_options(inp))
     warnings = list(res.warnings)
+    if inp.strata is not None:
+        warnings.append(f"the bootstrap within {inp.strata[1]} strata is liberal for a macro average (type I error "
+                        "0.060 to 0.079 with strata of 5 to 60 items, docs/calibration.md: each stratum's plug-in "
+                        "variance is (n_s - 1)/n_s too small); the paired t of the macro average holds its level")
+        return list(res.pairs), warnings
+    if inp.clusters is not None:
+        if inp.clusters[1] < SMALL_CLUSTER_BOOTSTRAP_G:
+            warnings.append(f"only {inp.clusters[1]} clusters: the null-shifted bootstrap of whole clusters is "
+                            f"liberal with few clusters ({CLUSTER_BOOTSTRAP_LIBERAL}); the clustered paired t and "
+                            "the cluster permutation test hold their level")
+        return list(res.pairs), warnings
     n = inp.stats.shape[0]
     small = SMALL_CORPUS_BOOTSTRAP_N if inp.corpus_level else SMALL_BOOTSTRAP_N
     if n < small:
@@ -93,7 +106,8 @@ def _declare(*, name: str, display: str, options: dict[str, str], applies: tuple
 
 BOOTSTRAP = _declare(
     name="bootstrap", display="paired bootstrap", options={**RESAMPLES, "ci_method": "percentile or BCa intervals"},
-    applies=("item_mean", "corpus_level"), compute=bootstrap, stat=("sym", "Delta"), text=delta_text,
+    applies=("item_mean", "corpus_level", "clustered_items", "stratified_items"), compute=bootstrap,
+    stat=("sym", "Delta"), text=delta_text,
     note="Paired bootstrap over items (the same resampled items for every system); two-sided "
     "p = (#{|\u0394* \u2212 \u0394| \u2265 |\u0394|} + 1)/(B + 1) (null-shifted); MC s.e. is the "
     "Monte Carlo standard error of p.", intervals=True)
@@ -106,7 +120,8 @@ BOOTSTRAP_T = _declare(
 PERMUTATION = _declare(
     name="permutation", display="paired permutation test (approximate randomization)",
     options={**RESAMPLES, "ci_method": "the paired bootstrap interval shown beside it"},
-    applies=("item_mean", "corpus_level"), compute=permutation, stat=("sym", "Delta"), text=delta_text,
+    applies=("item_mean", "corpus_level", "clustered_items", "stratified_items"), compute=permutation,
+    stat=("sym", "Delta"), text=delta_text,
     note="Approximate randomization: the two systems' outputs are swapped per item at random; "
     "p = (#{|\u0394perm| \u2265 |\u0394|} + 1)/(B + 1), exact enumeration when 2^n \u2264 B. "
     "A randomization test has no interval: the interval shown is the paired bootstrap's, over the "
