@@ -17,14 +17,14 @@ from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count,
                                     Stat, Sym, Table, Text, join)
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
-from sigreport.stats.methods.replicability import combination
+from sigreport.results.methods import combination
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, LARGE_FAMILY, PAIR_COLUMN,
                                            PAIRWISE_NAMES, SPHERICITY_NAMES, Labels, a_better, declared, df_text,
                                            effect_cell, extra_cell, head_cell,
                                            family_text, p_text, pct, plain, pvalue_matrix,
                                            system_sentences, test_name, unbroken, value_ci, why_this_test,
                                            with_html_matrix)
-from sigreport.stats import proportion
+from sigreport.results.methods import proportion
 from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, EffectSize, FriedmanRecord,
                                        PairRow, PairwiseRecord, PosthocRecord, ReplicabilityRecord, RMAnovaRecord,
                                        RunsRecord)
