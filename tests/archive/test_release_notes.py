@@ -430,6 +430,7 @@ def test_the_ci_recipe_runs_here(tmp_path: Path) -> None:
     assert results[1].returncode == 1, results[1].stderr
     text = notes.read_text()
     assert text.splitlines()[0].startswith("2 conclusions changed since v1") and "| " in text
+    assert len(text.splitlines()) <= 40 and "<details><summary>Details: " in text  # a pull-request comment
     assert (archive / "v2" / "diff.html").is_file() and "Traceback" not in results[1].stderr
     bad = subprocess.run(["bash", str(script), str(tmp_path / "missing.yaml"), "v3", str(archive)], env=env,
                          capture_output=True, text=True, timeout=120)
