@@ -232,3 +232,17 @@ def test_summarization_with_one_system_changed_in_place(summarization: Path,
     assert {(b.metric, r.system) for b in d.blocks for r in b.rows if r.data_changed} == {
         ("rouge1", "pegasus")}
     assert all(r.interval == "paired" for b in d.blocks for r in b.rows if r.data_changed)
+
+
+def test_a_damaged_item_scores_field_is_named(in_place: Path, tmp_path: Path) -> None:
+    """The manifest's item_scores is checked as its other fields: a hand-edited one is one line naming it."""
+    from sigreport.archive.manifest import read_manifest
+
+    folder = tmp_path / "v1"
+    shutil.copytree(in_place / "reports" / "v1", folder)
+    m = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    m[scores.FIELD][0]["systems"]["A"] = "not a hash"
+    (folder / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
+    with pytest.raises(UserError) as err:
+        read_manifest(folder)
+    assert "item_scores" in err.value.problems[0].render()
