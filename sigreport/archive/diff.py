@@ -10,11 +10,14 @@ spec changed (the changed settings, and the YAML lines), or, when nothing else e
 Per metric and corpus, every system's value in both releases and their difference, with the interval of
 the difference (:func:`value_changes`). The rule for that interval: **paired** (a t interval of the mean
 of the per-item differences, on the items both releases share) when both releases' item scores are given
-(:class:`ItemScores`: the callers read them from the inputs the manifests name, where ``verify`` finds
-them, and only when their sha256 is the manifest's); otherwise **unpaired** (Welch's t interval from each
+(:class:`ItemScores`: the callers read them from the archive's store, :mod:`sigreport.archive.scores`, else
+from the inputs the manifests name, where ``verify`` finds them, and only when their sha256 is the
+manifest's); otherwise **unpaired** (Welch's t interval from each
 release's mean, SD and number of items in results.json), which is wider than the paired one when a
 system's scores on the same items are positively correlated across releases, and says so; none for a
-corpus-level metric (no per-item mean). The interval's level is the new report's interval level.
+corpus-level metric (no per-item mean). The interval's level is the new report's interval level. A system
+whose data did not change (the same hash in both releases' store, else the same summary) gets no interval:
+a difference of 0 with an interval around it is no news.
 
 Other differences (analyses, pairs, systems, corpora or metrics added or removed; automatic test choices
 that changed) are listed too. Nothing here runs a test on the systems: every decision is read from the
@@ -951,7 +954,7 @@ def estimate_text(a: str, b: str, estimate: float | None, decimals: int) -> str:
 
 
 def decision_text(significant: bool | None, pvalue: float | None, better: str | None, estimate: str = "") -> str:
-    facts = [x for x in (estimate, f"p = {_p(pvalue)}" if pvalue is not None else "") if x]
+    facts = [x for x in (estimate, f"p = {p_text(pvalue)}" if pvalue is not None else "") if x]
     p = f" ({', '.join(facts)})" if facts else ""
     if significant is None:
         return "undecided" + p
@@ -1159,7 +1162,7 @@ def comparisons_of(ctx: Context) -> tuple[Comparison, ...]:
     return tuple(out)
 
 
-def _p(v: float | None) -> str:
+def p_text(v: float | None) -> str:
     """A p-value as the notes print it: three significant digits, scientific below 0.001."""
     return "–" if v is None else (f"{v:.3g}" if v >= 0.001 else f"{v:.2e}")
 

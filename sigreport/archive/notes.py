@@ -2,11 +2,14 @@
 
 One list of parts (:func:`parts`) is the source of the text, Markdown and HTML outputs, so they say the
 same: the headline first (one line), then only the parts that have something to say, in this order: the
-conclusions that changed with their causes, the comparisons of new and removed systems, the values per
-metric and corpus that changed (old, new, difference and its interval), other changes of the results, and
-what changed between the releases' inputs, spec (the changed settings and YAML lines) and software.
+conclusions that changed with their causes (the same change on several blocks one row; a system whose data
+changed named), one table of the systems added, removed or whose data changed (a new or removed system's
+value and comparisons; a changed system's values, difference and interval; systems whose data did not
+change are not listed), and what else changed: other changes of the results, and the releases' inputs, spec
+(the changed settings and YAML lines) and software.
 
-Markdown is written for a pull request on GitHub: compact pipe tables, names escaped. HTML is one
+Markdown is a pull-request comment on GitHub: the conclusions first, the rest collapsed in ``<details>``,
+compact pipe tables, names escaped. HTML is one
 self-contained page (inline style, no script, image or external reference, every name escaped) whose rows
 link to the two reports, at the section of their metric and corpus, when :class:`Links` are given.
 """
@@ -18,7 +21,7 @@ import html
 import json
 from collections.abc import Mapping
 
-from sigreport.archive.diff import BlockChange, Diff, ValueChange, _p, fmt, setting_text, signed, to_json
+from sigreport.archive.diff import BlockChange, Diff, ValueChange, fmt, p_text, setting_text, signed, to_json
 from sigreport.archive.documents import finite_document
 from sigreport.escaping import clean
 from sigreport.escaping import markdown_text as md
@@ -99,7 +102,7 @@ def comparisons_text(d: Diff, b: BlockChange, system: str, status: str) -> str:
         if c.status != status or (c.metric, c.corpus) != (b.metric, b.corpus) or system not in (c.a, c.b):
             continue
         other = c.b if c.a == system else c.a
-        p = f" (p = {_p(c.pvalue)})" if c.pvalue is not None else ""
+        p = f" (p = {p_text(c.pvalue)})" if c.pvalue is not None else ""
         if c.significant and c.better == system:
             better.append(other + p)
         elif c.significant and c.better == other:
