@@ -16,8 +16,9 @@ and DasGupta 2001). ``tests.proportion_ci`` chooses one of :data:`INTERVALS` for
 
 Every interval is computed for all systems at once (arrays of counts) and lies in [0, 1]; all but Wald's have
 positive width for every n >= 1 and every count. :func:`wilson_effective` is the design-effect version for
-clustered items (Wilson on the effective sample size n / deff, Korn and Graubard 1998's approach), the hook a
-clustered analysis calls with its n_eff.
+clustered items (Wilson on the effective sample size n / deff); :func:`korn_graubard_n` is the effective sample
+size a clustered analysis uses, with Korn and Graubard's (1998) cap at n and degrees-of-freedom adjustment
+(z/t_{G-1})^2, which keeps the interval's coverage with few clusters (docs/methods.md, "Beside the peers").
 
 The paired difference of two proportions on the same items (two systems' accuracies) gets Newcombe's (1998,
 Statistics in Medicine 17:2635-2650) method 10: the square-and-add (MOVER) combination of the two Wilson
@@ -187,6 +188,28 @@ def wilson_effective(p_hat: Any, n_eff: Any, level: float) -> tuple[np.ndarray, 
     p = np.asarray(p_hat, dtype=np.float64)
     m = np.broadcast_to(np.asarray(n_eff, dtype=np.float64), p.shape)
     return wilson(np.clip(p, 0, 1) * m, m, level)
+
+
+def korn_graubard_n(n: Any, design_effect: Any, clusters: Any, level: float) -> np.ndarray:
+    """The degrees-of-freedom-adjusted effective sample size of Korn and Graubard (1998, Survey Methodology 24:
+    193-201) for the interval of a proportion from ``n`` clustered 0/1 items in ``clusters`` clusters:
+    ``n* = min(p(1 - p)/v, n) * (z / t_{G-1})^2`` with ``v`` the CR1 variance of the proportion, z and t the
+    two-sided ``level`` quantiles. For 0/1 scores ``p(1 - p)/v = (n - 1)/deff`` (the design effect
+    ``deff = v/(s^2/n)`` uses ``s^2 = n p(1 - p)/(n - 1)``); where the design effect is undefined (NaN: a
+    proportion of 0 or 1, or clusters that cancel exactly) the items count as they are, ``n``. Any interval of
+    :data:`INTERVALS` on ``n*`` with the count ``p n*`` is Korn and Graubard's; Wilson's on ``n*`` equals Wilson's
+    with the critical value t_{G-1} on ``min(p(1 - p)/v, n)``, i.e. Inspect AI's ``ci_wilson(cluster=...)``."""
+    import numpy as np
+
+    m = np.asarray(n, dtype=np.float64)
+    deff = np.asarray(design_effect, dtype=np.float64)
+    ok = np.isfinite(deff) & (deff > 0)
+    size = np.where(ok, np.minimum((m - 1) / np.where(ok, deff, 1.0), m), m)
+    G = np.asarray(clusters, dtype=np.float64)
+    from sigreport.stats.lazy import scipy_special as special
+
+    q = 0.5 + level / 2
+    return size * (_z(level) / special.stdtrit(G - 1, q)) ** 2
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -245,10 +245,11 @@ def test_power_command_for_a_macro_average(cli, workdir):
 
 
 def test_clustered_binary_interval(cli, workdir):
-    """0/1 scores in clusters (binary detected): each system's interval is Wilson's on its effective number of
-    items n / deff, deff from the CR1 standard error; reference: statsmodels
-    ``proportion_confint(p * n_eff, n_eff, alpha=0.05, method="wilson")`` with n_eff from
-    ``OLS(y, ones).fit(cov_type="cluster", cov_kwds={"groups": g})``."""
+    """0/1 scores in clusters (binary detected): each system's interval is Wilson's on Korn and Graubard's (1998)
+    effective number of items n* = min(p(1 - p)/v, n) (z/t_{G-1})^2, v the CR1 variance of p; reference: statsmodels
+    ``proportion_confint(p * n*, n*, alpha=0.05, method="wilson")`` with v from
+    ``OLS(y, ones).fit(cov_type="cluster", cov_kwds={"groups": g})`` and scipy's t and normal quantiles."""
+    from scipy import stats
     from statsmodels.stats.proportion import proportion_confint
 
     csv, data = scores_csv()
@@ -256,12 +257,13 @@ def test_clustered_binary_interval(cli, workdir):
     desc = next(a for a in doc["analyses"] if a["kind"] == "descriptives")
     assert desc["ci_method"] == "wilson"
     g = np.array(data["g"])
+    G = len(np.unique(g))
     for row in desc["systems"]:
         y = np.array(data[row["system"]], dtype=float)
         fit = sm.OLS(y, np.ones((len(y), 1))).fit(cov_type="cluster", cov_kwds={"groups": g})
-        deff = (float(fit.bse[0]) / (y.std(ddof=1) / np.sqrt(len(y)))) ** 2
-        n_eff = len(y) / deff
-        lo, hi = proportion_confint(y.mean() * n_eff, n_eff, alpha=0.05, method="wilson")
+        p = y.mean()
+        n_kg = min(p * (1 - p) / float(fit.bse[0]) ** 2, len(y)) * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, G - 1)) ** 2
+        lo, hi = proportion_confint(p * n_kg, n_kg, alpha=0.05, method="wilson")
         assert row["ci_low"] == pytest.approx(lo, rel=1e-9) and row["ci_high"] == pytest.approx(hi, rel=1e-9)
         assert 0 < row["ci_low"] < row["mean"] < row["ci_high"] < 1
     pair = next(a for a in doc["analyses"] if a["kind"] == "pairwise")
