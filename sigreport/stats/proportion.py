@@ -160,6 +160,29 @@ INTERVALS: tuple[ProportionInterval, ...] = (
 NAMES: tuple[str, ...] = tuple(d.name for d in INTERVALS)
 DEFAULT = NAMES[0]
 
+APPLIES: tuple[str, ...] = (
+    "binary_items: each system's interval of a metric whose per-item scores are all 0 or 1 (detected, or "
+    "metrics.M.binary: true)",
+    "clustered_items: on Korn and Graubard's effective n, min((n - 1)/deff, n) (z/t_{G-1})^2 (korn_graubard_n)",
+    "not: a macro average over strata (metrics.M.average: macro: the stratified t interval), answers averaged "
+    "per question (data.columns.sample), scores averaged over runs, corpus-level metrics (the t or bootstrap "
+    "interval)",
+)
+"""Where every interval of :data:`INTERVALS` applies (``sigreport methods``), as the analysis decides it
+(``sigreport.analyses.scores.is_proportion``, ``clustered_proportion_rows``)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PairedProportionInterval:
+    """The declaration of a binary metric's pairwise interval: its ``ci_method`` name, display name, reference
+    key, where it applies and the function (:func:`newcombe_paired`)."""
+
+    name: str
+    display: str
+    reference: str
+    applies: tuple[str, ...]
+    compute: Callable[..., Any]
+
 
 def interval(name: str) -> ProportionInterval:
     """The declaration of ``name``; an unknown name raises."""
@@ -275,6 +298,15 @@ def newcombe_paired_counts(both: Any, only_a: Any, only_b: Any, neither: Any, le
 
 NEWCOMBE_PAIRED = "newcombe_paired"
 """The ``ci_method`` of a binary metric's pairwise intervals (Newcombe 1998, method 10)."""
+
+NEWCOMBE = PairedProportionInterval(
+    name=NEWCOMBE_PAIRED, display="Newcombe's score interval for paired proportions (method 10)",
+    reference="newcombe1998", compute=newcombe_paired, applies=(
+        "binary_items: each pair's interval of the difference of proportions, beside the paired t test, the "
+        "bootstrap, the bootstrap-t or the permutation test (their p-values stay theirs), two-sided alternatives",
+        "not: clustered_items (the clustered paired t's interval), a test estimating something else (Wilcoxon's "
+        "Hodges-Lehmann estimate, the sign test's median), a one-sided alternative (the test's own interval)"))
+"""The pairwise proportion interval's declaration (``sigreport methods``)."""
 
 
 def is_binary(scores: np.ndarray) -> bool:
