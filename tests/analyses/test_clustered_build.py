@@ -269,3 +269,30 @@ def test_clustered_binary_interval(cli, workdir):
     pair = next(a for a in doc["analyses"] if a["kind"] == "pairwise")
     assert pair["ci_method"] is None  # the clustered paired t's own interval, not Newcombe's
     assert any("Newcombe's paired interval assumes independent items" in w for w in pair["warnings"])
+
+
+def test_settings_rows_name_the_clusters_and_the_proportion_interval(cli, workdir):
+    """The report's Settings table: a "Clusters" row (the data.columns.cluster column and G per corpus) and a
+    "Proportion interval" row (tests.proportion_ci's interval, on Korn and Graubard's effective items with
+    clusters); without clusters the pairs' Newcombe interval is named instead, and no Clusters row."""
+    import html as html_lib
+    import re
+
+    csv, data = scores_csv()
+    G = len(set(data["g"]))
+    build_files(cli, workdir, SPEC.format(extra="  proportion_ci: jeffreys"), {"scores.csv": csv}, formats="json,html")
+    page = html_lib.unescape((workdir.path / "out" / "index.html").read_text())
+    rows = dict(re.findall(r"<tr><td>([^<]+)</td><td>([^<]*)</td></tr>", page))
+    assert rows["Clusters"].startswith(f"column passage: G = {G} on ")
+    assert rows["Clusters"].endswith("; each analysis states its design effect and effective items")
+    assert rows["Proportion interval"] == (
+        "Jeffreys interval (tests.proportion_ci: jeffreys) for acc: every score 0 or 1; with clusters on Korn and "
+        "Graubard's effective items min((n \u2212 1)/deff, n) \u00d7 (z/t)\u00b2")
+    plain = SPEC.format(extra="").replace("  columns:\n    cluster: passage\n", "")
+    build_files(cli, workdir, plain, {"scores.csv": csv}, formats="json,html")
+    page = html_lib.unescape((workdir.path / "out" / "index.html").read_text())
+    rows = dict(re.findall(r"<tr><td>([^<]+)</td><td>([^<]*)</td></tr>", page))
+    assert "Clusters" not in rows
+    assert rows["Proportion interval"] == (
+        "Wilson score interval (tests.proportion_ci: wilson) for acc: every score 0 or 1; pairs: Newcombe's score "
+        "interval for paired proportions (method 10) for acc")
