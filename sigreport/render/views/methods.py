@@ -244,6 +244,11 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                     "@article{cameron2015,\n  author = {A. Colin Cameron and Douglas L. Miller},\n  title = {A "
                     "Practitioner's Guide to Cluster-Robust Inference},\n  journal = {Journal of Human Resources},\n"
                     "  volume = {50},\n  number = {2},\n  pages = {317--372},\n  year = {2015}\n}"),
+    "miller2024": ("Miller 2024", "Evan Miller. Adding error bars to evals: a statistical approach to language model "
+                   "evaluations. arXiv:2411.00640, 2024.",
+                   "@article{miller2024,\n  author = {Evan Miller},\n  title = {Adding Error Bars to Evals: A "
+                   "Statistical Approach to Language Model Evaluations},\n  journal = {arXiv preprint "
+                   "arXiv:2411.00640},\n  year = {2024}\n}"),
     "cochran1977": ("Cochran 1977", "William G. Cochran. Sampling Techniques, 3rd edition. Wiley, New York, 1977.",
                     "@book{cochran1977,\n  author = {William G. Cochran},\n  title = {Sampling Techniques},\n"
                     "  edition = {3},\n  publisher = {Wiley},\n  address = {New York},\n  year = {1977}\n}"),
@@ -258,11 +263,6 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                  "Henrique Ponde de Oliveira Pinto and Jared Kaplan and others},\n  title = {Evaluating Large "
                  "Language Models Trained on Code},\n  journal = {arXiv preprint arXiv:2107.03374},\n  year = "
                  "{2021}\n}"),
-    "miller2024": ("Miller 2024", "Evan Miller. Adding error bars to evals: a statistical approach to language model "
-                   "evaluations. arXiv:2411.00640, 2024.",
-                   "@article{miller2024,\n  author = {Evan Miller},\n  title = {Adding Error Bars to Evals: A "
-                   "Statistical Approach to Language Model Evaluations},\n  journal = {arXiv preprint "
-                   "arXiv:2411.00640},\n  year = {2024}\n}"),
     "wilson1927": ("Wilson 1927", "Edwin B. Wilson. Probable inference, the law of succession, and statistical "
                    "inference. Journal of the American Statistical Association, 22(158):209-212, 1927.",
                    "@article{wilson1927,\n  author = {Edwin B. Wilson},\n  title = {Probable Inference, the Law of "
