@@ -721,7 +721,7 @@ class AgreementSpec(_Model):
         return self
 
 
-FigureKind = Literal["cd", "forest", "pvalues", "confusion", "winrates"]
+FigureKind = Literal["cd", "forest", "pvalues", "confusion", "winrates", "leaderboard"]
 
 
 class MainTableSpec(_Model):
@@ -735,6 +735,9 @@ class MainTableSpec(_Model):
         defaults.MAIN_TABLE_CELL, description="What a cell shows: the mean (or corpus-level value), with its confidence interval, "
         "or with the standard deviation over items.")
     markers: bool = Field(defaults.MAIN_TABLE_MARKERS, description="Significance markers from the corrected pairwise decisions.")
+    rank: Literal["ub", "none"] = Field(
+        defaults.MAIN_TABLE_RANK, description="A rank column for 3 or more systems: ub = Rank (UB), 1 + the number "
+        "of systems the primary test finds significantly better (corrected; ties share); none = no rank column.")
     decimals: int | None = Field(None, ge=0, le=10, description="Decimals of every value (default: the metric's).")
 
     @field_validator("metrics", "corpora")
@@ -889,7 +892,8 @@ class OutputsSpec(_Model):
         default_factory=lambda: list(defaults.FIGURE_KINDS),
         description="Figure kinds drawn: cd (critical-difference diagrams), forest (pairwise differences with "
         "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices), winrates (the "
-        "win-rate matrix of preference votes); [] for none.")
+        "win-rate matrix of preference votes), leaderboard (each system's value and interval by tier, for 6 or "
+        "more ranked systems); [] for none.")
     figure_style: FigureStyleSpec = Field(default_factory=FigureStyleSpec)
 
     @field_validator("formats")
