@@ -424,7 +424,7 @@ def method_listing() -> list[dict[str, Any]]:
                     "mde": "none: not computed for equivalence tests",
                     "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]}
                                    for k in e.references]})
-    from sigreport.stats import proportion
+    from sigreport.results.methods import proportion
 
     for d in proportion.INTERVALS:  # a binary metric's systems (tests.proportion_ci)
         out.append({"kind": "proportion_interval", "name": d.name, "display": d.display, "origin": "built-in",

@@ -37,7 +37,7 @@ def settings_rows(results: Results, options: RenderOptions = RenderOptions()) ->
 def design_rows(results: Results, cluster_column: str | None) -> Rows:
     """The clusters (``data.columns.cluster``: the column, G per corpus) and the proportion intervals of the
     metrics scored 0 or 1 (``tests.proportion_ci``, and Newcombe's for their pairs), from the records."""
-    from sigreport.stats import proportion
+    from sigreport.results.methods import proportion
 
     rows: Rows = []
     desc = [r for r in results.records if isinstance(r, DescriptivesRecord)]
