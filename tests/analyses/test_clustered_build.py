@@ -288,11 +288,16 @@ def test_settings_rows_name_the_clusters_and_the_proportion_interval(cli, workdi
     assert rows["Proportion interval"] == (
         "Jeffreys interval (tests.proportion_ci: jeffreys) for acc: every score 0 or 1; with clusters on Korn and "
         "Graubard's effective items min((n \u2212 1)/deff, n) \u00d7 (z/t)\u00b2")
+    # the methods paragraph names the clustered proportion interval and the clustered MDE
+    assert "with clustered items on the effective number of items min((n \u2212 1)/deff, n)" in page
+    assert "(Korn and Graubard 1998)" in page
+    assert ("The minimum detectable difference of the clustered paired t is the noncentral t's on G \u2212 1 "
+            "degrees of freedom") in page
     plain = SPEC.format(extra="").replace("  columns:\n    cluster: passage\n", "")
     build_files(cli, workdir, plain, {"scores.csv": csv}, formats="json,html")
     page = html_lib.unescape((workdir.path / "out" / "index.html").read_text())
     rows = dict(re.findall(r"<tr><td>([^<]+)</td><td>([^<]*)</td></tr>", page))
-    assert "Clusters" not in rows
+    assert "Clusters" not in rows and "Korn and Graubard" not in page
     assert rows["Proportion interval"] == (
         "Wilson score interval (tests.proportion_ci: wilson) for acc: every score 0 or 1; pairs: Newcombe's score "
         "interval for paired proportions (method 10) for acc")

@@ -492,12 +492,15 @@ def _clusters(records: Sequence[Record]) -> list[tuple[Part, ...]]:
                       for c, (g, n) in found.items())
     resampled = any(isinstance(r, PairwiseRecord) and r.kind == "pairwise" and r.method in ("bootstrap", "permutation")
                     and clustered(r) for r in records)
+    mde = any(p.mde is not None and p.mde.method == "noncentral_t_clustered"
+              for r in records if isinstance(r, PairwiseRecord) for p in r.pairs)
     return [(f"The items were clustered ({where}): every system's mean and every paired difference has a "
              "cluster-robust (CR1) standard error", Cite(("liang1986", "cameron2015")), ", with intervals and "
              "tests on Student's t with G \u2212 1 degrees of freedom; the paired t test is its clustered version"
              + (", and the bootstrap and permutation tests resample and sign-flip whole clusters" if resampled else "")
              + "; the design effect (SE_cluster/SE_iid)\u00b2 and the effective number of items n/deff are reported",
-             Cite(("miller2024",)), ".",)]
+             Cite(("miller2024",)), "." + (" The minimum detectable difference of the clustered paired t is the "
+             "noncentral t's on G \u2212 1 degrees of freedom with noncentrality d_z\u221a(n/deff)." if mde else ""),)]
 
 
 def _macro(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:
