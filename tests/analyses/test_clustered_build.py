@@ -262,7 +262,8 @@ def test_clustered_binary_interval(cli, workdir):
         y = np.array(data[row["system"]], dtype=float)
         fit = sm.OLS(y, np.ones((len(y), 1))).fit(cov_type="cluster", cov_kwds={"groups": g})
         p = y.mean()
-        n_kg = min(p * (1 - p) / float(fit.bse[0]) ** 2, len(y)) * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, G - 1)) ** 2
+        df_factor = (stats.norm.ppf(0.975) / stats.t.ppf(0.975, G - 1)) ** 2
+        n_kg = min(p * (1 - p) / float(fit.bse[0]) ** 2, len(y)) * df_factor
         lo, hi = proportion_confint(p * n_kg, n_kg, alpha=0.05, method="wilson")
         assert row["ci_low"] == pytest.approx(lo, rel=1e-9) and row["ci_high"] == pytest.approx(hi, rel=1e-9)
         assert 0 < row["ci_low"] < row["mean"] < row["ci_high"] < 1
