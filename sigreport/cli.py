@@ -424,6 +424,21 @@ def method_listing() -> list[dict[str, Any]]:
                     "mde": "none: not computed for equivalence tests",
                     "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]}
                                    for k in e.references]})
+    from sigreport.results.methods import proportion
+
+    for d in proportion.INTERVALS:  # a binary metric's systems (tests.proportion_ci)
+        out.append({"kind": "proportion_interval", "name": d.name, "display": d.display, "origin": "built-in",
+                    "options": {"tests.proportion_ci": d.name + (" (the default)" if d.name == proportion.DEFAULT
+                                                                 else "")},
+                    "applies": list(proportion.APPLIES), "record": "DescriptivesRecord (each system's interval; "
+                    "ci_method)", "mde": "none: an interval, not a test",
+                    "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]}
+                                   for k in (d.reference, "korn1998")]})  # korn1998: the clustered variant
+    n = proportion.NEWCOMBE  # a binary metric's pairs
+    out.append({"kind": "paired_proportion_interval", "name": n.name, "display": n.display, "origin": "built-in",
+                "options": {}, "applies": list(n.applies),
+                "record": "PairwiseRecord (each pair's interval; ci_method)", "mde": "none: an interval, not a test",
+                "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]} for k in (n.reference,)]})
     return out
 
 
@@ -436,7 +451,7 @@ def _methods(args: argparse.Namespace) -> int:
     for m in listing:
         lines.append(f"{m['kind']} {m['name']}: {m['display']} ({m['origin']})")
         options = "; ".join(f"{k}: {v}" for k, v in m["options"].items()) or "none"
-        lines += [f"  options: {options}", f"  applies to: {', '.join(m['applies'])}", f"  MDE: {m['mde']}",
+        lines += [f"  options: {options}", f"  applies to: {'; '.join(m['applies'])}", f"  MDE: {m['mde']}",
                   f"  references: {'; '.join(r['full'] for r in m['references'])}"]
     sys.stdout.write(printable_lines(lines))
     return 0
