@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterable, Mapping
 
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -24,6 +25,27 @@ def printable(text: object) -> str:
         return s
     return _UNPRINTABLE.sub(lambda m: _SHORT.get(m.group(), f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
                                                   else f"\\u{ord(m.group()):04x}"), s)
+
+
+def did_you_mean(given: object, known: Iterable[object], aliases: Mapping[str, str] | None = None) -> str:
+    """`` (did you mean 'x'?)`` when a known name is close to the one given, else "": the one place that suggests
+    a name, for unknown keys, methods, metrics, systems and corpora alike. Names are compared lower-cased without
+    spaces, hyphens and underscores by :func:`difflib.get_close_matches` (ratio at least 0.6); ``aliases`` (another
+    spelling -> its name, e.g. a method's display name "paired t test" -> ``paired_t``) are compared too, so that
+    ``ttest`` finds ``paired_t``."""
+    import difflib
+
+    def norm(x: str) -> str:
+        return re.sub(r"[\s_\-]+", "", x.lower())
+
+    forms: dict[str, str] = {}
+    for name in (str(k) for k in known):
+        forms.setdefault(norm(name), name)
+    for alias, name in (aliases or {}).items():
+        forms.setdefault(norm(alias), name)
+    g = norm(str(given))
+    close = difflib.get_close_matches(g, list(forms), n=1, cutoff=0.6) if g and forms else []
+    return f" (did you mean {forms[close[0]]!r}?)" if close and forms[close[0]] != str(given) else ""
 
 
 @dataclasses.dataclass(frozen=True)
