@@ -385,9 +385,11 @@ def _validate(p: Any, args: argparse.Namespace) -> int:  # p: pipeline.Prepared
     then what would be analysed."""
     from sigreport.data import left_out_warnings
 
+    from sigreport.api.pipeline import strict_failures
+
     warnings = left_out_warnings(p.spec_file, p.dataset)
-    if args.strict and warnings:
-        raise StrictError(str(p.spec_file.path), warnings)
+    if args.strict and (failing := strict_failures(p.spec_file, warnings, unused=False)):
+        raise StrictError(str(p.spec_file.path), failing)
     if not args.quiet:
         for w in warnings:
             print(f"warning: {w.render()}", file=sys.stderr)

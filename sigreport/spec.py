@@ -870,6 +870,16 @@ def interval_level(ci_level: float | None, alpha: float | None) -> float:
     return 1.0 - float(alpha if alpha is not None else Spec.model_fields["alpha"].default)
 
 
+class StrictSpec(_Model):
+    """Notes ``--strict`` accepts (``strict.allow``)."""
+
+    allow: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="Notes that --strict accepts: each entry is a piece of text (case "
+        "sensitive) of a note as --strict lists it, 'ANALYSIS: NOTE' (e.g. 'agreement/' for every note of the "
+        "agreement analyses, or 'lack a rating from' for that note wherever it is). The notes still appear in the "
+        "report; an entry that matches no note fails --strict (a stale entry is said, not kept silently).")
+
+
 class Spec(_Model):
     """A sigreport experiment spec."""
 
@@ -894,6 +904,7 @@ class Spec(_Model):
     agreement: AgreementSpec | None = Field(None, description="Analyses of data.annotations.")
     outcomes: OutcomesSpec | None = Field(None, description="Options of the analyses of data.outcomes.")
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
+    strict: StrictSpec = Field(default_factory=StrictSpec, description="What --strict accepts.")
 
     @model_validator(mode="before")
     @classmethod
