@@ -179,6 +179,8 @@ class PowerAt:
     note: str = ""
 
 
+MAX_ITEMS = 10_000_000
+"""The most items a count is searched up to (stats.power.paired_t_sample_size's max_n)."""
 SIMULATED_ITEMS = 20_000
 """The most items whose power the search for the items needed simulates (N_SIMS data sets of them); beyond it,
 the efficiency approximation (``noncentral_t_are``'s count), said in the note."""
@@ -223,26 +225,30 @@ def powers_at(rec: Any, block: Any, alpha: float, seed: int, difference: float, 
             assert rule.efficiency is not None
             guess = power.paired_t_sample_size(difference * math.sqrt(rule.efficiency), sd, level, target,
                                                rec.alternative)
+            simulated = "power by simulation from the pilot's differences ({} data sets, as the report's MDE)".format(
+                N_SIMS)
+            needed = None
             if guess is not None and guess <= SIMULATED_ITEMS:
                 pair_seed = simulation_seed(seed, rec, row)
                 needed = power.simulated_sample_size(
                     d, pv, level, difference, target, N_SIMS,
                     lambda m, s=pair_seed: s if m == n else derived_seed(s, f"items/{m}"), guess, SIMULATED_ITEMS)
-                out.append(at(now, needed, f"{rec.method}: power by simulation from the pilot's differences "
-                                           f"({N_SIMS} data sets, as the report's MDE)"))
+            if needed is not None:
+                out.append(at(now, needed, f"{rec.method}: {simulated}"))
             else:
-                out.append(at(now, guess, f"{rec.method}: power by simulation from the pilot's differences "
-                                          f"({N_SIMS} data sets, as the report's MDE); items needed beyond "
-                                          f"{SIMULATED_ITEMS:,}: the paired t's count with the items times the "
-                                          "test's efficiency for normal differences"))
+                out.append(at(now, guess, f"{rec.method}: {simulated}; items needed beyond {SIMULATED_ITEMS:,}: the "
+                                          "paired t's count with the items times the test's efficiency for normal "
+                                          "differences" + ("" if guess is not None else
+                                                           f" (beyond {MAX_ITEMS:,} items: none given)")))
         else:
             eff = 1.0 if method == "noncentral_t" else float(rule.efficiency or 1.0)
             now = float(power.paired_t_power(dz * math.sqrt(eff), n, level, rec.alternative))
             needed = power.paired_t_sample_size(difference * math.sqrt(eff), sd, level, target, rec.alternative)
-            out.append(at(now, needed, "" if eff == 1.0 else
+            beyond = "" if needed is not None else f"beyond {MAX_ITEMS:,} items: none given"
+            out.append(at(now, needed, "; ".join(x for x in ("" if eff == 1.0 else
                           f"{rec.method}: the paired t with the items times the test's efficiency for normal "
                           f"differences ({eff:.3f}; the family has more than {SIMULATION_BUDGET:,} pair-items "
-                          "to simulate)"))
+                          "to simulate)", beyond) if x)))
     return tuple(out)
 
 

@@ -5,10 +5,15 @@ differences (and, with a ``run`` column, the spread of each system's per-run val
 D at the level the spec's correction asks of a pair (:func:`sigreport.analyses.power.comparison_level`) and
 a power (``tests.power``, or ``--power``):
 
-* items: the smallest n with which the paired t test detects D (noncentral t, as R's ``power.t.test(...,
-  type = "paired", strict = TRUE)``); for the Wilcoxon and sign tests, that n divided by the test's
-  asymptotic relative efficiency for normal differences (3/pi, 2/pi), for the resampling tests of a mean
-  metric the paired t value (their large-sample equivalent);
+* the power now and the items needed follow the pair's rule for its minimum detectable difference in the report
+  (:func:`sigreport.analyses.power.powers_at`, the same :func:`~sigreport.analyses.power.mde_method`): the
+  report's pairwise analyses are run (so ``auto``'s choice, the family corrections and the records' ids are the
+  report's) and each pair gets: the noncentral t (paired t, and the resampling tests of a mean metric: R's
+  ``power.t.test(..., type = "paired", strict = TRUE)``); for Wilcoxon and sign tests the report's simulation from
+  the same seed (the power now from the MDE's own data sets, so the power at the report's MDE is its target; the
+  items needed by a bisection over simulated data sets of m items, up to 20,000, beyond that the paired t's count
+  with the items times the test's efficiency 3/pi or 2/pi), or that efficiency approximation where the report uses
+  it; the clustered or stratified t of the pair's design;
 * runs: the smallest number of runs per system with which a two-sample t test of the two systems' per-run
   values detects D (R's ``power.t.test(..., type = "two.sample")``), with the two systems' pooled run SD.
 
@@ -257,7 +262,9 @@ def render_plans(plans: list[PairPlan], difference: float | Differences, target:
     side = "" if alternative == "two-sided" else f" (one-sided: H1 a - b {'>' if alternative == 'greater' else '<'} 0)"
     what = f"a true difference of {single:g}" if single is not None else "the true difference given for each metric"
     lines = ["Summary: items needed for the stated difference, per metric:"]
-    lines += [f"- {_summary_line(m, target)}" for m in summaries]
+    lines += [f"- {_summary_line(m, target)}" for m in summaries] or [
+        "- no pairwise test of per-item scores in this spec: nothing to plan (the power of preference votes, "
+        "outcomes and classification tests is not planned)"]
     lines += ["", f"Items needed to detect {what}{side} with {100 * target:.0f}% power, at the level the "
               f"correction asks of a pair, by the test and power rule of the report's minimum detectable "
               f"difference:", ""]

@@ -246,7 +246,8 @@ def test_simulated_power_at_the_simulated_mde_is_the_target():
 
 def test_simulated_sample_size_against_the_closed_forms():
     """For normal differences the simulated paired t needs the noncentral t's count (R: power.t.test(delta = 0.3,
-    sd = 1, sig.level = 0.05, power = 0.8, type = 'paired') gives n = 89.1, so 90; paired_t_sample_size agrees),
+    sd = 1, sig.level = 0.05, power = 0.8, type = 'paired', strict = TRUE)$n = 89.14936, so 90; paired_t_sample_size
+    agrees),
     and the simulated Wilcoxon test that count over its efficiency 3/pi (Pitman ARE for normal shapes), both within
     Monte Carlo error (500 data sets: s.e. of a power near 0.8 is 0.018, about 6% of n here). The count found is one
     whose power reaches the target while one item fewer does not."""
