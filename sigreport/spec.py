@@ -933,7 +933,8 @@ class Spec(_Model):
     @model_validator(mode="after")
     def _cross_references(self) -> "Spec":
         if self.baseline is not None and self.systems is not None and self.baseline not in self.systems:
-            raise ValueError(f"baseline {self.baseline!r} is not one of the systems: {', '.join(self.systems)}")
+            raise ValueError(f"baseline {self.baseline!r} is not one of the systems{did_you_mean(self.baseline, self.systems)}: "
+                             f"{', '.join(self.systems)}")
         if self.tests.comparisons == "vs_baseline" and self.baseline is None:
             raise ValueError("tests.comparisons vs_baseline needs a baseline system")
         if self.data.scores is not None and not self.metrics:

@@ -36,6 +36,8 @@ CASES = [
     ("not a mapping", "- a\n- b\n", GOOD_DATA, ["the spec must be a YAML mapping"]),
     ("baseline not a system", GOOD_SPEC + "systems: [A, B]\nbaseline: C\n", GOOD_DATA,
      ["baseline 'C' is not one of the systems: A, B"]),
+    ("baseline misspelt", GOOD_SPEC + "systems: [A, B]\nbaseline: b\n", GOOD_DATA,
+     ["baseline 'b' is not one of the systems (did you mean 'B'?): A, B"]),
     ("metric not in data", GOOD_SPEC + "  rouge2:\n    higher_is_better: true\n", GOOD_DATA,
      ["metrics.rouge2 (line 7): metric 'rouge2' is not in", "present: m"]),
     ("system not in data", GOOD_SPEC + "systems: [A, Z]\n", GOOD_DATA,
