@@ -176,6 +176,9 @@ def test_a_difference_per_metric_by_key_or_label(cli):
     by_key = json.loads(cli("power", CONFIGS / "summarization.yaml", "--difference", "rouge1=0.01",
                             "--format", "json").out)
     assert by_label == by_key and {p["metric"] for p in by_key["pairs"]} == {"rouge1"}
+    only = json.loads(cli("power", CONFIGS / "summarization.yaml", "--difference", "0.01", "--metric", label,
+                          "--format", "json").out)
+    assert only["pairs"] == by_key["pairs"]  # --metric by label too
     mixed = json.loads(cli("power", CONFIGS / "summarization.yaml", "--difference", "0.05", "--difference",
                            "rouge1=0.01", "--format", "json").out)
     d = {p["metric"]: p["difference"] for p in mixed["pairs"]}
