@@ -225,8 +225,7 @@ def powers_at(rec: Any, block: Any, alpha: float, seed: int, difference: float, 
             assert rule.efficiency is not None
             guess = power.paired_t_sample_size(difference * math.sqrt(rule.efficiency), sd, level, target,
                                                rec.alternative)
-            simulated = "power by simulation from the pilot's differences ({} data sets, as the report's MDE)".format(
-                N_SIMS)
+            simulated = f"power by simulation from the pilot's differences ({N_SIMS} data sets, as the report's MDE)"
             needed = None
             if guess is not None and guess <= SIMULATED_ITEMS:
                 pair_seed = simulation_seed(seed, rec, row)
@@ -245,10 +244,10 @@ def powers_at(rec: Any, block: Any, alpha: float, seed: int, difference: float, 
             now = float(power.paired_t_power(dz * math.sqrt(eff), n, level, rec.alternative))
             needed = power.paired_t_sample_size(difference * math.sqrt(eff), sd, level, target, rec.alternative)
             beyond = "" if needed is not None else f"beyond {MAX_ITEMS:,} items: none given"
-            out.append(at(now, needed, "; ".join(x for x in ("" if eff == 1.0 else
-                          f"{rec.method}: the paired t with the items times the test's efficiency for normal "
-                          f"differences ({eff:.3f}; the family has more than {SIMULATION_BUDGET:,} pair-items "
-                          "to simulate)", beyond) if x)))
+            are = "" if eff == 1.0 else (f"{rec.method}: the paired t with the items times the test's efficiency "
+                                         f"for normal differences ({eff:.3f}; the family has more than "
+                                         f"{SIMULATION_BUDGET:,} pair-items to simulate)")
+            out.append(at(now, needed, "; ".join(part for part in (are, beyond) if part)))
     return tuple(out)
 
 
