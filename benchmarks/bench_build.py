@@ -27,6 +27,8 @@ boot10m     10M rows (100 systems x 5 corpora x 2 metrics x 10,000 items),      
 cache       boot1m rebuilt with ``--cache`` after one metric's data changed, vs.     <= 0.25 x cold
             the cold build into an empty cache (the peer)
 jobs        boot1m with ``--jobs 2`` vs. ``--jobs 1`` (the peer), no cache           <= 0.65 x
+systems     a leaderboard of ``--systems`` (100) systems x 200 items, paired t +     measured: time and
+            Holm over every pair, every format                                       each output's size
 ==========  =======================================================================  ================
 
 Usage::
@@ -34,6 +36,7 @@ Usage::
     python benchmarks/bench_build.py --quick                 # the small and 1M cases (a few minutes)
     python benchmarks/bench_build.py                         # everything (boot10m takes minutes)
     python benchmarks/bench_build.py --cases validate6,json6 --repeat 5 --keep /tmp/bench-build
+    python benchmarks/bench_build.py --cases systems --systems 100 --repeat 1
 
 The machine may be shared: the load average before and after is printed; figures measured on a busy
 machine are upper bounds.
@@ -339,7 +342,32 @@ def c_jobs(root: Path, n: int) -> list[Row]:
                 t2 <= 0.65 * t1, f"{t2 / t1:.2f}x --jobs 1 ({t1:.1f} s{cpu(one)})")]
 
 
+SYSTEMS = 100  # systems of the "systems" case (--systems)
+
+
+def c_systems(root: Path, n: int) -> list[Row]:
+    """A leaderboard of SYSTEMS systems on one metric (200 items, paired t, Holm over every pair), every format:
+    build time and the size of each output, which should grow no faster than the number of pairs needs."""
+    folder = root / f"systems{SYSTEMS}"
+    if not (folder / "scores.csv").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        write_scores(folder / "scores.csv", SYSTEMS, 1, 1, 200)
+    spec = write_spec(folder, 1, "{pairwise: paired_t, correction: holm, omnibus: rm_anova}",
+                      "html, pdf, latex, json")
+    out = root / f"out-systems{SYSTEMS}"
+    runs = repeat(build(spec, out, "--no-cache"), n, fresh(out))
+    t, rss = median(runs), peak(runs)
+    sizes = {name: (out / name).stat().st_size for name in ("index.html", "report.pdf", "results.json")
+             if (out / name).exists()}
+    sizes["tables/"] = sum(f.stat().st_size for f in (out / "tables").rglob("*") if f.is_file())
+    pairs = SYSTEMS * (SYSTEMS - 1) // 2
+    size_text = ", ".join(f"{k} {v / 1024:.0f} KB" for k, v in sizes.items())
+    return [Row(f"systems: {SYSTEMS} systems x 200 items, paired t + Holm ({pairs:,} pairs), every format",
+                f"{t:.1f} s{cpu(runs)}{analyses(runs)}, {mb(rss)}; {size_text}", "(measured)", True)]
+
+
 CASES: dict[str, Callable[[Path, int], list[Row]]] = {
+    "systems": c_systems,
     "validate6": c_validate6, "json6": c_json6, "validate1m": c_validate1m, "t1m": c_t1m, "boot1m": c_boot1m,
     "engine": c_engine, "pdf": c_pdf, "cache": c_cache, "jobs": c_jobs, "boot10m": c_boot10m,
 }
@@ -376,7 +404,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help=f"only {','.join(QUICK)}")
     ap.add_argument("--repeat", type=int, default=3, help="runs per case (median shown; default 3)")
     ap.add_argument("--keep", type=Path, help="generate the cases here and keep them (re-used on the next run)")
+    ap.add_argument("--systems", type=int, default=SYSTEMS, help="systems of the 'systems' case (default 100)")
     args = ap.parse_args()
+    globals()["SYSTEMS"] = args.systems
     names = args.cases.split(",") if args.cases else list(QUICK if args.quick else CASES)
     unknown = [x for x in names if x not in CASES]
     if unknown:

@@ -381,13 +381,16 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _validate(p: Any, args: argparse.Namespace) -> int:  # p: pipeline.Prepared
-    """``validate``: the data's warnings (rows the spec leaves out) on standard error, failing with ``--strict``;
-    then what would be analysed."""
+    """``validate``: the data's warnings (rows the spec leaves out; what a native source left out or warned of
+    while reading, e.g. errored samples of an Inspect log) on standard error, failing with ``--strict``; then what
+    would be analysed."""
     from sigreport.data import left_out_warnings
 
     from sigreport.api.pipeline import strict_failures
 
-    warnings = left_out_warnings(p.spec_file, p.dataset)
+    noted = p.dataset.source_info.get("warnings") or ()  # the build shows these beside each metric's descriptives
+    warnings = left_out_warnings(p.spec_file, p.dataset) + [p.spec_file.problem(str(w), "data", "scores")
+                                                            for w in noted]
     if args.strict and (failing := strict_failures(p.spec_file, warnings, unused=False)):
         raise StrictError(str(p.spec_file.path), failing)
     if not args.quiet:

@@ -13,10 +13,11 @@ spec's allowed values and its default, the JSON Schema, ``--formats`` and the AP
 writer in :data:`sigreport.api.outputs.WRITERS`, keyed by these names (a test checks that the two agree); the
 names live here, below the spec, and the writers up there, with the rendering libraries they import."""
 
-FIGURE_KINDS: tuple[str, ...] = ("cd", "forest", "pvalues", "confusion", "winrates")
+FIGURE_KINDS: tuple[str, ...] = ("cd", "forest", "pvalues", "confusion", "winrates", "leaderboard")
 """``outputs.figures``: every kind, each drawn where an analysis gives it."""
 
 MAIN_TABLE_CELL = "value"
+MAIN_TABLE_RANK = "ub"  # outputs.main_table.rank: Rank (UB) column for 3 or more systems (results/ranks.py)
 MAIN_TABLE_MARKERS = True
 """``outputs.main_table``: the mean (or corpus-level value) with significance markers; decimals: the metric's."""
 

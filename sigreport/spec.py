@@ -225,18 +225,74 @@ class TrecSource(_Model):
 
 
 class LmEvalSource(_Model):
-    """lm-evaluation-harness output with --log_samples: <path>/<model>/samples_<task>_<date>.jsonl."""
+    """lm-evaluation-harness output with --log_samples: <path>/<model>/samples_<task>_<date>.jsonl (or .parquet)."""
 
     format: Literal["lm_eval"]
     path: str = Field(description="The --output_path folder: one folder per model (the system), each with "
-                      "samples_<task>_<date>.jsonl files (the task is the corpus, doc_id the item; the latest date "
-                      "of a task is read).")
+                      "samples_<task>_<date>.jsonl or .parquet files (the task is the corpus, doc_id the item; the "
+                      "latest date of a task is read).")
     metrics: list[Annotated[str, Field(min_length=1)]] = Field(
         min_length=1, description="The per-sample metric keys to analyse (acc, acc_norm, exact_match, ...), each a "
         "mean metric, higher is better (override under metrics). When a task logs several filters, its metrics "
         "are named 'metric,filter' as in lm-eval's results (exact_match,strict-match).")
     tasks: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None, description="Tasks to read (default: every task found).")
+    corpus: Literal["task", "group"] = Field(
+        "task", description="What a corpus is: task (each task, MMLU's subjects apart) or group (each top-level "
+        "group of lm-eval's results_<date>.json group_subtasks, mmlu, with its subtasks' samples as items, "
+        "task/doc_id). Either way the table's task and group columns name each sample's task and the group "
+        "listing it, for data.columns.cluster or stratum.")
+
+
+class InspectSource(_Model):
+    """Inspect AI eval logs (.eval, a zip of JSON records, or .json), one log per model and task."""
+
+    format: Literal["inspect"]
+    path: str = Field(description="A log file, a folder of logs (Inspect's --log-dir: every .eval under it, and "
+                      "every .json named by its start time) or a glob pattern (logs/*.eval). Each log's model is a system, its task a corpus, "
+                      "each sample id an item and each epoch a sample (the sample column).")
+    metrics: list[Annotated[str, Field(min_length=1)]] = Field(
+        min_length=1, description="The scores to analyse, named as the log's results name them: a scorer's name "
+        "(match, choice, model_graded_qa, ...), or a key of a scorer whose value is a dict. Each is a mean metric, "
+        "higher is better (override under metrics). Values are read as Inspect's value_to_float reads them: C, I, "
+        "P, N as 1, 0, 0.5, 0; yes/no and true/false as 1/0; numbers as they are.")
+    tasks: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None, description="Tasks to read (default: every task of the logs).")
+    epochs: Literal["sample", "mean"] = Field(
+        "sample", description="Several epochs (answers per question): sample (each epoch a row, numbered in the "
+        "sample column) or mean (each question's mean over its epochs, Inspect's default epoch reducer: one score "
+        "per question).")
+    metadata: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="Keys of each sample's metadata to carry as columns of the score table "
+        "(a passage or subject id, for data.columns.cluster or stratum); every sample must hold a text or number "
+        "under each.")
+
+
+class HelmSource(_Model):
+    """HELM run folders: benchmark_output/runs/<suite>/<run>/ with per_instance_stats.json and run_spec.json."""
+
+    format: Literal["helm"]
+    path: str = Field(description="A suite folder (benchmark_output/runs/<suite>: every run folder in it), one run "
+                      "folder, or a glob pattern of run folders. Each run's model (run_spec.json adapter_spec.model) "
+                      "is a system, its run entry without the model (run_spec.json name: simple_mcqa, "
+                      "mmlu:subject=anatomy) a corpus, each instance id an item.")
+    metrics: list[Annotated[str, Field(min_length=1)]] = Field(
+        min_length=1, description="Per-instance stat names (exact_match, quasi_exact_match, prefix_exact_match, "
+        "f1_score, ...), each a mean metric, higher is better (override under metrics).")
+    corpus: Literal["run", "group"] = Field(
+        "run", description="What a corpus is: run (each run entry without its model: mmlu:subject=anatomy) or group "
+        "(each run's first group in run_spec.json, mmlu, with its runs' instances as items, <run entry>/<instance>). "
+        "Either way the table's scenario column names each instance's run entry, for data.columns.cluster or "
+        "stratum.")
+    split: str = Field("test", min_length=1, description="The instances' split whose stats are read (HELM's "
+                       "stats.json reports each split apart).")
+    trials: Literal["sample", "mean"] = Field(
+        "sample", description="Several train trials (helm-run -t: each instance answered with another set of "
+        "in-context examples): sample (each trial a row, numbered from 0 in the sample column) or mean (each "
+        "instance's mean over its trials: one score per instance).")
+    perturbations: Literal["refuse", "unperturbed"] = Field(
+        "unperturbed", description="Instances HELM also scored under a perturbation (robustness, fairness runs): "
+        "unperturbed (the stats of the original instance only, as HELM's headline numbers) or refuse.")
 
 
 def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
@@ -252,7 +308,7 @@ def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
                 out[m] = {"label": label, "higher_is_better": higher, "decimals": 2,
                           "aggregate": f"sigreport.sacrebleu:{m}", "statistics": [f"{m}:{j}" for j in range(n)]}
         return out
-    if scores.get("format") == "lm_eval":
+    if scores.get("format") in ("lm_eval", "inspect", "helm"):
         chosen = scores.get("metrics", [])
         return {m: {"higher_is_better": True, "decimals": 4}
                 for m in (chosen if isinstance(chosen, list) else []) if isinstance(m, str) and m}
@@ -293,11 +349,13 @@ def _source_format(value: Any) -> str | None:
     return getattr(value, "format", None)
 
 
-SOURCE_FORMATS = {"table": TableSource, "text": TextSource, "trec": TrecSource, "lm_eval": LmEvalSource}
+SOURCE_FORMATS = {"table": TableSource, "text": TextSource, "trec": TrecSource, "lm_eval": LmEvalSource,
+                  "inspect": InspectSource, "helm": HelmSource}
 SOURCE_PATH_FIELDS = ("path", "hypotheses", "references", "runs", "qrels")  # fields of the source models that name files
 ScoresSource = Annotated[
     Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")] | Annotated[TextSource, Tag("text")]
-    | Annotated[TrecSource, Tag("trec")] | Annotated[LmEvalSource, Tag("lm_eval")],
+    | Annotated[TrecSource, Tag("trec")] | Annotated[LmEvalSource, Tag("lm_eval")]
+    | Annotated[InspectSource, Tag("inspect")] | Annotated[HelmSource, Tag("helm")],
     Discriminator(_source_format, custom_error_type="source_format",
                   custom_error_message="expected a file name or a mapping with format: "
                   + ", ".join(SOURCE_FORMATS)),
@@ -349,7 +407,7 @@ class DataSpec(_Model):
         return self
 
     @property
-    def source(self) -> TableSource | TextSource | TrecSource | LmEvalSource | None:
+    def source(self) -> TableSource | TextSource | TrecSource | LmEvalSource | InspectSource | HelmSource | None:
         """``scores`` as a source model (a plain file name is a long table)."""
         if self.scores is None:
             return None
@@ -664,7 +722,7 @@ class AgreementSpec(_Model):
         return self
 
 
-FigureKind = Literal["cd", "forest", "pvalues", "confusion", "winrates"]
+FigureKind = Literal["cd", "forest", "pvalues", "confusion", "winrates", "leaderboard"]
 
 
 class MainTableSpec(_Model):
@@ -678,6 +736,9 @@ class MainTableSpec(_Model):
         defaults.MAIN_TABLE_CELL, description="What a cell shows: the mean (or corpus-level value), with its confidence interval, "
         "or with the standard deviation over items.")
     markers: bool = Field(defaults.MAIN_TABLE_MARKERS, description="Significance markers from the corrected pairwise decisions.")
+    rank: Literal["ub", "none"] = Field(
+        defaults.MAIN_TABLE_RANK, description="A rank column for 3 or more systems: ub = Rank (UB), 1 + the number "
+        "of systems the primary test finds significantly better (corrected; ties share); none = no rank column.")
     decimals: int | None = Field(None, ge=0, le=10, description="Decimals of every value (default: the metric's).")
 
     @field_validator("metrics", "corpora")
@@ -832,7 +893,8 @@ class OutputsSpec(_Model):
         default_factory=lambda: list(defaults.FIGURE_KINDS),
         description="Figure kinds drawn: cd (critical-difference diagrams), forest (pairwise differences with "
         "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices), winrates (the "
-        "win-rate matrix of preference votes); [] for none.")
+        "win-rate matrix of preference votes), leaderboard (each system's value and interval by tier, for 6 or "
+        "more ranked systems); [] for none.")
     figure_style: FigureStyleSpec = Field(default_factory=FigureStyleSpec)
 
     @field_validator("formats")

@@ -22,7 +22,10 @@ from sigreport.analyses.scores import score_nodes
 from sigreport.data import Dataset
 from sigreport.plan import Plan, order_nodes
 from sigreport.results import MetricInfo, Results
+from sigreport.results.decisions import decide_records
 from sigreport.results.figure_rules import FigureSource, gives, needs, source_of
+from sigreport.results.ranks import RANKED_MIN
+from sigreport.results.records import DescriptivesRecord, Record
 from sigreport.errors import Problem
 from sigreport.spec import Spec, SpecFile
 
@@ -148,15 +151,34 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
     records = with_equivalence(records, spec)
     records = with_notes(records, figure_notes(spec, records))
     records = with_notes(records, source_notes(dataset, records))
+    metrics = {k: MetricInfo(label=m.label or k, higher_is_better=m.higher_is_better, decimals=m.decimals,
+                             aggregate=m.aggregate)
+               for k, m in dataset.metric_specs.items()}
     return Results(
         title=spec.title, alpha=spec.alpha, seed=spec.seed, data=data_info(dataset), systems=tuple(dataset.systems),
-        corpora=tuple(dataset.corpora),
-        metrics={k: MetricInfo(label=m.label or k, higher_is_better=m.higher_is_better, decimals=m.decimals,
-                               aggregate=m.aggregate)
-                 for k, m in dataset.metric_specs.items()},
+        corpora=tuple(dataset.corpora), metrics=metrics,
         tests=spec.tests.model_dump(exclude={"replicability"} if spec.tests.replicability is None else None),
-        records=records,
+        records=with_ranks(records, metrics, spec.baseline),
         sigreport_version=version, description=spec.description)
+
+
+def with_ranks(records: tuple[Record, ...], metrics: Mapping[str, MetricInfo], baseline: str | None
+               ) -> tuple[Record, ...]:
+    """The records with each ranked block's descriptives carrying every system's ``rank_ub`` and ``tier``
+    (:mod:`sigreport.results.ranks`), read from the decision model the Conclusions read (never recomputed):
+    blocks of :data:`~sigreport.results.ranks.RANKED_MIN` or more systems with a value and a primary test."""
+    decisions = decide_records(records, metrics, baseline)
+    out = []
+    for r in records:
+        dec = decisions.get(r.metric, r.corpus) if isinstance(r, DescriptivesRecord) else None
+        ranks = dec.ranks if dec is not None else None
+        if ranks is None or len(ranks.systems) < RANKED_MIN:
+            out.append(r)
+            continue
+        systems = tuple(dataclasses.replace(s, rank_ub=ranks.rank_ub.get(s.system), tier=ranks.tier.get(s.system))
+                        for s in r.systems)  # type: ignore[union-attr]
+        out.append(dataclasses.replace(r, systems=systems))
+    return tuple(out)
 
 
 def data_info(dataset: Dataset) -> dict[str, Any]:

@@ -94,12 +94,12 @@ def describe_block(block: Block, node_id: str, ctx: Context) -> DescriptivesReco
                                       ci_high=hi, warnings=own))
         if block.cluster_codes is not None:
             rows, note = clustered_rows(block, rows, ctx.ci_level)
-            warnings.append(note)
             ci_method = "cluster_t"
-            if binary:
-                rows, note = clustered_proportion_rows(rows, ctx.ci_level, ctx.tests.proportion_ci)
-                warnings.append(note)
+            if binary:  # the note's last clause says how the intervals were made: here the proportion interval's
+                rows, how = clustered_proportion_rows(rows, ctx.ci_level, ctx.tests.proportion_ci)
+                note = note[:note.rindex("; intervals are")] + "; " + how
                 ci_method = ctx.tests.proportion_ci
+            warnings.append(note)
         if macro(block, ctx) is not None:
             rows, note = macro_rows(block, rows, ctx.ci_level)
             warnings.append(note)
@@ -201,8 +201,8 @@ def clustered_proportion_rows(rows: list[SystemSummary], ci_level: float, method
         m = float(c.effective_n) if varies else float(r.n)
         ci = proportion.proportion_ci(np.array([r.mean * m]), np.array([m]), ci_level, method)
         out.append(dataclasses.replace(r, ci_low=float(ci.low[0]), ci_high=float(ci.high[0])))
-    return out, (f"clustered 0/1 items: each system's interval is the {proportion.interval(method).display} on its "
-                 "effective number of items n / design effect (the design-effect adjustment of the proportion "
+    return out, (f"every score is 0 or 1: each system's interval is the {proportion.interval(method).display} on "
+                 "its effective number of items n / design effect (the design-effect adjustment of the proportion "
                  "interval)")
 
 

@@ -21,7 +21,7 @@ def render_options(spec: Spec, formats: Sequence[str] | None = None) -> RenderOp
     mt, fs = out.main_table, out.figure_style
     return RenderOptions(
         main_table=MainTableOptions(metrics=_tuple(mt.metrics), corpora=_tuple(mt.corpora), cell=mt.cell,
-                                    markers=mt.markers, decimals=mt.decimals),
+                                    markers=mt.markers, decimals=mt.decimals, rank=mt.rank),
         latex=latex_options(out.latex), html_pairwise=out.html.pairwise, figures=tuple(out.figures),
         figure_style=FigureStyleOptions(width=fs.width, font=fs.font, font_size=fs.font_size),
         formats=tuple(formats if formats is not None else out.formats), baseline=spec.baseline,

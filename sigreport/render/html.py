@@ -106,6 +106,8 @@ def render_page(report: ReportModel, user_dir: str | Path | None = None, *, for_
         env.filters["svg"] = lambda svg: Markup(figure(svg))
     with user_template_errors(user_dir):
         style = env.loader.get_source(env, "style.css")[0]  # type: ignore[union-attr]
+        sortable = not for_print and any(t.sortable for t in (*report.main, *report.tables()))
+        script = env.loader.get_source(env, "sortable.js")[0] if sortable else ""  # type: ignore[union-attr]
         return env.get_template("report.html.j2").render(
             css=Markup(css(style) if css is not None else style), title=report.title,
             description=report.description, version=report.version, spec_name=report.source,
@@ -114,4 +116,4 @@ def render_page(report: ReportModel, user_dir: str | Path | None = None, *, for_
             baseline=report.baseline, why_p_title=WHY_P_TITLE, why_p_note=WHY_P_NOTE, why_p_anchor=WHY_P_ANCHOR,
             release=report.release, methods=report.methods.plain() if report.methods is not None else "",
             references=report.methods.references() if report.methods is not None else [],
-            for_print=for_print, print_head=Markup(head))
+            for_print=for_print, print_head=Markup(head), sortable_js=Markup(script))

@@ -586,7 +586,8 @@ def latex_tables(model: ReportModel) -> list[Table]:
     page), and its detail would be the rows the matrix replaced (190 for 20 systems, 9,500 on a 1M-row
     report), pages of them; results.json has every pair's."""
     rows = model.latex.pairwise == "rows"
-    return [*model.main, *(t for t in model.tables() if rows or not t.pair_detail or len(t.rows) <= LONG_TABLE_ROWS)]
+    return [*model.main, *(t for t in model.tables() if not t.screen_only
+                           and (rows or not t.pair_detail or len(t.rows) <= LONG_TABLE_ROWS))]
 
 
 def render_latex(model: ReportModel, out_dir: Path, user_dir: str | Path | None = None) -> LatexTables:

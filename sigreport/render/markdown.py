@@ -81,17 +81,21 @@ def markdown(tables: Sequence[Table]) -> str:
 
 
 def csv_text(tables: Sequence[Table]) -> str:
-    """One CSV of all parts: a row per (part, system); per column its value, mark and markers."""
+    """One CSV of all parts: a row per (part, system); per value column its value, mark and markers (the
+    Rank (UB) column: its number)."""
     fmt = Plain()
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     for i, t in enumerate(tables):
         heads = [csv_safe(fmt.cell(c.header)) for c in t.columns[1:]]
+        marked = [any(isinstance(row[j], Marked) for row in t.rows) for j in range(1, len(t.columns))]
         if i:
             w.writerow([])
-        w.writerow(["system", *(f"{h}{suffix}" for h in heads for suffix in ("", " [mark]", " [markers]"))])
-        for row in t.rows:
-            w.writerow([_csv_value(fmt, row[0]), *(x for c in row[1:] for x in _csv_cell(fmt, c))])
+        w.writerow(["system", *(f"{h}{suffix}" for h, m in zip(heads, marked)
+                                for suffix in (("", " [mark]", " [markers]") if m else ("",)))])
+        for row in t.rows:  # a value column has its mark and markers; the rank column its number alone
+            w.writerow([_csv_value(fmt, row[0]), *(x for c, m in zip(row[1:], marked)
+                                                   for x in (_csv_cell(fmt, c) if m else (_csv_value(fmt, c),)))])
     return buf.getvalue()
 
 

@@ -263,6 +263,9 @@ class Table:
     # by outputs.latex.pairwise and the page: see sigreport.render.latex)
     matrix: bool = False  # a form that is a matrix of the systems (outputs.latex.pairwise: matrix takes these)
     form: str = ""  # what the form is, for tables/README.txt ("pairs with estimates", "lower-triangle matrix")
+    sortable: bool = False  # HTML: a click on a head sorts the rows, a box filters them (inline script; the page
+    # without script shows the plain table); the main table, and the searchable table of a large family
+    screen_only: bool = False  # the HTML screen page only: not in the PDF nor LaTeX (a large family's every pair)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,12 +19,13 @@ from sigreport.render.model import LatexOptions
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class MainTableOptions:
     """``outputs.main_table``: the metrics and corpora shown and their order (None: every one), what a cell
-    shows, whether significance markers are drawn, the decimals of every value (None: each metric's)."""
+    shows, whether significance markers are drawn, the rank column (``ub`` or ``none``), the decimals of every value (None: each metric's)."""
 
     metrics: tuple[str, ...] | None = None
     corpora: tuple[str, ...] | None = None
     cell: str = defaults.MAIN_TABLE_CELL
     markers: bool = defaults.MAIN_TABLE_MARKERS
+    rank: str = defaults.MAIN_TABLE_RANK
     decimals: int | None = None
 
 

@@ -26,12 +26,14 @@ against the frequentist decision, and the omnibus test against its post-hoc (or 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
 from sigreport.results.collection import NOTEBOOK, MetricInfo, Results
 from sigreport.results.names import CORRECTION_NAMES, test_name
+from sigreport.results.ranks import Ranks, ranks_of
 from sigreport.results.reading import DEFAULT_DECIMALS, analysis_key, read_document  # noqa: F401 (analysis_key: as before)
 from sigreport.results.records import (BayesianRecord, DescriptivesRecord, FriedmanRecord, PairRow, PairwiseRecord,
                                        PosthocRecord, PosthocRow, Record, RMAnovaRecord, RunsRecord)
@@ -192,6 +194,15 @@ class BlockDecisions:
 
     def significant(self, a: str, b: str) -> bool:
         return b in self.beats.get(a, frozenset()) or a in self.beats.get(b, frozenset())
+
+    @functools.cached_property
+    def ranks(self) -> Ranks | None:
+        """Rank (UB) and tier of every system with a value, from :attr:`beats` (:mod:`.ranks`): 1 + the number
+        of systems the primary test finds significantly better, as the Conclusions decide; None without a
+        primary test. Systems in value order (a tier's members read best value first)."""
+        if self.primary is None:
+            return None
+        return ranks_of(self.order, self.beats)
 
     @property
     def n_significant(self) -> int:

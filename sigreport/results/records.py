@@ -100,7 +100,10 @@ class SystemSummary:
     """One system's row of the descriptives; with ``data.columns.cluster`` the interval is cluster-robust (CR1,
     t on G - 1 df) and ``clusters`` holds G, the design effect and the effective number of items (written after
     the other fields, only then); for a macro average over strata, ``mean`` and the interval are the macro
-    average's and ``strata`` holds S, the df and the SE (``sd`` and ``median`` stay those of the items)."""
+    average's and ``strata`` holds S, the df and the SE (``sd`` and ``median`` stay those of the items).
+    ``rank_ub`` and ``tier`` (:mod:`sigreport.results.ranks`: Rank (UB) and tier by the block's primary test, as
+    the Conclusions decide) are set, and written last, for a block of 3 or more systems with a primary test, else
+    None and not written."""
 
     system: str
     n: int
@@ -112,12 +115,19 @@ class SystemSummary:
     warnings: tuple[str, ...]
     clusters: ClusterSummary | None = None
     strata: StrataSummary | None = None  # a macro average (metrics.M.average: macro): its mean and interval
+    rank_ub: int | None = None
+    tier: int | None = None
 
     json_fields: ClassVar[tuple[str, ...]] = ("system", "n", "mean", "sd", "median", "ci_low", "ci_high", "warnings")
 
     @property
     def extra(self) -> dict[str, Any]:
-        return {k: v for k, v in (("clusters", self.clusters), ("strata", self.strata)) if v is not None}
+        """The fields written after ``json_fields``: clusters and strata where the design has them, then the rank
+        and tier where the block is ranked."""
+        out = {k: v for k, v in (("clusters", self.clusters), ("strata", self.strata)) if v is not None}
+        if self.rank_ub is not None:
+            out.update(rank_ub=self.rank_ub, tier=self.tier)
+        return out
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

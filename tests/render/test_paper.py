@@ -16,7 +16,7 @@ import sigreport
 from conftest import CONFIGS, assert_user_error, needs, pdflatex_compile
 from sigreport.archive import store
 from sigreport.cli import main
-from sigreport.render.model import Marked
+from sigreport.render.model import Int, Marked
 from sigreport.render.views import build_report
 from sigreport.render.views.main import DAGGER, DDAGGER, MAX_COLUMNS, letters
 from sigreport.results import from_json
@@ -68,11 +68,15 @@ def test_main_table_marks_follow_the_records(summ):
     t = model.main[0]
     want = expected_marks(results)
     cols = [(d.metric, d.corpus) for d in results.of_kind("descriptives")]
-    assert len(t.columns) == 1 + len(cols) <= 1 + MAX_COLUMNS
+    assert len(t.columns) == 2 + len(cols) and len(cols) <= MAX_COLUMNS  # System, Rank (UB), the values
     assert [row[0].text.split(" (")[0] for row in t.rows] == list(results.systems)  # spec order
+    # Rank (UB) of the first column (rouge1 on cnn-dm): 1 + the systems whose letters name it, counted here
+    first = {s: want[(cols[0][0], cols[0][1], s)][1] for s in results.systems}
+    lett = letters(results.systems)
+    assert [row[1] for row in t.rows] == [Int(1 + sum(lett[s] in m for m in first.values())) for s in results.systems]
     seen_marks = 0
     for row, system in zip(t.rows, results.systems):
-        for cell, (metric, corpus) in zip(row[1:], cols):
+        for cell, (metric, corpus) in zip(row[2:], cols):
             assert isinstance(cell, Marked)
             assert (cell.emphasis, cell.marks) == want[(metric, corpus, system)], (metric, corpus, system)
             seen_marks += bool(cell.marks)
@@ -80,7 +84,7 @@ def test_main_table_marks_follow_the_records(summ):
     # lower is better for length_ratio: the best is the smallest mean shown
     d = [r for r in results.of_kind("descriptives") if r.metric == "length_ratio" and r.corpus == "cnn-dm"][0]
     best = min(d.systems, key=lambda s: s.mean).system
-    col = cols.index(("length_ratio", "cnn-dm")) + 1
+    col = cols.index(("length_ratio", "cnn-dm")) + 2
     assert t.rows[list(results.systems).index(best)][col].emphasis == "best"
 
 
@@ -98,7 +102,7 @@ def test_markers_come_from_corrected_decisions_not_raw_p(summ):
     t = build_report(results, figures=()).main[0]
     cols = [(d.metric, d.corpus) for d in results.of_kind("descriptives")]
     for r, p in raw_only:
-        c = cols.index((r.metric, r.corpus)) + 1
+        c = cols.index((r.metric, r.corpus)) + 2
         for winner, loser in ((p.a, p.b), (p.b, p.a)):
             assert lett[loser] not in t.rows[list(results.systems).index(winner)][c].marks
 
@@ -128,7 +132,7 @@ def test_vs_baseline_markers_are_daggers_from_the_records():
         else:
             other_better = ((estimate(p) > 0) == higher) == (p.a == other)
             want[other] = DAGGER if other_better else DDAGGER
-    got = {row[0].text: row[1].marks for row in t.rows}
+    got = {row[0].text: row[2].marks for row in t.rows}  # (row[1]: Rank (UB))
     assert got[base] == ""
     assert {s: got[s] for s in want} == want
     legend = " ".join(t.notes)  # each marker a cell shows is explained, and only those (issue 32 item 7)
@@ -158,9 +162,9 @@ def test_md_csv_tex_outputs(summ, tmp_path):
     lines = [x for x in md.splitlines() if x.startswith("|")]
     assert len(lines) == 2 + 5 and "**0.465**<sup>abe</sup>" in md
     rows = list(csv.reader(io.StringIO((summ / "main.csv").read_text(encoding="utf-8"))))
-    assert rows[0][0] == "system" and len(rows) == 6 and len(rows[0]) == 1 + 3 * 6
+    assert rows[0][:2] == ["system", "Rank (UB)"] and len(rows) == 6 and len(rows[0]) == 2 + 3 * 6
     pegasus = rows[4]
-    assert pegasus[0] == "pegasus (d)" and pegasus[1:4] == ["0.465", "best", "abe"]
+    assert pegasus[0] == "pegasus (d)" and pegasus[1:5] == ["1", "0.465", "best", "abe"]
     tex = (summ / "tables" / "main.tex").read_text(encoding="utf-8")
     assert r"\textbf{0.465}\textsuperscript{abe}" in tex and r"\underline{0.453}" in tex
 

@@ -17,10 +17,13 @@ import sigreport
 from sigreport.archive import diff as diffs
 from sigreport.archive import releases
 from sigreport.render.figures.output import slug
+from sigreport.render.model import Int, Text
 from sigreport.render.views import build_report
+from sigreport.render.views.common import LARGE_FAMILY
 from sigreport.render.views.main import DAGGER, DDAGGER, letters
 from sigreport.results import from_json, to_json
 from sigreport.results.decisions import BlockDecisions, decide
+from sigreport.results.ranks import RANKED_MIN, TIERS_MIN
 
 from conftest import CONFIGS
 
@@ -121,18 +124,31 @@ def beaten_by_markers(marks: str, systems: tuple[str, ...], baseline: str | None
 
 def check_main_table(model: Any, results: Any, decisions: list[BlockDecisions]) -> None:
     cells = {}
+    ranked = []  # (table index, the Rank (UB) column's cells)
     for t in model.main:
         heads = t.columns[1:]
-        for j, _ in enumerate(heads, 1):
+        for j, head in enumerate(heads, 1):
+            if head.header == Text("Rank (UB)"):
+                ranked.append((model.main.index(t), {s: row[j].value for row, s in zip(t.rows, results.systems)}))
+                continue
             for row, system in zip(t.rows, results.systems):
                 cells.setdefault(j + 1000 * model.main.index(t), {})[system] = row[j]
     columns = list(cells.values())
     assert len(columns) == len(decisions)
+    # the rank column is one block's Rank (UB): 1 + the systems its primary test finds significantly better
+    with_ranks = [d for d in decisions if d.ranks is not None]
+    assert bool(ranked) == (len(results.systems) >= RANKED_MIN and bool(with_ranks))
+    for _, shown in ranked:
+        assert any(shown == {s: (1 + sum(s in d.beats.get(x, ()) for x in d.order) if s in d.order else None)
+                             for s in results.systems} for d in with_ranks), shown
     baseline = next((d.baseline for d in decisions if d.baseline is not None), None)
     for dec, col in zip(decisions, columns):
         for system, cell in col.items():
             rank = dec.rank(system)
             assert cell.emphasis == {1: "best", 2: "second"}.get(rank or 0, ""), (dec.metric, dec.corpus, system)
+            if baseline is None and len(results.systems) > LARGE_FAMILY:  # no letters: Rank (UB) counts them
+                assert cell.marks in ("", "?"), (dec.metric, system, cell.marks)
+                continue
             assert beaten_by_markers(cell.marks, results.systems, baseline, system) == (
                 set(dec.beats.get(system, ())) if baseline is None else
                 ({baseline} if baseline in dec.beats.get(system, ()) else set())), (dec.metric, system, cell.marks)
@@ -160,7 +176,12 @@ def check_conclusions(model: Any, decisions: list[BlockDecisions]) -> None:
                        for line in also), (heading, d)
         if not dec.disagreements:
             assert not also
-        if dec.baseline is None and len(dec.best) == 1:
+        if dec.baseline is None and len(dec.order) >= TIERS_MIN and dec.ranks is not None:  # read as tiers
+            tiers = dec.ranks.members
+            said = next((line for line in lines if " tiers \u2014 tier 1: " in line or "all share tier 1" in line), "")
+            assert said and all(f"tier {k}: {', '.join(t)}" in said for k, t in enumerate(tiers, 1)
+                                if len(tiers) > 1), (heading, said)
+        elif dec.baseline is None and len(dec.best) == 1:
             beaten = dec.beats.get(dec.best[0], frozenset())
             said = next((line for line in lines if line.startswith("It is significantly better than")), "")
             assert all(s in said for s in beaten) and bool(said) == bool(beaten), (heading, said, beaten)
@@ -248,7 +269,8 @@ def test_the_cases_have_what_they_are_built_for(case):
     model = build_report(case("ties")[0], figures=())
     assert model.conclusions[0][1][0] == f"A and B share the lowest value ({c1.values['A']:.3f} as shown)."
     row_b = model.main[0].rows[1]
-    assert (row_b[1].emphasis, row_b[2].emphasis) == ("best", "second")
+    assert isinstance(row_b[1], Int)  # the Rank (UB) column comes first
+    assert (row_b[2].emphasis, row_b[3].emphasis) == ("best", "second")
     assert string.ascii_lowercase  # letters a, b, c name A, B, C in the legend
 
 

@@ -1,8 +1,8 @@
 """Sources of scores: each format named in ``data.scores`` read by its own module into one long table.
 
 Every module turns its native files (a wide table, several files by a glob, TREC runs with qrels, MT
-hypotheses with references, lm-evaluation-harness samples) into the :class:`~sigreport.data.tables.Table`
-of ``system, corpus, item, metric, value`` rows that :mod:`sigreport.data.scores` reads, so everything
+hypotheses with references, lm-evaluation-harness samples, Inspect AI logs, HELM runs) into the
+:class:`~sigreport.data.tables.Table` of ``system, corpus, item, metric, value`` rows that :mod:`sigreport.data.scores` reads, so everything
 downstream is the same whatever the source. A native file's mistakes are reported by its module with
 the file, the line and the problem; the field libraries (ir_measures, sacrebleu) are imported only by
 the module that needs them, when a spec names that format.
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from sigreport.data.sources.tables import table_source
 from sigreport.data.tables import Table
 from sigreport.errors import DataError
-from sigreport.spec import LmEvalSource, SpecFile, TextSource, TrecSource
+from sigreport.spec import HelmSource, InspectSource, LmEvalSource, SpecFile, TextSource, TrecSource
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,6 +44,14 @@ def read_source(sf: SpecFile, frame: pd.DataFrame | None = None) -> SourceTable:
         from sigreport.data.sources.lm_eval import lm_eval_source
 
         return SourceTable(*lm_eval_source(sf, source), per_task_metrics=True)
+    if isinstance(source, InspectSource):
+        from sigreport.data.sources.inspect_logs import inspect_source
+
+        return SourceTable(*_imported(sf, lambda: inspect_source(sf, source)), per_task_metrics=True)
+    if isinstance(source, HelmSource):
+        from sigreport.data.sources.helm import helm_source
+
+        return SourceTable(*helm_source(sf, source), per_task_metrics=True)
     if isinstance(source, TrecSource):
         from sigreport.data.sources.trec import trec_source
 

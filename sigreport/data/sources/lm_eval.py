@@ -9,6 +9,14 @@ and each metric key a metric; when a task logged several filters its metrics are
 ``metric,filter`` as lm-eval names them in its results. Of several runs of one task (several dates) the
 latest is read. A metric lm-eval aggregates at corpus level from non-numbers (its bleu, mcc, f1 samples
 hold pairs) cannot be analysed per sample and is refused naming its line.
+
+The samples may also be Parquet (``samples_<task>_<date>.parquet``, the same columns: the form the Open LLM
+Leaderboard's details datasets are published in, one row per sample; their heavy columns, doc, arguments
+and responses, are not read). Subtask groups come from the model folder's latest ``results_<date>.json``
+(``group_subtasks``: each group's subtasks, MMLU's 57 subjects under mmlu_stem, ... under mmlu): the table
+has a ``task`` column (the sample's task) and a ``group`` column (the group that lists the task, or the task
+itself), to be named as clusters or strata; with ``corpus: group`` each top-level group is one corpus whose
+items are its subtasks' samples (``task/doc_id``), the mean over them lm-eval's size-weighted group mean.
 """
 
 from __future__ import annotations
@@ -20,30 +28,66 @@ from pathlib import Path
 
 import numpy as np
 
-from sigreport.data.sources.long import coded, long_table, numbers
+from sigreport.data.sources.long import add_columns, coded, long_table, numbers
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table
 from sigreport.errors import DataError, Problem
 from sigreport.spec import LmEvalSource, SpecFile
 
-SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
+SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.(?P<kind>jsonl|parquet)$")
+RESULTS = re.compile(r"^results_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.json$")
+TASK_COLUMN, GROUP_COLUMN = "task", "group"  # each sample's task and its group: for data.columns.cluster / stratum
+HEAVY = ("doc", "arguments", "resps", "filtered_resps", "target")  # Parquet columns never read
 
 
 def sample_files(folder: Path, tasks: list[str] | None) -> dict[tuple[str, str], Path]:
     """(model, task) -> the latest samples file of that task in the model's folder."""
     found: dict[tuple[str, str], tuple[str, Path]] = {}
-    for path in sorted(folder.glob("*/samples_*.jsonl")):
+    for path in sorted(folder.glob("*/samples_*")):
         match = SAMPLES.match(path.name)
         if match is None or (tasks is not None and match["task"] not in tasks):
             continue
         key = (path.parent.name, match["task"])
+        if key in found and match["date"] == found[key][0]:
+            shown = str(path)
+            raise DataError(shown, [Problem(shown, None, "", f"task {match['task']} of {path.parent.name} is logged "
+                                            f"twice at {match['date']} ({found[key][1].name} too): keep one")])
         if key not in found or match["date"] > found[key][0]:
             found[key] = (match["date"], path)
     return {k: p for k, (_, p) in found.items()}
 
 
-def read_samples(path: Path) -> list[tuple[int, dict[str, object]]]:
-    """(line, sample) of every non-blank line; a line that is not a JSON object with a doc_id is a problem."""
+def subtask_groups(model_folder: Path) -> dict[str, list[str]]:
+    """``group_subtasks`` of the folder's latest results_<date>.json (group -> its subtasks); {} without one."""
+    dated = sorted((m["date"], p) for p in model_folder.glob("results_*.json") if (m := RESULTS.match(p.name)))
+    if not dated:
+        return {}
+    path = dated[-1][1]
     shown = str(path)
+    try:
+        groups = json.loads(path.read_text(encoding="utf-8")).get("group_subtasks") or {}
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError) as exc:
+        raise DataError(shown, [Problem(shown, None, "", f"cannot read lm-eval's results: {exc}")]) from None
+    if not isinstance(groups, dict) or not all(isinstance(v, list) for v in groups.values()):
+        raise DataError(shown, [Problem(shown, None, "", "group_subtasks is not a mapping of group to its subtasks")])
+    return {str(g): [str(t) for t in ts] for g, ts in groups.items()}
+
+
+def task_groups(groups: dict[str, list[str]], task: str) -> tuple[str, str]:
+    """(the group that lists ``task``, the top-level group above it); the task itself where none does."""
+    parent = {t: g for g, ts in groups.items() for t in ts if t != g}
+    group = parent.get(task, task)
+    top, steps = task, 0
+    while top in parent and steps < len(parent):  # a cycle in a hand-edited file ends here, not in a loop
+        top, steps = parent[top], steps + 1
+    return group, top
+
+
+def read_samples(path: Path) -> list[tuple[int, dict[str, object]]]:
+    """(line, sample) of every non-blank line; a line that is not a JSON object with a doc_id is a problem.
+    A Parquet file: (row, sample) of every row, without its heavy columns."""
+    shown = str(path)
+    if path.suffix == ".parquet":
+        return _parquet_samples(path)
     out, bad = [], []
     try:
         text = path.read_text(encoding="utf-8")
@@ -68,6 +112,23 @@ def read_samples(path: Path) -> list[tuple[int, dict[str, object]]]:
     return out
 
 
+def _parquet_samples(path: Path) -> list[tuple[int, dict[str, object]]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    shown = str(path)
+    try:
+        schema = pq.read_schema(path)
+        table = pq.read_table(path, columns=[n for n in schema.names if n not in HEAVY])
+    except (OSError, pa.ArrowException) as exc:
+        raise DataError(shown, [Problem(shown, None, "", f"cannot read the Parquet file: {exc}")]) from None
+    if "doc_id" not in table.column_names:
+        raise DataError(shown, [Problem(shown, None, "", "no doc_id column: lm-eval samples (--log_samples) as "
+                                        f"Parquet have doc_id, filter, metrics and a column per metric; present: "
+                                        f"{', '.join(table.column_names)}")])
+    return list(enumerate(table.to_pylist(), start=1))
+
+
 def metric_keys(sample: dict[str, object]) -> list[str]:
     """The sample's metric keys: its ``metrics`` list (lm-eval 0.4.3 on), else every key that is not lm-eval's
     bookkeeping (older logs)."""
@@ -89,17 +150,32 @@ def lm_eval_source(sf: SpecFile, source: LmEvalSource) -> tuple[Table, dict[str,
     files = sample_files(folder, source.tasks)
     if not files:
         shown = str(folder)
-        raise DataError(shown, [Problem(shown, None, "", "no samples_<task>_<date>.jsonl in any model folder under "
-                                        "it: run lm-eval with --log_samples (and --output_path this folder)")])
+        raise DataError(shown, [Problem(shown, None, "", "no samples_<task>_<date>.jsonl (or .parquet) in any model "
+                                        "folder under it: run lm-eval with --log_samples (and --output_path this "
+                                        "folder)")])
     models = sorted({m for m, _ in files})
-    tasks = sorted({t for _, t in files})
-    rows: dict[str, list[object]] = {k: [] for k in ("system", "corpus", "item", "metric", "value", "file", "line")}
+    groups = {m: subtask_groups(folder / m) for m in models}
+    if source.corpus == "group":
+        lacking = [m for m in models if not groups[m]]
+        if lacking:
+            raise DataError(where, [sf.problem(f"corpus: group needs lm-eval's results_<date>.json with "
+                                               f"group_subtasks in each model folder; none in "
+                                               f"{', '.join(lacking)}", "data", "scores", "corpus")])
+    placed = {(m, t): task_groups(groups[m], t) for m, t in files}
+    corpus_of = {k: g[1] if source.corpus == "group" else k[1] for k, g in placed.items()}
+    tasks = sorted(set(corpus_of.values()))
+    task_names = sorted({t for _, t in files})
+    group_names = sorted({g[0] for g in placed.values()})
+    rows: dict[str, list[object]] = {k: [] for k in ("system", "corpus", "item", "metric", "value", "file", "line",
+                                                      "task", "group")}
     names: dict[str, list[str]] = {"item": [], "metric": []}
     index: dict[str, dict[str, int]] = {"item": {}, "metric": {}}
+    kinds = set()
     digest = hashlib.sha256()
     file_list = []
     for (model, task), path in sorted(files.items()):
         digest.update(path.read_bytes())
+        kinds.add(path.suffix)
         samples = read_samples(path)
         several = len({s.get("filter") for _, s in samples}) > 1
         for line, sample in samples:
@@ -109,8 +185,11 @@ def lm_eval_source(sf: SpecFile, source: LmEvalSource) -> tuple[Table, dict[str,
                 if value is None:
                     continue
                 rows["system"].append(models.index(model))
-                rows["corpus"].append(tasks.index(task))
-                rows["item"].append(_code(index["item"], names["item"], str(sample["doc_id"])))
+                rows["corpus"].append(tasks.index(corpus_of[(model, task)]))
+                item = f"{task}/{sample['doc_id']}" if source.corpus == "group" else str(sample["doc_id"])
+                rows["item"].append(_code(index["item"], names["item"], item))
+                rows["task"].append(task_names.index(task))
+                rows["group"].append(group_names.index(placed[(model, task)][0]))
                 rows["metric"].append(_code(index["metric"], names["metric"], name))
                 rows["value"].append(value)
                 rows["file"].append(len(file_list))
@@ -122,9 +201,15 @@ def lm_eval_source(sf: SpecFile, source: LmEvalSource) -> tuple[Table, dict[str,
                cols.item: coded(np.asarray(rows["item"]), names["item"]),
                cols.metric: coded(np.asarray(rows["metric"]), names["metric"]),
                cols.value: numbers(np.asarray(rows["value"], dtype=float))}
+    add_columns(columns, {TASK_COLUMN: coded(np.asarray(rows["task"]), task_names),
+                          GROUP_COLUMN: coded(np.asarray(rows["group"]), group_names)}, sf, ("data", "columns"))
+    unit = "line" if kinds == {".jsonl"} else "row" if kinds == {".parquet"} else "line or row"
     table = long_table(f"{source.path} (lm_eval)", digest.hexdigest(), columns, file_list, np.asarray(rows["file"]),
-                       np.asarray(rows["line"]))
-    return table, {"format": "lm_eval", "files": [str(Path(f).relative_to(folder)) for f in file_list]}
+                       np.asarray(rows["line"]), unit=unit)
+    info: dict[str, object] = {"format": "lm_eval", "files": [str(Path(f).relative_to(folder)) for f in file_list]}
+    if source.corpus == "group":
+        info["corpus"] = "group"
+    return table, info
 
 
 def _code(index: dict[str, int], names: list[str], name: str) -> int:

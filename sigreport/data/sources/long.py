@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -41,3 +42,44 @@ def long_table(label: str, digest: str, columns: dict[str, object], files: Seque
     places = (np.asarray(file_of, dtype=np.int64) << FILE_SHIFT) | np.asarray(lines, dtype=np.int64)
     return FilesTable(Path(label), tuple(columns), dict(columns), places, digest, unit,  # type: ignore[arg-type]
                       files=tuple(str(f) for f in files))
+
+
+def sample_means(columns: dict[str, object], cols: Any, file_of: np.ndarray, lines: np.ndarray
+                 ) -> tuple[dict[str, object], np.ndarray, np.ndarray]:
+    """The table with one row per (system, corpus, item, metric): the mean of its rows (a question's answers
+    over epochs or trials), placed at its first row. Other columns than these five are not kept."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    keys = [cols.system, cols.corpus, cols.item, cols.metric]
+    codes = np.stack([np.asarray(pc.dictionary_encode(columns[k]).indices) for k in keys], axis=1)
+    unique, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    values = np.asarray(columns[cols.value])
+    means = np.bincount(inverse, weights=values, minlength=len(unique)) / np.bincount(inverse, minlength=len(unique))
+    order = np.argsort(first)
+    pick = first[order]
+    out: dict[str, object] = {k: pa.array(columns[k]).take(pa.array(pick)) for k in keys}
+    out[cols.value] = numbers(means[order])
+    return out, np.asarray(file_of)[pick], np.asarray(lines)[pick]
+
+
+def numbered(values: np.ndarray) -> object:
+    """Whole numbers (epochs, trials) as a text column of their distinct values."""
+    names, codes = np.unique(np.asarray(values, dtype=np.int64), return_inverse=True)
+    return coded(codes.reshape(-1), [str(n) for n in names.tolist()])
+
+
+def add_columns(columns: dict[str, object], extra: dict[str, object], sf: Any, field: tuple[str, ...]) -> None:
+    """``columns`` with the reader's own columns (sample, task, group, metadata keys) added; one whose name is
+    already a role's column (data.columns maps a role to it) is an error naming ``field``, never overwritten."""
+    from sigreport.errors import DataError
+
+    taken = [name for name in extra if name in columns]
+    if taken:
+        raise DataError(str(sf.path), [sf.problem(
+            f"column {name!r} is in the table already (a role's column under data.columns, or the reader's sample "
+            "column): " + ("choose another key" if field[-1] == "metadata" else "name that role's column otherwise"),
+            *field)
+            for name in taken])
+    columns.update(extra)

@@ -15,12 +15,13 @@ from sigreport import defaults
 from sigreport.render.figures.critical_difference import RankGroups, draw_cd, rank_groups
 from sigreport.render.figures.forest import draw_forest, forest_fits
 from sigreport.render.figures.heatmaps import draw_confusion, draw_pvalues, heatmap_fits
+from sigreport.render.figures.leaderboard import draw_leaderboard, leaderboard_fits
 from sigreport.render.figures.output import FigureOutput, latex_snippet
 from sigreport.render.figures.winrates import draw_winrates
 from sigreport.results.collection import MetricInfo, Results
 from sigreport.results.figure_rules import FIGURE_RULES, gives, source_of
-from sigreport.results.records import (ClassificationRecord, McNemarRecord, PairwiseRecord, PosthocRecord,
-                                       PreferenceRecord, Record)
+from sigreport.results.records import (ClassificationRecord, DescriptivesRecord, McNemarRecord, PairwiseRecord,
+                                       PosthocRecord, PreferenceRecord, Record)
 
 KINDS = defaults.FIGURE_KINDS
 
@@ -32,7 +33,8 @@ def figure_plan(record: Record, results: Results | None = None,
     The kinds a record gives come from :data:`~sigreport.results.figure_rules.FIGURE_RULES`: a post-hoc test on
     Friedman's ranks a CD diagram; a pairwise or cross-validation family (or post-hoc paired t tests) a forest
     plot when it fits (vs baseline, or all pairs of at most 10 systems); every family a p-value heatmap when
-    it fits; a classification record its confusion matrices. ``results`` supplies the metric's label and
+    it fits; a classification record its confusion matrices; descriptives of 6 or more ranked systems a
+    leaderboard. ``results`` supplies the metric's label and
     direction.
     """
     metric = results.metrics.get(record.metric) if results is not None and record.metric else None
@@ -63,6 +65,8 @@ def record_plan(record: Record, metric: MetricInfo | None,
             out.append(lambda r=r: draw_confusion(r))
         elif figure == "winrates" and isinstance(r, PreferenceRecord) and len(r.systems) > 1:
             out.append(lambda r=r: draw_winrates(r))
+        elif figure == "leaderboard" and isinstance(r, DescriptivesRecord) and leaderboard_fits(r):
+            out.append(lambda r=r: draw_leaderboard(r, metric))
     return out
 
 
@@ -110,7 +114,8 @@ def draw_figures(results: Results, kinds: Collection[str] = KINDS) -> tuple[Figu
 
 
 __all__ = [
-    "KINDS", "FigureOutput", "RankGroups", "draw_cd", "draw_confusion", "draw_figures", "draw_forest", "draw_record",
-    "draw_pvalues", "draw_winrates", "figure_plan", "figures_of", "forest_fits", "heatmap_fits", "latex_snippet", "rank_groups",
+    "KINDS", "FigureOutput", "RankGroups", "draw_cd", "draw_confusion", "draw_figures", "draw_forest",
+    "draw_leaderboard", "draw_record", "draw_pvalues", "draw_winrates", "figure_plan", "figures_of", "forest_fits",
+    "heatmap_fits", "latex_snippet", "leaderboard_fits", "rank_groups",
     "record_plan", "warm_up",
 ]

@@ -31,6 +31,7 @@ from sigreport.render.views.scores import VIEWS as SCORE_VIEWS
 from sigreport.render.views.settings import settings_rows, with_why_p
 from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, decide
+from sigreport.results.ranks import LEADERBOARD_MIN
 from sigreport.results.records import ClassificationRecord, McNemarRecord, PairwiseRecord, PosthocRecord, Record
 
 VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS, **PREFERENCE_VIEWS}
@@ -49,7 +50,7 @@ def build_report(results: Results, source: str = "results.json",
     builds the views; ``figure_workers``: workers forked and warmed ahead to draw them in."""
     latex = options.latex
     lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), options.html_pairwise,
-                 latex.pairwise)
+                 latex.pairwise, options.baseline)
     kinds = options.figures if figures is None else tuple(figures)
     pdf = "latex" in options.formats if figure_pdf is None else figure_pdf
     matrix = [in_matrix(r, lab) for r in results.records]
@@ -154,14 +155,25 @@ def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...], matrix: boo
 
 def key_figure(model: ReportModel, blocks: Sequence[BlockDecisions], lab: Labels) -> Figure | None:
     """The figure shown beside the Conclusions: the one that shows the decisions they state, i.e. of the
-    first block (``blocks``: in the Conclusions' order) whose primary test has one: the critical-difference
+    first block (``blocks``: in the Conclusions' order) whose primary test has one: for 6 or more ranked systems
+    compared in all pairs the leaderboard (values, intervals, tiers: :data:`~sigreport.results.ranks.LEADERBOARD_MIN`;
+    against a baseline the Conclusions name the baseline's comparisons, which the figures below show), else the
+    critical-difference
     diagram where the primary test is a post-hoc test after Friedman, else the forest plot of the primary
     family. A block whose primary test has no such figure (not drawn, or a family too large for a forest
     plot) is skipped rather than shown with another test's figure, which could contradict the sentences."""
     figures = {v.id: [e for e in v.elements if isinstance(e, Figure)] for s in model.sections for v in s.views}
+    boards = {s.key: f for s in model.sections for v in s.views if v.kind == "descriptives"
+              for f in figures[v.id] if str(f.key[0]).startswith("leaderboard-")}
     for dec in blocks:
         if dec.primary is None:
             continue
+        board = boards.get((dec.metric, dec.corpus))
+        if board is not None and dec.baseline is None and dec.ranks is not None and \
+                len(dec.ranks.systems) >= LEADERBOARD_MIN:  # all pairs: the tiers the Conclusions state
+            where = f"{lab.metric(dec.metric)} on {lab.corpus(dec.corpus)}"
+            return dataclasses.replace(board, caption=f"The tiers of the Conclusions for {where} "
+                                       f"({dec.primary.name}). {board.caption}")
         prefix = "cd-" if dec.primary.kind == "posthoc" and dec.primary.method != "paired_t" else "forest-"
         fig = next((f for f in figures.get(dec.primary.id, ()) if f.key[0] and str(f.key[0]).startswith(prefix)),
                    None)

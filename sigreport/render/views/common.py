@@ -27,7 +27,9 @@ class Labels:
     corpus names, the run's alpha, and which agreement record shows the shared matrix."""
 
     def __init__(self, metrics: Mapping[str, MetricInfo], alpha: float, matrix_owners: frozenset[str] = frozenset(),
-                 html_pairwise: str = defaults.HTML_PAIRWISE, latex_pairwise: str = defaults.LATEX_PAIRWISE):
+                 html_pairwise: str = defaults.HTML_PAIRWISE, latex_pairwise: str = defaults.LATEX_PAIRWISE,
+                 baseline: str | None = None):
+        self.baseline = baseline  # the spec's baseline (None: not known, e.g. results.json alone)
         self.metrics = metrics
         self.alpha = alpha
         self.matrix_owners = matrix_owners  # agreement records that show the two-annotator matrix
@@ -225,6 +227,11 @@ def shown_as_matrix(pairs: Sequence[FamilyPair], option: str) -> bool:
 
 
 MATRIX_PAIRS = 40  # outputs.html.pairwise: auto shows a family of every pair as a matrix above this many pairs
+LARGE_FAMILY = 20
+"""Systems beyond which a family of every pair is shown by its pairs of neighbours in value order and its pairs
+with the baseline (the HTML, the PDF and LaTeX; no k x k matrix), every pair in a searchable table of the HTML
+screen page and in results.json: 100 systems are 4,950 pairs, a matrix no page can print or a reader scan. The
+main table then leaves out its letters (who beats whom, up to k - 1 per cell): its Rank (UB) column counts them."""
 
 
 def with_html_matrix(table: Table, pairs: Sequence[FamilyPair], lab: Labels, adjusted: str, alpha: float) -> Table:

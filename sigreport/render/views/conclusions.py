@@ -3,7 +3,7 @@
 Every sentence comes from :class:`~sigreport.results.decisions.BlockDecisions` (the object the main table,
 the key figure, the release index and the diff read too): which system has the best value (systems tied at
 the shown decimals share it), the test the decisions follow and why, which systems the best one is
-significantly better than and which it is not, the groups the test does not separate (as the bars of a
+significantly better than and which it is not (for many systems, all pairs: the tiers of the decisions instead), the groups the test does not separate (as the bars of a
 critical-difference diagram), against a baseline who beats it or falls behind, and one sentence for every
 other test of the same report that decides differently (a disagreement is named, never outvoted). Every
 sentence has a verb, whatever the case.
@@ -19,6 +19,7 @@ from sigreport.render.views.common import Labels, names_text, the
 from sigreport.render.views.main import Column_, baseline_of, columns_of
 from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, Decisions, Disagreement, TestRef
+from sigreport.results.ranks import TIERS_MIN
 
 MANY = 3  # disagreements of one kind beyond this many pairs are listed in one sentence
 
@@ -68,6 +69,8 @@ def sentences(col: Column_, results: Results, baseline: str | None,
     out.append(test_sentence(dec, seen))
     if baseline is not None:
         out += baseline_sentences(order, dec, baseline)
+    elif len(order) >= TIERS_MIN and dec.ranks is not None:
+        out += tier_sentences(dec, seen)
     else:
         out += best_vs_rest(dec, dec.best[0]) if len(dec.best) == 1 else tied_best(dec)
         out += group_sentences(dec)
@@ -136,6 +139,42 @@ def tied_best(dec: BlockDecisions) -> list[str]:
     if same:
         out.append(f"{names_text(same)} {'does' if len(same) == 1 else 'do'} not differ significantly from "
                    f"{names_text(tier)}.")
+    return out
+
+
+def tier_sentences(dec: BlockDecisions, seen: set[tuple[str, str, str]] | None = None) -> list[str]:
+    """Many systems (:data:`~sigreport.results.ranks.TIERS_MIN` or more, all pairs): the tiers of the decisions
+    (:mod:`sigreport.results.ranks`) instead of one sentence per pair: "The test separates the 5 systems into 2
+    tiers \u2014 tier 1: A, B (not separated), Rank (UB) 1; tier 2: C, ...", with what a tier means (once per report: ``seen``), and the systems whose comparisons could not be
+    computed."""
+    ranks = dec.ranks
+    assert ranks is not None
+    out = []
+    undecided = [s for s in dec.order if s in dec.undecided]
+    if undecided:
+        out.append(f"Comparisons involving {names_text(undecided)} could not be computed.")
+    members = ranks.members
+    if len(members) == 1:
+        out.append(f"No pair of the {len(ranks.systems)} systems differs significantly: all share tier 1 "
+                   "(Rank (UB) 1).")
+        return out
+    parts = []
+    for k, tier in enumerate(members, 1):
+        low, high = min(ranks.rank_ub[s] for s in tier), max(ranks.rank_ub[s] for s in tier)
+        rank = f"Rank (UB) {low}" if low == high else f"Rank (UB) {low}\u2013{high}"
+        quiet = " (not separated)" if len(tier) > 1 else ""
+        parts.append(f"tier {k}: {', '.join(tier)}{quiet}, {rank}")
+    out.append(f"The test separates the {len(ranks.systems)} systems into {len(members)} tiers \u2014 "
+               + "; ".join(parts) + ".")
+    said = ("tiers", "", "")
+    if seen is None or said not in seen:
+        out.append("No system is significantly better than another of its own tier, and every system below tier 1 "
+                   "is significantly worse than at least one system of the tier above it.")
+    if seen is not None:
+        seen.add(said)
+    if ranks.cycle:
+        out.append("The decisions hold a cycle (each of some systems is beaten by another of them): those systems "
+                   "share one tier.")
     return out
 
 

@@ -18,11 +18,12 @@ import string
 from collections.abc import Iterable
 
 from sigreport.render import names
-from sigreport.render.model import CI, Cell, Column, Lines, Marked, Num, Table, Text, join
+from sigreport.render.model import CI, Cell, Column, Int, Lines, Marked, Num, Table, Text, join
 from sigreport.render.options import MainTableOptions
-from sigreport.render.views.common import CORRECTION_NAMES, Labels, pct, the
+from sigreport.render.views.common import CORRECTION_NAMES, LARGE_FAMILY, Labels, pct, the
 from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, Decisions, decide
+from sigreport.results.ranks import RANKED_MIN
 from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, RunsRecord, SystemSummary
 
 MAX_COLUMNS = 6
@@ -129,25 +130,68 @@ class Builder:
                 return ""
             worse = system in dec.beats.get(base, frozenset())
             mark = DAGGER if base in beats else DDAGGER if worse else ""
+        elif self.letters_left_out:
+            mark = ""
         else:
             lett = letters(self.systems)
             mark = "".join(lett[s] for s in self.systems if s in beats)
         return mark + ("?" if system in dec.undecided else "")
+
+    @property
+    def letters_left_out(self) -> bool:
+        """More than :data:`~.common.LARGE_FAMILY` systems with a rank column: no letters (see there)."""
+        return len(self.systems) > LARGE_FAMILY and self.opts.rank != "none"
 
     def cell(self, col: Column_, system: str) -> Cell:
         summary = {s.system: s for s in col.desc.systems}.get(system)
         emphasis = {1: "best", 2: "second"}.get(col.dec.rank(system) or 0, "")
         return Marked(self.value(col, summary), emphasis, self.marks(col, system))
 
+    def ranked(self, cols: list[Column_]) -> Column_ | None:
+        """The column whose decisions the rank column shows (None: no rank column): with
+        ``outputs.main_table.rank: ub`` and :data:`RANKED_MIN` or more systems, the first metric's column across
+        corpora when the table has it, else the first column with a primary test."""
+        if self.opts.rank == "none" or len(self.systems) < RANKED_MIN:
+            return None
+        with_ranks = [c for c in cols if c.dec.ranks is not None]
+        if not with_ranks:
+            return None
+        first = with_ranks[0]
+        return next((c for c in with_ranks if c.metric == first.metric and c.corpus is None), first)
+
+    @staticmethod
+    def rank_header() -> Cell:
+        """One line whatever the table (its note names the metric and corpus ranked): a phone's narrow column
+        would stack a metric's label word by word above the other heads."""
+        return Text("Rank (UB)")
+
+    def rank_cell(self, col: Column_, system: str) -> Cell:
+        ranks = col.dec.ranks
+        return Int(ranks.rank_ub.get(system) if ranks is not None else None)
+
     def table(self, cols: list[Column_], name: str, part: str | None, key: tuple[str, ...]) -> Table:
-        columns = (Column(Text("System"), "l"), *(Column(self.header(c)) for c in cols))
+        ranked = self.ranked(cols)
+        rank_cols = (Column(self.rank_header()),) if ranked is not None else ()
+        columns = (Column(Text("System"), "l"), *rank_cols, *(Column(self.header(c)) for c in cols))
         lett = letters(self.systems)
         show_letters = self.opts.markers and self.baseline is None and bool(self.used_marks(cols))
-        rows = tuple((Text(f"{s} ({lett[s]})" if show_letters else s), *(self.cell(c, s) for c in cols))
+        rows = tuple((Text(f"{s} ({lett[s]})" if show_letters else s),
+                      *((self.rank_cell(ranked, s),) if ranked is not None else ()), *(self.cell(c, s) for c in cols))
                      for s in self.systems)
         what = "Main results" + (f" ({part})" if part else "")
         caption = f"{what}: {self.value_words(cols)} of every system; best in bold, second best underlined."
-        return Table(key, caption, columns, rows, tuple(self.legend(cols)), name=name)
+        notes = (*self.legend(cols), *((self.rank_legend(ranked),) if ranked is not None else ()))
+        return Table(key, caption, columns, rows, notes, name=name, sortable=True)
+
+    def rank_legend(self, col: Column_) -> str:
+        """What the rank column counts, by which decisions."""
+        dec = col.dec
+        label = self.results.metrics[col.metric].label
+        where = label + ("" if col.corpus is None else f" on {col.corpus}")
+        only = (f"; only comparisons with {dec.baseline} were tested, so only they can lower a rank"
+                if dec.baseline is not None else "")
+        return (f"Rank (UB) by {where}: 1 + the number of systems significantly better, by the same corrected "
+                f"decisions{only}; systems that no system significantly beats share rank 1, and ties share a rank.")
 
     def value_words(self, cols: list[Column_]) -> str:
         """What a cell shows; the corpus-level value is named only when a column's metric is one (an aggregate
@@ -193,6 +237,9 @@ class Builder:
                 [f"{DDAGGER}: significantly worse" + ("" if DAGGER in used else f" than the baseline {base}")]
                 if DDAGGER in used else [])
             head = ", ".join(parts) or f"No system differs significantly from the baseline {base}"
+        elif self.letters_left_out and any(c.dec.beats for c in cols):
+            head = (f"With {len(self.systems)} systems the superscript letters are left out: Rank (UB) counts the "
+                    "systems significantly better, and the pairwise sections give the pairs")
         elif used - {"?"}:
             lett = letters(self.systems)
             head = ("Superscript letters name the systems a system is significantly better than ("

@@ -20,7 +20,7 @@ from sigreport.results.decisions import Decisions
 from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, PreferenceRecord, Record
 from sigreport.results import methods as registry
 from sigreport.results.methods import ALL_KINDS
-from sigreport.stats import proportion, samples
+from sigreport.results.methods import proportion, samples
 
 
 @dataclasses.dataclass(frozen=True)
@@ -630,13 +630,13 @@ def _others(records: Sequence[Record], labels: Mapping[str, str]) -> list[tuple[
     margins = {r.metric: p.equivalence.margin for r in records if isinstance(r, PairwiseRecord) for p in r.pairs
                if p.equivalence is not None}
     if margins:
-        from sigreport.stats.methods.equivalence import TOST
+        from sigreport.results.methods import TOST
 
         alpha = next(r.alpha for r in records if isinstance(r, PairwiseRecord) and r.metric in margins)
         text = ", ".join(f"\u00b1{d:g} for {labels.get(str(m), str(m))}" for m, d in margins.items())
         out.append((TOST.methods_sentence(alpha, text), Cite(TOST.references), ".",))
     for method in dict.fromkeys(r.method for r in records if r.kind == "replicability"):
-        from sigreport.stats.methods.replicability import combination
+        from sigreport.results.methods import combination
 
         declared_as = combination(str(method))
         out.append((f"Replicability across corpora was assessed with the partial-conjunction procedure "

@@ -11,18 +11,20 @@ import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 
+import numpy as np
+
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count, Decision, Df, Int, Num, P, Pair,
                                     Stat, Sym, Table, Text, join)
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
-from sigreport.stats.methods.replicability import combination
-from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, PAIR_COLUMN, PAIRWISE_NAMES,
-                                           SPHERICITY_NAMES, Labels, a_better, declared, df_text,
+from sigreport.results.methods import combination
+from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, LARGE_FAMILY, PAIR_COLUMN,
+                                           PAIRWISE_NAMES, SPHERICITY_NAMES, Labels, a_better, declared, df_text,
                                            effect_cell, extra_cell, head_cell,
                                            family_text, p_text, pct, plain, pvalue_matrix,
                                            system_sentences, test_name, unbroken, value_ci, why_this_test,
                                            with_html_matrix)
-from sigreport.stats import proportion
+from sigreport.results.methods import proportion
 from sigreport.results.records import (BayesianPair, BayesianRecord, DescriptivesRecord, EffectSize, FriedmanRecord,
                                        PairRow, PairwiseRecord, PosthocRecord, ReplicabilityRecord, RMAnovaRecord,
                                        RunsRecord)
@@ -144,6 +146,73 @@ def _pairwise_row(r: PairwiseRecord, p: PairRow, level: float, dec: int, has_df:
     return tuple(row)
 
 
+def large_family(r: PairwiseRecord) -> bool:
+    """Whether ``r`` is a family of every pair of more than :data:`LARGE_FAMILY` systems."""
+    return r.comparisons != "vs_baseline" and len({s for p in r.pairs for s in (p.a, p.b)}) > LARGE_FAMILY
+
+
+def value_order(pairs: Sequence[PairRow], higher: bool | None) -> list[str]:
+    """The family's systems best first by their mean estimate against the others (for a difference of means on
+    the same items, the order of the means); ties and systems without estimates keep the family's order."""
+    systems = list(dict.fromkeys(s for p in pairs for s in (p.a, p.b)))
+    index = {s: i for i, s in enumerate(systems)}
+    a = np.fromiter((index[p.a] for p in pairs), dtype=np.int64, count=len(pairs))
+    b = np.fromiter((index[p.b] for p in pairs), dtype=np.int64, count=len(pairs))
+    est = np.fromiter((p.estimate if p.estimate is not None else np.nan for p in pairs), dtype=float,
+                      count=len(pairs))
+    ok = np.isfinite(est)
+    score, seen = np.zeros(len(systems)), np.zeros(len(systems))
+    np.add.at(score, a[ok], est[ok])
+    np.add.at(score, b[ok], -est[ok])
+    np.add.at(seen, a[ok], 1)
+    np.add.at(seen, b[ok], 1)
+    mean = np.divide(score, seen, out=np.zeros_like(score), where=seen > 0)
+    sign = -1.0 if higher is not False else 1.0
+    return [systems[i] for i in np.argsort(sign * mean, kind="stable")]
+
+
+def shown_pairs(pairs: Sequence[PairRow], higher: bool | None, baseline: str | None) -> list[int]:
+    """Indices of the pairs a large family shows: neighbours in :func:`value_order`, best first, then the pairs
+    with ``baseline`` (the spec's) not among them."""
+    where = {frozenset((p.a, p.b)): i for i, p in enumerate(pairs)}
+    order = value_order(pairs, higher)
+    out = [where[frozenset(x)] for x in zip(order, order[1:]) if frozenset(x) in where]
+    if baseline is not None:
+        taken = set(out)
+        out += [i for i, p in enumerate(pairs) if baseline in (p.a, p.b) and i not in taken]
+    return out
+
+
+def large_family_view(r: PairwiseRecord, lab: Labels, table: Table, words: paper.Wording, level: float,
+                      has_df: bool, warnings: list[str]) -> AnalysisView:
+    """A family of every pair of more than :data:`LARGE_FAMILY` systems (see there): the table of its shown
+    pairs (every statistic; the paper's forms of them, no matrix), and the searchable table of every pair."""
+    dec, higher = lab.decimals(r.metric), lab.higher(r.metric)
+    chosen = shown_pairs(r.pairs, higher, lab.baseline)
+    k = len({s for p in r.pairs for s in (p.a, p.b)})
+    base = f" and the pairs with the baseline {lab.baseline}" if lab.baseline is not None else ""
+    which = (f"Shown: the pairs of neighbours in value order{base} ({len(chosen)} of the {len(r.pairs):,} pairs of "
+             f"{k} systems); every pair is in the searchable table of the HTML report and in results.json, and the "
+             "main table's Rank (UB) and the Conclusions' tiers read every pair's decision.")
+    rows = Rows(len(chosen), lambda: [_pairwise_row(r, r.pairs[i], level, dec, has_df) for i in chosen])
+    bold = tuple(n for n, i in enumerate(chosen) if r.pairs[i].significant)
+    shown = dataclasses.replace(table, rows=rows, bold_rows=bold, notes=(which, *table.notes), compact=None)
+    facts = paper.pairwise_facts([r.pairs[i] for i in chosen], higher)
+    shown = dataclasses.replace(shown, forms=tuple(dataclasses.replace(f, notes=(which, *f.notes)) for f in
+                                                   paper.forms(table.key, table.caption, facts, words,
+                                                               all_pairs=False)))
+    every = paper.pairs_table((*table.key, "all"), f"{table.caption} Every pair (type in the box to find a system; "
+                              "click a head to sort).", paper.pairwise_facts(r.pairs, higher), words)
+    every = dataclasses.replace(every, sortable=True, screen_only=True)
+    method = declared(r).display
+    sentences = [f"With {k} systems the pairs shown are the neighbours in value order{base}; the Conclusions give "
+                 f"the tiers of all {len(r.pairs):,} decisions."] + [pair_sentence(r, r.pairs[i], lab) for i in chosen]
+    title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
+        r.kind, f"Pairwise comparisons: {method}")
+    return AnalysisView(r.id, r.kind, title, (shown, every), tuple(sentences), why_this_test(r.selection),
+                        tuple(warnings))
+
+
 def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
     dec = lab.decimals(r.metric)
     method = declared(r).display
@@ -173,8 +242,10 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
     table = Table((r.metric, r.corpus, key), caption, tuple(_pairwise_columns(r, level)), rows, tuple(notes), bold,
                   compact=pvalue_matrix(r.pairs, (r.metric, r.corpus, key), caption, adjusted_text(r.correction),
                                         r.alpha, better))
-    table = with_html_matrix(table, r.pairs, lab, adjusted_text(r.correction), r.alpha)
     words = paper.pairwise_wording(r, level, dec, adjusted_text(r.correction), higher)
+    if large_family(r):
+        return large_family_view(r, lab, table, words, level, has_df, warnings)
+    table = with_html_matrix(table, r.pairs, lab, adjusted_text(r.correction), r.alpha)
     table = dataclasses.replace(table, forms=paper.forms(table.key, caption, paper.pairwise_facts(r.pairs, higher),
                                                          words, r.comparisons != "vs_baseline"))
     sentences = (system_sentences(r.pairs, better, method) if table.html_form is not None

@@ -117,6 +117,11 @@ def _score_rows(data: Mapping[str, Any]) -> Rows:
         signatures = "; ".join(f"{m}: {sig}" for m, sig in (source.get("signatures") or {}).items())
         rows.append(("Scores computed by", f"{source['library']} (format {source.get('format')})"
                      + (f", signatures {signatures}" if signatures else "")))
+    answers = source.get("answers_per_question") or {}
+    if answers.get("count", 1) > 1:  # a harness log's repeated answers (Inspect's epochs, HELM's train trials)
+        rows.append(("Answers per question", f"{answers['count']} ({answers['kind']}): "
+                     + ("each question's mean analysed" if answers["read_as"] == "mean" else
+                        "each kept in the sample column")))
     unanswered = source.get("unanswered_queries") or {}
     if unanswered:  # a TREC run that misses qrels queries: how many, and what was done with them
         rows.append(("Unanswered queries", "; ".join(f"{s}: {n}" for s, n in unanswered.items())

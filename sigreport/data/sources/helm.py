@@ -1,0 +1,259 @@
+"""HELM run folders as the long score table, read as ``helm-run`` writes them.
+
+``helm-run --suite S`` writes ``benchmark_output/runs/S/<run>/`` per run entry (helm/benchmark/runner.py):
+``run_spec.json`` (the run's ``name``, ``scenario_spec``, ``adapter_spec`` with its ``model``, ``groups``),
+``scenario_state.json`` (the instances and requests), ``stats.json`` (the aggregated ``Stat``s) and
+``per_instance_stats.json``: one ``PerInstanceStats`` per instance and train trial (``instance_id``,
+``perturbation``, ``train_trial_index``, ``stats``: a ``Stat`` per metric name with ``count``, ``sum``,
+``mean``; helm/benchmark/metrics/metric.py, statistic.py). Here the run's model is the system, its run
+entry without the model (``simple_mcqa``, ``mmlu:subject=anatomy``) the corpus, the instance id the item, each
+stat name of the chosen split a metric (the instance's mean, ``sum / count``) and the train trial the
+``sample`` column (HELM's ``num_train_trials``: the same instance answered with other in-context examples).
+With ``corpus: group`` each run's first group (``run_spec.json`` ``groups``: mmlu for every MMLU subject) is the
+corpus and its instances are items ``<run entry>/<instance id>``; either way the ``scenario`` column names each
+instance's run entry, for data.columns.cluster or stratum. scenario_state.json (the prompts and completions)
+is not read. Instances that HELM also scored under a perturbation keep only their unperturbed stats (HELM's headline
+numbers), or are refused (``perturbations: refuse``). Per trial, the mean over instances is HELM's
+``stats.json`` value of that split (``Metric.evaluate``: the mean of each trial's mean over instances).
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sigreport.data.sources.long import add_columns, coded, long_table, numbered, numbers, sample_means
+from sigreport.data.sources.tables import GLOB_CHARS
+from sigreport.data.tables import MAX_ROWS_SHOWN, Table
+from sigreport.errors import DataError, Problem
+from sigreport.spec import HelmSource, SpecFile
+
+SAMPLE_COLUMN = "sample"  # the train trial: the column data.columns.sample names (its default name)
+SCENARIO_COLUMN = "scenario"  # each instance's run entry (mmlu:subject=anatomy): for data.columns.cluster / stratum
+MODEL_ARGS = ("model", "model_deployment")  # run-entry arguments that name the system, not the scenario
+RUN_FILES = ("run_spec.json", "per_instance_stats.json")
+
+
+def run_folders(sf: SpecFile, pattern: str) -> list[Path]:
+    """The run folders ``path`` names: a suite folder (its run folders), one run folder, or a glob of them."""
+    if GLOB_CHARS.search(pattern):
+        found = sorted(Path(p).resolve() for p in glob.glob(str(sf.folder / pattern), recursive=True)
+                       if (Path(p) / "per_instance_stats.json").is_file())
+    else:
+        target = sf.resolve(pattern)
+        if not target.is_dir():
+            raise DataError(str(sf.path), [sf.problem(f"{target} is not a folder (a HELM suite folder, "
+                                                      "benchmark_output/runs/<suite>, or a run folder)",
+                                                      "data", "scores", "path")])
+        found = ([target] if (target / "run_spec.json").is_file() else
+                 sorted(p for p in target.iterdir() if p.is_dir() and (p / "run_spec.json").is_file()))
+    if not found:
+        raise DataError(str(sf.path), [sf.problem(f"no HELM run folder (one with run_spec.json and "
+                                                  f"per_instance_stats.json) at {pattern!r} (in {sf.folder})",
+                                                  "data", "scores", "path")])
+    return found
+
+
+def corpus_name(run_spec: dict[str, Any]) -> str:
+    """The run entry without its model arguments: ``mmlu:subject=anatomy,model=m`` -> ``mmlu:subject=anatomy``."""
+    name = str(run_spec["name"])
+    scenario, _, args = name.partition(":")
+    kept = [a for a in args.split(",") if a and a.split("=", 1)[0] not in MODEL_ARGS]
+    return f"{scenario}:{','.join(kept)}" if kept else scenario
+
+
+def _load(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except OSError as exc:
+        raise ValueError(f"cannot read: {exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"not valid JSON: {exc}") from None
+
+
+def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, object]]:
+    """The long table of every run's per-instance stats of ``split`` for the spec's metrics."""
+    folders = run_folders(sf, source.path)
+    wanted = set(source.metrics)
+    problems: list[Problem] = []
+    rows: dict[str, list[Any]] = {k: [] for k in ("system", "corpus", "item", "metric", "value", "sample", "file",
+                                                   "line", "scenario")}
+    codes: dict[str, dict[str, int]] = {k: {} for k in ("system", "corpus", "item", "metric", "scenario")}
+    seen: dict[tuple[str, str], Path] = {}
+    digest = hashlib.sha256()
+    used: list[str] = []
+    perturbed: dict[str, int] = {}
+    found_names: set[str] = set()
+    without: dict[str, dict[str, int]] = {}
+    elsewhere: dict[str, dict[str, int]] = {}
+    for folder in folders:
+        missing = [f for f in RUN_FILES if not (folder / f).is_file()]
+        if missing:
+            problems.append(Problem(str(folder), None, "", f"{folder.name}: no {' or '.join(missing)} in the run "
+                                    "folder: the run did not finish (rerun helm-run for it, or leave it out of path)"))
+            continue
+        spec_path, stats_path = folder / "run_spec.json", folder / "per_instance_stats.json"
+        try:
+            run_spec = _load(spec_path)
+            model, scenario = str(run_spec["adapter_spec"]["model"]), corpus_name(run_spec)
+            groups = run_spec.get("groups") or [scenario]
+            if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+                raise TypeError("groups is not a list of names")
+            corpus = groups[0] if source.corpus == "group" else scenario
+        except (ValueError, KeyError, TypeError) as exc:
+            problems.append(Problem(str(spec_path), None, "", f"{folder.name}/run_spec.json: not a HELM run spec: "
+                                    f"{exc}"))
+            continue
+        if (model, scenario) in seen:
+            problems.append(Problem(str(folder), None, "", f"{folder.name}: a second run of {scenario!r} by model "
+                                    f"{model!r} (the first: {seen[(model, scenario)].name}): keep one, or name the "
+                                    "runs in path"))
+            continue
+        seen[(model, scenario)] = folder
+        try:
+            instances = _load(stats_path)
+            if not isinstance(instances, list):
+                raise ValueError("not a list of per-instance stats")
+        except ValueError as exc:
+            problems.append(Problem(str(stats_path), None, "", f"{folder.name}/per_instance_stats.json: {exc}"))
+            continue
+        digest.update(stats_path.read_bytes())
+        file_index = len(used)
+        used.append(str(stats_path))
+        bad = 0
+        instance_held: list[set[str]] = []
+        run_names: set[str] = set()
+        for ordinal, entry in enumerate(instances, start=1):
+            where = f"{folder.name}/per_instance_stats.json entry {ordinal}"
+            try:
+                iid, trial, stats = str(entry["instance_id"]), entry.get("train_trial_index", 0), entry["stats"]
+                if not isinstance(trial, int) or isinstance(trial, bool) or not 0 <= trial < 2**31:
+                    raise TypeError("train_trial_index is not a whole number from 0")
+                if not isinstance(stats, list) or not all(map(_stat_shape, stats)):
+                    raise TypeError("stats is not a list of Stat objects")
+            except (KeyError, TypeError, ValueError, AttributeError):
+                if bad < MAX_ROWS_SHOWN:
+                    problems.append(Problem(str(stats_path), None, "", f"{where}: not a PerInstanceStats (instance_id, "
+                                            "train_trial_index, stats)"))
+                bad += 1
+                continue
+            if entry.get("perturbation"):
+                perturbed[corpus] = perturbed.get(corpus, 0) + 1
+                if source.perturbations == "refuse" and bad < MAX_ROWS_SHOWN:
+                    kind = entry["perturbation"]
+                    problems.append(Problem(str(stats_path), None, "", f"{where}: instance {iid} is perturbed "
+                                            f"({kind.get('name', '?') if isinstance(kind, dict) else kind}); "
+                                            "perturbations: refuse"))
+                    bad += 1
+                continue
+            held = set()
+            splits = {(s.get("name") or {}).get("split") for s in stats if isinstance(s, dict)}
+            if source.split not in splits:  # an instance of another split (valid): counted, not read
+                for other in splits:
+                    counts = elsewhere.setdefault(corpus, {})
+                    counts[str(other)] = counts.get(str(other), 0) + 1
+                continue
+            for stat in stats:
+                name = stat.get("name") or {}  # a sub_split (toxic, non-toxic) is the instance's own: read
+                if name.get("split") != source.split or name.get("perturbation"):
+                    continue
+                found_names.add(str(name.get("name")))
+                if name.get("name") not in wanted:
+                    continue
+                count, total = stat.get("count"), stat.get("sum")
+                if not isinstance(count, (int, float)) or not isinstance(total, (int, float)) or not count:
+                    if bad < MAX_ROWS_SHOWN:
+                        problems.append(Problem(str(stats_path), None, "", f"{where} (instance {iid}): stat "
+                                                f"{name.get('name')!r} has count {count!r} and sum {total!r}, not a "
+                                                "count above 0 and a number"))
+                    bad += 1
+                    continue
+                held.add(name["name"])
+                rows["system"].append(_code(codes["system"], model))
+                rows["corpus"].append(_code(codes["corpus"], corpus))
+                rows["item"].append(_code(codes["item"], f"{scenario}/{iid}" if source.corpus == "group" else iid))
+                rows["scenario"].append(_code(codes["scenario"], scenario))
+                rows["metric"].append(_code(codes["metric"], name["name"]))
+                rows["value"].append(total / count)
+                rows["sample"].append(trial)
+                rows["file"].append(file_index)
+                rows["line"].append(ordinal)
+            instance_held.append(held)
+            run_names.update(str(x["name"]["name"]) for x in stats if x["name"].get("split") == source.split)
+        for held in instance_held:  # an instance of the split without a stat the spec analyses and its run has
+            for m in sorted((wanted & run_names) - held):
+                counts = without.setdefault(f"{model} on {scenario}", {})
+                counts[m] = counts.get(m, 0) + 1
+    if problems:
+        raise DataError(problems[0].file if len(folders) == 1 else str(sf.resolve(source.path)), problems)
+    if not rows["value"]:
+        raise DataError(str(sf.path), [sf.problem(f"no per-instance stat named {', '.join(map(repr, source.metrics))} "
+                                                  f"of split {source.split!r} in the runs at {source.path!r}; their "
+                                                  f"stats: {', '.join(sorted(found_names)) or 'none'}",
+                                                  "data", "scores", "metrics")])
+    cols = sf.spec.data.columns
+    trials = np.asarray(rows["sample"], dtype=np.int64)
+    if source.trials == "sample" and len(np.unique(trials)) > 1 and cols.sample != SAMPLE_COLUMN:
+        raise DataError(str(sf.path), [sf.problem(
+            f"the runs hold {len(np.unique(trials))} train trials per instance: keep each with data.columns.sample: "
+            f"{SAMPLE_COLUMN} (the reader's column of trials), or read each instance's mean with trials: mean",
+            "data", "scores")])
+    columns: dict[str, object] = {
+        cols.system: coded(np.asarray(rows["system"]), list(codes["system"])),
+        cols.corpus: coded(np.asarray(rows["corpus"]), list(codes["corpus"])),
+        cols.item: coded(np.asarray(rows["item"]), list(codes["item"])),
+        cols.metric: coded(np.asarray(rows["metric"]), list(codes["metric"])),
+        cols.value: numbers(np.asarray(rows["value"], dtype=float))}
+    file_of, lines = np.asarray(rows["file"]), np.asarray(rows["line"])
+    scenarios = np.asarray(rows["scenario"])
+    if source.trials == "mean":
+        first = _first_rows(rows)
+        columns, file_of, lines = sample_means(columns, cols, file_of, lines)
+        scenarios = scenarios[first]
+    else:
+        add_columns(columns, {SAMPLE_COLUMN: numbered(trials)}, sf, ("data", "columns"))
+    add_columns(columns, {SCENARIO_COLUMN: coded(scenarios, list(codes["scenario"]))}, sf, ("data", "columns"))
+    table = long_table(f"{source.path} (helm)", digest.hexdigest(), columns, used, file_of, lines, unit="entry")
+    info: dict[str, object] = {"format": "helm", "runs": [Path(f).parent.name for f in used], "split": source.split,
+                               "answers_per_question": {"count": len(np.unique(trials)), "kind": "train trials",
+                                                        "read_as": source.trials}}
+    warnings = []
+    if perturbed:
+        info["perturbed_instances"] = perturbed
+        warnings += [f"{c}: {n} perturbed instance stats left out (HELM's unperturbed stats are analysed)"
+                     for c, n in perturbed.items()]
+    if elsewhere:  # instances of other splits than the one analysed (HELM reports each split apart)
+        info["other_splits"] = elsewhere
+    if without:
+        info["instances_without_stat"] = without
+        warnings += [f"{run}: " + ", ".join(f"{n} instance(s) without {m!r}" for m, n in counts.items()) + " left out"
+                     for run, counts in without.items()]
+    if source.corpus == "group":
+        info["corpus"] = "group"
+    if warnings:
+        info["warnings"] = warnings
+    return table, info
+
+
+def _first_rows(rows: dict[str, list[Any]]) -> np.ndarray:
+    """The first row of each (system, corpus, item, metric), in row order (the rows sample_means keeps)."""
+    key = np.stack([np.asarray(rows[k]) for k in ("system", "corpus", "item", "metric")], axis=1)
+    return np.sort(np.unique(key, axis=0, return_index=True)[1])
+
+
+def _stat_shape(stat: object) -> bool:
+    """Whether a Stat has a MetricName with a text name and a text (or no) split."""
+    name = stat.get("name") if isinstance(stat, dict) else None
+    return (isinstance(name, dict) and isinstance(name.get("name"), str)
+            and isinstance(name.get("split"), (str, type(None))))
+
+
+def _code(index: dict[str, int], name: str) -> int:
+    if name not in index:
+        index[name] = len(index)
+    return index[name]
