@@ -78,3 +78,20 @@ def test_the_command_line_agrees_on_the_wilcoxon_example(cli):
     just_below = cli("power", CONFIGS / "demsar.yaml", "--difference", f"{mde['value'] * 0.9!r}", "--format", "json")
     (below,) = [p for p in json.loads(just_below.out)["pairs"] if (p["a"], p["b"]) == (a, b)]
     assert below["power_now"] < 0.8 and below["items_needed"] > 14
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_the_command_at_the_first_mde_of_every_example(cli, example):
+    """``sigreport power --difference METRIC=<the report's MDE>`` on each example's first pair with an MDE: the
+    report's test and power rule, and the power target (closed forms to 1e-9; the simulation at or above it)."""
+    mdes = report_mdes(example)
+    if not mdes:
+        pytest.skip(f"{example}: the report has no minimum detectable difference")
+    (metric, corpus, a, b), mde = next(iter(mdes.items()))
+    r = cli("power", CONFIGS / f"{example}.yaml", "--difference", f"{metric}={mde['value']!r}", "--format", "json")
+    assert r.code == 0, r.err
+    (pair,) = [p for p in json.loads(r.out)["pairs"] if (p["corpus"], p["a"], p["b"]) == (corpus, a, b)]
+    assert (pair["method"], pair["power_method"]) == (mde["test"], mde["method"])
+    assert pair["level"] == pytest.approx(mde["alpha"], rel=1e-12)
+    top = 1.0 if mde["method"] == "simulation" else mde["power"] + CLOSED_FORM_TOLERANCE
+    assert mde["power"] <= pair["power_now"] <= top
