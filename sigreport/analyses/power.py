@@ -230,8 +230,9 @@ def powers_at(rec: Any, block: Any, alpha: float, seed: int, difference: float, 
             if guess is not None and guess <= SIMULATED_ITEMS:
                 pair_seed = simulation_seed(seed, rec, row)
                 needed = power.simulated_sample_size(
-                    d, pv, level, difference, target, N_SIMS,
-                    lambda m, s=pair_seed: s if m == n else derived_seed(s, f"items/{m}"), guess, SIMULATED_ITEMS)
+                    d, pv, level, difference, power=target, n_sims=N_SIMS,
+                    seed=lambda m, s=pair_seed: s if m == n else derived_seed(s, f"items/{m}"), guess=guess,
+                    max_n=SIMULATED_ITEMS)
             if needed is not None:
                 out.append(at(now, needed, f"{rec.method}: {simulated}"))
             else:

@@ -282,7 +282,8 @@ def _clustered_resampled(block: Block, pairs: list[tuple[int, int]], method: str
         x = block.scores
         cm = cluster.clustered_means(x[:, [i for i, _ in pairs]] - x[:, [j for _, j in pairs]], g, G)
         res = dataclasses.replace(res, n=n, pairs=tuple(
-            dataclasses.replace(p, n=n, extra={**p.extra, "clusters": cm.summary(k)}) for k, p in enumerate(res.pairs)))
+            dataclasses.replace(p, n=n, extra={**p.extra, "clusters": dataclasses.asdict(cm.summary(k))})
+            for k, p in enumerate(res.pairs)))
     return _named(res, block.systems)
 
 
@@ -309,8 +310,9 @@ def _stratified_resampled(block: Block, pairs: list[tuple[int, int]], method: st
     if pairs:
         sc = block.scores
         mm = strata.macro_means(sc[:, [i for i, _ in pairs]] - sc[:, [j for _, j in pairs]], s, S)
-        res = dataclasses.replace(res, pairs=tuple(dataclasses.replace(p, extra={**p.extra, "strata": mm.summary(k)})
-                                                   for k, p in enumerate(res.pairs)))
+        res = dataclasses.replace(res, pairs=tuple(
+            dataclasses.replace(p, extra={**p.extra, "strata": dataclasses.asdict(mm.summary(k))})
+            for k, p in enumerate(res.pairs)))
     return _named(res, block.systems)
 
 

@@ -133,7 +133,8 @@ def run_gate(found: DocumentRecords, baseline: str, margins: Mapping[str, float]
                 raise _error(where, "--metrics", f"metric {m!r} has no per-item analysis to gate")
             for block in blocks:
                 for cand in others:
-                    checks.append(check_pair(found, block, m, role, cand, baseline, margins[m], stopped, where))
+                    checks.append(check_pair(found, block, metric=m, role=role, cand=cand, baseline=baseline,
+                                              margin=margins[m], stopped=stopped, where=where))
                     if role == "secondary" and not checks[-1].passed:
                         stopped = True
     alpha = float(found.alpha) if found.alpha is not None else checks[0].alpha

@@ -174,8 +174,8 @@ def fit_pairs(pc: PairCounts, ties_model: Ties = "davidson", *, max_iter: int = 
             break
         sel = slice(None) if idx.size == bsz else idx  # every replicate: views, no copies
         fixed = chord is not None and it <= CHORD_ITER
-        g, h = _gradient_hessian(s[sel], lam[sel], pc.i, pc.j, n[sel], net[sel], tij[sel], t_total[sel], d, dt,
-                                 hessian=not fixed)
+        g, h = _gradient_hessian(s[sel], lam[sel], pc.i, pc.j, n=n[sel], net=net[sel], t=tij[sel],
+                                 t_total=t_total[sel], d=d, dt=dt, hessian=not fixed)
         # the first strength is fixed at 0; log nu is fixed (at -inf) for a replicate without ties
         g = g[:, 1:]
         no_nu = ~has_ties[idx]
@@ -299,8 +299,8 @@ def information_inverse(f: BTFit, wins: np.ndarray, ties: np.ndarray) -> np.ndar
     lam = np.log(f.nu) if f.nu > 0 else -np.inf
     s = f.strengths - f.strengths[0]
     n = (w[i, j] + w[j, i] + t[i, j])[None]
-    _, h = _gradient_hessian(s[None], np.array([lam]), i, j, n, (w[i, j] - w[j, i])[None], t[i, j][None],
-                             np.array([t[i, j].sum()]), d, d.T.tocsr())
+    _, h = _gradient_hessian(s[None], np.array([lam]), i, j, n=n, net=(w[i, j] - w[j, i])[None], t=t[i, j][None],
+                             t_total=np.array([t[i, j].sum()]), d=d, dt=d.T.tocsr())
     free = -h[0, 1:, 1:]  # type: ignore[index]
     if not f.nu > 0:
         free[-1, :] = 0.0

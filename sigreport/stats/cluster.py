@@ -144,7 +144,7 @@ def paired_t_family(x: np.ndarray, pairs: Sequence[tuple[int, int]], g: np.ndarr
     sd = d.std(axis=0, ddof=1) if d.shape[0] > 1 else np.full(len(pairs), np.nan)
     out = []
     for k in range(len(pairs)):
-        extra: dict[str, object] = {"clusters": cm.summary(k)}
+        extra: dict[str, object] = {"clusters": dataclasses.asdict(cm.summary(k))}  # as results.json reads it back
         if shapiro is not None:
             extra = {"shapiro_pvalue": shapiro[k], **extra}
         if not (cm.se[k] > 0 and np.isfinite(t[k])):

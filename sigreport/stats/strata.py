@@ -100,7 +100,7 @@ def paired_t_family(x: np.ndarray, pairs: Sequence[tuple[int, int]], s: np.ndarr
     mm = macro_means(d, s, S)
     out = []
     for k in range(len(pairs)):
-        extra: dict[str, object] = {"strata": mm.summary(k)}
+        extra: dict[str, object] = {"strata": dataclasses.asdict(mm.summary(k))}  # as results.json reads it back
         if shapiro is not None:
             extra = {"shapiro_pvalue": shapiro[k], **extra}
         df, se, m = float(mm.df[k]), float(mm.se[k]), float(mm.mean[k])

@@ -12,6 +12,8 @@ import yaml
 
 from conftest import CONFIGS, GOLDEN, ROOT, needs, pdflatex_compile
 from sigreport.api.options import render_options
+from sigreport.render.options import RenderOptions
+from sigreport.spec import load_spec
 from sigreport.api.pipeline import build
 from sigreport.render import format as fmt
 from sigreport.render import names
@@ -33,7 +35,14 @@ def test_report_from_results_json_alone(name, tmp_path):
     """A Results read back from results.json (no spec) renders; its LaTeX tables are the build's bytes."""
     results = from_json((GOLDEN / name / "results.json").read_text(encoding="utf-8"))
     assert "spec" not in {f.name for f in dataclasses.fields(results)}  # no Results carries a spec (not only these)
-    model = build_report(results, f"{name}.yaml")  # the report's name (its LaTeX labels) is the spec's
+    # the report's name (its LaTeX labels) is the spec's; a spec that chooses how the main table reads
+    # (outputs.main_table) is re-rendered with its main-table options, which results.json does not hold
+    raw = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text(encoding="utf-8"))
+    options = RenderOptions()
+    if "main_table" in (raw.get("outputs") or {}):
+        options = dataclasses.replace(options, main_table=render_options(load_spec(CONFIGS / f"{name}.yaml").spec
+                                                                          ).main_table)
+    model = build_report(results, f"{name}.yaml", options=options)
     if model.baseline is None:  # results.json does not store the spec's baseline (the HTML's tag), like the settings
         spec_baseline = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text(encoding="utf-8")).get("baseline")
         model = dataclasses.replace(model, baseline=spec_baseline)

@@ -115,7 +115,7 @@ def test_clustered_paired_t_equals_statsmodels_t_on_g_minus_1(G, alternative):
         if alternative == "two-sided":
             lo, hi = fit.conf_int(alpha=0.1)[0]
             assert (r.ci_low, r.ci_high) == (pytest.approx(lo, rel=1e-10), pytest.approx(hi, rel=1e-10))
-        assert r.extra["clusters"].G == G
+        assert r.extra["clusters"]["G"] == G
 
 
 def cluster_bootstrap_loop(x: np.ndarray, g: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -498,9 +498,11 @@ def _clusters(records: Sequence[Record]) -> list[tuple[Part, ...]]:
              "cluster-robust (CR1) standard error", Cite(("liang1986", "cameron2015")), ", with intervals and "
              "tests on Student's t with G \u2212 1 degrees of freedom; the paired t test is its clustered version"
              + (", and the bootstrap and permutation tests resample and sign-flip whole clusters" if resampled else "")
-             + "; the design effect (SE_cluster/SE_iid)\u00b2 and the effective number of items n/deff are reported",
+             + "; the design effect (the squared ratio of the cluster-robust to the independent-items standard "
+             "error) and the effective number of items n/deff are reported",
              Cite(("miller2024",)), "." + (" The minimum detectable difference of the clustered paired t is the "
-             "noncentral t's on G \u2212 1 degrees of freedom with noncentrality d_z\u221a(n/deff)." if mde else ""),)]
+             "noncentral t's on G \u2212 1 degrees of freedom, its noncentrality the standardized difference times "
+             "\u221a(n/deff)." if mde else ""),)]
 
 
 def _macro(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:

@@ -88,12 +88,12 @@ def design_note(r: DescriptivesRecord) -> str:
     if clusters is not None:
         how = ("the proportion interval on the effective n" if proportion_interval(r.ci_method) is not None else
                f"cluster-robust (CR1) intervals, t on G \u2212 1 = {clusters.G - 1} df")
-        return (f"{r.n_items} items in G = {clusters.G} clusters: {how}; design effect = (SE_cluster/SE_iid)\u00b2, "
+        return (f"{r.n_items} items in G = {clusters.G} clusters: {how}; design effect = (cluster-robust SE / independent-items SE)\u00b2, "
                 "effective n = n / design effect.")
     strata = next(s.strata for s in r.systems if s.strata is not None)
     return (f"Mean: the macro average over S = {strata.S} strata (the mean of the per-stratum means), its interval "
             "from the stratified standard error with Welch-Satterthwaite df; SD and median of the items; design "
-            "effect = (SE_macro/SE_iid)\u00b2, effective n = n / design effect.")
+            "effect = (stratified SE / independent-items SE)\u00b2, effective n = n / design effect.")
 
 
 def interval_level(r: PairwiseRecord) -> float:
@@ -192,7 +192,7 @@ def large_family_view(r: PairwiseRecord, lab: Labels, table: Table, words: paper
     k = len({s for p in r.pairs for s in (p.a, p.b)})
     base = f" and the pairs with the baseline {lab.baseline}" if lab.baseline is not None else ""
     which = (f"Shown: the pairs of neighbours in value order{base} ({len(chosen)} of the {len(r.pairs):,} pairs of "
-             f"{k} systems); every pair is in the searchable table of the HTML report and in results.json, and the "
+             f"{k} systems); every pair is in results.json and in the report's searchable table of all pairs, and the "
              "main table's Rank (UB) and the Conclusions' tiers read every pair's decision.")
     rows = Rows(len(chosen), lambda: [_pairwise_row(r, r.pairs[i], level, dec, has_df) for i in chosen])
     bold = tuple(n for n, i in enumerate(chosen) if r.pairs[i].significant)
