@@ -136,9 +136,12 @@ def triangle(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFact
     sign (+: the row system is the better one, see the module's docstring), bold (and ``*`` without p) when
     significant."""
     cells: dict[tuple[str, str], Cell] = {}
-    for p in pairs:
-        for row, col, flip in ((p.a, p.b, False), (p.b, p.a, True)):
-            cells[(row, col)] = _triangle_cell(p, flip, with_p)
+    index = {s: i for i, s in enumerate(systems)}
+    for p in pairs:  # the cell below the diagonal only (row after column in ``systems``); the other is not shown
+        if index[p.a] > index[p.b]:
+            cells[(p.a, p.b)] = _triangle_cell(p, False, with_p)
+        else:
+            cells[(p.b, p.a)] = _triangle_cell(p, True, with_p)
     rows = tuple((Text(r), *(cells.get((r, c), Text("")) if j < i else Text("") for j, c in enumerate(systems[:-1])))
                  for i, r in enumerate(systems) if i > 0)
     columns = (Column(Text(""), "l"), *(Column(Text(c), "r" if with_p else "c") for c in systems[:-1]))
