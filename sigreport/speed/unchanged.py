@@ -247,4 +247,5 @@ def left_as_it_is(spec: str | Path, out: str | Path | None, cache_dir: str | Non
     if not found or not isinstance(record, BuildRecord):
         return None
     with store.locked(Path(record.dest), wait, say):
+        store.recover(Path(record.dest), say)  # what a stopped build left beside the folder, as every build does
         return up_to_date(cache, spec_path, out, options, code())
