@@ -396,7 +396,7 @@ def _left_as_it_is(args: argparse.Namespace) -> Any:
     if not args.quiet:
         files = sum(1 for f in record.files if not f.startswith("."))
         print(f"{record.dest} is up to date: same spec, data, options and sigreport as the build that wrote it, and "
-              f"its {files} files untouched since; left as it is (--no-cache builds it again)")
+              f"its {files} file{'s' if files != 1 else ''} untouched since; left as it is (--no-cache builds it again)")
         if record.warnings:
             n = len(record.warnings)
             print(f"{n} warning{'s' if n != 1 else ''} (shown in the report; --strict fails on them)")
