@@ -244,8 +244,8 @@ def left_as_it_is(spec: str | Path, out: str | Path | None, cache_dir: str | Non
     except (CacheError, OSError):
         return None  # the build says what is wrong with it
     found, record = cache.section(SECTION).get(record_key(spec_path, out))
-    if not found or not isinstance(record, BuildRecord):
-        return None
+    if not found or not isinstance(record, BuildRecord) or not record.stable or not Path(record.dest).is_dir():
+        return None  # the build writes the folder (and says what is wrong where it cannot)
     with store.locked(Path(record.dest), wait, say):
         store.recover(Path(record.dest), say)  # what a stopped build left beside the folder, as every build does
         return up_to_date(cache, spec_path, out, options, code())
