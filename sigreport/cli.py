@@ -327,6 +327,9 @@ def _run(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(text)
         return 0
+    if (args.command == "build" and not args.release and not args.no_cache and not args.force and not args.previous
+            and _left_as_it_is(args) is not None):  # before the build is imported: nothing changed, nothing to do
+        return 0
     from sigreport.api import pipeline as b
 
     if args.command == "validate":
@@ -359,7 +362,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         dest, written, warnings = b.build(args.spec, args.output, args.formats, args.strict, progress, args.templates,
                                           release, wait=args.wait, run=_run_options(args), force=args.force,
-                                          say=_notices(progress, args.quiet))
+                                          say=_notices(progress, args.quiet), reuse=release is None and not args.no_cache)
     finally:
         progress.finish()
     if not args.quiet:
@@ -378,6 +381,28 @@ def _run(args: argparse.Namespace) -> int:
         if warnings:
             print(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''} (shown in the report; --strict fails on them)")
     return 0
+
+
+def _left_as_it_is(args: argparse.Namespace) -> Any:
+    """When the report this build would write is already there, untouched (same spec, data, options and
+    sigreport: :mod:`sigreport.speed.unchanged`), say so and return its build record; else None. Runs before the
+    build is imported: a rebuild where nothing changed costs the start-up, the hashing of the inputs and a look
+    at the report's files."""
+    from sigreport.speed import unchanged
+
+    options = unchanged.options_of(args.formats, args.strict, args.templates)
+    record = unchanged.left_as_it_is(args.spec, args.output, args.cache, options, args.wait,
+                                     lambda m: print(m, file=sys.stderr))
+    if record is None:
+        return None
+    if not args.quiet:
+        files = sum(1 for f in record.files if not f.startswith("."))
+        print(f"{record.dest} is up to date: same spec, data, options and sigreport as the build that wrote it, and "
+              f"its {files} file{'s' if files != 1 else ''} untouched since; left as it is (--no-cache builds it again)")
+        if record.warnings:
+            n = len(record.warnings)
+            print(f"{n} warning{'s' if n != 1 else ''} (shown in the report; --strict fails on them)")
+    return record
 
 
 def _validate(p: Any, args: argparse.Namespace) -> int:  # p: pipeline.Prepared

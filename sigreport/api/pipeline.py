@@ -20,8 +20,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sigreport.analyses import (build_plan, collect_results, figure_problems, figure_warnings, source_warnings,
-                                 uses_scipy_stats)
+from sigreport.analyses import (build_plan, collect_results, figure_problems, figure_warnings, previous_methods,
+                                 source_warnings, uses_scipy_stats)
 from sigreport.api import releasing
 from sigreport.api.outputs import write_report
 from sigreport.api.progress import Progress, phase, say as say_line
@@ -36,7 +36,7 @@ from sigreport.errors import Problem, SpecError, StrictError, UserError, strict_
 from sigreport.plan import Plan
 from sigreport.results import Results
 from sigreport.spec import SpecFile, load_spec_file, output_dir
-from sigreport.speed import workers
+from sigreport.speed import unchanged, workers
 from sigreport.speed.collector import keep, long_lived
 from sigreport.speed.imports import prefetch
 from sigreport.version import __version__
@@ -111,7 +111,7 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
           strict: bool = False, progress: Progress | None = None, templates: str | Path | None = None,
           release: releases.ReleasePlan | None = None, previous: Results | None = None, wait: float = 0.0,
           say: store.Say | None = None, run: RunOptions = RunOptions(),
-          force: bool = False, context: Any = None) -> tuple[Path, list[str], list[Problem]]:
+          force: bool = False, context: Any = None, reuse: bool = False) -> tuple[Path, list[str], list[Problem]]:
     """Run a whole build; returns (report folder, files written, warnings).
 
     The output folder is locked for the whole build (a second build waits ``wait`` seconds, then stops
@@ -121,7 +121,9 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
     previous one, else the report in the output folder: read here, explicitly, and handed to the plan.
     A release folder is replaced only by a release build with ``--force`` (a plain build into it needs
     ``force``, and then the archive's index is rewritten). ``context``: the release a rebuild writes the
-    report of (``verify``; a release build knows its own).
+    report of (``verify``; a release build knows its own). ``reuse`` (the command line's plain builds): keep
+    the build record with which the next command-line build of the same spec, data, options and software
+    leaves the report as it is (:mod:`sigreport.speed.unchanged`).
     """
     check_build_options(formats, wait)
     sf = spec_file(spec_path)
@@ -130,6 +132,8 @@ def build(spec_path: SpecFile | str | Path, out: str | Path | None = None, forma
               previous=previous, wait=wait, say=say or say_line, run=run, force=force, context=context)
     with outputs_dir_named(sf, release is None and not out):
         check_cache(run, sf)  # an unusable cache folder stops the build before the data is read
+        if reuse and release is None and previous is None and context is None and not force and sf.from_file:
+            job = build_fingerprint(job, out)  # before anything is read; the record is kept when the report is written
         with long_lived(), ready_workers(figure_workers_ahead(sf, run, formats)) as drawers:
             return _build(job, drawers)
 
@@ -151,6 +155,18 @@ class Job:
     run: RunOptions
     force: bool
     context: Any
+    fingerprint: str | None = None  # of the inputs, options and software (a build that may be left as it is)
+    inputs: tuple[Path, ...] = ()  # what the fingerprint was taken of
+    out: str | Path | None = None  # the output folder as asked for (None: the spec's outputs.dir)
+
+
+def build_fingerprint(job: Job, out: str | Path | None) -> Job:
+    """The job with the fingerprint of what its files depend on (inputs, options and software) and where its
+    build record goes (:mod:`sigreport.speed.unchanged`)."""
+    options = unchanged.options_of(job.formats, job.strict, job.templates)
+    inputs = tuple(input_paths(job.sf, job.templates))
+    return dataclasses.replace(job, fingerprint=unchanged.fingerprint(inputs, options, unchanged.code()),
+                               inputs=inputs, out=out)
 
 
 @contextlib.contextmanager
@@ -204,8 +220,8 @@ def _build(job: Job, drawers: workers.Ready | None) -> tuple[Path, list[str], li
         store.check_destination(dest)
         replaced_release = releasing.check_release_destination(dest, job.release, job.force)
         cache = open_cache(run, job.sf)  # only now: a refused build leaves no cache folder behind
-        p = Prepared(job.sf, ds, plan_of(job.sf, ds, job.previous or releasing.previous_of(job.release, dest, say)),
-                     dest)
+        previous = job.previous or releasing.previous_of(job.release, dest, say)
+        p = Prepared(job.sf, ds, plan_of(job.sf, ds, previous), dest)
         processes = f"; {run.jobs} worker processes" if run.jobs > 1 and run.executor != "dask" else ""
         phase(job.progress, f"read {_shape(ds)} and planned {len(p.plan.nodes):,} analyses in "
                             f"{time.monotonic() - t0:.1f} s{processes}")
@@ -216,6 +232,9 @@ def _build(job: Job, drawers: workers.Ready | None) -> tuple[Path, list[str], li
         if job.strict and (failing := strict_failures(job.sf, warnings)):
             raise StrictError(str(job.sf.path), failing)
         written = write_folder(job, p, results, warnings, run.jobs, cache, drawers)
+        if job.fingerprint is not None:  # what the next build compares with (before pruning: this build's entry)
+            unchanged.remember(cache, job.sf.path, job.out, dest, job.inputs, job.fingerprint,
+                               unchanged.stable(previous_methods(previous), results), warnings)
         prune_cache(cache, run, started, job.progress)
         releasing.rewrite_index(job.release, dest, replaced_release, say)
     return dest, written, warnings

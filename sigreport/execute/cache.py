@@ -48,7 +48,7 @@ TAG = "CACHEDIR.TAG"
 TAG_SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55"  # https://bford.info/cachedir/
 TAG_TEXT = (f"{TAG_SIGNATURE}\n# This file is a cache directory tag created by sigreport: the folder is its result cache.\n"
             "# sigreport removes only its own entries here. See https://bford.info/cachedir/\n")
-SECTIONS = ("figures",)  # subfolders of the cache holding another kind of entry (Cache.section)
+SECTIONS = ("figures", "builds")  # subfolders of the cache holding another kind of entry (Cache.section)
 SUBFOLDER = re.compile(r"[0-9a-f]{2}")
 ENTRY = re.compile(r"[0-9a-f]{64}\.pkl")
 TEMPORARY = re.compile(r"\.tmp-[a-z0-9_]{8}")  # tempfile.mkstemp(prefix=".tmp-")

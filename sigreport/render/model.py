@@ -223,8 +223,8 @@ class Rows(Sequence[tuple[Cell, ...]]):
         return iter(self.made())
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, (Rows, tuple)):
-            return self.made() == tuple(other)
+        if isinstance(other, (Rows, tuple)):  # rows of another length are unequal without being made
+            return len(self) == len(other) and self.made() == tuple(other)
         return NotImplemented
 
     def __hash__(self) -> int:

@@ -190,7 +190,12 @@ class BlockDecisions:
         return next((i + 1 for i, tier in enumerate(self.tiers) if system in tier), None)
 
     def compared(self, a: str, b: str) -> bool:
-        return any({p.a, p.b} == {a, b} for p in self.pairs)
+        return frozenset((a, b)) in self._compared
+
+    @functools.cached_property
+    def _compared(self) -> frozenset[frozenset[str]]:
+        """The pairs as unordered pairs of names, made once (``compared`` is asked for many pairs of a family)."""
+        return frozenset(frozenset((p.a, p.b)) for p in self.pairs)
 
     def significant(self, a: str, b: str) -> bool:
         return b in self.beats.get(a, frozenset()) or a in self.beats.get(b, frozenset())

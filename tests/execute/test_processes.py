@@ -89,7 +89,9 @@ def gone(pgid: int, timeout: float = 15.0) -> list[int]:
 def start_held(folder: Path) -> tuple[subprocess.Popen, list[int]]:
     """A build in its own process group, once its analysis workers are held; and their pids."""
     (folder / "HOLD").touch()
-    proc = subprocess.Popen([*CLI, "build", "-j", "2", "-o", str(folder / "out"), str(folder / "spec.yaml")],
+    # --no-cache: nothing the build reads changed (HOLD is no input), so with the cache the report would be left
+    # as it is (sigreport.speed.unchanged) and no worker would start
+    proc = subprocess.Popen([*CLI, "build", "-j", "2", "--no-cache", "-o", str(folder / "out"), str(folder / "spec.yaml")],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     deadline = time.monotonic() + 120

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from sigreport.render.model import CI, Cell, Column, Join, Lines, Marked, Num, P, Sym, Table, Text, join
+from sigreport.render.model import CI, Cell, Column, Join, Lines, Marked, Num, P, Rows, Sym, Table, Text, join
 from sigreport.render.views.common import declared
 from sigreport.results.records import McNemarPair, PairRow, PairwiseRecord, PosthocRow
 
@@ -83,9 +83,7 @@ def pairs_table(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairF
     head = join(words.estimate, f" [{level_text(words.level)} CI]") if words.level is not None else words.estimate
     columns = (Column(Text("a vs b"), "l"), Column(head, "c" if words.level is not None else "r"),
                Column(Sym("p_adj")), Column(Text("Better"), "l"))
-    rows = tuple((Lines((Text(f"{p.a} vs"), Text(p.b))) if stacked else Text(f"{p.a} vs {p.b}"),
-                  _stacked(_estimate(p, words)) if stacked else _estimate(p, words), P(p.p_adjusted),
-                  Text(_better(p, short))) for p in pairs)
+    rows = Rows(len(pairs), lambda: [_pair_row(p, words, short, stacked) for p in pairs])  # made if LaTeX shows them
     bold = tuple(i for i, p in enumerate(pairs) if p.significant)
     interval = (f" with its {level_text(words.level)} confidence interval (per pair, not adjusted for the family)"
                 if words.level is not None and any(p.low is not None or p.high is not None for p in pairs) else "")
@@ -95,6 +93,12 @@ def pairs_table(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairF
             + ("; \u2014: no decision." if any(p.significant is None for p in pairs) else "."))
     return Table(key, caption, columns, rows, (note,), bold, form="pairs with estimates" + (" (a/b)" if short else "")
                  + (" on two lines" if stacked else ""))
+
+
+def _pair_row(p: PairFacts, words: Wording, short: bool, stacked: bool) -> tuple[Cell, ...]:
+    return (Lines((Text(f"{p.a} vs"), Text(p.b))) if stacked else Text(f"{p.a} vs {p.b}"),
+            _stacked(_estimate(p, words)) if stacked else _estimate(p, words), P(p.p_adjusted),
+            Text(_better(p, short)))
 
 
 def _stacked(c: Cell) -> Cell:
@@ -132,9 +136,12 @@ def triangle(key: tuple[str | None, ...], caption: str, pairs: Sequence[PairFact
     sign (+: the row system is the better one, see the module's docstring), bold (and ``*`` without p) when
     significant."""
     cells: dict[tuple[str, str], Cell] = {}
-    for p in pairs:
-        for row, col, flip in ((p.a, p.b, False), (p.b, p.a, True)):
-            cells[(row, col)] = _triangle_cell(p, flip, with_p)
+    index = {s: i for i, s in enumerate(systems)}
+    for p in pairs:  # the cell below the diagonal only (row after column in ``systems``); the other is not shown
+        if index[p.a] > index[p.b]:
+            cells[(p.a, p.b)] = _triangle_cell(p, False, with_p)
+        else:
+            cells[(p.b, p.a)] = _triangle_cell(p, True, with_p)
     rows = tuple((Text(r), *(cells.get((r, c), Text("")) if j < i else Text("") for j, c in enumerate(systems[:-1])))
                  for i, r in enumerate(systems) if i > 0)
     columns = (Column(Text(""), "l"), *(Column(Text(c), "r" if with_p else "c") for c in systems[:-1]))
