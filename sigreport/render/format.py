@@ -132,7 +132,18 @@ def placeholder(ch: str) -> str:
 
 
 # ASCII characters escape() changes: the specials and the control characters (placeholders) but tab and newline
-_ASCII_CHANGED = re.compile(r"[\\~^&%$#_{}<>|\x00-\x08\x0b-\x1f\x7f]")
+_ASCII_CHANGED = re.compile(r"[\\~^&%$#_{}<>|/\x00-\x08\x0b-\x1f\x7f]")
+
+
+_SLASH_BREAK = r"/\hspace{0pt plus 2pt}"
+
+
+def _slash(s: str, k: int) -> str:
+    """The slash at ``s[k]``: within a word (a model's organisation/name: mockllm/large, meta-llama/Llama-3-70B) a
+    line may break after it, with the little stretch the sacrebleu signature's bars have, or a list of such names
+    runs past the column (9.8 pt in lncs); between spaces it is a plain slash."""
+    inside = 0 < k < len(s) - 1 and not s[k - 1].isspace() and not s[k + 1].isspace()
+    return _SLASH_BREAK if inside else "/"
 
 
 def escape(value: object, unprintable: set[str] | None = None) -> str:
@@ -147,8 +158,10 @@ def escape(value: object, unprintable: set[str] | None = None) -> str:
     if s.isascii() and _ASCII_CHANGED.search(s) is None:
         return s
     out = []
-    for ch in s:
-        if ch in _SPECIALS:
+    for k, ch in enumerate(s):
+        if ch == "/":
+            out.append(_slash(s, k))
+        elif ch in _SPECIALS:
             out.append(_SPECIALS[ch])
         elif latex_printable(ch):
             out.append(ch)

@@ -70,9 +70,9 @@ def answers_tables(r: DescriptivesRecord, lab: Labels) -> tuple[Table, ...]:
                   Num(a.se_infinite_answers, dec)) for a in r.answers)
     caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: between- and within-question variance of the "
                "mean over questions.")
-    notes = ("Each question's score is the mean of its answers. Var(mean) = (\u03c3\u00b2_b + \u03c3\u00b2_w / K) / n "
-             "for n questions of K answers (Miller 2024, sec. 4): \u03c3\u00b2_b is the variance between questions, "
-             "\u03c3\u00b2_w the mean variance of one question's answers. More answers per question shrink only "
+    notes = ("Each question's score is the mean of its answers. Var(mean) = (B + W / K) / n for n questions of K "
+             "answers (Miller 2024, sec. 4): B is the variance between questions, W the mean variance of one "
+             "question's answers. More answers per question shrink only "
              "the second part; \"unlimited answers\" is the floor they approach.",)
     return (Table((r.metric, r.corpus, "answers"), caption, cols, rows, notes),)
 
