@@ -310,3 +310,113 @@ def test_the_bayesian_table_compares_with_the_test_the_conclusions_follow(case):
         assert row.frequentist_method == "nemenyi"
         p = primary[frozenset((row.a, row.b))]
         assert (row.frequentist_significant, row.frequentist_pvalue_adjusted) == (p.significant, p.pvalue_adjusted)
+
+
+# ---- the built report: rank column, tiers and gate verdicts are the decision model's (one story) ----------
+
+
+def csv_tables(text: str) -> list[list[dict[str, str]]]:
+    """main.csv's tables (a blank line between them), each a list of rows by header."""
+    import csv
+    import io
+
+    return [list(csv.DictReader(io.StringIO(chunk))) for chunk in text.strip().split("\n\n") if chunk.strip()]
+
+
+def system_of(cell: str) -> str:
+    """A main.csv System cell without its letter ('bart-large (a)') and CSV-safe quote."""
+    return re.sub(r" \([a-z]|\d+\)$", "", cell.lstrip("'")) if re.search(r" \(([a-z]|\d+)\)$", cell) else \
+        cell.lstrip("'")
+
+
+def tier_parts(dec: BlockDecisions) -> list[str]:
+    """The parts of the tiered Conclusions sentence for a block read as tiers ("tier 1: A, B (not separated),
+    Rank (UB) 1"), from the decision model alone."""
+    assert dec.ranks is not None
+    out = []
+    for k, tier in enumerate(dec.ranks.members, 1):
+        ranks = sorted({dec.ranks.rank_ub[s] for s in tier})
+        rank = f"Rank (UB) {ranks[0]}" if len(ranks) == 1 else f"Rank (UB) {ranks[0]}\u2013{ranks[-1]}"
+        out.append(f"tier {k}: {', '.join(tier)}{' (not separated)' if len(tier) > 1 else ''}, {rank}")
+    return out
+
+
+def read_as_tiers(dec: BlockDecisions) -> bool:
+    return dec.baseline is None and dec.ranks is not None and len(dec.order) >= TIERS_MIN
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_rank_column_tiers_and_gate_agree_with_the_decision_model(example, capsys, name):
+    """Every example as built (the session's build, every format): results.json's rank_ub and tier, main.csv's
+    Rank (UB) (and Tier for preference votes) columns, the tiered Conclusions sentence of index.html and, where a
+    metric has a margin, ``sigreport gate``'s verdicts are the decision model's of the same results.json."""
+    import html as html_lib
+    import json
+
+    from conftest import run_cli
+
+    report = example(name)
+    text = (report / "results.json").read_text(encoding="utf-8")
+    doc = json.loads(text)
+    decisions = decide(from_json(text), doc.get("baseline"))
+    ranked = [d for d in decisions if d.ranks is not None and len(d.order) >= RANKED_MIN]
+    # results.json: each ranked block's rank_ub and tier (preference records carry rank_ub)
+    for a in doc["analyses"]:
+        if a["kind"] not in ("descriptives", "preferences"):
+            continue
+        dec = decisions.get(a["metric"], a["corpus"])
+        if dec is None or dec not in ranked:
+            assert all("tier" not in s for s in a["systems"]), a["id"]
+            continue
+        for s in a["systems"]:
+            if a["kind"] == "preferences" or s.get("mean") is not None:
+                assert s["rank_ub"] == dec.ranks.rank_ub[s["system"]], (a["id"], s["system"])
+            if a["kind"] == "descriptives" and s.get("mean") is not None:
+                assert s["tier"] == dec.ranks.tier[s["system"]], (a["id"], s["system"])
+    # main.csv: a Rank (UB) column is one ranked block's ranks; a preference table's Tier its tiers
+    csv_path = report / "main.csv"
+    tables = csv_tables(csv_path.read_text(encoding="utf-8")) if csv_path.exists() else []
+    shown_ranks = 0
+    for rows in tables:
+        if not rows or "Rank (UB)" not in rows[0]:
+            continue
+        shown_ranks += 1
+        shown = {system_of(r["system"]): int(r["Rank (UB)"]) for r in rows if r["Rank (UB)"] not in ("", "\u2014")}
+        matching = [d for d in ranked if all(d.ranks.rank_ub.get(s) == v for s, v in shown.items())
+                    and set(shown) == set(d.order)]
+        assert matching, (name, shown)
+        if "Tier" in rows[0]:  # the preference votes' table
+            prefs = [d for d in matching if d.primary.kind == "preferences"]
+            assert prefs and all(prefs[0].ranks.tier[system_of(r["system"])] == int(r["Tier"]) for r in rows)
+    with_systems = len(doc["systems"]) >= RANKED_MIN
+    assert (shown_ranks > 0) == (with_systems and bool(ranked)), (name, shown_ranks)
+    # index.html's Conclusions: every block read as tiers states the decision model's tiers, no other block does
+    page = html_lib.unescape(re.sub(r"<[^>]+>", "", (report / "index.html").read_text(encoding="utf-8")))
+    conclusions = page.split("Conclusions", 1)[1] if "Conclusions" in page else ""
+    tiered = [d for d in decisions if read_as_tiers(d) and len(d.ranks.members) > 1]
+    for dec in tiered:
+        assert all(part in conclusions for part in tier_parts(dec)), (name, dec.metric, dec.corpus)
+    assert conclusions.count(" tiers \u2014 tier 1: ") == len(tiered), name
+    # sigreport gate, where the report has margins: every verdict is the decisions' and the report's own tests'
+    margins = {a["metric"] for a in doc["analyses"] if a["kind"] == "pairwise"
+               for p in a.get("pairs") or [] if p.get("equivalence")}
+    if not margins:
+        return
+    baseline = next(d.baseline for d in decisions if d.baseline is not None)
+    code, out, err = run_cli(capsys, "gate", str(report), "--baseline", baseline, "--format", "json")
+    assert code in (0, 1), err
+    checks = json.loads(out)["checks"]
+    assert {c["metric"] for c in checks} == margins
+    for c in checks:
+        dec = decisions.get(c["metric"], c["corpus"])
+        pair = next(p for p in dec.pairs if {p.a, p.b} == {c["candidate"], baseline})
+        assert (c["verdict"] == "better") == (pair.winner == c["candidate"]), c
+        assert c["decision"] == (f"{pair.winner} significantly better" if pair.winner else
+                                 "no significant difference"), c
+        rec = next(a for a in doc["analyses"] if a["id"] == dec.primary.id)
+        eq = next(p for p in rec["pairs"] if {p["a"], p["b"]} == {c["candidate"], baseline})["equivalence"]
+        assert c["pvalue"] == pytest.approx(eq["noninferiority_pvalue"], rel=1e-12) and c["margin"] == eq["margin"]
+        assert c["passed"] == (c["verdict"] in ("better", "non-inferior")) == (c["pvalue"] <= c["alpha"]), c
+        if eq["noninferior"]:  # the report's (corrected) non-inferiority implies the gate's (each at alpha)
+            assert c["passed"], c
+    assert (code == 0) == all(c["passed"] for c in checks)

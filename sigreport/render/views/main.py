@@ -339,6 +339,6 @@ def preference_tables(results: Results, decisions: Decisions, opts: MainTableOpt
         part = "" if not after and len(records) == 1 else f"-{names.slug(str(record.corpus))}" \
             if len(records) > 1 else ""
         name = ("main-preferences" if after else "main") + part
-        out.append(Table(("main", "preferences", str(record.corpus)) if after or len(records) > 1 else ("main",),
-                         caption, columns, tuple(rows), tuple(notes), name=name, sortable=True))
+        out.append(Table(("main", "preferences", str(record.corpus)), caption, columns, tuple(rows), tuple(notes),
+                         name=name, sortable=True))
     return tuple(out)
