@@ -122,10 +122,31 @@ def beaten_by_markers(marks: str, systems: tuple[str, ...], baseline: str | None
     return {lett[ch] for ch in re.findall(r"[a-z]|\d+", marks.replace("?", ""))}
 
 
+def check_preference_tables(model: Any, decisions: list[BlockDecisions]) -> list[BlockDecisions]:
+    """The main tables of preference votes (one per Bradley-Terry block, strongest first): Rank (UB) and Tier
+    are the block's ranks, bold and underline its best and second strengths as shown; the other blocks are
+    returned for the metrics' tables."""
+    prefs = [d for d in decisions if d.primary is not None and d.primary.kind == "preferences"]
+    tables = [t for t in model.main if t.key[:2] == ("main", "preferences")]
+    assert len(tables) == len(prefs)
+    for t, dec in zip(tables, prefs):
+        heads = [c.header for c in t.columns]
+        systems = [row[0].text for row in t.rows]
+        assert systems == list(dec.order)
+        if dec.ranks is not None and len(dec.order) >= RANKED_MIN:
+            assert heads[1:3] == [Text("Rank (UB)"), Text("Tier")]
+            assert [row[1].value for row in t.rows] == [dec.ranks.rank_ub[s] for s in systems]
+            assert [row[2].value for row in t.rows] == [dec.ranks.tier[s] for s in systems]
+        assert [row[-1].emphasis for row in t.rows] == [{1: "best", 2: "second"}.get(dec.rank(s) or 0, "")
+                                                        for s in systems]
+    return [d for d in decisions if d not in prefs]
+
+
 def check_main_table(model: Any, results: Any, decisions: list[BlockDecisions]) -> None:
+    decisions = check_preference_tables(model, decisions)
     cells = {}
     ranked = []  # (table index, the Rank (UB) column's cells)
-    for t in model.main:
+    for t in (t for t in model.main if t.key[:2] != ("main", "preferences")):
         heads = t.columns[1:]
         for j, head in enumerate(heads, 1):
             if head.header == Text("Rank (UB)"):
@@ -233,7 +254,7 @@ def check_diff(doc: dict, decisions: list[BlockDecisions]) -> None:
     families = any(isinstance(p.get("significant"), bool) for a in doc["analyses"] for p in a.get("pairs") or [])
     assert (bool(d.flips) or not families) and all(f.primary == (f.analysis in primary) for f in d.flips)
     assert {f.analysis for f in d.flips if f.primary} == {i for i in primary if any(
-        isinstance(p.get("significant"), bool) for a in doc["analyses"] if a["id"] == i for p in a["pairs"])}
+        isinstance(p.get("significant"), bool) for a in doc["analyses"] if a["id"] == i for p in a.get("pairs") or [])}
 
 
 @pytest.mark.parametrize("name", [*EXAMPLES, "twelve", "ties", "binary", "demsar_bayes"])
