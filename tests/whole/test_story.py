@@ -346,8 +346,7 @@ def csv_tables(text: str) -> list[list[dict[str, str]]]:
 
 def system_of(cell: str) -> str:
     """A main.csv System cell without its letter ('bart-large (a)') and CSV-safe quote."""
-    return re.sub(r" \([a-z]|\d+\)$", "", cell.lstrip("'")) if re.search(r" \(([a-z]|\d+)\)$", cell) else \
-        cell.lstrip("'")
+    return re.sub(r" \(([a-z]|\d+)\)$", "", cell.lstrip("'"))
 
 
 def tier_parts(dec: BlockDecisions) -> list[str]:
