@@ -497,7 +497,11 @@ def tier_change(aid: str, old: BlockDecisions | None, new: BlockDecisions | None
     ot, nt = old.ranks.members, new.ranks.members
     shared = set(old.ranks.systems) & set(new.ranks.systems)
     best_o, best_n = (ot[0] if ot else ()), (nt[0] if nt else ())
-    if best_o == best_n and restricted(ot, shared) == restricted(nt, shared):
+
+    def layers(tiers: tuple[tuple[str, ...], ...]) -> list[frozenset[str]]:  # a tier is a set: its order is news to no one
+        return [frozenset(t) for t in restricted(tiers, shared)]
+
+    if set(best_o) == set(best_n) and layers(ot) == layers(nt):
         return None
     return RankChange(aid, "tiers", tuple(" = ".join(t) for t in ot), tuple(" = ".join(t) for t in nt),
                       best_o[0] if best_o else None, best_n[0] if best_n else None, tuple(best_o), tuple(best_n))
@@ -1071,7 +1075,7 @@ def rank_change_text(ctx: Context, r: RankChange) -> Change:
     was = " = ".join(r.old_best_tied) if r.old_best_tied else str(r.old_best)
     test = {"means": "means", "average ranks": "average ranks", "tiers": "Bradley-Terry tiers"}[r.source]
     tiers = r.source == "tiers"  # preference votes: tier 1 (no system significantly better) and the tiers
-    if tuple(r.old_best_tied) != tuple(r.new_best_tied):
+    if (set(r.old_best_tied) != set(r.new_best_tied)) if tiers else tuple(r.old_best_tied) != tuple(r.new_best_tied):
         return Change(kind="best", metric=metric, corpus=corpus, where=where, test=test,
                       subject="tier 1" if tiers else "best system", old=was, new=best,
                       causes=finish_causes(ctx, causes, metric), primary=tiers, analysis=r.analysis,

@@ -440,3 +440,26 @@ def test_rank_column_tiers_and_gate_agree_with_the_decision_model(example, capsy
         if eq["noninferior"]:  # the report's (corrected) non-inferiority implies the gate's (each at alpha)
             assert c["passed"], c
     assert (code == 0) == all(c["passed"] for c in checks)
+
+
+def test_diff_names_a_changed_tier_of_the_preference_votes(case):
+    """arena: an old release where cirrus-13b's interval reached tier 1 (its upper bound 1.2, above atlas-70b's
+    and borealis-34b's lower bounds) differs in tier 1: one conclusion changed, exit 1, primary, worded as tiers;
+    the strongest two swapping strengths inside tier 1 (intervals kept) is no news."""
+    _, doc = case("arena")
+    old = copy.deepcopy(doc)
+    (rec,) = [a for a in old["analyses"] if a["kind"] == "preferences"]
+    by = {s["system"]: s for s in rec["systems"]}
+    by["cirrus-13b"]["ci_high"] = 1.2
+    d = diffs.diff_results(old, doc)
+    (change,) = d.rank_changes
+    assert change.source == "tiers" and change.old_best_tied == ("atlas-70b", "borealis-34b", "cirrus-13b")
+    assert change.new_best_tied == ("atlas-70b", "borealis-34b") and change.new_order[1] == "cirrus-13b"
+    assert d.exit_code() == 1 and d.changes[0].primary and d.changes[0].subject == "tier 1"
+    assert "tier 1 on Bradley-Terry strength" in d.headline
+    same = copy.deepcopy(doc)
+    (rec,) = [a for a in same["analyses"] if a["kind"] == "preferences"]
+    by = {s["system"]: s for s in rec["systems"]}
+    by["atlas-70b"]["strength"], by["borealis-34b"]["strength"] = by["borealis-34b"]["strength"], \
+        by["atlas-70b"]["strength"]
+    assert not diffs.diff_results(same, doc).rank_changes
