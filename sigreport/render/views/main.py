@@ -336,9 +336,8 @@ def preference_tables(results: Results, decisions: Decisions, opts: MainTableOpt
             notes.append("Rank (UB): 1 + the number of systems whose interval lies wholly above this system's "
                          "(Chatbot Arena's rule); Tier: no system of a tier is significantly better than another of "
                          "it, and each system below tier 1 is significantly worse than one of the tier above.")
-        part = "" if not after and len(records) == 1 else f"-{names.slug(str(record.corpus))}" \
-            if len(records) > 1 else ""
-        name = ("main-preferences" if after else "main") + part
+        several = f"-{names.slug(str(record.corpus))}" if len(records) > 1 else ""  # (one per group of votes)
+        name = ("main-preferences" if after or several else "main") + several
         out.append(Table(("main", "preferences", str(record.corpus)), caption, columns, tuple(rows), tuple(notes),
                          name=name, sortable=True))
     return tuple(out)
