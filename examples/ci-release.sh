@@ -6,7 +6,9 @@
 # 1. builds the report as release VERSION of ARCHIVE (with its manifest; the release notes against the
 #    previous release are written into ARCHIVE/VERSION/diff.html);
 # 2. writes the release notes as Markdown to NOTES.md (default: release-notes.md), ready to post as a
-#    pull-request comment (a one-line headline, then tables);
+#    pull-request comment (a one-line headline, the conclusions that changed, the rest collapsed in a
+#    <details> block; keep ARCHIVE, with its item-scores/ folder, between runs: the notes' intervals are then
+#    paired though the data table is overwritten for each release);
 # 3. exits 1 when a conclusion changed since the previous release (sigreport diff --fail-on conclusions),
 #    2 on a user error (bad spec or data), 0 otherwise. The first release of an archive has nothing to
 #    compare with: it writes a one-line note and exits 0.

@@ -218,8 +218,9 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--format", choices=("markdown", "csv", "json", "html"), default="markdown")
     w = sub.add_parser("power", help="items (and runs) the next study needs to detect a difference, from a pilot's data")
     w.add_argument("spec")
-    w.add_argument("--difference", type=float, required=True, metavar="D",
-                   help="the true difference to detect, in the metric's units")
+    w.add_argument("--difference", action="append", required=True, metavar="[METRIC=]D",
+                   help="the true difference to detect, in the metric's units: D for every metric, or METRIC=D for "
+                   "one (its key or label; repeat for several)")
     w.add_argument("--power", type=_probability, default=None, metavar="P",
                    help="the power to reach (default: tests.power, else 0.8)")
     w.add_argument("--metric", action="append", help="only this metric (repeat for several)")
@@ -334,11 +335,12 @@ def _run(args: argparse.Namespace) -> int:
         print(b.prepare(args.spec).plan.describe())
         return 0
     if args.command == "power":
-        from sigreport.api.planning import plan_power, render_plans
+        from sigreport.api.planning import parse_differences, plan_power, render_plans
 
         prepared = b.prepare(args.spec)
         target = args.power if args.power is not None else (prepared.spec_file.spec.tests.power or 0.8)
-        sys.stdout.write(render_plans(plan_power(prepared, args.difference, target, args.metric), args.difference,
+        differences = parse_differences(args.difference, prepared.dataset.metric_specs)
+        sys.stdout.write(render_plans(plan_power(prepared, differences, target, args.metric), differences,
                                       target, args.format, prepared.spec_file.spec.tests.alternative))
         return 0
     if args.command == "verify":
@@ -384,11 +386,13 @@ def _validate(p: Any, args: argparse.Namespace) -> int:  # p: pipeline.Prepared
     would be analysed."""
     from sigreport.data import left_out_warnings
 
+    from sigreport.api.pipeline import strict_failures
+
     noted = p.dataset.source_info.get("warnings") or ()  # the build shows these beside each metric's descriptives
     warnings = left_out_warnings(p.spec_file, p.dataset) + [p.spec_file.problem(str(w), "data", "scores")
                                                             for w in noted]
-    if args.strict and warnings:
-        raise StrictError(str(p.spec_file.path), warnings)
+    if args.strict and (failing := strict_failures(p.spec_file, warnings, unused=False)):
+        raise StrictError(str(p.spec_file.path), failing)
     if not args.quiet:
         for w in warnings:
             print(f"warning: {w.render()}", file=sys.stderr)
@@ -424,6 +428,21 @@ def method_listing() -> list[dict[str, Any]]:
                     "mde": "none: not computed for equivalence tests",
                     "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]}
                                    for k in e.references]})
+    from sigreport.results.methods import proportion
+
+    for d in proportion.INTERVALS:  # a binary metric's systems (tests.proportion_ci)
+        out.append({"kind": "proportion_interval", "name": d.name, "display": d.display, "origin": "built-in",
+                    "options": {"tests.proportion_ci": d.name + (" (the default)" if d.name == proportion.DEFAULT
+                                                                 else "")},
+                    "applies": list(proportion.APPLIES), "record": "DescriptivesRecord (each system's interval; "
+                    "ci_method)", "mde": "none: an interval, not a test",
+                    "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]}
+                                   for k in (d.reference, "korn1998")]})  # korn1998: the clustered variant
+    n = proportion.NEWCOMBE  # a binary metric's pairs
+    out.append({"kind": "paired_proportion_interval", "name": n.name, "display": n.display, "origin": "built-in",
+                "options": {}, "applies": list(n.applies),
+                "record": "PairwiseRecord (each pair's interval; ci_method)", "mde": "none: an interval, not a test",
+                "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]} for k in (n.reference,)]})
     return out
 
 
@@ -436,7 +455,7 @@ def _methods(args: argparse.Namespace) -> int:
     for m in listing:
         lines.append(f"{m['kind']} {m['name']}: {m['display']} ({m['origin']})")
         options = "; ".join(f"{k}: {v}" for k, v in m["options"].items()) or "none"
-        lines += [f"  options: {options}", f"  applies to: {', '.join(m['applies'])}", f"  MDE: {m['mde']}",
+        lines += [f"  options: {options}", f"  applies to: {'; '.join(m['applies'])}", f"  MDE: {m['mde']}",
                   f"  references: {'; '.join(r['full'] for r in m['references'])}"]
     sys.stdout.write(printable_lines(lines))
     return 0

@@ -51,8 +51,9 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, Validati
                       model_validator)
 
 from sigreport import defaults
-from sigreport.errors import Problem, SpecError
+from sigreport.errors import Problem, SpecError, did_you_mean
 from sigreport.stats import proportion, registry
+from sigreport.stats.declaration import ALL_KINDS
 from sigreport.stats.methods import replicability as replicability_methods
 
 Alternative = Literal["two-sided", "greater", "less"]
@@ -931,6 +932,16 @@ def interval_level(ci_level: float | None, alpha: float | None) -> float:
     return 1.0 - float(alpha if alpha is not None else Spec.model_fields["alpha"].default)
 
 
+class StrictSpec(_Model):
+    """Notes ``--strict`` accepts (``strict.allow``)."""
+
+    allow: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list, description="Notes that --strict accepts: each entry is a piece of text (case "
+        "sensitive) of a note as --strict lists it, 'ANALYSIS: NOTE' (e.g. 'agreement/' for every note of the "
+        "agreement analyses, or 'lack a rating from' for that note wherever it is). The notes still appear in the "
+        "report; an entry that matches no note fails --strict (a stale entry is said, not kept silently).")
+
+
 class Spec(_Model):
     """A sigreport experiment spec."""
 
@@ -955,6 +966,7 @@ class Spec(_Model):
     agreement: AgreementSpec | None = Field(None, description="Analyses of data.annotations.")
     outcomes: OutcomesSpec | None = Field(None, description="Options of the analyses of data.outcomes.")
     outputs: OutputsSpec = Field(default_factory=OutputsSpec)
+    strict: StrictSpec = Field(default_factory=StrictSpec, description="What --strict accepts.")
 
     @model_validator(mode="before")
     @classmethod
@@ -983,7 +995,8 @@ class Spec(_Model):
     @model_validator(mode="after")
     def _cross_references(self) -> "Spec":
         if self.baseline is not None and self.systems is not None and self.baseline not in self.systems:
-            raise ValueError(f"baseline {self.baseline!r} is not one of the systems: {', '.join(self.systems)}")
+            raise ValueError(f"baseline {self.baseline!r} is not one of the systems{did_you_mean(self.baseline, self.systems)}: "
+                             f"{', '.join(self.systems)}")
         if self.tests.comparisons == "vs_baseline" and self.baseline is None:
             raise ValueError("tests.comparisons vs_baseline needs a baseline system")
         if self.data.scores is not None and not self.metrics:
@@ -1022,7 +1035,8 @@ class Spec(_Model):
             unknown = [m for m in self.tests.bayesian.rope if m not in self.metrics]
             if unknown:
                 raise _At(("tests", "bayesian", "rope", unknown[0]),
-                          f"a ROPE on {', '.join(map(repr, unknown))}, which is not a tested metric (metrics: "
+                          f"a ROPE on {', '.join(map(repr, unknown))}{did_you_mean(unknown[0], self.metrics)}, "
+                          "which is not a tested metric (metrics: "
                           f"{', '.join(self.metrics) or 'none'})")
             corpus_level = [m for m in self.tests.bayesian.rope if self.metrics[m].corpus_level]
             if corpus_level and self.tests.level == "items" and self.tests.design == "items":
@@ -1370,6 +1384,20 @@ def _dotted(path: tuple[Any, ...]) -> str:
 
 def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
     """Field names of the model found at ``loc`` (for 'unknown key' messages)."""
+    model = _model_at(loc)
+    return sorted(model.model_fields) if model is not None and hasattr(model, "model_fields") else []
+
+
+def _field_at(loc: tuple[Any, ...]) -> Any:
+    """The pydantic field at ``loc`` (its constraints, for range messages), or None."""
+    if not loc or not isinstance(loc[-1], str):
+        return None
+    model = _model_at(loc[:-1])
+    return model.model_fields.get(loc[-1]) if model is not None and hasattr(model, "model_fields") else None
+
+
+def _model_at(loc: tuple[Any, ...]) -> Any:
+    """The model found at ``loc`` (None where it is not a model)."""
     model: Any = Spec
     for k, part in enumerate(loc):
         if loc[k - 2:k] in (("data", "scores"), ("data", "outcomes")) and part in SOURCE_FORMATS:  # a source's tag
@@ -1392,7 +1420,7 @@ def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
                 if isinstance(sub, type) and issubclass(sub, BaseModel):
                     nxt = sub
         model = nxt
-    return sorted(model.model_fields) if model is not None and hasattr(model, "model_fields") else []
+    return model
 
 
 def _given(value: Any) -> str:
@@ -1443,17 +1471,56 @@ def _type_message(typ: str, given: Any) -> str:
     return msg
 
 
-def _message(err: dict[str, Any]) -> str:
+_BOUNDS = {"greater_than": "gt", "greater_than_equal": "ge", "less_than": "lt", "less_than_equal": "le"}
+
+
+def _range_message(loc: tuple[Any, ...], given: Any, ctx: Mapping[str, Any]) -> str:
+    """A number outside its field's range, in plain words with both of the field's bounds: "alpha must be
+    between 0 and 1 (exclusive); given 5"."""
+    field = _field_at(loc)
+    bounds = {k: getattr(m, k) for m in (field.metadata if field is not None else ()) for k in ("gt", "ge", "lt", "le")
+              if getattr(m, k, None) is not None}
+    if not bounds:
+        bounds = {k: v for k, v in ctx.items() if k in ("gt", "ge", "lt", "le")}
+    name = next((str(p) for p in reversed(loc) if isinstance(p, str)), "the value")
+    low = ("gt", bounds["gt"]) if "gt" in bounds else ("ge", bounds["ge"]) if "ge" in bounds else None
+    high = ("lt", bounds["lt"]) if "lt" in bounds else ("le", bounds["le"]) if "le" in bounds else None
+    def num(v: Any) -> str:
+        return f"{v:,}" if isinstance(v, int) else f"{v:g}"
+    shown = num(given)
+    if low and high and low[0] == "gt" and high[0] == "lt":
+        rule = f"between {num(low[1])} and {num(high[1])} (exclusive)"
+    elif low and high and low[0] == "ge" and high[0] == "le":
+        rule = f"between {num(low[1])} and {num(high[1])} (inclusive)"
+    else:
+        words = {"gt": "greater than", "ge": "at least", "lt": "less than", "le": "at most"}
+        rule = " and ".join(f"{words[b[0]]} {num(b[1])}" for b in (low, high) if b)
+    return f"{name} must be {rule}; given {shown}"
+
+
+def _literal_message(given: Any, expected: str) -> str:
+    """A value not among a field's allowed ones, with the closest allowed name (a method's display name counts:
+    ``ttest`` -> ``paired_t``)."""
+    allowed = re.findall(r"'([^']*)'", expected)
+    aliases = {d.display: d.name for kind in ALL_KINDS for d in registry.methods(kind) if d.name in allowed}
+    return f"{given!r} is not allowed{did_you_mean(given, allowed, aliases)}; allowed: {expected}"
+
+
+def _message(err: dict[str, Any], loc: tuple[Any, ...] | None = None) -> str:
     typ = err["type"]
     given = err.get("input")
     ctx = err.get("ctx") or {}
     if typ == "extra_forbidden":
         allowed = _allowed_keys(tuple(err["loc"][:-1]))
-        return f"unknown key {err['loc'][-1]!r}" + (f"; allowed: {', '.join(allowed)}" if allowed else "")
+        key = err["loc"][-1]
+        return (f"unknown key {key!r}{did_you_mean(key, allowed)}" +
+                (f"; allowed: {', '.join(allowed)}" if allowed else ""))
     if typ == "missing":
         return "required but missing"
     if typ == "literal_error":
-        return f"{given!r} is not allowed; allowed: {ctx.get('expected', '')}"
+        return _literal_message(given, str(ctx.get("expected", "")))
+    if typ in _BOUNDS and isinstance(given, (int, float)) and not isinstance(given, bool):
+        return _range_message(tuple(loc if loc is not None else err["loc"]), given, ctx)
     if typ in _EXPECTED:
         return _type_message(typ, given)
     msg = err["msg"]
@@ -1601,7 +1668,7 @@ def _validate(raw: dict[Any, Any], positions: _Positions, path: Path, folder: Pa
             at = (err.get("ctx") or {}).get("error")
             if isinstance(at, _At):
                 loc = loc + at.path
-            problems.append(Problem(source, positions.line_of(loc), _dotted(loc), _message(err)))
+            problems.append(Problem(source, positions.line_of(loc), _dotted(loc), _message(err, loc)))
         raise SpecError(source, problems) from None
 
 

@@ -119,34 +119,196 @@ def with_power(records: tuple[Any, ...], dataset: Dataset, tests: TestsSpec, alp
     return tuple(out)
 
 
+def mde_method(rec: Any, block: Any, row: Any) -> str:
+    """How a pair's MDE (and its power at a difference, :func:`powers_at`) is computed, as its ``method``:
+    ``noncentral_t_clustered`` or ``noncentral_t_stratified`` by the design, else by the method's declared rule
+    (``noncentral_t``; ``simulation`` within :data:`SIMULATION_BUDGET` pair-items of the family, else
+    ``noncentral_t_are``). The one rule that the report's MDE and ``sigreport power`` read."""
+    if "strata" in row.test.extra:
+        return "noncentral_t_stratified"
+    if block.cluster_codes is not None or any("strata" in r.test.extra for r in rec.pairs):
+        return "noncentral_t_clustered"
+    rule = registry.method("pairwise", rec.method).mde
+    if rule.rule == "noncentral_t":
+        return "noncentral_t"
+    return "simulation" if len(rec.pairs) * block.scores.shape[0] <= SIMULATION_BUDGET else "noncentral_t_are"
+
+
+def simulation_seed(seed: int, rec: Any, row: Any) -> int:
+    """The seed of a pair's simulated data sets (the report's MDE and ``sigreport power`` alike)."""
+    return derived_seed(seed, f"{rec.id}/power/{row.a}/{row.b}")
+
+
 def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tuple[Any, ...]:
     level = comparison_level(alpha, rec.correction, rec.family_size)
     target = float(tests.power)
     index = {s: i for i, s in enumerate(block.systems)}
     x = block.scores
     rule = registry.method("pairwise", rec.method).mde
-    simulate = rule.rule == "simulation" and len(rec.pairs) * x.shape[0] <= SIMULATION_BUDGET
-    sds = [None] * len(rec.pairs) if simulate else pair_sds(x, [index[r.a] for r in rec.pairs],
-                                                            [index[r.b] for r in rec.pairs], varying=True)
+    sds = pair_sds(x, [index[r.a] for r in rec.pairs], [index[r.b] for r in rec.pairs], varying=True)
     rows = []
-    if block.cluster_codes is not None or any("strata" in r.test.extra for r in rec.pairs):  # design-based
-        return tuple(dataclasses.replace(row, mde=detectable(clustered_mde(row, sd, x.shape[0], level, target,
-                                                                          rec.alternative)))
-                     for row, sd in zip(rec.pairs, pair_sds(x, [index[r.a] for r in rec.pairs],
-                                                            [index[r.b] for r in rec.pairs], varying=True)))
     for row, sd in zip(rec.pairs, sds):
-        if rule.rule == "noncentral_t":
+        method = mde_method(rec, block, row)
+        if method in ("noncentral_t_clustered", "noncentral_t_stratified"):
+            mde = clustered_mde(row, sd, x.shape[0], level, target, rec.alternative)
+        elif method == "noncentral_t":
             mde = closed_form(sd, x.shape[0], level, target, rec.alternative)
-        elif simulate:
+        elif method == "simulation":
             d = x[:, index[row.a]] - x[:, index[row.b]]
             test = rule.pvalues
             mde = power.simulated_mde(d, lambda v, t=test: t(v, rec.alternative), level, target, rec.alternative,
-                                      N_SIMS, derived_seed(seed, f"{rec.id}/power/{row.a}/{row.b}"))
+                                      N_SIMS, simulation_seed(seed, rec, row))
         else:
             mde = closed_form(sd, x.shape[0], level, target, rec.alternative, "noncentral_t_are",
                               rule.efficiency)
         rows.append(dataclasses.replace(row, mde=detectable(mde)))
     return tuple(rows)
+
+
+@dataclasses.dataclass(frozen=True)
+class PowerAt:
+    """A pair's power to detect a true difference with its pilot's items, and the items it needs to reach the
+    target power: by the rule of its MDE (``method``, :func:`mde_method`), so that the power at the report's MDE
+    is the report's target. None and ``note`` where there is no answer."""
+
+    method: str
+    level: float
+    sd: float | None
+    power: float | None
+    items_needed: int | None
+    note: str = ""
+
+
+MAX_ITEMS = 10_000_000
+"""The most items a count is searched up to (stats.power.paired_t_sample_size's max_n)."""
+SIMULATED_ITEMS = 20_000
+"""The most items whose power the search for the items needed simulates (N_SIMS data sets of them); beyond it,
+the efficiency approximation (``noncentral_t_are``'s count), said in the note."""
+
+
+def powers_at(rec: Any, block: Any, alpha: float, seed: int, difference: float, target: float,
+              pairs: tuple[Any, ...] | None = None) -> tuple[PowerAt, ...]:
+    """Every pair of an item-level pairwise record (after the family corrections): its power to detect a true
+    mean difference ``difference`` (a - b, in the metric's units) and the items needed for power ``target``,
+    at the level the correction asks of a pair, by the pair's MDE rule (:func:`mde_method`): the noncentral t;
+    the same simulation as the MDE (same seed, same data sets for the pilot's items; ``N_SIMS`` data sets
+    of m items from a seed of m for the search); the t with the items times the efficiency; the clustered or
+    stratified t of the pair's design (its G, df and effective items). ``pairs``: only these of the record's
+    pairs (each still simulated, and its method chosen, as one of the record's)."""
+    level = comparison_level(alpha, rec.correction, rec.family_size)
+    index = {s: i for i, s in enumerate(block.systems)}
+    x = block.scores
+    n = x.shape[0]
+    rule = registry.method("pairwise", rec.method).mde
+    rows = rec.pairs if pairs is None else pairs
+    sds = pair_sds(x, [index[r.a] for r in rows], [index[r.b] for r in rows], varying=True)
+    out = []
+    for row, sd in zip(rows, sds):
+        method = mde_method(rec, block, row)
+        d = x[:, index[row.a]] - x[:, index[row.b]]
+
+        def at(p: float | None, needed: int | None, note: str = "", method: str = method, sd: float | None = sd
+               ) -> PowerAt:
+            return PowerAt(method=method, level=level, sd=sd, power=p, items_needed=needed, note=note)
+        why = _no_answer(d, sd, difference, rec.alternative)
+        if why:
+            out.append(at(None, None, why))
+            continue
+        assert sd is not None
+        dz = difference / sd if rec.alternative != "two-sided" else abs(difference) / sd
+        if method in ("noncentral_t_clustered", "noncentral_t_stratified"):
+            out.append(at(*_design_power(row, method, dz, n, level, target, rec.alternative)))
+        elif method == "simulation":
+            test = rule.pvalues
+            pv = lambda v, t=test: t(v, rec.alternative)  # noqa: E731
+            now = power.simulated_power(d, pv, level, difference, N_SIMS, simulation_seed(seed, rec, row))
+            assert rule.efficiency is not None
+            guess = power.paired_t_sample_size(difference * math.sqrt(rule.efficiency), sd, level, target,
+                                               rec.alternative)
+            simulated = f"power by simulation from the pilot's differences ({N_SIMS} data sets, as the report's MDE)"
+            needed = None
+            if guess is not None and guess <= SIMULATED_ITEMS:
+                pair_seed = simulation_seed(seed, rec, row)
+                needed = power.simulated_sample_size(
+                    d, pv, level, difference, target, N_SIMS,
+                    lambda m, s=pair_seed: s if m == n else derived_seed(s, f"items/{m}"), guess, SIMULATED_ITEMS)
+            if needed is not None:
+                out.append(at(now, needed, f"{rec.method}: {simulated}"))
+            else:
+                out.append(at(now, guess, f"{rec.method}: {simulated}; items needed beyond {SIMULATED_ITEMS:,}: the "
+                                          "paired t's count with the items times the test's efficiency for normal "
+                                          "differences" + ("" if guess is not None else
+                                                           f" (beyond {MAX_ITEMS:,} items: none given)")))
+        else:
+            eff = 1.0 if method == "noncentral_t" else float(rule.efficiency or 1.0)
+            now = float(power.paired_t_power(dz * math.sqrt(eff), n, level, rec.alternative))
+            needed = power.paired_t_sample_size(difference * math.sqrt(eff), sd, level, target, rec.alternative)
+            beyond = "" if needed is not None else f"beyond {MAX_ITEMS:,} items: none given"
+            are = "" if eff == 1.0 else (f"{rec.method}: the paired t with the items times the test's efficiency "
+                                         f"for normal differences ({eff:.3f}; the family has more than "
+                                         f"{SIMULATION_BUDGET:,} pair-items to simulate)")
+            out.append(at(now, needed, "; ".join(part for part in (are, beyond) if part)))
+    return tuple(out)
+
+
+def _no_answer(d: np.ndarray, sd: float | None, difference: float, alternative: str) -> str:
+    """Why a pair has no power at ``difference`` ("" when it has one)."""
+    if d.size < 2 or sd is None:
+        return "fewer than 2 items: the SD of the differences needs at least 2"
+    if not math.isfinite(sd):
+        return "the differences have no finite standard deviation"
+    if not power.varies(sd, d):
+        return (f"the differences do not vary (their SD is zero or below {power.ROUNDING:g} of the largest "
+                f"difference: rounding)")
+    if (alternative == "greater" and difference < 0) or (alternative == "less" and difference > 0):
+        return (f"a difference of {difference:g} points against tests.alternative {alternative} (H1: a - b "
+                f"{'>' if alternative == 'greater' else '<'} 0): no number of items detects it with a one-sided "
+                "test; give a difference of the other sign")
+    return ""
+
+
+def _design_power(row: Any, method: str, dz: float, n: int, level: float, target: float, alternative: str
+                  ) -> tuple[float | None, int | None, str]:
+    """(power, items needed, note) of a clustered pair (the clustered paired t on G - 1 df with its effective
+    items; the clusters needed, of the pilot's mean size and design effect, times that size) or of a macro
+    average's pair (its t with the Welch-Satterthwaite df and effective items grown with the items), from the
+    record's own design summary, as :func:`clustered_mde`."""
+    stratified = method == "noncentral_t_stratified"
+    info = row.test.extra.get("strata" if stratified else "clusters")
+    get = (lambda k: info.get(k)) if isinstance(info, dict) else (lambda k: getattr(info, k, None))
+    n_eff = get("effective_n")
+    if n_eff is None or not n_eff > 0:
+        return None, None, f"{'macro average' if stratified else 'clustered items'}: no design effect"
+    deff = n / n_eff
+    if stratified:
+        df = get("df")
+        if df is None or not df >= 1:
+            return None, None, "macro average: no degrees of freedom"
+
+        def power_at(m: int) -> float:
+            return float(power.clustered_t_power(dz, m / deff, 1 + df * m / n, level, alternative))
+        hi = max(n, 2)
+        while power_at(hi) < target:
+            if hi > 10_000_000:
+                return power_at(n), None, "macro average: beyond 10 million items"
+            hi *= 2
+        lo = 1
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if power_at(mid) >= target else (mid, hi)
+        S = get("S")
+        return power_at(n), hi, (f"macro average over {S} strata: the t of the macro average (Welch-Satterthwaite df {df:.1f} "
+                                 f"now), every stratum enlarged alike (design effect {deff:.2f})")
+    G = get("G")
+    if G is None or G < 2:
+        return None, None, "clustered items: fewer than 2 clusters"
+    now = float(power.clustered_t_power(dz, n_eff, G, level, alternative))
+    size = n / G
+    need = power.clusters_needed(dz, deff, size, level, target, alternative)
+    items = None if need is None else math.ceil(need * size)
+    return now, items, (f"clustered items: the clustered paired t (t on G \u2212 1 df) with the pilot's design "
+                        f"effect and mean cluster size; G = {G} clusters now (design effect {deff:.2f}, mean size "
+                        f"{size:.1f}), {need if need is not None else 'too many'} clusters needed")
 
 
 def pair_sds(x: np.ndarray, a: list[int], b: list[int], varying: bool = False) -> list[float | None]:

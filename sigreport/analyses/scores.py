@@ -186,9 +186,12 @@ def clustered_rows(block: Block, rows: list[SystemSummary], ci_level: float) -> 
 
 def clustered_proportion_rows(rows: list[SystemSummary], ci_level: float, method: str
                                ) -> tuple[list[SystemSummary], str]:
-    """Clustered 0/1 items: each system's proportion interval (``tests.proportion_ci``) on its effective number of
-    items n / deff (the design effect of its cluster-robust standard error), the count taken as p * n_eff
-    (:func:`sigreport.stats.proportion.proportion_ci` accepts the non-integer counts), and the note that says so."""
+    """Clustered 0/1 items: each system's proportion interval (``tests.proportion_ci``) on Korn and Graubard's
+    (1998) effective number of items, ``min((n - 1)/deff, n) (z/t_{G-1})^2`` (deff the design effect of its
+    cluster-robust standard error; :func:`sigreport.stats.proportion.korn_graubard_n`), the count taken as
+    p * n* (:func:`sigreport.stats.proportion.proportion_ci` accepts the non-integer counts), and the note that
+    says so. Wilson's is then Inspect AI's ``ci_wilson(cluster=...)``; without the (z/t_{G-1})^2 factor it
+    undercovers with few clusters (docs/methods.md, "Beside the peers")."""
     out = []
     for r in rows:
         c = r.clusters
@@ -197,13 +200,13 @@ def clustered_proportion_rows(rows: list[SystemSummary], ci_level: float, method
             continue
         # scores that do not vary (a proportion of 0 or 1) have no design effect: the items count as they are, so
         # that the interval keeps its width at 0% and 100%
-        varies = c.effective_n is not None and np.isfinite(c.effective_n) and c.effective_n > 0
-        m = float(c.effective_n) if varies else float(r.n)
+        deff = np.nan if c.design_effect is None else float(c.design_effect)
+        m = float(proportion.korn_graubard_n(float(r.n), deff, c.G, ci_level))
         ci = proportion.proportion_ci(np.array([r.mean * m]), np.array([m]), ci_level, method)
         out.append(dataclasses.replace(r, ci_low=float(ci.low[0]), ci_high=float(ci.high[0])))
     return out, (f"every score is 0 or 1: each system's interval is the {proportion.interval(method).display} on "
-                 "its effective number of items n / design effect (the design-effect adjustment of the proportion "
-                 "interval)")
+                 "its effective number of items min((n \u2212 1)/design effect, n) \u00d7 (z/t)\u00b2, t on G "
+                 "\u2212 1 df (Korn and Graubard's design-effect adjustment of the proportion interval)")
 
 
 def macro(block: Block, ctx: Context) -> tuple[np.ndarray, int] | None:

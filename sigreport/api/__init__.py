@@ -28,11 +28,30 @@ SpecSource = SpecFile | str | Path | Mapping[str, Any]
 
 @dataclasses.dataclass(frozen=True)
 class Report:
-    """A written report: its folder, the files written (relative paths) and the warnings."""
+    """A written report: its folder, the files written (relative paths) and the warnings. In Jupyter it shows
+    as the report's conclusions, key figure and main table (read back from its results.json, with the spec's
+    output options); :meth:`open` opens its index.html in the browser."""
 
     path: Path
     files: tuple[str, ...]
     warnings: tuple[Problem, ...]
+    spec: spec_module.Spec | None = dataclasses.field(default=None, compare=False, repr=False)  # its output options
+
+    def _repr_html_(self) -> str:
+        from sigreport.api import notebook
+        from sigreport.api.options import render_options
+
+        return notebook.report_html(self.path, render_options(self.spec) if self.spec is not None else None)
+
+    def open(self) -> bool:
+        """Open the report's index.html in the web browser (:mod:`webbrowser`, a file URL); False when no
+        browser could be started. A report built without html has no index.html: FileNotFoundError."""
+        import webbrowser
+
+        index = self.path / "index.html"
+        if not index.is_file():
+            raise FileNotFoundError(f"{index}: this report was built without html (outputs.formats, --formats)")
+        return webbrowser.open(index.resolve().as_uri())
 
 
 def load_spec(source: SpecSource, *, base_dir: str | Path | None = None) -> SpecFile:
@@ -56,6 +75,8 @@ def analyze(spec: SpecSource, *, scores: Any = None, predictions: Any = None, an
     frames = {k: v for k, v in (("scores", scores), ("predictions", predictions), ("annotations", annotations),
                                 ("outcomes", outcomes), ("preferences", preferences))
               if v is not None}
+    from sigreport.api import notebook  # noqa: F401  (registers the results' notebook display)
+
     with plain_path(plain):
         p = pipeline.prepare(load_spec(spec), previous=previous, frames=frames)
         results = run_plan(p.plan, p.dataset, executor, progress, cache)
@@ -69,8 +90,9 @@ def build(spec: SpecSource, out: str | Path | None = None, *, formats: list[str]
     ``outputs.dir``, atomically. ``plain``: run none of the code that exists only for speed
     (:mod:`sigreport.speed`; the same bytes)."""
     with plain_path(plain):
-        dest, written, warnings = pipeline.build(load_spec(spec), out, formats, strict, progress, templates)
-    return Report(dest, tuple(written), tuple(warnings))
+        sf = load_spec(spec)
+        dest, written, warnings = pipeline.build(sf, out, formats, strict, progress, templates)
+    return Report(dest, tuple(written), tuple(warnings), sf.spec)
 
 
 __all__ = ["Report", "analyze", "build", "load_spec", "__version__"]

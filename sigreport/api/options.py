@@ -42,6 +42,7 @@ def run_settings(spec: Spec) -> RunSettings:
     return RunSettings(
         missing=data.missing if data.scores is not None else None,
         corpus_level=any(m.corpus_level for m in spec.metrics.values()),
+        cluster=data.columns.cluster,
         classification=classification_settings(spec) if data.predictions is not None else None,
         agreement=agreement_settings(spec.agreement or AgreementSpec())
         if data.annotations is not None or agreement else None)

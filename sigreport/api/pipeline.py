@@ -32,7 +32,7 @@ from sigreport.archive.manifest import read_manifest
 from sigreport.archive.verify import CannotRebuild, VerifyResult, verify_release
 from sigreport import defaults
 from sigreport.data import Dataset, left_out_warnings, load_data, with_frames
-from sigreport.errors import Problem, SpecError, StrictError, UserError
+from sigreport.errors import Problem, SpecError, StrictError, UserError, strict_problems
 from sigreport.plan import Plan
 from sigreport.results import Results
 from sigreport.spec import SpecFile, load_spec_file, output_dir
@@ -85,6 +85,14 @@ def plan_of(sf: SpecFile, ds: Dataset, previous: Results | None) -> Plan:
 def collect(p: Prepared, results: dict[str, Any]) -> Results:
     """The run's Results (what results.json holds)."""
     return collect_results(p.spec_file.spec, p.dataset, results, __version__)
+
+
+def strict_failures(sf: SpecFile, warnings: list[Problem], unused: bool = True) -> list[Problem]:
+    """The warnings that fail ``--strict`` (:func:`sigreport.errors.strict_problems`: each note once with the
+    analyses it came from, less those ``strict.allow`` accepts; ``unused``: an entry that matches no note fails)."""
+    allow = sf.spec.strict.allow
+    return strict_problems(warnings, allow, str(sf.path), [sf.line_of("strict", "allow", i) for i in range(len(allow))],
+                           unused)
 
 
 def collect_warnings(results: dict[str, Any]) -> list[Problem]:
@@ -181,8 +189,8 @@ def _build(job: Job, drawers: workers.Ready | None) -> tuple[Path, list[str], li
     t0, started = time.monotonic(), time.time()
     ds = read_data(job.sf, job.progress)
     noted = left_out_warnings(job.sf, ds)  # rows the spec leaves out: said now, failing --strict before any analysis
-    if job.strict and noted:
-        raise StrictError(str(job.sf.path), noted)
+    if job.strict and (failing := strict_failures(job.sf, noted, unused=False)):
+        raise StrictError(str(job.sf.path), failing)
     for w in noted:
         job.say(f"warning: {w.render()}")
     run = dataclasses.replace(job.run, jobs=workers_for(job.run.jobs, ds, job.run.executor == "dask"))
@@ -205,8 +213,8 @@ def _build(job: Job, drawers: workers.Ready | None) -> tuple[Path, list[str], li
         keep()
         warnings = (noted + collect_warnings(results) + figure_warnings(job.sf.spec, results.values())
                     + source_warnings(p.dataset, results.values()))
-        if job.strict and warnings:
-            raise StrictError(str(job.sf.path), warnings)
+        if job.strict and (failing := strict_failures(job.sf, warnings)):
+            raise StrictError(str(job.sf.path), failing)
         written = write_folder(job, p, results, warnings, run.jobs, cache, drawers)
         prune_cache(cache, run, started, job.progress)
         releasing.rewrite_index(job.release, dest, replaced_release, say)

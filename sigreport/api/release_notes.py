@@ -1,11 +1,14 @@
 """What a release note needs beyond the two results.json documents: the releases' per-item scores (for the
 paired interval of each system's change) and where the two reports' sections are (for the HTML links).
 
-The inputs are not copied into a release. They are read where ``verify`` finds them (the path the manifest
-records, relative to the original spec's folder, or under ``--data``), and used only when every data table
-has the sha256 its manifest records: a table changed since the release (edited in place for the next one)
-gives no item scores, and the notes say why and fall back to the unpaired interval. A spec with a user
-aggregate module gives none either: the notes do not run a release's code (``verify`` does, by design).
+The inputs are not copied into a release; their item scores are kept in the archive's store
+(:mod:`sigreport.archive.scores`, listed by the manifest's ``item_scores``), so a diff of two releases of one
+archive is paired even when the data was updated in place. A release without them (built before the store, or
+copied out of its archive) has its inputs read where ``verify`` finds them (the path the manifest records,
+relative to the original spec's folder, or under ``--data``), used only when every data table has the sha256
+its manifest records: a table changed since the release gives no item scores, and the notes say why and fall
+back to the unpaired interval. A spec with a user aggregate module gives none either: the notes do not run a
+release's code (``verify`` does, by design).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 from sigreport.archive.diff import Diff, ItemScores, diff_results
 from sigreport.archive.manifest import MANIFEST_NAME, read_manifest
 from sigreport.archive.notes import Links
+from sigreport.archive import scores
 from sigreport.archive.releases import read_results
 from sigreport.archive.verify import locate_inputs
 from sigreport.data import Dataset, load_data
@@ -31,21 +35,38 @@ REPORT_PAGES = ("index.html", "report.pdf")
 
 def dataset_scores(ds: Dataset) -> ItemScores:
     """The per-item values of every item-level block of a mean metric (corpus-level metrics have no
-    per-item mean; blocks over corpora pair corpora, not items)."""
+    per-item mean; blocks over corpora pair corpora, not items), with their hashes as the store keeps them."""
     blocks = {}
     for (metric, corpus), b in ds.blocks.items():
         spec = ds.metric_specs.get(metric)
         if corpus is None or b.level != "items" or (spec is not None and spec.corpus_level):
             continue
         blocks[(metric, corpus)] = (tuple(b.items), {s: b.scores[:, j] for j, s in enumerate(b.systems)})
-    return ItemScores(blocks)
+    hashes = {(m, c, s): scores.system_hash(scores.sha256(scores.items_bytes(items)),
+                                            scores.sha256(scores.values_bytes(v)))
+              for (m, c), (items, systems) in blocks.items() for s, v in systems.items()}
+    return ItemScores(blocks, None, hashes)
 
 
 def release_scores(folder: Path, manifest: Mapping[str, Any] | None, data_dir: Path | None = None) -> ItemScores:
-    """A release's per-item scores from its inputs, or why there are none (module doc)."""
+    """A release's per-item scores from the archive's store, else from its inputs, or why there are none
+    (module doc)."""
     if manifest is None:
         return ItemScores({}, f"{folder.name} has no manifest naming its inputs")
     name = str(manifest.get("release") or folder.name)
+    kept = manifest.get(scores.FIELD)
+    if kept is not None:
+        found = scores.load(folder.parent, kept, name)
+        if found.missing is None:
+            return found
+        from_inputs = input_scores(folder, manifest, name, data_dir)
+        return dataclasses.replace(from_inputs, hashes=found.hashes,
+                                   missing=from_inputs.missing and f"{found.missing}; {from_inputs.missing}")
+    return input_scores(folder, manifest, name, data_dir)
+
+
+def input_scores(folder: Path, manifest: Mapping[str, Any], name: str, data_dir: Path | None) -> ItemScores:
+    """A release's per-item scores from its inputs, where ``verify`` finds them, or why there are none."""
     if any(e.get("role") == "aggregate" for e in manifest.get("inputs") or []):
         return ItemScores({}, f"the spec of {name} uses a user aggregate module, which the notes do not run")
     data = {**manifest, "inputs": [e for e in manifest.get("inputs") or [] if e.get("role") in DATA_ROLES]}

@@ -10,11 +10,14 @@ spec changed (the changed settings, and the YAML lines), or, when nothing else e
 Per metric and corpus, every system's value in both releases and their difference, with the interval of
 the difference (:func:`value_changes`). The rule for that interval: **paired** (a t interval of the mean
 of the per-item differences, on the items both releases share) when both releases' item scores are given
-(:class:`ItemScores`: the callers read them from the inputs the manifests name, where ``verify`` finds
-them, and only when their sha256 is the manifest's); otherwise **unpaired** (Welch's t interval from each
+(:class:`ItemScores`: the callers read them from the archive's store, :mod:`sigreport.archive.scores`, else
+from the inputs the manifests name, where ``verify`` finds them, and only when their sha256 is the
+manifest's); otherwise **unpaired** (Welch's t interval from each
 release's mean, SD and number of items in results.json), which is wider than the paired one when a
 system's scores on the same items are positively correlated across releases, and says so; none for a
-corpus-level metric (no per-item mean). The interval's level is the new report's interval level.
+corpus-level metric (no per-item mean). The interval's level is the new report's interval level. A system
+whose data did not change (the same hash in both releases' store, else the same summary) gets no interval:
+a difference of 0 with an interval around it is no news.
 
 Other differences (analyses, pairs, systems, corpora or metrics added or removed; automatic test choices
 that changed) are listed too. Nothing here runs a test on the systems: every decision is read from the
@@ -141,17 +144,23 @@ ItemValues = Union[Sequence[float], np.ndarray]  # a system's per-item values, i
 class ItemScores:
     """A release's per-item values of its item-level mean metrics, read from its inputs by the caller:
     (metric, corpus) -> (item names, system -> values in item order). ``missing``: why there are none (no
-    manifest, an input not found or changed since the release, a user aggregate the diff does not run)."""
+    manifest, an input not found or changed since the release, a user aggregate the diff does not run).
+    ``hashes``: (metric, corpus, system) -> the hash of that system's scores and the block's items, as the
+    archive's store keeps them (:mod:`sigreport.archive.scores`); two releases with the same hash have the
+    same data for that system, even when the scores themselves are not at hand."""
 
     blocks: Mapping[tuple[str, str | None], tuple[tuple[str, ...], Mapping[str, ItemValues]]]
     missing: str | None = None
+    hashes: Mapping[tuple[str, str | None, str], str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
 class ValueChange:
     """One system's value in both releases (None: not in that release) and the difference new - old, with
     its interval (``interval``: "paired" on ``n`` shared items, "unpaired" Welch, or "" none) and whether the
-    interval excludes zero. ``old_best`` / ``new_best``: in the best tier of that release's decisions."""
+    interval excludes zero. ``old_best`` / ``new_best``: in the best tier of that release's decisions.
+    ``data_changed``: whether the system's scores differ between the releases (by the store's hashes, else by
+    its summary); a system whose data did not change gets no interval (its difference is no news)."""
 
     system: str
     old: float | None
@@ -164,6 +173,7 @@ class ValueChange:
     significant: bool | None
     old_best: bool
     new_best: bool
+    data_changed: bool | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,7 +200,8 @@ class Change:
     """A conclusion that changed, told in words: ``kind`` decision (a pair), omnibus, best (the best system)
     or order (the order of the shared systems); ``subject`` ("B vs C", "best system"); ``old`` / ``new`` the
     two releases' statements; ``causes`` why, each a sentence; ``test`` the test's display name;
-    ``primary``: the test the new report's conclusions follow; ``analysis`` its id (for scripts)."""
+    ``primary``: the test the new report's conclusions follow; ``analysis`` its id (for scripts);
+    ``data_changed``: the systems of the subject whose data changed (a pair's, or every system's of the block)."""
 
     kind: str
     metric: str
@@ -204,6 +215,7 @@ class Change:
     primary: bool
     analysis: str
     short: str
+    data_changed: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -601,8 +613,27 @@ def spec_settings(old: str | None, new: str | None) -> tuple[tuple[str, str | No
                 seen.add(k)
                 out.append((k, None if o is MISSING else "(removed)", "(added)" if o is MISSING else None))
             continue
+        if isinstance(o, list) and isinstance(n, list):
+            out.append((k, *list_change(o, n)))
+            continue
         out.append((k, _setting(o), _setting(n)))
     return tuple(out)
+
+
+def list_change(old: list[object], new: list[object]) -> tuple[str, str]:
+    """A list setting that changed, told by what changed, so that a long list is never cut before the added
+    name (``systems: ["A", "B", "C"] → [..., "D"]``): ('(list)', 'added "D"; removed "E"'), or the reordered
+    list in full when only the order changed."""
+    added = [x for x in new if x not in old]
+    removed = [x for x in old if x not in new]
+    if not added and not removed:
+        return _setting(old) or "[]", _setting(new) or "[]"
+    said = ([f"added {', '.join(_setting(x) or '' for x in added)}"] if added else []) + \
+        ([f"removed {', '.join(_setting(x) or '' for x in removed)}"] if removed else [])
+    return LIST_CHANGE, "; ".join(said)
+
+
+LIST_CHANGE = "(list)"
 
 
 def subtree(key: str, lacks: Mapping[str, object]) -> str:
@@ -632,6 +663,8 @@ def setting_text(key: str, old: str | None, new: str | None) -> str:
     """'tests.correction: "none" → "holm"', 'metrics.m3: added', 'metrics.m2: removed'."""
     if new == "(added)" or old == "(removed)":
         return f"{key}: {'added' if new == '(added)' else 'removed'}"
+    if old == LIST_CHANGE:
+        return f"{key}: {new}"
     return f"{key}: {old if old is not None else '(not set)'} → {new if new is not None else '(not set)'}"
 
 
@@ -689,6 +722,15 @@ class Context:
         """The new release's decisions of the block, else the old one's."""
         return self.new_dec.get(metric, corpus) or self.old_dec.get(metric, corpus)
 
+    def same_data(self, metric: str, corpus: str | None, system: str) -> bool | None:
+        """Whether the system's scores on the block are the same in both releases by the store's hashes
+        (:attr:`ItemScores.hashes`); None when either release has no hash for it."""
+        if self.old_items is None or self.new_items is None:
+            return None
+        o = self.old_items.hashes.get((metric, corpus, system))
+        n = self.new_items.hashes.get((metric, corpus, system))
+        return None if o is None or n is None else o == n
+
 
 def where_text(label: str, corpus: str | None) -> str:
     """How a block is named to a reader: 'BLEU · news' ('across corpora' for a block over corpora)."""
@@ -725,7 +767,10 @@ def changed_systems(ctx: Context, metric: str, corpus: str | None) -> dict[str, 
     decimals = block.decimals if block else DEFAULT_DECIMALS
     out = {}
     for s in new:
-        if s in old and summary_moved(old[s], new[s]):
+        if s not in old:
+            continue
+        same = ctx.same_data(metric, corpus, s)
+        if same is False or (same is None and summary_moved(old[s], new[s])):
             out[s] = f"mean {fmt(number(old[s].mean), decimals)} → {fmt(number(new[s].mean), decimals)}"
     return out
 
@@ -768,12 +813,14 @@ def block_change(ctx: Context, metric: str, corpus: str | None) -> BlockChange:
     paired = paired_source(ctx, metric, corpus)
     means = mean_metric(od, nd)
     rows = []
+    olds, news = system_rows(od), system_rows(nd)
     for s in systems:
         o, n = number(old_vals.get(s)), number(new_vals.get(s))
         delta = n - o if o is not None and n is not None else None
         lo = hi = None
         kind, count = "", None
-        if delta is not None and means:
+        changed = data_changed(ctx, metric, corpus, s, olds.get(s), news.get(s), delta)
+        if delta is not None and means and changed:
             found = paired_interval(paired, s, level) if paired else None
             if found is not None:
                 (lo, hi), count, kind = found[0], found[1], "paired"
@@ -784,9 +831,24 @@ def block_change(ctx: Context, metric: str, corpus: str | None) -> BlockChange:
         sig = None if lo is None or hi is None else bool(lo > 0 or hi < 0)
         rows.append(ValueChange(system=s, old=o, new=n, delta=delta, ci_low=lo, ci_high=hi, interval=kind, n=count,
                                 significant=sig, old_best=bool(ob and s in ob.best),
-                                new_best=bool(nb and s in nb.best)))
+                                new_best=bool(nb and s in nb.best), data_changed=changed))
     return BlockChange(metric, corpus, info.label, info.higher_is_better, info.decimals, level, tuple(rows),
                        interval_note(ctx, paired is not None, means, level))
+
+
+def data_changed(ctx: Context, metric: str, corpus: str | None, system: str, old: SystemSummary | None,
+                 new: SystemSummary | None, delta: float | None) -> bool | None:
+    """Whether a system both releases have changed its data on the block: by the store's hashes when both
+    releases have them; else by its summary (mean, SD, median, n: :func:`summary_moved`) or, without one,
+    by its value. None for a system only one release has."""
+    if delta is None:
+        return None
+    same = ctx.same_data(metric, corpus, system)
+    if same is not None:
+        return not same
+    if old is not None and new is not None:
+        return summary_moved(old, new)
+    return delta != 0
 
 
 def interval_level(desc: DescriptivesRecord | None, doc: DocumentRecords) -> float:
@@ -915,7 +977,7 @@ def estimate_text(a: str, b: str, estimate: float | None, decimals: int) -> str:
 
 
 def decision_text(significant: bool | None, pvalue: float | None, better: str | None, estimate: str = "") -> str:
-    facts = [x for x in (estimate, f"p = {_p(pvalue)}" if pvalue is not None else "") if x]
+    facts = [x for x in (estimate, f"p = {p_text(pvalue)}" if pvalue is not None else "") if x]
     p = f" ({', '.join(facts)})" if facts else ""
     if significant is None:
         return "undecided" + p
@@ -936,10 +998,17 @@ def flip_change(ctx: Context, f: DecisionFlip) -> Change:
                         estimate_text(f.a, f.b, f.new_estimate, decimals))
     state = ("direction reversed" if f.reason == "direction" else "now significant" if f.new_significant
              else "no longer significant")
+    changed = changed_systems(ctx, n.metric, n.corpus)
+    marked = tuple(s for s in (f.a, f.b) if s in changed)
     return Change(kind="decision", metric=n.metric, corpus=n.corpus, where=where, test=test_label(n),
                   subject=f"{f.a} vs {f.b}", old=old, new=new,
                   causes=pair_causes(ctx, o, n, (f.a, f.b)), primary=f.primary, analysis=f.analysis,
-                  short=f"{f.a} vs {f.b} on {where} {state}")
+                  short=f"{f.a} vs {f.b} on {where} {state}{data_mark(marked)}", data_changed=marked)
+
+
+def data_mark(systems: Sequence[str]) -> str:
+    """' (data of B changed)' for the systems of a changed conclusion whose data changed, or ''."""
+    return f" (data of {', '.join(systems)} changed)" if systems else ""
 
 
 def old_new(ctx: Context, analysis: str) -> tuple[Record, Record]:
@@ -1061,11 +1130,12 @@ def omnibus_change(ctx: Context, f: OmnibusFlip) -> Change:
     causes += test_causes(ctx, o, n)
     test = test_name(n.kind, method_of(n))
     state = "now significant" if f.new_significant else "no longer significant"
+    marked = tuple(changed_systems(ctx, metric, corpus))
     return Change(kind="omnibus", metric=metric, corpus=corpus, where=where, test=test, subject="all systems",
                   old=decision_text(f.old_significant, f.old_pvalue, None),
                   new=decision_text(f.new_significant, f.new_pvalue, None),
                   causes=finish_causes(ctx, causes, metric), primary=False, analysis=f.analysis,
-                  short=f"the {test} on {where} {state}")
+                  short=f"the {test} on {where} {state}{data_mark(marked)}", data_changed=marked)
 
 
 def rank_change_text(ctx: Context, r: RankChange) -> Change:
@@ -1075,16 +1145,23 @@ def rank_change_text(ctx: Context, r: RankChange) -> Change:
     was = " = ".join(r.old_best_tied) if r.old_best_tied else str(r.old_best)
     test = {"means": "means", "average ranks": "average ranks", "tiers": "Bradley-Terry tiers"}[r.source]
     tiers = r.source == "tiers"  # preference votes: tier 1 (no system significantly better) and the tiers
+    changed = changed_systems(ctx, metric, corpus)
     if (set(r.old_best_tied) != set(r.new_best_tied)) if tiers else tuple(r.old_best_tied) != tuple(r.new_best_tied):
+        marked = tuple(s for s in dict.fromkeys([*(r.new_best_tied or [r.new_best]), *(r.old_best_tied or [r.old_best])])
+                       if s in changed)
         return Change(kind="best", metric=metric, corpus=corpus, where=where, test=test,
                       subject="tier 1" if tiers else "best system", old=was, new=best,
                       causes=finish_causes(ctx, causes, metric), primary=tiers, analysis=r.analysis,
-                      short=f"{'tier 1' if tiers else 'best'} on {where} now {best} (was {was})")
+                      short=f"{'tier 1' if tiers else 'best'} on {where} now {best} (was {was}){data_mark(marked)}",
+                      data_changed=marked)
+    block = ctx.block(metric, corpus)
+    order = block.order if tiers and block is not None else r.new_order  # (tiers: the orders are "A = B" tiers)
+    marked = tuple(s for s in order if s in changed)
     return Change(kind="order", metric=metric, corpus=corpus, where=where, test=test,
                   subject="tiers of the systems" if tiers else "order of the systems",
                   old=" > ".join(r.old_order), new=" > ".join(r.new_order),
                   causes=finish_causes(ctx, causes, metric), primary=tiers, analysis=r.analysis,
-                  short=f"{'tiers' if tiers else 'order'} on {where} changed")
+                  short=f"{'tiers' if tiers else 'order'} on {where} changed{data_mark(marked)}", data_changed=marked)
 
 
 # ---- comparisons of systems only one release has ----
@@ -1113,7 +1190,7 @@ def comparisons_of(ctx: Context) -> tuple[Comparison, ...]:
     return tuple(out)
 
 
-def _p(v: float | None) -> str:
+def p_text(v: float | None) -> str:
     """A p-value as the notes print it: three significant digits, scientific below 0.001."""
     return "–" if v is None else (f"{v:.3g}" if v >= 0.001 else f"{v:.2e}")
 

@@ -24,7 +24,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sigreport.errors import Problem, UserError
+from sigreport.errors import Problem, UserError, did_you_mean
 from sigreport.results.decisions import BlockDecisions, decide_records
 from sigreport.results.reading import DocumentRecords
 from sigreport.results.records import PairwiseRecord
@@ -146,19 +146,23 @@ def checked_arguments(found: DocumentRecords, baseline: str, margins: Mapping[st
     report: each problem a :class:`UserError` (exit 2)."""
     systems = tuple(found.systems)
     if baseline not in systems:
-        raise _error(where, "--baseline", f"system {baseline!r} is not in the report; systems: {', '.join(systems)}")
+        raise _error(where, "--baseline", f"system {baseline!r} is not in the report{did_you_mean(baseline, systems)}; systems: "
+                     f"{', '.join(systems)}")
     for c in candidates:
         if c not in systems or c == baseline:
-            raise _error(where, "--candidate", f"{c!r} is not a system of the report other than the baseline; "
+            raise _error(where, "--candidate", f"{c!r} is not a system of the report other than the baseline"
+                         f"{did_you_mean(c, [s for s in systems if s != baseline])}; "
                          f"systems: {', '.join(systems)}")
     known = tuple(found.metrics)
     for m in margins:
         if m not in found.metrics:
-            raise _error(where, "--margin", f"metric {m!r} is not in the report; metrics: {', '.join(known)}")
+            raise _error(where, "--margin", f"metric {m!r} is not in the report{did_you_mean(m, known)}; metrics: "
+                         f"{', '.join(known)}")
     chosen = tuple(primary) or tuple(m for m in known if m in margins and m not in secondary)
     for m in (*chosen, *secondary):
         if m not in found.metrics:
-            raise _error(where, "--metrics", f"metric {m!r} is not in the report; metrics: {', '.join(known)}")
+            raise _error(where, "--metrics", f"metric {m!r} is not in the report{did_you_mean(m, known)}; metrics: "
+                         f"{', '.join(known)}")
         if m not in margins:
             raise _error(where, "--margin", f"metric {m!r} has no margin: give --margin {m}=D (D in the metric's "
                          "units) or build the report with metrics.{m}.margin")

@@ -192,7 +192,9 @@ MANIFEST = {"release!": "str", "sequence!": "int", "previous": "str|null", "sigr
             "spec!": {"name": "str", "path": "str", "copy": "str", "sha256!": "sha256", "text": "str"},
             "inputs!": ("list", INPUT_ENTRY), "templates": "str|null", "seed": "int", "resamples": "int|null",
             "formats": ("list", "str"), "outputs!": ("map", "sha256"), "built_at": "str",
-            "platform": ("map", "any")}
+            "platform": ("map", "any"),
+            "item_scores": ("list", {"metric!": "str", "corpus!": "str", "items!": "sha256",
+                                     "systems!": ("map", "sha256")})}
 """The fields of a manifest sigreport reads back (``verify``, ``diff``, the index), with their JSON types."""
 
 

@@ -2,11 +2,14 @@
 
 One list of parts (:func:`parts`) is the source of the text, Markdown and HTML outputs, so they say the
 same: the headline first (one line), then only the parts that have something to say, in this order: the
-conclusions that changed with their causes, the comparisons of new and removed systems, the values per
-metric and corpus that changed (old, new, difference and its interval), other changes of the results, and
-what changed between the releases' inputs, spec (the changed settings and YAML lines) and software.
+conclusions that changed with their causes (the same change on several blocks one row; a system whose data
+changed named), one table of the systems added, removed or whose data changed (a new or removed system's
+value and comparisons; a changed system's values, difference and interval; systems whose data did not
+change are not listed), and what else changed: other changes of the results, and the releases' inputs, spec
+(the changed settings and YAML lines) and software.
 
-Markdown is written for a pull request on GitHub: compact pipe tables, names escaped. HTML is one
+Markdown is a pull-request comment on GitHub: the conclusions first, the rest collapsed in ``<details>``,
+compact pipe tables, names escaped. HTML is one
 self-contained page (inline style, no script, image or external reference, every name escaped) whose rows
 link to the two reports, at the section of their metric and corpus, when :class:`Links` are given.
 """
@@ -18,7 +21,7 @@ import html
 import json
 from collections.abc import Mapping
 
-from sigreport.archive.diff import BlockChange, Diff, fmt, setting_text, signed, to_json
+from sigreport.archive.diff import BlockChange, Diff, ValueChange, fmt, p_text, setting_text, signed, to_json
 from sigreport.archive.documents import finite_document
 from sigreport.escaping import clean
 from sigreport.escaping import markdown_text as md
@@ -64,60 +67,87 @@ class Part:
 
 def parts(d: Diff) -> list[Part]:
     """The notes' parts, only those with something in them (the order is the module doc's)."""
-    out = [conclusions_part(d), *comparison_parts(d), *value_parts(d), other_part(d), inputs_part(d)]
+    out = [conclusions_part(d), systems_part(d), other_part(d)]
     return [p for p in out if p is not None and (p.rows or p.lines or p.code)]
 
 
 def conclusions_part(d: Diff) -> Part | None:
-    rows, keys = [], []
-    for c in d.changes:
+    """One row per changed conclusion; the same change on several metrics or corpora (a new system now best on
+    each) is one row naming them all. A system whose data changed is named in the conclusion."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i, c in enumerate(d.changes):
         test = c.test if c.primary or c.kind != "decision" else f"{c.test}; not the test the conclusions follow"
-        rows.append((c.where, f"{c.subject} ({test})", c.old, c.new, "; ".join(c.causes)))
-        keys.append((c.metric, c.corpus))
-    n = len(rows)
+        if c.data_changed:
+            test += f"; data of {', '.join(c.data_changed)} changed"
+        groups.setdefault((f"{c.subject} ({test})", c.old, c.new, "; ".join(c.causes)), []).append(i)
+    rows, keys = [], []
+    for (conclusion, old, new, causes), at in groups.items():
+        rows.append((", ".join(d.changes[i].where for i in at), conclusion, old, new, causes))
+        keys.append((d.changes[at[0]].metric, d.changes[at[0]].corpus))
+    n = d.n_conclusions
     return Part(f"{n} conclusion{'s' if n != 1 else ''} changed", ("Where", "Conclusion", d.old, d.new, "Cause"),
                 tuple(rows), keys=tuple(keys))
 
 
-def comparison_parts(d: Diff) -> list[Part]:
-    out = []
-    for status, side in (("new", d.new), ("removed", d.old)):
-        found = [c for c in d.comparisons if c.status == status]
-        if found:
-            out.append(Part(f"Comparisons only in {side} ({status} pairs)", ("Where", "Pair", "Test", side),
-                            tuple((c.where, f"{c.a} vs {c.b}", c.test, c.statement) for c in found),
-                            keys=tuple((c.metric, c.corpus) for c in found)))
-    return out
+def listed(r: ValueChange) -> bool:
+    """A system's row is news: it is new, removed, or its data changed."""
+    return r.old is None or r.new is None or r.data_changed is True
 
 
-def block_changed(b: BlockChange) -> bool:
-    """Whether a block both releases have shows a change (a value, a system, the best)."""
-    both = any(r.old is not None for r in b.rows) and any(r.new is not None for r in b.rows)
-    return both and any(r.delta != 0 or r.old is None or r.new is None or r.old_best != r.new_best for r in b.rows)
+def comparisons_text(d: Diff, b: BlockChange, system: str, status: str) -> str:
+    """A new (removed) system's comparisons by the test the conclusions follow, in the release that has it:
+    'better than A (p = 0.001), B (p = 0.03); worse than C (p = 0.01); not different from E'."""
+    better, worse, same = [], [], []
+    for c in d.comparisons:
+        if c.status != status or (c.metric, c.corpus) != (b.metric, b.corpus) or system not in (c.a, c.b):
+            continue
+        other = c.b if c.a == system else c.a
+        p = f" (p = {p_text(c.pvalue)})" if c.pvalue is not None else ""
+        if c.significant and c.better == system:
+            better.append(other + p)
+        elif c.significant and c.better == other:
+            worse.append(other + p)
+        else:
+            same.append(other)
+    said = [f"{w} {', '.join(xs)}" for w, xs in (("better than", better), ("worse than", worse),
+                                                  ("not different from", same)) if xs]
+    return "; ".join(said) or "–"
+
+
+def systems_part(d: Diff) -> Part | None:
+    """One table of what changed per system, every metric and corpus both releases have: a new or removed
+    system with its value and its comparisons in the release that has it; a system whose data changed with
+    both values, the difference and its interval. Systems whose data did not change are not listed (their
+    difference is no news): the note names how many."""
+    rows, strong, keys, notes_, same = [], set(), [], [], 0
+    for b in (b for b in d.blocks if not only_in_one(b)):
+        shown = [r for r in b.rows if listed(r)]
+        same += sum(r.data_changed is False for r in b.rows)
+        if shown and b.interval_note not in notes_ and any(r.data_changed for r in shown):
+            notes_.append(b.interval_note)
+        for r in shown:
+            i = len(rows)
+            tag = " (new)" if r.old is None else " (removed)" if r.new is None else " (data changed)"
+            ci = f" [{signed(r.ci_low, b.decimals)}, {signed(r.ci_high, b.decimals)}]" if r.ci_low is not None else ""
+            change = signed(r.delta, b.decimals) + ci if r.delta is not None else "–"
+            comparisons = ("–" if r.data_changed else
+                           comparisons_text(d, b, r.system, "new" if r.old is None else "removed"))
+            rows.append((b.where, r.system + tag, fmt(r.old, b.decimals), fmt(r.new, b.decimals), change, comparisons))
+            strong |= {(i, j) for j, on in ((2, r.old_best), (3, r.new_best), (4, bool(r.significant))) if on}
+            keys.append((b.metric, b.corpus))
+    pct = f"{round(100 * d.blocks[0].ci_level, 2):g}%" if d.blocks else "95%"
+    note = ("Bold: the best of each release, and a difference whose interval excludes 0. Comparisons: by the test "
+            "the conclusions follow, in the release that has the system."
+            + (f" Not listed: {same} system values whose data is the same in both releases." if same else "")
+            + "".join(f" {x}." for x in notes_))
+    return Part("Systems added, removed or with changed data", ("Where", "System", d.old, d.new,
+                                                                  f"{d.new} - {d.old} ({pct} interval)",
+                                                                  "Comparisons"),
+                tuple(rows), frozenset(strong), frozenset({2, 3, 4}), tuple(keys), note=note)
 
 
 def only_in_one(b: BlockChange) -> bool:
     return not any(r.old is not None for r in b.rows) or not any(r.new is not None for r in b.rows)
-
-
-def value_parts(d: Diff) -> list[Part]:
-    """One table per metric and corpus whose values changed: each system then, now, the difference and its
-    interval; the best of each release and a difference whose interval excludes 0 in bold."""
-    out = []
-    for b in (b for b in d.blocks if block_changed(b)):
-        rows, strong = [], set()
-        for i, r in enumerate(b.rows):
-            tag = " (new)" if r.old is None else " (removed)" if r.new is None else ""
-            ci = f"[{signed(r.ci_low, b.decimals)}, {signed(r.ci_high, b.decimals)}]" if r.ci_low is not None else "–"
-            rows.append((r.system + tag, fmt(r.old, b.decimals), fmt(r.new, b.decimals), signed(r.delta, b.decimals), ci))
-            strong |= {(i, j) for j, on in ((1, r.old_best), (2, r.new_best), (3, bool(r.significant))) if on}
-        pct = f"{round(100 * b.ci_level, 2):g}%"
-        out.append(Part(f"{b.where}: values", ("System", d.old, d.new, f"difference ({d.new} - {d.old})",
-                                               f"{pct} interval of the difference"),
-                        tuple(rows), frozenset(strong), frozenset({1, 2, 3}), ((b.metric, b.corpus),) * len(rows),
-                        note=f"Bold: the best of each release, and a difference whose interval excludes 0. "
-                             f"{b.interval_note}."))
-    return out
 
 
 KIND_NAMES = {"descriptives": "descriptives", "pairwise": "pairwise", "cv": "cross-validation", "posthoc": "post-hoc", "omnibus": "omnibus",
@@ -142,13 +172,17 @@ def other_part(d: Diff) -> Part | None:
                                       for x in xs))
         lines += [f"{s.what} added: {shown(s.added)}"] if s.added else []
         lines += [f"{s.what} removed: {shown(s.removed)}"] if s.removed else []
-    same = [b.where for b in d.blocks if not block_changed(b) and not only_in_one(b)]
-    if same and len(same) < len([b for b in d.blocks if not only_in_one(b)]):
-        lines.append(f"values unchanged: {', '.join(same)}")
-    return Part("Other changes", lines=tuple(lines))
+    moved = {(b.metric, b.corpus): {r.system for r in b.rows if r.old is None or r.new is None} for b in d.blocks}
+    for c in d.comparisons:  # a pair compared in one release only, of systems both have (``comparisons`` changed)
+        if not moved.get((c.metric, c.corpus), set()) & {c.a, c.b}:
+            lines.append(f"{c.where}: {c.a} vs {c.b} compared in {d.new if c.status == 'new' else d.old} only: "
+                         f"{c.statement}")
+    inputs = inputs_part(d)
+    return Part(f"What else changed between {d.old} and {d.new}", lines=tuple(lines) + inputs.lines,
+                code=inputs.code)
 
 
-def inputs_part(d: Diff) -> Part | None:
+def inputs_part(d: Diff) -> Part:
     c, lines = d.cause, []
     if c.data:
         lines.append("data changed: " + (", ".join(c.data_files) if c.data_files else "the inputs' hashes differ"))
@@ -189,25 +223,48 @@ def aligned(p: Part) -> list[str]:
 # ---- markdown ----
 
 
+MARKDOWN_SPEC_LINES = 10
+"""The spec's changed YAML lines a pull-request comment shows; a longer diff is left to the text and HTML notes
+(its settings are listed in any case)."""
+
+
 def render_markdown(d: Diff) -> str:
-    """GitHub-flavoured Markdown: the headline, then a heading and a compact table (or list) per part."""
+    """GitHub-flavoured Markdown for a pull-request comment: the headline, the conclusions that changed, and
+    the rest collapsed (``<details>``) under a summary line naming its parts."""
     out = [md(d.headline), ""]
-    for p in parts(d):
-        out += [f"### {md(p.heading)}", ""]
-        if p.rows:
-            out.append("| " + " | ".join(md(c) for c in p.columns) + " |")
-            out.append("|" + "|".join("---:" if j in p.numeric else "---" for j in range(len(p.columns))) + "|")
-            for i, row in enumerate(p.rows):
-                cells = [f"**{md(c)}**" if (i, j) in p.strong and c != "–" else md(c) for j, c in enumerate(row)]
-                out.append("| " + " | ".join(cells) + " |")
-            out.append("")
-        if p.lines:
-            out += [f"- {md(x)}" for x in p.lines] + [""]
-        if p.code:
-            out += ["```diff", *(clean(x).replace("```", "` ` `") for x in p.code), "```", ""]
-        if p.note:
-            out += [md(p.note), ""]
+    found = parts(d)
+    lead = [p for p in found[:1] if d.changes and p.heading == found[0].heading and p.columns
+            and p.columns[1] == "Conclusion"]
+    rest = found[len(lead):]
+    for p in lead:
+        out += markdown_part(p, "###")
+    if rest:
+        summary = "Details: " + "; ".join(p.heading[0].lower() + p.heading[1:] for p in rest)
+        out += [f"<details><summary>{html.escape(clean(summary), quote=False)}</summary>", ""]
+        for p in rest:
+            out += markdown_part(p, "####")
+        out += ["</details>", ""]
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def markdown_part(p: Part, level: str) -> list[str]:
+    out = [f"{level} {md(p.heading)}", ""]
+    if p.rows:
+        out.append("| " + " | ".join(md(c) for c in p.columns) + " |")
+        out.append("|" + "|".join("---:" if j in p.numeric else "---" for j in range(len(p.columns))) + "|")
+        for i, row in enumerate(p.rows):
+            cells = [f"**{md(c)}**" if (i, j) in p.strong and c != "–" else md(c) for j, c in enumerate(row)]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    if p.lines:
+        out += [f"- {md(x)}" for x in p.lines] + [""]
+    if p.code and len(p.code) <= MARKDOWN_SPEC_LINES:
+        out += ["```diff", *(clean(x).replace("```", "` ` `") for x in p.code), "```", ""]
+    elif p.code:
+        out += [md(f"The spec's changed lines ({len(p.code)}) are in the text and HTML release notes."), ""]
+    if p.note:
+        out += [md(p.note), ""]
+    return out
 
 
 # ---- html ----

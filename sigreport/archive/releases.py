@@ -20,7 +20,7 @@ from typing import Any
 
 from sigreport.archive import diff as diffs
 from sigreport.archive import notes
-from sigreport.archive import store, trends
+from sigreport.archive import scores, store, trends
 from sigreport.archive.documents import read_results_document
 from sigreport.archive.manifest import (DIFF_NAME, MANIFEST_NAME, SPEC_COPY, InputFile, build_manifest,
                                         describe_input, dumps, output_hashes, platform_info, read_manifest)
@@ -30,7 +30,7 @@ from sigreport.results.reading import DocumentRecords, read_document, read_heade
 from sigreport.spec import SpecFile
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
-RESERVED = frozenset({"index.html", "index.json"})
+RESERVED = frozenset({"index.html", "index.json", "item-scores"})  # (item-scores: scores.STORE)
 INDEX_HTML = "index.html"
 INDEX_JSON = "index.json"
 INDEX_FORMAT = "sigreport-archive-index"
@@ -398,11 +398,14 @@ def finish_release(plan: ReleasePlan, folder: Path, given: ReleaseInputs,
         previous=prev[0] if prev else None, machine=platform_info(),
         built_at=datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat())
     new_doc = read_results(folder)
+    new_items = sources.new_items
+    if new_items is not None:  # kept in the archive, so that a later diff is paired (scores.py)
+        manifest[scores.FIELD], new_items = scores.keep(plan.archive, new_items)
     if prev is not None and read_header(prev[2]).schema_version == read_header(new_doc).schema_version:
         label, old_folder, old_doc, old_m = prev
         old_items = sources.old_items(old_folder, old_m) if sources.old_items else None
         d = diffs.diff_results(read_document(old_doc), read_document(new_doc), old_m, manifest, label, plan.name,
-                               old_items, sources.new_items)
+                               old_items, new_items)
         (folder / DIFF_NAME).write_text(notes.render_html(d, release_links(plan, old_folder, old_doc, folder, new_doc,
                                                                            sources)), encoding="utf-8")
         written.append(DIFF_NAME)

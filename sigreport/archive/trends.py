@@ -4,8 +4,9 @@ For each (metric, corpus) of the archive's releases (oldest first, in build orde
 with the interval the report gives it, whether it is in the best tier of that release's decisions
 (:mod:`sigreport.results.decisions`, ties shared), and whether it changed significantly from the release
 before: the interval of the difference excludes 0. That interval is Welch's, from the two releases' means,
-SDs and numbers of items in results.json (the archive keeps no item scores; with the same items it is
-wider than the paired interval ``sigreport diff`` gives when the inputs are found, so a marked change is
+SDs and numbers of items in results.json (the trends read results.json only, and releases built before
+the archive's item-scores store have no item scores; with the same items it is wider than the paired
+interval ``sigreport diff`` gives from the store or the inputs, so a marked change is
 one the paired interval would mark too, as long as the system's scores on the same items are positively
 correlated across releases). A corpus-level metric (no per-item mean) gets no mark.
 

@@ -16,7 +16,7 @@ from sigreport.data.outcomes import read_outcomes
 from sigreport.data.predictions import read_predictions, test_blocks
 from sigreport.data.preferences import read_preferences
 from sigreport.data.scores import load_scores
-from sigreport.errors import Problem, SpecError
+from sigreport.errors import Problem, SpecError, did_you_mean
 from sigreport.spec import MetricSpec, SpecFile, TableSource
 
 if TYPE_CHECKING:
@@ -71,10 +71,10 @@ def with_frames(sf: SpecFile, frames: Mapping[str, pd.DataFrame]) -> SpecFile:
 def main_table_problems(sf: SpecFile, ds: Dataset) -> list[Problem]:
     """outputs.main_table names metrics and corpora that are analysed (known only once the data is read)."""
     opts = sf.spec.outputs.main_table
-    out = [sf.problem(f"metric {m!r} is not analysed; known: {', '.join(ds.metrics)}",
+    out = [sf.problem(f"metric {m!r} is not analysed{did_you_mean(m, ds.metrics)}; known: {', '.join(ds.metrics)}",
                       "outputs", "main_table", "metrics", i)
            for i, m in enumerate(opts.metrics or []) if m not in ds.metrics]
-    out += [sf.problem(f"corpus {c!r} is not analysed; known: {', '.join(ds.corpora)}",
+    out += [sf.problem(f"corpus {c!r} is not analysed{did_you_mean(c, ds.corpora)}; known: {', '.join(ds.corpora)}",
                        "outputs", "main_table", "corpora", i)
             for i, c in enumerate(opts.corpora or []) if c not in ds.corpora]
     return out

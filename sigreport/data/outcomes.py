@@ -17,6 +17,7 @@ from sigreport.data.label_tables import Collector, listing
 from sigreport.data.model import OutcomeGroup, Outcomes
 from sigreport.data.sources.tables import table_source
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table, control_problems, factorize
+from sigreport.errors import did_you_mean
 from sigreport.spec import SpecFile, TableSource
 
 if TYPE_CHECKING:
@@ -56,7 +57,8 @@ def read_outcomes(sf: SpecFile, out: Collector, frame: pd.DataFrame | None = Non
     systems = list(spec.systems) if spec.systems else keys["system"][1]
     for i, s in enumerate(spec.systems or []):
         if s not in keys["system"][1]:
-            out.add_spec(f"system {s!r} is not in {shown}; present: {', '.join(keys['system'][1])}", "systems", i)
+            out.add_spec(f"system {s!r} is not in {shown}{did_you_mean(s, keys['system'][1])}; present: "
+                         f"{', '.join(keys['system'][1])}", "systems", i)
     if len(systems) < 2:
         out.add(shown, f"paired outcomes need two or more systems (conditions); found {listing(systems)}")
     if out:

@@ -39,6 +39,7 @@ from sigreport.data.label_tables import (Collector, check_blank, declared_list, 
                                          undeclared)
 from sigreport.data.model import Block, BlockKey, PredictionGroup, Predictions
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table
+from sigreport.errors import did_you_mean
 from sigreport.spec import ClassificationSpec, MetricSpec, SpecFile
 from sigreport.stats import registry
 from sigreport.stats.class_counts import one_vs_rest_counts
@@ -145,9 +146,11 @@ def _systems_and_corpora(sf: SpecFile, table: Table, out: Collector) -> tuple[li
     systems = list(spec.systems) if spec.systems else present_systems
     for i, s in enumerate(spec.systems or []):
         if s not in present_systems:
-            out.add_spec(f"system {s!r} is not in {shown}; present: {', '.join(present_systems)}", "systems", i)
+            out.add_spec(f"system {s!r} is not in {shown}{did_you_mean(s, present_systems)}; present: "
+                         f"{', '.join(present_systems)}", "systems", i)
     if spec.baseline is not None and spec.baseline not in present_systems:
-        out.add_spec(f"baseline {spec.baseline!r} is not in {shown}; present: {', '.join(present_systems)}",
+        out.add_spec(f"baseline {spec.baseline!r} is not in {shown}{did_you_mean(spec.baseline, present_systems)}; "
+                     f"present: {', '.join(present_systems)}",
                      "baseline")
     corpora = [c for c in spec.corpora if c in present_corpora] if spec.corpora else present_corpora
     if spec.corpora and not corpora:

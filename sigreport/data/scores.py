@@ -21,7 +21,7 @@ from sigreport.data.model import Block, BlockKey, Dataset, LeftOut
 from sigreport.data.samples import pass_at_k_blocks, sample_means
 from sigreport.data.sources import read_source
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table, control_problems, factorize, plain_numbers, text_series
-from sigreport.errors import DataError, Problem
+from sigreport.errors import DataError, Problem, did_you_mean
 from sigreport.spec import SpecFile
 from sigreport.stats.resampling import CorpusMetric
 
@@ -336,14 +336,16 @@ def _against_spec(sf: SpecFile, shown: str, keys: dict[str, Column]
     have = {k: set(v) for k, v in present.items()}
     for i, s in enumerate(spec.systems or []):
         if s not in have["system"]:
-            out.append(sf.problem(f"system {s!r} is not in {shown}; present: {', '.join(present['system'])}",
+            out.append(sf.problem(f"system {s!r} is not in {shown}{did_you_mean(s, present['system'])}; present: "
+                                  f"{', '.join(present['system'])}",
                                   "systems", i))
     if spec.baseline is not None and spec.baseline not in have["system"]:
-        out.append(sf.problem(f"baseline {spec.baseline!r} is not in {shown}; present: "
+        out.append(sf.problem(f"baseline {spec.baseline!r} is not in {shown}{did_you_mean(spec.baseline, present['system'])}; present: "
                               f"{', '.join(present['system'])}", "baseline"))
     for i, c in enumerate(spec.corpora or []):
         if c not in have["corpus"]:
-            out.append(sf.problem(f"corpus {c!r} is not in {shown}; present: {', '.join(present['corpus'])}",
+            out.append(sf.problem(f"corpus {c!r} is not in {shown}{did_you_mean(c, present['corpus'])}; present: "
+                                  f"{', '.join(present['corpus'])}",
                                   "corpora", i))
     needed: dict[str, list[str]] = {}
     for m, mspec in spec.metrics.items():
@@ -351,7 +353,8 @@ def _against_spec(sf: SpecFile, shown: str, keys: dict[str, Column]
         needed[m] = names
         absent = [n for n in names if n not in have["metric"]]
         if absent and not mspec.corpus_level:
-            out.append(sf.problem(f"metric {m!r} is not in {shown}; present: {', '.join(present['metric'])}",
+            out.append(sf.problem(f"metric {m!r} is not in {shown}{did_you_mean(m, present['metric'])}; present: "
+                                  f"{', '.join(present['metric'])}",
                                   "metrics", m))
         elif absent:
             out.append(sf.problem(f"statistic{'s' if len(absent) > 1 else ''} {', '.join(absent)} of metric "

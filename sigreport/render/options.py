@@ -70,10 +70,12 @@ class AgreementSettings:
 class RunSettings:
     """Settings of the run that the report prints and results.json does not hold: ``missing`` (``data.missing``,
     None without a score table), whether some metric is corpus-level, and the classification and agreement
-    choices (None where the run has no predictions, or no annotations nor systems against gold)."""
+    choices (None where the run has no predictions, or no annotations nor systems against gold); ``cluster``: the
+    column ``data.columns.cluster`` names (None without clusters)."""
 
     missing: str | None = None
     corpus_level: bool = False
+    cluster: str | None = None
     classification: ClassificationSettings | None = None
     agreement: AgreementSettings | None = None
 

@@ -10,6 +10,12 @@ from typing import Any
 from sigreport.results.records import Record, jsonable
 
 
+NOTEBOOK: dict[str, Callable[[Any], str]] = {}
+"""How a notebook shows a :class:`Results` and a block's decisions (``"Results"``, ``"BlockDecisions"``): registered
+by :mod:`sigreport.api.notebook` when the API is imported (``sigreport.analyze``, ``sigreport.build``), because the
+renderer is a layer above this one. Without it, Jupyter shows the plain ``repr``."""
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class MetricInfo:
     """What a report needs to know about a metric: its name in words, direction, decimals, aggregate."""
@@ -44,6 +50,11 @@ class Results:
 
     def __iter__(self) -> Iterator[Record]:
         return iter(self.records)
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter's display: the report's conclusions, key figure and main table (:data:`NOTEBOOK`)."""
+        show = NOTEBOOK.get("Results")
+        return show(self) if show is not None else None
 
     def __len__(self) -> int:
         return len(self.records)

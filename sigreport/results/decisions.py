@@ -31,7 +31,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
-from sigreport.results.collection import MetricInfo, Results
+from sigreport.results.collection import NOTEBOOK, MetricInfo, Results
 from sigreport.results.names import CORRECTION_NAMES, test_name
 from sigreport.results.ranks import Ranks, interval_better, ranks_of
 from sigreport.results.reading import DEFAULT_DECIMALS, analysis_key, read_document  # noqa: F401 (analysis_key: as before)
@@ -176,6 +176,11 @@ class BlockDecisions:
     def best(self) -> tuple[str, ...]:
         return self.tiers[0] if self.tiers else ()
 
+    def _repr_html_(self) -> str | None:
+        """Jupyter's display: the block's decisions as a table of the report (``collection.NOTEBOOK``)."""
+        show = NOTEBOOK.get("BlockDecisions")
+        return show(self) if show is not None else None
+
     @property
     def order(self) -> tuple[str, ...]:
         """Systems with a value, best first (ties in table order)."""
@@ -223,6 +228,11 @@ class Decisions:
 
     def get(self, metric: str, corpus: str | None) -> BlockDecisions | None:
         return next((b for b in self.blocks if b.metric == metric and b.corpus == corpus), None)
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter's display: every block's decisions (``collection.NOTEBOOK``)."""
+        show = NOTEBOOK.get("BlockDecisions")
+        return "\n".join(show(b) for b in self.blocks) if show is not None else None
 
 
 # ---- building ---------------------------------------------------------------------------------------

@@ -16,8 +16,9 @@ and DasGupta 2001). ``tests.proportion_ci`` chooses one of :data:`INTERVALS` for
 
 Every interval is computed for all systems at once (arrays of counts) and lies in [0, 1]; all but Wald's have
 positive width for every n >= 1 and every count. :func:`wilson_effective` is the design-effect version for
-clustered items (Wilson on the effective sample size n / deff, Korn and Graubard 1998's approach), the hook a
-clustered analysis calls with its n_eff.
+clustered items (Wilson on the effective sample size n / deff); :func:`korn_graubard_n` is the effective sample
+size a clustered analysis uses, with Korn and Graubard's (1998) cap at n and degrees-of-freedom adjustment
+(z/t_{G-1})^2, which keeps the interval's coverage with few clusters (docs/methods.md, "Beside the peers").
 
 The paired difference of two proportions on the same items (two systems' accuracies) gets Newcombe's (1998,
 Statistics in Medicine 17:2635-2650) method 10: the square-and-add (MOVER) combination of the two Wilson
@@ -159,6 +160,29 @@ INTERVALS: tuple[ProportionInterval, ...] = (
 NAMES: tuple[str, ...] = tuple(d.name for d in INTERVALS)
 DEFAULT = NAMES[0]
 
+APPLIES: tuple[str, ...] = (
+    "binary_items: each system's interval of a metric whose per-item scores are all 0 or 1 (detected, or "
+    "metrics.M.binary: true)",
+    "clustered_items: on Korn and Graubard's effective n, min((n - 1)/deff, n) (z/t_{G-1})^2 (korn_graubard_n)",
+    "not: a macro average over strata (metrics.M.average: macro: the stratified t interval), answers averaged "
+    "per question (data.columns.sample), scores averaged over runs, corpus-level metrics (the t or bootstrap "
+    "interval)",
+)
+"""Where every interval of :data:`INTERVALS` applies (``sigreport methods``), as the analysis decides it
+(``sigreport.analyses.scores.is_proportion``, ``clustered_proportion_rows``)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PairedProportionInterval:
+    """The declaration of a binary metric's pairwise interval: its ``ci_method`` name, display name, reference
+    key, where it applies and the function (:func:`newcombe_paired`)."""
+
+    name: str
+    display: str
+    reference: str
+    applies: tuple[str, ...]
+    compute: Callable[..., Any]
+
 
 def interval(name: str) -> ProportionInterval:
     """The declaration of ``name``; an unknown name raises."""
@@ -187,6 +211,28 @@ def wilson_effective(p_hat: Any, n_eff: Any, level: float) -> tuple[np.ndarray, 
     p = np.asarray(p_hat, dtype=np.float64)
     m = np.broadcast_to(np.asarray(n_eff, dtype=np.float64), p.shape)
     return wilson(np.clip(p, 0, 1) * m, m, level)
+
+
+def korn_graubard_n(n: Any, design_effect: Any, clusters: Any, level: float) -> np.ndarray:
+    """The degrees-of-freedom-adjusted effective sample size of Korn and Graubard (1998, Survey Methodology 24:
+    193-201) for the interval of a proportion from ``n`` clustered 0/1 items in ``clusters`` clusters:
+    ``n* = min(p(1 - p)/v, n) * (z / t_{G-1})^2`` with ``v`` the CR1 variance of the proportion, z and t the
+    two-sided ``level`` quantiles. For 0/1 scores ``p(1 - p)/v = (n - 1)/deff`` (the design effect
+    ``deff = v/(s^2/n)`` uses ``s^2 = n p(1 - p)/(n - 1)``); where the design effect is undefined (NaN: a
+    proportion of 0 or 1, or clusters that cancel exactly) the items count as they are, ``n``. Any interval of
+    :data:`INTERVALS` on ``n*`` with the count ``p n*`` is Korn and Graubard's; Wilson's on ``n*`` equals Wilson's
+    with the critical value t_{G-1} on ``min(p(1 - p)/v, n)``, i.e. Inspect AI's ``ci_wilson(cluster=...)``."""
+    import numpy as np
+
+    m = np.asarray(n, dtype=np.float64)
+    deff = np.asarray(design_effect, dtype=np.float64)
+    ok = np.isfinite(deff) & (deff > 0)
+    size = np.where(ok, np.minimum((m - 1) / np.where(ok, deff, 1.0), m), m)
+    G = np.asarray(clusters, dtype=np.float64)
+    from sigreport.stats.lazy import scipy_special as special
+
+    q = 0.5 + level / 2
+    return size * (_z(level) / special.stdtrit(G - 1, q)) ** 2
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -252,6 +298,15 @@ def newcombe_paired_counts(both: Any, only_a: Any, only_b: Any, neither: Any, le
 
 NEWCOMBE_PAIRED = "newcombe_paired"
 """The ``ci_method`` of a binary metric's pairwise intervals (Newcombe 1998, method 10)."""
+
+NEWCOMBE = PairedProportionInterval(
+    name=NEWCOMBE_PAIRED, display="Newcombe's score interval for paired proportions (method 10)",
+    reference="newcombe1998", compute=newcombe_paired, applies=(
+        "binary_items: each pair's interval of the difference of proportions, beside the paired t test, the "
+        "bootstrap, the bootstrap-t or the permutation test (their p-values stay theirs), two-sided alternatives",
+        "not: clustered_items (the clustered paired t's interval), a test estimating something else (Wilcoxon's "
+        "Hodges-Lehmann estimate, the sign test's median), a one-sided alternative (the test's own interval)"))
+"""The pairwise proportion interval's declaration (``sigreport methods``)."""
 
 
 def is_binary(scores: np.ndarray) -> bool:

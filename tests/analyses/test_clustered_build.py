@@ -245,10 +245,11 @@ def test_power_command_for_a_macro_average(cli, workdir):
 
 
 def test_clustered_binary_interval(cli, workdir):
-    """0/1 scores in clusters (binary detected): each system's interval is Wilson's on its effective number of
-    items n / deff, deff from the CR1 standard error; reference: statsmodels
-    ``proportion_confint(p * n_eff, n_eff, alpha=0.05, method="wilson")`` with n_eff from
-    ``OLS(y, ones).fit(cov_type="cluster", cov_kwds={"groups": g})``."""
+    """0/1 scores in clusters (binary detected): each system's interval is Wilson's on Korn and Graubard's (1998)
+    effective number of items n* = min(p(1 - p)/v, n) (z/t_{G-1})^2, v the CR1 variance of p; reference: statsmodels
+    ``proportion_confint(p * n*, n*, alpha=0.05, method="wilson")`` with v from
+    ``OLS(y, ones).fit(cov_type="cluster", cov_kwds={"groups": g})`` and scipy's t and normal quantiles."""
+    from scipy import stats
     from statsmodels.stats.proportion import proportion_confint
 
     csv, data = scores_csv()
@@ -256,14 +257,48 @@ def test_clustered_binary_interval(cli, workdir):
     desc = next(a for a in doc["analyses"] if a["kind"] == "descriptives")
     assert desc["ci_method"] == "wilson"
     g = np.array(data["g"])
+    G = len(np.unique(g))
     for row in desc["systems"]:
         y = np.array(data[row["system"]], dtype=float)
         fit = sm.OLS(y, np.ones((len(y), 1))).fit(cov_type="cluster", cov_kwds={"groups": g})
-        deff = (float(fit.bse[0]) / (y.std(ddof=1) / np.sqrt(len(y)))) ** 2
-        n_eff = len(y) / deff
-        lo, hi = proportion_confint(y.mean() * n_eff, n_eff, alpha=0.05, method="wilson")
+        p = y.mean()
+        df_factor = (stats.norm.ppf(0.975) / stats.t.ppf(0.975, G - 1)) ** 2
+        n_kg = min(p * (1 - p) / float(fit.bse[0]) ** 2, len(y)) * df_factor
+        lo, hi = proportion_confint(p * n_kg, n_kg, alpha=0.05, method="wilson")
         assert row["ci_low"] == pytest.approx(lo, rel=1e-9) and row["ci_high"] == pytest.approx(hi, rel=1e-9)
         assert 0 < row["ci_low"] < row["mean"] < row["ci_high"] < 1
     pair = next(a for a in doc["analyses"] if a["kind"] == "pairwise")
     assert pair["ci_method"] is None  # the clustered paired t's own interval, not Newcombe's
     assert any("Newcombe's paired interval assumes independent items" in w for w in pair["warnings"])
+
+
+def test_settings_rows_name_the_clusters_and_the_proportion_interval(cli, workdir):
+    """The report's Settings table: a "Clusters" row (the data.columns.cluster column and G per corpus) and a
+    "Proportion interval" row (tests.proportion_ci's interval, on Korn and Graubard's effective items with
+    clusters); without clusters the pairs' Newcombe interval is named instead, and no Clusters row."""
+    import html as html_lib
+    import re
+
+    csv, data = scores_csv()
+    G = len(set(data["g"]))
+    build_files(cli, workdir, SPEC.format(extra="  proportion_ci: jeffreys"), {"scores.csv": csv}, formats="json,html")
+    page = html_lib.unescape((workdir.path / "out" / "index.html").read_text())
+    rows = dict(re.findall(r"<tr><td>([^<]+)</td><td>([^<]*)</td></tr>", page))
+    assert rows["Clusters"].startswith(f"column passage: G = {G} on ")
+    assert rows["Clusters"].endswith("; each analysis states its design effect and effective items")
+    assert rows["Proportion interval"] == (
+        "Jeffreys interval (tests.proportion_ci: jeffreys) for acc: every score 0 or 1; with clusters on Korn and "
+        "Graubard's effective items min((n \u2212 1)/deff, n) \u00d7 (z/t)\u00b2")
+    # the methods paragraph names the clustered proportion interval and the clustered MDE
+    assert "with clustered items on the effective number of items min((n \u2212 1)/deff, n)" in page
+    assert "(Korn and Graubard 1998)" in page
+    assert ("The minimum detectable difference of the clustered paired t is the noncentral t's on G \u2212 1 "
+            "degrees of freedom") in page
+    plain = SPEC.format(extra="").replace("  columns:\n    cluster: passage\n", "")
+    build_files(cli, workdir, plain, {"scores.csv": csv}, formats="json,html")
+    page = html_lib.unescape((workdir.path / "out" / "index.html").read_text())
+    rows = dict(re.findall(r"<tr><td>([^<]+)</td><td>([^<]*)</td></tr>", page))
+    assert "Clusters" not in rows and "Korn and Graubard" not in page
+    assert rows["Proportion interval"] == (
+        "Wilson score interval (tests.proportion_ci: wilson) for acc: every score 0 or 1; pairs: Newcombe's score "
+        "interval for paired proportions (method 10) for acc")

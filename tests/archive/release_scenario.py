@@ -13,6 +13,10 @@ with Holm's correction over each metric's family, no omnibus test. Each change m
   family's size alone.
 * the spec: v2 has another title, reads data/v2.csv instead of data/v1.csv and adds metric m3, so the
   spec changed but no setting that can move a decision of m1 or m2.
+
+And the usual CI case, data updated in place (:func:`write_in_place`: one table, data/scores.csv, overwritten
+for each release, the spec the same), with v1's scores and then one change: one system added
+(:func:`one_added`: G) or one system's data changed (:func:`one_changed`: B).
 """
 
 from __future__ import annotations
@@ -86,9 +90,31 @@ def scores(release: int) -> dict[str, dict[str, list[float]]]:
     return out
 
 
+def one_added() -> dict[str, dict[str, list[float]]]:
+    """v1's scores and one more system, G, on m1 and m2 (everyone else's scores the same)."""
+    out = scores(1)
+    base = [0.5 + 0.01 * (i % 7) for i in range(N)]
+    for k, m in enumerate(("m1", "m2")):
+        out[m]["G"] = [b + 0.02 + 0.05 * w for b, w in zip(base, standardized(14 + k))]
+    return out
+
+
+def one_changed() -> dict[str, dict[str, list[float]]]:
+    """v1's scores with B's changed: +0.05 on every item of m1 (B vs C becomes significant, as in v2), and
+    +0.004 plus a varying 0.01 * z on m2 (so that its paired interval has a width)."""
+    out = scores(1)
+    out["m1"]["B"] = [v + 0.05 for v in out["m1"]["B"]]
+    out["m2"]["B"] = [v + 0.004 + 0.01 * z for v, z in zip(out["m2"]["B"], standardized(16))]
+    return out
+
+
 def table(release: int) -> str:
+    return table_of(scores(release))
+
+
+def table_of(values: dict[str, dict[str, list[float]]]) -> str:
     rows = ["system,corpus,item,metric,value"]
-    for metric, systems in scores(release).items():
+    for metric, systems in values.items():
         for system, values in systems.items():
             rows += [f"{system},c,i{i:02d},{metric},{v:.6f}" for i, v in enumerate(values)]
     return "\n".join(rows) + "\n"
@@ -104,4 +130,13 @@ def write(root: Path, release: int) -> Path:
     (root / "data").mkdir(parents=True, exist_ok=True)
     (root / "data" / f"v{release}.csv").write_text(table(release), encoding="utf-8")
     (root / "spec.yaml").write_text(spec(release), encoding="utf-8")
+    return root / "spec.yaml"
+
+
+def write_in_place(root: Path, values: dict[str, dict[str, list[float]]]) -> Path:
+    """The project folder with ``values`` in data/scores.csv (overwritten: the data updated in place)."""
+    (root / "data").mkdir(parents=True, exist_ok=True)
+    (root / "data" / "scores.csv").write_text(table_of(values), encoding="utf-8")
+    (root / "spec.yaml").write_text(SPEC.format(title="Data updated in place", data="scores.csv", extra=""),
+                                    encoding="utf-8")
     return root / "spec.yaml"

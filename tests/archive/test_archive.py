@@ -115,7 +115,7 @@ def test_diff_v1_v2_lists_exactly_the_flip(archive: Path, capsys: pytest.Capture
     for fail_on in ("conclusions", "flips", "any"):
         code, out, _ = run_cli(capsys, "diff", "v1", "v2", "--archive", archive, "--fail-on", fail_on)
         assert code == 1, fail_on
-    assert out.startswith("1 conclusion changed since v1: B vs C on m · c now significant\n"), out
+    assert out.startswith("1 conclusion changed since v1: B vs C on m · c now significant (data of B changed)\n"), out
     assert "the data of B changed (mean 0.4570 → 0.4850)" in out and "m/c/pairwise" not in out  # labels, not ids
 
 
@@ -148,7 +148,7 @@ def test_diff_formats(archive: Path, capsys: pytest.CaptureFixture[str]) -> None
     doc = json.loads(out)
     assert code == 1 and doc["conclusions_changed"] is True and doc["flips"][0]["b"] == "C"
     code, md, _ = run_cli(capsys, "diff", "v1", "v2", "--archive", archive, "--format", "markdown")
-    assert md.startswith("1 conclusion changed since v1: B vs C on m · c now significant\n")
+    assert md.startswith("1 conclusion changed since v1: B vs C on m · c now significant (data of B changed)\n")
     assert "| Where | Conclusion | v1 | v2 | Cause |" in md and "none" not in md
     code, page, _ = run_cli(capsys, "diff", "v1", "v2", "--archive", archive, "--format", "html")
     assert page.startswith("<!DOCTYPE html>") and "B vs C" in page

@@ -1,7 +1,9 @@
 """The release notes, ``sigreport diff`` and ``sigreport trend`` give the same bytes as before archive/ read typed
 records (issue 29, item 7): every format of each, on the release scenario (tests/archive/release_scenario.py) built
 three times (v3 is v1 again, so v2 -> v3 reverses every change), compared with the files under
-``tests/archive/expected/``, written by the code before the change (commit 1762037, by :func:`outputs`). The HTML
+``tests/archive/expected/``, written by the code before the change (commit 1762037, by :func:`outputs`), and
+written again on purpose for issue 32 (items 10, 11: the notes lead with the conclusions, collapse the rest,
+leave out systems whose data did not change, and pair from the archive's item-scores store). The HTML
 trend page (matplotlib's SVG) is left out: the golden files pin the figures.
 
 And the refactor stays done: archive/ reads results.json documents through

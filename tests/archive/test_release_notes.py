@@ -26,7 +26,7 @@ from sigreport.results.records import SystemSummary
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import release_scenario as scenario  # noqa: E402
 
-HEADLINE = ("2 conclusions changed since v1: B vs C on Fluency · c now significant; "
+HEADLINE = ("2 conclusions changed since v1: B vs C on Fluency · c now significant (data of B changed); "
             "A vs B on Adequacy · c no longer significant")
 
 
@@ -111,7 +111,10 @@ def test_values_deltas_and_the_paired_interval(built: dict[str, object]) -> None
     b = rows["B"]
     assert (b.interval, b.n, b.significant) == ("paired", 20, True)
     assert b.delta == pytest.approx(0.05, abs=1e-6) and b.ci_low == pytest.approx(0.05, abs=1e-6)
-    assert (rows["A"].delta, rows["A"].significant, rows["A"].old_best, rows["A"].new_best) == (0.0, False, True, True)
+    # A's scores are the same in both releases (the same hash in the archive's store): no interval, no news
+    assert (rows["A"].delta, rows["A"].data_changed, rows["A"].ci_low, rows["A"].significant, rows["A"].old_best,
+            rows["A"].new_best) == (0.0, False, None, None, True, True)
+    assert (b.data_changed, rows["D"].data_changed) == (True, None)
     assert (rows["D"].old, rows["E"].new) == (None, None) and rows["D"].new == pytest.approx(0.5215, abs=1e-4)
     assert "paired t interval" in fluency.interval_note
     new = {(c.metric, c.a, c.b) for c in d.comparisons if c.status == "new"}
@@ -123,8 +126,9 @@ def test_values_deltas_and_the_paired_interval(built: dict[str, object]) -> None
 
 def test_an_input_changed_since_its_release_gives_the_unpaired_interval(built: dict[str, object], tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    """data/v1.csv edited after v1 was built: no paired interval, the notes say why, and the interval is
-    Welch's from the summaries (scipy.stats.ttest_ind(new, old, equal_var=False).confidence_interval())."""
+    """data/v1.csv edited after v1 was built and the archive's store of item scores gone (a release copied
+    without it): no paired interval, the notes say why, and the interval is Welch's from the summaries
+    (scipy.stats.ttest_ind(new, old, equal_var=False).confidence_interval())."""
     root = tmp_path / "p"
     shutil.copytree(built["root"], root)  # type: ignore[arg-type]
     for n in ("v1", "v2"):  # the manifests point at the original spec's folder: point them at the copy
@@ -134,10 +138,12 @@ def test_an_input_changed_since_its_release_gives_the_unpaired_interval(built: d
         path.write_text(json.dumps(m), encoding="utf-8")
     table = root / "data" / "v1.csv"
     table.write_text(table.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    shutil.rmtree(root / "reports" / "item-scores")
     code, out, _ = run_cli(capsys, "diff", "v1", "v2", "--archive", root / "reports", "--format", "json")
     doc = json.loads(out)
     fluency = next(b for b in doc["blocks"] if b["metric"] == "m1")
     assert code == 1 and "data/v1.csv has changed since v1 was built" in fluency["interval_note"]
+    assert "the item scores of v1 are not in" in fluency["interval_note"]
     b = next(r for r in fluency["rows"] if r["system"] == "B")
     want = stats.ttest_ind(table_scores(2, "m1", "B"), table_scores(1, "m1", "B"), equal_var=False
                            ).confidence_interval(0.95)
@@ -173,14 +179,24 @@ def test_markdown_is_a_headline_and_tables_without_empty_sections(built: dict[st
     code, md, _ = run_cli(capsys, "diff", "v1", "v2", "--archive", archive_of(built), "--format", "markdown")
     lines = md.splitlines()
     assert code == 1 and lines[0] == HEADLINE and lines[1] == ""
-    headings = [i for i, line in enumerate(lines) if line.startswith("### ")]
+    headings = [i for i, line in enumerate(lines) if line.startswith(("### ", "#### "))]
     assert headings and all(lines[i + 1] == "" and lines[i + 2].strip() for i in headings)  # content follows
     for i in headings:  # each section has a table row, a list item or a code block before the next heading
         body = lines[i + 1: next((j for j in headings if j > i), len(lines))]
         assert any(x.startswith(("| ", "- ", "```")) for x in body), lines[i]
     assert "none" not in md.lower().split() and "| Where | Conclusion | v1 | v2 | Cause |" in md
-    assert "| B | 0.5385 | 0.5885 | **+0.0500** | \\[+0.0500, +0.0500\\] |" in md
-    assert "```diff\n@@ -1,5 +1,5 @@\n-title: Release notes example\n+title: Release notes example, second round" in md
+    # a pull-request comment: the conclusions first, the rest collapsed, at most 40 lines
+    assert len(lines) <= 40 and lines[2] == "### 2 conclusions changed" and lines[4].startswith("| Where | Conclusion")
+    opened = lines.index(next(x for x in lines if x.startswith("<details><summary>Details: ")))
+    assert opened > lines.index("### 2 conclusions changed") and lines[-1] == "</details>"
+    assert "| Fluency · c | B (data changed) | 0.5385 | 0.5885 | **+0.0500 \\[+0.0500, +0.0500\\]** | – |" in md
+    assert "| Fluency · c | D (new) | – | 0.5215 | – | worse than A (p = 2.37e-04), B (p = 0.00277); " \
+           "not different from C, F |" in md
+    assert "| A |" not in md and "Not listed: 5 system values whose data is the same in both releases" in md
+    # the spec's 15 changed YAML lines are too many for a comment: its settings are listed, the lines are in the text
+    assert "The spec's changed lines (15) are in the text and HTML release notes." in md and "```diff" not in md
+    text = run_cli(capsys, "diff", "v1", "v2", "--archive", archive_of(built))[1]
+    assert "  -title: Release notes example\n  +title: Release notes example, second round" in text
     code, same, _ = run_cli(capsys, "diff", "v2", "v2", "--archive", archive_of(built), "--format", "markdown")
     assert code == 0 and same == "no conclusion changed since v2\n"
 
@@ -214,7 +230,7 @@ def test_json_carries_everything_for_scripts(built: dict[str, object], capsys: p
         "decision", "A vs B", "m2/c/pairwise", ["the Holm family changed size: 6 → 10 pairs (added: D, F; removed: E)"])
     row = next(r for b in doc["blocks"] if b["metric"] == "m1" for r in b["rows"] if r["system"] == "B")
     assert set(row) == {"system", "old", "new", "delta", "ci_low", "ci_high", "interval", "n", "significant",
-                        "old_best", "new_best"}
+                        "old_best", "new_best", "data_changed"}
     assert ["title", '"Release notes example"', '"Release notes example, second round"'] in doc["cause"]["spec_settings"]
 
 
@@ -414,6 +430,7 @@ def test_the_ci_recipe_runs_here(tmp_path: Path) -> None:
     assert results[1].returncode == 1, results[1].stderr
     text = notes.read_text()
     assert text.splitlines()[0].startswith("2 conclusions changed since v1") and "| " in text
+    assert len(text.splitlines()) <= 40 and "<details><summary>Details: " in text  # a pull-request comment
     assert (archive / "v2" / "diff.html").is_file() and "Traceback" not in results[1].stderr
     bad = subprocess.run(["bash", str(script), str(tmp_path / "missing.yaml"), "v3", str(archive)], env=env,
                          capture_output=True, text=True, timeout=120)

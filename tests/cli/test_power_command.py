@@ -142,3 +142,50 @@ def test_markdown_table_escapes_names(cli, workdir):
     table = [line for line in r.out.splitlines() if line.startswith("|")]
     cells = [len(re.findall(r"(?<!\\)\|", line)) for line in table]
     assert len(set(cells)) == 1 and "| A\\|x vs B\\* |" in r.out
+
+
+def test_a_summary_line_per_metric_first(cli):
+    """The answer first: per metric, the items with which every pair reaches the power (the largest of its pairs'
+    counts, from the table below it)."""
+    r = cli("power", CONFIGS / "summarization.yaml", "--difference", "rouge1=0.01", "--difference", "rougeL=0.02")
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    assert lines[0].startswith("Summary: items needed for the stated difference, per metric")
+    doc = json.loads(cli("power", CONFIGS / "summarization.yaml", "--difference", "rouge1=0.01", "--difference",
+                         "rougeL=0.02", "--format", "json").out)
+    assert {p["metric"] for p in doc["pairs"]} == {"rouge1", "rougeL"} and doc["difference"] is None
+    assert doc["differences"] == {"rouge1": 0.01, "rougeL": 0.02}
+    for s in doc["summary"]:
+        pairs = [p for p in doc["pairs"] if p["metric"] == s["metric"]]
+        assert {p["difference"] for p in pairs} == {s["difference"]}
+        assert s["items_needed"] == max(p["items_needed"] for p in pairs if p["items_needed"] is not None)
+        assert s["pairs"] == len(pairs)
+        assert f"- {s['metric']} (difference {s['difference']:g}): {s['items_needed']:,} items" in r.out
+    assert lines[1].startswith("- rouge1 (difference 0.01)") and lines[2].startswith("- rougeL (difference 0.02)")
+
+
+def test_a_difference_per_metric_by_key_or_label(cli):
+    """``--difference METRIC=D`` by the metric's key or its label (metrics.M.label); D alone applies to every
+    metric without its own; an unknown metric suggests the closest name."""
+    from sigreport.spec import load_spec
+    spec = load_spec(CONFIGS / "summarization.yaml").spec
+    label = spec.metrics["rouge1"].label
+    assert label and label != "rouge1"
+    by_label = json.loads(cli("power", CONFIGS / "summarization.yaml", "--difference", f"{label}=0.01",
+                              "--format", "json").out)
+    by_key = json.loads(cli("power", CONFIGS / "summarization.yaml", "--difference", "rouge1=0.01",
+                            "--format", "json").out)
+    assert by_label == by_key and {p["metric"] for p in by_key["pairs"]} == {"rouge1"}
+    only = json.loads(cli("power", CONFIGS / "summarization.yaml", "--difference", "0.01", "--metric", label,
+                          "--format", "json").out)
+    assert only["pairs"] == by_key["pairs"]  # --metric by label too
+    mixed = json.loads(cli("power", CONFIGS / "summarization.yaml", "--difference", "0.05", "--difference",
+                           "rouge1=0.01", "--format", "json").out)
+    d = {p["metric"]: p["difference"] for p in mixed["pairs"]}
+    assert d["rouge1"] == 0.01 and set(d.values()) == {0.01, 0.05} and len(d) == len(spec.metrics)
+    r = cli("power", CONFIGS / "summarization.yaml", "--difference", "rouge_1=0.01")
+    assert r.code == 2 and "metric 'rouge_1' is not in the spec (did you mean 'rouge1'?)" in r.err
+    r = cli("power", CONFIGS / "summarization.yaml", "--difference", "rouge1=abc")
+    assert r.code == 2 and "give D or METRIC=D" in r.err and "Traceback" not in r.err
+    r = cli("power", CONFIGS / "summarization.yaml", "--difference", "rouge1=0.01", "--difference", "rouge1=0.02")
+    assert r.code == 2 and "two differences for 'rouge1'" in r.err

@@ -303,3 +303,22 @@ def test_errors_in_built_in_templates_stay_bugs():
     with pytest.raises(jinja2.UndefinedError) as info, user_template_errors(None):
         environment(None).get_template("report.html.j2").render()
     assert not isinstance(info.value, UserError)
+
+
+@pytest.mark.parametrize("given, known, aliases, expected", [
+    ("ttest", ["auto", "paired_t", "wilcoxon", "sign", "bootstrap", "bootstrap_t", "permutation"],
+     {"paired t test": "paired_t", "bootstrap-t test": "bootstrap_t", "Wilcoxon signed-rank test": "wilcoxon"},
+     " (did you mean 'paired_t'?)"),  # by the display name, 'paired t test' without spaces
+    ("holms", ["holm", "bonferroni", "hochberg"], None, " (did you mean 'holm'?)"),
+    ("ROUGE_L", ["rouge1", "rougeL"], None, " (did you mean 'rougeL'?)"),  # case, '_' and '-' ignored
+    ("lead3", ["lead-3", "textrank"], None, " (did you mean 'lead-3'?)"),
+    ("colour", ["agreement", "alpha", "baseline"], None, ""),  # nothing close: no guess
+    ("nope", ["m"], None, ""),
+    ("", ["a"], None, ""),
+    ("x", [], None, ""),
+])
+def test_did_you_mean(given, known, aliases, expected):
+    """One place suggests names (errors.did_you_mean: difflib.get_close_matches, ratio 0.6, on names lower-cased
+    without spaces, '-' and '_'), for keys, methods, metrics, systems and corpora alike."""
+    from sigreport.errors import did_you_mean
+    assert did_you_mean(given, known, aliases) == expected

@@ -244,11 +244,11 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                     "@article{cameron2015,\n  author = {A. Colin Cameron and Douglas L. Miller},\n  title = {A "
                     "Practitioner's Guide to Cluster-Robust Inference},\n  journal = {Journal of Human Resources},\n"
                     "  volume = {50},\n  number = {2},\n  pages = {317--372},\n  year = {2015}\n}"),
-    "miller2024": ("Miller 2024", "Evan Miller. Adding error bars to evals: a statistical approach to language "
-                   "model evaluations. arXiv:2411.00640, 2024.",
-                   "@misc{miller2024,\n  author = {Evan Miller},\n  title = {Adding Error Bars to Evals: A Statistical "
-                   "Approach to Language Model Evaluations},\n  howpublished = {arXiv:2411.00640},\n"
-                   "  year = {2024}\n}"),
+    "miller2024": ("Miller 2024", "Evan Miller. Adding error bars to evals: a statistical approach to language model "
+                   "evaluations. arXiv:2411.00640, 2024.",
+                   "@article{miller2024,\n  author = {Evan Miller},\n  title = {Adding Error Bars to Evals: A "
+                   "Statistical Approach to Language Model Evaluations},\n  journal = {arXiv preprint "
+                   "arXiv:2411.00640},\n  year = {2024}\n}"),
     "cochran1977": ("Cochran 1977", "William G. Cochran. Sampling Techniques, 3rd edition. Wiley, New York, 1977.",
                     "@book{cochran1977,\n  author = {William G. Cochran},\n  title = {Sampling Techniques},\n"
                     "  edition = {3},\n  publisher = {Wiley},\n  address = {New York},\n  year = {1977}\n}"),
@@ -263,11 +263,6 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                  "Henrique Ponde de Oliveira Pinto and Jared Kaplan and others},\n  title = {Evaluating Large "
                  "Language Models Trained on Code},\n  journal = {arXiv preprint arXiv:2107.03374},\n  year = "
                  "{2021}\n}"),
-    "miller2024": ("Miller 2024", "Evan Miller. Adding error bars to evals: a statistical approach to language model "
-                   "evaluations. arXiv:2411.00640, 2024.",
-                   "@article{miller2024,\n  author = {Evan Miller},\n  title = {Adding Error Bars to Evals: A "
-                   "Statistical Approach to Language Model Evaluations},\n  journal = {arXiv preprint "
-                   "arXiv:2411.00640},\n  year = {2024}\n}"),
     "wilson1927": ("Wilson 1927", "Edwin B. Wilson. Probable inference, the law of succession, and statistical "
                    "inference. Journal of the American Statistical Association, 22(158):209-212, 1927.",
                    "@article{wilson1927,\n  author = {Edwin B. Wilson},\n  title = {Probable Inference, the Law of "
@@ -283,6 +278,13 @@ REFERENCES: dict[str, tuple[str, str, str]] = {
                   "@article{brown2001,\n  author = {Lawrence D. Brown and T. Tony Cai and Anirban DasGupta},\n  "
                   "title = {Interval Estimation for a Binomial Proportion},\n  journal = {Statistical Science},\n  "
                   "volume = {16},\n  number = {2},\n  pages = {101--133},\n  year = {2001}\n}"),
+    "korn1998": ("Korn and Graubard 1998", "Edward L. Korn and Barry I. Graubard. Confidence intervals for "
+                 "proportions with small expected number of positive counts estimated from survey data. Survey "
+                 "Methodology, 24(2):193-201, 1998.",
+                 "@article{korn1998,\n  author = {Edward L. Korn and Barry I. Graubard},\n  title = {Confidence "
+                 "Intervals for Proportions with Small Expected Number of Positive Counts Estimated from Survey "
+                 "Data},\n  journal = {Survey Methodology},\n  volume = {24},\n  number = {2},\n  pages = "
+                 "{193--201},\n  year = {1998}\n}"),
     "newcombe1998": ("Newcombe 1998", "Robert G. Newcombe. Improved confidence intervals for the difference between "
                      "binomial proportions based on paired data. Statistics in Medicine, 17(22):2635-2650, 1998.",
                      "@article{newcombe1998,\n  author = {Robert G. Newcombe},\n  title = {Improved Confidence "
@@ -490,12 +492,15 @@ def _clusters(records: Sequence[Record]) -> list[tuple[Part, ...]]:
                       for c, (g, n) in found.items())
     resampled = any(isinstance(r, PairwiseRecord) and r.kind == "pairwise" and r.method in ("bootstrap", "permutation")
                     and clustered(r) for r in records)
+    mde = any(p.mde is not None and p.mde.method == "noncentral_t_clustered"
+              for r in records if isinstance(r, PairwiseRecord) for p in r.pairs)
     return [(f"The items were clustered ({where}): every system's mean and every paired difference has a "
              "cluster-robust (CR1) standard error", Cite(("liang1986", "cameron2015")), ", with intervals and "
              "tests on Student's t with G \u2212 1 degrees of freedom; the paired t test is its clustered version"
              + (", and the bootstrap and permutation tests resample and sign-flip whole clusters" if resampled else "")
              + "; the design effect (SE_cluster/SE_iid)\u00b2 and the effective number of items n/deff are reported",
-             Cite(("miller2024",)), ".",)]
+             Cite(("miller2024",)), "." + (" The minimum detectable difference of the clustered paired t is the "
+             "noncentral t's on G \u2212 1 degrees of freedom with noncentrality d_z\u221a(n/deff)." if mde else ""),)]
 
 
 def _macro(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:
@@ -587,6 +592,9 @@ def _proportions(results: Results, records: Sequence[Record]) -> list[tuple[Part
         paired = [m for m in metrics if m in newcombe]
         sentence: list[Part] = [f"Every score of {names_text(labels)} is 0 or 1: each system's proportion is given "
                                 f"with {d.methods_phrase}", Cite((d.reference,))]
+        if any(s.clusters is not None for r in desc if r.ci_method == method for s in r.systems):
+            sentence += [", with clustered items on the effective number of items min((n \u2212 1)/deff, n) "
+                         "\u00d7 (z/t)\u00b2, t on G \u2212 1 degrees of freedom", Cite(("korn1998",))]
         if paired:
             sentence += [", and each difference of two systems with Newcombe's score interval for paired "
                          "proportions, his method 10", Cite(("newcombe1998",))]

@@ -17,7 +17,8 @@ from sigreport.render.options import AgreementSettings, ClassificationSettings, 
 from sigreport.render.views.common import ALTERNATIVE_TEXT, CORRECTION_NAMES, SPHERICITY_NAMES, pct, test_name
 from sigreport.render.views.labels import MEASURE_NAMES
 from sigreport.results.collection import Results
-from sigreport.results.records import AgreementRecord, PreferenceRecord, Record
+from sigreport.results.records import (AgreementRecord, DescriptivesRecord, PairwiseRecord, PreferenceRecord,
+                                       Record)
 
 Rows = list[tuple[str, str]]
 
@@ -30,8 +31,48 @@ def settings_rows(results: Results, options: RenderOptions = RenderOptions()) ->
     if run.missing is not None:
         rows.append(("Missing items", run.missing))
     rows.append(("Seed", f"{results.seed} (each analysis derives its own stream from it and its id)"))
-    return rows + data_rows(results.data) + label_rows(run, results.tests, results.records) + why_p_rows(results) \
-        + preference_rows(results.records)
+    return rows + data_rows(results.data) + design_rows(results, run.cluster) \
+        + label_rows(run, results.tests, results.records) + why_p_rows(results) + preference_rows(results.records)
+
+
+def design_rows(results: Results, cluster_column: str | None) -> Rows:
+    """The clusters (``data.columns.cluster``: the column, G per corpus) and the proportion intervals of the
+    metrics scored 0 or 1 (``tests.proportion_ci``, and Newcombe's for their pairs), from the records."""
+    from sigreport.results.methods import proportion
+
+    rows: Rows = []
+    desc = [r for r in results.records if isinstance(r, DescriptivesRecord)]
+    clusters: dict[str | None, int] = {}
+    for r in desc:
+        G = next((s.clusters.G for s in r.systems if s.clusters is not None), None)
+        if G is not None:
+            clusters.setdefault(r.corpus, G)
+    if clusters:
+        column = f"column {cluster_column}: " if cluster_column else ""
+        where = "; ".join(f"G = {G}" + (f" on {c}" if c is not None else "") for c, G in clusters.items())
+        resampled = any(isinstance(r, PairwiseRecord) and r.kind == "pairwise" and r.method in RESAMPLED
+                        for r in results.records)
+        rows.append(("Clusters", f"{column}{where}; CR1 cluster-robust standard errors, t on G \u2212 1 df"
+                     + ("; the bootstrap and permutation tests resample whole clusters" if resampled else "")
+                     + "; each analysis states its design effect and effective items"))
+    labels = {m: results.metrics[m].label if m in results.metrics else m for m in {r.metric for r in desc}}
+    newcombe = {r.metric for r in results.records if isinstance(r, PairwiseRecord)
+                and r.ci_method == proportion.NEWCOMBE_PAIRED}
+    for method in dict.fromkeys(r.ci_method for r in desc if r.ci_method in proportion.NAMES):
+        d = proportion.interval(str(method))
+        mine = [r for r in desc if r.ci_method == method]
+        metrics = list(dict.fromkeys(r.metric for r in mine))
+        clustered = any(s.clusters is not None for r in mine for s in r.systems)
+        text = (f"{d.display} (tests.proportion_ci: {method}) for {', '.join(labels[m] for m in metrics)}: every "
+                "score 0 or 1")
+        if clustered:
+            text += ("; with clusters on Korn and Graubard's effective items min((n \u2212 1)/deff, n) "
+                     "\u00d7 (z/t)\u00b2")
+        paired = [labels[m] for m in metrics if m in newcombe]
+        if paired:
+            text += f"; pairs: Newcombe's score interval for paired proportions (method 10) for {', '.join(paired)}"
+        rows.append(("Proportion interval", text))
+    return rows
 
 
 def preference_rows(records: Sequence[Record]) -> Rows:
