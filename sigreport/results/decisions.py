@@ -419,10 +419,13 @@ def preference_decisions(record: PreferenceRecord) -> BlockDecisions:
     systems = [s.system for s in record.systems]
     values = {s.system: s.strength for s in record.systems}
     nan = float("nan")
-    low = [s.ci_low if s.ci_low is not None else nan for s in record.systems]
-    high = [s.ci_high if s.ci_high is not None else nan for s in record.systems]
+    bounds = [(s.ci_low, s.ci_high) for s in record.systems]
+    # an interval is known when both bounds are and low <= high (a hand-made document may hold anything else)
+    known = [lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi) and lo <= hi
+             for lo, hi in bounds]
+    low = [lo if k else nan for (lo, _), k in zip(bounds, known)]
+    high = [hi if k else nan for (_, hi), k in zip(bounds, known)]
     better = interval_better(low, high)  # type: ignore[arg-type]
-    known = [lo == lo and hi == hi for lo, hi in zip(low, high)]
     pairs = []
     for i in range(len(systems)):
         for j in range(i + 1, len(systems)):

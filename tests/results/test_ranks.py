@@ -202,3 +202,27 @@ def test_rank_none_leaves_the_column_out_and_results_json_keeps_the_ranks(exampl
     assert len(plain.main[0].columns) == len(ranked.main[0].columns) - 1
     assert all("rank_ub" in s.__dict__ and s.rank_ub is not None
                for r in results.records if r.kind == "descriptives" for s in r.systems)
+
+
+def test_preference_decisions_of_a_hand_made_record_never_raise():
+    """A results.json read back with a reversed interval (low > high) or a missing bound: that system's pairs are
+    undecided (no decision), nobody beats it, the others are ranked by the rest (the diff and the index read such documents)."""
+    from sigreport.results.decisions import preference_decisions
+    from sigreport.results.records import PreferenceRecord, PreferenceSystem
+
+    def system(name, strength, low, high):
+        return PreferenceSystem(system=name, strength=strength, se=None, ci_low=low, ci_high=high, rank_ub=None,
+                                votes=10, wins=5, losses=5, ties=0, win_rate=0.5)
+
+    rec = PreferenceRecord(id="preferences/votes/bradley_terry", kind="preferences", metric="preferences",
+                           corpus="votes", method="bradley_terry", ties="split", identification="sum_zero", nu=None,
+                           n_votes=40, n_ties=0, n_items=None, judges={}, unit="battles", n_resamples=100,
+                           ci_level=0.95, seed=1, not_finite=0,
+                           systems=(system("A", 1.0, 0.8, 1.2), system("B", 0.0, -0.2, 0.2),
+                                    system("C", -1.0, -0.5, -1.5), system("D", -2.0, None, -1.8)),
+                           win_rates=(), battles=(), warnings=())
+    dec = preference_decisions(rec)
+    assert dec.beats == {"A": frozenset({"B"})}
+    assert {frozenset((p.a, p.b)) for p in dec.pairs if p.significant is None} == {
+        frozenset(x) for x in (("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D"))}
+    assert dict(dec.ranks.rank_ub) == {"A": 1, "B": 2, "C": 1, "D": 1}
