@@ -894,7 +894,7 @@ class OutputsSpec(_Model):
         description="Figure kinds drawn: cd (critical-difference diagrams), forest (pairwise differences with "
         "intervals), pvalues (heatmaps of adjusted p-values), confusion (confusion matrices), winrates (the "
         "win-rate matrix of preference votes), leaderboard (each system's value and interval by tier, for 6 or "
-        "more ranked systems); [] for none.")
+        "more ranked systems, and the Bradley-Terry strengths of 6 or more systems' votes); [] for none.")
     figure_style: FigureStyleSpec = Field(default_factory=FigureStyleSpec)
 
     @field_validator("formats")

@@ -157,9 +157,17 @@ def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], ve
     return Results(
         title=spec.title, alpha=spec.alpha, seed=spec.seed, data=data_info(dataset), systems=tuple(dataset.systems),
         corpora=tuple(dataset.corpora), metrics=metrics,
-        tests=spec.tests.model_dump(exclude={"replicability"} if spec.tests.replicability is None else None),
+        tests=spec.tests.model_dump(exclude=tests_left_out(spec) or None),
         records=with_ranks(records, metrics, spec.baseline),
         sigreport_version=version, description=spec.description)
+
+
+def tests_left_out(spec: Spec) -> set[str]:
+    """The keys of ``tests`` results.json leaves out because they analyse nothing here, so that a report keeps
+    its bytes when a feature it does not use is added: ``replicability`` when off, ``preferences`` without
+    ``data.preferences``."""
+    return ({"replicability"} if spec.tests.replicability is None else set()) | (
+        {"preferences"} if spec.data.preferences is None else set())
 
 
 def with_ranks(records: tuple[Record, ...], metrics: Mapping[str, MetricInfo], baseline: str | None

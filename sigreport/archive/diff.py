@@ -42,7 +42,8 @@ from sigreport.results.names import CORRECTION_NAMES, test_name
 from sigreport.results.reading import DEFAULT_DECIMALS, DocumentRecords, read_document
 from sigreport.results.records import (AgreementPair, AgreementRecord, BayesianPair, BayesianRecord, CochranQRecord,
                                        DescriptivesRecord, FriedmanRecord, McNemarPair, McNemarRecord, PairRow,
-                                       PairwiseRecord, PosthocRecord, PosthocRow, Record, RMAnovaRecord, RunPair,
+                                       PairwiseRecord, PosthocRecord, PosthocRow, PreferenceRecord, Record,
+                                       RMAnovaRecord, RunPair,
                                        RunsRecord, SystemSummary)
 
 FailOn = Literal["conclusions", "flips", "any"]
@@ -82,7 +83,7 @@ class RankChange:
     direction; omnibus/post-hoc: average ranks, 1 = best)."""
 
     analysis: str
-    source: str  # "means" or "average ranks"
+    source: str  # "means", "average ranks" or "tiers" (preference votes: the decision model's tiers)
     old_order: tuple[str, ...]
     new_order: tuple[str, ...]
     old_best: str | None
@@ -485,6 +486,8 @@ def rank_change(aid: str, old: Record, new: Record, old_dec: Blocks, new_dec: Bl
         ot, nt, source = ob_.tiers, nb_.tiers, "means"
     elif isinstance(old, FriedmanRecord) and isinstance(new, FriedmanRecord):
         ot, nt, source = rank_tiers(old.average_ranks), rank_tiers(new.average_ranks), "average ranks"
+    elif isinstance(old, PreferenceRecord) and isinstance(new, PreferenceRecord):
+        return tier_change(aid, old_dec.get(old.metric, old.corpus), new_dec.get(new.metric, new.corpus))
     else:
         return None
     shared = {s for t in ot for s in t} & {s for t in nt for s in t}
@@ -494,6 +497,26 @@ def rank_change(aid: str, old: Record, new: Record, old_dec: Blocks, new_dec: Bl
     oo, no = tuple(s for t in ot for s in t), tuple(s for t in nt for s in t)
     return RankChange(aid, source, oo, no, best_o[0] if best_o else None, best_n[0] if best_n else None,
                       tuple(best_o), tuple(best_n))
+
+
+def tier_change(aid: str, old: BlockDecisions | None, new: BlockDecisions | None) -> RankChange | None:
+    """The tiers of preference votes changed (the decision model's Rank (UB) tiers of the Bradley-Terry intervals,
+    which the Conclusions state): tier 1 changed, or a system both releases share moved to another tier relative
+    to the others (a changed tier is news; a changed order of strengths within a tier is not). The orders are
+    the tiers, best first, each as "A = B"."""
+    if old is None or new is None or old.ranks is None or new.ranks is None:
+        return None
+    ot, nt = old.ranks.members, new.ranks.members
+    shared = set(old.ranks.systems) & set(new.ranks.systems)
+    best_o, best_n = (ot[0] if ot else ()), (nt[0] if nt else ())
+
+    def layers(tiers: tuple[tuple[str, ...], ...]) -> list[frozenset[str]]:  # a tier is a set: its order is news to no one
+        return [frozenset(t) for t in restricted(tiers, shared)]
+
+    if set(best_o) == set(best_n) and layers(ot) == layers(nt):
+        return None
+    return RankChange(aid, "tiers", tuple(" = ".join(t) for t in ot), tuple(" = ".join(t) for t in nt),
+                      best_o[0] if best_o else None, best_n[0] if best_n else None, tuple(best_o), tuple(best_n))
 
 
 def restricted(tiers: tuple[tuple[str, ...], ...], keep: set[str]) -> list[tuple[str, ...]]:
@@ -1120,20 +1143,25 @@ def rank_change_text(ctx: Context, r: RankChange) -> Change:
     metric, corpus, where, causes = block_causes(ctx, n)
     best = " = ".join(r.new_best_tied) if r.new_best_tied else str(r.new_best)
     was = " = ".join(r.old_best_tied) if r.old_best_tied else str(r.old_best)
-    test = "means" if r.source == "means" else "average ranks"
+    test = {"means": "means", "average ranks": "average ranks", "tiers": "Bradley-Terry tiers"}[r.source]
+    tiers = r.source == "tiers"  # preference votes: tier 1 (no system significantly better) and the tiers
     changed = changed_systems(ctx, metric, corpus)
-    if tuple(r.old_best_tied) != tuple(r.new_best_tied):
+    if (set(r.old_best_tied) != set(r.new_best_tied)) if tiers else tuple(r.old_best_tied) != tuple(r.new_best_tied):
         marked = tuple(s for s in dict.fromkeys([*(r.new_best_tied or [r.new_best]), *(r.old_best_tied or [r.old_best])])
                        if s in changed)
-        return Change(kind="best", metric=metric, corpus=corpus, where=where, test=test, subject="best system", old=was,
-                      new=best, causes=finish_causes(ctx, causes, metric), primary=False,
-                      analysis=r.analysis, short=f"best on {where} now {best} (was {was}){data_mark(marked)}",
+        return Change(kind="best", metric=metric, corpus=corpus, where=where, test=test,
+                      subject="tier 1" if tiers else "best system", old=was, new=best,
+                      causes=finish_causes(ctx, causes, metric), primary=tiers, analysis=r.analysis,
+                      short=f"{'tier 1' if tiers else 'best'} on {where} now {best} (was {was}){data_mark(marked)}",
                       data_changed=marked)
-    marked = tuple(s for s in r.new_order if s in changed)
-    return Change(kind="order", metric=metric, corpus=corpus, where=where, test=test, subject="order of the systems",
+    block = ctx.block(metric, corpus)
+    order = block.order if tiers and block is not None else r.new_order  # (tiers: the orders are "A = B" tiers)
+    marked = tuple(s for s in order if s in changed)
+    return Change(kind="order", metric=metric, corpus=corpus, where=where, test=test,
+                  subject="tiers of the systems" if tiers else "order of the systems",
                   old=" > ".join(r.old_order), new=" > ".join(r.new_order),
-                  causes=finish_causes(ctx, causes, metric), primary=False, analysis=r.analysis,
-                  short=f"order on {where} changed{data_mark(marked)}", data_changed=marked)
+                  causes=finish_causes(ctx, causes, metric), primary=tiers, analysis=r.analysis,
+                  short=f"{'tiers' if tiers else 'order'} on {where} changed{data_mark(marked)}", data_changed=marked)
 
 
 # ---- comparisons of systems only one release has ----

@@ -33,10 +33,11 @@ from typing import Any, Union
 
 from sigreport.results.collection import NOTEBOOK, MetricInfo, Results
 from sigreport.results.names import CORRECTION_NAMES, test_name
-from sigreport.results.ranks import Ranks, ranks_of
+from sigreport.results.ranks import Ranks, interval_better, ranks_of
 from sigreport.results.reading import DEFAULT_DECIMALS, analysis_key, read_document  # noqa: F401 (analysis_key: as before)
 from sigreport.results.records import (BayesianRecord, DescriptivesRecord, FriedmanRecord, PairRow, PairwiseRecord,
-                                       PosthocRecord, PosthocRow, Record, RMAnovaRecord, RunsRecord)
+                                       PosthocRecord, PosthocRow, PreferenceRecord, Record, RMAnovaRecord,
+                                       RunsRecord)
 from sigreport.stats.result import is_significant
 
 __all__ = ["BlockDecisions", "Decisions", "Disagreement", "PairDecision", "RunSpread", "TestRef", "choose_primary",
@@ -376,6 +377,7 @@ def decide_records(records: Sequence[Record], metrics: Mapping[str, MetricInfo],
         info = metrics.get(r.metric) if isinstance(r, DescriptivesRecord) else None
         if info is not None:
             out.append(block_decisions(r, by_block[(r.metric, r.corpus)], info, baseline))  # type: ignore[arg-type]
+    out += [preference_decisions(r) for r in records if isinstance(r, PreferenceRecord)]
     return Decisions(tuple(out))
 
 
@@ -406,6 +408,52 @@ def block_decisions(desc: DescriptivesRecord, records: Sequence[Record], info: M
                           groups=groups_of(order, pairs, undecided), baseline=baseline_of(record, spec_baseline),
                           disagreements=found, record=record,
                           within_runs=within_run_spread(runs) if runs is not None else ())
+
+
+PREFERENCE_LABEL = "Bradley-Terry strength"
+PREFERENCE_DECIMALS = 3  # the strengths as the preference view shows them
+
+
+def preference_decisions(record: PreferenceRecord) -> BlockDecisions:
+    """The decisions of a Bradley-Terry analysis of preference votes (``data.preferences``), one block of the
+    model like a metric's: values are the strengths (higher is better), and a system is significantly better
+    than another when its bootstrap interval lies wholly above the other's (Chatbot Arena's rule,
+    :func:`~sigreport.results.ranks.interval_better`), so that :attr:`BlockDecisions.ranks` is the record's
+    Rank (UB) and the tiers the Conclusions read. Every pair is decided (no p-value: the intervals decide); a
+    system without a finite interval leaves its pairs undecided. No other test decides these pairs."""
+    systems = [s.system for s in record.systems]
+    values = {s.system: s.strength for s in record.systems}
+    nan = float("nan")
+    bounds = [(s.ci_low, s.ci_high) for s in record.systems]
+    # an interval is known when both bounds are and low <= high (a hand-made document may hold anything else)
+    known = [lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi) and lo <= hi
+             for lo, hi in bounds]
+    low = [lo if k else nan for (lo, _), k in zip(bounds, known)]
+    high = [hi if k else nan for (_, hi), k in zip(bounds, known)]
+    better = interval_better(low, high)  # type: ignore[arg-type]
+    pairs = []
+    for i in range(len(systems)):
+        for j in range(i + 1, len(systems)):
+            a, b, va, vb = systems[i], systems[j], values[systems[i]], values[systems[j]]
+            decided = known[i] and known[j]
+            ahead = a if better[i, j] else b if better[j, i] else (
+                None if va is None or vb is None or va == vb else a if va > vb else b)
+            pairs.append(PairDecision(a=a, b=b, significant=bool(better[i, j] or better[j, i]) if decided else None,
+                                      better=ahead, pvalue_adjusted=None,
+                                      estimate=va - vb if va is not None and vb is not None else None))
+    tiers = rank_systems(values, True, PREFERENCE_DECIMALS)
+    order = tuple(s for t in tiers for s in t)
+    beats, undecided = beats_of(pairs)
+    level = f"{100 * record.ci_level:g}%"
+    unit = "items with all their votes" if record.unit == "items" else "votes"
+    reason = (f"a system is significantly better than another when its {level} bootstrap percentile interval of the "
+              f"strengths ({record.n_resamples:,} replicates resampling {unit}) lies wholly above the other's "
+              "(Chatbot Arena's rule)")
+    primary = TestRef(str(record.id), record.kind, str(record.method), test_name(record.kind, str(record.method)))
+    return BlockDecisions(metric=record.metric, corpus=record.corpus, level=None, label=PREFERENCE_LABEL,
+                          higher_is_better=True, decimals=PREFERENCE_DECIMALS, values=values, tiers=tiers,
+                          primary=primary, reason=reason, pairs=tuple(pairs), beats=beats, undecided=undecided,
+                          groups=groups_of(order, pairs, undecided), baseline=None, disagreements=(), record=None)
 
 
 def within_run_spread(runs: RunsRecord) -> tuple[RunSpread, ...]:

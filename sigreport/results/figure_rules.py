@@ -40,8 +40,9 @@ FIGURE_RULES: dict[str, tuple[str, Callable[[FigureSource], bool]]] = {
     "confusion": ("a classification analysis (data.predictions with gold labels)",
                   lambda s: s.kind == "classification"),
     "winrates": ("pairwise preference votes (data.preferences)", lambda s: s.kind == "preferences"),
-    "leaderboard": ("descriptives of 6 or more systems ranked by a pairwise test (Rank (UB) and tiers)",
-                    lambda s: s.kind == "descriptives"),
+    "leaderboard": ("descriptives of 6 or more systems ranked by a pairwise test, or the Bradley-Terry strengths of "
+                    "6 or more systems' preference votes (Rank (UB) and tiers)",
+                    lambda s: s.kind in ("descriptives", "preferences")),
 }
 """Figure kind -> (what it needs, in words; whether a source gives it). Order: the order a record's figures
 are drawn in."""

@@ -33,6 +33,7 @@ METHOD_NAMES: dict[str, dict[str, str]] = {
     "cochran_q": {"cochran_q": "Cochran's Q test"}, "bayesian": BAYESIAN_NAMES,
     "mcnemar": {m: "McNemar's test" for m in ("auto", "exact", "chi2")},
     "runs": {"aso": "almost stochastic order over the training runs"},
+    "preferences": {d.name: d.display for d in registry.methods("preferences")},
 }
 """Record kind -> method -> display name (the one table)."""
 

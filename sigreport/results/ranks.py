@@ -21,6 +21,7 @@ Entry points for other modules (helper ``bt`` and the rest)::
     rank_ub(better: np.ndarray) -> np.ndarray            # int array, 1-based
     tiers(better: np.ndarray) -> tuple[np.ndarray, bool]  # int array, 1-based; True when a cycle was met
     ranks_of(systems: Sequence[str], beats: Mapping[str, Collection[str]]) -> Ranks
+    interval_better(low, high) -> np.ndarray              # Chatbot Arena's rule on intervals (below)
 
 ``better[i, j]`` is True when system ``i`` is significantly better than system ``j`` (diagonal False); both
 functions are whole-matrix numpy (the tier loop runs once per tier, never per pair).
@@ -33,7 +34,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["LEADERBOARD_MIN", "RANKED_MIN", "TIERS_MIN", "Ranks", "rank_ub", "ranks_of", "tiers", "better_matrix"]
+__all__ = ["LEADERBOARD_MIN", "RANKED_MIN", "TIERS_MIN", "Ranks", "rank_ub", "ranks_of", "tiers", "better_matrix", "interval_better"]
 
 RANKED_MIN = 3
 """Systems from which a block is ranked: the main table's Rank (UB) column (``outputs.main_table.rank: ub``) and
@@ -108,6 +109,18 @@ def better_matrix(systems: Sequence[str], beats: Mapping[str, Collection[str]]) 
             continue
         cols = [index[x] for x in losers if x in index]
         b[i, cols] = True
+    return b
+
+
+def interval_better(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """The better-than matrix of intervals by Chatbot Arena's rule: ``better[i, j]`` when system i's interval
+    lies wholly above system j's (``low[i] > high[j]``); a missing bound (NaN) separates nothing. With it
+    :func:`rank_ub` is :func:`sigreport.stats.bradley_terry.rank_ub` of the same intervals (the preference
+    record's ``rank_ub``; tests/results/test_ranks.py proves them equal)."""
+    lo, hi = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    with np.errstate(invalid="ignore"):
+        b = lo[:, None] > hi[None, :]
+    np.fill_diagonal(b, False)  # an interval of zero width (low == high) is never above itself; NaN: False
     return b
 
 

@@ -105,6 +105,7 @@ def test_no_margin_no_field(cli, workdir):
     pairs = [p for a in doc["analyses"] if a["kind"] == "pairwise" for p in a["pairs"]]
     assert pairs and all("equivalence" not in p for p in pairs)
     assert "replicability" not in doc["tests"]
+    assert "preferences" not in doc["tests"]  # written only with data.preferences (tests/data/test_preferences.py)
 
 
 def test_report_shows_the_table_and_the_methods_sentence(cli, workdir):

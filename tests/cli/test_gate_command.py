@@ -208,6 +208,37 @@ def test_release_gate_example(capsys, cli, tmp_path):
     assert code == 1 and "not non-inferior" in out
 
 
+def test_release_gate_exit_codes_in_a_real_process(example):
+    """The gate as CI runs it (its own process, the exit status read by the shell) on the release_gate example
+    as built by the session: 0 when every gated metric is non-inferior (pegasus: ROUGE-1, then ROUGE-L and the
+    length ratio), 1 when one is not (lead-3), 2 on each kind of error, one line, no traceback (a system, a metric
+    or a margin the report lacks, a badly formed margin, no report)."""
+    report = example("release_gate")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def run(*a: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", "import sys; from sigreport.cli import main; "
+                               "sys.exit(main(sys.argv[1:]))", "gate", *a], capture_output=True, text=True, env=env,
+                              timeout=120)
+
+    ok = run(str(report), "--baseline", "bart-large", "--candidate", "pegasus", "--metrics", "rouge1",
+             "--secondary", "rougeL,length_ratio", "--format", "markdown")
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.startswith("### Release gate: passed") and ok.stderr == ""
+    failed = run(str(report), "--baseline", "bart-large", "--candidate", "lead-3")
+    assert failed.returncode == 1 and "not non-inferior" in failed.stdout, failed.stderr
+    every = run(str(report), "--baseline", "bart-large")  # t5-base and lead-3 are worse: the gate fails
+    assert every.returncode == 1
+    for args in (["--baseline", "gpt-9"], ["--baseline", "bart-large", "--metrics", "bleu"],
+                 ["--baseline", "bart-large", "--margin", "rouge1=x"],
+                 ["--baseline", "bart-large", "--candidate", "nobody"]):
+        bad = run(str(report), *args)
+        assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stdout == "", (args, bad.stderr)
+        assert bad.stderr.strip().count("\n") <= 1, (args, bad.stderr)  # one line (and at most a hint)
+    missing = run(str(report / "no-such-folder"), "--baseline", "bart-large")
+    assert missing.returncode == 2 and "no results.json" in missing.stderr and "Traceback" not in missing.stderr
+
+
 def test_results_json_path_and_a_report_without_it(capsys, cli, workdir, report):
     out, _ = report
     code, text, _ = gate(capsys, out / "results.json", "--baseline", "base", "--candidate", "near", "--margin",

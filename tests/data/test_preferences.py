@@ -229,3 +229,35 @@ def test_the_bootstrap_unit(cli, workdir, unit, item, want, warned):
     assert bool(rec["warnings"]) == warned
     if warned:
         assert "no item column: battles were resampled" in rec["warnings"][0]
+
+
+def test_the_report_tells_the_decision_models_story(cli, workdir):
+    """Six systems of votes, as built: the Conclusions read the decision model's tiers, the main table (main.md,
+    main.csv) gives strength, interval, Rank (UB) and Tier strongest first, the key figure is the strengths'
+    leaderboard, and the settings' interval row names the bootstrap percentile intervals with their unit and B."""
+    import csv
+    import io
+
+    from sigreport.results import from_json
+    from sigreport.results.decisions import decide
+
+    rows = votes(900, k=6, seed=5)
+    path = _write(workdir, rows, SPEC.replace("[json, html]", "[json, html, latex]"))
+    r = cli("build", "--no-cache", "-o", workdir.path / "out", path)
+    assert r.code == 0, r.err
+    out = workdir.path / "out"
+    (dec,) = decide(from_json((out / "results.json").read_text(encoding="utf-8")))
+    ranks = dec.ranks
+    assert ranks is not None and len(ranks.members) > 1  # strengths 0.4 apart, 900 votes: separated tiers
+    table = list(csv.DictReader(io.StringIO((out / "main.csv").read_text(encoding="utf-8"))))
+    assert [row["system"] for row in table] == list(dec.order)
+    assert [(int(row["Rank (UB)"]), int(row["Tier"])) for row in table] == [
+        (ranks.rank_ub[s], ranks.tier[s]) for s in dec.order]
+    assert "| Rank (UB) | Tier |" in (out / "main.md").read_text(encoding="utf-8")
+    page = (out / "index.html").read_text(encoding="utf-8")
+    first = ", ".join(ranks.members[0])
+    assert f"tier 1: {first}" in page and "Chatbot Arena" in page
+    assert "bootstrap percentile intervals of the Bradley-Terry strengths (200 replicates resampling votes)" in page
+    assert (out / "figures" / "leaderboard-preferences-votes-bradley-terry.pdf").exists()
+    key = page.split("Conclusions", 1)[1].split("</figure>", 1)[0]
+    assert "leaderboard-preferences" in key or "Leaderboard of the Bradley-Terry strengths" in key

@@ -19,7 +19,8 @@ from conftest import CONFIGS
 from sigreport.render.views import build_report
 from sigreport.results import from_json
 from sigreport.results.decisions import decide
-from sigreport.results.ranks import RANKED_MIN, better_matrix, rank_ub, ranks_of, tiers
+from sigreport.results.ranks import RANKED_MIN, better_matrix, interval_better, rank_ub, ranks_of, tiers
+from sigreport.stats import bradley_terry as bt
 
 SPECS = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
 
@@ -96,6 +97,35 @@ def test_tiers_agree_with_the_decisions(n, density, seed):
     assert (r == 1 + b.sum(axis=0)).all()
 
 
+# ---- intervals (preference votes): Chatbot Arena's rule is one rule in both layers ---------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.floats(0.0, 3.0), st.integers(0, 2**31 - 1))
+def test_interval_rule_gives_the_stats_layers_rank_ub(n, width, seed):
+    """results.ranks.rank_ub(interval_better(low, high)) == stats.bradley_terry.rank_ub(low, high), the record's
+    Rank (UB): 1 to 40 systems, intervals from zero width (every pair separated unless equal) to wide (none),
+    ties of bounds included (values rounded to 1 decimal so that low_i == high_j happens: not separated)."""
+    rng = np.random.default_rng(seed)
+    centre = np.round(rng.normal(0, 1, n), 1)
+    half = np.round(rng.uniform(0, width, n), 1)
+    low, high = centre - half, centre + half
+    b = interval_better(low, high)
+    assert (rank_ub(b) == bt.rank_ub(low, high)).all()
+    t, cycle = tiers(b)
+    assert not cycle  # intervals are an interval order: never a cycle
+    assert set(np.flatnonzero(t == 1)) == set(np.flatnonzero(rank_ub(b) == 1))
+
+
+def test_interval_rule_by_hand_and_a_missing_bound_separates_nothing():
+    """A [2, 3], B [1, 2.5], C [0, 0.5], D without an interval: A and B beat C (2 > 0.5, 1 > 0.5); A and B
+    overlap; D is beaten by no one and beats no one (NaN compares False): ranks 1, 1, 3, 1; tiers 1, 1, 2, 1."""
+    nan = float("nan")
+    b = interval_better([2.0, 1.0, 0.0, nan], [3.0, 2.5, 0.5, nan])
+    assert b.tolist() == [[False, False, True, False], [False, False, True, False], [False] * 4, [False] * 4]
+    assert rank_ub(b).tolist() == [1, 1, 3, 1] and tiers(b)[0].tolist() == [1, 1, 2, 1]
+
+
 # ---- every example: the ranks are the decision model's ----------------------------------------------------
 
 
@@ -110,6 +140,12 @@ def test_rank_ub_is_one_plus_the_significantly_better_of_the_decision_model(exam
     decisions = decide(results)
     ranked = 0
     for a in doc["analyses"]:
+        if a["kind"] == "preferences":  # the record's Rank (UB) (stats.bradley_terry) is the decision model's
+            dec = decisions.get(a["metric"], a["corpus"])
+            assert dec is not None and dec.ranks is not None
+            assert {s["system"]: s["rank_ub"] for s in a["systems"]} == dict(dec.ranks.rank_ub)
+            ranked += len(a["systems"]) >= RANKED_MIN
+            continue
         if a["kind"] != "descriptives":
             continue
         dec = decisions.get(a["metric"], a["corpus"])
@@ -129,7 +165,7 @@ def test_rank_ub_is_one_plus_the_significantly_better_of_the_decision_model(exam
                 assert tier[winner] < tier[loser], (a["id"], winner, loser)  # (i): never inside one tier
     n_systems = len(results.systems)
     assert (ranked > 0) == (n_systems >= RANKED_MIN and any(d.primary is not None for d in decisions))
-    md = report / "main.md"  # (no main table: no descriptives, e.g. yes/no outcomes)
+    md = report / "main.md"  # (no main table: no descriptives nor votes, e.g. yes/no outcomes)
     assert ("Rank (UB)" in md.read_text(encoding="utf-8") if md.exists() else False) == (ranked > 0)
 
 
@@ -166,3 +202,27 @@ def test_rank_none_leaves_the_column_out_and_results_json_keeps_the_ranks(exampl
     assert len(plain.main[0].columns) == len(ranked.main[0].columns) - 1
     assert all("rank_ub" in s.__dict__ and s.rank_ub is not None
                for r in results.records if r.kind == "descriptives" for s in r.systems)
+
+
+def test_preference_decisions_of_a_hand_made_record_never_raise():
+    """A results.json read back with a reversed interval (low > high) or a missing bound: that system's pairs are
+    undecided (no decision), nobody beats it, the others are ranked by the rest (the diff and the index read such documents)."""
+    from sigreport.results.decisions import preference_decisions
+    from sigreport.results.records import PreferenceRecord, PreferenceSystem
+
+    def system(name, strength, low, high):
+        return PreferenceSystem(system=name, strength=strength, se=None, ci_low=low, ci_high=high, rank_ub=None,
+                                votes=10, wins=5, losses=5, ties=0, win_rate=0.5)
+
+    rec = PreferenceRecord(id="preferences/votes/bradley_terry", kind="preferences", metric="preferences",
+                           corpus="votes", method="bradley_terry", ties="split", identification="sum_zero", nu=None,
+                           n_votes=40, n_ties=0, n_items=None, judges={}, unit="battles", n_resamples=100,
+                           ci_level=0.95, seed=1, not_finite=0,
+                           systems=(system("A", 1.0, 0.8, 1.2), system("B", 0.0, -0.2, 0.2),
+                                    system("C", -1.0, -0.5, -1.5), system("D", -2.0, None, -1.8)),
+                           win_rates=(), battles=(), warnings=())
+    dec = preference_decisions(rec)
+    assert dec.beats == {"A": frozenset({"B"})}
+    assert {frozenset((p.a, p.b)) for p in dec.pairs if p.significant is None} == {
+        frozenset(x) for x in (("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D"))}
+    assert dict(dec.ranks.rank_ub) == {"A": 1, "B": 2, "C": 1, "D": 1}

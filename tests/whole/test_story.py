@@ -122,10 +122,31 @@ def beaten_by_markers(marks: str, systems: tuple[str, ...], baseline: str | None
     return {lett[ch] for ch in re.findall(r"[a-z]|\d+", marks.replace("?", ""))}
 
 
+def check_preference_tables(model: Any, decisions: list[BlockDecisions]) -> list[BlockDecisions]:
+    """The main tables of preference votes (one per Bradley-Terry block, strongest first): Rank (UB) and Tier
+    are the block's ranks, bold and underline its best and second strengths as shown; the other blocks are
+    returned for the metrics' tables."""
+    prefs = [d for d in decisions if d.primary is not None and d.primary.kind == "preferences"]
+    tables = [t for t in model.main if t.key[:2] == ("main", "preferences")]
+    assert len(tables) == len(prefs)
+    for t, dec in zip(tables, prefs):
+        heads = [c.header for c in t.columns]
+        systems = [row[0].text for row in t.rows]
+        assert systems == list(dec.order)
+        if dec.ranks is not None and len(dec.order) >= RANKED_MIN:
+            assert heads[1:3] == [Text("Rank (UB)"), Text("Tier")]
+            assert [row[1].value for row in t.rows] == [dec.ranks.rank_ub[s] for s in systems]
+            assert [row[2].value for row in t.rows] == [dec.ranks.tier[s] for s in systems]
+        assert [row[-1].emphasis for row in t.rows] == [{1: "best", 2: "second"}.get(dec.rank(s) or 0, "")
+                                                        for s in systems]
+    return [d for d in decisions if d not in prefs]
+
+
 def check_main_table(model: Any, results: Any, decisions: list[BlockDecisions]) -> None:
+    decisions = check_preference_tables(model, decisions)
     cells = {}
     ranked = []  # (table index, the Rank (UB) column's cells)
-    for t in model.main:
+    for t in (t for t in model.main if t.key[:2] != ("main", "preferences")):
         heads = t.columns[1:]
         for j, head in enumerate(heads, 1):
             if head.header == Text("Rank (UB)"):
@@ -233,7 +254,7 @@ def check_diff(doc: dict, decisions: list[BlockDecisions]) -> None:
     families = any(isinstance(p.get("significant"), bool) for a in doc["analyses"] for p in a.get("pairs") or [])
     assert (bool(d.flips) or not families) and all(f.primary == (f.analysis in primary) for f in d.flips)
     assert {f.analysis for f in d.flips if f.primary} == {i for i in primary if any(
-        isinstance(p.get("significant"), bool) for a in doc["analyses"] if a["id"] == i for p in a["pairs"])}
+        isinstance(p.get("significant"), bool) for a in doc["analyses"] if a["id"] == i for p in a.get("pairs") or [])}
 
 
 @pytest.mark.parametrize("name", [*EXAMPLES, "twelve", "ties", "binary", "demsar_bayes"])
@@ -310,3 +331,135 @@ def test_the_bayesian_table_compares_with_the_test_the_conclusions_follow(case):
         assert row.frequentist_method == "nemenyi"
         p = primary[frozenset((row.a, row.b))]
         assert (row.frequentist_significant, row.frequentist_pvalue_adjusted) == (p.significant, p.pvalue_adjusted)
+
+
+# ---- the built report: rank column, tiers and gate verdicts are the decision model's (one story) ----------
+
+
+def csv_tables(text: str) -> list[list[dict[str, str]]]:
+    """main.csv's tables (a blank line between them), each a list of rows by header."""
+    import csv
+    import io
+
+    return [list(csv.DictReader(io.StringIO(chunk))) for chunk in text.strip().split("\n\n") if chunk.strip()]
+
+
+def system_of(cell: str) -> str:
+    """A main.csv System cell without its letter ('bart-large (a)') and CSV-safe quote."""
+    return re.sub(r" \(([a-z]|\d+)\)$", "", cell.lstrip("'"))
+
+
+def tier_parts(dec: BlockDecisions) -> list[str]:
+    """The parts of the tiered Conclusions sentence for a block read as tiers ("tier 1: A, B (not separated),
+    Rank (UB) 1"), from the decision model alone."""
+    assert dec.ranks is not None
+    out = []
+    for k, tier in enumerate(dec.ranks.members, 1):
+        ranks = sorted({dec.ranks.rank_ub[s] for s in tier})
+        rank = f"Rank (UB) {ranks[0]}" if len(ranks) == 1 else f"Rank (UB) {ranks[0]}\u2013{ranks[-1]}"
+        out.append(f"tier {k}: {', '.join(tier)}{' (not separated)' if len(tier) > 1 else ''}, {rank}")
+    return out
+
+
+def read_as_tiers(dec: BlockDecisions) -> bool:
+    return dec.baseline is None and dec.ranks is not None and len(dec.order) >= TIERS_MIN
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_rank_column_tiers_and_gate_agree_with_the_decision_model(example, capsys, name):
+    """Every example as built (the session's build, every format): results.json's rank_ub and tier, main.csv's
+    Rank (UB) (and Tier for preference votes) columns, the tiered Conclusions sentence of index.html and, where a
+    metric has a margin, ``sigreport gate``'s verdicts are the decision model's of the same results.json."""
+    import html as html_lib
+    import json
+
+    from conftest import run_cli
+
+    report = example(name)
+    text = (report / "results.json").read_text(encoding="utf-8")
+    doc = json.loads(text)
+    decisions = decide(from_json(text), doc.get("baseline"))
+    ranked = [d for d in decisions if d.ranks is not None and len(d.order) >= RANKED_MIN]
+    # results.json: each ranked block's rank_ub and tier (preference records carry rank_ub)
+    for a in doc["analyses"]:
+        if a["kind"] not in ("descriptives", "preferences"):
+            continue
+        dec = decisions.get(a["metric"], a["corpus"])
+        if dec is None or dec not in ranked:
+            assert all("tier" not in s for s in a["systems"]), a["id"]
+            continue
+        for s in a["systems"]:
+            if a["kind"] == "preferences" or s.get("mean") is not None:
+                assert s["rank_ub"] == dec.ranks.rank_ub[s["system"]], (a["id"], s["system"])
+            if a["kind"] == "descriptives" and s.get("mean") is not None:
+                assert s["tier"] == dec.ranks.tier[s["system"]], (a["id"], s["system"])
+    # main.csv: a Rank (UB) column is one ranked block's ranks; a preference table's Tier its tiers
+    csv_path = report / "main.csv"
+    tables = csv_tables(csv_path.read_text(encoding="utf-8")) if csv_path.exists() else []
+    shown_ranks = 0
+    for rows in tables:
+        if not rows or "Rank (UB)" not in rows[0]:
+            continue
+        shown_ranks += 1
+        shown = {system_of(r["system"]): int(r["Rank (UB)"]) for r in rows if r["Rank (UB)"] not in ("", "\u2014")}
+        matching = [d for d in ranked if all(d.ranks.rank_ub.get(s) == v for s, v in shown.items())
+                    and set(shown) == set(d.order)]
+        assert matching, (name, shown)
+        if "Tier" in rows[0]:  # the preference votes' table
+            prefs = [d for d in matching if d.primary.kind == "preferences"]
+            assert prefs and all(prefs[0].ranks.tier[system_of(r["system"])] == int(r["Tier"]) for r in rows)
+    with_systems = len(doc["systems"]) >= RANKED_MIN
+    assert (shown_ranks > 0) == (with_systems and bool(ranked)), (name, shown_ranks)
+    # index.html's Conclusions: every block read as tiers states the decision model's tiers, no other block does
+    page = html_lib.unescape(re.sub(r"<[^>]+>", "", (report / "index.html").read_text(encoding="utf-8")))
+    conclusions = page.split("Conclusions", 1)[1] if "Conclusions" in page else ""
+    tiered = [d for d in decisions if read_as_tiers(d) and len(d.ranks.members) > 1]
+    for dec in tiered:
+        assert all(part in conclusions for part in tier_parts(dec)), (name, dec.metric, dec.corpus)
+    assert conclusions.count(" tiers \u2014 tier 1: ") == len(tiered), name
+    # sigreport gate, where the report has margins: every verdict is the decisions' and the report's own tests'
+    margins = {a["metric"] for a in doc["analyses"] if a["kind"] == "pairwise"
+               for p in a.get("pairs") or [] if p.get("equivalence")}
+    if not margins:
+        return
+    baseline = next(d.baseline for d in decisions if d.baseline is not None)
+    code, out, err = run_cli(capsys, "gate", str(report), "--baseline", baseline, "--format", "json")
+    assert code in (0, 1), err
+    checks = json.loads(out)["checks"]
+    assert {c["metric"] for c in checks} == margins
+    for c in checks:
+        dec = decisions.get(c["metric"], c["corpus"])
+        pair = next(p for p in dec.pairs if {p.a, p.b} == {c["candidate"], baseline})
+        assert (c["verdict"] == "better") == (pair.winner == c["candidate"]), c
+        assert c["decision"] == (f"{pair.winner} significantly better" if pair.winner else
+                                 "no significant difference"), c
+        rec = next(a for a in doc["analyses"] if a["id"] == dec.primary.id)
+        eq = next(p for p in rec["pairs"] if {p["a"], p["b"]} == {c["candidate"], baseline})["equivalence"]
+        assert c["pvalue"] == pytest.approx(eq["noninferiority_pvalue"], rel=1e-12) and c["margin"] == eq["margin"]
+        assert c["passed"] == (c["verdict"] in ("better", "non-inferior")) == (c["pvalue"] <= c["alpha"]), c
+        if eq["noninferior"]:  # the report's (corrected) non-inferiority implies the gate's (each at alpha)
+            assert c["passed"], c
+    assert (code == 0) == all(c["passed"] for c in checks)
+
+
+def test_diff_names_a_changed_tier_of_the_preference_votes(case):
+    """arena: an old release where cirrus-13b's interval reached tier 1 (its upper bound 1.2, above atlas-70b's
+    and borealis-34b's lower bounds) differs in tier 1: one conclusion changed, exit 1, primary, worded as tiers;
+    the strongest two swapping strengths inside tier 1 (intervals kept) is no news."""
+    _, doc = case("arena")
+    old = copy.deepcopy(doc)
+    (rec,) = [a for a in old["analyses"] if a["kind"] == "preferences"]
+    by = {s["system"]: s for s in rec["systems"]}
+    by["cirrus-13b"]["ci_high"] = 1.2
+    d = diffs.diff_results(old, doc)
+    (change,) = d.rank_changes
+    assert change.source == "tiers" and change.old_best_tied == ("atlas-70b", "borealis-34b", "cirrus-13b")
+    assert change.new_best_tied == ("atlas-70b", "borealis-34b") and change.new_order[1] == "cirrus-13b"
+    assert d.exit_code() == 1 and d.changes[0].primary and d.changes[0].subject == "tier 1"
+    assert "tier 1 on Bradley-Terry strength" in d.headline
+    same = copy.deepcopy(doc)
+    (rec,) = [a for a in same["analyses"] if a["kind"] == "preferences"]
+    by = {s["system"]: s for s in rec["systems"]}
+    by["atlas-70b"]["strength"], by["borealis-34b"]["strength"] = by["borealis-34b"]["strength"], \
+        by["atlas-70b"]["strength"]
+    assert not diffs.diff_results(same, doc).rank_changes

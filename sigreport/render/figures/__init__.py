@@ -15,7 +15,7 @@ from sigreport import defaults
 from sigreport.render.figures.critical_difference import RankGroups, draw_cd, rank_groups
 from sigreport.render.figures.forest import draw_forest, forest_fits
 from sigreport.render.figures.heatmaps import draw_confusion, draw_pvalues, heatmap_fits
-from sigreport.render.figures.leaderboard import draw_leaderboard, leaderboard_fits
+from sigreport.render.figures.leaderboard import draw_leaderboard, draw_strengths, leaderboard_fits, strength_board
 from sigreport.render.figures.output import FigureOutput, latex_snippet
 from sigreport.render.figures.winrates import draw_winrates
 from sigreport.results.collection import MetricInfo, Results
@@ -67,6 +67,8 @@ def record_plan(record: Record, metric: MetricInfo | None,
             out.append(lambda r=r: draw_winrates(r))
         elif figure == "leaderboard" and isinstance(r, DescriptivesRecord) and leaderboard_fits(r):
             out.append(lambda r=r: draw_leaderboard(r, metric))
+        elif figure == "leaderboard" and isinstance(r, PreferenceRecord) and leaderboard_fits(strength_board(r)):
+            out.append(lambda r=r: draw_strengths(r))
     return out
 
 

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 from sigreport.render.figures.output import (EDGE, FigureOutput, current_style, export, keep_inside, measure,
                                              new_figure, slug, style, tick_labels, wrap)
 from sigreport.results.collection import MetricInfo
+from sigreport.results.decisions import PREFERENCE_DECIMALS, PREFERENCE_LABEL, preference_decisions
 from sigreport.results.ranks import LEADERBOARD_MIN
-from sigreport.results.records import DescriptivesRecord, SystemSummary
+from sigreport.results.records import DescriptivesRecord, PreferenceRecord, SystemSummary
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -129,6 +130,46 @@ def leaderboard_figure(record: DescriptivesRecord, metric: MetricInfo | None = N
     for t in keep_inside(fig):
         t.set_visible(False)
     return fig
+
+
+def strength_board(record: PreferenceRecord) -> DescriptivesRecord:
+    """The Bradley-Terry strengths of a preference record as the rows a leaderboard draws: each strength with its
+    bootstrap interval, and the Rank (UB) and tier of the decision model
+    (:func:`~sigreport.results.decisions.preference_decisions`: the intervals, Chatbot Arena's rule), so the
+    figure shows the tiers the Conclusions state (never recomputed here)."""
+    ranks = preference_decisions(record).ranks
+    assert ranks is not None
+    rows = tuple(SystemSummary(system=s.system, n=s.votes, mean=s.strength, sd=None, median=None, ci_low=s.ci_low,
+                               ci_high=s.ci_high, warnings=(), rank_ub=ranks.rank_ub.get(s.system),
+                               tier=ranks.tier.get(s.system)) for s in record.systems)
+    return DescriptivesRecord(id=record.id, kind="descriptives", metric=record.metric, corpus=record.corpus,
+                              level="votes", ci_level=record.ci_level, n_items=record.n_votes, dropped_items=0,
+                              aggregate="bradley_terry", systems=rows, warnings=(),
+                              ci_method="bootstrap_percentile")
+
+
+STRENGTH = MetricInfo(label=PREFERENCE_LABEL, higher_is_better=True, decimals=PREFERENCE_DECIMALS, aggregate="bradley_terry")
+
+
+def strength_caption(record: PreferenceRecord) -> str:
+    unit = "items with all their votes" if record.unit == "items" else "votes"
+    return (f"Leaderboard of the Bradley-Terry strengths from {record.n_votes:,} preference votes (higher is better): "
+            f"each system's strength with its {level_text(record.ci_level)} bootstrap percentile interval "
+            f"({record.n_resamples:,} replicates resampling {unit}), by tier and, within a tier, by strength. A system "
+            "is significantly better than another when its interval lies wholly above the other's (Chatbot Arena's "
+            "rule); tiers (shaded bands): no system is significantly better than another of its tier, and each "
+            "system below tier 1 is significantly worse than one of the tier above; Rank (UB) is 1 + the number of "
+            "systems significantly better.")
+
+
+def draw_strengths(record: PreferenceRecord) -> FigureOutput:
+    """The leaderboard of a preference record's strengths (:func:`strength_board`)."""
+    board = strength_board(record)
+    if not leaderboard_fits(board):
+        raise ValueError(f"{record.id}: a leaderboard shows {LEADERBOARD_MIN} or more ranked systems; this record "
+                         f"has {len(ranked(board))}")
+    with style():
+        return export(leaderboard_figure(board, STRENGTH), f"leaderboard-{slug(record.id)}", strength_caption(record))
 
 
 def draw_leaderboard(record: DescriptivesRecord, metric: MetricInfo | None = None) -> FigureOutput:

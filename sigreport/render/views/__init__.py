@@ -80,7 +80,8 @@ def build_report(results: Results, source: str = "results.json",
                         data_files=tuple(data_files(results.data)), seed=results.seed,
                         version=results.sigreport_version, source=source, main=main, conclusions=said)
     latex = dataclasses.replace(latex, report=report_name(source, results.title), figure_text=fs.size)
-    blocks = [c.dec for c in columns_of(results, options.main_table, decisions)]
+    blocks = [*(c.dec for c in columns_of(results, options.main_table, decisions)),
+              *(d for d in decisions if d.primary is not None and d.primary.kind == "preferences")]  # as said
     return dataclasses.replace(model, key_figure=key_figure(model, blocks, lab),
                                baseline=report_baseline(results, decisions, options), latex=latex,
                                methods=methods(results, decisions))
@@ -161,9 +162,13 @@ def key_figure(model: ReportModel, blocks: Sequence[BlockDecisions], lab: Labels
     critical-difference
     diagram where the primary test is a post-hoc test after Friedman, else the forest plot of the primary
     family. A block whose primary test has no such figure (not drawn, or a family too large for a forest
-    plot) is skipped rather than shown with another test's figure, which could contradict the sentences."""
+    plot) is skipped rather than shown with another test's figure, which could contradict the sentences.
+
+    Preference votes (a Bradley-Terry block, after the metrics) follow the same rule: for 6 or more systems the
+    leaderboard of their strengths, intervals and tiers (the decisions the Conclusions state, which the win-rate
+    matrix does not show: it is the votes, not the intervals that decide); with fewer, the win-rate matrix."""
     figures = {v.id: [e for e in v.elements if isinstance(e, Figure)] for s in model.sections for v in s.views}
-    boards = {s.key: f for s in model.sections for v in s.views if v.kind == "descriptives"
+    boards = {s.key: f for s in model.sections for v in s.views if v.kind in ("descriptives", "preferences")
               for f in figures[v.id] if str(f.key[0]).startswith("leaderboard-")}
     for dec in blocks:
         if dec.primary is None:
@@ -174,7 +179,8 @@ def key_figure(model: ReportModel, blocks: Sequence[BlockDecisions], lab: Labels
             where = f"{lab.metric(dec.metric)} on {lab.corpus(dec.corpus)}"
             return dataclasses.replace(board, caption=f"The tiers of the Conclusions for {where} "
                                        f"({dec.primary.name}). {board.caption}")
-        prefix = "cd-" if dec.primary.kind == "posthoc" and dec.primary.method != "paired_t" else "forest-"
+        prefix = "cd-" if dec.primary.kind == "posthoc" and dec.primary.method != "paired_t" else \
+            "winrates-" if dec.primary.kind == "preferences" else "forest-"  # votes under 6 systems: their matrix
         fig = next((f for f in figures.get(dec.primary.id, ()) if f.key[0] and str(f.key[0]).startswith(prefix)),
                    None)
         if fig is not None:

@@ -18,7 +18,7 @@ from sigreport.render.options import MainTableOptions, RenderOptions
 from sigreport.render.views.common import Labels, names_text, the
 from sigreport.render.views.main import Column_, baseline_of, columns_of
 from sigreport.results.collection import Results
-from sigreport.results.decisions import BlockDecisions, Decisions, Disagreement, TestRef
+from sigreport.results.decisions import BlockDecisions, Decisions, Disagreement, TestRef, decide
 from sigreport.results.ranks import TIERS_MIN
 
 MANY = 3  # disagreements of one kind beyond this many pairs are listed in one sentence
@@ -51,15 +51,26 @@ def best_sentence(dec: BlockDecisions, word: str) -> str:
     best = dec.best
     value = dec.values[best[0]]
     shown = f"{value:.{dec.decimals}f}"
+    what = dec.label if is_preferences(dec) else "value"  # the strengths of preference votes say what they are
     if len(best) == 1:
-        return f"{best[0]} has the {word} value ({shown})."
-    return f"{names_text(best)} share the {word} value ({shown} as shown)."
+        return f"{best[0]} has the {word} {what} ({shown})."
+    return f"{names_text(best)} share the {word} {what} ({shown} as shown)."
+
+
+def is_preferences(dec: BlockDecisions) -> bool:
+    """A block of preference votes (data.preferences): its values are Bradley-Terry strengths."""
+    return dec.primary is not None and dec.primary.kind == "preferences"
 
 
 def sentences(col: Column_, results: Results, baseline: str | None,
               seen: set[tuple[str, str, str]] | None = None) -> tuple[str, ...]:
     """The sentences for one (metric, corpus)."""
-    dec = col.dec
+    return block_sentences(col.dec, baseline, seen)
+
+
+def block_sentences(dec: BlockDecisions, baseline: str | None,
+                    seen: set[tuple[str, str, str]] | None = None) -> tuple[str, ...]:
+    """The sentences for one block of the decisions (a main-table column, or the preference votes)."""
     order = dec.order
     if not order:
         return ("No system has a computable value.",)
@@ -333,8 +344,12 @@ def report_baseline(results: Results, decisions: Decisions | None = None,
 def conclusions(results: Results, lab: Labels, decisions: Decisions | None = None,
                 opts: MainTableOptions = MainTableOptions()) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(heading, sentences) per (metric, corpus) of the main table (``opts``: ``outputs.main_table``)."""
+    decisions = decisions if decisions is not None else decide(results)
     cols = columns_of(results, opts, decisions)
     base = baseline_of(cols)
     seen: set[tuple[str, str, str]] = set()
-    return tuple((f"{lab.metric(c.metric)} \u2014 {lab.corpus(c.corpus)}", sentences(c, results, base, seen))
-                 for c in cols)
+    said = [(f"{lab.metric(c.metric)} \u2014 {lab.corpus(c.corpus)}", sentences(c, results, base, seen)) for c in cols]
+    # the preference votes' strengths, after the metrics: all pairs decided by their intervals (no baseline)
+    said += [(f"{lab.metric(d.metric)} \u2014 {lab.corpus(d.corpus)}", block_sentences(d, None, seen))
+             for d in decisions if is_preferences(d)]
+    return tuple(said)

@@ -24,7 +24,8 @@ from sigreport.render.views.common import CORRECTION_NAMES, LARGE_FAMILY, Labels
 from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, Decisions, decide
 from sigreport.results.ranks import RANKED_MIN
-from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, RunsRecord, SystemSummary
+from sigreport.results.records import (DescriptivesRecord, PairwiseRecord, PosthocRecord, PreferenceRecord, RunsRecord,
+                                       SystemSummary)
 
 MAX_COLUMNS = 6
 DAGGER, DDAGGER = "\u2020", "\u2021"
@@ -280,12 +281,14 @@ def main_tables(results: Results, lab: Labels, decisions: Decisions | None = Non
                 opts: MainTableOptions = MainTableOptions()) -> tuple[Table, ...]:
     """The main results table of a run (several when it is too wide; see the module doc), or none; ``opts``:
     ``outputs.main_table``."""
+    decisions = decisions if decisions is not None else decide(results)
     cols = columns_of(results, opts, decisions)
     b = Builder(results, lab, opts, baseline_of(cols), next((pct(c.desc.ci_level) for c in cols), "95%"))
+    votes = preference_tables(results, decisions, opts, bool(cols))
     if not cols or not results.systems:
-        return ()
+        return votes
     if len(cols) <= MAX_COLUMNS:
-        return (b.table(cols, "main", None, ("main",)),)
+        return (b.table(cols, "main", None, ("main",)), *votes)
     out = []
     for m in dict.fromkeys(c.metric for c in cols):
         mine = [c for c in cols if c.metric == m]
@@ -295,4 +298,46 @@ def main_tables(results: Results, lab: Labels, decisions: Decisions | None = Non
             part = names.slug(m) + (f"-{i + 1}" if several else "")  # unique with the rest: views.name_parts
             out.append(b.table(chunk, f"main-{part}", results.metrics[m].label + (f", part {i + 1}" if several else ""),
                                ("main", m, str(i + 1)) if several else ("main", m)))
+    return (*out, *votes)
+
+
+def preference_tables(results: Results, decisions: Decisions, opts: MainTableOptions,
+                      after: bool) -> tuple[Table, ...]:
+    """The main table of the preference votes (data.preferences), one per Bradley-Terry analysis: every system's
+    strength with its bootstrap interval, and, as for a metric (``outputs.main_table.rank``, 3 or more systems),
+    its Rank (UB) and tier from the decision model (the intervals, Chatbot Arena's rule), so that main.md and
+    main.csv carry them; ``after``: the report has a metrics' main table (this one is then named
+    ``main-preferences``)."""
+    records = {r.id: r for r in results.records if isinstance(r, PreferenceRecord)}
+    out = []
+    for dec in decisions:
+        record = records.get(dec.primary.id) if dec.primary is not None else None
+        if record is None:
+            continue
+        ranks = dec.ranks if opts.rank != "none" and len(record.systems) >= RANKED_MIN else None
+        d = dec.decimals
+        level = pct(record.ci_level)
+        rank_cols = (Column(Text("Rank (UB)")), Column(Text("Tier"))) if ranks is not None else ()
+        columns = (Column(Text("System"), "l"), *rank_cols, Column(Text(f"{dec.label} \u2191")))
+        rows = []
+        first = {x: i for i, x in enumerate(dec.order)}  # strongest first, as a leaderboard (the votes' order is arbitrary)
+        for s in sorted(record.systems, key=lambda x: first.get(x.system, len(first))):
+            value = (join(Num(s.strength, d), " ", CI(s.ci_low, s.ci_high, record.ci_level, d))
+                     if s.strength is not None and s.ci_low is not None and s.ci_high is not None else Num(s.strength, d))
+            emphasis = {1: "best", 2: "second"}.get(dec.rank(s.system) or 0, "")
+            ranked = (Int(ranks.rank_ub.get(s.system)), Int(ranks.tier.get(s.system))) if ranks is not None else ()
+            rows.append((Text(s.system), *ranked, Marked(value, emphasis, "")))
+        unit = "items with all their votes" if record.unit == "items" else "votes"
+        caption = (f"Main results of the preference votes: Bradley-Terry strength of every system with its {level} "
+                   f"bootstrap percentile interval ({record.n_resamples:,} replicates resampling {unit}); best in "
+                   "bold, second best underlined.")
+        notes = [f"Strengths from {record.n_votes:,} votes, relative to the systems' mean (0); higher is better."]
+        if ranks is not None:
+            notes.append("Rank (UB): 1 + the number of systems whose interval lies wholly above this system's "
+                         "(Chatbot Arena's rule); Tier: no system of a tier is significantly better than another of "
+                         "it, and each system below tier 1 is significantly worse than one of the tier above.")
+        several = f"-{names.slug(str(record.corpus))}" if len(records) > 1 else ""  # (one per group of votes)
+        name = ("main-preferences" if after or several else "main") + several
+        out.append(Table(("main", "preferences", str(record.corpus)), caption, columns, tuple(rows), tuple(notes),
+                         name=name, sortable=True))
     return tuple(out)

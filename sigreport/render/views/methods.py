@@ -671,6 +671,12 @@ def _primary(decisions: Decisions | None) -> list[tuple[Part, ...]]:
             out.append((f"With one score per data set, the conclusions follow {the(name.split(' after ')[0])} after "
                         "the omnibus test, as recommended for comparisons over many data sets", Cite(("demsar2006",)),
                         ".",))
+        elif kind == "preferences":
+            out.append(("For the preference votes, the conclusions find a system significantly better than another "
+                        "when its bootstrap interval of strengths lies wholly above the other's, as Chatbot Arena "
+                        "ranks", Cite(("chiang2024",)), ", and group the systems into tiers: no system of a tier is "
+                        "significantly better than another of it, and each system below tier 1 is significantly "
+                        "worse than one of the tier above.",))
         else:
             out.append((f"The conclusions follow the corrected decisions of {the(name)}, the pairwise test of the "
                         "analysis plan.",))

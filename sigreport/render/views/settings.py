@@ -27,6 +27,7 @@ def settings_rows(results: Results, options: RenderOptions = RenderOptions()) ->
     """(name, value) rows for the report header (``options.settings``: what only the spec knows)."""
     run = options.settings or RunSettings()
     rows = applicable(test_rows(results.tests, results.alpha, options.baseline, run.corpus_level), results.records)
+    rows = with_preference_intervals(rows, results.records)
     if run.missing is not None:
         rows.append(("Missing items", run.missing))
     rows.append(("Seed", f"{results.seed} (each analysis derives its own stream from it and its id)"))
@@ -84,6 +85,21 @@ def preference_rows(records: Sequence[Record]) -> Rows:
             out.append(("Preference votes", f"{r.n_votes:,} votes: Bradley-Terry strengths ({ties}), "
                         f"{r.n_resamples:,} bootstrap replicates resampling {unit}, Rank (UB) from the intervals"))
     return out
+
+
+def with_preference_intervals(rows: Rows, records: Sequence[Record]) -> Rows:
+    """The "Confidence intervals" row says what the preference votes' intervals are (bootstrap percentile
+    intervals of the strengths, their unit and B), alone when nothing else of the report has an interval (a
+    report of votes only), else after the rule of the other intervals."""
+    prefs = [r for r in records if isinstance(r, PreferenceRecord)]
+    if not prefs:
+        return rows
+    said = "; ".join(f"{pct(r.ci_level)} bootstrap percentile intervals of the Bradley-Terry strengths "
+                     f"({r.n_resamples:,} replicates resampling "
+                     f"{'items with all their votes' if r.unit == 'items' else 'votes'})" for r in prefs)
+    alone = all(r.kind == "preferences" for r in records)
+    return [(name, (said if alone else f"{value}; for the preference votes: {said}")
+             if name == "Confidence intervals" else value) for name, value in rows]
 
 
 # A settings row shown only when an analysis it describes ran: (kind, method or None for any), one of them
