@@ -19,6 +19,7 @@ numbers), or are refused (``perturbations: refuse``). Per trial, the mean over i
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import hashlib
 import json
@@ -76,127 +77,192 @@ def _load(path: Path) -> Any:
         raise ValueError(f"not valid JSON: {exc}") from None
 
 
+ROW_KEYS = ("system", "corpus", "item", "metric", "value", "sample", "file", "line", "scenario")
+
+
+@dataclasses.dataclass
+class _Read:
+    """What the runs read so far hold: the long rows and their codes, the problems and what was left out."""
+
+    rows: dict[str, list[Any]] = dataclasses.field(default_factory=lambda: {k: [] for k in ROW_KEYS})
+    codes: dict[str, dict[str, int]] = dataclasses.field(
+        default_factory=lambda: {k: {} for k in ("system", "corpus", "item", "metric", "scenario")})
+    problems: list[Problem] = dataclasses.field(default_factory=list)
+    seen: dict[tuple[str, str], Path] = dataclasses.field(default_factory=dict)
+    digest: Any = dataclasses.field(default_factory=hashlib.sha256)
+    used: list[str] = dataclasses.field(default_factory=list)
+    perturbed: dict[str, int] = dataclasses.field(default_factory=dict)
+    found_names: set[str] = dataclasses.field(default_factory=set)
+    without: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+    elsewhere: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class _Run:
+    """One run being read: its folder and stats file, model, run entry, corpus, file index and bad entries so far."""
+
+    folder: Path
+    stats_path: Path
+    model: str
+    scenario: str
+    corpus: str
+    file_index: int
+    bad: int = 0
+
+
 def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, object]]:
     """The long table of every run's per-instance stats of ``split`` for the spec's metrics."""
     folders = run_folders(sf, source.path)
-    wanted = set(source.metrics)
-    problems: list[Problem] = []
-    rows: dict[str, list[Any]] = {k: [] for k in ("system", "corpus", "item", "metric", "value", "sample", "file",
-                                                   "line", "scenario")}
-    codes: dict[str, dict[str, int]] = {k: {} for k in ("system", "corpus", "item", "metric", "scenario")}
-    seen: dict[tuple[str, str], Path] = {}
-    digest = hashlib.sha256()
-    used: list[str] = []
-    perturbed: dict[str, int] = {}
-    found_names: set[str] = set()
-    without: dict[str, dict[str, int]] = {}
-    elsewhere: dict[str, dict[str, int]] = {}
+    read = _Read()
     for folder in folders:
-        missing = [f for f in RUN_FILES if not (folder / f).is_file()]
-        if missing:
-            problems.append(Problem(str(folder), None, "", f"{folder.name}: no {' or '.join(missing)} in the run "
-                                    "folder: the run did not finish (rerun helm-run for it, or leave it out of path)"))
-            continue
-        spec_path, stats_path = folder / "run_spec.json", folder / "per_instance_stats.json"
-        try:
-            run_spec = _load(spec_path)
-            model, scenario = str(run_spec["adapter_spec"]["model"]), corpus_name(run_spec)
-            groups = run_spec.get("groups") or [scenario]
-            if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
-                raise TypeError("groups is not a list of names")
-            corpus = groups[0] if source.corpus == "group" else scenario
-        except (ValueError, KeyError, TypeError) as exc:
-            problems.append(Problem(str(spec_path), None, "", f"{folder.name}/run_spec.json: not a HELM run spec: "
-                                    f"{exc}"))
-            continue
-        if (model, scenario) in seen:
-            problems.append(Problem(str(folder), None, "", f"{folder.name}: a second run of {scenario!r} by model "
-                                    f"{model!r} (the first: {seen[(model, scenario)].name}): keep one, or name the "
-                                    "runs in path"))
-            continue
-        seen[(model, scenario)] = folder
-        try:
-            instances = _load(stats_path)
-            if not isinstance(instances, list):
-                raise ValueError("not a list of per-instance stats")
-        except ValueError as exc:
-            problems.append(Problem(str(stats_path), None, "", f"{folder.name}/per_instance_stats.json: {exc}"))
-            continue
-        digest.update(stats_path.read_bytes())
-        file_index = len(used)
-        used.append(str(stats_path))
-        bad = 0
-        instance_held: list[set[str]] = []
-        run_names: set[str] = set()
-        for ordinal, entry in enumerate(instances, start=1):
-            where = f"{folder.name}/per_instance_stats.json entry {ordinal}"
-            try:
-                iid, trial, stats = str(entry["instance_id"]), entry.get("train_trial_index", 0), entry["stats"]
-                if not isinstance(trial, int) or isinstance(trial, bool) or not 0 <= trial < 2**31:
-                    raise TypeError("train_trial_index is not a whole number from 0")
-                if not isinstance(stats, list) or not all(map(_stat_shape, stats)):
-                    raise TypeError("stats is not a list of Stat objects")
-            except (KeyError, TypeError, ValueError, AttributeError):
-                if bad < MAX_ROWS_SHOWN:
-                    problems.append(Problem(str(stats_path), None, "", f"{where}: not a PerInstanceStats (instance_id, "
-                                            "train_trial_index, stats)"))
-                bad += 1
-                continue
-            if entry.get("perturbation"):
-                perturbed[corpus] = perturbed.get(corpus, 0) + 1
-                if source.perturbations == "refuse" and bad < MAX_ROWS_SHOWN:
-                    kind = entry["perturbation"]
-                    problems.append(Problem(str(stats_path), None, "", f"{where}: instance {iid} is perturbed "
-                                            f"({kind.get('name', '?') if isinstance(kind, dict) else kind}); "
-                                            "perturbations: refuse"))
-                    bad += 1
-                continue
-            held = set()
-            splits = {(s.get("name") or {}).get("split") for s in stats if isinstance(s, dict)}
-            if source.split not in splits:  # an instance of another split (valid): counted, not read
-                for other in splits:
-                    counts = elsewhere.setdefault(corpus, {})
-                    counts[str(other)] = counts.get(str(other), 0) + 1
-                continue
-            for stat in stats:
-                name = stat.get("name") or {}  # a sub_split (toxic, non-toxic) is the instance's own: read
-                if name.get("split") != source.split or name.get("perturbation"):
-                    continue
-                found_names.add(str(name.get("name")))
-                if name.get("name") not in wanted:
-                    continue
-                count, total = stat.get("count"), stat.get("sum")
-                if not isinstance(count, (int, float)) or not isinstance(total, (int, float)) or not count:
-                    if bad < MAX_ROWS_SHOWN:
-                        problems.append(Problem(str(stats_path), None, "", f"{where} (instance {iid}): stat "
-                                                f"{name.get('name')!r} has count {count!r} and sum {total!r}, not a "
-                                                "count above 0 and a number"))
-                    bad += 1
-                    continue
-                held.add(name["name"])
-                rows["system"].append(_code(codes["system"], model))
-                rows["corpus"].append(_code(codes["corpus"], corpus))
-                rows["item"].append(_code(codes["item"], f"{scenario}/{iid}" if source.corpus == "group" else iid))
-                rows["scenario"].append(_code(codes["scenario"], scenario))
-                rows["metric"].append(_code(codes["metric"], name["name"]))
-                rows["value"].append(total / count)
-                rows["sample"].append(trial)
-                rows["file"].append(file_index)
-                rows["line"].append(ordinal)
-            instance_held.append(held)
-            run_names.update(str(x["name"]["name"]) for x in stats if x["name"].get("split") == source.split)
-        for held in instance_held:  # an instance of the split without a stat the spec analyses and its run has
-            for m in sorted((wanted & run_names) - held):
-                counts = without.setdefault(f"{model} on {scenario}", {})
-                counts[m] = counts.get(m, 0) + 1
-    if problems:
-        raise DataError(problems[0].file if len(folders) == 1 else str(sf.resolve(source.path)), problems)
-    if not rows["value"]:
+        _read_run(read, folder, source)
+    if read.problems:
+        raise DataError(read.problems[0].file if len(folders) == 1 else str(sf.resolve(source.path)), read.problems)
+    if not read.rows["value"]:
         raise DataError(str(sf.path), [sf.problem(f"no per-instance stat named {', '.join(map(repr, source.metrics))} "
                                                   f"of split {source.split!r} in the runs at {source.path!r}; their "
-                                                  f"stats: {', '.join(sorted(found_names)) or 'none'}",
+                                                  f"stats: {', '.join(sorted(read.found_names)) or 'none'}",
                                                   "data", "scores", "metrics")])
-    cols = sf.spec.data.columns
+    columns, trials, file_of, lines = _columns(sf, source, read)
+    table = long_table(f"{source.path} (helm)", read.digest.hexdigest(), columns, read.used, file_of, lines,
+                       unit="entry")
+    return table, _info(source, read, trials)
+
+
+def _run_spec(read: _Read, folder: Path, source: HelmSource) -> tuple[str, str, str] | None:
+    """A finished run's model, run entry and corpus, or None with the problem recorded."""
+    missing = [f for f in RUN_FILES if not (folder / f).is_file()]
+    if missing:
+        read.problems.append(Problem(str(folder), None, "", f"{folder.name}: no {' or '.join(missing)} in the run "
+                                     "folder: the run did not finish (rerun helm-run for it, or leave it out of path)"))
+        return None
+    spec_path = folder / "run_spec.json"
+    try:
+        run_spec = _load(spec_path)
+        model, scenario = str(run_spec["adapter_spec"]["model"]), corpus_name(run_spec)
+        groups = run_spec.get("groups") or [scenario]
+        if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+            raise TypeError("groups is not a list of names")
+        corpus = groups[0] if source.corpus == "group" else scenario
+    except (ValueError, KeyError, TypeError) as exc:
+        read.problems.append(Problem(str(spec_path), None, "", f"{folder.name}/run_spec.json: not a HELM run spec: "
+                                     f"{exc}"))
+        return None
+    return model, scenario, corpus
+
+
+def _read_run(read: _Read, folder: Path, source: HelmSource) -> None:
+    """Adds one run folder's rows to ``read``, or its problems."""
+    named = _run_spec(read, folder, source)
+    if named is None:
+        return
+    model, scenario, corpus = named
+    if (model, scenario) in read.seen:
+        read.problems.append(Problem(str(folder), None, "", f"{folder.name}: a second run of {scenario!r} by model "
+                                     f"{model!r} (the first: {read.seen[(model, scenario)].name}): keep one, or name "
+                                     "the runs in path"))
+        return
+    read.seen[(model, scenario)] = folder
+    stats_path = folder / "per_instance_stats.json"
+    try:
+        instances = _load(stats_path)
+        if not isinstance(instances, list):
+            raise ValueError("not a list of per-instance stats")
+    except ValueError as exc:
+        read.problems.append(Problem(str(stats_path), None, "", f"{folder.name}/per_instance_stats.json: {exc}"))
+        return
+    read.digest.update(stats_path.read_bytes())
+    run = _Run(folder, stats_path, model, scenario, corpus, len(read.used))
+    read.used.append(str(stats_path))
+    _read_instances(read, run, instances, source)
+
+
+def _read_instances(read: _Read, run: _Run, instances: list[Any], source: HelmSource) -> None:
+    """Adds a run's per-instance stats of the split as rows, counting the instances left out and why."""
+    instance_held: list[set[str]] = []
+    run_names: set[str] = set()
+    for ordinal, entry in enumerate(instances, start=1):
+        where = f"{run.folder.name}/per_instance_stats.json entry {ordinal}"
+        try:
+            iid, trial, stats = str(entry["instance_id"]), entry.get("train_trial_index", 0), entry["stats"]
+            if not isinstance(trial, int) or isinstance(trial, bool) or not 0 <= trial < 2**31:
+                raise TypeError("train_trial_index is not a whole number from 0")
+            if not isinstance(stats, list) or not all(map(_stat_shape, stats)):
+                raise TypeError("stats is not a list of Stat objects")
+        except (KeyError, TypeError, ValueError, AttributeError):
+            if run.bad < MAX_ROWS_SHOWN:
+                read.problems.append(Problem(str(run.stats_path), None, "", f"{where}: not a PerInstanceStats "
+                                             "(instance_id, train_trial_index, stats)"))
+            run.bad += 1
+            continue
+        if entry.get("perturbation"):
+            _perturbed(read, run, entry, iid, where, source)
+            continue
+        splits = {(s.get("name") or {}).get("split") for s in stats if isinstance(s, dict)}
+        if source.split not in splits:  # an instance of another split (valid): counted, not read
+            for other in splits:
+                counts = read.elsewhere.setdefault(run.corpus, {})
+                counts[str(other)] = counts.get(str(other), 0) + 1
+            continue
+        instance_held.append(_read_stats(read, run, stats, source, (iid, trial, ordinal), where))
+        run_names.update(str(x["name"]["name"]) for x in stats if x["name"].get("split") == source.split)
+    wanted = set(source.metrics)
+    for held in instance_held:  # an instance of the split without a stat the spec analyses and its run has
+        for m in sorted((wanted & run_names) - held):
+            counts = read.without.setdefault(f"{run.model} on {run.scenario}", {})
+            counts[m] = counts.get(m, 0) + 1
+
+
+def _perturbed(read: _Read, run: _Run, entry: dict[str, Any], iid: str, where: str, source: HelmSource) -> None:
+    """Counts a perturbed instance (left out), a problem too with ``perturbations: refuse``."""
+    read.perturbed[run.corpus] = read.perturbed.get(run.corpus, 0) + 1
+    if source.perturbations == "refuse" and run.bad < MAX_ROWS_SHOWN:
+        kind = entry["perturbation"]
+        read.problems.append(Problem(str(run.stats_path), None, "", f"{where}: instance {iid} is perturbed "
+                                     f"({kind.get('name', '?') if isinstance(kind, dict) else kind}); "
+                                     "perturbations: refuse"))
+        run.bad += 1
+
+
+def _read_stats(read: _Read, run: _Run, stats: list[dict[str, Any]], source: HelmSource,
+                place: tuple[str, int, int], where: str) -> set[str]:
+    """Adds a row per stat of the split the spec analyses (``place``: instance id, trial, entry); their names."""
+    iid, trial, ordinal = place
+    wanted = set(source.metrics)
+    held = set()
+    for stat in stats:
+        name = stat.get("name") or {}  # a sub_split (toxic, non-toxic) is the instance's own: read
+        if name.get("split") != source.split or name.get("perturbation"):
+            continue
+        read.found_names.add(str(name.get("name")))
+        if name.get("name") not in wanted:
+            continue
+        count, total = stat.get("count"), stat.get("sum")
+        if not isinstance(count, (int, float)) or not isinstance(total, (int, float)) or not count:
+            if run.bad < MAX_ROWS_SHOWN:
+                read.problems.append(Problem(str(run.stats_path), None, "", f"{where} (instance {iid}): stat "
+                                             f"{name.get('name')!r} has count {count!r} and sum {total!r}, not a "
+                                             "count above 0 and a number"))
+            run.bad += 1
+            continue
+        held.add(name["name"])
+        rows, codes = read.rows, read.codes
+        rows["system"].append(_code(codes["system"], run.model))
+        rows["corpus"].append(_code(codes["corpus"], run.corpus))
+        rows["item"].append(_code(codes["item"], f"{run.scenario}/{iid}" if source.corpus == "group" else iid))
+        rows["scenario"].append(_code(codes["scenario"], run.scenario))
+        rows["metric"].append(_code(codes["metric"], name["name"]))
+        rows["value"].append(total / count)
+        rows["sample"].append(trial)
+        rows["file"].append(run.file_index)
+        rows["line"].append(ordinal)
+    return held
+
+
+def _columns(sf: SpecFile, source: HelmSource, read: _Read
+             ) -> tuple[dict[str, object], np.ndarray, np.ndarray, np.ndarray]:
+    """The table's columns (trials as samples or means, the scenario), the trials and each row's file and line."""
+    cols, rows, codes = sf.spec.data.columns, read.rows, read.codes
     trials = np.asarray(rows["sample"], dtype=np.int64)
     if source.trials == "sample" and len(np.unique(trials)) > 1 and cols.sample != SAMPLE_COLUMN:
         raise DataError(str(sf.path), [sf.problem(
@@ -218,26 +284,31 @@ def helm_source(sf: SpecFile, source: HelmSource) -> tuple[Table, dict[str, obje
     else:
         add_columns(columns, {SAMPLE_COLUMN: numbered(trials)}, sf, ("data", "columns"))
     add_columns(columns, {SCENARIO_COLUMN: coded(scenarios, list(codes["scenario"]))}, sf, ("data", "columns"))
-    table = long_table(f"{source.path} (helm)", digest.hexdigest(), columns, used, file_of, lines, unit="entry")
-    info: dict[str, object] = {"format": "helm", "runs": [Path(f).parent.name for f in used], "split": source.split,
+    return columns, trials, file_of, lines
+
+
+def _info(source: HelmSource, read: _Read, trials: np.ndarray) -> dict[str, object]:
+    """The source's record for results.json: the runs read, the trials and the instances left out."""
+    info: dict[str, object] = {"format": "helm", "runs": [Path(f).parent.name for f in read.used],
+                               "split": source.split,
                                "answers_per_question": {"count": len(np.unique(trials)), "kind": "train trials",
                                                         "read_as": source.trials}}
     warnings = []
-    if perturbed:
-        info["perturbed_instances"] = perturbed
+    if read.perturbed:
+        info["perturbed_instances"] = read.perturbed
         warnings += [f"{c}: {n} perturbed instance stats left out (HELM's unperturbed stats are analysed)"
-                     for c, n in perturbed.items()]
-    if elsewhere:  # instances of other splits than the one analysed (HELM reports each split apart)
-        info["other_splits"] = elsewhere
-    if without:
-        info["instances_without_stat"] = without
+                     for c, n in read.perturbed.items()]
+    if read.elsewhere:  # instances of other splits than the one analysed (HELM reports each split apart)
+        info["other_splits"] = read.elsewhere
+    if read.without:
+        info["instances_without_stat"] = read.without
         warnings += [f"{run}: " + ", ".join(f"{n} instance(s) without {m!r}" for m, n in counts.items()) + " left out"
-                     for run, counts in without.items()]
+                     for run, counts in read.without.items()]
     if source.corpus == "group":
         info["corpus"] = "group"
     if warnings:
         info["warnings"] = warnings
-    return table, info
+    return info
 
 
 def _first_rows(rows: dict[str, list[Any]]) -> np.ndarray:

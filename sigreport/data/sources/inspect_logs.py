@@ -21,6 +21,7 @@ cancelled or error: the sample records it holds are read). Two logs of one model
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import hashlib
 import io
@@ -163,135 +164,221 @@ def _json(data: bytes, member: str) -> dict[str, Any]:
     return value
 
 
+ROW_KEYS = ("system", "corpus", "item", "metric", "value", "sample", "file", "line")
+
+
+@dataclasses.dataclass
+class _Read:
+    """What the logs read so far hold: the long rows and their codes, the problems and what was left out."""
+
+    meta: dict[str, list[str]]
+    rows: dict[str, list[Any]] = dataclasses.field(default_factory=lambda: {k: [] for k in ROW_KEYS})
+    codes: dict[str, dict[str, int]] = dataclasses.field(
+        default_factory=lambda: {k: {} for k in ("system", "corpus", "item", "metric")})
+    problems: list[Problem] = dataclasses.field(default_factory=list)
+    seen: dict[tuple[str, str], Path] = dataclasses.field(default_factory=dict)
+    left: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    digest: Any = dataclasses.field(default_factory=hashlib.sha256)
+    used: list[str] = dataclasses.field(default_factory=list)
+    found_metrics: set[str] = dataclasses.field(default_factory=set)
+    total_records: int = 0
+    unfinished: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class _Log:
+    """One log being read: its file, model and task, its index among the files read and its bad records so far."""
+
+    path: Path
+    model: str
+    task: str
+    file_index: int
+    bad: int = 0
+
+
 def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str, object]]:
     """The long table of every log's per-sample scores (the epoch in the ``sample`` column)."""
+    _check_metadata_names(sf, source)
+    files = log_files(sf, source.path)
+    read = _Read(meta={k: [] for k in source.metadata})
+    for path in files:
+        _read_log(read, path, source)
+    if read.problems:
+        raise DataError(read.problems[0].file if len(files) == 1 else str(sf.resolve(source.path)), read.problems)
+    if not read.rows["value"]:
+        raise _no_scores(sf, source, read)
+    columns, epochs, file_of, lines = _columns(sf, source, read)
+    table = long_table(f"{source.path} (inspect)", read.digest.hexdigest(), columns, read.used, file_of, lines,
+                       unit="record")
+    return table, _info(source, read, epochs)
+
+
+def _check_metadata_names(sf: SpecFile, source: InspectSource) -> None:
+    """Refuses a metadata key that is a role's column (or the sample column), before any log is read."""
     cols = sf.spec.data.columns
     taken = {cols.system, cols.corpus, cols.item, cols.metric, cols.value} | (
         {SAMPLE_COLUMN} if source.epochs == "sample" else set())
     clash = {k: None for k in source.metadata if k in taken}  # before any log is read: the names are the spec's
     add_columns(dict.fromkeys(taken), clash, sf, ("data", "scores", "metadata"))
-    files = log_files(sf, source.path)
+
+
+def _open_log(read: _Read, path: Path) -> tuple[dict[str, Any], Iterator[dict[str, Any]], str, str] | None:
+    """A log's header, samples, model and task, or None with the problem recorded when it cannot be read."""
+    shown = str(path)
+    try:
+        header, samples, _ = read_log(path)
+        ev = header["eval"]
+        model, task = str(ev["model"]), str(ev["task"])
+    except KeyError as exc:
+        read.problems.append(Problem(shown, None, "", f"{path.name}: not an Inspect log: its header has no {exc}"))
+        return None
+    except (ValueError, TypeError, zipfile.BadZipFile, OSError) as exc:
+        read.problems.append(Problem(shown, None, "", f"{path.name}: cannot read the Inspect log: {exc}"))
+        return None
+    return header, samples, model, task
+
+
+def _read_log(read: _Read, path: Path, source: InspectSource) -> None:
+    """Adds one log's rows to ``read``, or its problems; a log of a task not asked for is skipped."""
+    shown = str(path)
+    opened = _open_log(read, path)
+    if opened is None:
+        return
+    header, samples, model, task = opened
+    if source.tasks is not None and task not in source.tasks:
+        return
+    status = header.get("status")
+    if status != "success":  # cancelled or failed: its finished samples are read, and the report says so
+        error = header.get("error")
+        message = str(error.get("message") or "") if isinstance(error, dict) else ""
+        read.unfinished.append(f"{path.name} ({model} on {task}): the log's status is {status!r}, not 'success'"
+                               f"{' (' + message[:120] + ')' if message else ''}: the eval did not finish; the "
+                               "sample records it holds are read")
+    if (model, task) in read.seen:
+        read.problems.append(Problem(shown, None, "", f"{path.name}: a second log of task {task!r} by model "
+                                     f"{model!r} (the first: {read.seen[(model, task)].name}): keep one, or name "
+                                     "the one to read in path"))
+        return
+    read.seen[(model, task)] = path
+    read.digest.update(path.read_bytes())
+    log = _Log(path, model, task, len(read.used))
+    read.used.append(shown)
     wanted = set(source.metrics)
-    problems: list[Problem] = []
-    seen: dict[tuple[str, str], Path] = {}
-    rows: dict[str, list[Any]] = {k: [] for k in ("system", "corpus", "item", "metric", "value", "sample", "file",
-                                                   "line")}
-    meta: dict[str, list[str]] = {k: [] for k in source.metadata}
-    codes: dict[str, dict[str, int]] = {k: {} for k in ("system", "corpus", "item", "metric")}
-    left: dict[str, dict[str, Any]] = {}
-    digest = hashlib.sha256()
-    used: list[str] = []
-    found_metrics: set[str] = set()
-    total_records = 0
-    unfinished: list[str] = []
-    for path in files:
-        shown = str(path)
-        try:
-            header, samples, _ = read_log(path)
-            ev = header["eval"]
-            model, task = str(ev["model"]), str(ev["task"])
-        except KeyError as exc:
-            problems.append(Problem(shown, None, "", f"{path.name}: not an Inspect log: its header has no {exc}"))
+    expected = _logged_scores(header) & wanted or wanted  # what a sample of this task should hold
+    try:
+        records, errored, unscored = _read_samples(read, log, samples, source, expected)
+    except (ValueError, zipfile.BadZipFile, OSError) as exc:
+        read.problems.append(Problem(shown, None, "", f"{path.name}: cannot read the Inspect log: {exc}"))
+        return
+    _count_records(read, log, header, records, errored, unscored)
+
+
+def _read_samples(read: _Read, log: _Log, samples: Iterator[dict[str, Any]], source: InspectSource,
+                  expected: set[str]) -> tuple[int, list[tuple[Any, Any, str]], list[tuple[Any, Any, list[str]]]]:
+    """Adds a log's scored samples as rows: its sample record count, its errored and its unscored samples."""
+    errored: list[tuple[Any, Any, str]] = []
+    unscored: list[tuple[Any, Any, list[str]]] = []
+    records = 0
+    for ordinal, sample in enumerate(samples, start=1):
+        records = ordinal
+        if not _sample_shape(sample):
+            if log.bad < MAX_ROWS_SHOWN:
+                read.problems.append(Problem(str(log.path), None, "", f"{log.path.name}: sample record {ordinal}: "
+                                             "not an EvalSample (an id, a whole-number epoch, scores and metadata "
+                                             "mappings)"))
+            log.bad += 1
             continue
-        except (ValueError, TypeError, zipfile.BadZipFile, OSError) as exc:
-            problems.append(Problem(shown, None, "", f"{path.name}: cannot read the Inspect log: {exc}"))
+        sid, epoch = sample["id"], sample.get("epoch", 1)
+        where = f"sample {sid!r} epoch {epoch}"
+        if sample.get("error"):
+            error = sample["error"]
+            errored.append((sid, epoch, str(error.get("message", error) if isinstance(error, dict) else error)))
             continue
-        if source.tasks is not None and task not in source.tasks:
+        tags = _sample_tags(read, log, sample, source, where)
+        values = _scores(sample.get("scores") or {})
+        read.found_metrics.update(values)
+        missing = sorted(expected - set(values))
+        if missing:
+            unscored.append((sid, epoch, missing))
+        _add_scores(read, log, source, values, tags, (sid, epoch, ordinal), where)
+    return records, errored, unscored
+
+
+def _sample_tags(read: _Read, log: _Log, sample: dict[str, Any], source: InspectSource, where: str) -> dict[str, str]:
+    """The sample's metadata under each key the spec carries, a problem for each that is not a text or number."""
+    tags = {}
+    for key in source.metadata:
+        held = (sample.get("metadata") or {}).get(key)
+        if not isinstance(held, (str, int, float)) or isinstance(held, bool):
+            if log.bad < MAX_ROWS_SHOWN:
+                read.problems.append(Problem(str(log.path), None, "", f"{log.path.name}: {where}: metadata {key!r} "
+                                             f"is {json.dumps(held)[:60]}, not a text or number "
+                                             "(data.scores.metadata)"))
+            log.bad += 1
+        tags[key] = str(held)
+    return tags
+
+
+def _add_scores(read: _Read, log: _Log, source: InspectSource, values: dict[str, object], tags: dict[str, str],
+                place: tuple[Any, Any, int], where: str) -> None:
+    """Adds a row per score of the sample the spec analyses (``place``: its id, epoch and record number)."""
+    sid, epoch, ordinal = place
+    wanted = set(source.metrics)
+    for name, value in values.items():
+        if name not in wanted:
             continue
-        status = header.get("status")
-        if status != "success":  # cancelled or failed: its finished samples are read, and the report says so
-            error = header.get("error")
-            message = str(error.get("message") or "") if isinstance(error, dict) else ""
-            unfinished.append(f"{path.name} ({model} on {task}): the log's status is {status!r}, not 'success'"
-                              f"{' (' + message[:120] + ')' if message else ''}: the eval did not finish; the sample "
-                              "records it holds are read")
-        if (model, task) in seen:
-            problems.append(Problem(shown, None, "", f"{path.name}: a second log of task {task!r} by model "
-                                    f"{model!r} (the first: {seen[(model, task)].name}): keep one, or name the one "
-                                    "to read in path"))
+        number = value_to_float(value)
+        if number is None:
+            if log.bad < MAX_ROWS_SHOWN:
+                read.problems.append(Problem(str(log.path), None, "", f"{log.path.name}: {where}: score {name!r} is "
+                                             f"{json.dumps(value)[:60]}, not a number, C/I/P/N or yes/no "
+                                             "(Inspect would count it 0 with a warning)"))
+            log.bad += 1
             continue
-        seen[(model, task)] = path
-        digest.update(path.read_bytes())
-        file_index = len(used)
-        used.append(shown)
-        errored, unscored = [], []
-        bad = records = 0
-        expected = _logged_scores(header) & wanted or wanted  # what a sample of this task should hold
-        try:
-            for ordinal, sample in enumerate(samples, start=1):
-                records = ordinal
-                if not _sample_shape(sample):
-                    if bad < MAX_ROWS_SHOWN:
-                        problems.append(Problem(shown, None, "", f"{path.name}: sample record {ordinal}: not an "
-                                                "EvalSample (an id, a whole-number epoch, scores and metadata "
-                                                "mappings)"))
-                    bad += 1
-                    continue
-                sid, epoch = sample["id"], sample.get("epoch", 1)
-                where = f"sample {sid!r} epoch {epoch}"
-                if sample.get("error"):
-                    error = sample["error"]
-                    errored.append((sid, epoch, str(error.get("message", error) if isinstance(error, dict) else error)))
-                    continue
-                tags = {}
-                for key in source.metadata:
-                    held = (sample.get("metadata") or {}).get(key)
-                    if not isinstance(held, (str, int, float)) or isinstance(held, bool):
-                        if bad < MAX_ROWS_SHOWN:
-                            problems.append(Problem(shown, None, "", f"{path.name}: {where}: metadata {key!r} is "
-                                                    f"{json.dumps(held)[:60]}, not a text or number "
-                                                    "(data.scores.metadata)"))
-                        bad += 1
-                    tags[key] = str(held)
-                values = _scores(sample.get("scores") or {})
-                found_metrics.update(values)
-                missing = sorted(expected - set(values))
-                if missing:
-                    unscored.append((sid, epoch, missing))
-                for name, value in values.items():
-                    if name not in wanted:
-                        continue
-                    number = value_to_float(value)
-                    if number is None:
-                        if bad < MAX_ROWS_SHOWN:
-                            problems.append(Problem(shown, None, "", f"{path.name}: {where}: score {name!r} is "
-                                                    f"{json.dumps(value)[:60]}, not a number, C/I/P/N or yes/no "
-                                                    "(Inspect would count it 0 with a warning)"))
-                        bad += 1
-                        continue
-                    rows["system"].append(_code(codes["system"], model))
-                    rows["corpus"].append(_code(codes["corpus"], task))
-                    rows["item"].append(_code(codes["item"], str(sid)))
-                    rows["metric"].append(_code(codes["metric"], name))
-                    rows["value"].append(number)
-                    rows["sample"].append(int(epoch))
-                    rows["file"].append(file_index)
-                    rows["line"].append(ordinal)
-                    for key in source.metadata:
-                        meta[key].append(tags[key])
-        except (ValueError, zipfile.BadZipFile, OSError) as exc:
-            problems.append(Problem(shown, None, "", f"{path.name}: cannot read the Inspect log: {exc}"))
-            continue
-        results = header.get("results")
-        counted = results.get("total_samples") if isinstance(results, dict) else None
-        if isinstance(counted, int) and records < counted:  # samples not logged (--no-log-samples, a trimmed log)
-            unfinished.append(f"{path.name} ({model} on {task}): the log holds {records} sample record(s) of the "
-                              f"{counted} its results count (run without --no-log-samples to log every one)")
-        total_records += records
-        if errored or unscored:
-            left.setdefault(model, {})[task] = {
-                "errored": len(errored), "unscored": len(unscored),
-                "samples": [f"{s} (epoch {e})" for s, e, *_ in (errored + unscored)][:MAX_ROWS_SHOWN],
-                "first_error": errored[0][2][:200] if errored else None}
-    if problems:
-        raise DataError(problems[0].file if len(files) == 1 else str(sf.resolve(source.path)), problems)
-    if not rows["value"]:
-        shown = str(sf.path)
-        scores = ", ".join(sorted(found_metrics)) or "none"
-        held = (f"their {total_records} sample record(s) hold the scores: {scores}" if total_records else
-                "they hold no sample records (logged with --no-log-samples?): per-sample scores are needed")
-        raise DataError(shown, [sf.problem(f"no score named {', '.join(map(repr, source.metrics))} in the logs at "
-                                           f"{source.path!r}; {held}", "data", "scores", "metrics")])
+        rows, codes = read.rows, read.codes
+        rows["system"].append(_code(codes["system"], log.model))
+        rows["corpus"].append(_code(codes["corpus"], log.task))
+        rows["item"].append(_code(codes["item"], str(sid)))
+        rows["metric"].append(_code(codes["metric"], name))
+        rows["value"].append(number)
+        rows["sample"].append(int(epoch))
+        rows["file"].append(log.file_index)
+        rows["line"].append(ordinal)
+        for key in source.metadata:
+            read.meta[key].append(tags[key])
+
+
+def _count_records(read: _Read, log: _Log, header: dict[str, Any], records: int,
+                   errored: list[tuple[Any, Any, str]], unscored: list[tuple[Any, Any, list[str]]]) -> None:
+    """Records a read log's sample records, the samples its results count but it lacks, and those left out."""
+    path, model, task = log.path, log.model, log.task
+    results = header.get("results")
+    counted = results.get("total_samples") if isinstance(results, dict) else None
+    if isinstance(counted, int) and records < counted:  # samples not logged (--no-log-samples, a trimmed log)
+        read.unfinished.append(f"{path.name} ({model} on {task}): the log holds {records} sample record(s) of the "
+                               f"{counted} its results count (run without --no-log-samples to log every one)")
+    read.total_records += records
+    if errored or unscored:
+        read.left.setdefault(model, {})[task] = {
+            "errored": len(errored), "unscored": len(unscored),
+            "samples": [f"{s} (epoch {e})" for s, e, *_ in (errored + unscored)][:MAX_ROWS_SHOWN],
+            "first_error": errored[0][2][:200] if errored else None}
+
+
+def _no_scores(sf: SpecFile, source: InspectSource, read: _Read) -> DataError:
+    """The error for logs that hold none of the spec's scores, naming the scores they do hold."""
+    shown = str(sf.path)
+    scores = ", ".join(sorted(read.found_metrics)) or "none"
+    held = (f"their {read.total_records} sample record(s) hold the scores: {scores}" if read.total_records else
+            "they hold no sample records (logged with --no-log-samples?): per-sample scores are needed")
+    return DataError(shown, [sf.problem(f"no score named {', '.join(map(repr, source.metrics))} in the logs at "
+                                        f"{source.path!r}; {held}", "data", "scores", "metrics")])
+
+
+def _columns(sf: SpecFile, source: InspectSource, read: _Read
+             ) -> tuple[dict[str, object], np.ndarray, np.ndarray, np.ndarray]:
+    """The table's columns (epochs as samples or means, metadata keys), the epochs and each row's file and line."""
+    cols, rows, codes = sf.spec.data.columns, read.rows, read.codes
     columns: dict[str, object] = {
         cols.system: coded(np.asarray(rows["system"]), list(codes["system"])),
         cols.corpus: coded(np.asarray(rows["corpus"]), list(codes["corpus"])),
@@ -310,26 +397,30 @@ def inspect_source(sf: SpecFile, source: InspectSource) -> tuple[Table, dict[str
         columns, file_of, lines = sample_means(columns, cols, file_of, lines)
     else:
         add_columns(columns, {SAMPLE_COLUMN: numbered(epochs)}, sf, ("data", "columns"))
-    for key, held in meta.items():
+    for key, held in read.meta.items():
         if source.epochs == "mean":
             held = list(np.asarray(held, dtype=object)[_first_rows(rows)])
         names = sorted(set(held))
         index = {n: i for i, n in enumerate(names)}
         add_columns(columns, {key: coded(np.asarray([index[h] for h in held]), names)}, sf,
                     ("data", "scores", "metadata"))
-    table = long_table(f"{source.path} (inspect)", digest.hexdigest(), columns, used, file_of, lines, unit="record")
-    info: dict[str, object] = {"format": "inspect", "logs": [Path(f).name for f in used],
+    return columns, epochs, file_of, lines
+
+
+def _info(source: InspectSource, read: _Read, epochs: np.ndarray) -> dict[str, object]:
+    """The source's record for results.json: the logs read, the epochs, the unfinished logs and samples left out."""
+    info: dict[str, object] = {"format": "inspect", "logs": [Path(f).name for f in read.used],
                                "answers_per_question": {"count": int(epochs.max()), "kind": "epochs",
                                                         "read_as": source.epochs}}
-    warnings = list(unfinished)
-    if unfinished:
-        info["unfinished_logs"] = [u.split(" ", 1)[0] for u in unfinished]
-    if left:
-        info["left_out_samples"] = left
-        warnings += [_left_note(model, task, n) for model, tasks in left.items() for task, n in tasks.items()]
+    warnings = list(read.unfinished)
+    if read.unfinished:
+        info["unfinished_logs"] = [u.split(" ", 1)[0] for u in read.unfinished]
+    if read.left:
+        info["left_out_samples"] = read.left
+        warnings += [_left_note(model, task, n) for model, tasks in read.left.items() for task, n in tasks.items()]
     if warnings:
         info["warnings"] = warnings
-    return table, info
+    return info
 
 
 def _logged_scores(header: dict[str, Any]) -> set[str]:
