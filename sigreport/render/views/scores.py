@@ -297,8 +297,9 @@ def equivalence_tables(r: PairwiseRecord, lab: Labels, key: str) -> tuple[Table,
     assert first is not None
     level = first.ci_level
     adj = adjusted_text(r.correction)
-    cols = (PAIR_COLUMN, Column(Sym("mean_diff")), Column(Text(f"{level:.0%} CI")), Column(Text("TOST p_adj")),
-            Column(Text("Equivalent"), "c"), Column(Text("NI test"), "l"), Column(Text("NI p_adj")),
+    cols = (PAIR_COLUMN, Column(Sym("mean_diff")), Column(Text(f"{level:.0%} CI")),
+            Column(join("TOST ", Sym("p_adj"))),
+            Column(Text("Equivalent"), "c"), Column(Text("NI test"), "l"), Column(join("NI ", Sym("p_adj"))),
             Column(Text("Non-inferior"), "c"))
     rows = []
     for p in rows_of:
