@@ -17,7 +17,7 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -383,6 +383,40 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unchanged_record(spec: str | Path, out: str | Path | None, cache_dir: str | None, options: Mapping[str, Any],
+                      wait: float, say: Any) -> Any:
+    """The command line's check before it imports the build: the record when the report of ``spec`` built
+    into ``out`` may be left as it is, None when the build must run. ``cache_dir``: ``--cache`` ('' for the
+    default ``.sigreport-cache/`` beside the spec). Only an existing cache folder is looked into; the report
+    folder is locked while its files are compared."""
+    from sigreport.speed import is_plain, unchanged
+
+    if is_plain():
+        return None
+    spec_path = Path(spec)
+    if not spec_path.is_file():
+        return None  # the build says what is wrong
+    folder = Path(cache_dir) if cache_dir else spec_path.resolve().parent / ".sigreport-cache"
+    if not folder.is_dir():
+        return None
+    from sigreport.archive import store
+    from sigreport.execute.cache import Cache, CacheError, build_code, check_folder, key_path
+
+    try:
+        check_folder(folder)
+        if not key_path().is_file():
+            return None
+        cache = Cache.open(folder, "")
+    except (CacheError, OSError):
+        return None  # the build says what is wrong with it
+    found, record = cache.section(unchanged.SECTION).get(unchanged.record_key(spec_path, out))
+    if not found or not isinstance(record, unchanged.BuildRecord) or not record.stable or not Path(record.dest).is_dir():
+        return None  # the build writes the folder (and says what is wrong where it cannot)
+    with store.locked(Path(record.dest), wait, say):
+        store.recover(Path(record.dest), say)  # what a stopped build left beside the folder, as every build does
+        return unchanged.up_to_date(cache, spec_path, out, options, build_code())
+
+
 def _left_as_it_is(args: argparse.Namespace) -> Any:
     """When the report this build would write is already there, untouched (same spec, data, options and
     sigreport: :mod:`sigreport.speed.unchanged`), say so and return its build record; else None. Runs before the
@@ -391,8 +425,8 @@ def _left_as_it_is(args: argparse.Namespace) -> Any:
     from sigreport.speed import unchanged
 
     options = unchanged.options_of(args.formats, args.strict, args.templates)
-    record = unchanged.left_as_it_is(args.spec, args.output, args.cache, options, args.wait,
-                                     lambda m: print(m, file=sys.stderr))
+    record = _unchanged_record(args.spec, args.output, args.cache, options, args.wait,
+                               lambda m: print(m, file=sys.stderr))
     if record is None:
         return None
     if not args.quiet:

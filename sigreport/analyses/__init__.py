@@ -40,6 +40,19 @@ def previous_methods(previous: Results | None) -> dict[str, str]:
     return {r.id: r.method for r in previous.records if r.method}  # (a partial document's may be missing: "")
 
 
+def choices_stable(previous: Mapping[str, str], results: Mapping[str, Any]) -> bool:
+    """Whether a build whose plan had the previous report's methods ``previous`` (analysis id -> method) and
+    that gave ``results`` writes what the next build would: every automatically chosen method (a record's
+    ``selection``, which says the previous report's choice) is the one the previous report had (a rebuild
+    with nothing changed may then leave the report as it is: :mod:`sigreport.speed.unchanged`)."""
+    from sigreport.results.records import AutomaticChoice
+
+    for node_id, r in results.items():
+        if isinstance(getattr(r, "selection", None), AutomaticChoice) and previous.get(node_id) != r.method:
+            return False
+    return True
+
+
 def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) -> Plan:
     """Every analysis the spec implies on the dataset, in a valid execution order."""
     prev = previous_methods(previous)

@@ -20,8 +20,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sigreport.analyses import (build_plan, collect_results, figure_problems, figure_warnings, previous_methods,
-                                 source_warnings, uses_scipy_stats)
+from sigreport.analyses import (build_plan, choices_stable, collect_results, figure_problems, figure_warnings,
+                                 previous_methods, source_warnings, uses_scipy_stats)
 from sigreport.api import releasing
 from sigreport.api.outputs import write_report
 from sigreport.api.progress import Progress, phase, say as say_line
@@ -32,6 +32,7 @@ from sigreport.archive.manifest import read_manifest
 from sigreport.archive.verify import CannotRebuild, VerifyResult, verify_release
 from sigreport import defaults
 from sigreport.data import Dataset, left_out_warnings, load_data, with_frames
+from sigreport.execute.cache import build_code
 from sigreport.errors import Problem, SpecError, StrictError, UserError, strict_problems
 from sigreport.plan import Plan
 from sigreport.results import Results
@@ -165,7 +166,7 @@ def build_fingerprint(job: Job, out: str | Path | None) -> Job:
     build record goes (:mod:`sigreport.speed.unchanged`)."""
     options = unchanged.options_of(job.formats, job.strict, job.templates)
     inputs = tuple(input_paths(job.sf, job.templates))
-    return dataclasses.replace(job, fingerprint=unchanged.fingerprint(inputs, options, unchanged.code()),
+    return dataclasses.replace(job, fingerprint=unchanged.fingerprint(inputs, options, build_code()),
                                inputs=inputs, out=out)
 
 
@@ -234,7 +235,7 @@ def _build(job: Job, drawers: workers.Ready | None) -> tuple[Path, list[str], li
         written = write_folder(job, p, results, warnings, run.jobs, cache, drawers)
         if job.fingerprint is not None:  # what the next build compares with (before pruning: this build's entry)
             unchanged.remember(cache, job.sf.path, job.out, dest, job.inputs, job.fingerprint,
-                               unchanged.stable(previous_methods(previous), results), warnings)
+                               choices_stable(previous_methods(previous), results), warnings)
         prune_cache(cache, run, started, job.progress)
         releasing.rewrite_index(job.release, dest, replaced_release, say)
     return dest, written, warnings

@@ -56,6 +56,14 @@ LEGACY_KEY = ".key"  # where earlier versions kept the key: inside the cache fol
 STALE = 86_400  # seconds after which a temporary file is a killed build's
 
 
+def build_code() -> str:
+    """sigreport's version and source digest (as the analysis cache keys its entries): the software part of a
+    build's fingerprint (:mod:`sigreport.speed.unchanged`)."""
+    from sigreport.version import __version__
+
+    return f"{__version__}+{code_digest()}"
+
+
 def code_digest() -> str:
     """sha256 of sigreport's own source files: a changed installation (even at the same version number, as
     in a development checkout) never hits entries another code computed."""

@@ -181,18 +181,6 @@ def up_to_date(cache: Any, spec: Path, out: str | Path | None, options: Mapping[
     return record
 
 
-def stable(previous: Mapping[str, str], results: Mapping[str, Any]) -> bool:
-    """Whether a build whose plan had the previous report's methods ``previous`` (analysis id -> method) and
-    that gave ``results`` writes what the next build would: every automatically chosen method (a record's
-    ``selection``, which says the previous report's choice) is the one the previous report had."""
-    from sigreport.results.records import AutomaticChoice
-
-    for node_id, r in results.items():
-        if isinstance(getattr(r, "selection", None), AutomaticChoice) and previous.get(node_id) != r.method:
-            return False
-    return True
-
-
 def remember(cache: Any, spec: Path, out: str | Path | None, dest: Path, inputs: Iterable[Path], fp: str,
              is_stable: bool, warnings: Iterable[Any]) -> None:
     """Keep the build record of the report just written into ``dest`` (nothing when the folder cannot be read)."""
@@ -209,43 +197,3 @@ def remember(cache: Any, spec: Path, out: str | Path | None, dest: Path, inputs:
 def options_of(formats: Any, strict: bool, templates: Any) -> dict[str, Any]:
     """The build options that change a report's files, as the fingerprint takes them."""
     return {"formats": list(formats) if formats else None, "strict": bool(strict), "templates": str(templates or "")}
-
-
-def code() -> str:
-    """sigreport's version and source digest (as the analysis cache keys its entries)."""
-    from sigreport.execute.cache import code_digest
-    from sigreport.version import __version__
-
-    return f"{__version__}+{code_digest()}"
-
-
-def left_as_it_is(spec: str | Path, out: str | Path | None, cache_dir: str | None, options: Mapping[str, Any],
-                  wait: float, say: Any) -> BuildRecord | None:
-    """The command line's check before it imports the build: the record when the report of ``spec`` built
-    into ``out`` may be left as it is, None when the build must run. ``cache_dir``: ``--cache`` ('' for the
-    default ``.sigreport-cache/`` beside the spec). Only an existing cache folder is looked into; the report
-    folder is locked while its files are compared."""
-    if is_plain():
-        return None
-    spec_path = Path(spec)
-    if not spec_path.is_file():
-        return None  # the build says what is wrong
-    folder = Path(cache_dir) if cache_dir else spec_path.resolve().parent / ".sigreport-cache"
-    if not folder.is_dir():
-        return None
-    from sigreport.archive import store
-    from sigreport.execute.cache import Cache, CacheError, check_folder, key_path
-
-    try:
-        check_folder(folder)
-        if not key_path().is_file():
-            return None
-        cache = Cache.open(folder, "")
-    except (CacheError, OSError):
-        return None  # the build says what is wrong with it
-    found, record = cache.section(SECTION).get(record_key(spec_path, out))
-    if not found or not isinstance(record, BuildRecord) or not record.stable or not Path(record.dest).is_dir():
-        return None  # the build writes the folder (and says what is wrong where it cannot)
-    with store.locked(Path(record.dest), wait, say):
-        store.recover(Path(record.dest), say)  # what a stopped build left beside the folder, as every build does
-        return up_to_date(cache, spec_path, out, options, code())
