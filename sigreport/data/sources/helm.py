@@ -20,7 +20,6 @@ numbers), or are refused (``perturbations: refuse``). Per trial, the mean over i
 from __future__ import annotations
 
 import dataclasses
-import glob
 import hashlib
 import json
 from pathlib import Path
@@ -28,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from sigreport.data.sources.long import add_columns, coded, long_table, numbered, numbers, sample_means
-from sigreport.data.sources.tables import GLOB_CHARS
+from sigreport.data.sources.long import (add_columns, code_of, coded, first_rows, long_table, numbered, numbers,
+                                         sample_means)
+from sigreport.data.sources.tables import GLOB_CHARS, glob_matches
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table
 from sigreport.errors import DataError, Problem
 from sigreport.spec import HelmSource, SpecFile
@@ -43,8 +43,7 @@ RUN_FILES = ("run_spec.json", "per_instance_stats.json")
 def run_folders(sf: SpecFile, pattern: str) -> list[Path]:
     """The run folders ``path`` names: a suite folder (its run folders), one run folder, or a glob of them."""
     if GLOB_CHARS.search(pattern):
-        found = sorted(Path(p).resolve() for p in glob.glob(str(sf.folder / pattern), recursive=True)
-                       if (Path(p) / "per_instance_stats.json").is_file())
+        found = glob_matches(sf, pattern, lambda p: (p / "per_instance_stats.json").is_file())
     else:
         target = sf.resolve(pattern)
         if not target.is_dir():
@@ -247,11 +246,11 @@ def _read_stats(read: _Read, run: _Run, stats: list[dict[str, Any]], source: Hel
             continue
         held.add(name["name"])
         rows, codes = read.rows, read.codes
-        rows["system"].append(_code(codes["system"], run.model))
-        rows["corpus"].append(_code(codes["corpus"], run.corpus))
-        rows["item"].append(_code(codes["item"], f"{run.scenario}/{iid}" if source.corpus == "group" else iid))
-        rows["scenario"].append(_code(codes["scenario"], run.scenario))
-        rows["metric"].append(_code(codes["metric"], name["name"]))
+        rows["system"].append(code_of(codes["system"], run.model))
+        rows["corpus"].append(code_of(codes["corpus"], run.corpus))
+        rows["item"].append(code_of(codes["item"], f"{run.scenario}/{iid}" if source.corpus == "group" else iid))
+        rows["scenario"].append(code_of(codes["scenario"], run.scenario))
+        rows["metric"].append(code_of(codes["metric"], name["name"]))
         rows["value"].append(total / count)
         rows["sample"].append(trial)
         rows["file"].append(run.file_index)
@@ -278,7 +277,7 @@ def _columns(sf: SpecFile, source: HelmSource, read: _Read
     file_of, lines = np.asarray(rows["file"]), np.asarray(rows["line"])
     scenarios = np.asarray(rows["scenario"])
     if source.trials == "mean":
-        first = _first_rows(rows)
+        first = first_rows(rows)
         columns, file_of, lines = sample_means(columns, cols, file_of, lines)
         scenarios = scenarios[first]
     else:
@@ -311,11 +310,6 @@ def _info(source: HelmSource, read: _Read, trials: np.ndarray) -> dict[str, obje
     return info
 
 
-def _first_rows(rows: dict[str, list[Any]]) -> np.ndarray:
-    """The first row of each (system, corpus, item, metric), in row order (the rows sample_means keeps)."""
-    key = np.stack([np.asarray(rows[k]) for k in ("system", "corpus", "item", "metric")], axis=1)
-    return np.sort(np.unique(key, axis=0, return_index=True)[1])
-
 
 def _stat_shape(stat: object) -> bool:
     """Whether a Stat has a MetricName with a text name and a text (or no) split."""
@@ -323,8 +317,3 @@ def _stat_shape(stat: object) -> bool:
     return (isinstance(name, dict) and isinstance(name.get("name"), str)
             and isinstance(name.get("split"), (str, type(None))))
 
-
-def _code(index: dict[str, int], name: str) -> int:
-    if name not in index:
-        index[name] = len(index)
-    return index[name]

@@ -22,7 +22,6 @@ cancelled or error: the sample records it holds are read). Two logs of one model
 from __future__ import annotations
 
 import dataclasses
-import glob
 import hashlib
 import io
 import json
@@ -36,8 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from sigreport.data.sources.long import add_columns, coded, long_table, numbered, numbers, sample_means
-from sigreport.data.sources.tables import GLOB_CHARS
+from sigreport.data.sources.long import (add_columns, code_of, coded, first_rows, long_table, numbered, numbers,
+                                         sample_means)
+from sigreport.data.sources.tables import GLOB_CHARS, glob_matches
 from sigreport.data.tables import MAX_ROWS_SHOWN, Table
 from sigreport.errors import DataError, Problem
 from sigreport.spec import InspectSource, SpecFile
@@ -77,8 +77,7 @@ def value_to_float(value: object) -> float | None:
 def log_files(sf: SpecFile, pattern: str) -> list[Path]:
     """The logs ``path`` names: a file, every .eval/.json under a folder, or a glob's matches."""
     if GLOB_CHARS.search(pattern):
-        found = sorted(Path(p).resolve() for p in glob.glob(str(sf.folder / pattern), recursive=True)
-                       if Path(p).is_file())
+        found = glob_matches(sf, pattern)
     else:
         target = sf.resolve(pattern)
         if target.is_dir():  # Inspect's own rule (log/_file.py is_log_file): its manifests are not logs
@@ -336,10 +335,10 @@ def _add_scores(read: _Read, log: _Log, source: InspectSource, values: dict[str,
             log.bad += 1
             continue
         rows, codes = read.rows, read.codes
-        rows["system"].append(_code(codes["system"], log.model))
-        rows["corpus"].append(_code(codes["corpus"], log.task))
-        rows["item"].append(_code(codes["item"], str(sid)))
-        rows["metric"].append(_code(codes["metric"], name))
+        rows["system"].append(code_of(codes["system"], log.model))
+        rows["corpus"].append(code_of(codes["corpus"], log.task))
+        rows["item"].append(code_of(codes["item"], str(sid)))
+        rows["metric"].append(code_of(codes["metric"], name))
         rows["value"].append(number)
         rows["sample"].append(int(epoch))
         rows["file"].append(log.file_index)
@@ -399,7 +398,7 @@ def _columns(sf: SpecFile, source: InspectSource, read: _Read
         add_columns(columns, {SAMPLE_COLUMN: numbered(epochs)}, sf, ("data", "columns"))
     for key, held in read.meta.items():
         if source.epochs == "mean":
-            held = list(np.asarray(held, dtype=object)[_first_rows(rows)])
+            held = list(np.asarray(held, dtype=object)[first_rows(rows)])
         names = sorted(set(held))
         index = {n: i for i, n in enumerate(names)}
         add_columns(columns, {key: coded(np.asarray([index[h] for h in held]), names)}, sf,
@@ -463,13 +462,3 @@ def _left_note(model: str, task: str, n: dict[str, Any]) -> str:
             "system's log is missing for it")
 
 
-def _code(index: dict[str, int], name: str) -> int:
-    if name not in index:
-        index[name] = len(index)
-    return index[name]
-
-
-def _first_rows(rows: dict[str, list[Any]]) -> np.ndarray:
-    key = np.stack([np.asarray(rows[k]) for k in ("system", "corpus", "item", "metric")], axis=1)
-    _, first = np.unique(key, axis=0, return_index=True)
-    return np.sort(first)

@@ -83,3 +83,19 @@ def add_columns(columns: dict[str, object], extra: dict[str, object], sf: Any, f
             *field)
             for name in taken])
     columns.update(extra)
+
+
+def code_of(index: dict[str, int], name: str) -> int:
+    """``name``'s code in ``index``, a new one (the next integer) the first time it is seen: the readers' codes
+    of systems, corpora, items and metrics, in order of first appearance."""
+    if name not in index:
+        index[name] = len(index)
+    return index[name]
+
+
+def first_rows(rows: dict[str, list[Any]]) -> np.ndarray:
+    """The first row of each (system, corpus, item, metric) of coded ``rows``, in row order (the rows
+    :func:`sample_means` keeps for a question's answers)."""
+    key = np.stack([np.asarray(rows[k]) for k in ("system", "corpus", "item", "metric")], axis=1)
+    return np.sort(np.unique(key, axis=0, return_index=True)[1])
+

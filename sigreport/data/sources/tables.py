@@ -17,7 +17,7 @@ import glob
 import hashlib
 import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,12 +71,17 @@ def table_source(sf: SpecFile, source: TableSource, frame: pd.DataFrame | None, 
     return tables[0] if len(tables) == 1 else stacked(tables, source.path)
 
 
+def glob_matches(sf: SpecFile, pattern: str, keep: Callable[[Path], bool] = Path.is_file) -> list[Path]:
+    """Every path a glob pattern (relative to the spec's folder, ``**`` recursive) matches that ``keep`` accepts,
+    resolved and sorted."""
+    return sorted(Path(p).resolve() for p in glob.glob(str(sf.folder / pattern), recursive=True) if keep(Path(p)))
+
+
 def matched_files(sf: SpecFile, pattern: str, field: tuple[str, ...]) -> list[Path]:
     """The files a path names: itself, or every file a glob pattern matches (sorted; none is an error)."""
     if not GLOB_CHARS.search(pattern):
         return [sf.resolve(pattern)]
-    found = sorted(Path(p).resolve() for p in glob.glob(str(sf.folder / pattern), recursive=True)
-                   if Path(p).is_file())
+    found = glob_matches(sf, pattern)
     if not found:
         raise DataError(str(sf.path), [sf.problem(f"no file matches {pattern!r} (in {sf.folder})", *field)])
     return found
