@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from sigreport.results.ranks import interval_better, rank_ub
 from sigreport.analyses.common import analysis_id, derived_seed
 from sigreport.data.model import PreferenceGroup, Preferences
 from sigreport.plan import Node
@@ -72,7 +73,7 @@ def preference_analysis(params: PreferenceParams, systems: tuple[str, ...], g: P
     se = bt.standard_errors(f, wins, ties).sum_zero
     boot = bt.bootstrap(cells, params.resamples, params.seed, params.ties, unit=unit)  # type: ignore[arg-type]
     low, high = bt.percentile_interval(boot.strengths, params.ci_level)
-    ranks = bt.rank_ub(low, high)
+    ranks = rank_ub(interval_better(low, high))  # Chatbot Arena's rule, as the decision model reads the votes
     if boot.not_converged:
         warnings.append(f"{boot.not_converged:,} of {params.resamples:,} bootstrap replicates had no finite maximum "
                         "(a system without a win or a loss in the resample); their strengths count as extreme in "

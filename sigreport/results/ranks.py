@@ -114,9 +114,8 @@ def better_matrix(systems: Sequence[str], beats: Mapping[str, Collection[str]]) 
 
 def interval_better(low: np.ndarray, high: np.ndarray) -> np.ndarray:
     """The better-than matrix of intervals by Chatbot Arena's rule: ``better[i, j]`` when system i's interval
-    lies wholly above system j's (``low[i] > high[j]``); a missing bound (NaN) separates nothing. With it
-    :func:`rank_ub` is :func:`sigreport.stats.bradley_terry.rank_ub` of the same intervals (the preference
-    record's ``rank_ub``; tests/results/test_ranks.py proves them equal)."""
+    lies wholly above system j's (``low[i] > high[j]``); a missing bound (NaN) separates nothing. The preference
+    record's ``rank_ub`` is :func:`rank_ub` of it (:mod:`sigreport.analyses.preferences`)."""
     lo, hi = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
     with np.errstate(invalid="ignore"):
         b = lo[:, None] > hi[None, :]

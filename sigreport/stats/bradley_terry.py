@@ -343,12 +343,6 @@ def win_rates(wins: np.ndarray, ties: np.ndarray) -> np.ndarray:
     return np.where(n > 0, out, np.nan)
 
 
-def rank_ub(low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """Chatbot Arena's "Rank (UB)": 1 + the number of systems whose interval lies wholly above this one's
-    (their lower bound above its upper bound); systems whose intervals overlap share ranks."""
-    return 1 + (low[None, :] > high[:, None]).sum(axis=1)
-
-
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Cells:
     """The votes as unique cells: pair (i, j) with i < j and outcome (0: i won, 1: j won, 2: tie), ``counts`` of

@@ -20,7 +20,6 @@ from sigreport.render.views import build_report
 from sigreport.results import from_json
 from sigreport.results.decisions import decide
 from sigreport.results.ranks import RANKED_MIN, better_matrix, interval_better, rank_ub, ranks_of, tiers
-from sigreport.stats import bradley_terry as bt
 
 SPECS = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
 
@@ -100,18 +99,23 @@ def test_tiers_agree_with_the_decisions(n, density, seed):
 # ---- intervals (preference votes): Chatbot Arena's rule is one rule in both layers ---------------------------
 
 
+def arena_rank_ub(low: np.ndarray, high: np.ndarray) -> list[int]:
+    """Chatbot Arena's Rank (UB) counted one system at a time: 1 + how many intervals lie wholly above its own."""
+    return [1 + sum(1 for j in range(len(low)) if low[j] > high[i]) for i in range(len(low))]
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 40), st.floats(0.0, 3.0), st.integers(0, 2**31 - 1))
 def test_interval_rule_gives_the_stats_layers_rank_ub(n, width, seed):
-    """results.ranks.rank_ub(interval_better(low, high)) == stats.bradley_terry.rank_ub(low, high), the record's
-    Rank (UB): 1 to 40 systems, intervals from zero width (every pair separated unless equal) to wide (none),
+    """results.ranks.rank_ub(interval_better(low, high)) == Chatbot Arena's count written out (1 + the number of
+    intervals wholly above: arena_rank_ub), the record's Rank (UB): 1 to 40 systems, intervals from zero width (every pair separated unless equal) to wide (none),
     ties of bounds included (values rounded to 1 decimal so that low_i == high_j happens: not separated)."""
     rng = np.random.default_rng(seed)
     centre = np.round(rng.normal(0, 1, n), 1)
     half = np.round(rng.uniform(0, width, n), 1)
     low, high = centre - half, centre + half
     b = interval_better(low, high)
-    assert (rank_ub(b) == bt.rank_ub(low, high)).all()
+    assert (rank_ub(b) == arena_rank_ub(low, high)).all()
     t, cycle = tiers(b)
     assert not cycle  # intervals are an interval order: never a cycle
     assert set(np.flatnonzero(t == 1)) == set(np.flatnonzero(rank_ub(b) == 1))

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+from sigreport.results.ranks import interval_better, rank_ub
 from sigreport.stats import bradley_terry as bt
 
 # BradleyTerry2's `citations` data (Stigler 1994): citations[i, j] = times journal i was cited by journal j,
@@ -159,7 +160,7 @@ def test_rank_ub_is_chatbot_arenas_rule() -> None:
     low = np.array([3.0, 2.5, 1.0, 1.5])
     high = np.array([4.0, 3.5, 2.0, 2.6])
     # A: nobody wholly above -> 1; B: A's low 3 <= B's high 3.5 -> 1; C: A and B above -> 3; D: A above -> 2
-    assert bt.rank_ub(low, high).tolist() == [1, 1, 3, 2]
+    assert rank_ub(interval_better(low, high)).tolist() == [1, 1, 3, 2]
 
 
 def test_win_rates() -> None:
