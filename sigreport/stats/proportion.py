@@ -15,8 +15,8 @@ and DasGupta 2001). ``tests.proportion_ci`` chooses one of :data:`INTERVALS` for
   at 0% and 100%, which the analysis says in a warning.
 
 Every interval is computed for all systems at once (arrays of counts) and lies in [0, 1]; all but Wald's have
-positive width for every n >= 1 and every count. :func:`wilson_effective` is the design-effect version for
-clustered items (Wilson on the effective sample size n / deff); :func:`korn_graubard_n` is the effective sample
+positive width for every n >= 1 and every count. :func:`proportion_ci` takes fractional counts and sizes, so
+that clustered items get any interval on an effective sample size (the count p * n_eff); :func:`korn_graubard_n` is the effective sample
 size a clustered analysis uses, with Korn and Graubard's (1998) cap at n and degrees-of-freedom adjustment
 (z/t_{G-1})^2, which keeps the interval's coverage with few clusters (docs/methods.md, "Beside the peers").
 
@@ -87,7 +87,7 @@ def _arrays(counts: Any, n: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def wilson(counts: Any, n: Any, level: float) -> tuple[np.ndarray, np.ndarray]:
     """Wilson's (1927) score interval: the p with |p_hat - p| <= z sqrt(p(1 - p)/n), in closed form. ``n`` may
-    be fractional (an effective sample size: :func:`wilson_effective`)."""
+    be fractional (an effective sample size: :func:`korn_graubard_n`)."""
     import numpy as np
 
     x, m = _arrays(counts, n)
@@ -200,17 +200,6 @@ def proportion_ci(counts: Any, n: Any, level: float, method: str = DEFAULT) -> P
     low, high = interval(method).compute(x, m, level)
     return ProportionCI(estimate=x / m, low=np.asarray(low, dtype=np.float64),
                         high=np.asarray(high, dtype=np.float64), level=level, method=method)
-
-
-def wilson_effective(p_hat: Any, n_eff: Any, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson's interval on an effective sample size: ``n_eff = n / deff`` for items in clusters (deff the
-    design effect of the proportion), the count taken as ``p_hat * n_eff``. The hook for clustered 0/1 metrics:
-    with deff = 1 it is :func:`wilson`."""
-    import numpy as np
-
-    p = np.asarray(p_hat, dtype=np.float64)
-    m = np.broadcast_to(np.asarray(n_eff, dtype=np.float64), p.shape)
-    return wilson(np.clip(p, 0, 1) * m, m, level)
 
 
 def korn_graubard_n(n: Any, design_effect: Any, clusters: Any, level: float) -> np.ndarray:
