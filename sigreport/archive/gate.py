@@ -194,6 +194,11 @@ def check_pair(found: DocumentRecords, block: BlockDecisions, metric: str, role:
     if row is None:
         raise _error(where, "--baseline", f"the report does not compare {cand} with {baseline} on {metric!r} "
                      "(tests.comparisons: vs_baseline with another baseline?)")
+    design = next((k for k in ("clusters", "strata") if k in row.extra), None)
+    if design is not None:  # its SE is not the per-item one the gate's t test would take (as metrics.M.margin)
+        what = "clustered" if design == "clusters" else "a macro average over strata"
+        raise _error(where, metric, f"the pairs of {metric!r} are {what}: the gate's non-inferiority t test treats "
+                     "items as independent and cannot respect that design yet")
     sign = 1.0 if row.a == cand else -1.0
     est = None if row.estimate is None else sign * float(row.estimate)
     se = row.differences.se if row.differences is not None else None

@@ -247,3 +247,18 @@ def test_results_json_path_and_a_report_without_it(capsys, cli, workdir, report)
     (out / "results.json").rename(out / "moved.json")
     code, _, err = gate(capsys, out, "--baseline", "base", "--margin", "acc=0.02")
     assert code == 2 and "no results.json" in err and "Traceback" not in err
+
+
+def test_a_clustered_report_is_refused(capsys, cli, workdir):
+    """The gate's t test takes the per-item SE: on clustered pairs (data.columns.cluster) it would be too narrow,
+    so the gate refuses them in one line (exit 2), as metrics.M.margin is refused with clusters."""
+    text, _ = scores()
+    lines = text.splitlines()
+    text = "\n".join([lines[0] + ",passage"] + [f"{x},p{int(x.split(',')[2][1:]) // 6}" for x in lines[1:]]) + "\n"
+    build_files(cli, workdir, SPEC.replace("data: {scores: scores.csv}",
+                                           "data: {scores: scores.csv, columns: {cluster: passage}}"),
+                {"scores.csv": text})
+    code, out, err = gate(capsys, workdir.path / "out", "--baseline", "base", "--candidate", "near",
+                          "--margin", "acc=0.02", "--metrics", "acc")
+    assert code == 2 and "clustered" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 2
