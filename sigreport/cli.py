@@ -468,13 +468,14 @@ def method_listing() -> list[dict[str, Any]]:
     """Every declared method as plain data (``sigreport methods``): from the declarations, nothing restated."""
     from sigreport.render.views.methods import reference
     from sigreport.results import methods as registry
-    from sigreport.results.methods import ALL_KINDS
+    from sigreport.results.methods import ALL_KINDS, OUTSIDE_TESTS
 
     out = []
     for kind in ALL_KINDS:
         for d in registry.methods(kind):
             out.append({"kind": d.kind, "name": d.name, "display": d.display, "origin": registry.origin(d),
-                        "options": {f"tests.{k}": v for k, v in d.options.items()}, "applies": list(d.applies),
+                        "options": {k if d.kind in OUTSIDE_TESTS else f"tests.{k}": v for k, v in d.options.items()},
+                        "applies": list(d.applies),
                         "record": d.record, "mde": d.mde.text(),
                         "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]}
                                        for k in d.references]})

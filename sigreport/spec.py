@@ -55,16 +55,17 @@ from sigreport.errors import Problem, SpecError, did_you_mean
 from sigreport.stats import proportion, registry
 from sigreport.stats.declaration import ALL_KINDS
 from sigreport.stats.methods import replicability as replicability_methods
+from sigreport.stats.methods.classification import MCNEMAR_VARIANTS
 
 Alternative = Literal["two-sided", "greater", "less"]
-Correction = Literal["holm", "bonferroni", "hochberg", "hommel", "fdr_bh", "fdr_by", "none"]
+Correction = Literal[registry.spec_names("correction")]  # type: ignore[valid-type]  # the declared corrections
 PairwiseMethod = Literal[("auto", *registry.names("pairwise"))]  # type: ignore[valid-type]  # the declared tests
 CVMethod = Literal[registry.names("cv")]  # type: ignore[valid-type]
 ProportionMethod = Literal[proportion.NAMES]  # type: ignore[valid-type]  # the declared proportion intervals
 ReplicabilityMethod = Literal[replicability_methods.NAMES]  # type: ignore[valid-type]  # the declared combinations
-OmnibusMethod = Literal["auto", "rm_anova", "friedman", "none"]
-PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg", "shaffer", "bergmann_hommel",
-                         "paired", "none"]
+OmnibusMethod = Literal[("auto", *registry.spec_names("omnibus"), "none")]  # type: ignore[valid-type]  # declared
+PosthocMethod = Literal[("auto", *registry.spec_names("posthoc"), "none")]  # type: ignore[valid-type]  # declared
+McNemarVariant = Literal[MCNEMAR_VARIANTS]  # type: ignore[valid-type]  # its declaration's variants
 Family = Literal["metric_corpus", "metric", "corpus", "all"]
 Sphericity = Literal["auto", "greenhouse_geisser", "huynh_feldt", "none"]
 Format = Literal[defaults.FORMATS]  # type: ignore[valid-type]  # the output formats: one list, in sigreport.defaults
@@ -688,7 +689,7 @@ class ClassificationSpec(_Model):
     resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap resamples for metric CIs.")
     ci_level: float | None = Field(None, gt=0, lt=1, description="Confidence level of the metric CIs (default: "
                                    "tests.ci_level, else 1 - alpha; a level set here overrides it and is printed).")
-    mcnemar: Literal["auto", "exact", "chi2"] = Field(
+    mcnemar: McNemarVariant = Field(
         "auto", description="McNemar variant: auto is exact binomial when n01 + n10 < 25, else chi-square "
         "(with continuity correction unless mcnemar_correction is false).")
     mcnemar_correction: bool = Field(
@@ -917,7 +918,7 @@ class OutputsSpec(_Model):
 class OutcomesSpec(_Model):
     """McNemar's test and Cochran's Q on paired yes/no outcomes (data.outcomes)."""
 
-    mcnemar: Literal["auto", "exact", "chi2"] = Field(
+    mcnemar: McNemarVariant = Field(
         "auto", description="McNemar variant: auto is exact binomial when n01 + n10 < 25, else chi-square.")
     mcnemar_correction: bool = Field(True, description="Continuity correction of McNemar's chi-square "
                                      "(R's mcnemar.test correct = TRUE).")

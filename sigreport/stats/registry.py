@@ -26,7 +26,8 @@ from sigreport.stats.declaration import ALL_KINDS, Declaration, MethodDeclaratio
 ENTRY_POINT_GROUP = "sigreport.methods"
 BUILTIN = ("sigreport.stats.methods.paired_t", "sigreport.stats.methods.rank", "sigreport.stats.methods.resampling",
            "sigreport.stats.methods.cv", "sigreport.stats.methods.procedures",
-           "sigreport.stats.methods.preferences")
+           "sigreport.stats.methods.preferences", "sigreport.stats.methods.corrections",
+           "sigreport.stats.methods.classification")
 """The modules of the built-in declarations (each a ``DECLARATIONS`` tuple), in the order the spec lists them."""
 
 
@@ -61,6 +62,21 @@ def methods(kind: str) -> tuple[Any, ...]:
 def names(kind: str) -> tuple[str, ...]:
     """The spec names of ``kind``'s methods."""
     return tuple(d.name for d in methods(kind))
+
+
+def spec_names(kind: str) -> tuple[str, ...]:
+    """The spec values of ``kind``'s procedures (``tests.omnibus``, ``tests.posthoc``, ``tests.correction``), in
+    the declarations' order: a post-hoc's spec value can differ from the method results.json records
+    (``paired`` runs ``paired_t``)."""
+    return tuple(d.spec_name for d in methods(kind) if d.spec_name is not None)
+
+
+def by_spec_name(kind: str, value: str) -> Any:
+    """The declaration whose spec value is ``value``; :class:`UnknownMethod` when there is none."""
+    found = next((d for d in methods(kind) if getattr(d, "spec_name", None) == value), None)
+    if found is None:
+        raise UnknownMethod(f"unknown {kind} {value!r}; known: {', '.join(spec_names(kind))}")
+    return found
 
 
 def method(kind: str, name: str) -> Any:  # MethodDeclaration for pairwise and cv, else ProcedureDeclaration

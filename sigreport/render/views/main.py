@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from sigreport.render import names
 from sigreport.render.model import CI, Cell, Column, Int, Lines, Marked, Num, Table, Text, join
 from sigreport.render.options import MainTableOptions
-from sigreport.render.views.common import CORRECTION_NAMES, LARGE_FAMILY, Labels, pct, the
+from sigreport.render.views.common import correction_name, LARGE_FAMILY, Labels, pct, the
 from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, Decisions, decide
 from sigreport.results.ranks import RANKED_MIN
@@ -263,7 +263,7 @@ class Builder:
         if isinstance(r, PosthocRecord):  # a rank post-hoc test adjusts by its own procedure
             return the(name) + (f" against {r.control}" if r.control else ", all pairs")
         assert isinstance(r, PairwiseRecord)
-        corr = CORRECTION_NAMES.get(r.correction, r.correction)
+        corr = correction_name(r.correction)
         n = r.family_size
         family = ("no multiple-comparison correction" if r.correction == "none" else
                   "a single comparison per metric and corpus (no correction needed)" if n == 1 else

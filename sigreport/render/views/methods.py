@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Union
 
 from sigreport.escaping import markdown_text
-from sigreport.render.views.common import CORRECTION_NAMES, names_text, test_name, the
+from sigreport.render.views.common import names_text, test_name, the
 from sigreport.results.collection import Results
 from sigreport.results.decisions import Decisions
 from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, PreferenceRecord, Record
@@ -305,8 +305,6 @@ def reference(key: str) -> tuple[str, str, str]:
     raise KeyError(f"no bibliography entry {key!r}")
 
 
-CORRECTION_CITES = {"holm": ("holm1979",), "hochberg": ("hochberg1988",), "hommel": ("hommel1988",),
-                    "bonferroni": ("dunn1961",), "fdr_bh": ("benjamini1995",), "fdr_by": ("benjamini2001",)}
 SIDES = {"two-sided": "two-sided", "greater": "one-sided (the first system of a pair scoring higher)",
          "less": "one-sided (the first system of a pair scoring lower)"}
 FAMILIES = {"metric_corpus": "the comparisons of each metric on each corpus", "metric": "the comparisons of each "
@@ -460,8 +458,8 @@ def _families(results: Results, records: Sequence[Record]) -> list[tuple[Part, .
         elif sizes == [1]:
             out.append(("Each metric and corpus had a single comparison, so no correction was needed.",))
         else:
-            name = CORRECTION_NAMES.get(correction, correction)
-            out.append((f"The p-values were adjusted with {name}'s procedure", Cite(CORRECTION_CITES.get(correction, ())),
+            d = registry.method("correction", correction)
+            out.append((f"The p-values were adjusted with {d.display}'s procedure", Cite(d.references),
                         f" over {FAMILIES.get(family, family)} ({' or '.join(map(str, sizes))} comparisons).",))
     if fams:
         alpha = fams[0].alpha
@@ -630,9 +628,10 @@ def _others(records: Sequence[Record], labels: Mapping[str, str]) -> list[tuple[
     out: list[tuple[Part, ...]] = []
     kinds = {r.kind for r in records}
     if "mcnemar" in kinds:
-        out.append(("Classifiers were compared pairwise on per-item correctness with McNemar's test",
-                    Cite(("mcnemar1947",)), ("" if "cochran_q" not in kinds else ", after Cochran's Q test"),
-                    *((Cite(("cochran1950",)),) if "cochran_q" in kinds else ()), ".",))
+        mcnemar, cochran = registry.method("mcnemar", "mcnemar"), registry.method("cochran_q", "cochran_q")
+        out.append((f"Classifiers were compared pairwise on per-item correctness with {mcnemar.display}",
+                    Cite(mcnemar.references), ("" if "cochran_q" not in kinds else f", after {cochran.display}"),
+                    *((Cite(cochran.references),) if "cochran_q" in kinds else ()), ".",))
     for method in dict.fromkeys(r.method for r in records if r.kind == "bayesian"):
         out.append((f"We also report the {test_name('bayesian', method, cited=False)}",
                     Cite(registry.method("bayesian", method).references),

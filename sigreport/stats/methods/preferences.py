@@ -8,7 +8,8 @@ from __future__ import annotations
 from sigreport.stats.declaration import ProcedureDeclaration, no_mde
 
 BRADLEY_TERRY = ProcedureDeclaration(
-    kind="preferences", name="bradley_terry", display="Bradley-Terry model", record="PreferenceRecord",
+    kind="preferences", name="bradley_terry", spec_name=None, display="Bradley-Terry model", record="PreferenceRecord",
+    compute=None,
     applies=("preference_votes",),
     options={"preferences.ties": "ties: Davidson's model (davidson) or half a win each (split)",
              "preferences.resamples": "bootstrap replicates B of the strengths' intervals",
