@@ -3,6 +3,8 @@ write specs and data into a temporary folder, and the paths of the checkout."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import shutil
@@ -85,12 +87,30 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str
     return code, out, err
 
 
-def build_results(cli: Callable[..., CliResult], spec: Path, out: Path, *args: object, formats: str = "json") -> dict:
-    """Build ``spec`` into ``out`` through the command line, quietly, in ``formats`` (plus ``args``, such as
-    ``--no-cache``): the build must succeed (its standard error is the failure's message). Returns the
-    results.json it wrote, as read back."""
-    r = cli("build", "-q", "-o", out, "--formats", formats, *args, spec)
+def cli_build(spec: Path, out: Path | None, *args: object, formats: str | None = "json",
+                 cli: Callable[..., CliResult] | None = None, quiet: bool = True) -> CliResult:
+    """Build ``spec`` into ``out`` (None: where the spec or ``--release`` puts it) through the command line, in
+    ``formats`` (None: the spec's), plus ``args`` (``--no-cache``, ``--cache DIR``, ...), quietly unless ``quiet``
+    is false (then the summary, "(N files ...)", is in the result's ``out``): the build must succeed (its
+    standard error is the failure's message). ``cli``: the fixture; without it (a module-scoped fixture, which
+    cannot take it) the output is captured here. Returns the exit code and what it printed."""
+    argv = ["build", *(["-q"] if quiet else []), *(["-o", out] if out is not None else []),
+            *(["--formats", formats] if formats is not None else []), *args, spec]
+    if cli is not None:
+        r = cli(*argv)
+    else:
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            code = main([str(a) for a in argv])
+        r = CliResult(code, stdout.getvalue(), stderr.getvalue())
     assert r.code == 0, r.err
+    return r
+
+
+def build_results(cli: Callable[..., CliResult], spec: Path, out: Path, *args: object, formats: str = "json") -> dict:
+    """Build ``spec`` into ``out`` (:func:`cli_build`, quietly, in ``formats``, plus ``args``). Returns the
+    results.json it wrote, as read back."""
+    cli_build(spec, out, *args, formats=formats, cli=cli)
     return json.loads((out / "results.json").read_text(encoding="utf-8"))
 
 

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import CONFIGS, GOLDEN, GOOD_DATA, needs
-from sigreport.cli import main
+from conftest import CONFIGS, GOLDEN, GOOD_DATA, cli_build, needs
 from sigreport.render.latex import COLUMN_WIDTH, TEXT_WIDTH, table_format
 
 EXAMPLES = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
@@ -50,8 +49,7 @@ SHARED_CACHE = CONFIGS / ".sigreport-cache"
 
 
 def build(spec: Path, out: Path, formats: str = "json,latex") -> None:
-    code = main(["build", str(spec), "-o", str(out), "--formats", formats, "--cache", str(SHARED_CACHE)])
-    assert code == 0, f"build of {spec.name} failed"
+    cli_build(spec, out, "--cache", SHARED_CACHE, formats=formats)  # fails with the build's message
 
 
 def spec_for_page(name: str, page: str, work: Path) -> Path:
@@ -461,7 +459,7 @@ def test_methods_paragraph_cites_the_bayesian_test_once(cli, workdir, model):
         tests:
           bayesian: {{model: {model}, rope: {{m: 0.01}}}}
         """)
-    assert main(["build", "-q", "-o", str(workdir.path / "out"), "--formats", "json", str(workdir.path / "spec.yaml")]) == 0
+    cli_build(workdir.path / "spec.yaml", workdir.path / "out", formats="json")
     results = from_json((workdir.path / "out" / "results.json").read_text(encoding="utf-8"))
     for method, cite in ((model, {"signed_rank": "benavoli2017", "bayesian_bootstrap": "rubin1981"}[model]),
                          ("correlated_t", "corani2015")):

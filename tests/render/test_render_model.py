@@ -10,7 +10,7 @@ import re
 import pytest
 import yaml
 
-from conftest import CONFIGS, GOLDEN, ROOT, needs, pdflatex_compile
+from conftest import CONFIGS, GOLDEN, ROOT, cli_build, needs, pdflatex_compile
 from sigreport.api.options import render_options
 from sigreport.render.options import RenderOptions
 from sigreport.spec import load_spec
@@ -136,7 +136,8 @@ def _build_names(cli, workdir, metrics: tuple[str, ...], corpora: tuple[str, ...
     workdir.write("scores.csv", _scores(rows))
     workdir.write("spec.yaml", "title: names\ndata:\n  scores: scores.csv\nmetrics:\n"
                   + "".join(f"  {m}: {{higher_is_better: true}}\n" for m in metrics))
-    return cli("build", workdir.path / "spec.yaml", "-o", workdir.path / "out", "--formats", "latex,json,html")
+    return cli_build(workdir.path / "spec.yaml", workdir.path / "out", formats="latex,json,html", cli=cli,
+                     quiet=False)  # the summary says how many files it wrote
 
 
 def test_build_writes_as_many_files_as_it_reports(cli, workdir):
