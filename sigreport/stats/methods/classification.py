@@ -22,6 +22,6 @@ MCNEMAR = ProcedureDeclaration(
 COCHRAN_Q = ProcedureDeclaration(
     kind="cochran_q", name="cochran_q", spec_name=None, display="Cochran's Q test", record="CochranQRecord",
     applies=("item_correctness",), compute=None, mde=NO_MDE, references=("cochran1950",), citation=None,
-    bibliography={}, options={})
+    bibliography={}, options={"tests.omnibus": "none: not run (three or more systems otherwise)"})
 
 DECLARATIONS = (MCNEMAR, COCHRAN_Q)
