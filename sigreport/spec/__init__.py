@@ -32,13 +32,18 @@ from sigreport.spec.load import (MAPPING_SOURCE, TEXT_SOURCE, SpecFile, SpecSour
                                  load_spec, load_spec_file, output_dir)
 from sigreport.spec.models import (AgreementSpec, Alternative, BayesianSpec, CVMethod, ClassificationSpec,
                                    ColumnsSpec, Correction, DataSpec, Family, FigureKind, FigureStyleSpec, Format,
-                                   HelmSource, HtmlSpec, InspectSource, LabelColumnsSpec, LatexSpec, LmEvalSource,
-                                   MainTableSpec, MetricSpec, OmnibusMethod, OutcomesSource, OutcomesSpec,
-                                   OutputsSpec, PagePreset, PageSpec, PairwiseMethod, PosthocMethod,
-                                   PreferenceColumnsSpec, PreferencesSpec, ProportionMethod, ReplicabilityMethod,
-                                   RunsSpec, SOURCE_FORMATS, SOURCE_PATH_FIELDS, ScoresSource, Spec, Sphericity,
-                                   StrictSpec, TEXT_METRICS, TableSource, TestsSpec, TextSource, TrecSource,
-                                   corpus_level_default, installed_fonts, interval_level, power_range_message,
-                                   source_metrics, _At, _Model)
+                                   HtmlSpec, LabelColumnsSpec, LatexSpec, MainTableSpec, MetricSpec, OmnibusMethod,
+                                   OutcomesSource, OutcomesSpec, OutputsSpec, PagePreset, PageSpec, PairwiseMethod,
+                                   PosthocMethod, PreferenceColumnsSpec, PreferencesSpec, ProportionMethod,
+                                   ReplicabilityMethod, RunsSpec, ScoresSource, Spec, Sphericity, StrictSpec,
+                                   TestsSpec, corpus_level_default, installed_fonts, interval_level,
+                                   power_range_message, rebuild_scores_source, register_format)
+from sigreport.spec.sources import FORMATS, SourceFormat, source_metrics
+from sigreport.spec.sources.helm import HelmSource
+from sigreport.spec.sources.inspect_logs import InspectSource
+from sigreport.spec.sources.lm_eval import LmEvalSource
+from sigreport.spec.sources.table import TableSource
+from sigreport.spec.sources.text import TEXT_METRICS, TextSource
+from sigreport.spec.sources.trec import TrecSource
 from sigreport.spec.yaml_loading import (_LOADERS, MAX_ALIAS_USES, MAX_DEPTH, MAX_KEYS, MAX_NODES, MAX_SPEC_BYTES,
                                          _parse_yaml)

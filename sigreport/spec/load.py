@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from sigreport.errors import Problem, SpecError
 from sigreport.spec.messages import _message
-from sigreport.spec.models import SOURCE_FORMATS, Spec, _At
+from sigreport.spec.models import Spec, _At
+from sigreport.spec.sources import FORMATS
 from sigreport.spec.yaml_loading import MAX_SPEC_BYTES, _dotted, _parse_yaml, _Positions
 
 @dataclasses.dataclass(frozen=True)
@@ -155,7 +156,7 @@ def _validate(raw: dict[Any, Any], positions: _Positions, path: Path, folder: Pa
 def _without_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     """A field path without the tag pydantic puts after ``data.scores`` to say which source model it tried."""
     for i in range(2, len(loc)):
-        if loc[i - 2:i] in (("data", "scores"), ("data", "outcomes")) and loc[i] in (*SOURCE_FORMATS, "path"):
+        if loc[i - 2:i] in (("data", "scores"), ("data", "outcomes")) and loc[i] in (*FORMATS, "path"):
             return loc[:i] + loc[i + 1:]
     return loc
 

@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from sigreport.errors import did_you_mean
-from sigreport.spec.models import SOURCE_FORMATS, Spec
+from sigreport.spec.models import Spec
+from sigreport.spec.sources import FORMATS
 from sigreport.spec.yaml_loading import _shown
 from sigreport.stats import registry
 from sigreport.stats.declaration import ALL_KINDS
@@ -37,8 +38,8 @@ def _model_at(loc: tuple[Any, ...]) -> Any:
     """The model found at ``loc`` (None where it is not a model)."""
     model: Any = Spec
     for k, part in enumerate(loc):
-        if loc[k - 2:k] in (("data", "scores"), ("data", "outcomes")) and part in SOURCE_FORMATS:  # a source's tag
-            model = SOURCE_FORMATS[part]
+        if loc[k - 2:k] in (("data", "scores"), ("data", "outcomes")) and part in FORMATS:  # a source's tag
+            model = FORMATS[part].model
             continue
         if isinstance(part, int) or model is None:
             continue

@@ -7,16 +7,20 @@ validation and raised at the field they belong to (:class:`_At`), so that the me
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
-import re
 import typing
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from sigreport import defaults
 from sigreport.errors import did_you_mean
+from sigreport.spec.base import _At, _Model
+from sigreport.spec.sources import FORMATS, format_of, path_fields, scores_source, source_metrics
+from sigreport.spec.sources.declaration import SourceFormat
+from sigreport.spec.sources.table import TableSource
 from sigreport.stats import proportion, registry
 from sigreport.stats.methods import replicability as replicability_methods
 
@@ -32,20 +36,6 @@ PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg"
 Family = Literal["metric_corpus", "metric", "corpus", "all"]
 Sphericity = Literal["auto", "greenhouse_geisser", "huynh_feldt", "none"]
 Format = Literal[defaults.FORMATS]  # type: ignore[valid-type]  # the output formats: one list, in sigreport.defaults
-
-class _At(ValueError):
-    """A cross-field problem that belongs to one field: its path (keys of the YAML) gives the line."""
-
-    def __init__(self, path: tuple[Any, ...], message: str):
-        super().__init__(message)
-        self.path = path
-
-
-class _Model(BaseModel):
-    """Base of every spec model: unknown keys refused, immutable, and no silent type coercion."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
 
 class ColumnsSpec(_Model):
     """Names of the score table's columns, when they differ from the defaults."""
@@ -103,186 +93,6 @@ class PreferenceColumnsSpec(_Model):
     judge: str = Field("judge", description="Optional: who voted (a person or an LLM judge); counted and reported.")
 
 
-class TableSource(_Model):
-    """A score table with how to read it: its layout, several files by a glob, names taken from file names."""
-
-    format: Literal["table"] = Field("table", description="A table of scores (the default format).")
-    path: str | None = Field(
-        None, description="The table (.csv, .tsv, .jsonl, .parquet), or a glob pattern of several (data/*.csv); "
-        "leave it out when a data frame is given to the Python API.")
-    layout: Literal["long", "wide"] = Field(
-        "long", description="long: one score per row (system, corpus, item, metric, value); wide: one row per "
-        "corpus or item (see rows) and one column per system, or two header rows of metric and system "
-        "(header: [metric, system]).")
-    rows: Literal["item", "corpus"] = Field(
-        "item", description="Wide layout: what a row is; its name is in the first column (or the data frame's "
-        "index).")
-    header: list[Literal["metric", "system"]] = Field(
-        default_factory=lambda: ["system"], min_length=1, max_length=2,
-        description="Wide layout: the header rows (a data frame's column levels), e.g. [metric, system].")
-    from_name: str | None = Field(
-        None, description="Names taken from each file's name: a pattern with {system}, {corpus} and/or {metric} "
-        "(e.g. '{system}.csv' or '{corpus}/{system}.csv', matched against the end of the path); those columns "
-        "are then not in the files.")
-
-    @model_validator(mode="after")
-    def _consistent(self) -> "TableSource":
-        if self.layout == "wide" and len(set(self.header)) != len(self.header):
-            raise ValueError("header lists a level more than once")
-        if self.from_name is not None:
-            names = re.findall(r"{([^{}]*)}", self.from_name)
-            bad = [n for n in names if n not in ("system", "corpus", "metric")]
-            if bad or not names or len(set(names)) != len(names):
-                raise ValueError("from_name needs one or more of {system}, {corpus}, {metric}, each once; given "
-                                 f"{', '.join('{' + n + '}' for n in names) or 'none'}")
-            if self.layout == "wide" and ("system" in names or ("metric" in names and "metric" in self.header)):
-                raise ValueError("a wide table has its systems in the header: from_name may name {corpus} (and "
-                                 "{metric} when the header has no metric row)")
-        return self
-
-
-TEXT_METRICS = {  # sacrebleu metric -> (per-sentence statistics, higher is better, label)
-    "bleu": (10, True, "BLEU"), "chrf": (18, True, "chrF2"), "chrf++": (24, True, "chrF2++"), "ter": (2, False, "TER")}
-
-
-class TextSource(_Model):
-    """MT or summarisation outputs as text files (line i = sentence i), scored by sacrebleu (sigreport[mt])."""
-
-    format: Literal["text"]
-    hypotheses: dict[str, str] = Field(min_length=1, description="System -> its output file (one sentence a line).")
-    references: list[str] = Field(min_length=1, description="Reference files (one per reference set), same lines.")
-    metrics: list[Literal["bleu", "chrf", "chrf++", "ter"]] = Field(
-        default_factory=lambda: ["bleu", "chrf"], min_length=1,
-        description="sacrebleu metrics, each held as per-sentence sufficient statistics so that its corpus value "
-        "is resampled exactly (corpus-level: tests.pairwise auto, the default here, permutation or bootstrap). "
-        "Each becomes a metric of the spec (override its label or decimals under metrics).")
-    corpus: str | None = Field(None, min_length=1, description="The test set's name (default: the one corpus the "
-                               "spec names, else 'test').")
-    tokenize: str | None = Field(None, description="sacrebleu's BLEU tokenizer (default 13a; zh, intl, char, none, ...).")
-    lowercase: bool = Field(False, description="Lowercase before scoring BLEU and chrF (sacrebleu's -lc; its "
-                            "default: case-sensitive).")
-    ter_case_sensitive: bool = Field(False, description="Case-sensitive TER (sacrebleu's --ter-case-sensitive; its "
-                                     "default: TER is case-insensitive).")
-
-
-class TrecSource(_Model):
-    """TREC runs with their qrels, per-query values from ir_measures (pytrec_eval; sigreport[ir])."""
-
-    format: Literal["trec"]
-    runs: str = Field(description="Run file(s), a glob pattern (runs/*.run): 'qid Q0 docid rank score tag' lines "
-                      "(fields after the tag ignored, as trec_eval does); each file is a system, named as "
-                      "system_name says.")
-    system_name: Literal["tag", "stem"] = Field(
-        "tag", description="What names each run: tag (its run tag, the lines' 6th field, as trec_eval reports it; "
-        "one tag a file) or stem (the file name without its suffix). Two runs of one name are an error.")
-    qrels: str = Field(description="Relevance judgements: 'qid iteration docid relevance' lines, one a document "
-                       "and query.")
-    measures: list[Annotated[str, Field(min_length=1)]] = Field(
-        default_factory=lambda: ["nDCG@10", "RR", "AP"], min_length=1,
-        description="ir_measures measure names (nDCG@10, RR, AP, P@10, R@1000, ...) or trec_eval's (ndcg_cut_10, "
-        "recip_rank, map, P_10, recall_1000, ...), each a per-query metric (higher is better).")
-    missing: Literal["zero", "drop"] = Field(
-        "zero", description="A query of the qrels that a run does not answer: zero (scored as an empty ranking, as "
-        "trec_eval -c does: 0, and NumRel its judged count) or drop (only queries every run answers are analysed).")
-    corpus: str | None = Field(None, min_length=1, description="The collection's name (default: the one corpus the "
-                               "spec names, else the qrels file name without its suffix).")
-
-
-class LmEvalSource(_Model):
-    """lm-evaluation-harness output with --log_samples: <path>/<model>/samples_<task>_<date>.jsonl (or .parquet)."""
-
-    format: Literal["lm_eval"]
-    path: str = Field(description="The --output_path folder: one folder per model (the system), each with "
-                      "samples_<task>_<date>.jsonl or .parquet files (the task is the corpus, doc_id the item; the "
-                      "latest date of a task is read).")
-    metrics: list[Annotated[str, Field(min_length=1)]] = Field(
-        min_length=1, description="The per-sample metric keys to analyse (acc, acc_norm, exact_match, ...), each a "
-        "mean metric, higher is better (override under metrics). When a task logs several filters, its metrics "
-        "are named 'metric,filter' as in lm-eval's results (exact_match,strict-match).")
-    tasks: list[Annotated[str, Field(min_length=1)]] | None = Field(
-        None, description="Tasks to read (default: every task found).")
-    corpus: Literal["task", "group"] = Field(
-        "task", description="What a corpus is: task (each task, MMLU's subjects apart) or group (each top-level "
-        "group of lm-eval's results_<date>.json group_subtasks, mmlu, with its subtasks' samples as items, "
-        "task/doc_id). Either way the table's task and group columns name each sample's task and the group "
-        "listing it, for data.columns.cluster or stratum.")
-
-
-class InspectSource(_Model):
-    """Inspect AI eval logs (.eval, a zip of JSON records, or .json), one log per model and task."""
-
-    format: Literal["inspect"]
-    path: str = Field(description="A log file, a folder of logs (Inspect's --log-dir: every .eval under it, and "
-                      "every .json named by its start time) or a glob pattern (logs/*.eval). Each log's model is a system, its task a corpus, "
-                      "each sample id an item and each epoch a sample (the sample column).")
-    metrics: list[Annotated[str, Field(min_length=1)]] = Field(
-        min_length=1, description="The scores to analyse, named as the log's results name them: a scorer's name "
-        "(match, choice, model_graded_qa, ...), or a key of a scorer whose value is a dict. Each is a mean metric, "
-        "higher is better (override under metrics). Values are read as Inspect's value_to_float reads them: C, I, "
-        "P, N as 1, 0, 0.5, 0; yes/no and true/false as 1/0; numbers as they are.")
-    tasks: list[Annotated[str, Field(min_length=1)]] | None = Field(
-        None, description="Tasks to read (default: every task of the logs).")
-    epochs: Literal["sample", "mean"] = Field(
-        "sample", description="Several epochs (answers per question): sample (each epoch a row, numbered in the "
-        "sample column) or mean (each question's mean over its epochs, Inspect's default epoch reducer: one score "
-        "per question).")
-    metadata: list[Annotated[str, Field(min_length=1)]] = Field(
-        default_factory=list, description="Keys of each sample's metadata to carry as columns of the score table "
-        "(a passage or subject id, for data.columns.cluster or stratum); every sample must hold a text or number "
-        "under each.")
-
-
-class HelmSource(_Model):
-    """HELM run folders: benchmark_output/runs/<suite>/<run>/ with per_instance_stats.json and run_spec.json."""
-
-    format: Literal["helm"]
-    path: str = Field(description="A suite folder (benchmark_output/runs/<suite>: every run folder in it), one run "
-                      "folder, or a glob pattern of run folders. Each run's model (run_spec.json adapter_spec.model) "
-                      "is a system, its run entry without the model (run_spec.json name: simple_mcqa, "
-                      "mmlu:subject=anatomy) a corpus, each instance id an item.")
-    metrics: list[Annotated[str, Field(min_length=1)]] = Field(
-        min_length=1, description="Per-instance stat names (exact_match, quasi_exact_match, prefix_exact_match, "
-        "f1_score, ...), each a mean metric, higher is better (override under metrics).")
-    corpus: Literal["run", "group"] = Field(
-        "run", description="What a corpus is: run (each run entry without its model: mmlu:subject=anatomy) or group "
-        "(each run's first group in run_spec.json, mmlu, with its runs' instances as items, <run entry>/<instance>). "
-        "Either way the table's scenario column names each instance's run entry, for data.columns.cluster or "
-        "stratum.")
-    split: str = Field("test", min_length=1, description="The instances' split whose stats are read (HELM's "
-                       "stats.json reports each split apart).")
-    trials: Literal["sample", "mean"] = Field(
-        "sample", description="Several train trials (helm-run -t: each instance answered with another set of "
-        "in-context examples): sample (each trial a row, numbered from 0 in the sample column) or mean (each "
-        "instance's mean over its trials: one score per instance).")
-    perturbations: Literal["refuse", "unperturbed"] = Field(
-        "unperturbed", description="Instances HELM also scored under a perturbation (robustness, fairness runs): "
-        "unperturbed (the stats of the original instance only, as HELM's headline numbers) or refuse.")
-
-
-def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
-    """The metrics a native source defines (a raw ``data.scores`` mapping): name -> MetricSpec fields."""
-    if not isinstance(scores, dict):
-        return {}
-    if scores.get("format") == "text":
-        chosen = scores.get("metrics", ["bleu", "chrf"])
-        out = {}
-        for m in chosen if isinstance(chosen, list) else []:
-            if isinstance(m, str) and m in TEXT_METRICS:
-                n, higher, label = TEXT_METRICS[m]
-                out[m] = {"label": label, "higher_is_better": higher, "decimals": 2,
-                          "aggregate": f"sigreport.sacrebleu:{m}", "statistics": [f"{m}:{j}" for j in range(n)]}
-        return out
-    if scores.get("format") in ("lm_eval", "inspect", "helm"):
-        chosen = scores.get("metrics", [])
-        return {m: {"higher_is_better": True, "decimals": 4}
-                for m in (chosen if isinstance(chosen, list) else []) if isinstance(m, str) and m}
-    if scores.get("format") == "trec":
-        chosen = scores.get("measures", ["nDCG@10", "RR", "AP"])
-        return {m: {"label": m, "higher_is_better": True, "decimals": 4}
-                for m in (chosen if isinstance(chosen, list) else []) if isinstance(m, str) and m}
-    return {}
-
-
 def corpus_level_default(raw: Any) -> Any:
     """A raw spec whose metrics include a corpus-level one (an aggregate other than mean: sacrebleu's BLEU,
     chrF, TER, ratio, f_beta) and that leaves ``tests.pairwise`` out gets ``auto`` instead of the default
@@ -304,31 +114,10 @@ def corpus_level_default(raw: Any) -> Any:
     return raw
 
 
-def _source_format(value: Any) -> str | None:
-    """Which model reads ``data.scores``: a path (text), or a mapping by its ``format`` (default table)."""
-    if isinstance(value, str):
-        return "path"
-    if isinstance(value, dict):
-        return value.get("format", "table") if isinstance(value.get("format", "table"), str) else None
-    return getattr(value, "format", None)
-
-
-SOURCE_FORMATS = {"table": TableSource, "text": TextSource, "trec": TrecSource, "lm_eval": LmEvalSource,
-                  "inspect": InspectSource, "helm": HelmSource}
-SOURCE_PATH_FIELDS = ("path", "hypotheses", "references", "runs", "qrels")  # fields of the source models that name files
-ScoresSource = Annotated[
-    Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")] | Annotated[TextSource, Tag("text")]
-    | Annotated[TrecSource, Tag("trec")] | Annotated[LmEvalSource, Tag("lm_eval")]
-    | Annotated[InspectSource, Tag("inspect")] | Annotated[HelmSource, Tag("helm")],
-    Discriminator(_source_format, custom_error_type="source_format",
-                  custom_error_message="expected a file name or a mapping with format: "
-                  + ", ".join(SOURCE_FORMATS)),
-]
-
-
+ScoresSource = scores_source(FORMATS)  # rebuilt by register_format
 OutcomesSource = Annotated[
     Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")],
-    Discriminator(_source_format, custom_error_type="source_format",
+    Discriminator(format_of, custom_error_type="source_format",
                   custom_error_message="expected a file name or a mapping with format: table"),
 ]
 
@@ -371,8 +160,9 @@ class DataSpec(_Model):
         return self
 
     @property
-    def source(self) -> TableSource | TextSource | TrecSource | LmEvalSource | InspectSource | HelmSource | None:
-        """``scores`` as a source model (a plain file name is a long table)."""
+    def source(self) -> _Model | None:
+        """``scores`` as a source model (a plain file name is a long table); its ``format`` names its
+        declaration in :data:`sigreport.spec.sources.FORMATS`."""
         if self.scores is None:
             return None
         return TableSource(path=self.scores) if isinstance(self.scores, str) else self.scores
@@ -383,7 +173,7 @@ class DataSpec(_Model):
         if self.outcomes is not None:
             out.append(self.outcomes if isinstance(self.outcomes, str) else self.outcomes.path or "")
         source = self.source
-        for name in SOURCE_PATH_FIELDS:
+        for name in path_fields():
             value = getattr(source, name, None)
             if isinstance(value, str):
                 out.append(value)
@@ -1104,3 +894,23 @@ class Spec(_Model):
     def has_labels(self) -> bool:
         """Whether the spec has classification, annotation or paired-outcome data."""
         return self.data.predictions is not None or self.data.annotations is not None or self.data.outcomes is not None
+
+
+def register_format(declaration: SourceFormat) -> None:
+    """Add (or replace) an input format at run time and rebuild the models holding ``data.scores``, so that
+    validation, messages and the JSON Schema know it, as they know the formats of
+    :data:`sigreport.spec.sources.FORMATS`."""
+    FORMATS[declaration.name] = declaration
+    rebuild_scores_source()
+
+
+def rebuild_scores_source() -> None:
+    """Rebuild ``data.scores``' tagged union from :data:`sigreport.spec.sources.FORMATS` as it is now (after a
+    format is registered, or a registration undone), and the models that hold it."""
+    global ScoresSource
+    ScoresSource = scores_source(FORMATS)
+    field = copy.copy(DataSpec.model_fields["scores"])
+    field.annotation = ScoresSource | None  # type: ignore[assignment]
+    DataSpec.model_fields["scores"] = field
+    DataSpec.model_rebuild(force=True)
+    Spec.model_rebuild(force=True)
