@@ -5,8 +5,9 @@ reader), and :data:`FORMATS` lists them; the spec's tagged union, its messages a
 Adding a format is one module declaring ``FORMAT = SourceFormat(...)`` (its reader, named there, lives in the data
 layer, or in a plugin's own module) and one line in :data:`FORMATS`; at run time
 :func:`sigreport.spec.register_format` does the same. The declarations sit in the spec layer, not in
-``sigreport/data/sources/``, because the spec (layer 3) validates with these models and may not import the data
-layer above it (docs/architecture.md), nor numpy or pandas (``sigreport validate`` and ``schema`` start fast).
+``sigreport/data/sources/``, because the spec (a layer below data) validates with these models and may not
+import the data layer (docs/architecture.md), nor numpy or pandas (``sigreport validate`` and ``schema`` start
+fast).
 """
 
 from __future__ import annotations
