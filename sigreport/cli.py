@@ -389,9 +389,9 @@ def _unchanged_record(spec: str | Path, out: str | Path | None, cache_dir: str |
     into ``out`` may be left as it is, None when the build must run. ``cache_dir``: ``--cache`` ('' for the
     default ``.sigreport-cache/`` beside the spec). Only an existing cache folder is looked into; the report
     folder is locked while its files are compared."""
-    from sigreport.speed import is_plain, unchanged
+    from sigreport.speed import unchanged
 
-    if is_plain():
+    if not unchanged.may_leave_reports():
         return None
     spec_path = Path(spec)
     if not spec_path.is_file():
