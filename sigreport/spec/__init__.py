@@ -32,7 +32,8 @@ from sigreport.spec.load import (MAPPING_SOURCE, TEXT_SOURCE, SpecFile, SpecSour
                                  load_spec, load_spec_file, output_dir)
 from sigreport.spec.models import (AgreementSpec, Alternative, BayesianSpec, CVMethod, ClassificationSpec,
                                    ColumnsSpec, Correction, DataSpec, Family, FigureKind, FigureStyleSpec, Format,
-                                   HtmlSpec, LabelColumnsSpec, LatexSpec, MainTableSpec, MetricSpec, OmnibusMethod,
+                                   HtmlSpec, LabelColumnsSpec, LatexSpec, MainTableSpec, McNemarVariant, MetricSpec,
+                                   OmnibusMethod,
                                    OutcomesSource, OutcomesSpec, OutputsSpec, PagePreset, PageSpec, PairwiseMethod,
                                    PosthocMethod, PreferenceColumnsSpec, PreferencesSpec, ProportionMethod,
                                    ReplicabilityMethod, RunsSpec, ScoresSource, Spec, Sphericity, StrictSpec,
