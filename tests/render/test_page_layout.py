@@ -74,10 +74,9 @@ def test_crit_head_keeps_its_level_on_one_line():
 def test_pairwise_heads_break_only_between_their_parts(example):
     page = (example("summarizers") / "index.html").read_text(encoding="utf-8")
     pairwise = heads(page, "tab-rouge1_recall--texts--pairwise")  # on screen: decision and p_adj next to the pair
-    assert pairwise[:5] == [f"a{NBSP}vs{NBSP}b", "Significant", "p<sub>adj</sub>", "mean<wbr>(a\u2212b)",
-                            f"95%{NBSP}CI"]
-    # crit, one value on every row, is stated once in the note under the table (render/test_table_screens.py)
-    assert f"crit (\u03b1{NBSP}={NBSP}0.05) = " in page and "crit (\u03b1 = 0.05)" not in page
+    assert pairwise[:6] == [f"a{NBSP}vs{NBSP}b", "Significant", "p<sub>adj</sub>", "n", "mean<wbr>(a\u2212b)",
+                            f"95%{NBSP}CI"]  # one pair: no column is "the same on every row"
+    assert f"crit (\u03b1{NBSP}={NBSP}0.05)" in pairwise and "crit (\u03b1 = 0.05)" not in page
     differences = heads(page, "tab-rouge1_recall--texts--pairwise-differences")
     assert differences[1:5] == [f"SD{NBSP}of a{NBSP}\u2212{NBSP}b", f"SE{NBSP}of a{NBSP}\u2212{NBSP}b",
                                 f"Shapiro-Wilk{NBSP}W", f"Shapiro-Wilk{NBSP}p"]
