@@ -229,12 +229,18 @@ def chromium_measure(page: Path, width: int, probe: str) -> dict:
     """What the script of ``probe`` (an HTML page with an iframe of ``%(src)s`` ``%(width)d`` px wide that writes
     JSON into ``<pre id="out">``) measures of ``page`` laid out ``width`` px wide: Chromium's window is no narrower
     than 500 px, so a phone's 390 px is an iframe."""
-    import html
-
     wrapper = page.parent / f"probe-{width}.html"
     wrapper.write_text(probe % {"src": page.name, "width": width}, encoding="utf-8")
-    r = subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--window-size={max(width, 500) + 40},2000",
-                        "--virtual-time-budget=5000", "--dump-dom", wrapper.as_uri()],
+    return chromium_probe(wrapper, max(width, 500) + 40)
+
+
+def chromium_probe(wrapper: Path, window: int, budget_ms: int = 5000) -> Any:
+    """The JSON that the script of the page ``wrapper`` writes into its ``<pre id="out">`` once Chromium (one
+    process, a window ``window`` px wide) has laid it out: one page may hold many report pages in iframes."""
+    import html
+
+    r = subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--window-size={window},2000",
+                        f"--virtual-time-budget={budget_ms}", "--dump-dom", wrapper.as_uri()],
                        capture_output=True, text=True, timeout=120)
     found = re.search(r'<pre id="out">(.*?)</pre>', r.stdout, re.S)
     assert found and found.group(1), f"Chromium measured nothing: {r.stderr[-2000:]}"

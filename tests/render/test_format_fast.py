@@ -103,7 +103,8 @@ def test_numbers_as_the_reference(target):
             assert t.cell(Stat(x)) == num_reference(t, x, 3)
         lo, hi = x, (None if x is None else abs(x) + 1)
         want = (t.dash() if lo is None else
-                t.concat([t.text("["), num_reference(t, lo, 2), t.text(", "), num_reference(t, hi, 2), t.text("]")]))
+                t.concat([t.text("["), num_reference(t, lo, 2), t.text(t.ci_comma), num_reference(t, hi, 2),
+                          t.text("]")]))
         assert t.cell(CI(lo, hi, 0.95, 2)) == want
 
 
