@@ -11,7 +11,7 @@ one. The figures go to :func:`sigreport.render.views.build_report` as its ``draw
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sigreport.execute import Cache, run_plan
 from sigreport.execute.forked import ForkedExecutor
@@ -42,13 +42,24 @@ def figure_store(cache: Cache, plan: Plan, inputs: FigureInputs) -> FigureStore:
 
 
 def draw_figures(results: Results, options: RenderOptions, pdf: bool, jobs: int = 1, cache: Cache | None = None,
-                 ready: workers.Ready | None = None) -> dict[str, tuple[FigureOutput, ...]]:
+                 ready: workers.Ready | None = None, meanwhile: Callable[[], None] | None = None
+                 ) -> dict[str, tuple[FigureOutput, ...]]:
     """Every record's figures by record id (``pdf``: with their vector PDF), from ``cache`` where it has them,
-    the others drawn in ``jobs`` worker processes (or the workers ``ready`` forked ahead) and stored."""
+    the others drawn in ``jobs`` worker processes (or the workers ``ready`` forked ahead) and stored.
+    ``meanwhile``: done once here, while the workers draw (or before returning, when nothing is drawn)."""
+    done: list[bool] = []
+
+    def once() -> None:
+        if meanwhile is not None and not done:
+            done.append(True)
+            meanwhile()
+
     tasks = figure_tasks(results, options, pdf=pdf)
     if not tasks:
+        once()
         return {}
     plan, inputs = figure_plan(results, tasks), FigureInputs(results, tasks[0].params.style)
     store = figure_store(cache, plan, inputs) if cache is not None else None
-    drawn = run_plan(plan, inputs, ForkedExecutor(jobs, ready), None, store)  # one job, no ready workers: here
+    drawn = run_plan(plan, inputs, ForkedExecutor(jobs, ready, once), None, store)  # one job, no ready workers: here
+    once()
     return {t.record: drawn.get(t.id, ()) for t in tasks}

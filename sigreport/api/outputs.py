@@ -63,12 +63,14 @@ def report_model(res: Results, spec: Spec, source: str, formats: list[str], jobs
     :func:`write_report`)."""
     from sigreport.api.figures import draw_figures
     from sigreport.api.options import render_options
-    from sigreport.render.views import build_report
+    from sigreport.render.views import ReportParts, assemble, report_parts
 
     options = render_options(spec, formats)
-    # figure tasks first (cache hits, the rest drawn in workers); their vector PDF only for LaTeX
-    drawn = draw_figures(res, options, "latex" in formats, jobs, cache, figure_workers)
-    model = build_report(res, source, options=options, drawn=drawn)
+    parts: list[ReportParts] = []  # the views, made here while the workers draw the figures
+    # the figure tasks: cache hits, the rest drawn (in workers); their vector PDF only for LaTeX
+    drawn = draw_figures(res, options, "latex" in formats, jobs, cache, figure_workers,
+                         meanwhile=lambda: parts.append(report_parts(res, options)))
+    model = assemble(res, parts[0], drawn, source, options)
     if release is None:
         return model
     from sigreport.render.model import ReleaseInfo

@@ -28,10 +28,12 @@ def run_item(item: Item) -> Any:
 
 
 class ForkedExecutor:
-    """Runs each wave's nodes in ``jobs`` forked workers, or in the workers ``ready`` made ready ahead."""
+    """Runs each wave's nodes in ``jobs`` forked workers, or in the workers ``ready`` made ready ahead.
+    ``meanwhile``: work of the caller's done here once, while the first wave's workers run (a build builds
+    its report's views while its figures are drawn); when it fails, the workers are stopped, not waited for."""
 
-    def __init__(self, jobs: int, ready: workers.Ready | None = None):
-        self.jobs, self.ready = max(1, int(jobs)), ready
+    def __init__(self, jobs: int, ready: workers.Ready | None = None, meanwhile: Callable[[], None] | None = None):
+        self.jobs, self.ready, self.meanwhile = max(1, int(jobs)), ready, meanwhile
         self.dataset: BlockSource | None = None
 
     def start(self, dataset: BlockSource) -> None:
@@ -46,6 +48,13 @@ class ForkedExecutor:
         else:
             jobs = min(self.jobs, len(items))
             waiting = workers.start(here, len(items), jobs if jobs > 1 else 0)
+        meanwhile, self.meanwhile = self.meanwhile, None
+        if meanwhile is not None:
+            try:
+                meanwhile()
+            except BaseException:
+                waiting.cancel()
+                raise
         out = waiting()
         for node, _ in tasks:
             done(node)

@@ -89,3 +89,31 @@ def test_after_one_metric_changed_only_its_figure_tasks_draw(tmp_path, draws):
     assert store.hits == len(tasks) - len(mine) > 0  # every other metric's figures: cache hits
     draws.clear()
     assert got == draw_figures(changed, RenderOptions(), pdf=False)  # the bytes drawn without a cache
+
+
+def test_the_views_are_built_once_while_the_workers_draw(tmp_path):
+    """``meanwhile`` (a build's views) runs once: while two workers draw, or when every figure is a hit."""
+    import multiprocessing
+
+    results = analyze(CONFIGS / "summarization.yaml")
+    calls: list[int] = []
+    store = Store()
+    want = draw_figures(results, RenderOptions(), pdf=False)
+    assert draw_figures(results, RenderOptions(), pdf=False, jobs=2, cache=store,
+                        meanwhile=lambda: calls.append(len(multiprocessing.active_children()))) == want
+    assert len(calls) == 1 and (calls[0] >= 1 or not multiprocessing.get_all_start_methods().count("fork"))
+    assert draw_figures(results, RenderOptions(), pdf=False, cache=store, meanwhile=lambda: calls.append(0)) == want
+    assert len(calls) == 2 and store.hits > 0
+
+
+def test_a_failure_while_the_workers_draw_stops_them():
+    import multiprocessing
+
+    results = analyze(CONFIGS / "summarization.yaml")
+
+    def fail() -> None:
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        draw_figures(results, RenderOptions(), pdf=False, jobs=2, meanwhile=fail)
+    assert multiprocessing.active_children() == []

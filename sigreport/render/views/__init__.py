@@ -23,12 +23,12 @@ from sigreport.render.views.drawing import (MATRIX_KINDS, Drawn, draw_here, draw
                                             figure_tasks, in_matrix, kinds_of, labels_of)
 from sigreport.render.views.labels import VIEWS as LABEL_VIEWS
 from sigreport.render.views.methods import methods
-from sigreport.render.views.main import columns_of, main_tables
+from sigreport.render.views.main import Column_, columns_of, main_tables
 from sigreport.render.views.preferences import VIEWS as PREFERENCE_VIEWS
 from sigreport.render.views.scores import VIEWS as SCORE_VIEWS
 from sigreport.render.views.settings import settings_rows, with_why_p
 from sigreport.results.collection import Results
-from sigreport.results.decisions import BlockDecisions, decide
+from sigreport.results.decisions import BlockDecisions, Decisions, decide
 from sigreport.results.ranks import LEADERBOARD_MIN
 
 VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS, **PREFERENCE_VIEWS}
@@ -58,27 +58,51 @@ def build_report(results: Results, source: str = "results.json",
 
 def render_report(results: Results, drawn: Drawn, source: str = "results.json",
                   options: RenderOptions = RenderOptions()) -> ReportModel:
-    """The report model of ``results`` with ``options`` and the figures ``drawn`` (see :func:`build_report`):
-    every view built once, the decisions made once and the main table's columns found once (the main table,
-    the Conclusions, the baseline and the key figure read them)."""
-    latex = options.latex
+    """The report model of ``results`` with ``options`` and the figures ``drawn`` (see :func:`build_report`)."""
+    return assemble(results, report_parts(results, options), drawn, source, options)
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportParts:
+    """What a report is made of before its figures are placed (:func:`report_parts`): the labels, every
+    record's view, the decisions (made once), the main table's columns (found once: the main table, the
+    Conclusions, the baseline and the key figure read them), the main tables and the Conclusions."""
+
+    labels: Labels
+    views: tuple[AnalysisView, ...]
+    decisions: Decisions
+    columns: tuple[Column_, ...]
+    main: tuple[Table, ...]
+    conclusions: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def report_parts(results: Results, options: RenderOptions = RenderOptions()) -> ReportParts:
+    """Everything of the report that does not need its figures; a build makes it while its figure tasks run in
+    worker processes (:func:`sigreport.api.figures.draw_figures`' ``meanwhile``)."""
     lab = labels_of(results, options)
-    views = [with_why_p(VIEWS[r.kind](r, lab), r) for r in results.records]
+    views = tuple(with_why_p(VIEWS[r.kind](r, lab), r) for r in results.records)
     decisions = decide(results, options.baseline)  # once: the conclusions, main table and key figure read it
-    columns = columns_of(results, options.main_table, decisions)
-    main = main_tables(results, lab, decisions, options.main_table, columns)
-    said = conclusions(results, lab, decisions, options.main_table, columns)
-    views = [with_figures(view, drawn.get(r.id, ()), in_matrix(r, lab)) for view, r in zip(views, results.records)]
+    columns = tuple(columns_of(results, options.main_table, decisions))
+    return ReportParts(lab, views, decisions, columns, main_tables(results, lab, decisions, options.main_table, columns),
+                       conclusions(results, lab, decisions, options.main_table, columns))
+
+
+def assemble(results: Results, parts: ReportParts, drawn: Drawn, source: str = "results.json",
+             options: RenderOptions = RenderOptions()) -> ReportModel:
+    """The report model: ``parts`` (:func:`report_parts` of ``results`` and ``options``) with the figures
+    ``drawn`` placed in their records' views, the sections and names given, the key figure chosen."""
+    lab, decisions, columns = parts.labels, parts.decisions, parts.columns
+    views = [with_figures(view, drawn.get(r.id, ()), in_matrix(r, lab)) for view, r in zip(parts.views, results.records)]
     groups: dict[tuple[str | None, str | None], list[AnalysisView]] = {}
     for r, view in zip(results.records, views):
         groups.setdefault((r.metric, r.corpus), []).append(view)
     sections, main = name_parts(tuple(Section(f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}", (metric, corpus),
-                                              tuple(views)) for (metric, corpus), views in groups.items()), main)
+                                              tuple(views)) for (metric, corpus), views in groups.items()), parts.main)
     model = ReportModel(title=results.title, description=results.description,
                         settings=tuple(settings_rows(results, options)), sections=sections,
                         data_files=tuple(data_files(results.data)), seed=results.seed,
-                        version=results.sigreport_version, source=source, main=main, conclusions=said)
-    latex = dataclasses.replace(latex, report=report_name(source, results.title),
+                        version=results.sigreport_version, source=source, main=main, conclusions=parts.conclusions)
+    latex = dataclasses.replace(options.latex, report=report_name(source, results.title),
                                 figure_text=figure_style_of(results, options).size)
     blocks = [*(c.dec for c in columns),
               *(d for d in decisions if d.primary is not None and d.primary.kind == "preferences")]  # as said
