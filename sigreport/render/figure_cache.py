@@ -51,9 +51,6 @@ class Store(Protocol):
     def put(self, key: str, value: object) -> None: ...
 
 
-FigureStore = Store  # its name before the figures were plan tasks
-
-
 def environment() -> str:
     """What besides the record, the style and the code decides a figure's bytes on this machine (see the
     module docstring) for the current figure style's font; computed once per process and font."""
