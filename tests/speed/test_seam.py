@@ -20,7 +20,9 @@ SEAM_USERS = {  # module -> the trick it applies (or the switch it sets); a new 
     "sigreport/execute/runner.py": "BLAS held to one thread in the serial executor",
     "sigreport/render/figures/output.py": "figures drawn in forked workers; matplotlib's font subsets kept",
     "sigreport/render/views/__init__.py": "takes the forked figure workers (their Ready and Waiting types)",
-    "sigreport/render/figure_cache.py": "returns figures drawn in workers (the Waiting type)",
+    "sigreport/api/figures.py": "runs the figure tasks on workers forked ahead of their work",
+    "sigreport/execute/forked.py": "the executor of workers forked ahead of their work (figure tasks)",
+    "sigreport/render/views/drawing.py": "draws a figure task in a worker made ready ahead (the Ready type)",
     "sigreport/results/io.py": "results.json written in one pass",
     "sigreport/stats/tails.py": "scipy's private routines (nct, studentized range, Shapiro-Wilk)",
 }
