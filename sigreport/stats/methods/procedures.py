@@ -13,10 +13,11 @@ RANKS = ("item_mean", "corpora")
 
 def _declare(kind: str, name: str, display: str, record: str, references: tuple[str, ...], *,
              applies: tuple[str, ...] = RANKS, options: dict[str, str] | None = None,
-             citation: str | None = None) -> ProcedureDeclaration:
+             citation: str | None = None, random: bool = False) -> ProcedureDeclaration:
+    """``random``: whether it draws from the seed (a Bayesian test's Monte Carlo posterior samples, its default)."""
     return ProcedureDeclaration(kind=kind, name=name, display=display, options=options or {},  # type: ignore[arg-type]
                                 applies=applies, record=record, mde=NO_MDE, references=references,
-                                citation=citation, bibliography={})
+                                citation=citation, bibliography={}, random=random)
 
 
 OMNIBUS = (
@@ -42,7 +43,7 @@ BAYESIAN_OPTIONS = {"bayesian.rope": "each metric's region of practical equivale
                     "bayesian.level": "the posterior probability a decision needs"}
 BAYESIAN = (
     _declare("bayesian", "signed_rank", "Bayesian signed-rank test", "BayesianRecord", ("benavoli2017",),
-             citation="Benavoli et al. 2017",
+             citation="Benavoli et al. 2017", random=True,
              options={**BAYESIAN_OPTIONS, "bayesian.prior_strength": "the Dirichlet process's prior strength",
                       "bayesian.samples": "posterior samples", "bayesian.method": "Monte Carlo or normal posterior"}),
     _declare("bayesian", "correlated_t", "correlated Bayesian t test", "BayesianRecord", ("corani2015",),
@@ -50,7 +51,7 @@ BAYESIAN = (
              options={**BAYESIAN_OPTIONS, "n_train": "training set size (the correlation)",
                       "n_test": "test set size (the correlation)"}),
     _declare("bayesian", "bayesian_bootstrap", "Bayesian bootstrap of the mean difference", "BayesianRecord",
-             ("rubin1981",), citation="Rubin 1981",
+             ("rubin1981",), citation="Rubin 1981", random=True,
              options={**BAYESIAN_OPTIONS, "bayesian.samples": "posterior samples",
                       "bayesian.method": "Monte Carlo or normal posterior"}),
 )
