@@ -57,6 +57,8 @@ TABCOLSEP = 6.0  # pt, LaTeX's default \tabcolsep
 MIN_TABCOLSEP = 4.0  # pt, the least \tabcolsep a table is set with before it goes wider (8pt between columns)
 COLUMN_SEP = 2 * TABCOLSEP  # pt, between two columns (the outer ones are removed by @{})
 SAFETY = 1.03  # the estimate is multiplied by this, so that a table estimated to fit does fit
+HEIGHT_ROOM = 0.98  # of \\textheight a float is estimated to fill at most: a venue's own style (not the measured
+# class or geometry) may space a caption or a note a little differently
 
 
 class _Measure(Plain):
@@ -374,7 +376,7 @@ def layout(table: Table, opts: LatexOptions = LatexOptions(), measure: _Measure 
         t = transposed(t)
         widths = column_widths(t, measure=m)
         fit = fitting(widths, opts)
-    room = opts.page.text_height
+    room = HEIGHT_ROOM * opts.page.text_height
     if fit is not None or len(widths) <= 2:
         env, sep = fit or (env_for(_span(widths), opts), TABCOLSEP)
         every = (tuple(range(len(widths))),)
