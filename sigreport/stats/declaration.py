@@ -88,6 +88,11 @@ class MdeRule:
     def text(self) -> str:
         return f"none: {self.reason}" if self.rule == "none" else self.rule
 
+    @property
+    def random(self) -> bool:
+        """Whether the MDE depends on the seed (a simulation's data sets are drawn from it)."""
+        return self.rule == "simulation"
+
 
 NONCENTRAL_T = MdeRule(rule="noncentral_t", reason=None, pvalues=None, efficiency=None)
 
@@ -198,6 +203,7 @@ class MethodDeclaration:
     references: tuple[str, ...]  # bibliography keys (render.views.methods.REFERENCES, or this one's bibliography)
     bibliography: Mapping[str, tuple[str, str, str]]  # entries it adds: key -> (in-text, full text, BibTeX entry)
     citation: str | None  # in-text citation its display name carries where nothing else cites it; None: none
+    random: bool  # its result depends on the seed (resamples, random swaps): the methods paragraph states the seed
 
     @property
     def key(self) -> tuple[str, str]:
@@ -221,6 +227,7 @@ class ProcedureDeclaration:
     references: tuple[str, ...]
     citation: str | None
     bibliography: Mapping[str, tuple[str, str, str]]
+    random: bool  # its result depends on the seed (bootstrap intervals, posterior samples), as MethodDeclaration's
 
     @property
     def key(self) -> tuple[str, str]:
@@ -258,6 +265,8 @@ def check(d: Declaration, references: Sequence[str] | None = None) -> list[str]:
     for c in d.extra_columns:
         if c.cell == "number" and c.decimals is None or c.cell == "flag" and c.labels is None:
             bad.append(f"{where}: extra column {c.key!r} lacks its decimals or labels")
+    if not isinstance(d.random, bool):
+        bad.append(f"{where}: random is not True or False")
     for name in ("compute", "statistic_text", "methods_phrase"):
         if not callable(getattr(d, name)):
             bad.append(f"{where}: {name} is not callable")
@@ -281,6 +290,8 @@ def _check_procedure(d: ProcedureDeclaration, references: Sequence[str] | None) 
     # (no correction cites nothing: nothing is done)
     if d.kind not in PROCEDURE_KINDS:
         bad.append(f"{where}: kind {d.kind!r} is not one of {', '.join(PROCEDURE_KINDS)}")
+    if not isinstance(d.random, bool):
+        bad.append(f"{where}: random is not True or False")
     bad += [f"{where}: applies to {a!r}, not one of {', '.join(APPLIES)}" for a in d.applies if a not in APPLIES]
     if d.mde.rule == "none" and not d.mde.reason:
         bad.append(f"{where}: an MDE rule of none states its reason")

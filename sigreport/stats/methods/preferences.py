@@ -16,6 +16,7 @@ BRADLEY_TERRY = ProcedureDeclaration(
              "preferences.unit": "what the bootstrap resamples: battles, items (prompts with their votes), auto"},
     mde=no_mde("tests.power computes the minimum detectable difference of item-level pairwise families only"),
     references=("bradley1952", "davidson1970", "hunter2004", "chiang2024"), citation="Bradley and Terry 1952",
+    random=True,  # the strengths' bootstrap intervals
     bibliography={
         "bradley1952": (
             "Bradley and Terry 1952", "Ralph Allan Bradley and Milton E. Terry. Rank analysis of incomplete block "

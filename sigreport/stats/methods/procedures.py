@@ -19,10 +19,11 @@ RANKS = ("item_mean", "corpora")
 def _declare(kind: str, name: str, display: str, record: str, references: tuple[str, ...], *,
              applies: tuple[str, ...] = RANKS, options: dict[str, str] | None = None,
              citation: str | None = None, compute: Callable[..., Any] | None = None,
-             spec_name: str | None = None) -> ProcedureDeclaration:
+             spec_name: str | None = None, random: bool = False) -> ProcedureDeclaration:
+    """``random``: whether it draws from the seed (a Bayesian test's Monte Carlo posterior samples, its default)."""
     return ProcedureDeclaration(kind=kind, name=name, spec_name=spec_name, display=display,  # type: ignore[arg-type]
                                 options=options or {}, applies=applies, record=record, compute=compute, mde=NO_MDE,
-                                references=references, citation=citation, bibliography={})
+                                references=references, citation=citation, bibliography={}, random=random)
 
 
 def rm_anova(inp: OmnibusInput) -> tuple[Any, Any]:
@@ -97,7 +98,7 @@ BAYESIAN_OPTIONS = {"bayesian.rope": "each metric's region of practical equivale
                     "bayesian.level": "the posterior probability a decision needs"}
 BAYESIAN = (
     _declare("bayesian", "signed_rank", "Bayesian signed-rank test", "BayesianRecord", ("benavoli2017",),
-             citation="Benavoli et al. 2017",
+             citation="Benavoli et al. 2017", random=True,
              options={**BAYESIAN_OPTIONS, "bayesian.prior_strength": "the Dirichlet process's prior strength",
                       "bayesian.samples": "posterior samples", "bayesian.method": "Monte Carlo or normal posterior"}),
     _declare("bayesian", "correlated_t", "correlated Bayesian t test", "BayesianRecord", ("corani2015",),
@@ -105,7 +106,7 @@ BAYESIAN = (
              options={**BAYESIAN_OPTIONS, "n_train": "training set size (the correlation)",
                       "n_test": "test set size (the correlation)"}),
     _declare("bayesian", "bayesian_bootstrap", "Bayesian bootstrap of the mean difference", "BayesianRecord",
-             ("rubin1981",), citation="Rubin 1981",
+             ("rubin1981",), citation="Rubin 1981", random=True,
              options={**BAYESIAN_OPTIONS, "bayesian.samples": "posterior samples",
                       "bayesian.method": "Monte Carlo or normal posterior"}),
 )
