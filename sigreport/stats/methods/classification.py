@@ -15,13 +15,13 @@ NO_MDE = no_mde("tests.power computes the minimum detectable difference of item-
 MCNEMAR = ProcedureDeclaration(
     kind="mcnemar", name="mcnemar", spec_name=None, display="McNemar's test", record="McNemarRecord",
     applies=("item_correctness",), compute=None, mde=NO_MDE, references=("mcnemar1947",), citation=None,
-    bibliography={},
+    bibliography={}, random=False,
     options={f"{where}.{option}": text for where in ("classification", "outcomes") for option, text in (
         ("mcnemar", "the variant: " + ", ".join(MCNEMAR_VARIANTS)),
         ("mcnemar_correction", "the continuity correction of the chi-square"))})
 COCHRAN_Q = ProcedureDeclaration(
     kind="cochran_q", name="cochran_q", spec_name=None, display="Cochran's Q test", record="CochranQRecord",
     applies=("item_correctness",), compute=None, mde=NO_MDE, references=("cochran1950",), citation=None,
-    bibliography={}, options={"tests.omnibus": "none: not run (three or more systems otherwise)"})
+    bibliography={}, random=False, options={"tests.omnibus": "none: not run (three or more systems otherwise)"})
 
 DECLARATIONS = (MCNEMAR, COCHRAN_Q)

@@ -27,7 +27,7 @@ def adjusting(name: str) -> Callable[[Any], Any]:
 def _declare(name: str, display: str, references: tuple[str, ...]) -> ProcedureDeclaration:
     return ProcedureDeclaration(kind="correction", name=name, spec_name=name, display=display, options={},
                                 applies=("family",), record="PairwiseRecord", compute=adjusting(name), mde=NO_MDE,
-                                references=references, citation=None, bibliography={})
+                                references=references, citation=None, bibliography={}, random=False)
 
 
 DECLARATIONS = (
