@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from sigreport import defaults
 from sigreport.errors import Problem, StrictError, UserError, printable
@@ -667,5 +667,13 @@ def _summary(written: list[str]) -> list[str]:
     return out
 
 
+def entry() -> NoReturn:
+    """The console script (``sigreport``) and ``python -m sigreport.cli``: :func:`main` in a process of its own,
+    which ends without the interpreter's last garbage collection (:func:`sigreport.speed.collector.exit_process`)."""
+    from sigreport.speed.collector import exit_process
+
+    exit_process(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
