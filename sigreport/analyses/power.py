@@ -146,7 +146,7 @@ def mde_method(rec: Any, block: Any, row: Any) -> str:
 def mde_methods(rec: Any, block: Any, rows: tuple[Any, ...] | None = None) -> tuple[str, ...]:
     """:func:`mde_method` of each of ``rows`` (default: the record's pairs). What depends on the record alone
     (its design, its method's rule, the family's size) is decided once: asked pair by pair it was a scan of
-    the family per pair, 36,100 checks for a family of 190 pairs (issue 33: no per-pair loop over pairs)."""
+    the family per pair, 36,100 checks for a family of 190 pairs (docs/performance.md)."""
     rows = rec.pairs if rows is None else rows
     if block.cluster_codes is not None or any("strata" in r.test.extra for r in rec.pairs):
         design = "noncentral_t_clustered"

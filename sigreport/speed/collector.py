@@ -55,7 +55,7 @@ def exit_process(code: int) -> NoReturn:
     frozen first (``gc.freeze``), so the interpreter's final pass does not walk it.
 
     Why: a large build leaves hundreds of thousands of objects in cycles (records, views, cells) that the
-    collector only meets at exit; that pass cost 0.3-0.45 s of the 1M-row build (issue 33), for memory the
+    collector only meets at exit; that pass cost 0.3-0.45 s of the 1M-row build (docs/performance.md), for memory the
     operating system takes back at once. Everything else of a normal exit still happens (atexit handlers,
     buffered files flushed, objects freed by their counts). Only for the process the command line owns (its
     console script and ``python -m sigreport.cli``, never :func:`sigreport.cli.main` called in-process);

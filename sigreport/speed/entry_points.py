@@ -2,7 +2,7 @@
 
 ``sigreport validate`` and ``build`` ask the method registry, which reads the ``sigreport.methods`` entry
 points. ``importlib.metadata`` (with the ``email`` parser it imports) and its scan of every distribution
-were about a tenth of ``validate``'s start-up (issue 33, item 4), although almost every installation has no
+were about a tenth of ``validate``'s start-up (docs/performance.md), although almost every installation has no
 plugin. Entry points are lines of ``entry_points.txt`` under a ``[group]`` header, in the ``*.dist-info``
 and ``*.egg-info`` folders of the ``sys.path`` directories; when none of those files names the group, the
 answer is no entry points, found by reading those small files alone. Anything this check cannot see as

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import sys
+from importlib.machinery import PathFinder
 from pathlib import Path
 
 import pytest
@@ -23,8 +24,14 @@ def dist_info(site: Path, name: str, text: str) -> None:
 
 
 def refuse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """importlib.metadata may not be asked; the finders and paths are this interpreter's own (other tests of the
+    session may have left a zip file or a finder behind, which rightly sends the check to importlib.metadata)."""
+    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if not hasattr(f, "find_distributions")
+                                           or f is PathFinder])
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p and Path(p).is_dir()])
+
     def asked(**kwargs: object) -> None:
-        raise AssertionError("importlib.metadata was asked")
+        raise AssertionError(f"importlib.metadata was asked: {sys.path} {sys.meta_path}")
 
     monkeypatch.setattr(importlib.metadata, "entry_points", asked)
 
@@ -32,8 +39,8 @@ def refuse(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_no_distribution_declares_the_group_so_metadata_is_not_asked(monkeypatch, tmp_path):
     assert list(importlib.metadata.entry_points(group=GROUP)) == []  # this environment: no plugin installed
     dist_info(tmp_path / "site", "other", "[console_scripts]\nother = other:main\n[sigreport.methods.not]\nx = y\n")
-    monkeypatch.syspath_prepend(str(tmp_path / "site"))
     refuse(monkeypatch)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
     assert ep.entry_points(GROUP) == []
 
 
