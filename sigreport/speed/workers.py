@@ -107,8 +107,7 @@ def in_background(work: Callable[[], Any], allowed: bool) -> Waiting[object]:
 
     Why: writing a large build's results.json needs nothing the rendering makes, so with two cores it costs
     nothing in another process. The same function writes the same bytes wherever it runs. Call it when
-    this process has no other thread (the build does before the report model is made: its figure workers
-    are processes, and the child, which only writes the file and exits, holds their pipes for that long)."""
+    this process has no other thread (the build does once the figures are drawn and their workers stopped)."""
     if not allowed or not can_fork():
         work()
         return Waiting(lambda: None)

@@ -99,25 +99,3 @@ def test_the_plain_path_and_in_process_main_leave_the_collector(monkeypatch, cap
 def test_the_console_script_is_entry():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     assert scripts["sigreport"] == "sigreport.cli:entry"
-
-
-def test_results_json_is_begun_before_the_report_model(monkeypatch, tmp_path):
-    """results.json needs no report model: its writer (a forked process with --jobs 2 or more) starts before
-    the figures are drawn and the views built, so that it runs while this process waits for the figure
-    workers, not after them (docs/performance.md). The files are the same (tests/speed/test_speed.py)."""
-    import sigreport
-    from sigreport.api import outputs
-
-    spec = sigreport.load_spec(CONFIGS / "summarizers.yaml")
-    res = sigreport.analyze(spec)
-    order: list[str] = []
-    real_background, real_model = outputs.workers.in_background, outputs.report_model
-    monkeypatch.setattr(outputs.workers, "in_background",
-                        lambda work, allowed: (order.append(f"json allowed={allowed}"), real_background(work, allowed))[1])
-    monkeypatch.setattr(outputs, "report_model", lambda *a: (order.append("model"), real_model(*a))[1])
-    dest = tmp_path / "out"
-    dest.mkdir()
-    written = outputs.write_report(res, spec.spec, "summarizers.yaml", dest, ["html", "json"], jobs=2)
-    assert order == ["json allowed=True", "model"]
-    assert written[0] == "results.json" and "index.html" in written
-    assert (dest / "results.json").read_text(encoding="utf-8") == sigreport.results.to_json(res)
