@@ -98,6 +98,22 @@ def clustered_mde(row: Any, sd: float | None, n: int, level: float, target: floa
     return power.MinimumDetectable(mde=dz * sd, mde_dz=dz, power=target, alpha=level, n=n, sd=sd, method=method)
 
 
+def _closed_forms(n: int, level: float, target: float, alternative: str
+                  ) -> functools.partial[DetectableDifference]:
+    """``detectable(closed_form(sd, n, level, target, alternative))`` as a function of ``sd`` alone, without the
+    intermediate record per pair: the noncentral t's dz of (n, level, target) comes from :func:`_dz`'s cache,
+    and each pair costs one product (the same floats: ``dz * sd`` as :func:`closed_form` computes it)."""
+    return functools.partial(_closed_form_of, n, level, target, alternative)
+
+
+def _closed_form_of(n: int, level: float, target: float, alternative: str, sd: float | None
+                    ) -> DetectableDifference:
+    dz = _dz(n, level, target, alternative) if n >= 2 and sd is not None and math.isfinite(sd) and sd > 0 else None
+    if dz is None:
+        return detectable(closed_form(sd, n, level, target, alternative))  # a warning says why there is none
+    return DetectableDifference(value=dz * sd, dz=dz, power=target, alpha=level, method="noncentral_t")
+
+
 def detectable(m: power.MinimumDetectable) -> DetectableDifference:
     """A pair's ``mde`` as results.json holds it (the SD and n it came from are the pair's own fields)."""
     return DetectableDifference(value=m.mde, dz=m.mde_dz, power=m.power, alpha=m.alpha, method=m.method,
@@ -124,14 +140,21 @@ def mde_method(rec: Any, block: Any, row: Any) -> str:
     ``noncentral_t_clustered`` or ``noncentral_t_stratified`` by the design, else by the method's declared rule
     (``noncentral_t``; ``simulation`` within :data:`SIMULATION_BUDGET` pair-items of the family, else
     ``noncentral_t_are``). The one rule that the report's MDE and ``sigreport power`` read."""
-    if "strata" in row.test.extra:
-        return "noncentral_t_stratified"
+    return mde_methods(rec, block, (row,))[0]
+
+
+def mde_methods(rec: Any, block: Any, rows: tuple[Any, ...] | None = None) -> tuple[str, ...]:
+    """:func:`mde_method` of each of ``rows`` (default: the record's pairs). What depends on the record alone
+    (its design, its method's rule, the family's size) is decided once: asked pair by pair it was a scan of
+    the family per pair, 36,100 checks for a family of 190 pairs (docs/performance.md)."""
+    rows = rec.pairs if rows is None else rows
     if block.cluster_codes is not None or any("strata" in r.test.extra for r in rec.pairs):
-        return "noncentral_t_clustered"
-    rule = registry.method("pairwise", rec.method).mde
-    if rule.rule == "noncentral_t":
-        return "noncentral_t"
-    return "simulation" if len(rec.pairs) * block.scores.shape[0] <= SIMULATION_BUDGET else "noncentral_t_are"
+        design = "noncentral_t_clustered"
+    else:
+        rule = registry.method("pairwise", rec.method).mde
+        design = ("noncentral_t" if rule.rule == "noncentral_t" else "simulation"
+                  if len(rec.pairs) * block.scores.shape[0] <= SIMULATION_BUDGET else "noncentral_t_are")
+    return tuple("noncentral_t_stratified" if "strata" in r.test.extra else design for r in rows)
 
 
 def simulation_seed(seed: int, rec: Any, row: Any) -> int:
@@ -147,12 +170,13 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     rule = registry.method("pairwise", rec.method).mde
     sds = pair_sds(x, [index[r.a] for r in rec.pairs], [index[r.b] for r in rec.pairs], varying=True)
     rows = []
-    for row, sd in zip(rec.pairs, sds):
-        method = mde_method(rec, block, row)
+    closed = _closed_forms(x.shape[0], level, target, rec.alternative)
+    for row, sd, method in zip(rec.pairs, sds, mde_methods(rec, block)):
+        if method == "noncentral_t":
+            rows.append(dataclasses.replace(row, mde=closed(sd)))
+            continue
         if method in ("noncentral_t_clustered", "noncentral_t_stratified"):
             mde = clustered_mde(row, sd, x.shape[0], level, target, rec.alternative)
-        elif method == "noncentral_t":
-            mde = closed_form(sd, x.shape[0], level, target, rec.alternative)
         elif method == "simulation":
             d = x[:, index[row.a]] - x[:, index[row.b]]
             test = rule.pvalues
@@ -203,8 +227,7 @@ def powers_at(rec: Any, block: Any, alpha: float, seed: int, difference: float, 
     rows = rec.pairs if pairs is None else pairs
     sds = pair_sds(x, [index[r.a] for r in rows], [index[r.b] for r in rows], varying=True)
     out = []
-    for row, sd in zip(rows, sds):
-        method = mde_method(rec, block, row)
+    for row, sd, method in zip(rows, sds, mde_methods(rec, block, rows)):
         d = x[:, index[row.a]] - x[:, index[row.b]]
 
         def at(p: float | None, needed: int | None, note: str = "", method: str = method, sd: float | None = sd

@@ -134,9 +134,9 @@ def _load() -> dict[tuple[str, str], Declaration]:
 
 
 def _entry_points() -> list[Any]:
-    from importlib.metadata import entry_points
+    from sigreport.speed.entry_points import entry_points  # importlib.metadata only when a plugin may be there
 
-    return sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (ep.name, ep.value))
+    return sorted(entry_points(ENTRY_POINT_GROUP), key=lambda ep: (ep.name, ep.value))
 
 
 def _declarations_of(ep: Any, where: str) -> list[MethodDeclaration]:
