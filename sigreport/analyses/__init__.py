@@ -9,7 +9,7 @@ The previous report's choices (``selection``) come in explicitly, never from the
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from sigreport.analyses.common import apply_families, link_frequentist
@@ -156,9 +156,12 @@ def source_warnings(dataset: Dataset, records: Iterable[Any]) -> list[Problem]:
     return as_problems(source_notes(dataset, records))
 
 
-def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str) -> Results:
-    """The run's :class:`~sigreport.results.Results`: its setting and every record in plan order."""
-    records = link_frequentist(with_power(apply_families(tuple(r for r in results.values() if r is not None),
+def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str,
+                    power: Callable[..., tuple[Any, ...]] | None = None) -> Results:
+    """The run's :class:`~sigreport.results.Results`: its setting and every record in plan order. ``power``:
+    what adds the pairs' minimum detectable differences, when not :func:`~.power.with_power` on this process's
+    blocks (blocks held by Dask workers: it runs there)."""
+    records = link_frequentist((power or with_power)(apply_families(tuple(r for r in results.values() if r is not None),
                                                          spec.tests, spec.alpha), dataset, spec.tests, spec.alpha,
                                           spec.seed))
     records = with_equivalence(records, spec)

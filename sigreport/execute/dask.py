@@ -1,6 +1,9 @@
 """Run independent nodes on a Dask cluster (``--executor dask``, ``pip install 'sigreport[dask]'``).
 
-The dataset is scattered to every worker once; each node is a task that looks its blocks up there.
+The dataset is scattered to every worker once; each node is a task that looks its blocks up there. A dataset
+whose blocks the workers made themselves (Parquet shards read where they live, :mod:`sigreport.api.shards`)
+is not scattered: :meth:`DaskExecutor.hold` takes the futures of its blocks, and each node is a task on those
+futures (it runs where its block is), its other inputs (a metric's aggregate) sent from the client.
 Workers need sigreport (and any user aggregate module) importable. ``scheduler`` is a
 ``tcp://host:port`` address; without one, a local cluster of ``jobs`` single-threaded worker
 processes is started for the build and closed after it. Results are the same bytes as the serial
@@ -31,6 +34,14 @@ def _work(node: Node, dataset: BlockSource, deps: tuple[Any, ...]) -> Any:
 
     with threadpool_limits(limits=1):
         return run_node(node, dataset, deps)
+
+
+def _work_on(node: Node, deps: tuple[Any, ...], *inputs: Any) -> Any:
+    """A node on its inputs themselves (the held blocks' futures resolved by Dask on the worker)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return node.fn(node.id, inputs, node.params, deps)
 
 
 TIMEOUT = 10.0  # seconds to connect to a scheduler and hear its handshake (--scheduler-timeout)
@@ -72,8 +83,30 @@ class DaskExecutor:
         self.client: Any = None
         self.cluster: Any = None
         self.data: Any = None
+        self.dataset: BlockSource | None = None
+        self.held: dict[tuple, Any] = {}  # block key -> the future of a block a worker holds
+
+    def hold(self, blocks: dict[tuple, Any]) -> None:
+        """Run the nodes reading these block keys on the futures given (blocks the workers made), and scatter
+        nothing: the client never has them."""
+        self.held = dict(blocks)
+
+    def on_blocks(self, fn: Callable[..., Any], calls: Sequence[tuple[tuple, Any]], *args: Any) -> list[Any]:
+        """``fn(block, value, *args)`` for each (block key, value) of ``calls``, each run on the worker that holds
+        its block; the results in order."""
+        return self.client.gather([self.client.submit(fn, self.held[key], value, *args, pure=False)
+                                   for key, value in calls])
 
     def start(self, dataset: BlockSource) -> None:
+        self.connect()
+        self.dataset = dataset
+        if not self.held:
+            self.data = self.client.scatter(dataset, broadcast=True)
+
+    def connect(self) -> None:
+        """Connect to the scheduler (or start the local cluster), once."""
+        if self.client is not None:
+            return
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
@@ -92,18 +125,32 @@ class DaskExecutor:
             where = f"the Dask scheduler at {self.scheduler}" if self.scheduler else "a local Dask cluster"
             reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise DaskUnavailable(f"cannot reach {where}: {reason}") from None
-        self.data = self.client.scatter(dataset, broadcast=True)
 
     def run(self, tasks: Sequence[Task], done: Callable[[Node], None]) -> list[Any]:
         from dask.distributed import as_completed
 
-        futures = [self.client.submit(_work, node, self.data, deps, pure=False) for node, deps in tasks]
+        futures = [self._submit(node, deps) for node, deps in tasks]
         node_of = {f.key: node for f, (node, _) in zip(futures, tasks)}
         for fut in as_completed(futures):
             done(node_of[fut.key])
         return self.client.gather(futures)
 
+    def _submit(self, node: Node, deps: tuple[Any, ...]) -> Any:
+        if not self.held:
+            return self.client.submit(_work, node, self.data, deps, pure=False)
+        assert self.dataset is not None
+        inputs = [self.held[k] if k in self.held else self.dataset.lookup(k) for k in node.blocks]
+        return self.client.submit(_work_on, node, deps, *inputs, pure=False)
+
     def close(self) -> None:
+        """The end of a run: the cluster closed, unless it holds blocks (:meth:`hold`), which the build still
+        reads after the run (the pairs' minimum detectable differences); :meth:`shutdown` then closes it."""
+        if not self.held:
+            self.shutdown()
+
+    def shutdown(self) -> None:
+        self.held = {}
+        self.dataset = None
         if self.client is not None:
             self.client.close()
             self.client = None
