@@ -10,6 +10,7 @@ client never holds the table, a shard or a block.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -48,14 +49,16 @@ def load_sharded(sf: SpecFile, executor: DaskExecutor) -> Dataset:
     read = [client.submit(shards.read_shard, f, columns, constant, run_column, pure=False) for f in files]
     summaries = client.gather([client.submit(shards.summary, r, sf, shards.listed(sf), pure=False) for r in read])
     layout = shards.merge(sf, pattern, summaries)
+    cut = [client.submit(shards.pieces, r, k, layout.corpora, layout.needed, layout.systems, pure=False)
+           for k, r in enumerate(read)]
+    del read  # each shard is freed once it is cut
     blocks: dict[tuple, Any] = {}
     for metric, statistics in layout.needed.items():
         for corpus in layout.corpora:
-            pieces = [client.submit(shards.piece, r, k, corpus, statistics, layout.systems, pure=False)
-                      for k, r in enumerate(read)]
+            parts = [client.submit(operator.getitem, c, (metric, corpus), pure=False) for c in cut]
             blocks[(metric, corpus)] = client.submit(shards.assemble, sf, pattern, files, metric, corpus, statistics,
-                                                     layout.systems, *pieces, pure=False)
-    del read  # the shards' futures released: each worker keeps only its blocks
+                                                     layout.systems, *parts, pure=False)
+    del cut, parts  # each shard's pieces are freed once their blocks are made: the workers keep the blocks
     stubs = dict(zip(blocks, client.gather([client.submit(shards.stub, b, pure=False) for b in blocks.values()])))
     problems = [p for s in stubs.values() if isinstance(s, list) for p in s]
     if problems:

@@ -256,16 +256,24 @@ def piece(shard: ShardRead, index: int, corpus: str, statistics: Sequence[str], 
     their place in ``systems`` (the rows of other systems left out)."""
     def positions(role: str, wanted: Sequence[str]) -> np.ndarray:
         where = {v: i for i, v in enumerate(wanted)}
-        return np.array([where.get(v, -1) for v in shard.names[role]], dtype=np.int64)[shard.codes[role]]
+        return np.array([where.get(v, -1) for v in shard.names[role]], dtype=np.int64)
 
-    sys_of = positions("system", systems)
-    stat_of = positions("metric", statistics)
-    corpus_of = positions("corpus", [corpus])
-    rows = np.flatnonzero((sys_of >= 0) & (stat_of >= 0) & (corpus_of >= 0))
+    by_name = positions("corpus", [corpus]), positions("metric", statistics)
+    rows = np.flatnonzero((by_name[0][shard.codes["corpus"]] >= 0) & (by_name[1][shard.codes["metric"]] >= 0))
+    sys_of = positions("system", systems)[shard.codes["system"][rows]]
+    rows, sys_of = rows[sys_of >= 0], sys_of[sys_of >= 0]
+    stat_of = by_name[1][shard.codes["metric"][rows]]
     item, firsts = _first_appearance(shard.codes["item"][rows])
     names = shard.names["item"]
-    return Piece(item, [names[f] for f in firsts.tolist()], sys_of[rows], stat_of[rows], shard.values[rows],
+    return Piece(item, [names[f] for f in firsts.tolist()], sys_of, stat_of, shard.values[rows],
                  (np.int64(index) << FILE_SHIFT) | (rows.astype(np.int64) + 1))
+
+
+def pieces(shard: ShardRead, index: int, corpora: Sequence[str], needed: Mapping[str, Sequence[str]],
+           systems: Sequence[str]) -> dict[tuple[str, str], Piece]:
+    """Every (metric, corpus) piece of shard number ``index`` in one pass (:func:`piece` for each)."""
+    return {(metric, corpus): piece(shard, index, corpus, statistics, systems)
+            for metric, statistics in needed.items() for corpus in corpora}
 
 
 def assemble(sf: SpecFile, pattern: str, files: tuple[str, ...], metric: str, corpus: str,
