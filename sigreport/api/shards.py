@@ -20,7 +20,7 @@ from sigreport.data import shards
 from sigreport.data.model import Dataset
 from sigreport.data.sources.tables import GLOB_CHARS, glob_matches
 from sigreport.errors import DataError, SpecError
-from sigreport.execute.dask import DaskExecutor
+from sigreport.execute.dask import DaskExecutor, aligned
 from sigreport.spec import SpecFile, TableSource, TestsSpec
 
 
@@ -94,4 +94,4 @@ class _OneBlock:
 
 def _power_of(block: Any, record: Any, tests: TestsSpec, alpha: float, seed: int) -> Any:
     """On the worker: ``record`` with its pairs' minimum detectable differences."""
-    return with_power((record,), _OneBlock({(record.metric, record.corpus): block}), tests, alpha, seed)[0]
+    return with_power((record,), _OneBlock({(record.metric, record.corpus): aligned(block)}), tests, alpha, seed)[0]
