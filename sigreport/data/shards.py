@@ -148,9 +148,12 @@ def read_shard(path: str, columns: Mapping[str, str], constant: Mapping[str, str
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    raw = Path(path).read_bytes()
-    digest = hashlib.sha256(raw).hexdigest()
     name = Path(path).name
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:  # a worker that does not see the client's file system (docs/performance.md)
+        return _failed(path, "", f"{name}: this Dask worker cannot read {path}: {exc.strerror or type(exc).__name__}")
+    digest = hashlib.sha256(raw).hexdigest()
     try:
         grid = pq.read_table(io.BytesIO(raw))
     except (pa.ArrowException, OSError, ValueError) as exc:
