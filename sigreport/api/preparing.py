@@ -28,6 +28,7 @@ class Prepared:
     dataset: Dataset
     plan: Plan
     dest: Path
+    power: Any = None  # what adds the pairs' MDEs when the blocks are held by Dask workers (:mod:`.shards`)
 
 
 def spec_file(source: SpecFile | str | Path) -> SpecFile:
