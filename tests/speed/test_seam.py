@@ -24,6 +24,7 @@ SEAM_USERS = {  # module -> the trick it applies (or the switch it sets); a new 
     "sigreport/execute/forked.py": "the executor of workers forked ahead of their work (figure tasks)",
     "sigreport/render/views/drawing.py": "draws a figure task in a worker made ready ahead (the Ready type)",
     "sigreport/results/io.py": "results.json written in one pass",
+    "sigreport/stats/registry.py": "plugins looked up without importlib.metadata's scan when none is installed",
     "sigreport/stats/tails.py": "scipy's private routines (nct, studentized range, Shapiro-Wilk)",
 }
 
