@@ -56,8 +56,8 @@ def load_sharded(sf: SpecFile, executor: DaskExecutor) -> Dataset:
     for metric, statistics in layout.needed.items():
         for corpus in layout.corpora:
             parts = [client.submit(operator.getitem, c, (metric, corpus), pure=False) for c in cut]
-            blocks[(metric, corpus)] = client.submit(shards.assemble, sf, pattern, files, metric, corpus, statistics,
-                                                     layout.systems, *parts, pure=False)
+            blocks[(metric, corpus)] = client.submit(shards.assemble, sf, pattern, files, metric, corpus, *parts,
+                                                     statistics=statistics, systems=layout.systems, pure=False)
     del cut, parts  # each shard's pieces are freed once their blocks are made: the workers keep the blocks
     stubs = dict(zip(blocks, client.gather([client.submit(shards.stub, b, pure=False) for b in blocks.values()])))
     problems = [p for s in stubs.values() if isinstance(s, list) for p in s]

@@ -279,8 +279,8 @@ def pieces(shard: ShardRead, index: int, corpora: Sequence[str], needed: Mapping
             for metric, statistics in needed.items() for corpus in corpora}
 
 
-def assemble(sf: SpecFile, pattern: str, files: tuple[str, ...], metric: str, corpus: str,
-             statistics: Sequence[str], systems: Sequence[str], *pieces: Piece) -> Any:
+def assemble(sf: SpecFile, pattern: str, files: tuple[str, ...], metric: str, corpus: str, *pieces: Piece,
+             statistics: Sequence[str], systems: Sequence[str]) -> Any:
     """The block of one (metric, corpus) from its pieces in shard order (the serial reader's ``_block``, so the
     same items in the same order), or the problems found: duplicate rows, missing scores."""
     index: dict[str, int] = {}
