@@ -36,7 +36,7 @@ from sigreport.analyses.common import derived_seed
 from sigreport.data import Dataset
 from sigreport.results.records import DetectableDifference
 from sigreport.spec import TestsSpec
-from sigreport.stats import power, registry
+from sigreport.stats import leaderboard, power, registry
 
 SIMULATION_BUDGET = 200_000  # pairs x items of a family simulated; beyond it the efficiency approximation
 N_SIMS = 500  # simulated data sets per power estimate (Monte Carlo s.e. of a power near 0.8: 0.018)
@@ -119,19 +119,28 @@ def with_power(records: tuple[Any, ...], dataset: Dataset, tests: TestsSpec, alp
     return tuple(out)
 
 
-def mde_method(rec: Any, block: Any, row: Any) -> str:
+def mde_method(rec: Any, block: Any, row: Any, stratified_family: bool | None = None) -> str:
     """How a pair's MDE (and its power at a difference, :func:`powers_at`) is computed, as its ``method``:
     ``noncentral_t_clustered`` or ``noncentral_t_stratified`` by the design, else by the method's declared rule
     (``noncentral_t``; ``simulation`` within :data:`SIMULATION_BUDGET` pair-items of the family, else
-    ``noncentral_t_are``). The one rule that the report's MDE and ``sigreport power`` read."""
+    ``noncentral_t_are``). The one rule that the report's MDE and ``sigreport power`` read.
+    ``stratified_family``: :func:`any_stratified` of the record, when the caller asks for every pair (a scan of
+    the family per pair would make a family of P pairs cost P²)."""
     if "strata" in row.test.extra:
         return "noncentral_t_stratified"
-    if block.cluster_codes is not None or any("strata" in r.test.extra for r in rec.pairs):
+    if stratified_family is None:
+        stratified_family = any_stratified(rec)
+    if block.cluster_codes is not None or stratified_family:
         return "noncentral_t_clustered"
     rule = registry.method("pairwise", rec.method).mde
     if rule.rule == "noncentral_t":
         return "noncentral_t"
     return "simulation" if len(rec.pairs) * block.scores.shape[0] <= SIMULATION_BUDGET else "noncentral_t_are"
+
+
+def any_stratified(rec: Any) -> bool:
+    """Whether any pair of the record is a macro average's (its test has ``strata``)."""
+    return any("strata" in r.test.extra for r in rec.pairs)
 
 
 def simulation_seed(seed: int, rec: Any, row: Any) -> int:
@@ -147,8 +156,9 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     rule = registry.method("pairwise", rec.method).mde
     sds = pair_sds(x, [index[r.a] for r in rec.pairs], [index[r.b] for r in rec.pairs], varying=True)
     rows = []
+    stratified = any_stratified(rec)
     for row, sd in zip(rec.pairs, sds):
-        method = mde_method(rec, block, row)
+        method = mde_method(rec, block, row, stratified)
         if method in ("noncentral_t_clustered", "noncentral_t_stratified"):
             mde = clustered_mde(row, sd, x.shape[0], level, target, rec.alternative)
         elif method == "noncentral_t":
@@ -203,8 +213,9 @@ def powers_at(rec: Any, block: Any, alpha: float, seed: int, difference: float, 
     rows = rec.pairs if pairs is None else pairs
     sds = pair_sds(x, [index[r.a] for r in rows], [index[r.b] for r in rows], varying=True)
     out = []
+    stratified = any_stratified(rec)
     for row, sd in zip(rows, sds):
-        method = mde_method(rec, block, row)
+        method = mde_method(rec, block, row, stratified)
         d = x[:, index[row.a]] - x[:, index[row.b]]
 
         def at(p: float | None, needed: int | None, note: str = "", method: str = method, sd: float | None = sd
@@ -319,6 +330,12 @@ def pair_sds(x: np.ndarray, a: list[int], b: list[int], varying: bool = False) -
     so that its MDE says they do not vary rather than dividing by rounding error."""
     if x.shape[0] < 2:
         return [None] * len(a)
+    if leaderboard.is_leaderboard(x.shape[1], x.shape[0]):  # from the covariance matrix, not (pairs x items)
+        moments = leaderboard.difference_moments(x, a, b)
+        sd = moments.sd.tolist()
+        if not varying:
+            return sd
+        return [0.0 if r and math.isfinite(s) else s for s, r in zip(sd, moments.rounding.tolist())]
     d = np.ascontiguousarray((x[:, a] - x[:, b]).T)
     sds = [float(v) for v in d.std(axis=1, ddof=1)]
     if not varying:
