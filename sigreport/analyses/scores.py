@@ -442,7 +442,7 @@ def differences_of(block: Block, pairs: list[tuple[int, int]], ctx: Context
 
 def leaderboard_family(block: Block, pairs: list[tuple[int, int]], ctx: Context) -> bool:
     """Whether a family's pair statistics come from the systems' covariance matrix
-    (:func:`sigreport.stats.leaderboard.is_leaderboard`: more than 20 systems, 30 or more items; per-item
+    (:func:`sigreport.stats.leaderboard.is_leaderboard`: more than 40 systems, 30 or more items; per-item
     scores without clusters or strata), not from each pair's differences."""
     return bool(pairs) and not ctx.metric.corpus_level and block.cluster_codes is None and \
         macro(block, ctx) is None and leaderboard.is_leaderboard(len(block.systems), block.scores.shape[0])
