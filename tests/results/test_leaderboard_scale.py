@@ -13,6 +13,7 @@ import pytest
 from scipy import stats as sps
 
 from sigreport import results as results_pkg
+from sigreport.archive.documents import read_results_document
 from sigreport.results import io
 
 
@@ -98,6 +99,8 @@ def test_pairs_side_file_round_trip(cli, tmp_path, monkeypatch) -> None:
     assert io.to_json_files(back) == (text, side)  # and written again, the same two files
     with pytest.raises(ValueError, match="sigreport.results.read"):
         io.from_json(text)
+    archived = read_results_document(tmp_path / "split" / "results.json")  # diff, releases, gate read this
+    assert archived["analyses"] == json.loads(whole)["analyses"]
     (tmp_path / "split" / io.PAIRS_FILE).write_bytes(side[:-1] + bytes([side[-1] ^ 1]))
     with pytest.raises(ValueError, match="sha256"):
         results_pkg.read(tmp_path / "split" / "results.json")
