@@ -29,8 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from sigreport.stats.lazy import scipy_special as special
-from sigreport.stats.pairwise import (DifferenceSummary, PairedEffectSizes, _EffectInputs, _effect_sizes, paired_t,
-                                      t_critical, t_ppf)
+from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes, hedges_j, paired_t, t_critical, t_ppf
 from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none
 
 LARGE_FAMILY = 40
@@ -199,22 +198,45 @@ NORMAL_CI = "normal_approximation"
 
 def effect_sizes_family(x: np.ndarray, pairs: Sequence[tuple[int, int]], ci_level: float,
                         moments: DifferenceMoments) -> list[PairedEffectSizes]:
-    """g_z, d_av, g_av (Lakens 2013) of every pair from its moments and each system's SD, with the intervals
-    of :func:`noncentral_t_cis_normal` (``ci_method`` :data:`NORMAL_CI`)."""
+    """d_z, g_z, d_av, g_av (Lakens 2013; the formulas of :class:`~sigreport.stats.pairwise.PairedEffectSizes`) of
+    every pair from its moments and each system's SD, in array operations, with the intervals of
+    :func:`noncentral_t_cis_normal` (``ci_method`` :data:`NORMAL_CI`)."""
     n = moments.n
     sds = np.asarray(x, dtype=np.float64).std(axis=0, ddof=1)
     pa = np.fromiter((i for i, _ in pairs), dtype=np.int64, count=len(pairs))
     pb = np.fromiter((j for _, j in pairs), dtype=np.int64, count=len(pairs))
     sd_av = (sds[pa] + sds[pb]) / 2
     ok = ~moments.constant & (moments.sd > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(ok, moments.mean / moments.sd * math.sqrt(n), np.nan)
-    lo, hi = noncentral_t_cis_normal(t, n - 1, ci_level)
+    j = hedges_j(n - 1)
+    root = math.sqrt(n)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        dz = np.where(ok, moments.mean / moments.sd, np.nan)
+        lo, hi = noncentral_t_cis_normal(dz * root, n - 1, ci_level)
+        lo, hi = lo / root, hi / root
+        ratio = moments.sd / sd_av
+        dav = moments.mean / sd_av
+        cols = [dz, lo, hi, j * dz, lo * j, hi * j, dav, lo * ratio, hi * ratio, j * dav, lo * ratio * j,
+                hi * ratio * j]
+    values = [[v if math.isfinite(v) else None for v in c.tolist()] for c in cols]
+    why = ("the differences have zero variance: d_z is undefined",)
+    both = ("both systems' scores are constant: d_av is undefined",)
     out = []
-    for k, (m_k, sd_k, av_k, ok_k, lo_k, hi_k) in enumerate(zip(moments.mean.tolist(), moments.sd.tolist(),
-                                                              sd_av.tolist(), ok.tolist(), lo.tolist(), hi.tolist())):
-        e = _EffectInputs(n=n, mean=m_k, sd_d=sd_k, sd_av=av_k) if ok_k else \
-            _EffectInputs(n=n, why="the differences have zero variance: d_z is undefined")
-        out.append(dataclasses.replace(_effect_sizes(e, (lo_k, hi_k) if ok_k else (None, None), ci_level),
-                                       ci_method=NORMAL_CI))
+    for k, (ok_k, av_k) in enumerate(zip(ok.tolist(), sd_av.tolist())):
+        if not ok_k:
+            out.append(PairedEffectSizes(n=n, d_z=EffectSize(name="d_z", value=None),
+                                         g_z=EffectSize(name="g_z", value=None),
+                                         d_av=EffectSize(name="d_av", value=None),
+                                         g_av=EffectSize(name="g_av", value=None), ci_level=ci_level,
+                                         ci_method=NORMAL_CI, warnings=why))
+            continue
+        v = [c[k] for c in values]
+        if av_k > 0:
+            d_av = EffectSize(name="d_av", value=v[6], ci_low=v[7], ci_high=v[8])
+            g_av = EffectSize(name="g_av", value=v[9], ci_low=v[10], ci_high=v[11])
+            warn: tuple[str, ...] = ()
+        else:
+            d_av, g_av, warn = EffectSize(name="d_av", value=None), EffectSize(name="g_av", value=None), both
+        out.append(PairedEffectSizes(n=n, d_z=EffectSize(name="d_z", value=v[0], ci_low=v[1], ci_high=v[2]),
+                                     g_z=EffectSize(name="g_z", value=v[3], ci_low=v[4], ci_high=v[5]),
+                                     d_av=d_av, g_av=g_av, ci_level=ci_level, ci_method=NORMAL_CI, warnings=warn))
     return out

@@ -130,3 +130,29 @@ def test_only_large_families_take_the_path() -> None:
     assert not leaderboard.is_leaderboard(40, 10_000)  # the examples' families (24 systems at most) never do
     assert leaderboard.is_leaderboard(41, 30)
     assert not leaderboard.is_leaderboard(100, 29)
+
+
+def test_effect_sizes_match_the_per_pair_formulas() -> None:
+    """Point values against ``pairwise.paired_effect_sizes`` (one pair at a time, exact intervals) at 1e-10;
+    the intervals against its formulas (``pairwise._effect_sizes``) fed the normal interval of the same t."""
+    x = _family(k=45, n=300)
+    x[:, 1] = x[:, 0]  # a pair without variance: no effect sizes, the per-pair wording
+    pairs = _pairs(x.shape[1])
+    m = leaderboard.difference_moments(x, [i for i, _ in pairs], [j for _, j in pairs])
+    got = leaderboard.effect_sizes_family(x, pairs, 0.95, m)
+    n = x.shape[0]
+    for e, (i, j) in zip(got, pairs):
+        ref = pairwise.paired_effect_sizes(x[:, i], x[:, j], 0.95)
+        if ref.d_z.value is None:
+            assert e.d_z.value is None and e.warnings == ref.warnings
+            continue
+        d = x[:, i] - x[:, j]
+        lo, hi = leaderboard.noncentral_t_cis_normal(np.array([d.mean() / d.std(ddof=1) * np.sqrt(n)]), n - 1, 0.95)
+        formula = pairwise._effect_sizes(pairwise._EffectInputs(
+            n=n, mean=float(d.mean()), sd_d=float(d.std(ddof=1)),
+            sd_av=(float(x[:, i].std(ddof=1)) + float(x[:, j].std(ddof=1))) / 2), (float(lo[0]), float(hi[0])), 0.95)
+        for name in ("d_z", "g_z", "d_av", "g_av"):
+            mine, exact, same = getattr(e, name), getattr(ref, name), getattr(formula, name)
+            assert _close(mine.value, exact.value)
+            assert _close(mine.ci_low, same.ci_low) and _close(mine.ci_high, same.ci_high)
+        assert e.ci_method == leaderboard.NORMAL_CI
