@@ -157,6 +157,9 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     sds = pair_sds(x, [index[r.a] for r in rec.pairs], [index[r.b] for r in rec.pairs], varying=True)
     rows = []
     stratified = any_stratified(rec)
+    if leaderboard.is_leaderboard(x.shape[1], x.shape[0]) and block.cluster_codes is None and not stratified \
+            and rule.rule == "noncentral_t":
+        return _closed_rows(rec.pairs, sds, x.shape[0], level, target, rec.alternative)
     for row, sd in zip(rec.pairs, sds):
         method = mde_method(rec, block, row, stratified)
         if method in ("noncentral_t_clustered", "noncentral_t_stratified"):
@@ -173,6 +176,21 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
                               rule.efficiency)
         rows.append(dataclasses.replace(row, mde=detectable(mde)))
     return tuple(rows)
+
+
+def _closed_rows(pairs: tuple[Any, ...], sds: list[float | None], n: int, level: float, target: float,
+                 alternative: str) -> tuple[Any, ...]:
+    """A leaderboard's rows with their ``noncentral_t`` MDE: :func:`closed_form` and :func:`detectable` of each pair
+    (the same dz for every pair of the family, times its SD), the degenerate pairs through them."""
+    dz = _dz(n, level, target, alternative)
+    out = []
+    for row, sd in zip(pairs, sds):
+        if dz is None or sd is None or not math.isfinite(sd) or sd <= 0:
+            mde = detectable(closed_form(sd, n, level, target, alternative))
+        else:
+            mde = DetectableDifference(value=dz * sd, dz=dz, power=target, alpha=level, method="noncentral_t")
+        out.append(dataclasses.replace(row, mde=mde))
+    return tuple(out)
 
 
 @dataclasses.dataclass(frozen=True)

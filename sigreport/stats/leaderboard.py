@@ -215,8 +215,8 @@ def effect_sizes_family(x: np.ndarray, pairs: Sequence[tuple[int, int]], ci_leve
         lo, hi = lo / root, hi / root
         ratio = moments.sd / sd_av
         dav = moments.mean / sd_av
-        cols = [dz, lo, hi, j * dz, lo * j, hi * j, dav, lo * ratio, hi * ratio, j * dav, lo * ratio * j,
-                hi * ratio * j]
+        cols = [dz, lo, hi, j * dz, lo * j, hi * j, dav, lo * ratio, hi * ratio, j * moments.mean / sd_av,
+                lo * (ratio * j), hi * (ratio * j)]  # each as _effect_sizes groups it
     values = [[v if math.isfinite(v) else None for v in c.tolist()] for c in cols]
     why = ("the differences have zero variance: d_z is undefined",)
     both = ("both systems' scores are constant: d_av is undefined",)
