@@ -490,7 +490,8 @@ def main() -> None:
     ap.add_argument("--systems", type=int, default=SYSTEMS, help="systems of the 'systems' case (default 100)")
     ap.add_argument("--board-systems", type=int, default=BOARD[0], help="systems of the 'leaderboard' case "
                     "(default 1,000)")
-    ap.add_argument("--board-items", type=int, default=BOARD[1], help="items of the 'leaderboard' case (default 10,000)")
+    ap.add_argument("--board-items", type=int, default=BOARD[1],
+                    help="items of the 'leaderboard' case (default 10,000)")
     ap.add_argument("--previous", type=Path, help="source tree of the previous release: each case also runs with it, "
                     "and the table gives the ratio")
     args = ap.parse_args()

@@ -24,7 +24,8 @@ from sigreport.results.records import (AnswerVariance, AutomaticChoice, Bayesian
                                        FriedmanRecord, ModelChoice, PairRow, PairwiseRecord, PosthocRecord, PosthocRow,
                                        RMAnovaRecord, SystemSummary)
 from sigreport.spec import MetricSpec, Spec, TestsSpec
-from sigreport.stats import bayes, leaderboard, omnibus, pairwise, posthoc, proportion, registry, resampling, samples, select
+from sigreport.stats import (bayes, leaderboard, omnibus, pairwise, posthoc, proportion, registry, resampling, samples,
+                             select)
 from sigreport.stats.declaration import CVInput, PairwiseInput
 from sigreport.stats.differences import describe_differences_many
 from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant

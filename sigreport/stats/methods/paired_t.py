@@ -1,6 +1,7 @@
 """The paired t test (Student 1908): :func:`sigreport.stats.pairwise.paired_t_family` (a leaderboard of more
 than 40 systems: :func:`sigreport.stats.leaderboard.paired_t_family`, from the systems' covariance matrix); with
-clusters the clustered paired t (CR1 standard error, t on G - 1 df; Liang and Zeger 1986): :func:`sigreport.stats.cluster.paired_t_family`."""
+clusters the clustered paired t (CR1 standard error, t on G - 1 df; Liang and Zeger 1986):
+:func:`sigreport.stats.cluster.paired_t_family`."""
 
 from __future__ import annotations
 
