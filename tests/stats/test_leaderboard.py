@@ -156,3 +156,25 @@ def test_effect_sizes_match_the_per_pair_formulas() -> None:
             assert _close(mine.value, exact.value)
             assert _close(mine.ci_low, same.ci_low) and _close(mine.ci_high, same.ci_high)
         assert e.ci_method == leaderboard.NORMAL_CI
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater"])
+def test_float32_bootstrap_in_blocks_of_pairs_gives_the_same_results(monkeypatch: pytest.MonkeyPatch,
+                                                                     alternative: str) -> None:
+    """A large family's float32 replicates counted and selected a block of pairs at a time (no (B, P) matrix):
+    every p-value, Monte Carlo SE and interval end equal to the whole matrix's."""
+    x = _family(k=30, n=150)[:, :, None]
+    pairs = _pairs(30)
+    monkeypatch.setattr(rs, "_FLOAT32_MIN_ELEMENTS", 0)  # the float32 design at this size
+    monkeypatch.setattr(rs, "_F32_PAIRS_MIN", 10 ** 9)
+    whole = rs.paired_resampling(x, rs.mean_metric(), pairs, "bootstrap", 300, 7, alternative=alternative)
+    monkeypatch.setattr(rs, "_F32_PAIRS_MIN", 1)
+    monkeypatch.setattr(rs, "_F32_BLOCK", 64)
+    calls = []
+    real = rs._float32_pairs
+    monkeypatch.setattr(rs, "_float32_pairs", lambda *a: calls.append(1) or real(*a))
+    blocks = rs.paired_resampling(x, rs.mean_metric(), pairs, "bootstrap", 300, 7, alternative=alternative)
+    assert calls == [1]
+    assert whole == blocks
+    assert [p.pvalue for p in whole.pairs] == [p.pvalue for p in blocks.pairs]
+    assert [(p.ci_low, p.ci_high) for p in whole.pairs] == [(p.ci_low, p.ci_high) for p in blocks.pairs]
