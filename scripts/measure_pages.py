@@ -63,6 +63,56 @@ def measure_page(preamble: str) -> dict[str, float]:
     return {"columnwidth": get("COLW"), "textwidth": get("TEXTW"), "fontsize": get("SIZE"), "small": get("SMALL")}
 
 
+def lines_of(n: int) -> str:
+    """Text that a paragraph sets in exactly ``n`` lines: n times a strut, 0.6 of the line's width, an x and fil
+    glue (each \\hspace* kept where it is, each line filled, and as tall and deep as a strut)."""
+    return " ".join(["\\protect\\strut\\protect\\hspace*{0.6\\linewidth}x\\protect\\hspace*{0pt plus 1fil}\\protect\\mbox{}"] * n)
+
+
+def fragment(panels: int = 1, rows: int = 1, two_level: bool = False, notes: int = 0, caption: int = 1,
+             note_lines: int = 1) -> str:
+    """A float's body as templates/latex/table.tex.j2 writes it: a caption of ``caption`` lines, ``panels``
+    tabulars of a one-line head (two-level: a spanning head over a \\cmidrule) and ``rows`` body rows, ``notes``
+    notes of ``note_lines`` lines."""
+    text = "\\protect\\strut Short." if caption == 1 else lines_of(caption)
+    out = ["\\centering", "\\small", f"\\caption{{{text}}}", "\\smallskip"]
+    for i in range(panels):
+        out += ["", "\\medskip"] if i else []
+        out += ["\\begin{tabular}{@{}lr@{}}", "\\toprule"]
+        out += ["\\multicolumn{2}{c}{G} \\\\", "\\cmidrule(lr){1-2}"] if two_level else []
+        out += ["a & b \\\\", "\\midrule", *["x & 1 \\\\"] * rows, "\\bottomrule", "\\end{tabular}"]
+    for _ in range(notes):
+        note = "\\strut Note." if note_lines == 1 else lines_of(note_lines)
+        out += ["", f"\\par\\smallskip\\parbox{{\\linewidth}}{{\\footnotesize {note}}}"]
+    return "\n".join(out)
+
+
+HEIGHT_CASES = {"base": {}, "rows2": {"rows": 2}, "panels2": {"panels": 2}, "two_level": {"two_level": True},
+                "note": {"notes": 1}, "note3": {"notes": 1, "note_lines": 3}, "caption3": {"caption": 3}}
+
+
+def measure_heights(preamble: str) -> dict[str, float]:
+    """``\\textheight`` and the heights (pt) of a table float's pieces, each measured as LaTeX boxes the float
+    (``\\vbox`` at ``\\columnwidth`` after ``\\@floatboxreset``): ``float_base`` (a one-line caption and one
+    panel of a head and one row), ``row`` (one more row), ``panel`` (one more panel of a head and a row),
+    ``group_head`` (a spanning head and its rule), ``note`` (a one-line note), ``note_line`` (each further line of
+    a note), ``caption_line`` (each further line of a caption). Caption and note lines are struts, as tall and
+    deep as the font's lines of text with parentheses."""
+    lines = []
+    for key, case in HEIGHT_CASES.items():
+        lines.append(f"\\setbox0\\vbox{{\\hsize\\columnwidth\\linewidth\\columnwidth\\@parboxrestore"
+                     f"\\@floatboxreset\\def\\@captype{{table}}\n{fragment(**case)}\n}}"
+                     f"\\typeout{{H{key}=\\the\\dimexpr\\ht0+\\dp0\\relax}}")
+    log = run(preamble + "\n\\usepackage{booktabs}\n\\makeatletter\\begin{document}\n"
+              "\\typeout{TEXTH=\\the\\textheight}\n" + "\n".join(lines) + "\nx\n\\end{document}\n")
+    get = lambda k: float(re.search(rf"^{k}=([\d.]+)pt", log, re.M).group(1))  # noqa: E731
+    h = {key: get(f"H{key}") for key in HEIGHT_CASES}
+    return {"textheight": get("TEXTH"), "float_base": round(h["base"], 3), "row": round(h["rows2"] - h["base"], 3),
+            "panel": round(h["panels2"] - h["base"], 3), "group_head": round(h["two_level"] - h["base"], 3),
+            "note": round(h["note"] - h["base"], 3), "note_line": round((h["note3"] - h["note"]) / 2, 3),
+            "caption_line": round((h["caption3"] - h["base"]) / 2, 3)}
+
+
 def text_of(ch: str) -> str:
     return EXTRA.get(ch) or ("\\ " if ch == " " else escape(ch))
 
@@ -85,7 +135,7 @@ def measure_font(cls: str, times: bool) -> tuple[dict[str, float], float]:
 def main() -> None:
     pages = {}
     for name, (preamble, source) in PRESETS.items():
-        pages[name] = {**measure_page(preamble), "source": source}
+        pages[name] = {**measure_page(preamble), **measure_heights(preamble), "source": source}
         print(name, pages[name], file=sys.stderr)
     fonts: dict[float, dict[str, float]] = {}
     bold: dict[float, float] = {}
@@ -99,7 +149,8 @@ def main() -> None:
     out.write_text(
         '"""Page presets and table-font widths, measured with pdflatex by scripts/measure_pages.py (generated: do '
         'not edit;\nrun the script again). ``PAGES``: per preset, ``\\\\columnwidth``, ``\\\\textwidth``, the body '
-        'font size and\nthe size of ``\\\\small`` in pt, and where the geometry comes from. ``CHAR_WIDTHS``: per '
+        'font size and\nthe size of ``\\\\small`` in pt, ``\\\\textheight`` and the heights of a table float\'s '
+        'pieces (scripts/measure_pages.py:\nmeasure_heights), and where the geometry comes from. ``CHAR_WIDTHS``: per '
         '``\\\\small`` size, the width\nin pt of each character as LaTeX sets it, the wider of Computer Modern and '
         'Times. ``BOLD``: bold over normal,\nthe larger of the two fonts."""\n\n'
         f"PAGES: dict[str, dict[str, float | str]] = {pprint.pformat(pages, width=116, sort_dicts=False)}\n\n"

@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from sigreport import defaults
 from sigreport.errors import Problem, StrictError, UserError, printable
@@ -330,13 +330,10 @@ def _run(args: argparse.Namespace) -> int:
     if (args.command == "build" and not args.release and not args.no_cache and not args.force and not args.previous
             and _left_as_it_is(args) is not None):  # before the build is imported: nothing changed, nothing to do
         return 0
+    if args.command in ("validate", "plan"):
+        return _prepared_only(args)
     from sigreport.api import pipeline as b
 
-    if args.command == "validate":
-        return _validate(b.prepare(args.spec), args)
-    if args.command == "plan":
-        print(b.prepare(args.spec).plan.describe())
-        return 0
     if args.command == "power":
         from sigreport.api.planning import parse_differences, plan_power, render_plans
 
@@ -389,9 +386,9 @@ def _unchanged_record(spec: str | Path, out: str | Path | None, cache_dir: str |
     into ``out`` may be left as it is, None when the build must run. ``cache_dir``: ``--cache`` ('' for the
     default ``.sigreport-cache/`` beside the spec). Only an existing cache folder is looked into; the report
     folder is locked while its files are compared."""
-    from sigreport.speed import is_plain, unchanged
+    from sigreport.speed import unchanged
 
-    if is_plain():
+    if not unchanged.may_leave_reports():
         return None
     spec_path = Path(spec)
     if not spec_path.is_file():
@@ -439,13 +436,24 @@ def _left_as_it_is(args: argparse.Namespace) -> Any:
     return record
 
 
+def _prepared_only(args: argparse.Namespace) -> int:
+    """``validate`` and ``plan``: the spec, its data and the plan (:mod:`sigreport.api.preparing`), without
+    importing the build's writers, archive, cache and worker processes."""
+    from sigreport.api.preparing import prepare
+
+    if args.command == "validate":
+        return _validate(prepare(args.spec), args)
+    print(prepare(args.spec).plan.describe())
+    return 0
+
+
 def _validate(p: Any, args: argparse.Namespace) -> int:  # p: pipeline.Prepared
     """``validate``: the data's warnings (rows the spec leaves out; what a native source left out or warned of
     while reading, e.g. errored samples of an Inspect log) on standard error, failing with ``--strict``; then what
     would be analysed."""
     from sigreport.data import left_out_warnings
 
-    from sigreport.api.pipeline import strict_failures
+    from sigreport.api.preparing import strict_failures
 
     noted = p.dataset.source_info.get("warnings") or ()  # the build shows these beside each metric's descriptives
     warnings = left_out_warnings(p.spec_file, p.dataset) + [p.spec_file.problem(str(w), "data", "scores")
@@ -468,13 +476,14 @@ def method_listing() -> list[dict[str, Any]]:
     """Every declared method as plain data (``sigreport methods``): from the declarations, nothing restated."""
     from sigreport.render.views.methods import reference
     from sigreport.results import methods as registry
-    from sigreport.results.methods import ALL_KINDS
+    from sigreport.results.methods import ALL_KINDS, OUTSIDE_TESTS
 
     out = []
     for kind in ALL_KINDS:
         for d in registry.methods(kind):
             out.append({"kind": d.kind, "name": d.name, "display": d.display, "origin": registry.origin(d),
-                        "options": {f"tests.{k}": v for k, v in d.options.items()}, "applies": list(d.applies),
+                        "options": {k if d.kind in OUTSIDE_TESTS else f"tests.{k}": v for k, v in d.options.items()},
+                        "applies": list(d.applies),
                         "record": d.record, "mde": d.mde.text(),
                         "references": [{"key": k, "cite": reference(k)[0], "full": reference(k)[1]}
                                        for k in d.references]})
@@ -667,5 +676,13 @@ def _summary(written: list[str]) -> list[str]:
     return out
 
 
+def entry() -> NoReturn:
+    """The console script (``sigreport``) and ``python -m sigreport.cli``: :func:`main` in a process of its own,
+    which ends without the interpreter's last garbage collection (:func:`sigreport.speed.collector.exit_process`)."""
+    from sigreport.speed.collector import exit_process
+
+    exit_process(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

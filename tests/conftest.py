@@ -3,6 +3,8 @@ write specs and data into a temporary folder, and the paths of the checkout."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import shutil
@@ -85,12 +87,30 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str
     return code, out, err
 
 
-def build_results(cli: Callable[..., CliResult], spec: Path, out: Path, *args: object, formats: str = "json") -> dict:
-    """Build ``spec`` into ``out`` through the command line, quietly, in ``formats`` (plus ``args``, such as
-    ``--no-cache``): the build must succeed (its standard error is the failure's message). Returns the
-    results.json it wrote, as read back."""
-    r = cli("build", "-q", "-o", out, "--formats", formats, *args, spec)
+def cli_build(spec: Path, out: Path | None, *args: object, formats: str | None = "json",
+                 cli: Callable[..., CliResult] | None = None, quiet: bool = True) -> CliResult:
+    """Build ``spec`` into ``out`` (None: where the spec or ``--release`` puts it) through the command line, in
+    ``formats`` (None: the spec's), plus ``args`` (``--no-cache``, ``--cache DIR``, ...), quietly unless ``quiet``
+    is false (then the summary, "(N files ...)", is in the result's ``out``): the build must succeed (its
+    standard error is the failure's message). ``cli``: the fixture; without it (a module-scoped fixture, which
+    cannot take it) the output is captured here. Returns the exit code and what it printed."""
+    argv = ["build", *(["-q"] if quiet else []), *(["-o", out] if out is not None else []),
+            *(["--formats", formats] if formats is not None else []), *args, spec]
+    if cli is not None:
+        r = cli(*argv)
+    else:
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            code = main([str(a) for a in argv])
+        r = CliResult(code, stdout.getvalue(), stderr.getvalue())
     assert r.code == 0, r.err
+    return r
+
+
+def build_results(cli: Callable[..., CliResult], spec: Path, out: Path, *args: object, formats: str = "json") -> dict:
+    """Build ``spec`` into ``out`` (:func:`cli_build`, quietly, in ``formats``, plus ``args``). Returns the
+    results.json it wrote, as read back."""
+    cli_build(spec, out, *args, formats=formats, cli=cli)
     return json.loads((out / "results.json").read_text(encoding="utf-8"))
 
 
@@ -209,12 +229,18 @@ def chromium_measure(page: Path, width: int, probe: str) -> dict:
     """What the script of ``probe`` (an HTML page with an iframe of ``%(src)s`` ``%(width)d`` px wide that writes
     JSON into ``<pre id="out">``) measures of ``page`` laid out ``width`` px wide: Chromium's window is no narrower
     than 500 px, so a phone's 390 px is an iframe."""
-    import html
-
     wrapper = page.parent / f"probe-{width}.html"
     wrapper.write_text(probe % {"src": page.name, "width": width}, encoding="utf-8")
-    r = subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--window-size={max(width, 500) + 40},2000",
-                        "--virtual-time-budget=5000", "--dump-dom", wrapper.as_uri()],
+    return chromium_probe(wrapper, max(width, 500) + 40)
+
+
+def chromium_probe(wrapper: Path, window: int, budget_ms: int = 5000) -> Any:
+    """The JSON that the script of the page ``wrapper`` writes into its ``<pre id="out">`` once Chromium (one
+    process, a window ``window`` px wide) has laid it out: one page may hold many report pages in iframes."""
+    import html
+
+    r = subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--window-size={window},2000",
+                        f"--virtual-time-budget={budget_ms}", "--dump-dom", wrapper.as_uri()],
                        capture_output=True, text=True, timeout=120)
     found = re.search(r'<pre id="out">(.*?)</pre>', r.stdout, re.S)
     assert found and found.group(1), f"Chromium measured nothing: {r.stderr[-2000:]}"

@@ -9,7 +9,7 @@ The previous report's choices (``selection``) come in explicitly, never from the
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from sigreport.analyses.common import apply_families, link_frequentist
@@ -156,14 +156,57 @@ def source_warnings(dataset: Dataset, records: Iterable[Any]) -> list[Problem]:
     return as_problems(source_notes(dataset, records))
 
 
-def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str) -> Results:
-    """The run's :class:`~sigreport.results.Results`: its setting and every record in plan order."""
-    records = link_frequentist(with_power(apply_families(tuple(r for r in results.values() if r is not None),
-                                                         spec.tests, spec.alpha), dataset, spec.tests, spec.alpha,
-                                          spec.seed))
-    records = with_equivalence(records, spec)
-    records = with_notes(records, figure_notes(spec, records))
-    records = with_notes(records, source_notes(dataset, records))
+Step = Callable[[tuple[Record, ...], Spec, Dataset], tuple[Record, ...]]
+
+
+def corrected(records: tuple[Record, ...], spec: Spec, dataset: Dataset) -> tuple[Record, ...]:
+    """The p-values re-adjusted over the declared family (``tests.family``: :func:`.common.apply_families`)."""
+    return apply_families(records, spec.tests, spec.alpha)
+
+
+def powered(records: tuple[Record, ...], spec: Spec, dataset: Dataset) -> tuple[Record, ...]:
+    """Each pair's minimum detectable difference, after the corrections (:func:`.power.with_power`)."""
+    return with_power(records, dataset, spec.tests, spec.alpha, spec.seed)
+
+
+def linked(records: tuple[Record, ...], spec: Spec, dataset: Dataset) -> tuple[Record, ...]:
+    """Bayesian rows with the corrected frequentist decision beside them (:func:`.common.link_frequentist`)."""
+    return link_frequentist(records)
+
+
+def equivalent(records: tuple[Record, ...], spec: Spec, dataset: Dataset) -> tuple[Record, ...]:
+    """Each pair's TOST and non-inferiority where its metric has a margin (:func:`.equivalence.with_equivalence`)."""
+    return with_equivalence(records, spec)
+
+
+def noted_figures(records: tuple[Record, ...], spec: Spec, dataset: Dataset) -> tuple[Record, ...]:
+    """A figure kind listed that this data's records do not give, noted on the record (:func:`figure_notes`)."""
+    return with_notes(records, figure_notes(spec, records))
+
+
+def noted_sources(records: tuple[Record, ...], spec: Spec, dataset: Dataset) -> tuple[Record, ...]:
+    """What the native source warned about, noted on every descriptives record (:func:`source_notes`)."""
+    return with_notes(records, source_notes(dataset, records))
+
+
+COLLECT_STEPS: tuple[tuple[str, Step], ...] = (
+    ("family corrections", corrected), ("power", powered), ("Bayesian links", linked),
+    ("equivalence", equivalent), ("figure notes", noted_figures), ("source notes", noted_sources))
+"""What :func:`collect_results` does to the plan's records, in order, each step a function of the records
+before it: the power step, the Bayesian links and equivalence read the corrected p-values; the ranks (which read the decisions of the finished records) come last, with the metrics."""
+
+
+def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str,
+                    power: Callable[..., tuple[Any, ...]] | None = None) -> Results:
+    """The run's :class:`~sigreport.results.Results`: its setting and every record in plan order, through
+    :data:`COLLECT_STEPS` and then the ranks. ``power``: what adds the pairs' minimum detectable differences,
+    when not :func:`~.power.with_power` on this process's blocks (blocks held by Dask workers: it runs there)."""
+    records: tuple[Record, ...] = tuple(r for r in results.values() if r is not None)
+    for name, step in COLLECT_STEPS:
+        if name == "power" and power is not None:
+            records = power(records, dataset, spec.tests, spec.alpha, spec.seed)
+        else:
+            records = step(records, spec, dataset)
     metrics = {k: MetricInfo(label=m.label or k, higher_is_better=m.higher_is_better, decimals=m.decimals,
                              aggregate=m.aggregate)
                for k, m in dataset.metric_specs.items()}

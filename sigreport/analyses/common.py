@@ -16,7 +16,7 @@ import numpy as np
 from sigreport.results.decisions import choose_primary
 from sigreport.results.records import AutomaticChoice, PairRow
 from sigreport.spec import TestsSpec
-from sigreport.stats import correction, resampling, select
+from sigreport.stats import registry, resampling, select
 from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant
 
 
@@ -150,14 +150,17 @@ def pinned(tests: TestsSpec, previous_method: str | None, chosen: select.Selecti
 
 
 def family_entries(systems: tuple[str, ...], pairs: list[tuple[int, int]], results: list[PairedTestResult],
-                   corr: str, alpha: float) -> tuple[PairRow, ...]:
-    """Adjust the family's p-values and build the rows."""
+                   corr: str, alpha: float, *, ci_level: float) -> tuple[PairRow, ...]:
+    """Adjust the family's p-values and build the rows. Each row's test carries ``ci_level``, the level asked
+    for (its record's, as results.json reads it back): a discrete interval's achieved coverage, which a sign test
+    returns as its level, stays in ``extra['ci_level_achieved']`` (:attr:`PairRow.ci`'s ``coverage``)."""
     raw = np.array([np.nan if r.pvalue is None else r.pvalue for r in results])
-    adjusted = correction.adjust(raw, corr)
+    adjusted = registry.method("correction", corr).compute(raw)
     entries = []
     for (i, j), r, p_adj in zip(pairs, results, adjusted):
         p_adj_v = finite_or_none(p_adj)
-        entries.append(PairRow(a=systems[i], b=systems[j], test=r, pvalue_adjusted=p_adj_v,
+        test = r if r.ci_level == ci_level else dataclasses.replace(r, ci_level=ci_level)
+        entries.append(PairRow(a=systems[i], b=systems[j], test=test, pvalue_adjusted=p_adj_v,
                                significant=is_significant(p_adj_v, alpha)))
     return tuple(entries)
 
@@ -196,7 +199,7 @@ def apply_families(records: tuple[Any, ...], tests: TestsSpec, alpha: float) -> 
     for members in groups.values():
         raw = np.array([np.nan if records[r].pairs[p].pvalue is None else records[r].pairs[p].pvalue
                         for r, p in members])
-        for (r, p), v in zip(members, correction.adjust(raw, tests.correction)):
+        for (r, p), v in zip(members, registry.method("correction", tests.correction).compute(raw)):
             adjusted[(r, p)] = finite_or_none(v)
             sizes[r] = len(members)
     for r_i, size in sizes.items():

@@ -19,7 +19,7 @@ import numpy as np
 from sigreport.analyses.common import family_key
 from sigreport.results.records import PairwiseRecord
 from sigreport.spec import Spec
-from sigreport.stats import correction
+from sigreport.stats import registry
 from sigreport.stats.methods.equivalence import TOST
 from sigreport.stats.result import finite_or_none, is_significant
 
@@ -63,7 +63,7 @@ def with_equivalence(records: tuple[Any, ...], spec: Spec) -> tuple[Any, ...]:
     for members in groups.values():
         for field in ("tost_pvalue", "noninferiority_pvalue"):
             raw = np.array([np.nan if (v := getattr(found[i][j], field)) is None else v for i, j in members])
-            for (i, j), v in zip(members, correction.adjust(raw, spec.tests.correction)):
+            for (i, j), v in zip(members, registry.method("correction", spec.tests.correction).compute(raw)):
                 adj = finite_or_none(v)
                 flag = "equivalent" if field == "tost_pvalue" else "noninferior"
                 found[i][j] = dataclasses.replace(found[i][j], **{f"{field}_adjusted": adj,

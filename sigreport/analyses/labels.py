@@ -34,7 +34,7 @@ from sigreport.data import Annotations, AnnotationGroup, OutcomeGroup, Outcomes,
 from sigreport.plan import Node
 from sigreport.spec import AgreementSpec, ClassificationSpec, OutcomesSpec, Spec, TestsSpec
 from sigreport.stats import agreement as agr
-from sigreport.stats import contingency, correction
+from sigreport.stats import contingency, registry
 from sigreport.stats.classification import MetricValue, classification_metrics, f_name, matthews_corrcoef
 from sigreport.results.records import (AgreementPair, AgreementRecord, ClassificationRecord, CochranQRecord,
                                        ConfusionMatrix, McNemarPair, McNemarRecord, SystemClassification)
@@ -132,7 +132,7 @@ def mcnemar_analysis(spec: LabelParams, preds: Predictions | Outcomes, group: Pr
                                  alpha=spec.alpha) for i, j in pairs]
     q = [contingency.cochran_q(correct[:, [i, j]]).statistic for i, j in pairs]
     raw = np.array([np.nan if r.pvalue is None else r.pvalue for r in results])
-    adjusted = correction.adjust(raw, spec.tests.correction) if len(raw) else raw
+    adjusted = registry.method("correction", spec.tests.correction).compute(raw) if len(raw) else raw
     n = correct.shape[0]
     acc = correct.mean(axis=0) if n else np.full(correct.shape[1], np.nan)
     entries = []

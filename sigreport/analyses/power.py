@@ -98,6 +98,22 @@ def clustered_mde(row: Any, sd: float | None, n: int, level: float, target: floa
     return power.MinimumDetectable(mde=dz * sd, mde_dz=dz, power=target, alpha=level, n=n, sd=sd, method=method)
 
 
+def _closed_forms(n: int, level: float, target: float, alternative: str
+                  ) -> functools.partial[DetectableDifference]:
+    """``detectable(closed_form(sd, n, level, target, alternative))`` as a function of ``sd`` alone, without the
+    intermediate record per pair: the noncentral t's dz of (n, level, target) comes from :func:`_dz`'s cache,
+    and each pair costs one product (the same floats: ``dz * sd`` as :func:`closed_form` computes it)."""
+    return functools.partial(_closed_form_of, n, level, target, alternative)
+
+
+def _closed_form_of(n: int, level: float, target: float, alternative: str, sd: float | None
+                    ) -> DetectableDifference:
+    dz = _dz(n, level, target, alternative) if n >= 2 and sd is not None and math.isfinite(sd) and sd > 0 else None
+    if dz is None:
+        return detectable(closed_form(sd, n, level, target, alternative))  # a warning says why there is none
+    return DetectableDifference(value=dz * sd, dz=dz, power=target, alpha=level, method="noncentral_t")
+
+
 def detectable(m: power.MinimumDetectable) -> DetectableDifference:
     """A pair's ``mde`` as results.json holds it (the SD and n it came from are the pair's own fields)."""
     return DetectableDifference(value=m.mde, dz=m.mde_dz, power=m.power, alpha=m.alpha, method=m.method,
@@ -123,24 +139,22 @@ def mde_method(rec: Any, block: Any, row: Any, stratified_family: bool | None = 
     """How a pair's MDE (and its power at a difference, :func:`powers_at`) is computed, as its ``method``:
     ``noncentral_t_clustered`` or ``noncentral_t_stratified`` by the design, else by the method's declared rule
     (``noncentral_t``; ``simulation`` within :data:`SIMULATION_BUDGET` pair-items of the family, else
-    ``noncentral_t_are``). The one rule that the report's MDE and ``sigreport power`` read.
-    ``stratified_family``: :func:`any_stratified` of the record, when the caller asks for every pair (a scan of
-    the family per pair would make a family of P pairs cost P²)."""
-    if "strata" in row.test.extra:
-        return "noncentral_t_stratified"
-    if stratified_family is None:
-        stratified_family = any_stratified(rec)
-    if block.cluster_codes is not None or stratified_family:
-        return "noncentral_t_clustered"
-    rule = registry.method("pairwise", rec.method).mde
-    if rule.rule == "noncentral_t":
-        return "noncentral_t"
-    return "simulation" if len(rec.pairs) * block.scores.shape[0] <= SIMULATION_BUDGET else "noncentral_t_are"
+    ``noncentral_t_are``). The one rule that the report's MDE and ``sigreport power`` read."""
+    return mde_methods(rec, block, (row,))[0]
 
 
-def any_stratified(rec: Any) -> bool:
-    """Whether any pair of the record is a macro average's (its test has ``strata``)."""
-    return any("strata" in r.test.extra for r in rec.pairs)
+def mde_methods(rec: Any, block: Any, rows: tuple[Any, ...] | None = None) -> tuple[str, ...]:
+    """:func:`mde_method` of each of ``rows`` (default: the record's pairs). What depends on the record alone
+    (its design, its method's rule, the family's size) is decided once: asked pair by pair it was a scan of
+    the family per pair, 36,100 checks for a family of 190 pairs (docs/performance.md)."""
+    rows = rec.pairs if rows is None else rows
+    if block.cluster_codes is not None or any("strata" in r.test.extra for r in rec.pairs):
+        design = "noncentral_t_clustered"
+    else:
+        rule = registry.method("pairwise", rec.method).mde
+        design = ("noncentral_t" if rule.rule == "noncentral_t" else "simulation"
+                  if len(rec.pairs) * block.scores.shape[0] <= SIMULATION_BUDGET else "noncentral_t_are")
+    return tuple("noncentral_t_stratified" if "strata" in r.test.extra else design for r in rows)
 
 
 def simulation_seed(seed: int, rec: Any, row: Any) -> int:
@@ -156,16 +170,13 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     rule = registry.method("pairwise", rec.method).mde
     sds = pair_sds(x, [index[r.a] for r in rec.pairs], [index[r.b] for r in rec.pairs], varying=True)
     rows = []
-    stratified = any_stratified(rec)
-    if leaderboard.is_leaderboard(x.shape[1], x.shape[0]) and block.cluster_codes is None and not stratified \
-            and rule.rule == "noncentral_t":
-        return _closed_rows(rec.pairs, sds, x.shape[0], level, target, rec.alternative)
-    for row, sd in zip(rec.pairs, sds):
-        method = mde_method(rec, block, row, stratified)
+    closed = _closed_forms(x.shape[0], level, target, rec.alternative)
+    for row, sd, method in zip(rec.pairs, sds, mde_methods(rec, block)):
+        if method == "noncentral_t":
+            rows.append(dataclasses.replace(row, mde=closed(sd)))
+            continue
         if method in ("noncentral_t_clustered", "noncentral_t_stratified"):
             mde = clustered_mde(row, sd, x.shape[0], level, target, rec.alternative)
-        elif method == "noncentral_t":
-            mde = closed_form(sd, x.shape[0], level, target, rec.alternative)
         elif method == "simulation":
             d = x[:, index[row.a]] - x[:, index[row.b]]
             test = rule.pvalues
@@ -176,42 +187,6 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
                               rule.efficiency)
         rows.append(dataclasses.replace(row, mde=detectable(mde)))
     return tuple(rows)
-
-
-def _closed_rows(pairs: tuple[Any, ...], sds: list[float | None], n: int, level: float, target: float,
-                 alternative: str) -> tuple[Any, ...]:
-    """A leaderboard's rows with their ``noncentral_t`` MDE: :func:`closed_form` and :func:`detectable` of each pair
-    (the same dz for every pair of the family, times its SD), the degenerate pairs through them."""
-    dz = _dz(n, level, target, alternative)
-    out = []
-    for row, sd in zip(pairs, sds):
-        if dz is None or sd is None or not math.isfinite(sd) or sd <= 0:
-            mde = detectable(closed_form(sd, n, level, target, alternative))
-        else:
-            mde = DetectableDifference(value=dz * sd, dz=dz, power=target, alpha=level, method="noncentral_t")
-        out.append(dataclasses.replace(row, mde=mde))
-    return tuple(out)
-
-
-@dataclasses.dataclass(frozen=True)
-class PowerAt:
-    """A pair's power to detect a true difference with its pilot's items, and the items it needs to reach the
-    target power: by the rule of its MDE (``method``, :func:`mde_method`), so that the power at the report's MDE
-    is the report's target. None and ``note`` where there is no answer."""
-
-    method: str
-    level: float
-    sd: float | None
-    power: float | None
-    items_needed: int | None
-    note: str = ""
-
-
-MAX_ITEMS = 10_000_000
-"""The most items a count is searched up to (stats.power.paired_t_sample_size's max_n)."""
-SIMULATED_ITEMS = 20_000
-"""The most items whose power the search for the items needed simulates (N_SIMS data sets of them); beyond it,
-the efficiency approximation (``noncentral_t_are``'s count), said in the note."""
 
 
 def powers_at(rec: Any, block: Any, alpha: float, seed: int, difference: float, target: float,
@@ -231,9 +206,7 @@ def powers_at(rec: Any, block: Any, alpha: float, seed: int, difference: float, 
     rows = rec.pairs if pairs is None else pairs
     sds = pair_sds(x, [index[r.a] for r in rows], [index[r.b] for r in rows], varying=True)
     out = []
-    stratified = any_stratified(rec)
-    for row, sd in zip(rows, sds):
-        method = mde_method(rec, block, row, stratified)
+    for row, sd, method in zip(rows, sds, mde_methods(rec, block, rows)):
         d = x[:, index[row.a]] - x[:, index[row.b]]
 
         def at(p: float | None, needed: int | None, note: str = "", method: str = method, sd: float | None = sd

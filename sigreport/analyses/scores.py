@@ -26,7 +26,7 @@ from sigreport.results.records import (AnswerVariance, AutomaticChoice, Bayesian
 from sigreport.spec import MetricSpec, Spec, TestsSpec
 from sigreport.stats import (bayes, leaderboard, omnibus, pairwise, posthoc, proportion, registry, resampling, samples,
                              select)
-from sigreport.stats.declaration import CVInput, PairwiseInput
+from sigreport.stats.declaration import CVInput, OmnibusInput, PairwiseInput, PosthocInput
 from sigreport.stats.differences import describe_differences_many
 from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant
 
@@ -372,8 +372,8 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
     elif pairs and is_proportion(block, ctx):
         results, ci_method, w = with_newcombe(block, pairs, results, ctx)
         warnings += w
-    entries = with_differences(family_entries(block.systems, pairs, results, t.correction, ctx.alpha), block, pairs,
-                               method, ctx, diffs)
+    entries = with_differences(family_entries(block.systems, pairs, results, t.correction, ctx.alpha,
+                                              ci_level=ctx.ci_level), block, pairs, method, ctx, diffs)
     record = family_record(node_id, "pairwise", block, method, ctx, entries, sel, tuple(warnings))
     return dataclasses.replace(record, ci_method=ci_method) if ci_method is not None else record
 
@@ -507,7 +507,7 @@ def cv_block(block: Block, node_id: str, ctx: Context, method: str) -> PairwiseR
                                  critical_value=r.critical_value, effect_size=None, warnings=r.warnings,
                                  extra={"df1": r.df1, "df2": r.df2, "n_folds": r.n_folds, "n_repeats": r.n_repeats})
                 for r in results]
-    entries = family_entries(block.systems, pairs, as_pairs, t.correction, ctx.alpha)
+    entries = family_entries(block.systems, pairs, as_pairs, t.correction, ctx.alpha, ci_level=ctx.ci_level)
     return family_record(node_id, "cv", block, method, ctx, entries, None, tuple(warnings))
 
 
@@ -523,24 +523,39 @@ def _natural(s: str) -> tuple[int, Any]:
 
 
 def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | FriedmanRecord:
+    """The omnibus test the spec asks (or the automatic choice), computed by its declaration's ``compute`` and
+    recorded as its declared record."""
     t = ctx.tests
     method = t.omnibus
     sel = None
     warnings: list[str] = []
     if method == "auto":
         method, sel, warnings = pinned(ctx.tests, ctx.previous_method, select.choose_omnibus(block.scores, ctx.alpha, empty_ok=True))
-    if method == "friedman":
-        f = omnibus.friedman(block.scores, ctx.metric.higher_is_better, t.tie_correction)
-        ranks = {s: finite_or_none(r) for s, r in zip(block.systems, f.average_ranks)}
-        return FriedmanRecord(
-            id=node_id, kind="omnibus", metric=block.metric, corpus=block.corpus, level=block.level,
-            method="friedman", n=f.n, k=f.k, statistic=f.statistic, df=f.df, pvalue=f.pvalue,
-            tie_correction=f.tie_correction, statistic_uncorrected=f.statistic_uncorrected,
-            statistic_tie_corrected=f.statistic_tie_corrected, average_ranks=ranks, iman_davenport=f.iman_davenport,
-            kendall_w=f.kendall_w, significant=is_significant(f.pvalue, ctx.alpha), selection=sel,
-            warnings=tuple(warnings) + tuple(f.warnings))
-    res = omnibus.rm_anova(block.scores)
-    decision = omnibus.apply_sphericity(res, t.sphericity, ctx.alpha, mauchly_p=t.mauchly_p)
+    declared = registry.method("omnibus", method)
+    found = declared.compute(OmnibusInput(scores=block.scores, higher_is_better=ctx.metric.higher_is_better,
+                                          tie_correction=t.tie_correction, sphericity=t.sphericity,
+                                          mauchly_p=t.mauchly_p, alpha=ctx.alpha))
+    return OMNIBUS_RECORDS[declared.record](block, node_id, ctx, found, sel, tuple(warnings))
+
+
+def friedman_record(block: Block, node_id: str, ctx: Context, f: Any, sel: AutomaticChoice | None,
+                    warnings: tuple[str, ...]) -> FriedmanRecord:
+    """The Friedman test's record (:func:`sigreport.stats.omnibus.friedman`'s result)."""
+    ranks = {s: finite_or_none(r) for s, r in zip(block.systems, f.average_ranks)}
+    return FriedmanRecord(
+        id=node_id, kind="omnibus", metric=block.metric, corpus=block.corpus, level=block.level,
+        method="friedman", n=f.n, k=f.k, statistic=f.statistic, df=f.df, pvalue=f.pvalue,
+        tie_correction=f.tie_correction, statistic_uncorrected=f.statistic_uncorrected,
+        statistic_tie_corrected=f.statistic_tie_corrected, average_ranks=ranks, iman_davenport=f.iman_davenport,
+        kendall_w=f.kendall_w, significant=is_significant(f.pvalue, ctx.alpha), selection=sel,
+        warnings=warnings + tuple(f.warnings))
+
+
+def rm_anova_record(block: Block, node_id: str, ctx: Context, found: Any, sel: AutomaticChoice | None,
+                    warnings: tuple[str, ...]) -> RMAnovaRecord:
+    """The repeated-measures ANOVA's record (its result and sphericity decision)."""
+    t = ctx.tests
+    res, decision = found
     p_corr = finite_or_none(decision.pvalue_corrected)
     detail = res.sphericity_detail
     return RMAnovaRecord(
@@ -548,10 +563,14 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | F
         n=res.n, k=res.k, statistic=res.statistic, df1=res.df1, df2=res.df2, pvalue=res.pvalue,
         sphericity=res.sphericity, corrections=dict(res.corrections), correction_applied=decision.correction_applied,
         correction_reason=decision.reason, pvalue_corrected=p_corr, significant=is_significant(p_corr, ctx.alpha),
-        effect_size=res.effect_size, selection=sel, warnings=tuple(warnings) + tuple(res.warnings), table=res.table,
+        effect_size=res.effect_size, selection=sel, warnings=warnings + tuple(res.warnings), table=res.table,
         generalized_eta_squared=res.generalized_eta_squared,
         mauchly_pvalue_second_order=detail.pvalue_second_order, mauchly_p=t.mauchly_p,
         epsilon_hf_uncapped=detail.epsilon_hf_uncapped)
+
+
+OMNIBUS_RECORDS = {"FriedmanRecord": friedman_record, "RMAnovaRecord": rm_anova_record}
+"""An omnibus declaration's record class (``record``) -> how its result becomes that record."""
 
 
 def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) -> PosthocRecord | PairwiseRecord | None:
@@ -569,14 +588,16 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
     if method == "auto":
         chosen = select.posthoc_for(om.method, t.comparisons if baseline else "all_pairs", correction=t.correction)
         method, sel = chosen.method, choice_of(chosen)
-    if method == "paired" and pw is not None and pw.method == "paired_t":
+    declared = registry.by_spec_name("posthoc", method)
+    if declared.record == "PairwiseRecord" and pw is not None and pw.method == declared.name:
         return None
-    if method == "paired":
+    if declared.record == "PairwiseRecord":
         pairs = system_pairs(block.systems, t, baseline)
-        results = [pairwise.paired_t(block.scores[:, i], block.scores[:, j], t.alternative, ctx.alpha, ctx.ci_level)
-                   for i, j in pairs]
-        entries = family_entries(block.systems, pairs, results, t.correction, ctx.alpha)
-        return family_record(node_id, "posthoc", block, "paired_t", ctx, entries, sel, ())
+        results = declared.compute(PosthocInput(ranks=None, n=block.scores.shape[0], control=None, alpha=ctx.alpha,
+                                                scores=block.scores, pairs=tuple(pairs), alternative=t.alternative,
+                                                ci_level=ctx.ci_level))
+        entries = family_entries(block.systems, pairs, results, t.correction, ctx.alpha, ci_level=ctx.ci_level)
+        return family_record(node_id, "posthoc", block, declared.name, ctx, entries, sel, ())
     ranks = getattr(om, "average_ranks", None)
     if ranks is None:
         f = omnibus.friedman(block.scores, ctx.metric.higher_is_better, t.tie_correction)
@@ -594,14 +615,9 @@ def posthoc_block(block: Block, node_id: str, ctx: Context, om: Any, pw: Any) ->
         warnings.append(f"Bergmann-Hommel's exhaustive search is limited to {posthoc.BERGMANN_HOMMEL_MAX_K} systems "
                         f"(here {r.size}); Shaffer's static procedure is used instead")
         method = "shaffer"
-    if method in ("shaffer", "bergmann_hommel") or (method == "holm" and control is None):
-        res = posthoc.all_pairs(r, n, method, ctx.alpha)
-    elif method == "nemenyi":
-        res = posthoc.nemenyi(r, n, ctx.alpha)
-    elif method == "bonferroni_dunn":
-        res = posthoc.bonferroni_dunn(r, n, control, ctx.alpha)
-    else:
-        res = posthoc.rank_step(r, n, control, method, ctx.alpha)
+    res = registry.by_spec_name("posthoc", method).compute(PosthocInput(
+        ranks=r, n=n, control=control, alpha=ctx.alpha, scores=block.scores, pairs=(), alternative=t.alternative,
+        ci_level=ctx.ci_level))
     pairs = tuple(PosthocRow(a=block.systems[p.a], b=block.systems[p.b], statistic=p.statistic,
                              rank_difference=p.rank_difference, pvalue=p.pvalue, pvalue_adjusted=p.pvalue_adjusted,
                              significant=p.significant) for p in res.pairs)

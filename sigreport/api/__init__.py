@@ -12,16 +12,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sigreport.api import pipeline
 from sigreport.errors import Problem
-from sigreport.execute import Cache, Executor, Progress, run_plan
 from sigreport.results import Results
 from sigreport.speed import plain_path
 from sigreport import spec as spec_module
 from sigreport.spec import SpecFile
 from sigreport.version import __version__
+
+if TYPE_CHECKING:  # the executor, cache and workers are imported by analyze and build only, not by validate
+    from sigreport.execute import Cache, Executor, Progress
 
 SpecSource = SpecFile | str | Path | Mapping[str, Any]
 
@@ -76,6 +77,8 @@ def analyze(spec: SpecSource, *, scores: Any = None, predictions: Any = None, an
                                 ("outcomes", outcomes), ("preferences", preferences))
               if v is not None}
     from sigreport.api import notebook  # noqa: F401  (registers the results' notebook display)
+    from sigreport.api import pipeline  # here: ``sigreport validate`` imports this package, not the build
+    from sigreport.execute import run_plan
 
     with plain_path(plain):
         p = pipeline.prepare(load_spec(spec), previous=previous, frames=frames)
@@ -89,6 +92,8 @@ def build(spec: SpecSource, out: str | Path | None = None, *, formats: list[str]
     """Validate, analyse and write the report (HTML, PDF, LaTeX, JSON) into ``out`` or the spec's
     ``outputs.dir``, atomically. ``plain``: run none of the code that exists only for speed
     (:mod:`sigreport.speed`; the same bytes)."""
+    from sigreport.api import pipeline
+
     with plain_path(plain):
         sf = load_spec(spec)
         dest, written, warnings = pipeline.build(sf, out, formats, strict, progress, templates)

@@ -61,16 +61,19 @@ def write_report(res: Results, spec: Spec, source: str, dest: Path, formats: lis
 
 def report_model(res: Results, spec: Spec, source: str, formats: list[str], jobs: int, cache: Cache | None,
                  figure_workers: workers.Ready | None, release: Any) -> ReportModel:
-    """The report model of ``res``, its figures drawn (or taken from the cache's ``figures`` section), with the
-    release it is named as (see :func:`write_report`)."""
+    """The report model of ``res``, its figures drawn as plan tasks (or taken from the cache's ``figures``
+    section: :func:`sigreport.api.figures.draw_figures`), with the release it is named as (see
+    :func:`write_report`)."""
+    from sigreport.api.figures import draw_figures
     from sigreport.api.options import render_options
-    from sigreport.render.figure_cache import figure_cache
-    from sigreport.render.views import build_report
+    from sigreport.render.views import ReportParts, assemble, report_parts
 
-    # figures carry their vector PDF only for LaTeX (HTML and the PDF report embed the SVG)
-    with figure_cache(cache.section("figures") if cache is not None else None):
-        model = build_report(res, source, figure_pdf="latex" in formats, figure_jobs=jobs,
-                             figure_workers=figure_workers, options=render_options(spec, formats))
+    options = render_options(spec, formats)
+    parts: list[ReportParts] = []  # the views, made here while the workers draw the figures
+    # the figure tasks: cache hits, the rest drawn (in workers); their vector PDF only for LaTeX
+    drawn = draw_figures(res, options, "latex" in formats, jobs, cache, figure_workers,
+                         meanwhile=lambda: parts.append(report_parts(res, options)))
+    model = assemble(res, parts[0], drawn, source, options)
     if release is None:
         return model
     from sigreport.render.model import ReleaseInfo

@@ -16,27 +16,28 @@ import dataclasses
 import math
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sigreport.analyses import (build_plan, choices_stable, collect_results, figure_problems, figure_warnings,
-                                 previous_methods, source_warnings, uses_scipy_stats)
+from sigreport.analyses import (choices_stable, collect_results, figure_warnings, previous_methods, source_warnings,
+                                 uses_scipy_stats)
 from sigreport.api import releasing
 from sigreport.api.outputs import write_report
+from sigreport.api.preparing import Prepared, plan_of, prepare, spec_file, strict_failures  # noqa: F401
 from sigreport.api.progress import Progress, phase, say as say_line
+from sigreport.api.shards import load_sharded, power_on, sharded_input
 from sigreport.api.running import RunError, RunOptions, check_cache, figure_workers_ahead, open_cache, \
     prune_cache, ready_workers, run_analyses, workers_for
 from sigreport.archive import store
 from sigreport.archive.manifest import read_manifest
 from sigreport.archive.verify import CannotRebuild, VerifyResult, verify_release
 from sigreport import defaults
-from sigreport.data import Dataset, left_out_warnings, load_data, with_frames
+from sigreport.data import Dataset, left_out_warnings, load_data
 from sigreport.execute.cache import build_code
-from sigreport.errors import Problem, SpecError, StrictError, UserError, strict_problems
-from sigreport.plan import Plan
+from sigreport.errors import Problem, StrictError, UserError
 from sigreport.results import Results
-from sigreport.spec import SpecFile, load_spec_file, output_dir
+from sigreport.spec import SpecFile, output_dir
 from sigreport.speed import unchanged, workers
 from sigreport.speed.collector import keep, long_lived
 from sigreport.speed.imports import prefetch
@@ -46,54 +47,9 @@ if TYPE_CHECKING:
     from sigreport.archive import releases  # imported by the release paths only (validate need not pay)
 
 
-@dataclasses.dataclass(frozen=True)
-class Prepared:
-    """A validated spec, its data and its plan, and the output folder a build would write."""
-
-    spec_file: SpecFile
-    dataset: Dataset
-    plan: Plan
-    dest: Path
-
-
-def spec_file(source: SpecFile | str | Path) -> SpecFile:
-    """A loaded spec, or the spec file at a path (the command line's argument is always a file)."""
-    return source if isinstance(source, SpecFile) else load_spec_file(source)
-
-
-def prepare(spec_path: SpecFile | str | Path, out: str | Path | None = None,
-            previous: Results | None = None, frames: Mapping[str, Any] | None = None) -> Prepared:
-    """Validate spec and data and expand the plan (no statistics yet): what ``validate``, ``plan`` and
-    ``analyze`` do, which create, rename and delete nothing (what a stopped build left beside the output
-    folder waits for the next build's recovery). ``previous``: the previous report's results, for
-    ``selection``; nothing is read from the output folder here. ``frames``: data frames standing in for the
-    spec's tables (Python API)."""
-    sf = with_frames(spec_file(spec_path), frames or {})
-    ds = load_data(sf, frames)
-    dest = Path(out).resolve() if out else output_dir(sf)
-    return Prepared(sf, ds, plan_of(sf, ds, previous), dest)
-
-
-def plan_of(sf: SpecFile, ds: Dataset, previous: Results | None) -> Plan:
-    """The plan of a validated spec on its data; a figure kind listed that no analysis can draw is an error."""
-    plan = build_plan(sf.spec, ds, previous)
-    problems = figure_problems(sf, plan)
-    if problems:
-        raise SpecError(str(sf.path), problems)
-    return plan
-
-
 def collect(p: Prepared, results: dict[str, Any]) -> Results:
     """The run's Results (what results.json holds)."""
-    return collect_results(p.spec_file.spec, p.dataset, results, __version__)
-
-
-def strict_failures(sf: SpecFile, warnings: list[Problem], unused: bool = True) -> list[Problem]:
-    """The warnings that fail ``--strict`` (:func:`sigreport.errors.strict_problems`: each note once with the
-    analyses it came from, less those ``strict.allow`` accepts; ``unused``: an entry that matches no note fails)."""
-    allow = sf.spec.strict.allow
-    return strict_problems(warnings, allow, str(sf.path), [sf.line_of("strict", "allow", i) for i in range(len(allow))],
-                           unused)
+    return collect_results(p.spec_file.spec, p.dataset, results, __version__, power=p.power)
 
 
 def collect_warnings(results: dict[str, Any]) -> list[Problem]:
@@ -204,7 +160,38 @@ def _build(job: Job, drawers: workers.Ready | None) -> tuple[Path, list[str], li
     """The build once its options are checked: read, then with the output folder locked, check it, plan, run
     the analyses and write the report folder; then prune the cache and rewrite a release archive's index."""
     t0, started = time.monotonic(), time.time()
+    if sharded_input(job.sf, job.run):  # Parquet shards: read by the Dask workers, never by this process
+        return _build_sharded(job, drawers, t0, started)
     ds = read_data(job.sf, job.progress)
+    return _build_read(job, drawers, ds, t0, started)
+
+
+def _build_sharded(job: Job, drawers: workers.Ready | None, t0: float, started: float
+                   ) -> tuple[Path, list[str], list[Problem]]:
+    """The build of a score table of Parquet shards: the Dask cluster started first, its workers read the
+    shards and hold the blocks (:mod:`.shards`), the analyses run there; the cluster is closed whatever happens."""
+    from sigreport.execute.dask import DaskExecutor, DaskUnavailable
+
+    run = job.run
+    if job.release is not None:  # its notes and diff read the items of every block on this machine
+        raise RunError("a release build reads the scores on this machine: build the release without --executor "
+                       "dask (Parquet shards are read by the Dask workers only in plain builds)")
+    executor = DaskExecutor(run.scheduler, workers_for(run.jobs, None, dask=True),  # type: ignore[arg-type]
+                            run.scheduler_timeout)
+    try:
+        phase(job.progress, f"reading {_data_names(job.sf)} on the Dask workers", transient=True)
+        try:
+            ds = load_sharded(job.sf, executor)
+        except DaskUnavailable as exc:
+            raise RunError(f"{exc}; nothing was written") from None
+        return _build_read(job, drawers, ds, t0, started, executor)
+    finally:
+        executor.shutdown()
+
+
+def _build_read(job: Job, drawers: workers.Ready | None, ds: Dataset, t0: float, started: float,
+                executor: Any = None) -> tuple[Path, list[str], list[Problem]]:
+    """The build once its data is read (``executor``: the one that holds it, when the workers read it)."""
     noted = left_out_warnings(job.sf, ds)  # rows the spec leaves out: said now, failing --strict before any analysis
     if job.strict and (failing := strict_failures(job.sf, noted, unused=False)):
         raise StrictError(str(job.sf.path), failing)
@@ -222,11 +209,11 @@ def _build(job: Job, drawers: workers.Ready | None) -> tuple[Path, list[str], li
         replaced_release = releasing.check_release_destination(dest, job.release, job.force)
         cache = open_cache(run, job.sf)  # only now: a refused build leaves no cache folder behind
         previous = job.previous or releasing.previous_of(job.release, dest, say)
-        p = Prepared(job.sf, ds, plan_of(job.sf, ds, previous), dest)
+        p = Prepared(job.sf, ds, plan_of(job.sf, ds, previous), dest, power_on(executor) if executor else None)
         processes = f"; {run.jobs} worker processes" if run.jobs > 1 and run.executor != "dask" else ""
         phase(job.progress, f"read {_shape(ds)} and planned {len(p.plan.nodes):,} analyses in "
                             f"{time.monotonic() - t0:.1f} s{processes}")
-        results = run_analyses(p.plan, p.dataset, run, job.progress, cache)
+        results = run_analyses(p.plan, p.dataset, run, job.progress, cache, executor)
         keep()
         warnings = (noted + collect_warnings(results) + figure_warnings(job.sf.spec, results.values())
                     + source_warnings(p.dataset, results.values()))

@@ -164,12 +164,13 @@ def _cache_error(exc: CacheError) -> RunError:
 
 
 def run_analyses(plan: Plan, dataset: Dataset, run: RunOptions, progress: Progress | None,
-                 cache: Cache | None) -> dict[str, Any]:
-    """Run the plan with the executor ``run`` asks for and ``cache``; executor failures are user errors,
-    raised before any report file is written."""
+                 cache: Cache | None, executor: Executor | None = None) -> dict[str, Any]:
+    """Run the plan with ``executor`` (one already holding the data: Parquet shards read by the Dask workers),
+    else the executor ``run`` asks for, and ``cache``; executor failures are user errors, raised before any
+    report file is written."""
     t0 = time.monotonic()
     try:
-        results = run_plan(plan, dataset, executor_for(run), progress, cache)
+        results = run_plan(plan, dataset, executor or executor_for(run), progress, cache)
     except DaskUnavailable as exc:
         raise RunError(f"{exc}; nothing was written") from None
     hits = f", {cache.hits} from the cache" if cache is not None else ""

@@ -38,7 +38,7 @@ import numpy as np
 from sigreport.archive.manifest import ManifestFacts, manifest_facts
 from sigreport.errors import Problem, UserError
 from sigreport.results.decisions import BlockDecisions, Decisions, decide_records, rank_systems
-from sigreport.results.names import CORRECTION_NAMES, test_name
+from sigreport.results.names import correction_name, test_name
 from sigreport.results.reading import DEFAULT_DECIMALS, DocumentRecords, read_document
 from sigreport.results.records import (AgreementPair, AgreementRecord, BayesianPair, BayesianRecord, CochranQRecord,
                                        DescriptivesRecord, FriedmanRecord, McNemarPair, McNemarRecord, PairRow,
@@ -961,7 +961,7 @@ def test_label(a: Record) -> str:
     name = test_name(a.kind, method_of(a))
     corr = correction_of(a)
     if a.kind in ("pairwise", "cv") and corr is not None:
-        name += ", unadjusted" if corr == "none" else f", {CORRECTION_NAMES.get(corr, corr)}-adjusted"
+        name += ", unadjusted" if corr == "none" else f", {correction_name(corr)}-adjusted"
     return name
 
 
@@ -1024,10 +1024,15 @@ def family_size(a: Record) -> int:
     return size if isinstance(size, int) and not isinstance(size, bool) and size else len(pairs_of(a))
 
 
+def _correction(name: str | None) -> str:
+    """A correction's display name; a record without one (a post-hoc family) as "None"."""
+    return correction_name(name) if name is not None else str(name)
+
+
 def family_name(a: Record) -> str:
     corr = correction_of(a)
     if a.kind in ("pairwise", "cv") and corr is not None and corr != "none":
-        return f"{CORRECTION_NAMES.get(corr, corr)} family"
+        return f"{correction_name(corr)} family"
     return f"family of the {test_name(a.kind, method_of(a))}"
 
 
@@ -1051,7 +1056,7 @@ def pair_causes(ctx: Context, o: Record, n: Record, pair: tuple[str, str]) -> tu
         if others:
             corr = correction_of(n)
             why = "they move the average ranks" if n.kind == "posthoc" else \
-                f"their p-values enter the {CORRECTION_NAMES.get(str(corr), corr)} adjustment"
+                f"their p-values enter the {correction_name(corr) if corr is not None else corr} adjustment"
             out.append(f"other systems of the family changed: {', '.join(others)} ({why})")
     out += test_causes(ctx, o, n)
     return finish_causes(ctx, out, metric)
@@ -1074,7 +1079,7 @@ def test_causes(ctx: Context, o: Record, n: Record) -> list[str]:
         out.append(f"the test changed: {test_name(o.kind, method_of(o))} → {test_name(n.kind, method_of(n))}{why}")
     oc, nc = correction_of(o), correction_of(n)
     if oc != nc:
-        out.append(f"the correction changed: {CORRECTION_NAMES.get(str(oc), oc)} → {CORRECTION_NAMES.get(str(nc), nc)}")
+        out.append(f"the correction changed: {_correction(oc)} → {_correction(nc)}")
     oa, na = ctx.old.alpha, ctx.new.alpha
     if oa != na:
         out.append(f"alpha changed: {oa:g} → {na:g}" if oa is not None and na is not None else "alpha changed")

@@ -22,8 +22,8 @@ Writes go to a temporary file renamed into place, so a killed build leaves no ha
 cannot be used is a user error (:class:`CacheError`), raised before the build computes anything.
 
 The same folder also keeps the report's drawn figures (:meth:`Cache.section` ``"figures"``, keyed by
-:func:`sigreport.render.figure_cache.figure_key`): the two kinds of entry share the signing key but not
-their folders or counters.
+the figure tasks' content keys, :mod:`sigreport.render.figure_cache`): the two kinds of entry share the
+signing key but not their folders or counters.
 """
 
 from __future__ import annotations

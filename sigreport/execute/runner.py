@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from sigreport.execute.cache import Cache
 from sigreport.plan import BlockSource, Node, Plan, content_keys
 
 Progress = Callable[[int, int, str], None]
@@ -24,6 +23,18 @@ Task = tuple[Node, tuple[Any, ...]]  # a node and its dependencies' results
 def run_node(node: Node, dataset: BlockSource, deps: tuple[Any, ...]) -> Any:
     """Run one node: look its blocks up and call its function."""
     return node.fn(node.id, tuple(dataset.lookup(k) for k in node.blocks), node.params, deps)
+
+
+class Store(Protocol):
+    """Where results are kept between runs (a :class:`sigreport.execute.cache.Cache` or a section of it, or
+    a wrapper that checks what it gives back): ``get`` gives ``(True, value)`` for a trusted entry, else
+    ``(False, None)``; ``version`` names the code (part of every content key)."""
+
+    version: str
+
+    def get(self, key: str) -> tuple[bool, Any]: ...
+
+    def put(self, key: str, value: Any) -> None: ...
 
 
 class Executor(Protocol):
@@ -76,7 +87,7 @@ def waves(plan: Plan) -> list[list[Node]]:
 
 
 def run_plan(plan: Plan, dataset: BlockSource, executor: Executor | None = None,
-             progress: Progress | None = None, cache: Cache | None = None) -> dict[str, Any]:
+             progress: Progress | None = None, cache: Store | None = None) -> dict[str, Any]:
     """Run every node; results keyed by node id, in plan order (nodes that return None are left out)."""
     ex = executor or SerialExecutor()
     total = len(plan.nodes)

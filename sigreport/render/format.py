@@ -199,6 +199,7 @@ class Target:
     """Shared number rules; a subclass gives the syntax of one target."""
 
     name = ""
+    ci_comma = ", "  # between an interval's bounds
     _memo: dict[Cell, str]  # the cells formatted so far (see cell), made on first use
 
     def text(self, s: str) -> str:
@@ -335,7 +336,7 @@ def _ci(t: Target, c: CI) -> str:
         return t.dash()
     lo_s = _number(t, lo, c.decimals) if lo is not None else t.sym("minus_infinity", None)
     hi_s = _number(t, hi, c.decimals) if hi is not None else t.sym("infinity", None)
-    return t.concat([t.text("["), lo_s, t.text(", "), hi_s, t.text("]")])
+    return t.concat([t.text("["), lo_s, t.text(t.ci_comma), hi_s, t.text("]")])
 
 
 def _decision(t: Target, c: Decision) -> str:
@@ -356,6 +357,7 @@ _DIRECT: dict[type, Callable[..., str]] = {k: _CELLS[k] for k in (Num, Int, Df, 
 
 class Html(Target):
     name = "html"
+    ci_comma = ",\u00a0"  # an interval never breaks inside: a cell "value [low, high]" may break before it
 
     def text(self, s: str) -> str:
         return html_escape(s)
@@ -389,6 +391,11 @@ class Html(Target):
     def lines(self, parts: list[str]) -> str:
         return self.concat(self._between(parts, Markup("<br>")))
 
+    def prose(self, s: str) -> str:
+        """A caption or note (see :meth:`Target.prose`); one made of formatted cells (the screen's note of a
+        table's constant columns, see :func:`sigreport.render.html.screen`) is markup already."""
+        return s if isinstance(s, Markup) else super().prose(s)
+
     def code(self, s: str) -> str:
         return Markup("<code>%s</code>") % s
 
@@ -412,10 +419,13 @@ class Html(Target):
         return Markup('<span class="pair"><span>%s</span> <span>vs %s</span></span>') % (c.a, c.b)
 
     def css_class(self, c: Cell | str) -> str:
-        """Extra CSS class of a table cell: ``yes`` for a significant decision; ``sig`` (bold) for a
+        """Extra CSS class of a table cell: ``yes`` for a significant decision; ``vci`` for a value with its
+        interval (``0.42 [0.31, 0.53]``, which a screen may break before the interval); ``sig`` (bold) for a
         significant matrix cell, with ``win`` or ``loss`` when its row system is better or worse."""
         if isinstance(c, Decision):
             return " yes" if c.significant is True else ""
+        if isinstance(c, Join) and len(c.parts) > 1 and isinstance(c.parts[-1], CI):
+            return " vci"
         if isinstance(c, Versus) and c.significant:
             return " sig" + ("" if c.row_better is None else " win" if c.row_better else " loss")
         return ""

@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 
 from sigreport.render import loader, names, user_template_errors
 from sigreport.render.format import Html
-from sigreport.render.model import Cell, Lines, ReportModel, Table, Text
+from sigreport.render.model import Cell, Decision, Join, Lines, Pair, ReportModel, Sym, Table, Text
 from sigreport.render.views.settings import WHY_P_ANCHOR, WHY_P_NOTE, WHY_P_TITLE
 
 
@@ -23,6 +23,7 @@ def environment(user_dir: str | Path | None = None) -> jinja2.Environment:
     env.filters.update(cell=fmt.cell, prose=fmt.prose, cell_class=fmt.css_class, svg=fmt.svg,
                        html_id=names.html_id, figure_id=names.figure_id, is_baseline=is_baseline,
                        table_rows=lambda t, baseline: table_rows(fmt, t, baseline), shown=shown,
+                       screen=lambda t: screen(fmt, t),
                        main_head=lambda c: main_head(fmt, c))
     return env
 
@@ -51,6 +52,53 @@ def shown(table: Table) -> Table:
     """The form of ``table`` the page shows: its ``html_form`` (a large family's matrix, see
     ``outputs.html.pairwise``) under the table's own name, else the table."""
     return dataclasses.replace(table.html_form, name=table.name) if table.html_form is not None else table
+
+
+def screen(fmt: Html, table: Table) -> Table:
+    """The form of ``table`` a screen shows (:func:`shown`): a table of pairs (rows of a pairwise family, a
+    :class:`~sigreport.render.model.Pair` first) with its decisions and adjusted p-values next to the pair; a table of
+    pairs or of systems (first head "System") without the columns that hold one value on every row (the critical
+    value, n), which a note under it states once.
+
+    Why: a pairwise table of twelve columns was wider than a 1280 px page's column, so its decision ("Significant")
+    was cut off or only reached by scrolling, and on a phone the decision and p_adj were always off-screen. The
+    LaTeX tables and the PDF keep the model's columns (a paper's table is set to fit its page)."""
+    t = shown(table)
+    rows, n = t.rows, len(t.columns)
+    pairs = bool(rows) and all(isinstance(r[0], Pair) for r in rows)
+    if table.html_form is not None or not (pairs or rows and t.columns[0].header == Text("System")):
+        return t
+    decisions = [j for j in range(1, n) if pairs and all(isinstance(r[j], Decision) for r in rows)]
+    adjusted = [j for j in range(1, n) if pairs and j not in decisions and is_adjusted_p(t.columns[j].header)]
+    first = ([j for pair in zip(decisions, adjusted) for j in pair] if len(decisions) == len(adjusted)
+             else decisions + adjusted)
+    same = [] if len(rows) < 2 else [j for j in range(1, n) if j not in first
+                                     and all(r[j] == rows[0][j] for r in rows)]
+    order = [0, *first, *(j for j in range(1, n) if j not in first and j not in same)]
+    if order == list(range(n)):
+        return t
+    return dataclasses.replace(t, columns=tuple(t.columns[j] for j in order),
+                               rows=tuple(tuple(r[j] for j in order) for r in rows),
+                               notes=((constants_note(fmt, t, same),) if same else ()) + t.notes)
+
+
+def constants_note(fmt: Html, table: Table, same: list[int]) -> Markup:
+    """The note that states once the value of each column ``same`` of ``table`` (one value on every row):
+    "The same on every row: n = 80, df = 79, crit (α = 0.05) = 1.990; no value on any row: Effect." """
+    head = lambda j: markup(fmt.cell(table.columns[j].header))  # noqa: E731
+    value = lambda j: markup(fmt.cell(table.rows[0][j])).rstrip(".")  # noqa: E731  ("normal approx.")
+    empty = [j for j in same if value(j) == markup(fmt.dash())]
+    parts = [Markup("The same on every row: ") + Markup(", ").join(Markup("%s = %s") % (head(j), value(j))
+                                                               for j in same if j not in empty)] if len(empty) < len(same) else []
+    if empty:
+        parts.append(Markup("no value on any row: ") + Markup(", ").join(head(j) for j in empty))
+    out = Markup("; ").join(parts) + Markup(".")
+    return out[:1].upper() + out[1:]
+
+
+def is_adjusted_p(head: Cell) -> bool:
+    """Whether a column head names an adjusted p-value (``p_adj``, ``TOST p_adj``)."""
+    return head == Sym("p_adj") or isinstance(head, Join) and Sym("p_adj") in head.parts
 
 
 def markup(value: str) -> str:

@@ -13,9 +13,11 @@ goes in the first of these that holds it: ``table`` at the default ``\\tabcolsep
 :data:`MIN_TABCOLSEP`, ``table*`` at 6pt, ``table*`` at the minimum (on a one-column page, ``table`` at the
 text width). A table wider than that is set as panels of one float, one under the other, each repeating the
 first (row-label) column and keeping a two-level header's groups together; a one-row table (a single pair)
-is turned on its side instead (one row per column). Panels that would stack more than :data:`LONG_TABLE_ROWS`
-rows become floats of their own (``part i of m`` in the caption, the notes under every part). A table
-longer than :data:`LONG_TABLE_ROWS` rows is split by rows (``longtable`` cannot be used in two columns).
+is turned on its side instead (one row per column). No float is taller than the page's ``\\textheight``
+(:func:`float_height`, from the measured heights of a float's pieces): panels that would stack taller go into
+as few floats as hold them (``part i of m`` in the caption, the notes under every part). A table longer than
+:data:`LONG_TABLE_ROWS` rows, or whose rows would make a float too tall, is split by rows (``longtable``
+cannot be used in two columns).
 
 A pairwise family has forms for a paper (:attr:`~sigreport.render.model.Table.forms`): one row per pair
 with the estimate, its interval, the adjusted p-value and the better system, then lower-triangle matrices.
@@ -30,8 +32,9 @@ bare tabulars (caption and notes as comments) for the author to wrap.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import jinja2
@@ -54,6 +57,8 @@ TABCOLSEP = 6.0  # pt, LaTeX's default \tabcolsep
 MIN_TABCOLSEP = 4.0  # pt, the least \tabcolsep a table is set with before it goes wider (8pt between columns)
 COLUMN_SEP = 2 * TABCOLSEP  # pt, between two columns (the outer ones are removed by @{})
 SAFETY = 1.03  # the estimate is multiplied by this, so that a table estimated to fit does fit
+HEIGHT_ROOM = 0.98  # of \\textheight a float is estimated to fill at most: a venue's own style (not the measured
+# class or geometry) may space a caption or a note a little differently
 
 
 class _Measure(Plain):
@@ -298,9 +303,71 @@ def transposed(table: Table) -> Table:
     return dataclasses.replace(table, columns=(Column(Text(""), "l"), Column(row[0], "l")), rows=rows, bold_rows=())
 
 
+def _lines(width: float, line: float) -> int:
+    """Lines a text ``width`` pt wide takes in a paragraph ``line`` pt wide (the estimate's safety included)."""
+    return max(1, math.ceil(SAFETY * width / line)) if line > 0 else 1
+
+
+def _cell_lines(c: Cell) -> int:
+    return len(c.parts) if isinstance(c, Lines) else 1
+
+
+def float_height(t: Table, groups: Sequence[tuple[int, ...]], rows: Sequence[int], env: str, page: Page) -> float:
+    """Estimated height in pt of a float holding the panels ``groups`` (column indices) of the rows ``rows``
+    of ``t``, with its caption and every note of the table: the measured heights of the float's pieces
+    (:data:`sigreport.render.pages.HEIGHTS`: a one-line caption and one panel of a head and a row, each further
+    caption line, row, panel, spanning head, note and note line), as LaTeX stacks them
+    (templates/latex/table.tex.j2). Caption and notes are broken into lines at the float's width
+    (``\\columnwidth`` in ``table``, ``\\textwidth`` in ``table*``); a note in ``\\footnotesize`` is the
+    narrower by the ratio of its line to a ``\\small`` row."""
+    h = page.height
+    line = page.columnwidth if env == "table" else page.textwidth
+    caption = text_width(f"Table 10: {t.caption} (part 10 of 10)", page=page)
+    total = h("float_base") + (_lines(caption, line) - 1) * h("caption_line")
+    for k, cols in enumerate(groups):
+        columns = [t.columns[j] for j in cols]
+        total += h("panel") if k else 0.0
+        total += (max(len(head_parts(c.header)) for c in columns) - 1) * h("row")
+        total += h("group_head") if any(group_head(c.header) is not None for c in columns) else 0.0
+        total += (sum(max(_cell_lines(t.rows[i][j]) for j in cols) for i in rows) - 1) * h("row")
+    small_of_note = h("note_line") / h("row")
+    for note in t.notes:
+        total += h("note") + (_lines(small_of_note * text_width(note, page=page), line) - 1) * h("note_line")
+    return total
+
+
+def _pack(groups: Sequence[tuple[int, ...]], fits: Callable[[Sequence[tuple[int, ...]]], bool]
+          ) -> list[tuple[tuple[int, ...], ...]]:
+    """Consecutive panels packed into as few floats as hold them (``fits``: whether panels make a float no taller
+    than the text block), as even as they fit (four panels in two floats: two and two, not three and one); a
+    panel too tall alone is a float of its own."""
+    packs: list[list[tuple[int, ...]]] = []
+    for g in groups:
+        if packs and fits([*packs[-1], g]):
+            packs[-1].append(g)
+        else:
+            packs.append([g])
+    n, k = len(packs), len(groups)
+    sizes = [k // n + (1 if i < k % n else 0) for i in range(n)]
+    starts = [sum(sizes[:i]) for i in range(n)]
+    even = [tuple(groups[a:a + size]) for a, size in zip(starts, sizes)]
+    return even if all(fits(p) for p in even) else [tuple(p) for p in packs]
+
+
+def _chunks(n_rows: int, fits: Callable[[Sequence[int]], bool]) -> list[tuple[int, ...]]:
+    """The rows in runs of at most :data:`LONG_TABLE_ROWS`, fewer when a run would make a float taller than the
+    text block (``fits``: whether the rows' float is no taller)."""
+    size = LONG_TABLE_ROWS
+    while size > 1 and n_rows > 1 and not fits(range(min(size, n_rows))):
+        size -= 1
+    return [tuple(range(i, min(i + size, n_rows))) for i in range(0, n_rows, size)] or [()]
+
+
 def layout(table: Table, opts: LatexOptions = LatexOptions(), measure: _Measure | None = None) -> list[Part]:
     """The parts a table is written as: its form, in the float that fits it, else as panels (or turned on
-    its side when it has one row), split by rows when long. ``measure``: one shared by the tables of a render."""
+    its side when it has one row), split by rows when long; panels stack in one float while it is no taller
+    than the text block (:func:`float_height`), else go into as few floats as hold them. ``measure``: one
+    shared by the tables of a render."""
     m = measure or _Measure(opts.page)
     t, measured = _chosen(table, opts, m)
     widths = measured if measured is not None else column_widths(t, measure=m)
@@ -309,21 +376,24 @@ def layout(table: Table, opts: LatexOptions = LatexOptions(), measure: _Measure 
         t = transposed(t)
         widths = column_widths(t, measure=m)
         fit = fitting(widths, opts)
-    chunks = [tuple(range(i, min(i + LONG_TABLE_ROWS, len(t.rows)))) for i in range(0, len(t.rows), LONG_TABLE_ROWS)]
-    chunks = chunks or [()]
+    room = HEIGHT_ROOM * opts.page.text_height
     if fit is not None or len(widths) <= 2:
         env, sep = fit or (env_for(_span(widths), opts), TABCOLSEP)
-        return [Part(t, env, tuple(range(len(widths))), rows, i + 1, len(chunks), tabcolsep=sep)
-                for i, rows in enumerate(chunks)]
+        every = (tuple(range(len(widths))),)
+        chunks = _chunks(len(t.rows), lambda rows: float_height(t, every, rows, env, opts.page) <= room)
+        return [Part(t, env, every[0], rows, i + 1, len(chunks), tabcolsep=sep) for i, rows in enumerate(chunks)]
     limit = opts.page.columnwidth if opts.float == "table" else opts.page.textwidth
     sep, groups = min(((s, split_columns(widths, limit, t.columns, 2 * s)) for s in (TABCOLSEP, MIN_TABCOLSEP)),
                       key=lambda sg: (len(sg[1]), -sg[0]))  # the fewest panels; the wider spacing on a tie
     env = env_for(max(_span([widths[i] for i in g], 2 * sep) for g in groups), opts)
-    stacked = max(len(c) for c in chunks) * len(groups) + 2 * len(groups)
-    if stacked <= LONG_TABLE_ROWS + 8:  # one float of panels: about a page of \\small rows
+    chunks = _chunks(len(t.rows), lambda rows: all(float_height(t, (g,), rows, env, opts.page) <= room
+                                                   for g in groups))
+    packs = [_pack(groups, lambda pack: float_height(t, pack, rows, env, opts.page) <= room) for rows in chunks]
+    if all(len(p) == 1 for p in packs):  # one float of panels per run of rows
         return [Part(t, env, groups[0], rows, i + 1, len(chunks), tuple(groups), sep) for i, rows in enumerate(chunks)]
-    parts = [(g, rows) for rows in chunks for g in groups]
-    return [Part(t, env, g, rows, i + 1, len(parts), tabcolsep=sep) for i, (g, rows) in enumerate(parts)]
+    parts = [(pack, rows) for rows, p in zip(chunks, packs) for pack in p]
+    return [Part(t, env, pack[0], rows, i + 1, len(parts), pack if len(pack) > 1 else (), sep)
+            for i, (pack, rows) in enumerate(parts)]
 
 
 # -------------------------------------------------------------------------------------------- writing
@@ -448,7 +518,7 @@ def _abbreviations(t: Table, part: Part, m: _Measure) -> tuple[str, ...]:
 def _column_split(part: Part) -> bool:
     """Whether the part is one of several floats holding other columns of the same rows (its notes go under
     every such part: the main table's legend explains each)."""
-    return part.count > 1 and not part.panels and len(part.columns) < len(part.table.columns)
+    return part.count > 1 and len({j for g in part.groups for j in g}) < len(part.table.columns)
 
 
 def _set_panel(t: Table, columns: tuple[int, ...], row_ids: tuple[int, ...], fmt: Latex, opts: LatexOptions,
@@ -574,7 +644,8 @@ def render_tables(tables: Iterable[Table], out_dir: Path, user_dir: str | Path |
         readme = plain_environment(user_dir).get_template("README.txt.j2").render(
             tables=listing, figures=figure_rows, options=options, page=options.page.describe(),
             column_width=f"{options.page.columnwidth:g}", text_width=f"{options.page.textwidth:g}",
-            min_tabcolsep=f"{MIN_TABCOLSEP:g}", long_rows=LONG_TABLE_ROWS, packages=sorted(needed))
+            min_tabcolsep=f"{MIN_TABCOLSEP:g}", long_rows=LONG_TABLE_ROWS, packages=sorted(needed),
+            text_height=f"{options.page.text_height:g}")
     (out_dir / "README.txt").write_text(readme, encoding="utf-8")
     return LatexTables(tuple(files), tuple(sorted(fmt.unprintable)), tuple(floats))
 
@@ -614,7 +685,10 @@ def write_methods(model: ReportModel, out_dir: Path) -> tuple[str, ...]:
     head = (f"% Generated by sigreport: the methods paragraph of \"{' '.join(model.title.split())}\"; \\input it in your "
             f"methods section.\n% Its \\{cite} keys are in {where} (\\bibliography{{<report>/tables/references}}; "
             f"every report's file holds the same entries: give one of them for any number of reports); {package}.\n")
-    (out_dir / "methods.tex").write_text(head + m.latex(fmt.prose, cite) + "\n", encoding="utf-8")
+    # names from the data (org__model-base, ROUGE-1) break at few places: \emergencystretch lets TeX space a line
+    # of the paragraph wider rather than set it past the margin (only where no line breaking fits otherwise)
+    (out_dir / "methods.tex").write_text(head + "{\\setlength{\\emergencystretch}{3em}%\n" + m.latex(fmt.prose, cite)
+                                         + "\\par}\n", encoding="utf-8")
     (out_dir / "references.bib").write_text(m.library_bibtex(), encoding="utf-8")
     with (out_dir / "README.txt").open("a", encoding="utf-8") as readme:
         readme.write("\nMethods paragraph:\n  methods.tex: the report's statistics in a paragraph for your methods section "

@@ -26,10 +26,17 @@ SERIF = {"article10": "cmr10", "lncs": "cmr10", "acl": "STIXGeneral", "ieee": "S
 NATBIB = frozenset({"acl", "neurips"})
 
 
+HEIGHTS = ("float_base", "row", "panel", "group_head", "note", "note_line", "caption_line")
+"""The measured heights of a table float's pieces (:func:`scripts.measure_pages.measure_heights`), in pt."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Page:
     """A page: ``columnwidth`` and ``textwidth`` in pt (equal on a one-column page), ``fontsize`` the body
-    text and ``small`` the tables' ``\\small`` size in pt, ``serif`` the figures' default serif font."""
+    text and ``small`` the tables' ``\\small`` size in pt, ``serif`` the figures' default serif font;
+    ``textheight`` in pt and ``heights`` (:data:`HEIGHTS`, measured) for the height of a float. A custom page
+    gives neither: it is taken to be as tall as the 10pt article's text block, its pieces that article's scaled to
+    its ``\\small`` size."""
 
     name: str
     columnwidth: float
@@ -37,6 +44,18 @@ class Page:
     fontsize: float
     small: float
     serif: str = "STIXGeneral"
+    textheight: float = 0.0  # 0: the default page's
+    heights: tuple[tuple[str, float], ...] = ()
+
+    def height(self, piece: str) -> float:
+        """The height in pt of ``piece`` (one of :data:`HEIGHTS`) of a table float on this page."""
+        found = dict(self.heights).get(piece)
+        return found if found is not None else float(PAGES[DEFAULT][piece]) * self.small / float(PAGES[DEFAULT]["small"])
+
+    @property
+    def text_height(self) -> float:
+        """``\\textheight`` in pt: no float may be taller."""
+        return self.textheight or float(PAGES[DEFAULT]["textheight"])
 
     @property
     def two_columns(self) -> bool:
@@ -85,7 +104,7 @@ def preset(name: str) -> Page:
     """The measured preset ``name`` (see :data:`PRESETS`)."""
     m = PAGES[name]
     return Page(name, float(m["columnwidth"]), float(m["textwidth"]), float(m["fontsize"]), float(m["small"]),
-                SERIF.get(name, "STIXGeneral"))
+                SERIF.get(name, "STIXGeneral"), float(m["textheight"]), tuple((k, float(m[k])) for k in HEIGHTS))
 
 
 def small_of(fontsize: float) -> float:

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
 from sigreport.results.collection import NOTEBOOK, MetricInfo, Results
-from sigreport.results.names import CORRECTION_NAMES, test_name
+from sigreport.results.names import correction_name, test_name
 from sigreport.results.ranks import Ranks, interval_better, ranks_of
 from sigreport.results.reading import DEFAULT_DECIMALS, analysis_key, read_document  # noqa: F401 (analysis_key: as before)
 from sigreport.results.records import (BayesianRecord, DescriptivesRecord, FriedmanRecord, PairRow, PairwiseRecord,
@@ -80,7 +80,7 @@ class TestRef:
         """'Holm-adjusted', 'unadjusted', or '' (a post-hoc test adjusts by its own procedure)."""
         if self.correction is None:
             return ""
-        return "unadjusted" if self.correction == "none" else f"{CORRECTION_NAMES.get(self.correction, self.correction)}-adjusted"
+        return "unadjusted" if self.correction == "none" else f"{correction_name(self.correction)}-adjusted"
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

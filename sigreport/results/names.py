@@ -10,19 +10,20 @@ from __future__ import annotations
 
 from sigreport.stats import registry
 from sigreport.stats.declaration import ALL_KINDS
+from sigreport.stats.methods.classification import MCNEMAR_VARIANTS
 
 AUTO_NAME = "automatic choice"  # tests.pairwise: auto, before the data choose
 PAIRWISE_NAMES: dict[str, str] = {**{d.name: d.display for d in registry.methods("pairwise")},
                                   **{d.name: d.display for d in registry.methods("cv")}, "auto": AUTO_NAME}
 """Pairwise and cross-validation tests' display names: a view of their declarations (:mod:`sigreport.stats.registry`)."""
 POSTHOC_NAMES: dict[str, str] = {d.name: d.display for d in registry.methods("posthoc")}
+COCHRAN_Q_NAME: str = registry.method("cochran_q", "cochran_q").display
+MCNEMAR_NAME: str = registry.method("mcnemar", "mcnemar").display
 OMNIBUS_NAMES: dict[str, str] = {**{d.name: d.display for d in registry.methods("omnibus")},
-                                 "cochran_q": "Cochran's Q test"}
+                                 "cochran_q": COCHRAN_Q_NAME}
 BAYESIAN_NAMES: dict[str, str] = {d.name: d.display for d in registry.methods("bayesian")}
-CORRECTION_NAMES = {
-    "holm": "Holm", "bonferroni": "Bonferroni", "hochberg": "Hochberg", "hommel": "Hommel", "fdr_bh": "Benjamini-Hochberg",
-    "fdr_by": "Benjamini-Yekutieli", "none": "no correction",
-}
+CORRECTION_NAMES: dict[str, str] = {d.name: d.display for d in registry.methods("correction")}
+"""The corrections' display names: a view of their declarations (:mod:`sigreport.stats.methods.corrections`)."""
 SPHERICITY_NAMES = {
     "none": "sphericity assumed", "greenhouse_geisser": "Greenhouse-Geisser", "huynh_feldt": "Huynh-Feldt",
     "lower_bound": "lower bound",
@@ -30,8 +31,8 @@ SPHERICITY_NAMES = {
 
 METHOD_NAMES: dict[str, dict[str, str]] = {
     "pairwise": PAIRWISE_NAMES, "cv": PAIRWISE_NAMES, "posthoc": POSTHOC_NAMES, "omnibus": OMNIBUS_NAMES,
-    "cochran_q": {"cochran_q": "Cochran's Q test"}, "bayesian": BAYESIAN_NAMES,
-    "mcnemar": {m: "McNemar's test" for m in ("auto", "exact", "chi2")},
+    "cochran_q": {"cochran_q": COCHRAN_Q_NAME}, "bayesian": BAYESIAN_NAMES,
+    "mcnemar": {m: MCNEMAR_NAME for m in MCNEMAR_VARIANTS},  # its record's method is the variant asked
     "runs": {"aso": "almost stochastic order over the training runs"},
     "preferences": {d.name: d.display for d in registry.methods("preferences")},
 }
@@ -45,6 +46,12 @@ heading, a conclusion): these names do not say whose test it is. Kept apart from
 paragraph, which cites every test once through its reference list, names them without it."""
 
 
+def correction_name(name: str) -> str:
+    """The display name of correction ``name`` ("Holm"); :class:`~sigreport.stats.registry.UnknownMethod` naming
+    the declared ones for any other (a correction is built in: results.json never records an undeclared one)."""
+    return registry.method("correction", name).display
+
+
 def test_name(kind: str, method: str | None, cited: bool = True) -> str:
     """The display name of the test a record of ``kind`` ran with ``method``; ``cited``: followed by its
     citation of :data:`NAME_CITATIONS` (or its declaration's), "(Rubin 1981)", when it has one.
@@ -53,7 +60,7 @@ def test_name(kind: str, method: str | None, cited: bool = True) -> str:
     itself: that happens only to a results.json read back (the diff, the archive) whose method came from a
     plugin not installed here, or from a later sigreport; a build never meets it (its methods are declared)."""
     if kind == "cochran_q":
-        return METHOD_NAMES["cochran_q"]["cochran_q"]
+        return COCHRAN_Q_NAME
     if kind in ("pairwise", "cv") and method is not None and method != "auto" and method in registry.names(kind):
         d = registry.method(kind, method)
         return f"{d.display} ({d.citation})" if cited and d.citation else d.display

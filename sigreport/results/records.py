@@ -26,11 +26,14 @@ from sigreport.stats.select import SelectionStep
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ConfidenceInterval:
-    """A two-sided interval and its level (``None`` bounds where not computable)."""
+    """A two-sided interval and the level asked for (``None`` bounds where not computable); ``coverage``: the
+    interval's achieved coverage when it differs from the level (a discrete test's order-statistic interval: the
+    sign test's, Wilcoxon's Hodges-Lehmann), else None."""
 
     low: float | None
     high: float | None
     level: float
+    coverage: float | None = None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -231,7 +234,12 @@ class PairRow:
 
     @property
     def ci(self) -> ConfidenceInterval:
-        return ConfidenceInterval(low=self.test.ci_low, high=self.test.ci_high, level=self.test.ci_level)
+        """The pair's interval at the level asked for (its family's ``ci_level``), with the coverage a discrete
+        interval achieves when that differs (results.json: the pair's ``ci_level_achieved``)."""
+        achieved = self.test.extra.get("ci_level_achieved")
+        coverage = None if achieved is None or abs(float(achieved) - self.test.ci_level) <= 1e-9 else float(achieved)
+        return ConfidenceInterval(low=self.test.ci_low, high=self.test.ci_high, level=self.test.ci_level,
+                                  coverage=coverage)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

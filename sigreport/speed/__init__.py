@@ -11,8 +11,10 @@ trick (module)             what it buys                                 plain pa
                            while the data is read), results.json        results.json written here
                            written by a forked process while the
                            report renders (``--jobs`` 2 or more)
-:mod:`.collector`          ``gc.freeze`` of what a build keeps, only    the collector left alone
-                           where the command line owns the process
+:mod:`.collector`          ``gc.freeze`` of what a build keeps, only    the collector left alone;
+                           where the command line owns the process;     ``sys.exit``
+                           the console script's exit without the last
+                           full collection (``exit_process``)
 :mod:`.mpl`                font subsets and text measurements kept per  matplotlib's ``savefig`` as it is
                            process (two private matplotlib functions
                            wrapped while a figure is exported)
@@ -25,6 +27,10 @@ trick (module)             what it buys                                 plain pa
                            data is read
 :mod:`.blas`               BLAS held to one thread in the serial        BLAS as the process has it
                            executor
+:mod:`.entry_points`       the plugins' entry points without            ``importlib.metadata.entry_points``
+                           importlib.metadata's scan when no
+                           distribution's entry_points.txt names the
+                           group
 =========================  ===========================================  ====================================
 
 Each module's functions decide by :func:`is_plain` themselves, so a caller never tests the switch.

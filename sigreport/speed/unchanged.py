@@ -164,12 +164,18 @@ def folder_files(dest: Path) -> dict[str, tuple[int, int]] | None:
     return out
 
 
+def may_leave_reports() -> bool:
+    """Whether a build may leave an up-to-date report as it is: never on the plain path, which rebuilds. The one
+    place that decides it (the command line asks here before it looks into a cache)."""
+    return not is_plain()
+
+
 def up_to_date(cache: Any, spec: Path, out: str | Path | None, options: Mapping[str, Any], code: str
                ) -> BuildRecord | None:
     """The build record of ``spec`` built into ``out`` when the report it names is the one this build would
     write again: same fingerprint (of the inputs the record lists, read now), stable, every file as the build
     left it. None otherwise (and always on the plain path). Reads the data files, not the spec's models."""
-    if cache is None or is_plain():
+    if cache is None or not may_leave_reports():
         return None
     found, record = cache.section(SECTION).get(record_key(spec, out))
     if not found or not isinstance(record, BuildRecord) or record.version != RECORD_VERSION or not record.stable:

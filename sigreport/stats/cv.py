@@ -17,7 +17,8 @@ method                      reference                                   null dis
 
 Notation (Dietterich 1998): ``p_i^(j) = a[i, j] - b[i, j]`` is the difference on fold ``j`` of
 repeat ``i``. Faria's (2017) lecture slides print the 5x2cv statistic; its numerator is
-``p_1^(1)``, the *first* fold of the *first* repeat, not a mean (seeds README, "003").
+``p_1^(1)``, the *first* fold of the *first* repeat, not a mean (Dietterich 1998, section 3.5:
+t = p_1^(1) / sqrt(mean of the five s_i^2), 5 df).
 
 Conventions shared with :class:`~sigreport.stats.result.PairedTestResult`:
 

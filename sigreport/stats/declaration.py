@@ -29,24 +29,35 @@ Kind = Literal["pairwise", "cv"]
 KINDS: tuple[str, ...] = ("pairwise", "cv")
 """The kinds of method a :class:`MethodDeclaration` can be (the record kind of the family it gives): the ones
 whose computation is the declaration's (and a plugin's)."""
-ProcedureKind = Literal["omnibus", "posthoc", "bayesian", "preferences"]
-PROCEDURE_KINDS: tuple[str, ...] = ("omnibus", "posthoc", "bayesian", "preferences")
-"""The kinds a :class:`ProcedureDeclaration` describes: their names, references, options and records are
-declared; their computation is still chosen in ``sigreport.analyses`` (not open to plugins yet).
-``preferences``: models of pairwise preference votes (``data.preferences``: Bradley-Terry)."""
+ProcedureKind = Literal["omnibus", "posthoc", "bayesian", "preferences", "correction", "mcnemar", "cochran_q"]
+PROCEDURE_KINDS: tuple[str, ...] = ("omnibus", "posthoc", "bayesian", "preferences", "correction", "mcnemar",
+                                    "cochran_q")
+"""The kinds a :class:`ProcedureDeclaration` describes (built in only, not open to plugins yet): their names,
+references, options and records are declared. ``omnibus``, ``posthoc`` and ``correction`` also declare their
+computation (``compute``: :class:`OmnibusInput`, :class:`PosthocInput`, or (p-values) -> adjusted p-values) and
+their spec value (``spec_name``); the others' computation is still run by ``sigreport.analyses``.
+``preferences``: models of pairwise preference votes (``data.preferences``: Bradley-Terry); ``correction``: the
+multiple-comparison corrections of a family (``tests.correction``); ``mcnemar`` and ``cochran_q``: the
+classification tests on per-item correctness."""
+OUTSIDE_TESTS: tuple[str, ...] = ("mcnemar", "cochran_q")
+"""The kinds whose options are spec paths from the top (``classification.mcnemar``), not under ``tests``."""
+COMPUTED_KINDS: tuple[str, ...] = ("omnibus", "posthoc", "correction")
+"""The procedure kinds whose declaration's ``compute`` the analyses call (and whose spec values it gives)."""
 ALL_KINDS: tuple[str, ...] = KINDS + PROCEDURE_KINDS
 
 Head = tuple[Literal["sym", "text"], str]
 """A column head: a symbol of :data:`sigreport.render.model.SYMBOLS` ("t", "delta_ab", ...) or plain text."""
 
-APPLIES = ("item_mean", "corpus_level", "folds", "corpora", "clustered_items", "stratified_items", "preference_votes")
+APPLIES = ("item_mean", "corpus_level", "folds", "corpora", "clustered_items", "stratified_items", "preference_votes",
+           "item_correctness", "family")
 """Where a method applies: a mean of per-item scores, a corpus-level metric (computed from summed per-item
 statistics: only resampling tests), cross-validation folds, one score per corpus (``tests.level: corpora``),
 items in clusters (``data.columns.cluster``: the method reads ``PairwiseInput.clusters`` or resamples through
 ``PairwiseInput.resample``, which then draws whole clusters; a method without it is refused with clusters), a
 macro average over strata (``metrics.M.average: macro``: the method reads ``PairwiseInput.strata`` or resamples
 through ``PairwiseInput.resample``, which then resamples within strata), pairwise preference votes
-(``data.preferences``)."""
+(``data.preferences``), each item's correctness of a classifier (``tests.classification``: McNemar, Cochran's Q),
+the p-values of a family of comparisons (a correction, ``tests.family``)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -76,6 +87,11 @@ class MdeRule:
 
     def text(self) -> str:
         return f"none: {self.reason}" if self.rule == "none" else self.rule
+
+    @property
+    def random(self) -> bool:
+        """Whether the MDE depends on the seed (a simulation's data sets are drawn from it)."""
+        return self.rule == "simulation"
 
 
 NONCENTRAL_T = MdeRule(rule="noncentral_t", reason=None, pvalues=None, efficiency=None)
@@ -135,6 +151,34 @@ class CVInput:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class OmnibusInput:
+    """What an omnibus test is given: items x systems, the metric's direction (the ranks), the spec's
+    ``tests.tie_correction``, ``tests.sphericity`` and ``tests.mauchly_p``, and alpha (Mauchly's test)."""
+
+    scores: np.ndarray
+    higher_is_better: bool
+    tie_correction: bool
+    sphericity: str
+    mauchly_p: str
+    alpha: float
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PosthocInput:
+    """What a post-hoc test is given: the systems' average ranks and the number of items (the rank tests), the
+    control system's index (None: all pairs), alpha; the scores, pairs, alternative and level (paired tests)."""
+
+    ranks: np.ndarray | None
+    n: int
+    control: int | None
+    alpha: float
+    scores: np.ndarray
+    pairs: tuple[tuple[int, int], ...]
+    alternative: str
+    ci_level: float
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class MethodDeclaration:
     """One method, everything sigreport knows about it (see the module docstring)."""
 
@@ -159,6 +203,7 @@ class MethodDeclaration:
     references: tuple[str, ...]  # bibliography keys (render.views.methods.REFERENCES, or this one's bibliography)
     bibliography: Mapping[str, tuple[str, str, str]]  # entries it adds: key -> (in-text, full text, BibTeX entry)
     citation: str | None  # in-text citation its display name carries where nothing else cites it; None: none
+    random: bool  # its result depends on the seed (resamples, random swaps): the methods paragraph states the seed
 
     @property
     def key(self) -> tuple[str, str]:
@@ -172,14 +217,17 @@ class ProcedureDeclaration:
 
     kind: ProcedureKind
     name: str  # the method results.json records
+    spec_name: str | None  # its value in the spec (tests.omnibus, tests.posthoc, tests.correction); None: not one
     display: str
     options: Mapping[str, str]
     applies: tuple[str, ...]
     record: str  # the class of its record (results.records): "PosthocRecord", "PairwiseRecord", ...
+    compute: Callable[..., Any] | None  # COMPUTED_KINDS: the one call of the procedure; None for the others
     mde: MdeRule
     references: tuple[str, ...]
     citation: str | None
     bibliography: Mapping[str, tuple[str, str, str]]
+    random: bool  # its result depends on the seed (bootstrap intervals, posterior samples), as MethodDeclaration's
 
     @property
     def key(self) -> tuple[str, str]:
@@ -217,6 +265,8 @@ def check(d: Declaration, references: Sequence[str] | None = None) -> list[str]:
     for c in d.extra_columns:
         if c.cell == "number" and c.decimals is None or c.cell == "flag" and c.labels is None:
             bad.append(f"{where}: extra column {c.key!r} lacks its decimals or labels")
+    if not isinstance(d.random, bool):
+        bad.append(f"{where}: random is not True or False")
     for name in ("compute", "statistic_text", "methods_phrase"):
         if not callable(getattr(d, name)):
             bad.append(f"{where}: {name} is not callable")
@@ -236,12 +286,19 @@ def check(d: Declaration, references: Sequence[str] | None = None) -> list[str]:
 def _check_procedure(d: ProcedureDeclaration, references: Sequence[str] | None) -> list[str]:
     where = f"{d.kind}/{d.name}"
     bad = [f"{where}: {name} is empty" for name in ("kind", "name", "display", "applies", "record", "references")
-           if getattr(d, name) in (None, "", ())]
+           if getattr(d, name) in (None, "", ()) and not (name == "references" and d.key == ("correction", "none"))]
+    # (no correction cites nothing: nothing is done)
     if d.kind not in PROCEDURE_KINDS:
         bad.append(f"{where}: kind {d.kind!r} is not one of {', '.join(PROCEDURE_KINDS)}")
+    if not isinstance(d.random, bool):
+        bad.append(f"{where}: random is not True or False")
     bad += [f"{where}: applies to {a!r}, not one of {', '.join(APPLIES)}" for a in d.applies if a not in APPLIES]
     if d.mde.rule == "none" and not d.mde.reason:
         bad.append(f"{where}: an MDE rule of none states its reason")
+    if d.kind in COMPUTED_KINDS and not (callable(d.compute) and d.spec_name):
+        bad.append(f"{where}: a {d.kind} procedure declares its compute and its spec name")
+    if d.kind not in COMPUTED_KINDS and (d.compute is not None or d.spec_name is not None):
+        bad.append(f"{where}: a {d.kind} procedure is run by sigreport.analyses (compute and spec_name None)")
     if references is not None:
         known = [*references, *d.bibliography]
         bad += [f"{where}: reference {k!r} is not in the bibliography" for k in d.references if k not in known]

@@ -14,46 +14,15 @@ bit-for-bit the per-pair ones; tests/stats/test_differences.py checks that on ra
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
-from sigreport.speed import scipy_private
-from sigreport.stats.pairwise import DifferenceSummary, describe_differences, shapiro
+from sigreport.stats.pairwise import DifferenceSummary, describe_differences
+from sigreport.stats.tails import shapiro_rows
 
 #: Pairs per block of differences (bounds the (pairs x items) array: 256 x 10,000 doubles = 20 MB).
 _PAIRS_PER_BLOCK = 256
-
-
-def shapiro_rows(d: np.ndarray) -> list[tuple[float, float]]:
-    """``(W, p)`` of ``scipy.stats.shapiro`` on every row of ``d`` (rows of 3 or more finite values).
-
-    The body of scipy's ``shapiro`` on a whole block: sort each row, subtract its middle element
-    (``x[N // 2]`` of the unsorted row, as scipy does), then ``swilk`` per row with the coefficients
-    of the first row reused (``init = 1``; they depend on N only), and scipy's two warnings. Where that
-    routine is not at hand (:func:`sigreport.speed.scipy_private.swilk`: the plain path, another scipy),
-    ``shapiro`` itself runs per row: the same floats.
-    """
-    d = np.asarray(d)
-    swilk = scipy_private.swilk()
-    m, n = d.shape
-    if swilk is None or d.dtype != np.float64 or n < 3 or not np.isfinite(d).all():
-        return [(float(r.statistic), float(r.pvalue)) for r in (shapiro(np.ascontiguousarray(row)) for row in d)]
-    y = np.sort(d, axis=1)
-    y -= d[:, n // 2, None]
-    a = np.zeros(n // 2, dtype=np.float64)
-    out = []
-    for i in range(m):
-        w, pw, ifault = swilk(y[i], a, 1 if i else 0)
-        if ifault not in (0, 2):
-            warnings.warn("scipy.stats.shapiro: Input data has range zero. The results may not be accurate.",
-                          stacklevel=2)
-        if n > 5000:
-            warnings.warn(f"scipy.stats.shapiro: For N > 5000, computed p-value may not be accurate. Current N is "
-                          f"{n}.", stacklevel=2)
-        out.append((float(w), float(pw)))
-    return out
 
 
 def describe_differences_many(x: np.ndarray, pairs: Sequence[tuple[int, int]]) -> list[DifferenceSummary]:

@@ -13,15 +13,13 @@ import dataclasses
 import functools
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
-from sigreport.speed import scipy_private
 from sigreport.stats.lazy import scipy_special as special
 from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none
-from sigreport.stats.tails import nct_sf
+from sigreport.stats.tails import nct_sf, shapiro  # noqa: F401 (shapiro: the name callers import from here)
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
@@ -69,15 +67,6 @@ def t_ppf(q: float, df: float) -> float:
 def nct_cdf(x: float, df: float, ncp: float) -> float:
     """``scipy.stats.nct.cdf(x, df, ncp)`` (``special.nctdtr(df, ncp, x)`` for regular arguments)."""
     return float(special.nctdtr(df, ncp, x)) if _regular(x, ncp, df) else float(sps.nct.cdf(x, df, ncp))
-
-
-def shapiro(d: np.ndarray) -> Any:
-    """``scipy.stats.shapiro(d)``. For a finite 1-d float array of 3 or more values, the function under its
-    nan-policy/axis wrapper, which would only pass the same array on (a quarter of the time per call)."""
-    raw = scipy_private.unwrapped(sps.shapiro)
-    if raw is not None and d.ndim == 1 and d.size >= 3 and d.dtype == np.float64 and np.isfinite(d).all():
-        return raw(d)
-    return sps.shapiro(d)
 
 
 def describe(x: np.ndarray, ci_level: float = 0.95) -> Descriptives:

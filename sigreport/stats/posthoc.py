@@ -37,11 +37,11 @@ import math
 
 import numpy as np
 
-from sigreport.speed import scipy_private
 from sigreport.stats.correction import adjust
 from sigreport.stats.lazy import scipy_stats as sps
 from sigreport.stats.result import finite_or_none, is_significant
 from sigreport.stats.tails import norm_sf
+from sigreport.stats.tails import studentized_range_sf_inf as _studentized_range_sf_inf
 
 STEP_METHODS = ("holm", "hochberg")
 ALL_PAIRS_METHODS = ("holm", "shaffer", "bergmann_hommel")
@@ -185,15 +185,6 @@ def studentized_range_sf(q: np.ndarray, k: int, known_zero: np.ndarray) -> np.nd
         distinct, where = np.unique(q[need], return_inverse=True)
         out[need] = _studentized_range_sf_inf(distinct, k)[where]
     return out
-
-
-def _studentized_range_sf_inf(q: np.ndarray, k: int) -> np.ndarray:
-    """``scipy.stats.studentized_range.sf(q, k, np.inf)`` of a float64 array: the same floats, computed by
-    :func:`sigreport.speed.scipy_private.studentized_range_sf_inf` where it can (less overhead per value)."""
-    fast = scipy_private.studentized_range_sf_inf(q, k)
-    if fast is not None:
-        return fast
-    return np.asarray(sps.studentized_range.sf(np.asarray(q, dtype=np.float64), k, np.inf), dtype=np.float64)
 
 
 def _versus_control(r: np.ndarray, n: int, control: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

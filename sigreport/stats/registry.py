@@ -26,7 +26,8 @@ from sigreport.stats.declaration import ALL_KINDS, Declaration, MethodDeclaratio
 ENTRY_POINT_GROUP = "sigreport.methods"
 BUILTIN = ("sigreport.stats.methods.paired_t", "sigreport.stats.methods.rank", "sigreport.stats.methods.resampling",
            "sigreport.stats.methods.cv", "sigreport.stats.methods.procedures",
-           "sigreport.stats.methods.preferences")
+           "sigreport.stats.methods.preferences", "sigreport.stats.methods.corrections",
+           "sigreport.stats.methods.classification")
 """The modules of the built-in declarations (each a ``DECLARATIONS`` tuple), in the order the spec lists them."""
 
 
@@ -61,6 +62,21 @@ def methods(kind: str) -> tuple[Any, ...]:
 def names(kind: str) -> tuple[str, ...]:
     """The spec names of ``kind``'s methods."""
     return tuple(d.name for d in methods(kind))
+
+
+def spec_names(kind: str) -> tuple[str, ...]:
+    """The spec values of ``kind``'s procedures (``tests.omnibus``, ``tests.posthoc``, ``tests.correction``), in
+    the declarations' order: a post-hoc's spec value can differ from the method results.json records
+    (``paired`` runs ``paired_t``)."""
+    return tuple(d.spec_name for d in methods(kind) if d.spec_name is not None)
+
+
+def by_spec_name(kind: str, value: str) -> Any:
+    """The declaration whose spec value is ``value``; :class:`UnknownMethod` when there is none."""
+    found = next((d for d in methods(kind) if getattr(d, "spec_name", None) == value), None)
+    if found is None:
+        raise UnknownMethod(f"unknown {kind} {value!r}; known: {', '.join(spec_names(kind))}")
+    return found
 
 
 def method(kind: str, name: str) -> Any:  # MethodDeclaration for pairwise and cv, else ProcedureDeclaration
@@ -118,9 +134,9 @@ def _load() -> dict[tuple[str, str], Declaration]:
 
 
 def _entry_points() -> list[Any]:
-    from importlib.metadata import entry_points
+    from sigreport.speed.entry_points import entry_points  # importlib.metadata only when a plugin may be there
 
-    return sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (ep.name, ep.value))
+    return sorted(entry_points(ENTRY_POINT_GROUP), key=lambda ep: (ep.name, ep.value))
 
 
 def _declarations_of(ep: Any, where: str) -> list[MethodDeclaration]:

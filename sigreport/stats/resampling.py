@@ -186,8 +186,8 @@ def ratio_metric() -> CorpusMetric:
 def f_beta_metric(beta: float = 1.0) -> CorpusMetric:
     """Micro F_beta from summed tp, fp, fn: (1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp).
 
-    The seeds' README gives F_beta = (1 + b^2) P R / (b^2 P + R), which is this expression after
-    multiplying through by the counts. tp = fp = fn = 0 gives 0/0 -> NaN.
+    Van Rijsbergen's (1979) F_beta = (1 + b^2) P R / (b^2 P + R) (Matos et al. 2009, their formula 5 corrected)
+    is this expression after multiplying through by the counts. tp = fp = fn = 0 gives 0/0 -> NaN.
     """
     beta = float(beta)
     if not math.isfinite(beta) or beta <= 0:

@@ -77,3 +77,21 @@ def test_a_build_writes_each_asked_format_through_its_writer(cli, tmp_path, monk
     assert called == ["json", "latex"]
     assert (tmp_path / "out" / "results.json").is_file() and (tmp_path / "out" / "tables" / "README.txt").is_file()
     assert not (tmp_path / "out" / "index.html").exists() and not (tmp_path / "out" / "report.pdf").exists()
+
+
+def test_architecture_page_fits_one_page_and_says_how_a_format_is_added():
+    """docs/architecture.md is one printed page (about 60 lines) and its "An output format" paragraph names the
+    two lists and the writer's arguments as the code has them (``defaults.FORMATS``, ``api/outputs.WRITERS``,
+    the fields of ``Writing``): a writer of the results, not only of the model."""
+    import dataclasses
+    import re
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 70
+    section = text[text.index("**An output format**"):]
+    assert "`defaults.FORMATS`" in section and "`api/outputs.WRITERS`" in section
+    assert set(outputs.WRITERS) == set(defaults.FORMATS)
+    fields = {f.name for f in dataclasses.fields(outputs.Writing)}
+    named = {"model": "ReportModel", "results": "results", "dest": "folder", "templates": "templates"}
+    assert set(named) <= fields and all(word in section for word in named.values())
+    assert not re.search(r"never the records", section)  # the json writer writes the records themselves

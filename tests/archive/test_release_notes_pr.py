@@ -10,9 +10,7 @@ archive keeps by content hash, though the inputs the older release was built fro
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import io
 import json
 import shutil
 import sys
@@ -21,10 +19,9 @@ from pathlib import Path
 import pytest
 from scipy import stats
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, cli_build, run_cli
 from sigreport.archive import diff as diffs
 from sigreport.archive import releases, scores
-from sigreport.cli import main
 from sigreport.errors import UserError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -34,8 +31,7 @@ PR_LINES = 40  # issue 32, item 10: a release note fits a pull-request comment
 
 
 def build(spec: Path, name: str, *extra: str) -> None:
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["build", str(spec), "--release", name, "--no-cache", *extra]) == 0
+    cli_build(spec, None, "--release", name, "--no-cache", *extra, formats=None, quiet=False)
 
 
 def rounded(values: list[float]) -> list[float]:

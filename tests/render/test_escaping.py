@@ -11,7 +11,7 @@ import subprocess
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import build_files, needs, pdflatex_compile
+from conftest import build_files, cli_build, needs, pdflatex_compile
 from sigreport.render.format import Safe
 from sigreport.render.latex import escape
 
@@ -36,9 +36,9 @@ def _build(cli, workdir, formats="html,pdf,latex,json"):
             label: "F1 (macro) & <i>more</i> 5%"
             higher_is_better: true
         """)
-    # not build_files: results.json is written only with json among the formats, and some tests build pdf alone
-    r = cli("build", "-q", "-o", workdir.path / "out", "--formats", formats, workdir.path / "spec.yaml")
-    assert r.code == 0, r.err
+    # cli_build, not build_files: results.json is written only with json among the formats, and some tests
+    # build pdf alone
+    cli_build(workdir.path / "spec.yaml", workdir.path / "out", formats=formats, cli=cli)
     return workdir.path / "out"
 
 

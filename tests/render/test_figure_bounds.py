@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import CONFIGS, needs
-from sigreport.cli import main
+from conftest import CONFIGS, cli_build, needs
 from sigreport.render.pages import PRESETS
 
 EXAMPLES = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
@@ -37,8 +36,7 @@ def build_page(page: str, work: Path, cache: Path) -> dict[str, Path]:
         doc.setdefault("outputs", {}).setdefault("latex", {})["page"] = page
         spec = work / f"{name}.yaml"
         spec.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True), encoding="utf-8")
-        code = main(["build", str(spec), "-o", str(work / name), "--formats", "latex", "-q", "--cache", str(cache)])
-        assert code == 0, f"build of {name} for {page} failed"
+        cli_build(spec, work / name, "--cache", cache, formats="latex")  # fails with the build's message
         out[name] = work / name
     return out
 

@@ -1,9 +1,11 @@
 """The figure cache (``--cache``) changes no byte of a report and never trusts a bad entry: a rebuild from
 the cache equals a cold build file for file (figures included), also after one metric's data changed and
-with ``--jobs 2``; a hit is not drawn again; a corrupted or foreign entry is redrawn and rewritten."""
+with ``--jobs 2``; a hit is not drawn again; a corrupted or foreign entry is redrawn and rewritten. The
+figures are plan tasks (``sigreport.api.figures``) whose content keys are the cache's keys."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 import time
@@ -13,11 +15,14 @@ from pathlib import Path
 import pytest
 from conftest import CONFIGS
 
+from sigreport.api.figures import draw_figures, figure_plan
 from sigreport.api.pipeline import build
 from sigreport.api.running import RunOptions
 from sigreport.execute.cache import Cache
-from sigreport.render import figure_cache as cache_module
-from sigreport.render.figure_cache import figure_cache, figure_key
+from sigreport.plan import content_keys
+from sigreport.render.options import RenderOptions
+from sigreport.render.views import drawing as cache_module
+from sigreport.render.views.drawing import FigureInputs, figure_tasks
 from sigreport.results.io import from_json
 
 FORMATS = ["json", "html", "latex"]  # LaTeX: every figure also as a vector PDF under figures/
@@ -34,7 +39,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def draws(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The ids of the records whose figures are drawn (``start_cached`` draws each record with
+    """The ids of the records whose figures are drawn (each figure task draws its record with
     ``draw_record``; these builds draw in this process)."""
     drawn: list[str] = []
     real = cache_module.draw_record
@@ -120,27 +125,40 @@ def test_two_jobs_with_the_figure_cache_give_the_one_job_bytes(project):
     assert run(project, "warm1", jobs=1) == changed
 
 
+def figure_key(record, metric, kinds, pdf, version, results) -> str:
+    """The content key of ``record``'s figure task with these kinds and PDF setting (the plan's key)."""
+    task = next(t for t in figure_tasks(results, RenderOptions(), pdf=pdf) if t.record == record.id)
+    task = dataclasses.replace(task, params=dataclasses.replace(task.params, kinds=kinds))
+    if metric is None:
+        results = dataclasses.replace(results, metrics={k: v for k, v in results.metrics.items() if k != record.metric})
+    return content_keys(figure_plan(results, [task]), FigureInputs(results, task.params.style), version)[task.id]
+
+
 def test_the_key_changes_with_what_changes_a_figure(project):
     run(project, "first", cache=False)
     results = from_json((project / "first" / "results.json").read_text(encoding="utf-8"))
     r = next(r for r in results.records if r.kind == "pairwise")
     metric = results.metrics[r.metric]
-    base = figure_key(r, metric, ("forest",), True, "v1")
-    assert base == figure_key(r, metric, ("forest",), True, "v1")
-    assert len({base, figure_key(r, metric, ("forest", "pvalues"), True, "v1"),
-                figure_key(r, metric, ("forest",), False, "v1"), figure_key(r, metric, ("forest",), True, "v2"),
-                figure_key(r, None, ("forest",), True, "v1")}) == 5
+    base = figure_key(r, metric, ("forest",), True, "v1", results)
+    assert base == figure_key(r, metric, ("forest",), True, "v1", results)
+    assert len({base, figure_key(r, metric, ("forest", "pvalues"), True, "v1", results),
+                figure_key(r, metric, ("forest",), False, "v1", results),
+                figure_key(r, metric, ("forest",), True, "v2", results),
+                figure_key(r, None, ("forest",), True, "v1", results)}) == 5
     other = next(x for x in results.records if x.kind == "pairwise" and x.id != r.id)
-    assert figure_key(other, results.metrics[other.metric], ("forest",), True, "v1") != base
+    assert figure_key(other, results.metrics[other.metric], ("forest",), True, "v1", results) != base
 
 
 class Store:
-    """A figure store in memory (the protocol the render layer sees), counting what it is asked."""
+    """A figure store in memory (the protocol the runner sees), counting what it is asked."""
 
     version = "test"
 
     def __init__(self) -> None:
         self.entries: dict[str, object] = {}
+
+    def section(self, name: str) -> "Store":
+        return self
 
     def get(self, key: str) -> tuple[bool, object]:
         return (key in self.entries, self.entries.get(key))
@@ -156,15 +174,13 @@ def test_a_stored_value_that_is_not_figures_is_redrawn(project, draws):
     results = from_json((project / "first" / "results.json").read_text(encoding="utf-8"))
     store = Store()
     draws.clear()
-    with figure_cache(store):
-        want = build_report(results, figure_pdf=False)
+    want = build_report(results, drawn=draw_figures(results, RenderOptions(), False, cache=store))
     # one entry per record with figures; the others (descriptives, omnibus tests) are not even looked up
     assert store.entries and len(draws) == len(store.entries) < len(results.records)
     for k in store.entries:
         store.entries[k] = "not figures"
     draws.clear()
-    with figure_cache(store):
-        again = build_report(results, figure_pdf=False)
+    again = build_report(results, drawn=draw_figures(results, RenderOptions(), False, cache=store))
     assert len(draws) == len(store.entries)
     assert [f.svg for f in again.figures()] == [f.svg for f in want.figures()]
 

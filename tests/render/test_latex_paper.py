@@ -18,12 +18,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import CONFIGS, GOLDEN, GOOD_DATA, needs
-from sigreport.cli import main
+from conftest import CONFIGS, GOLDEN, GOOD_DATA, cli_build, needs
 from sigreport.render.latex import COLUMN_WIDTH, TEXT_WIDTH, table_format
 
 EXAMPLES = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
-PREAMBLE = "\\usepackage{booktabs}\n\\usepackage{amsmath}\n\\usepackage{amssymb}\n\\usepackage{graphicx}\n"
+# the height of every float, as LaTeX boxed it (\\@endfloatbox ends the box of table, table*, figure, figure*),
+# and the page's \\textheight, typed into the log: no float may be taller (LaTeX would warn "Float too large")
+FLOAT_HEIGHTS = ("\\usepackage{etoolbox}\\makeatletter\\apptocmd{\\@endfloatbox}{\\typeout{FLOATH=\\the\\dimexpr"
+                 "\\ht\\@currbox+\\dp\\@currbox\\relax}}{}{\\errmessage{no \\string\\@endfloatbox}}\\makeatother\n"
+                 "\\AtBeginDocument{\\typeout{TEXTHEIGHT=\\the\\textheight}}\n")
+PREAMBLE = ("\\usepackage{booktabs}\n\\usepackage{amsmath}\n\\usepackage{amssymb}\n\\usepackage{graphicx}\n"
+            + FLOAT_HEIGHTS)
 FLOATS_PER_PAGE = 6  # \clearpage after this many inputs: LaTeX holds at most 18 unprocessed floats
 
 
@@ -50,8 +55,7 @@ SHARED_CACHE = CONFIGS / ".sigreport-cache"
 
 
 def build(spec: Path, out: Path, formats: str = "json,latex") -> None:
-    code = main(["build", str(spec), "-o", str(out), "--formats", formats, "--cache", str(SHARED_CACHE)])
-    assert code == 0, f"build of {spec.name} failed"
+    cli_build(spec, out, "--cache", SHARED_CACHE, formats=formats)  # fails with the build's message
 
 
 def spec_for_page(name: str, page: str, work: Path) -> Path:
@@ -97,6 +101,22 @@ def errors(log: str) -> list[str]:
     return [line for line in log.splitlines() if line.startswith("!")]
 
 
+def float_heights(log: str) -> tuple[float, list[float]]:
+    """The page's \\textheight and every float's height (box height plus depth, pt), from the log lines of
+    :data:`FLOAT_HEIGHTS`."""
+    log = log.replace("\n", "")  # a long line of the log is broken at 79 characters
+    text = float(re.search(r"TEXTHEIGHT=([\d.]+)pt", log).group(1))
+    return text, [float(x) for x in re.findall(r"FLOATH=([\d.]+)pt", log)]
+
+
+def check_float_heights(log: str, page: str) -> None:
+    """No float taller than the text block: every float's box as LaTeX built it, and no "Float too large"."""
+    text, heights = float_heights(log)
+    assert len(heights) > 200, (page, len(heights))  # every table and figure of every example
+    assert max(heights) <= text, (page, max(heights), text, sum(h > text for h in heights))
+    assert "Float too large" not in log, page
+
+
 def overfull(log: str) -> list[float]:
     """Widths (pt) by which boxes are too wide, from pdflatex's 'Overfull \\hbox (12.3pt too wide)' lines."""
     return [float(x) for x in re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\)", log)]
@@ -134,6 +154,12 @@ def test_no_overfull_box_wider_than_1pt(paper):
     _, log, _ = paper
     too_wide = [w for w in overfull(log) if w > 1.0]
     assert not too_wide, f"{len(too_wide)} overfull boxes, widest {max(too_wide):.1f}pt"
+
+
+@needs("pdflatex")
+def test_no_float_taller_than_the_text_block(paper):
+    _, log, _ = paper
+    check_float_heights(log, "article10")
 
 
 @needs("pdflatex")
@@ -257,6 +283,17 @@ def test_every_preset_paper_compiles_without_overfull_boxes(preset_paper):
     assert code == 0
     too_wide = [w for w in overfull(log) if w > 1.0]
     assert not too_wide, f"{page}: {len(too_wide)} overfull boxes, widest {max(too_wide):.1f}pt"
+
+
+def test_every_preset_paper_has_no_float_taller_than_the_text_block(preset_paper):
+    page, _, log, reports = preset_paper
+    check_float_heights(log, page)
+    if page == "lncs":  # four stacked panels of 10 pairs would be 91pt too tall: two floats of two panels each
+        text = (reports["summarization"] / "tables" / "rouge1--cnn-dm--pairwise-differences.tex").read_text()
+        floats = text.split("\\end{table}")[:-1]
+        assert [f.count("\\begin{tabular}") for f in floats] == [2, 2]
+        assert "(part 1 of 2)" in floats[0] and "(part 2 of 2)" in floats[1]
+        assert all("Shapiro-Wilk" in f for f in floats)  # the notes under each part (its columns differ)
 
 
 FAMILY_FILES = ("*--pairwise.tex", "*--posthoc.tex", "*--mcnemar.tex", "*--cv-*.tex")
@@ -390,7 +427,7 @@ def test_figure_text_prints_at_each_preset_size(preset_paper):
 def test_methods_paragraph_compiles_with_its_bibliography(reports, name, tmp_path):
     """tables/methods.tex \\input into a paper with tables/references.bib: pdflatex, bibtex, pdflatex twice give no
     error, no undefined citation and no BibTeX warning; every cited key has its entry; the paragraph names the
-    test, the correction, alpha, the seed and the software."""
+    test, the correction, alpha, the software and, where a test is random, the seed."""
     tables = reports[name] / "tables"
     text = (tables / "methods.tex").read_text(encoding="utf-8")
     keys = {k for group in re.findall(r"\\cite\{([^}]*)\}", text) for k in group.split(",")}
@@ -406,7 +443,9 @@ def test_methods_paragraph_compiles_with_its_bibliography(reports, name, tmp_pat
     code, log = compile_paper(body, tmp_path)
     assert code == 0 and not errors(log), errors(log)[:3]
     assert "undefined" not in log and not [w for w in overfull(log) if w > 1.0]
-    assert "Holm" in text and "$\\alpha$ = 0.05" in text and "sigreport" in text and "seed" in text
+    assert "Holm" in text and "$\\alpha$ = 0.05" in text and "sigreport" in text
+    # the seed where something drew random numbers: bootstrap (classifiers, mt), the sign test's simulated MDE (uci)
+    assert ("seed" in text) == (name in ("classifiers", "uci", "mt")), name
 
 
 def test_methods_paragraph_in_html_and_markdown(reports):
@@ -461,7 +500,7 @@ def test_methods_paragraph_cites_the_bayesian_test_once(cli, workdir, model):
         tests:
           bayesian: {{model: {model}, rope: {{m: 0.01}}}}
         """)
-    assert main(["build", "-q", "-o", str(workdir.path / "out"), "--formats", "json", str(workdir.path / "spec.yaml")]) == 0
+    cli_build(workdir.path / "spec.yaml", workdir.path / "out", formats="json")
     results = from_json((workdir.path / "out" / "results.json").read_text(encoding="utf-8"))
     for method, cite in ((model, {"signed_rank": "benavoli2017", "bayesian_bootstrap": "rubin1981"}[model]),
                          ("correlated_t", "corani2015")):

@@ -13,9 +13,10 @@ import re
 from conftest import ROOT
 from sigreport.archive import notes, releases
 from sigreport.render.format import Html, Latex, escape
+from sigreport.render.html import screen
 from sigreport.render.latex import _Measure
 from sigreport.render.markdown import Plain
-from sigreport.render.model import Pair, Sym
+from sigreport.render.model import CI, Column, Decision, Int, P, Pair, Stat, Sym, Table, Text, join
 
 NBSP = "\u00a0"
 CSS = (ROOT / "templates" / "html" / "style.css").read_text(encoding="utf-8")
@@ -72,8 +73,9 @@ def test_crit_head_keeps_its_level_on_one_line():
 
 def test_pairwise_heads_break_only_between_their_parts(example):
     page = (example("summarizers") / "index.html").read_text(encoding="utf-8")
-    pairwise = heads(page, "tab-rouge1_recall--texts--pairwise")
-    assert pairwise[:4] == [f"a{NBSP}vs{NBSP}b", "n", "mean<wbr>(a\u2212b)", f"95%{NBSP}CI"]
+    pairwise = heads(page, "tab-rouge1_recall--texts--pairwise")  # on screen: decision and p_adj next to the pair
+    assert pairwise[:6] == [f"a{NBSP}vs{NBSP}b", "Significant", "p<sub>adj</sub>", "n", "mean<wbr>(a\u2212b)",
+                            f"95%{NBSP}CI"]  # one pair: no column is "the same on every row"
     assert f"crit (\u03b1{NBSP}={NBSP}0.05)" in pairwise and "crit (\u03b1 = 0.05)" not in page
     differences = heads(page, "tab-rouge1_recall--texts--pairwise-differences")
     assert differences[1:5] == [f"SD{NBSP}of a{NBSP}\u2212{NBSP}b", f"SE{NBSP}of a{NBSP}\u2212{NBSP}b",
@@ -100,9 +102,43 @@ def test_a_pair_wraps_before_vs_and_never_inside_a_name():
     assert Html().cell(Pair("<a>", "b&c")) == '<span class="pair"><span>&lt;a&gt;</span> <span>vs b&amp;c</span></span>'
     assert Latex().cell(Pair("sys_1", "B")) == r"sys\_1 vs B"
     assert Plain().cell(Pair("A", "B")) == "A vs B"
-    assert "white-space: normal" in rule(NARROW, ".pair") and "white-space: nowrap" in rule(NARROW, ".pair > span")
-    assert ".pair" not in ALL + SCREEN  # on a wide screen a pair stays on one line (cells do not wrap)
+    # on any screen, when its table is wider than the column (a wide table first narrows, then scrolls)
+    assert "white-space: normal" in rule(SCREEN, ".pair") and "white-space: nowrap" in rule(SCREEN, ".pair > span")
+    assert ".pair" not in ALL + PRINT  # in print a pair stays on one line (cells do not wrap)
     assert "white-space: nowrap" in rule(ALL, "td")
+
+
+def pairs_table(rows: int) -> Table:
+    cols = (Column(Text("a vs b"), "l"), Column(Sym("n")), Column(Sym("t")), Column(Sym("crit", "0.05")),
+            Column(Sym("p")), Column(Sym("p_adj")), Column(Text("Significant"), "c"), Column(Text("Effect")))
+    body = [(Pair("A", "B"), Int(30), Stat(2.5), Stat(2.045), P(0.01), P(0.02), Decision(True), Text("\u2014")),
+            (Pair("A", "C"), Int(30), Stat(0.5), Stat(2.045), P(0.6), P(0.6), Decision(False), Text("\u2014"))]
+    return Table(("m", "c", "pairwise"), "caption", cols, tuple(body[:rows]), ("a note",), name="m--c--pairwise")
+
+
+def test_a_screen_pairwise_table_puts_its_decision_and_p_adj_next_to_the_pair():
+    """On screen: pair, decision, p_adj, then the rest in the model's order; a column with one value on every row
+    (n, crit) is stated once in a note before the table's own, an empty one (Effect: a dash) named as such."""
+    t = screen(Html(), pairs_table(2))
+    assert [c.header for c in t.columns] == [Text("a vs b"), Text("Significant"), Sym("p_adj"), Sym("t"), Sym("p")]
+    assert t.rows[1] == (Pair("A", "C"), Decision(False), P(0.6), Stat(0.5), P(0.6))
+    assert t.notes == (f"The same on every row: n = 30, crit (\u03b1{NBSP}={NBSP}0.05) = 2.045; "
+                       "no value on any row: Effect.", "a note")
+    one = screen(Html(), pairs_table(1))  # one row: every column is "constant", none is dropped
+    assert len(one.columns) == 8 and one.notes == ("a note",) and one.columns[1].header == Text("Significant")
+    systems = Table(("m",), "c", (Column(Text("System"), "l"), Column(Sym("n")), Column(Text("Mean"))),
+                    ((Text("A"), Int(5), join("0.1")), (Text("B"), Int(5), join("0.2"))))
+    assert [c.header for c in screen(Html(), systems).columns] == [Text("System"), Text("Mean")]
+
+
+def test_an_interval_never_breaks_inside_on_screen():
+    """A value with its interval may break before the interval (class vci, white-space: normal on screen), never
+    inside it: "0.42 [0.31, 0.53]" wraps as "0.42" above "[0.31, 0.53]"."""
+    cell = join(CI(0.31, 0.53, 0.95, 2))
+    assert Html().cell(CI(0.31, 0.53, 0.95, 2)) == f"[0.31,{NBSP}0.53]" and Html().css_class(cell) == ""
+    assert Html().css_class(join("0.42 ", CI(0.31, 0.53, 0.95, 2))) == " vci"
+    assert Latex().cell(CI(0.31, 0.53, 0.95, 2)) == "[0.31, 0.53]"
+    assert "white-space: normal" in rule(SCREEN, ".scroll td.vci") and ".vci" not in ALL + PRINT
 
 
 def test_pairwise_rows_are_pairs(example):

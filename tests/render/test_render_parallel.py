@@ -44,8 +44,8 @@ def test_cached_font_subsets_give_the_pdf_matplotlib_writes(results, monkeypatch
 
 
 def test_a_failure_while_the_workers_draw_stops_them(results, monkeypatch):
-    """The views are built while the workers draw; when that fails, the error reaches the caller and no
-    worker process is left behind."""
+    """The figures are drawn in two workers, then the views are built; when that fails, the error reaches
+    the caller and no worker process is left behind."""
     import multiprocessing
 
     from sigreport.render import views

@@ -11,9 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import CONFIGS
+from conftest import CONFIGS, cli_build
 
-from sigreport.cli import main
 
 UP_TO_DATE = "is up to date"
 
@@ -41,39 +40,38 @@ def state(folder: Path) -> dict[str, tuple[bytes, int]]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def build(capsys: pytest.CaptureFixture[str], spec: Path, out: Path, *extra: str) -> str:
-    assert main(["build", str(spec), "-o", str(out), "--formats", "html,json", *extra]) == 0
-    return capsys.readouterr().out
+def build(spec: Path, out: Path, *extra: str) -> str:
+    return cli_build(spec, out, *extra, formats="html,json", quiet=False).out
 
 
 def test_a_second_build_leaves_every_file_as_it_was_and_says_so(tmp_path, capsys):
     spec = copied(tmp_path)
     out = tmp_path / "report"
-    first = build(capsys, spec, out)
+    first = build(spec, out)
     assert wrote(first) and UP_TO_DATE not in first
     before = state(out)
     assert "results.json" in before and ".sigreport-report" in before
-    second = build(capsys, spec, out)
+    second = build(spec, out)
     assert UP_TO_DATE in second and not wrote(second)
     assert state(out) == before  # bytes and mtimes of every file, the marker too
-    assert build(capsys, spec, out, "-q") == ""  # quiet says nothing, and still leaves it
+    assert build(spec, out, "-q") == ""  # quiet says nothing, and still leaves it
     assert state(out) == before
 
 
 def test_a_changed_data_file_rebuilds(tmp_path, capsys):
     spec = copied(tmp_path)
     out = tmp_path / "report"
-    build(capsys, spec, out)
+    build(spec, out)
     before = state(out)
     data = tmp_path / "data" / "summarizers.csv"
     lines = data.read_text(encoding="utf-8").splitlines(keepends=True)
     head, first = lines[0], lines[1].rstrip("\n").split(",")
     first[-1] = str(float(first[-1]) + 0.001)
     data.write_text(head + ",".join(first) + "\n" + "".join(lines[2:]), encoding="utf-8")
-    again = build(capsys, spec, out)
+    again = build(spec, out)
     assert wrote(again) and UP_TO_DATE not in again
     assert state(out)["results.json"][0] != before["results.json"][0]
-    assert UP_TO_DATE in build(capsys, spec, out)  # and the rebuilt report is left as it is by the next build
+    assert UP_TO_DATE in build(spec, out)  # and the rebuilt report is left as it is by the next build
 
 
 @pytest.mark.parametrize("change", ["edit a report file", "delete a report file", "other formats", "no cache",
@@ -81,15 +79,14 @@ def test_a_changed_data_file_rebuilds(tmp_path, capsys):
 def test_anything_else_that_changed_rebuilds(tmp_path, capsys, monkeypatch, change):
     spec = copied(tmp_path)
     out = tmp_path / "report"
-    build(capsys, spec, out)
+    build(spec, out)
     extra: tuple[str, ...] = ()
     if change == "edit a report file":
         (out / "index.html").write_text("edited", encoding="utf-8")
     elif change == "delete a report file":
         (out / "index.html").unlink()
     elif change == "other formats":
-        assert main(["build", str(spec), "-o", str(out), "--formats", "json"]) == 0
-        assert wrote(capsys.readouterr().out)
+        assert wrote(cli_build(spec, out, formats="json", quiet=False).out)
         return
     elif change == "no cache":
         extra = ("--no-cache",)
@@ -98,7 +95,7 @@ def test_anything_else_that_changed_rebuilds(tmp_path, capsys, monkeypatch, chan
                         encoding="utf-8")
     elif change == "plain":
         monkeypatch.setenv("SIGREPORT_PLAIN", "1")
-    again = build(capsys, spec, out, *extra)
+    again = build(spec, out, *extra)
     assert wrote(again) and UP_TO_DATE not in again
     assert (out / "index.html").read_text(encoding="utf-8").startswith("<!")
 
@@ -108,17 +105,17 @@ def test_a_report_whose_automatic_choices_had_no_previous_report_is_built_once_m
     in results.json), so it is a different report; the third build would write the second's bytes again."""
     spec = copied(tmp_path, "auto")
     out = tmp_path / "report"
-    build(capsys, spec, out)
+    build(spec, out)
     first = state(out)
     assert "previous_method" not in first["results.json"][0].decode()
-    second = build(capsys, spec, out)
+    second = build(spec, out)
     assert wrote(second)
     written = state(out)
     assert "previous_method" in written["results.json"][0].decode()
-    third = build(capsys, spec, out)
+    third = build(spec, out)
     assert UP_TO_DATE in third
     assert state(out) == written
     # what the third build would have written had it run: the second's results, read as its previous report
     shutil.copytree(out, tmp_path / "fourth")
-    assert main(["build", str(spec), "-o", str(tmp_path / "fourth"), "--formats", "html,json", "--no-cache"]) == 0
+    cli_build(spec, tmp_path / "fourth", "--no-cache", formats="html,json", quiet=False)
     assert state(tmp_path / "fourth")["results.json"][0] == written["results.json"][0]

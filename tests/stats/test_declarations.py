@@ -81,3 +81,63 @@ def test_procedures_are_declared_with_their_names_references_and_records():
     assert record_type("posthoc", "paired_t").__name__ == "PairwiseRecord"
     assert record_type("posthoc", "nemenyi").__name__ == "PosthocRecord"
     assert record_type("omnibus", "friedman").__name__ == "FriedmanRecord"
+
+
+def test_corrections_omnibus_posthoc_and_classification_tests_are_declarations():
+    """tests.correction, tests.omnibus, tests.posthoc and the McNemar variants are views of their declarations
+    (in the order the spec listed them before, so the JSON Schema does not change); the names and the methods
+    paragraph's citations are the declared ones."""
+    from sigreport.spec import Correction, McNemarVariant, OmnibusMethod, PosthocMethod
+    from sigreport.stats import correction
+    from sigreport.stats.methods.classification import MCNEMAR_VARIANTS
+
+    assert typing.get_args(Correction) == registry.spec_names("correction") == (
+        "holm", "bonferroni", "hochberg", "hommel", "fdr_bh", "fdr_by", "none")
+    assert typing.get_args(OmnibusMethod) == ("auto", *registry.spec_names("omnibus"), "none") == (
+        "auto", "rm_anova", "friedman", "none")
+    assert typing.get_args(PosthocMethod) == ("auto", *registry.spec_names("posthoc"), "none") == (
+        "auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg", "shaffer", "bergmann_hommel", "paired", "none")
+    assert typing.get_args(McNemarVariant) == MCNEMAR_VARIANTS
+    assert registry.by_spec_name("posthoc", "paired").name == "paired_t"
+    p = [0.01, 0.04, 0.03, float("nan"), 0.2]
+    for d in registry.methods("correction"):
+        assert names.CORRECTION_NAMES[d.name] == names.correction_name(d.name) == d.display
+        assert list(d.compute(p)) == pytest.approx(list(correction.adjust(p, d.name)), nan_ok=True)
+    assert names.correction_name("holm") == "Holm" and registry.method("correction", "bonferroni").references == (
+        "dunn1961",)
+    assert names.test_name("mcnemar", "exact") == "McNemar's test" == registry.method("mcnemar", "mcnemar").display
+    assert names.test_name("cochran_q", None) == "Cochran's Q test"
+    with pytest.raises(registry.UnknownMethod, match="unknown correction method 'holmes'; known: holm, bonferroni"):
+        names.correction_name("holmes")  # no fallback: an undeclared correction is an error, not its key
+    with pytest.raises(registry.UnknownMethod, match="unknown posthoc 'pairs'; known: nemenyi"):
+        registry.by_spec_name("posthoc", "pairs")
+
+
+def test_check_wants_a_computed_procedure_s_compute_and_spec_name():
+    d = registry.method("omnibus", "friedman")
+    assert check(dataclasses.replace(d, compute=None)) == [
+        "omnibus/friedman: a omnibus procedure declares its compute and its spec name"]
+    assert check(dataclasses.replace(registry.method("mcnemar", "mcnemar"), compute=lambda x: x)) == [
+        "mcnemar/mcnemar: a mcnemar procedure is run by sigreport.analyses (compute and spec_name None)"]
+    assert check(dataclasses.replace(registry.method("correction", "holm"), references=())) == [
+        "correction/holm: references is empty"]
+
+
+def test_the_omnibus_and_posthoc_tests_run_their_declarations_compute(cli, workdir, monkeypatch):
+    """The analysis calls the declaration's ``compute`` (a declaration whose compute is replaced is what runs),
+    and what it returns is what the record holds."""
+    from conftest import build_files
+
+    calls: list[str] = []
+    loaded = registry._all()
+    for key in (("omnibus", "friedman"), ("posthoc", "nemenyi"), ("correction", "holm")):
+        d = loaded[key]
+        monkeypatch.setitem(loaded, key, dataclasses.replace(
+            d, compute=lambda inp, _f=d.compute, _k=key: (calls.append(_k[0]), _f(inp))[1]))
+    rows = ["system,corpus,item,metric,value"] + [
+        f"{s},c,i{i},acc,{(i * 7 + j * 3) % 10 / 10 + j / 20:.2f}" for i in range(12) for j, s in enumerate("ABC")]
+    doc = build_files(cli, workdir, "title: t\ndata: {scores: scores.csv}\nmetrics:\n  acc: {higher_is_better: true}\n"
+                      "tests: {omnibus: friedman, posthoc: nemenyi}\n", {"scores.csv": "\n".join(rows) + "\n"})
+    assert {"omnibus", "posthoc", "correction"} <= set(calls)
+    kinds = {a["kind"]: a for a in doc["analyses"]}
+    assert kinds["omnibus"]["method"] == "friedman" and kinds["posthoc"]["method"] == "nemenyi"

@@ -20,7 +20,11 @@ from pathlib import Path
 from conftest import CONFIGS, ROOT
 
 WATCHED = ("numpy", "pandas", "pyarrow", "scipy", "scipy.stats", "scipy.stats._ansari_swilk_statistics", "statsmodels", "weasyprint", "matplotlib", "jinja2",
-           "pydantic", "sigreport.render", "sigreport.stats", "sigreport.data.scores", "sigreport.archive.diff")
+           "pydantic", "sigreport.render", "sigreport.stats", "sigreport.data.scores", "sigreport.archive.diff",
+           "multiprocessing", "concurrent.futures", "subprocess", "logging", "sigreport.api.pipeline",
+           "sigreport.archive.store", "sigreport.execute")
+BUILDING = {"multiprocessing", "concurrent.futures", "subprocess", "logging", "sigreport.api.pipeline",
+            "sigreport.archive.store", "sigreport.execute"}  # the build's workers, executor, writers and archive
 RENDERING = {"weasyprint", "matplotlib", "jinja2", "sigreport.render"}
 
 SCRIPT = textwrap.dedent("""
@@ -73,6 +77,18 @@ def test_validate_reads_the_data_but_imports_no_statistics_or_rendering(tmp_path
     # a small CSV is read by the csv module: neither pandas nor pyarrow is needed
     assert not loaded & ({"pandas", "pyarrow", "scipy.stats", "statsmodels"} | RENDERING), loaded
     assert "sigreport.archive.diff" not in loaded  # releases and their diffs only for --release
+
+
+def test_validate_and_plan_import_no_build_machinery(tmp_path):
+    """``validate`` and ``plan`` stop after the plan: the workers, executor, cache, writers and archive a
+    build needs (about 40 modules, a tenth of validate's start-up: docs/performance.md) are not imported."""
+    spec = small_spec(tmp_path)
+    for command in ("validate", "plan"):
+        code, loaded = loaded_after(command, spec)
+        assert code == 0 and "sigreport.data.scores" in loaded
+        assert not loaded & BUILDING, (command, loaded & BUILDING)
+    code, loaded = loaded_after("build", spec, "--formats", "json", "-o", tmp_path / "out", "--no-cache", "-q")
+    assert code == 0 and BUILDING <= loaded  # the names are right: a build does import them
 
 
 def test_validate_of_a_large_table_reads_it_with_pyarrow_but_not_pandas(tmp_path):

@@ -85,13 +85,11 @@ def test_the_measure_counts_every_line_and_every_nesting():
 
 # A comment or docstring cites the paper or document it rests on ("Demšar 2006", "Leite and Rino 2009"),
 # not a pointer into the project's own history ("seed 003", "issue 12") that a reader cannot follow.
-POINTER = re.compile(r"\bseed[ -]?0\d\d|\bseed0|\bthe seed(?:'s| does)\b|\bseed example\b|\b[Ii]ssues? #?\d+\b")
+POINTER = re.compile(r"\bseed[ -]?0\d\d|\bseed0|\bthe seed(?:'s| does)\b|\bseed example\b|\b[Ii]ssues? #?\d+\b"
+                     r"|\bseeds?'? README\b|\bseeds/")
 # Files other changes were editing when the pointers were replaced (issue 29, item 10): pending, to be
-# checked once those changes have landed. Each entry is a path relative to sigreport/.
-POINTERS_PENDING = frozenset({
-    "render/views/methods.py", "render/latex.py", "render/views/scores.py", "render/views/labels.py",
-    "render/views/main.py", "render/views/common.py", "archive/releases.py",
-})
+# checked once those changes have landed. Each entry is a path relative to sigreport/. None is left.
+POINTERS_PENDING: frozenset[str] = frozenset()
 
 
 def test_no_seed_or_issue_pointers_in_the_package() -> None:
@@ -106,3 +104,28 @@ def test_no_seed_or_issue_pointers_in_the_package() -> None:
 def test_pending_pointer_files_exist() -> None:
     missing = sorted(p for p in POINTERS_PENDING if not (PACKAGE / p).is_file())
     assert not missing, f"POINTERS_PENDING names files that do not exist: {missing}"
+
+
+# A test's build helper goes through conftest's (cli_build, build_results, build_files): one place that runs
+# a build, requires exit 0 and shows the build's message. Helpers that run sigreport in another process on
+# purpose (subprocess: a process to kill, a fresh interpreter, an installed plugin) are not in-process builds.
+def _direct_builds(tree: ast.AST) -> list[str]:
+    found = []
+    for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        if not re.match(r"_?(run_)?build", fn.name):
+            continue
+        for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call)):
+            name = call.func.id if isinstance(call.func, ast.Name) else None
+            first = call.args[0] if call.args else None
+            builds = (isinstance(first, ast.Constant) and first.value == "build" or isinstance(first, ast.List) and
+                      first.elts and isinstance(first.elts[0], ast.Constant) and first.elts[0].value == "build")
+            if name in ("main", "cli") and builds:
+                found.append(f"{fn.name}:{call.lineno}")
+    return found
+
+
+def test_build_helpers_in_tests_go_through_conftest() -> None:
+    tests = ROOT / "tests"
+    found = [f"{path.relative_to(tests)}: {where}" for path in sorted(tests.rglob("*.py")) if path.name != "conftest.py"
+             for where in _direct_builds(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not found, "use conftest's cli_build / build_results / build_files:\n" + "\n".join(found)

@@ -6,21 +6,27 @@ hypotheses with references, lm-evaluation-harness samples, Inspect AI logs, HELM
 downstream is the same whatever the source. A native file's mistakes are reported by its module with
 the file, the line and the problem; the field libraries (ir_measures, sacrebleu) are imported only by
 the module that needs them, when a spec names that format.
+
+Which module reads a format is its declaration's (:data:`sigreport.spec.sources.FORMATS`, where each format's
+model, default metrics and path fields are declared too): :func:`read_source` dispatches on it, with no list of
+formats of its own.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sigreport.data.sources.tables import table_source
 from sigreport.data.tables import Table
 from sigreport.errors import DataError
-from sigreport.spec import HelmSource, InspectSource, LmEvalSource, SpecFile, TextSource, TrecSource
+from sigreport.spec import FORMATS, SourceFormat, SpecFile
 
 if TYPE_CHECKING:
     import pandas as pd
+
+Reader = Callable[..., tuple[Table, Mapping[str, object]]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,33 +39,37 @@ class SourceTable:
 
 
 def read_source(sf: SpecFile, frame: pd.DataFrame | None = None) -> SourceTable:
-    """The long score table of ``data.scores`` (or of the data frame standing in for it)."""
+    """The long score table of ``data.scores`` (or of the data frame standing in for it), read by the reader
+    its format declares."""
     source = sf.spec.data.source
     assert source is not None
-    if isinstance(source, TextSource):
-        from sigreport.data.sources.text import text_source
-
-        return SourceTable(*_imported(sf, lambda: text_source(sf, source)))
-    if isinstance(source, LmEvalSource):
-        from sigreport.data.sources.lm_eval import lm_eval_source
-
-        return SourceTable(*lm_eval_source(sf, source), per_task_metrics=True)
-    if isinstance(source, InspectSource):
-        from sigreport.data.sources.inspect_logs import inspect_source
-
-        return SourceTable(*_imported(sf, lambda: inspect_source(sf, source)), per_task_metrics=True)
-    if isinstance(source, HelmSource):
-        from sigreport.data.sources.helm import helm_source
-
-        return SourceTable(*helm_source(sf, source), per_task_metrics=True)
-    if isinstance(source, TrecSource):
-        from sigreport.data.sources.trec import trec_source
-
-        return SourceTable(*_imported(sf, lambda: trec_source(sf, source)))
-    return SourceTable(table_source(sf, source, frame))
+    declaration = format_declaration(getattr(source, "format"))
+    reader = reader_of(declaration)
+    args: tuple[Any, ...] = (sf, source, frame) if declaration.reads_frame else (sf, source)
+    if declaration.optional_library:
+        table, info = _imported(sf, lambda: reader(*args))
+    else:
+        table, info = reader(*args)
+    return SourceTable(table, info, per_task_metrics=declaration.per_task_metrics)
 
 
-def _imported(sf: SpecFile, read: Callable[[], tuple[Table, dict[str, object]]]) -> tuple[Table, dict[str, object]]:
+def format_declaration(name: str) -> SourceFormat:
+    """The declaration of the input format ``name``; an unknown name (a registration undone, a model built by
+    hand) raises naming the allowed ones (validation refuses it before, in a spec)."""
+    if name not in FORMATS:
+        raise ValueError(f"unknown input format {name!r}; allowed: {', '.join(FORMATS)}")
+    return FORMATS[name]
+
+
+def reader_of(declaration: SourceFormat) -> Reader:
+    """The function a declaration names (``package.module:function``), imported when a spec uses the format."""
+    module, _, function = declaration.reader.partition(":")
+    reader: Reader = getattr(importlib.import_module(module), function)
+    return reader
+
+
+def _imported(sf: SpecFile, read: Callable[[], tuple[Table, Mapping[str, object]]]
+              ) -> tuple[Table, Mapping[str, object]]:
     """``read()``, with a missing field library (an optional extra not installed) as a one-line DataError."""
     try:
         return read()

@@ -71,6 +71,13 @@ def table_source(sf: SpecFile, source: TableSource, frame: pd.DataFrame | None, 
     return tables[0] if len(tables) == 1 else stacked(tables, source.path)
 
 
+def read_table_source(sf: SpecFile, source: TableSource, frame: pd.DataFrame | None
+                      ) -> tuple[Table, dict[str, object]]:
+    """The reader the table format declares (sigreport.spec.sources.table): ``data.scores``' long table, and
+    nothing more for results.json (a table records its files where every table does)."""
+    return table_source(sf, source, frame), {}
+
+
 def glob_matches(sf: SpecFile, pattern: str, keep: Callable[[Path], bool] = Path.is_file) -> list[Path]:
     """Every path a glob pattern (relative to the spec's folder, ``**`` recursive) matches that ``keep`` accepts,
     resolved and sorted."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from sigreport.render.figures.output import (EDGE, FigureOutput, current_style, export, family_systems,
                                              keep_inside, measure, new_figure, slug, style, tick_labels, wrap)
 from sigreport.results.collection import MetricInfo
-from sigreport.results.names import CORRECTION_NAMES, test_name
+from sigreport.results.names import correction_name, test_name
 from sigreport.results.records import PairwiseRecord
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def caption(record: PairwiseRecord, metric: MetricInfo | None = None) -> str:
             f"({test_name(record.kind, record.method)} over {record.level}){interval}. "
             f"Filled markers: significant at \u03b1 = {record.alpha:g} "
             + ("without correction" if record.correction == "none" else
-               f"after the {CORRECTION_NAMES.get(record.correction, record.correction)} correction over the family")
+               f"after the {correction_name(record.correction)} correction over the family")
             + "; open markers: not significant"
             f"{'; crosses: no decision' if any(p.significant is None for p in record.pairs) else ''}. "
             + (" The intervals are per pair, not adjusted for the family: one can exclude zero while the "

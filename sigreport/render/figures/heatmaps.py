@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Union
 from sigreport.render.figures.output import (FigureOutput, current_style, export, family_systems, measure,
                                              new_figure, slug, style, tick_labels)
 from sigreport.results.collection import MetricInfo
-from sigreport.results.names import CORRECTION_NAMES, test_name
+from sigreport.results.names import correction_name, test_name
 from sigreport.results.records import ClassificationRecord, FamilyPair, McNemarRecord, PairwiseRecord, PosthocRecord
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def pvalue_caption(record: PairFamily, metric: MetricInfo | None = None) -> str:
         if isinstance(record, McNemarRecord) and record.after:
             test += f" after {test_name('cochran_q', None)}"
         corr = ("no correction" if record.correction == "none" else
-                f"the {CORRECTION_NAMES.get(record.correction, record.correction)} correction over the family")
+                f"the {correction_name(record.correction)} correction over the family")
     return (f"Adjusted p-values of every pair of systems for {what}{where} ({test}, {corr}). Dark cells: "
             f"significant at \u03b1 = {record.alpha:g}; light cells: not significant"
             + ("; n/a: no decision." if any(p.significant is None for p in record.pairs) else "."))

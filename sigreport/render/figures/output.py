@@ -299,8 +299,9 @@ def current_settings() -> FigureSettings:
 def start_figures(fn: Callable[[Item], T], items: list[Item]) -> workers.Waiting[list[T]]:
     """Begin ``[fn(item) for item in items]`` (``fn`` a module function, the items picklable) in worker
     processes when :func:`figure_settings` allows more than one and there are at least two items, and return
-    the function that waits for them and gives them in order; the caller does other work meanwhile (the
-    build builds the report's views). Without workers, the figures are drawn here when that function is
+    the function that waits for them and gives them in order (a report model made from results alone:
+    :func:`sigreport.render.views.drawing.draw_here`; a build runs its figure tasks with the plan runner's
+    forked executor instead). Without workers, the figures are drawn here when that function is
     called (:func:`sigreport.speed.workers.start`).
 
     Why processes: drawing and exporting (matplotlib, pure Python) is most of a large report's render

@@ -12,27 +12,24 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from sigreport.speed.workers import Ready, Waiting
+from sigreport.speed.workers import Ready
 from sigreport.render import names
-from sigreport.render.figures import KINDS, figure_plan
-from sigreport.render.figure_cache import start_cached
-from sigreport.render.figures.output import (FigureOutput, figure_settings, figure_style, missing_warning,
-                                             readable_style, style_of)
+from sigreport.render.figures.output import FigureOutput, missing_warning
 from sigreport.render.model import AnalysisView, Element, Figure, ReportModel, Section, Table
 from sigreport.render.options import RenderOptions
-from sigreport.render.views.common import Labels, shown_as_matrix
+from sigreport.render.views.common import Labels
 from sigreport.render.views.conclusions import conclusions, report_baseline
+from sigreport.render.views.drawing import (MATRIX_KINDS, Drawn, draw_here, drawn_names, figure_style_of,  # noqa: F401 - the names the views had
+                                            figure_tasks, in_matrix, kinds_of, labels_of)
 from sigreport.render.views.labels import VIEWS as LABEL_VIEWS
-from sigreport.render.views.labels import matrix_owners
 from sigreport.render.views.methods import methods
-from sigreport.render.views.main import columns_of, main_tables
+from sigreport.render.views.main import Column_, columns_of, main_tables
 from sigreport.render.views.preferences import VIEWS as PREFERENCE_VIEWS
 from sigreport.render.views.scores import VIEWS as SCORE_VIEWS
 from sigreport.render.views.settings import settings_rows, with_why_p
 from sigreport.results.collection import Results
-from sigreport.results.decisions import BlockDecisions, decide
+from sigreport.results.decisions import BlockDecisions, Decisions, decide
 from sigreport.results.ranks import LEADERBOARD_MIN
-from sigreport.results.records import ClassificationRecord, McNemarRecord, PairwiseRecord, PosthocRecord, Record
 
 VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS, **PREFERENCE_VIEWS}
 
@@ -40,57 +37,78 @@ VIEWS = {**SCORE_VIEWS, **LABEL_VIEWS, **PREFERENCE_VIEWS}
 def build_report(results: Results, source: str = "results.json",
                  figures: Collection[str] | None = None, figure_pdf: bool | None = None,
                  figure_jobs: int = 1, figure_workers: Ready | None = None,
-                 options: RenderOptions = RenderOptions()) -> ReportModel:
+                 options: RenderOptions = RenderOptions(), drawn: Drawn | None = None) -> ReportModel:
     """The report model of ``results`` (a :class:`sigreport.results.Results`) with ``options`` (the spec's
     outputs, baseline and settings, :func:`sigreport.api.options.render_options`; the defaults for results
-    read back from results.json alone); ``source`` names the spec file the report says it was generated from;
+    read back from results.json alone) and the figures ``drawn``; ``source`` names the spec file the report
+    says it was generated from.
+
+    ``drawn``: each record's figures by record id, drawn by the figure tasks of :func:`.drawing.figure_tasks`
+    (a build runs them with its plan runner, cache and workers: :mod:`sigreport.api.figures`); with them,
+    this is a pure function of the results, the options and the figures, and draws nothing. Without them
+    (a report model made from results alone), the tasks are drawn first (:func:`.drawing.draw_here`):
     ``figures``: the figure kinds drawn (default: ``options.figures``); ``figure_pdf``: whether figures also
     carry their vector PDF (needed by LaTeX output only; default: whether ``options.formats`` has latex);
-    ``figure_jobs``: worker processes that may draw them (same bytes as drawing here), while this process
-    builds the views; ``figure_workers``: workers forked and warmed ahead to draw them in."""
-    latex = options.latex
-    lab = Labels(results.metrics, results.alpha, matrix_owners(results.records), options.html_pairwise,
-                 latex.pairwise, options.baseline)
-    kinds = options.figures if figures is None else tuple(figures)
-    pdf = "latex" in options.formats if figure_pdf is None else figure_pdf
-    matrix = [in_matrix(r, lab) for r in results.records]
-    fs = readable_style(style_of(latex.page, options.figure_style), drawn_names(results))
-    with figure_settings(pdf, figure_jobs, figure_workers), figure_style(fs):
-        drawing = draw_records(results, [kinds_of(r, kinds, lab, m) for r, m in zip(results.records, matrix)]
-                               ) if kinds else None
-        try:
-            views = [with_why_p(VIEWS[r.kind](r, lab), r) for r in results.records]
-            decisions = decide(results, options.baseline)  # once: the conclusions, main table and key figure read it
-            main = main_tables(results, lab, decisions, options.main_table)
-            said = conclusions(results, lab, decisions, options.main_table)
-        except BaseException:  # the workers are stopped, not waited for, whatever happened here
-            if drawing is not None:
-                drawing.cancel()
-            raise
-        drawn = drawing() if drawing is not None else None
-    if drawn is not None:
-        views = [with_figures(view, figs, m) for view, figs, m in zip(views, drawn, matrix)]
+    ``figure_jobs``: worker processes that may draw them (same bytes as drawing here); ``figure_workers``:
+    workers forked and warmed ahead to draw them in."""
+    if drawn is None:
+        drawn = draw_here(results, figure_tasks(results, options, figures, figure_pdf), figure_jobs, figure_workers)
+    return render_report(results, drawn, source, options)
+
+
+def render_report(results: Results, drawn: Drawn, source: str = "results.json",
+                  options: RenderOptions = RenderOptions()) -> ReportModel:
+    """The report model of ``results`` with ``options`` and the figures ``drawn`` (see :func:`build_report`)."""
+    return assemble(results, report_parts(results, options), drawn, source, options)
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportParts:
+    """What a report is made of before its figures are placed (:func:`report_parts`): the labels, every
+    record's view, the decisions (made once), the main table's columns (found once: the main table, the
+    Conclusions, the baseline and the key figure read them), the main tables and the Conclusions."""
+
+    labels: Labels
+    views: tuple[AnalysisView, ...]
+    decisions: Decisions
+    columns: tuple[Column_, ...]
+    main: tuple[Table, ...]
+    conclusions: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def report_parts(results: Results, options: RenderOptions = RenderOptions()) -> ReportParts:
+    """Everything of the report that does not need its figures; a build makes it while its figure tasks run in
+    worker processes (:func:`sigreport.api.figures.draw_figures`' ``meanwhile``)."""
+    lab = labels_of(results, options)
+    views = tuple(with_why_p(VIEWS[r.kind](r, lab), r) for r in results.records)
+    decisions = decide(results, options.baseline)  # once: the conclusions, main table and key figure read it
+    columns = tuple(columns_of(results, options.main_table, decisions))
+    return ReportParts(lab, views, decisions, columns, main_tables(results, lab, decisions, options.main_table, columns),
+                       conclusions(results, lab, decisions, options.main_table, columns))
+
+
+def assemble(results: Results, parts: ReportParts, drawn: Drawn, source: str = "results.json",
+             options: RenderOptions = RenderOptions()) -> ReportModel:
+    """The report model: ``parts`` (:func:`report_parts` of ``results`` and ``options``) with the figures
+    ``drawn`` placed in their records' views, the sections and names given, the key figure chosen."""
+    lab, decisions, columns = parts.labels, parts.decisions, parts.columns
+    views = [with_figures(view, drawn.get(r.id, ()), in_matrix(r, lab)) for view, r in zip(parts.views, results.records)]
     groups: dict[tuple[str | None, str | None], list[AnalysisView]] = {}
     for r, view in zip(results.records, views):
         groups.setdefault((r.metric, r.corpus), []).append(view)
     sections, main = name_parts(tuple(Section(f"{lab.metric(metric)} \u2014 {lab.corpus(corpus)}", (metric, corpus),
-                                              tuple(views)) for (metric, corpus), views in groups.items()), main)
+                                              tuple(views)) for (metric, corpus), views in groups.items()), parts.main)
     model = ReportModel(title=results.title, description=results.description,
                         settings=tuple(settings_rows(results, options)), sections=sections,
                         data_files=tuple(data_files(results.data)), seed=results.seed,
-                        version=results.sigreport_version, source=source, main=main, conclusions=said)
-    latex = dataclasses.replace(latex, report=report_name(source, results.title), figure_text=fs.size)
-    blocks = [*(c.dec for c in columns_of(results, options.main_table, decisions)),
+                        version=results.sigreport_version, source=source, main=main, conclusions=parts.conclusions)
+    latex = dataclasses.replace(options.latex, report=report_name(source, results.title),
+                                figure_text=figure_style_of(results, options).size)
+    blocks = [*(c.dec for c in columns),
               *(d for d in decisions if d.primary is not None and d.primary.kind == "preferences")]  # as said
     return dataclasses.replace(model, key_figure=key_figure(model, blocks, lab),
-                               baseline=report_baseline(results, decisions, options), latex=latex,
+                               baseline=report_baseline(results, decisions, options, columns), latex=latex,
                                methods=methods(results, decisions))
-
-
-def drawn_names(results: Results) -> list[str]:
-    """The names the figures may draw: systems, corpora, metric labels and class labels."""
-    labels = [label for r in results.records if isinstance(r, ClassificationRecord) for label in r.labels]
-    return [*results.systems, *map(str, results.corpora), *(m.label for m in results.metrics.values()), *labels]
 
 
 def report_name(source: str, title: str) -> str:
@@ -102,48 +120,8 @@ def report_name(source: str, title: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-").lower()[:40] or "report"
 
 
-def in_matrix(record: Record, lab: Labels) -> bool:
-    """Whether the record is a family the HTML shows as a p-value matrix (:func:`~.common.shown_as_matrix`;
-    the views of :data:`MATRIX_KINDS` follow it). Decided from the record, before its view is built, so
-    that the figures are drawn while the views are."""
-    return (record.kind in MATRIX_KINDS and isinstance(record, (PairwiseRecord, PosthocRecord, McNemarRecord))
-            and shown_as_matrix(record.pairs, lab.html_pairwise))
-
-
-MATRIX_KINDS = ("pairwise", "cv", "posthoc")  # records whose view has the HTML matrix (with_html_matrix)
-
-
-def kinds_of(record: Record, kinds: tuple[str, ...], lab: Labels, matrix: bool | None = None) -> tuple[str, ...]:
-    """The figure kinds drawn for one record: ``kinds`` without the p-value heat map of a family shown as a
-    matrix (``matrix``, else :func:`in_matrix`). The matrix holds the same numbers, bold when significant
-    and tinted by direction, so the map would repeat it (without its numbers, beyond 12 systems); drawing
-    it cost most of a large report's build (docs/performance.md)."""
-    if "pvalues" in kinds and (in_matrix(record, lab) if matrix is None else matrix):
-        return tuple(k for k in kinds if k != "pvalues")
-    return kinds
-
-
-def draw_records(results: Results, kinds: Sequence[tuple[str, ...]]) -> Waiting[list[tuple[FigureOutput, ...]]]:
-    """Begin drawing every record's figures (``kinds[i]``: the kinds drawn for record i) and return the
-    function that waits for them, in record order: from the build's figure cache where it has them
-    (:func:`~sigreport.render.figure_cache.start_cached`), the rest drawn in worker processes when the
-    settings allow (see :func:`~sigreport.render.figures.output.start_figures`), else when waited for.
-    Records that draw nothing (descriptives, omnibus tests, large families) are not even looked up."""
-    records = results.records
-    drawn = [i for i, (r, k) in enumerate(zip(records, kinds)) if figure_plan(r, results, k)]
-    waiting = start_cached([records[i] for i in drawn], results.metrics, [kinds[i] for i in drawn])
-
-    def wait() -> list[tuple[FigureOutput, ...]]:
-        out: list[tuple[FigureOutput, ...]] = [()] * len(records)
-        for i, figs in zip(drawn, waiting()):
-            out[i] = figs
-        return out
-
-    return Waiting(wait, waiting.cancel)
-
-
 def with_figures(view: AnalysisView, outs: tuple[FigureOutput, ...], matrix: bool) -> AnalysisView:
-    """The view with its record's figures (``outs``, drawn by :func:`draw_records`) appended. The forest plot
+    """The view with its record's figures (``outs``, drawn by its figure task) appended. The forest plot
     of a family shown as a matrix (``matrix``, :func:`in_matrix`; 10 systems: 45 intervals) is left out of
     the PDF (``screen_only``): at a printed figure's height its rows are ~2 pt high, unreadable, and it cost
     the PDF more than the rest of its page. On screen it stays: the only per-pair estimates the HTML shows."""

@@ -11,7 +11,7 @@ from sigreport import defaults
 from sigreport.results.collection import MetricInfo
 from sigreport.results.records import (AutomaticChoice, EffectSize, FamilyPair, McNemarRecord, ModelChoice, PairRow,
                                        PairwiseRecord, PosthocRow)
-from sigreport.results.names import (CORRECTION_NAMES, PAIRWISE_NAMES, POSTHOC_NAMES,  # noqa: F401 (re-exported)
+from sigreport.results.names import (CORRECTION_NAMES, correction_name, PAIRWISE_NAMES, POSTHOC_NAMES,  # noqa: F401 (re-exported)
                                      SPHERICITY_NAMES, test_name)
 from sigreport.render.model import CI, Cell, Column, Df, Int, Num, P, Stat, Sym, Table, Text, Versus, join
 from sigreport.results import methods as registry
@@ -148,7 +148,7 @@ def why_this_test(selection: AutomaticChoice | ModelChoice | None) -> tuple[str,
 
 
 def family_text(r: PairwiseRecord | McNemarRecord) -> str:
-    corr = CORRECTION_NAMES.get(r.correction, r.correction)
+    corr = correction_name(r.correction)
     n = r.family_size
     family = f"{n} comparison{'s' if n != 1 else ''}"
     if r.correction == "none":

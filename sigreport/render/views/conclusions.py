@@ -333,19 +333,22 @@ def omnibus_sentence(d: Disagreement) -> str:
 
 
 def report_baseline(results: Results, decisions: Decisions | None = None,
-                    options: RenderOptions = RenderOptions()) -> str | None:
+                    options: RenderOptions = RenderOptions(), columns: Sequence[Column_] | None = None) -> str | None:
     """The system the HTML tags "(baseline)": the spec's ``baseline`` (``options``), else (results read back
-    from results.json do not hold it) the reference system of the families compared against one."""
+    from results.json do not hold it) the reference system of the families compared against one
+    (``columns``: the main table's :func:`~.main.columns_of`, when the caller has them)."""
     if options.baseline is not None:
         return options.baseline
-    return baseline_of(columns_of(results, options.main_table, decisions))
+    return baseline_of(columns if columns is not None else columns_of(results, options.main_table, decisions))
 
 
 def conclusions(results: Results, lab: Labels, decisions: Decisions | None = None,
-                opts: MainTableOptions = MainTableOptions()) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(heading, sentences) per (metric, corpus) of the main table (``opts``: ``outputs.main_table``)."""
+                opts: MainTableOptions = MainTableOptions(), columns: Sequence[Column_] | None = None
+                ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(heading, sentences) per (metric, corpus) of the main table (``opts``: ``outputs.main_table``;
+    ``columns``: its :func:`~.main.columns_of`, when the caller has them)."""
     decisions = decisions if decisions is not None else decide(results)
-    cols = columns_of(results, opts, decisions)
+    cols = list(columns) if columns is not None else columns_of(results, opts, decisions)
     base = baseline_of(cols)
     seen: set[tuple[str, str, str]] = set()
     said = [(f"{lab.metric(c.metric)} \u2014 {lab.corpus(c.corpus)}", sentences(c, results, base, seen)) for c in cols]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df, Int, Num, P, Pair, Stat, Sym,
                                     Table, Text, join)
 from sigreport.render.views import paper
-from sigreport.render.views.common import (CORRECTION_NAMES, PAIR_COLUMN, Labels, df_text, family_text, p_text, pct,
+from sigreport.render.views.common import (correction_name, PAIR_COLUMN, Labels, df_text, family_text, p_text, pct,
                                            plain, pvalue_matrix, unbroken, value_ci)
 from sigreport.results.records import (AgreementPair, AgreementRecord, ClassificationRecord, CochranQRecord,
                                        McNemarPair, McNemarRecord, MetricValue, Record, SystemClassification)
@@ -165,7 +165,7 @@ def _words(r: McNemarRecord | CochranQRecord) -> Words:
 def mcnemar_view(r: McNemarRecord, lab: Labels) -> AnalysisView:
     where = lab.corpus(r.corpus)
     w = _words(r)
-    corr = CORRECTION_NAMES.get(r.correction, r.correction)
+    corr = correction_name(r.correction)
     cols = (PAIR_COLUMN, Column(Text(f"{w.short} a")), Column(Text(f"{w.short} b")), Column(Sym("n_11")),
             Column(Sym("n_10")), Column(Sym("n_01")), Column(Sym("n_00")), Column(Text("Test"), "l"),
             Column(Text("Statistic")), Column(Text("df")), Column(Sym("p")), Column(Sym("p_adj")),
@@ -192,7 +192,7 @@ def mcnemar_view(r: McNemarRecord, lab: Labels) -> AnalysisView:
     notes = (f"2x2 table of each pair: n11 both {w.yes}, n10 a {w.yes} and b {w.no}, n01 a {w.no} and b {w.yes}, "
              f"n00 both {w.no}. Only the discordant n01 and n10 enter the test. {w.short}: {w.rate}; cc: with "
              "continuity correction; exact: exact binomial test.",
-             f"Variant: {rule.get(r.method, r.method)}. Chi-square: (|n01 \u2212 n10| \u2212 1)^2 / (n01 + n10) on "
+             f"Variant: {rule[r.method]}. Chi-square: (|n01 \u2212 n10| \u2212 1)^2 / (n01 + n10) on "
              "1 df; exact: two-sided binomial test of n01 in n01 + n10 trials with p = 1/2, whose statistic is "
              f"min(n01, n10). p_adj: {corr}-adjusted.")
     adjusted = "unadjusted" if r.correction == "none" else f"{corr}-adjusted"
@@ -229,7 +229,7 @@ def _mcnemar_sentence(r: McNemarRecord, p: McNemarPair) -> str:
     else:
         stat = (f"chi-square(1) = {p.statistic:.2f}" + (" with continuity correction" if p.continuity_correction
                                                          else "") + f", n01 = {p.n01}, n10 = {p.n10}")
-    corr = CORRECTION_NAMES.get(r.correction, r.correction)
+    corr = correction_name(r.correction)
     p_part = p_text(p.pvalue)
     if r.correction != "none" and p.pvalue_adjusted is not None:
         p_part += f", {corr}-adjusted {p_text(p.pvalue_adjusted)}"

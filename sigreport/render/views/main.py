@@ -15,12 +15,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from sigreport.render import names
 from sigreport.render.model import CI, Cell, Column, Int, Lines, Marked, Num, Table, Text, join
 from sigreport.render.options import MainTableOptions
-from sigreport.render.views.common import CORRECTION_NAMES, LARGE_FAMILY, Labels, pct, the
+from sigreport.render.views.common import correction_name, LARGE_FAMILY, Labels, pct, the
 from sigreport.results.collection import Results
 from sigreport.results.decisions import BlockDecisions, Decisions, decide
 from sigreport.results.ranks import RANKED_MIN
@@ -263,7 +263,7 @@ class Builder:
         if isinstance(r, PosthocRecord):  # a rank post-hoc test adjusts by its own procedure
             return the(name) + (f" against {r.control}" if r.control else ", all pairs")
         assert isinstance(r, PairwiseRecord)
-        corr = CORRECTION_NAMES.get(r.correction, r.correction)
+        corr = correction_name(r.correction)
         n = r.family_size
         family = ("no multiple-comparison correction" if r.correction == "none" else
                   "a single comparison per metric and corpus (no correction needed)" if n == 1 else
@@ -278,11 +278,13 @@ def baseline_of(cols: Iterable[Column_]) -> str | None:
 
 
 def main_tables(results: Results, lab: Labels, decisions: Decisions | None = None,
-                opts: MainTableOptions = MainTableOptions()) -> tuple[Table, ...]:
+                opts: MainTableOptions = MainTableOptions(), columns: Sequence[Column_] | None = None
+                ) -> tuple[Table, ...]:
     """The main results table of a run (several when it is too wide; see the module doc), or none; ``opts``:
-    ``outputs.main_table``."""
+    ``outputs.main_table``; ``columns``: its :func:`columns_of`, when the caller has them (the report builds
+    them once for the table, the Conclusions and the key figure)."""
     decisions = decisions if decisions is not None else decide(results)
-    cols = columns_of(results, opts, decisions)
+    cols = list(columns) if columns is not None else columns_of(results, opts, decisions)
     b = Builder(results, lab, opts, baseline_of(cols), next((pct(c.desc.ci_level) for c in cols), "95%"))
     votes = preference_tables(results, decisions, opts, bool(cols))
     if not cols or not results.systems:

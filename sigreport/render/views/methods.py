@@ -14,10 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Union
 
 from sigreport.escaping import markdown_text
-from sigreport.render.views.common import CORRECTION_NAMES, names_text, test_name, the
+from sigreport.render.views.common import names_text, test_name, the
 from sigreport.results.collection import Results
 from sigreport.results.decisions import Decisions
-from sigreport.results.records import DescriptivesRecord, PairwiseRecord, PosthocRecord, PreferenceRecord, Record
+from sigreport.results.records import (AgreementRecord, ClassificationRecord, DescriptivesRecord, PairwiseRecord,
+                                       PosthocRecord, PreferenceRecord, Record)
 from sigreport.results import methods as registry
 from sigreport.results.methods import ALL_KINDS
 from sigreport.results.methods import proportion, samples
@@ -305,13 +306,16 @@ def reference(key: str) -> tuple[str, str, str]:
     raise KeyError(f"no bibliography entry {key!r}")
 
 
-CORRECTION_CITES = {"holm": ("holm1979",), "hochberg": ("hochberg1988",), "hommel": ("hommel1988",),
-                    "bonferroni": ("dunn1961",), "fdr_bh": ("benjamini1995",), "fdr_by": ("benjamini2001",)}
 SIDES = {"two-sided": "two-sided", "greater": "one-sided (the first system of a pair scoring higher)",
          "less": "one-sided (the first system of a pair scoring lower)"}
-FAMILIES = {"metric_corpus": "the comparisons of each metric on each corpus", "metric": "the comparisons of each "
-            "metric over every corpus", "corpus": "the comparisons of every metric on each corpus",
-            "all": "every comparison of the report"}
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def number(n: int) -> str:
+    """A count in the paragraph's prose: words from zero to nine, numerals from 10 on ("three systems", "14
+    corpora", "1,000 replicates"), the usual style-guide rule for counts. Statistics, alpha, levels, seeds, B,
+    versions and formulas keep their numerals ("B = 2000", "1 plus the number of systems")."""
+    return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else f"{n:,}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -375,10 +379,49 @@ def methods(results: Results, decisions: Decisions | None = None) -> Methods:
     out += _answers(results, records)
     out += _preferences(records)
     out += _others(records, {k: m.label for k, m in results.metrics.items()})
-    out += _primary(decisions)
-    out.append((f"Every analysis was run with sigreport {results.sigreport_version} (seed {results.seed}; each "
-                "analysis derives its random stream from the seed and its name, so the numbers are reproducible).",))
+    out += _primary(decisions, corrected(records))
+    out.append((f"Every analysis was run with sigreport {results.sigreport_version}.",))
+    out += _seed(results, records)
     return Methods(tuple(s for s in out if s))
+
+
+def corrected(records: Sequence[Record]) -> bool:
+    """Whether a correction for multiple comparisons changed any p-value (a correction over a family of more
+    than one pairwise test)."""
+    return any(isinstance(r, PairwiseRecord) and r.correction != "none" and r.family_size > 1 for r in records)
+
+
+INTERVAL_RECORDS = (DescriptivesRecord, PairwiseRecord, ClassificationRecord, AgreementRecord)
+"""The records with an interval method of their own (``ci_method``)."""
+
+
+def random_parts(records: Sequence[Record]) -> list[str]:
+    """What in the report depends on the seed, named for a sentence: every method whose declaration is
+    ``random`` (resampling tests, Bradley-Terry intervals, Bayesian posterior samples), the simulated minimum
+    detectable differences (an MDE rule that is ``random``), and bootstrap intervals of the records no method
+    declares (descriptives, classification and agreement measures: their ``ci_method``)."""
+    tests: list[str] = []
+    others: list[str] = []
+    for r in records:
+        method = r.method
+        if r.kind in ALL_KINDS and method is not None and method in registry.names(r.kind):
+            d = registry.method(r.kind, method)
+            if d.random:
+                tests.append(f"the {test_name(r.kind, str(method), cited=False)}")
+            if d.mde.random and isinstance(r, PairwiseRecord) and any(p.mde is not None for p in r.pairs):
+                others.append("the simulated minimum detectable differences")
+        elif isinstance(r, INTERVAL_RECORDS) and (r.ci_method or "").startswith("bootstrap"):
+            others.append("the bootstrap intervals")
+    return list(dict.fromkeys(tests + others))
+
+
+def _seed(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]]:
+    """The seed, only when something in the report drew random numbers (:func:`random_parts`)."""
+    parts = random_parts(records)
+    if not parts:
+        return []
+    return [(f"Random numbers for {names_text(parts)} were drawn from seed {results.seed} (each analysis derives "
+             "its random stream from the seed and its name, so the numbers are reproducible).",)]
 
 
 def _design(results: Results) -> tuple[Part, ...]:
@@ -389,10 +432,10 @@ def _design(results: Results) -> tuple[Part, ...]:
     unit = ("one score per system and corpus, compared across the corpora" if "corpora" in levels else
             "the cross-validation folds" if "folds" in levels else "per-item scores")
     where = f" on {names_text(corpora)}" if corpora and "corpora" not in levels else (
-        f" over {len(corpora)} corpora" if corpora else "")
+        f" over {number(len(corpora))} corpora" if corpora else "")
     if not labels and any(isinstance(r, PreferenceRecord) for r in results.records):
-        return (f"We compared {len(systems)} systems ({names_text(systems)}) by pairwise preference votes.",)
-    return (f"We compared {len(systems)} systems ({names_text(systems)}) on {names_text(labels)}{where}, using "
+        return (f"We compared {number(len(systems))} systems ({names_text(systems)}) by pairwise preference votes.",)
+    return (f"We compared {number(len(systems))} systems ({names_text(systems)}) on {names_text(labels)}{where}, using "
             f"{unit}.",)
 
 
@@ -454,15 +497,15 @@ def _families(results: Results, records: Sequence[Record]) -> list[tuple[Part, .
     out += _selections(results, [r for r in fams if r.selection is not None])
     corrections = list(dict.fromkeys((r.correction, r.family) for r in fams))
     for correction, family in corrections:
-        sizes = sorted({r.family_size for r in fams if r.correction == correction})
+        group = [r for r in fams if (r.correction, r.family) == (correction, family)]
         if correction == "none":
             out.append(("The p-values were not corrected for multiple comparisons.",))
-        elif sizes == [1]:
-            out.append(("Each metric and corpus had a single comparison, so no correction was needed.",))
+        elif {r.family_size for r in group} == {1}:
+            out.append(("Each family held a single comparison, so no correction was needed.",))
         else:
-            name = CORRECTION_NAMES.get(correction, correction)
-            out.append((f"The p-values were adjusted with {name}'s procedure", Cite(CORRECTION_CITES.get(correction, ())),
-                        f" over {FAMILIES.get(family, family)} ({' or '.join(map(str, sizes))} comparisons).",))
+            d = registry.method("correction", correction)
+            out.append((f"The p-values were adjusted with {d.display}'s procedure", Cite(d.references),
+                        f" over {family_scope(family, group)}.",))
     if fams:
         alpha = fams[0].alpha
         levels = sorted({round(100 * r.ci_level, 1) for r in fams})
@@ -471,6 +514,28 @@ def _families(results: Results, records: Sequence[Record]) -> list[tuple[Part, .
                     f"confidence intervals are at {' and '.join(f'{x:g}%' for x in levels)} and are not adjusted for "
                     "multiplicity.",))
     return out
+
+
+def family_scope(family: str, group: Sequence[PairwiseRecord]) -> str:
+    """What one correction family is, from the records it corrected (``tests.family`` and each record's
+    ``family_size``, as sigreport.analyses.common.apply_families forms them): "the six comparisons of each metric
+    on each of the two corpora" (one family per record), "one family of 18 comparisons across the three corpora"
+    (a family that pools corpora). A record of one score per corpus (``tests.level: corpora``) has no corpus of
+    its own: its comparisons are not "on each corpus"."""
+    sizes = " or ".join(number(n) for n in sorted({r.family_size for r in group}))
+    metrics = {r.metric for r in group}
+    corpora = {r.corpus for r in group if r.corpus is not None}
+    across = f" across the {number(len(corpora))} corpora" if len(corpora) > 1 else ""
+    if family == "all":
+        return f"one family of {sizes} comparisons, every comparison of the report"
+    if family == "metric":
+        return f"one family {'per metric ' if len(metrics) > 1 else ''}of {sizes} comparisons{across}"
+    if family == "corpus":
+        per = f"per corpus, each of the {number(len(corpora))} corpora, " if len(corpora) > 1 else ""
+        return f"one family {per}of {sizes} comparisons (every metric's)"
+    of = [w for w, n in (("test", len({(r.kind, r.method) for r in group})), ("metric", len(metrics))) if n > 1]
+    return (f"the {sizes} comparisons" + (f" of each {' and '.join(of)}" if of else "")
+            + (f" on each of the {number(len(corpora))} corpora" if len(corpora) > 1 else ""))
 
 
 def clustered(record: Record) -> bool:
@@ -488,7 +553,7 @@ def _clusters(records: Sequence[Record]) -> list[tuple[Part, ...]]:
                 found.setdefault(r.corpus, (g, r.n_items))
     if not found:
         return []
-    where = "; ".join(f"{n} items in {g} clusters" + (f" on {c}" if c is not None else "")
+    where = "; ".join(f"{number(n)} items in {number(g)} clusters" + (f" on {c}" if c is not None else "")
                       for c, (g, n) in found.items())
     resampled = any(isinstance(r, PairwiseRecord) and r.kind == "pairwise" and r.method in ("bootstrap", "permutation")
                     and clustered(r) for r in records)
@@ -515,7 +580,7 @@ def _macro(results: Results, records: Sequence[Record]) -> list[tuple[Part, ...]
                 found.setdefault(results.metrics[r.metric].label if r.metric in results.metrics else r.metric, S)
     if not found:
         return []
-    what = names_text([f"{label} ({S} strata)" for label, S in found.items()])
+    what = names_text([f"{label} ({number(S)} strata)" for label, S in found.items()])
     one = len(found) == 1
     resampled = any(isinstance(r, PairwiseRecord) and r.method in ("bootstrap", "permutation")
                     and any("strata" in p.test.extra for p in r.pairs) for r in records)
@@ -612,7 +677,7 @@ def _answers(results: Results, records: Sequence[Record]) -> list[tuple[Part, ..
     if desc:
         most = max(a.answers_max for r in desc for a in r.answers)
         fewest = min(a.answers_min for r in desc for a in r.answers)
-        k = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+        k = number(fewest) if fewest == most else f"{number(fewest)} to {number(most)}"
         out.append((f"Each system answered every question {k} times; the answers were averaged within question "
                     "before inference, and each mean's variance split into its between-question and "
                     "within-question parts", Cite(("miller2024",)), "."))
@@ -630,9 +695,10 @@ def _others(records: Sequence[Record], labels: Mapping[str, str]) -> list[tuple[
     out: list[tuple[Part, ...]] = []
     kinds = {r.kind for r in records}
     if "mcnemar" in kinds:
-        out.append(("Classifiers were compared pairwise on per-item correctness with McNemar's test",
-                    Cite(("mcnemar1947",)), ("" if "cochran_q" not in kinds else ", after Cochran's Q test"),
-                    *((Cite(("cochran1950",)),) if "cochran_q" in kinds else ()), ".",))
+        mcnemar, cochran = registry.method("mcnemar", "mcnemar"), registry.method("cochran_q", "cochran_q")
+        out.append((f"Classifiers were compared pairwise on per-item correctness with {mcnemar.display}",
+                    Cite(mcnemar.references), ("" if "cochran_q" not in kinds else f", after {cochran.display}"),
+                    *((Cite(cochran.references),) if "cochran_q" in kinds else ()), ".",))
     for method in dict.fromkeys(r.method for r in records if r.kind == "bayesian"):
         out.append((f"We also report the {test_name('bayesian', method, cited=False)}",
                     Cite(registry.method("bayesian", method).references),
@@ -658,8 +724,9 @@ def _others(records: Sequence[Record], labels: Mapping[str, str]) -> list[tuple[
     return [tuple(p for p in s if p != Cite(())) for s in out]
 
 
-def _primary(decisions: Decisions | None) -> list[tuple[Part, ...]]:
-    """Which test the conclusions follow, and why (the decision model's choice)."""
+def _primary(decisions: Decisions | None, corrected: bool = True) -> list[tuple[Part, ...]]:
+    """Which test the conclusions follow, and why (the decision model's choice); ``corrected``: whether a
+    correction changed a p-value (:func:`corrected`), else the decisions are not called corrected."""
     if decisions is None:
         return []
     chosen = list(dict.fromkeys((b.primary.kind, b.primary.name) for b in decisions if b.primary is not None))
@@ -678,8 +745,8 @@ def _primary(decisions: Decisions | None) -> list[tuple[Part, ...]]:
                         "significantly better than another of it, and each system below tier 1 is significantly "
                         "worse than one of the tier above.",))
         else:
-            out.append((f"The conclusions follow the corrected decisions of {the(name)}, the pairwise test of the "
-                        "analysis plan.",))
+            out.append((f"The conclusions follow the {'corrected ' if corrected else ''}decisions of {the(name)}, the "
+                        "pairwise test of the analysis plan.",))
     return out
 
 

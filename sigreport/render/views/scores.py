@@ -18,7 +18,7 @@ from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count,
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
 from sigreport.results.methods import combination
-from sigreport.render.views.common import (ALTERNATIVE_TEXT, CORRECTION_NAMES, EVERY_PAIR_ROWS, LARGE_FAMILY,
+from sigreport.render.views.common import (ALTERNATIVE_TEXT, correction_name, EVERY_PAIR_ROWS, LARGE_FAMILY,
                                            PAIR_COLUMN, PAIRWISE_NAMES, SPHERICITY_NAMES, Labels, a_better, declared,
                                            df_text, effect_cell, extra_cell, head_cell,
                                            family_text, p_text, pct, plain, pvalue_matrix,
@@ -105,8 +105,7 @@ def interval_level(r: PairwiseRecord) -> float:
 def achieved_note(r: PairwiseRecord) -> list[str]:
     """Where an order-statistic interval (sign test, Wilcoxon's Hodges-Lehmann) reaches more than the nominal
     level, the levels it reaches (results.json: ``ci_level_achieved`` of each pair)."""
-    got = sorted({round(float(v), 6) for p in r.pairs if (v := p.extra.get("ci_level_achieved")) is not None
-                  and abs(float(v) - float(r.ci_level)) > 1e-9})
+    got = sorted({round(v, 6) for p in r.pairs if (v := p.ci.coverage) is not None})
     if not got:
         return []
     shown = ", ".join(pct(v) for v in got[:4]) + (", ..." if len(got) > 4 else "")
@@ -233,7 +232,7 @@ def pairwise_view(r: PairwiseRecord, lab: Labels) -> AnalysisView:
                f"({alt}; {family_text(r)}; \u03b1 = {r.alpha:g}).")
     notes = [f"Estimate and CI are of a \u2212 b; crit is the critical value of the test statistic at "
              f"\u03b1 = {r.alpha:g} for this alternative (reject when the statistic is beyond it); "
-             f"p is the unadjusted p-value, p_adj is {CORRECTION_NAMES.get(r.correction, r.correction)}-adjusted."]
+             f"p is the unadjusted p-value, p_adj is {correction_name(r.correction)}-adjusted."]
     notes += list(declared(r).notes) + achieved_note(r)
     if r.ci_method == proportion.NEWCOMBE_PAIRED:
         notes.append("Every score is 0 or 1: each CI of a \u2212 b is Newcombe's score interval for the difference "
@@ -327,7 +326,7 @@ def equivalence_tables(r: PairwiseRecord, lab: Labels, key: str) -> tuple[Table,
 
 def adjusted_text(correction: str) -> str:
     """'Holm-adjusted', or 'unadjusted' without a correction."""
-    return "unadjusted" if correction == "none" else f"{CORRECTION_NAMES.get(correction, correction)}-adjusted"
+    return "unadjusted" if correction == "none" else f"{correction_name(correction)}-adjusted"
 
 
 def wilcoxon_variant_note(pairs: Sequence[PairRow]) -> str:
@@ -401,7 +400,7 @@ def pair_sentence(r: PairwiseRecord, p: PairRow, lab: Labels) -> str:
     rel = ">" if (p.estimate or 0) > 0 else ("<" if (p.estimate or 0) < 0 else "=")
     stat = method_stat_text(r, p)
     p_part = p_text(p.pvalue)
-    corr = CORRECTION_NAMES.get(r.correction, r.correction)
+    corr = correction_name(r.correction)
     if r.correction != "none" and p.pvalue_adjusted is not None:
         p_part += f", {corr}-adjusted {p_text(p.pvalue_adjusted)}"
     after = f" after {corr}" if r.correction != "none" else ""

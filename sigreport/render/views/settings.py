@@ -246,7 +246,7 @@ def test_rows(t: Tests, alpha: float, baseline: str | None, corpus_level: bool) 
             " (pairs are (system, baseline): a is the system, b the baseline)" if t["comparisons"] == "vs_baseline"
             else " (a is the system listed first in a pair)")),
         ("Multiple-comparison correction", f"{CORRECTION_NAMES[t['correction']]} ({t['correction']}), family: "
-                                           + FAMILY_TEXT.get(t.get("family", "metric_corpus"), "")),
+                                           + FAMILY_TEXT[t.get("family", "metric_corpus")]),
         ("Confidence intervals", interval_text(t.get("ci_level"), alpha)),
     ]
     return rows + _omnibus_rows(t) + _bayesian_rows(t)
@@ -272,11 +272,11 @@ def _bayesian_rows(t: Tests) -> Rows:
     if not b:
         return []
     ropes = ", ".join(f"{m} \u00b1{w:g}" for m, w in b["rope"].items())
-    model = MODEL_TEXT.get(b.get("model", "signed_rank"), "")
+    model = MODEL_TEXT[b.get("model", "signed_rank")]
     return [("Bayesian comparison", f"{model} (items, corpora) or correlated t test (folds) with ROPE "
              f"{ropes}; decision at posterior probability {b['level']:g}, never practically equivalent when the "
              f"observed mean difference lies outside the ROPE; {b['samples']:,} samples, prior "
-             f"strength {b['prior_strength']:g}{POSTERIOR_TEXT.get(b.get('method', 'auto'), '')}")]
+             f"strength {b['prior_strength']:g}{POSTERIOR_TEXT[b.get('method', 'auto')]}")]
 
 
 # tests.bayesian.model; the rule is sigreport.stats.bayes.choose_model (MOSTLY_TIED)

@@ -95,7 +95,7 @@ def _declare(name: str, display: str, compute: Any, phrase: Any, references: tup
         if f_test else (),
         count_statistic=False, critical_count="never", has_df=not f_test, statistic_text=f_text if f_test else t_text,
         notes=notes, mde=NO_MDE, methods_phrase=phrase, references=references, citation=None,
-        bibliography={})
+        bibliography={}, random=False)
 
 
 DECLARATIONS = (

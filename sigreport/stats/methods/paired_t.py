@@ -64,6 +64,7 @@ PAIRED_T = MethodDeclaration(
     extra_columns=(ExtraColumn(head=("text", "Shapiro-Wilk p"), key="shapiro_pvalue", cell="p", decimals=None,
                                labels=None),),
     count_statistic=False, critical_count="never", has_df=True, statistic_text=t_text, notes=(),
-    mde=NONCENTRAL_T, methods_phrase=plain_phrase("paired t test"), references=("student1908",), citation=None, bibliography={})
+    mde=NONCENTRAL_T, methods_phrase=plain_phrase("paired t test"), references=("student1908",), citation=None, bibliography={},
+    random=False)
 
 DECLARATIONS = (PAIRED_T,)

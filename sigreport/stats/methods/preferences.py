@@ -8,13 +8,15 @@ from __future__ import annotations
 from sigreport.stats.declaration import ProcedureDeclaration, no_mde
 
 BRADLEY_TERRY = ProcedureDeclaration(
-    kind="preferences", name="bradley_terry", display="Bradley-Terry model", record="PreferenceRecord",
+    kind="preferences", name="bradley_terry", spec_name=None, display="Bradley-Terry model", record="PreferenceRecord",
+    compute=None,
     applies=("preference_votes",),
     options={"preferences.ties": "ties: Davidson's model (davidson) or half a win each (split)",
              "preferences.resamples": "bootstrap replicates B of the strengths' intervals",
              "preferences.unit": "what the bootstrap resamples: battles, items (prompts with their votes), auto"},
     mde=no_mde("tests.power computes the minimum detectable difference of item-level pairwise families only"),
     references=("bradley1952", "davidson1970", "hunter2004", "chiang2024"), citation="Bradley and Terry 1952",
+    random=True,  # the strengths' bootstrap intervals
     bibliography={
         "bradley1952": (
             "Bradley and Terry 1952", "Ralph Allan Bradley and Milton E. Terry. Rank analysis of incomplete block "

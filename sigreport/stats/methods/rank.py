@@ -66,7 +66,8 @@ WILCOXON = MethodDeclaration(
            "approximation; the estimate is the Hodges-Lehmann pseudo-median of the differences; "
            "effect size is the rank-biserial correlation (R+ \u2212 R\u2212)/(R+ + R\u2212).",),
     mde=MdeRule(rule="simulation", reason=None, pvalues=wilcoxon_pvalues, efficiency=3 / math.pi),
-    methods_phrase=plain_phrase("Wilcoxon signed-ranks test"), references=("wilcoxon1945",), citation=None, bibliography={})
+    methods_phrase=plain_phrase("Wilcoxon signed-ranks test"), references=("wilcoxon1945",), citation=None, bibliography={},
+    random=False)
 
 SIGN = MethodDeclaration(
     kind="pairwise", name="sign", display="sign test", options={}, applies=("item_mean",), compute=sign,
@@ -77,6 +78,7 @@ SIGN = MethodDeclaration(
     notes=("W, L, T: items where a wins, loses, ties (ties split evenly between wins and losses, one dropped "
            "when odd, as Dem\u0161ar 2006).",),
     mde=MdeRule(rule="simulation", reason=None, pvalues=sign_pvalues, efficiency=2 / math.pi),
-    methods_phrase=plain_phrase("sign test"), references=("dixon1946",), citation=None, bibliography={})
+    methods_phrase=plain_phrase("sign test"), references=("dixon1946",), citation=None, bibliography={},
+    random=False)
 
 DECLARATIONS = (WILCOXON, SIGN)

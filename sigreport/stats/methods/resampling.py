@@ -101,7 +101,7 @@ def _declare(*, name: str, display: str, options: dict[str, str], applies: tuple
         extra_columns=EXTRA, count_statistic=False, critical_count="never", has_df=False, statistic_text=text,
         notes=(note,), mde=MDE, methods_phrase=phrase(display, intervals),
         references=("noreen1989",) if name == "permutation" else ("efron1993",), citation=None,
-        bibliography={})
+        bibliography={}, random=True)
 
 
 BOOTSTRAP = _declare(

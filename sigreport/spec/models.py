@@ -1,87 +1,42 @@
-"""The YAML experiment spec: pydantic models, loading, and errors that point at lines.
+"""The spec's pydantic models: every section of a spec file, its defaults, ranges and cross-field rules.
 
-``load_spec(source)`` takes a spec file, YAML text or a mapping. YAML is parsed once while remembering
-where every key and value stands; the models below validate it (``extra="forbid"``, frozen, strict);
-cross-references are checked; and :class:`SpecError` lists every problem at once, each with its line
-(when there is text) and field path. This module knows nothing of data files or statistics.
-
-Hostile input is refused while the YAML is read, before anything walks or validates it:
-
-- ``MAX_SPEC_BYTES`` (1 MiB): the largest spec file or text; a larger file is not even read.
-- ``MAX_DEPTH`` (50): mappings and lists nested inside each other (10,000 nested ``[`` would otherwise
-  exhaust Python's recursion limit).
-- ``MAX_NODES`` (50,000): values in the document with every alias expanded (a "billion laughs" bomb
-  of nested aliases is refused at the first level that crosses it).
-- ``MAX_KEYS`` (10,000): mapping keys in the document with every alias expanded.
-- ``MAX_ALIAS_USES`` (1,000): uses of any one anchor. An alias used inside the value it names
-  (``a: &a [*a]``) is refused outright.
-
-Explicit tags on values they cannot hold (``!!int x``, ``!!float abc``, ``!!timestamp abc``) and unknown
-tags (``!!python/object:...``) are YAML errors with their line. Numbers in YAML 1.2 exponent form
-(``1e-3``) are numbers, as a reader expects, not text as YAML 1.1 would have them.
-
-Strict types: a number field takes a YAML number (an integer where a decimal is expected is fine; a
-decimal, even ``1000.0``, is refused where a whole number is expected), a true/false field takes a YAML
-boolean only, and a text field takes text only (``title: 5`` is refused: quote it). Quoted numbers
-(``alpha: "0.05"``), booleans as numbers (``seed: true``) and numbers as booleans (``higher_is_better:
-1``) are errors naming the field, the line, what was given and what is expected. Labels are the
-exception: YAML numbers there become text (``labels: [1, 2]`` means the labels '1' and '2').
+Each model refuses unknown keys, is immutable and strict (no silent coercion); cross-references (a baseline
+among the systems, a ROPE on a tested metric, tests that respect clusters or strata) are checked after
+validation and raised at the field they belong to (:class:`_At`), so that the message names its line.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import difflib
 import functools
-import os
-import re
 import typing
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
-from yaml.composer import Composer
-from yaml.constructor import SafeConstructor
-from yaml.parser import Parser
-from yaml.reader import Reader
-from yaml.resolver import Resolver
-from yaml.scanner import Scanner
-from pydantic import (BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator,
-                      model_validator)
+from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from sigreport import defaults
-from sigreport.errors import Problem, SpecError, did_you_mean
+from sigreport.errors import did_you_mean
+from sigreport.spec.base import _At, _Model
+from sigreport.spec.sources import FORMATS, format_of, path_fields, scores_source, source_metrics
+from sigreport.spec.sources.declaration import SourceFormat
+from sigreport.spec.sources.table import TableSource
 from sigreport.stats import proportion, registry
-from sigreport.stats.declaration import ALL_KINDS
 from sigreport.stats.methods import replicability as replicability_methods
+from sigreport.stats.methods.classification import MCNEMAR_VARIANTS
 
 Alternative = Literal["two-sided", "greater", "less"]
-Correction = Literal["holm", "bonferroni", "hochberg", "hommel", "fdr_bh", "fdr_by", "none"]
+Correction = Literal[registry.spec_names("correction")]  # type: ignore[valid-type]  # the declared corrections
 PairwiseMethod = Literal[("auto", *registry.names("pairwise"))]  # type: ignore[valid-type]  # the declared tests
 CVMethod = Literal[registry.names("cv")]  # type: ignore[valid-type]
 ProportionMethod = Literal[proportion.NAMES]  # type: ignore[valid-type]  # the declared proportion intervals
 ReplicabilityMethod = Literal[replicability_methods.NAMES]  # type: ignore[valid-type]  # the declared combinations
-OmnibusMethod = Literal["auto", "rm_anova", "friedman", "none"]
-PosthocMethod = Literal["auto", "nemenyi", "bonferroni_dunn", "holm", "hochberg", "shaffer", "bergmann_hommel",
-                         "paired", "none"]
+OmnibusMethod = Literal[("auto", *registry.spec_names("omnibus"), "none")]  # type: ignore[valid-type]  # declared
+PosthocMethod = Literal[("auto", *registry.spec_names("posthoc"), "none")]  # type: ignore[valid-type]  # declared
+McNemarVariant = Literal[MCNEMAR_VARIANTS]  # type: ignore[valid-type]  # its declaration's variants
 Family = Literal["metric_corpus", "metric", "corpus", "all"]
 Sphericity = Literal["auto", "greenhouse_geisser", "huynh_feldt", "none"]
 Format = Literal[defaults.FORMATS]  # type: ignore[valid-type]  # the output formats: one list, in sigreport.defaults
-
-class _At(ValueError):
-    """A cross-field problem that belongs to one field: its path (keys of the YAML) gives the line."""
-
-    def __init__(self, path: tuple[Any, ...], message: str):
-        super().__init__(message)
-        self.path = path
-
-
-class _Model(BaseModel):
-    """Base of every spec model: unknown keys refused, immutable, and no silent type coercion."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
 
 class ColumnsSpec(_Model):
     """Names of the score table's columns, when they differ from the defaults."""
@@ -139,186 +94,6 @@ class PreferenceColumnsSpec(_Model):
     judge: str = Field("judge", description="Optional: who voted (a person or an LLM judge); counted and reported.")
 
 
-class TableSource(_Model):
-    """A score table with how to read it: its layout, several files by a glob, names taken from file names."""
-
-    format: Literal["table"] = Field("table", description="A table of scores (the default format).")
-    path: str | None = Field(
-        None, description="The table (.csv, .tsv, .jsonl, .parquet), or a glob pattern of several (data/*.csv); "
-        "leave it out when a data frame is given to the Python API.")
-    layout: Literal["long", "wide"] = Field(
-        "long", description="long: one score per row (system, corpus, item, metric, value); wide: one row per "
-        "corpus or item (see rows) and one column per system, or two header rows of metric and system "
-        "(header: [metric, system]).")
-    rows: Literal["item", "corpus"] = Field(
-        "item", description="Wide layout: what a row is; its name is in the first column (or the data frame's "
-        "index).")
-    header: list[Literal["metric", "system"]] = Field(
-        default_factory=lambda: ["system"], min_length=1, max_length=2,
-        description="Wide layout: the header rows (a data frame's column levels), e.g. [metric, system].")
-    from_name: str | None = Field(
-        None, description="Names taken from each file's name: a pattern with {system}, {corpus} and/or {metric} "
-        "(e.g. '{system}.csv' or '{corpus}/{system}.csv', matched against the end of the path); those columns "
-        "are then not in the files.")
-
-    @model_validator(mode="after")
-    def _consistent(self) -> "TableSource":
-        if self.layout == "wide" and len(set(self.header)) != len(self.header):
-            raise ValueError("header lists a level more than once")
-        if self.from_name is not None:
-            names = re.findall(r"{([^{}]*)}", self.from_name)
-            bad = [n for n in names if n not in ("system", "corpus", "metric")]
-            if bad or not names or len(set(names)) != len(names):
-                raise ValueError("from_name needs one or more of {system}, {corpus}, {metric}, each once; given "
-                                 f"{', '.join('{' + n + '}' for n in names) or 'none'}")
-            if self.layout == "wide" and ("system" in names or ("metric" in names and "metric" in self.header)):
-                raise ValueError("a wide table has its systems in the header: from_name may name {corpus} (and "
-                                 "{metric} when the header has no metric row)")
-        return self
-
-
-TEXT_METRICS = {  # sacrebleu metric -> (per-sentence statistics, higher is better, label)
-    "bleu": (10, True, "BLEU"), "chrf": (18, True, "chrF2"), "chrf++": (24, True, "chrF2++"), "ter": (2, False, "TER")}
-
-
-class TextSource(_Model):
-    """MT or summarisation outputs as text files (line i = sentence i), scored by sacrebleu (sigreport[mt])."""
-
-    format: Literal["text"]
-    hypotheses: dict[str, str] = Field(min_length=1, description="System -> its output file (one sentence a line).")
-    references: list[str] = Field(min_length=1, description="Reference files (one per reference set), same lines.")
-    metrics: list[Literal["bleu", "chrf", "chrf++", "ter"]] = Field(
-        default_factory=lambda: ["bleu", "chrf"], min_length=1,
-        description="sacrebleu metrics, each held as per-sentence sufficient statistics so that its corpus value "
-        "is resampled exactly (corpus-level: tests.pairwise auto, the default here, permutation or bootstrap). "
-        "Each becomes a metric of the spec (override its label or decimals under metrics).")
-    corpus: str | None = Field(None, min_length=1, description="The test set's name (default: the one corpus the "
-                               "spec names, else 'test').")
-    tokenize: str | None = Field(None, description="sacrebleu's BLEU tokenizer (default 13a; zh, intl, char, none, ...).")
-    lowercase: bool = Field(False, description="Lowercase before scoring BLEU and chrF (sacrebleu's -lc; its "
-                            "default: case-sensitive).")
-    ter_case_sensitive: bool = Field(False, description="Case-sensitive TER (sacrebleu's --ter-case-sensitive; its "
-                                     "default: TER is case-insensitive).")
-
-
-class TrecSource(_Model):
-    """TREC runs with their qrels, per-query values from ir_measures (pytrec_eval; sigreport[ir])."""
-
-    format: Literal["trec"]
-    runs: str = Field(description="Run file(s), a glob pattern (runs/*.run): 'qid Q0 docid rank score tag' lines "
-                      "(fields after the tag ignored, as trec_eval does); each file is a system, named as "
-                      "system_name says.")
-    system_name: Literal["tag", "stem"] = Field(
-        "tag", description="What names each run: tag (its run tag, the lines' 6th field, as trec_eval reports it; "
-        "one tag a file) or stem (the file name without its suffix). Two runs of one name are an error.")
-    qrels: str = Field(description="Relevance judgements: 'qid iteration docid relevance' lines, one a document "
-                       "and query.")
-    measures: list[Annotated[str, Field(min_length=1)]] = Field(
-        default_factory=lambda: ["nDCG@10", "RR", "AP"], min_length=1,
-        description="ir_measures measure names (nDCG@10, RR, AP, P@10, R@1000, ...) or trec_eval's (ndcg_cut_10, "
-        "recip_rank, map, P_10, recall_1000, ...), each a per-query metric (higher is better).")
-    missing: Literal["zero", "drop"] = Field(
-        "zero", description="A query of the qrels that a run does not answer: zero (scored as an empty ranking, as "
-        "trec_eval -c does: 0, and NumRel its judged count) or drop (only queries every run answers are analysed).")
-    corpus: str | None = Field(None, min_length=1, description="The collection's name (default: the one corpus the "
-                               "spec names, else the qrels file name without its suffix).")
-
-
-class LmEvalSource(_Model):
-    """lm-evaluation-harness output with --log_samples: <path>/<model>/samples_<task>_<date>.jsonl (or .parquet)."""
-
-    format: Literal["lm_eval"]
-    path: str = Field(description="The --output_path folder: one folder per model (the system), each with "
-                      "samples_<task>_<date>.jsonl or .parquet files (the task is the corpus, doc_id the item; the "
-                      "latest date of a task is read).")
-    metrics: list[Annotated[str, Field(min_length=1)]] = Field(
-        min_length=1, description="The per-sample metric keys to analyse (acc, acc_norm, exact_match, ...), each a "
-        "mean metric, higher is better (override under metrics). When a task logs several filters, its metrics "
-        "are named 'metric,filter' as in lm-eval's results (exact_match,strict-match).")
-    tasks: list[Annotated[str, Field(min_length=1)]] | None = Field(
-        None, description="Tasks to read (default: every task found).")
-    corpus: Literal["task", "group"] = Field(
-        "task", description="What a corpus is: task (each task, MMLU's subjects apart) or group (each top-level "
-        "group of lm-eval's results_<date>.json group_subtasks, mmlu, with its subtasks' samples as items, "
-        "task/doc_id). Either way the table's task and group columns name each sample's task and the group "
-        "listing it, for data.columns.cluster or stratum.")
-
-
-class InspectSource(_Model):
-    """Inspect AI eval logs (.eval, a zip of JSON records, or .json), one log per model and task."""
-
-    format: Literal["inspect"]
-    path: str = Field(description="A log file, a folder of logs (Inspect's --log-dir: every .eval under it, and "
-                      "every .json named by its start time) or a glob pattern (logs/*.eval). Each log's model is a system, its task a corpus, "
-                      "each sample id an item and each epoch a sample (the sample column).")
-    metrics: list[Annotated[str, Field(min_length=1)]] = Field(
-        min_length=1, description="The scores to analyse, named as the log's results name them: a scorer's name "
-        "(match, choice, model_graded_qa, ...), or a key of a scorer whose value is a dict. Each is a mean metric, "
-        "higher is better (override under metrics). Values are read as Inspect's value_to_float reads them: C, I, "
-        "P, N as 1, 0, 0.5, 0; yes/no and true/false as 1/0; numbers as they are.")
-    tasks: list[Annotated[str, Field(min_length=1)]] | None = Field(
-        None, description="Tasks to read (default: every task of the logs).")
-    epochs: Literal["sample", "mean"] = Field(
-        "sample", description="Several epochs (answers per question): sample (each epoch a row, numbered in the "
-        "sample column) or mean (each question's mean over its epochs, Inspect's default epoch reducer: one score "
-        "per question).")
-    metadata: list[Annotated[str, Field(min_length=1)]] = Field(
-        default_factory=list, description="Keys of each sample's metadata to carry as columns of the score table "
-        "(a passage or subject id, for data.columns.cluster or stratum); every sample must hold a text or number "
-        "under each.")
-
-
-class HelmSource(_Model):
-    """HELM run folders: benchmark_output/runs/<suite>/<run>/ with per_instance_stats.json and run_spec.json."""
-
-    format: Literal["helm"]
-    path: str = Field(description="A suite folder (benchmark_output/runs/<suite>: every run folder in it), one run "
-                      "folder, or a glob pattern of run folders. Each run's model (run_spec.json adapter_spec.model) "
-                      "is a system, its run entry without the model (run_spec.json name: simple_mcqa, "
-                      "mmlu:subject=anatomy) a corpus, each instance id an item.")
-    metrics: list[Annotated[str, Field(min_length=1)]] = Field(
-        min_length=1, description="Per-instance stat names (exact_match, quasi_exact_match, prefix_exact_match, "
-        "f1_score, ...), each a mean metric, higher is better (override under metrics).")
-    corpus: Literal["run", "group"] = Field(
-        "run", description="What a corpus is: run (each run entry without its model: mmlu:subject=anatomy) or group "
-        "(each run's first group in run_spec.json, mmlu, with its runs' instances as items, <run entry>/<instance>). "
-        "Either way the table's scenario column names each instance's run entry, for data.columns.cluster or "
-        "stratum.")
-    split: str = Field("test", min_length=1, description="The instances' split whose stats are read (HELM's "
-                       "stats.json reports each split apart).")
-    trials: Literal["sample", "mean"] = Field(
-        "sample", description="Several train trials (helm-run -t: each instance answered with another set of "
-        "in-context examples): sample (each trial a row, numbered from 0 in the sample column) or mean (each "
-        "instance's mean over its trials: one score per instance).")
-    perturbations: Literal["refuse", "unperturbed"] = Field(
-        "unperturbed", description="Instances HELM also scored under a perturbation (robustness, fairness runs): "
-        "unperturbed (the stats of the original instance only, as HELM's headline numbers) or refuse.")
-
-
-def source_metrics(scores: Any) -> dict[str, dict[str, Any]]:
-    """The metrics a native source defines (a raw ``data.scores`` mapping): name -> MetricSpec fields."""
-    if not isinstance(scores, dict):
-        return {}
-    if scores.get("format") == "text":
-        chosen = scores.get("metrics", ["bleu", "chrf"])
-        out = {}
-        for m in chosen if isinstance(chosen, list) else []:
-            if isinstance(m, str) and m in TEXT_METRICS:
-                n, higher, label = TEXT_METRICS[m]
-                out[m] = {"label": label, "higher_is_better": higher, "decimals": 2,
-                          "aggregate": f"sigreport.sacrebleu:{m}", "statistics": [f"{m}:{j}" for j in range(n)]}
-        return out
-    if scores.get("format") in ("lm_eval", "inspect", "helm"):
-        chosen = scores.get("metrics", [])
-        return {m: {"higher_is_better": True, "decimals": 4}
-                for m in (chosen if isinstance(chosen, list) else []) if isinstance(m, str) and m}
-    if scores.get("format") == "trec":
-        chosen = scores.get("measures", ["nDCG@10", "RR", "AP"])
-        return {m: {"label": m, "higher_is_better": True, "decimals": 4}
-                for m in (chosen if isinstance(chosen, list) else []) if isinstance(m, str) and m}
-    return {}
-
-
 def corpus_level_default(raw: Any) -> Any:
     """A raw spec whose metrics include a corpus-level one (an aggregate other than mean: sacrebleu's BLEU,
     chrF, TER, ratio, f_beta) and that leaves ``tests.pairwise`` out gets ``auto`` instead of the default
@@ -340,31 +115,10 @@ def corpus_level_default(raw: Any) -> Any:
     return raw
 
 
-def _source_format(value: Any) -> str | None:
-    """Which model reads ``data.scores``: a path (text), or a mapping by its ``format`` (default table)."""
-    if isinstance(value, str):
-        return "path"
-    if isinstance(value, dict):
-        return value.get("format", "table") if isinstance(value.get("format", "table"), str) else None
-    return getattr(value, "format", None)
-
-
-SOURCE_FORMATS = {"table": TableSource, "text": TextSource, "trec": TrecSource, "lm_eval": LmEvalSource,
-                  "inspect": InspectSource, "helm": HelmSource}
-SOURCE_PATH_FIELDS = ("path", "hypotheses", "references", "runs", "qrels")  # fields of the source models that name files
-ScoresSource = Annotated[
-    Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")] | Annotated[TextSource, Tag("text")]
-    | Annotated[TrecSource, Tag("trec")] | Annotated[LmEvalSource, Tag("lm_eval")]
-    | Annotated[InspectSource, Tag("inspect")] | Annotated[HelmSource, Tag("helm")],
-    Discriminator(_source_format, custom_error_type="source_format",
-                  custom_error_message="expected a file name or a mapping with format: "
-                  + ", ".join(SOURCE_FORMATS)),
-]
-
-
+ScoresSource = scores_source(FORMATS)  # rebuilt by register_format
 OutcomesSource = Annotated[
     Annotated[str, Tag("path")] | Annotated[TableSource, Tag("table")],
-    Discriminator(_source_format, custom_error_type="source_format",
+    Discriminator(format_of, custom_error_type="source_format",
                   custom_error_message="expected a file name or a mapping with format: table"),
 ]
 
@@ -407,8 +161,9 @@ class DataSpec(_Model):
         return self
 
     @property
-    def source(self) -> TableSource | TextSource | TrecSource | LmEvalSource | InspectSource | HelmSource | None:
-        """``scores`` as a source model (a plain file name is a long table)."""
+    def source(self) -> _Model | None:
+        """``scores`` as a source model (a plain file name is a long table); its ``format`` names its
+        declaration in :data:`sigreport.spec.sources.FORMATS`."""
         if self.scores is None:
             return None
         return TableSource(path=self.scores) if isinstance(self.scores, str) else self.scores
@@ -419,7 +174,7 @@ class DataSpec(_Model):
         if self.outcomes is not None:
             out.append(self.outcomes if isinstance(self.outcomes, str) else self.outcomes.path or "")
         source = self.source
-        for name in SOURCE_PATH_FIELDS:
+        for name in path_fields():
             value = getattr(source, name, None)
             if isinstance(value, str):
                 out.append(value)
@@ -688,7 +443,7 @@ class ClassificationSpec(_Model):
     resamples: int = Field(1000, ge=99, le=1_000_000, description="Bootstrap resamples for metric CIs.")
     ci_level: float | None = Field(None, gt=0, lt=1, description="Confidence level of the metric CIs (default: "
                                    "tests.ci_level, else 1 - alpha; a level set here overrides it and is printed).")
-    mcnemar: Literal["auto", "exact", "chi2"] = Field(
+    mcnemar: McNemarVariant = Field(
         "auto", description="McNemar variant: auto is exact binomial when n01 + n10 < 25, else chi-square "
         "(with continuity correction unless mcnemar_correction is false).")
     mcnemar_correction: bool = Field(
@@ -917,7 +672,7 @@ class OutputsSpec(_Model):
 class OutcomesSpec(_Model):
     """McNemar's test and Cochran's Q on paired yes/no outcomes (data.outcomes)."""
 
-    mcnemar: Literal["auto", "exact", "chi2"] = Field(
+    mcnemar: McNemarVariant = Field(
         "auto", description="McNemar variant: auto is exact binomial when n01 + n10 < 25, else chi-square.")
     mcnemar_correction: bool = Field(True, description="Continuity correction of McNemar's chi-square "
                                      "(R's mcnemar.test correct = TRUE).")
@@ -1142,554 +897,21 @@ class Spec(_Model):
         return self.data.predictions is not None or self.data.annotations is not None or self.data.outcomes is not None
 
 
-# --------------------------------------------------------------------------------------------
-# Limits: checked while the YAML is read, before anything expensive happens
-
-MAX_SPEC_BYTES = 1024 * 1024
-"""Largest spec accepted (1 MiB). Real specs are a few kB; data belong in data tables."""
-MAX_DEPTH = 50
-"""Deepest nesting of mappings and lists. The spec's own schema needs 4 levels."""
-MAX_NODES = 50_000
-"""Most values (scalars, lists, mappings) the document may hold with every alias expanded."""
-MAX_KEYS = 10_000
-"""Most mapping keys the document may hold with every alias expanded."""
-MAX_ALIAS_USES = 1_000
-"""Most times one anchor may be used through aliases (``*name``)."""
-
-
-class _TooBig(Exception):
-    """A limit was exceeded while composing the YAML; carries the line where it happened."""
-
-    def __init__(self, line: int | None, message: str):
-        super().__init__(message)
-        self.line = line
-        self.message = message
-
-
-def _line(mark: Any) -> int | None:
-    return mark.line + 1 if mark is not None else None
-
-
-class _SpecLoader(Composer, SafeConstructor, Resolver):
-    """Safe YAML loading that counts while it composes: nesting depth, nodes and keys with aliases expanded.
-
-    PyYAML composes an alias as a reference to the anchored node, so composing is linear in the text;
-    the cost explodes only later, when a document is walked or validated as if every alias were copied
-    (billion laughs), or never ends when an alias refers to the node that contains it. Counting the
-    expanded size here, where the references are still visible, refuses both before anything walks them.
-    Subclasses add the parser: libyaml's when PyYAML has it (several times faster), else PyYAML's own.
-    """
-
-    def __init__(self) -> None:
-        Composer.__init__(self)
-        SafeConstructor.__init__(self)
-        Resolver.__init__(self)
-        self._depth = 0
-        self._nodes = 0
-        self._keys = 0
-        self._sizes: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, keys) of its expanded subtree
-        self._uses: dict[str, int] = {}
-
-    def _count(self, nodes: int, keys: int, mark: Any) -> None:
-        self._nodes += nodes
-        self._keys += keys
-        if self._nodes > MAX_NODES:
-            raise _TooBig(_line(mark), f"the spec expands to more than {MAX_NODES:,} values (through aliases "
-                          "or sheer size); a spec describes an experiment, its data go in data tables")
-        if self._keys > MAX_KEYS:
-            raise _TooBig(_line(mark), f"the spec expands to more than {MAX_KEYS:,} keys (through aliases "
-                          "or sheer size)")
-
-    def compose_node(self, parent: Any, index: Any) -> yaml.Node:
-        if self.check_event(yaml.AliasEvent):
-            return self._compose_alias(parent, index)
-        event = self.peek_event()
-        nested = isinstance(event, yaml.CollectionStartEvent)
-        self._depth += nested
-        if self._depth > MAX_DEPTH:
-            raise _TooBig(_line(event.start_mark), f"nesting deeper than {MAX_DEPTH} levels")
-        start = (self._nodes, self._keys)
-        self._count(1, 0, event.start_mark)
-        node = super().compose_node(parent, index)
-        if isinstance(node, yaml.MappingNode):
-            self._count(0, len(node.value), event.start_mark)
-        self._depth -= nested
-        if event.anchor is not None:
-            self._sizes[event.anchor] = (self._nodes - start[0], self._keys - start[1])
-        return node
-
-    def _compose_alias(self, parent: Any, index: Any) -> yaml.Node:
-        event = self.peek_event()
-        name = event.anchor
-        if name in self.anchors and name not in self._sizes:
-            raise _TooBig(_line(event.start_mark), f"alias *{name} is used inside the value it names "
-                          "(a recursive alias)")
-        node = super().compose_node(parent, index)  # an undefined alias raises ComposerError here
-        self._uses[name] = self._uses.get(name, 0) + 1
-        if self._uses[name] > MAX_ALIAS_USES:
-            raise _TooBig(_line(event.start_mark), f"alias *{name} is used more than {MAX_ALIAS_USES:,} times")
-        self._count(*self._sizes[name], event.start_mark)
-        return node
-
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-        """Explicit tags on values they cannot hold (``!!int x``, ``!!timestamp abc``) become YAML errors."""
-        try:
-            return super().construct_object(node, deep)
-        except yaml.YAMLError:
-            raise
-        except (ValueError, TypeError, AttributeError, KeyError, OverflowError, IndexError):
-            implicit = isinstance(node, yaml.ScalarNode) and self.resolve(yaml.ScalarNode, node.value,
-                                                                           (True, False)) == node.tag
-            hint = " (quote it to keep it as text)" if implicit else ""
-            raise yaml.constructor.ConstructorError(
-                None, None, f"{_shown(node.value)} cannot be read as {_short_tag(node.tag)}{hint}",
-                node.start_mark) from None
-
-    def construct_undefined(self, node: yaml.Node) -> Any:
-        raise yaml.constructor.ConstructorError(
-            None, None, f"unknown tag {_short_tag(node.tag)}; a spec needs no tags (plain YAML values only)",
-            node.start_mark)
-
-
-# YAML 1.2 numbers that PyYAML's YAML 1.1 rules read as text: an exponent without a dot (1e-3) or with
-# an unsigned exponent (1.5e3). Read as numbers, since strict fields would otherwise refuse them.
-_SpecLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."))
-_SpecLoader.add_constructor(None, _SpecLoader.construct_undefined)
-
-
-class _PySpecLoader(_SpecLoader, Reader, Scanner, Parser):
-    """The pure-Python parser, for PyYAML builds without libyaml."""
-
-    def __init__(self, stream: str):
-        Reader.__init__(self, stream)
-        Scanner.__init__(self)
-        Parser.__init__(self)
-        _SpecLoader.__init__(self)
-
-    def fetch_flow_collection_start(self, TokenClass: Any) -> None:  # noqa: N803 (PyYAML's name)
-        """Refuse deep flow nesting (``[[[[...``) while scanning: PyYAML's scanner slows down with every level."""
-        if self.flow_level >= MAX_DEPTH:
-            raise _TooBig(self.line + 1, f"nesting deeper than {MAX_DEPTH} levels")
-        super().fetch_flow_collection_start(TokenClass)
-
-
-_LOADERS: list[type[_SpecLoader]] = [_PySpecLoader]
-try:
-    from yaml._yaml import CParser
-except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    pass
-else:
-    class _CSpecLoader(_SpecLoader, CParser):  # type: ignore[misc, valid-type]
-        """libyaml's parser (in C) feeding the counting composer."""
-
-        def __init__(self, stream: str):
-            CParser.__init__(self, stream)
-            _SpecLoader.__init__(self)
-
-    _LOADERS.insert(0, _CSpecLoader)
-
-
-def _short_tag(tag: str) -> str:
-    return "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
-
-
-def _shown(value: Any, limit: int = 60) -> str:
-    """A user's value for a message: repr, cut to ``limit`` characters."""
-    if not isinstance(value, (str, int, float, bool)) or value is None:
-        return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else repr(value)
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 4] + "...'"
-
-
-def _parse_yaml(text: str, source: str, loader_class: type[_SpecLoader] | None = None
-                ) -> tuple[yaml.Node | None, Any]:
-    """Compose and construct ``text`` once, under the limits; every failure is a SpecError with its line."""
-    loader = None
-    try:
-        loader = (loader_class or _LOADERS[0])(text)  # type: ignore[call-arg]
-        node = loader.get_single_node()
-        return node, (loader.construct_document(node) if node is not None else None)
-    except _TooBig as exc:
-        raise SpecError(source, [Problem(source, exc.line, "", exc.message)]) from None
-    except yaml.YAMLError as exc:
-        line, what = _yaml_error(exc, text)
-        if "maximum nesting depth" in what:  # libyaml (0.2.5+) scans ahead and has a limit of its own
-            raise SpecError(source, [Problem(source, line, "", f"nesting deeper than {MAX_DEPTH} levels")]) from None
-        raise SpecError(source, [Problem(source, line, "", f"not valid YAML: {what}")]) from None
-    except RecursionError:  # pragma: no cover - MAX_DEPTH keeps composing far from the recursion limit
-        raise SpecError(source, [Problem(source, None, "", f"nesting deeper than {MAX_DEPTH} levels")]) from None
-    finally:
-        if loader is not None:
-            getattr(loader, "dispose", lambda: None)()
-
-
-def _yaml_error(exc: yaml.YAMLError, text: str) -> tuple[int | None, str]:
-    """(line, one-line message) of a YAML error; a reader error knows only its character position."""
-    if isinstance(exc, yaml.reader.ReaderError):
-        line = text.count("\n", 0, exc.position) + 1 if isinstance(exc.position, int) else None
-        char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
-        return line, f"character #x{char:04x} is not allowed (control characters and invalid text are refused)"
-    mark = getattr(exc, "problem_mark", None)
-    what = getattr(exc, "problem", None) or str(exc)
-    return _line(mark), " ".join(str(what).split())
-
-
-# --------------------------------------------------------------------------------------------
-# YAML with positions
-
-
-class _Positions:
-    """Line of every key/value in a YAML document, by field path (tuple of keys and indices)."""
-
-    def __init__(self) -> None:
-        self.lines: dict[tuple[Any, ...], int] = {}
-        self.problems: list[Problem] = []
-        self._checked: set[int] = set()
-
-    def walk(self, node: yaml.Node, path: tuple[Any, ...], source: str) -> None:
-        self.lines.setdefault(path, node.start_mark.line + 1)
-        if isinstance(node, yaml.MappingNode):
-            first = id(node) not in self._checked  # a mapping reached again through an alias: report once
-            self._checked.add(id(node))
-            seen: set[Any] = set()
-            for key_node, value_node in node.value:
-                key = key_node.value if isinstance(key_node, yaml.ScalarNode) else id(key_node)
-                if key in seen and first:
-                    self.problems.append(Problem(source, key_node.start_mark.line + 1, _dotted(path + (key,)),
-                                                 f"key {key!r} appears more than once"))
-                seen.add(key)
-                self.lines[path + (key,)] = key_node.start_mark.line + 1
-                self.walk(value_node, path + (key,), source)
-        elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value):
-                self.walk(item, path + (i,), source)
-
-    def line_of(self, path: tuple[Any, ...]) -> int | None:
-        while path:
-            if path in self.lines:
-                return self.lines[path]
-            path = path[:-1]
-        return None
-
-
-def _dotted(path: tuple[Any, ...]) -> str:
-    out = ""
-    for p in path:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "(top level)"
-
-
-def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
-    """Field names of the model found at ``loc`` (for 'unknown key' messages)."""
-    model = _model_at(loc)
-    return sorted(model.model_fields) if model is not None and hasattr(model, "model_fields") else []
-
-
-def _field_at(loc: tuple[Any, ...]) -> Any:
-    """The pydantic field at ``loc`` (its constraints, for range messages), or None."""
-    if not loc or not isinstance(loc[-1], str):
-        return None
-    model = _model_at(loc[:-1])
-    return model.model_fields.get(loc[-1]) if model is not None and hasattr(model, "model_fields") else None
-
-
-def _model_at(loc: tuple[Any, ...]) -> Any:
-    """The model found at ``loc`` (None where it is not a model)."""
-    model: Any = Spec
-    for k, part in enumerate(loc):
-        if loc[k - 2:k] in (("data", "scores"), ("data", "outcomes")) and part in SOURCE_FORMATS:  # a source's tag
-            model = SOURCE_FORMATS[part]
-            continue
-        if isinstance(part, int) or model is None:
-            continue
-        field = model.model_fields.get(part) if hasattr(model, "model_fields") else None
-        if field is None:
-            # inside a dict of models (metrics.<name>)
-            if model is Spec and part in ("metrics",):
-                continue
-            continue
-        ann = field.annotation
-        nxt = None
-        for cand in (ann, *getattr(ann, "__args__", ())):
-            if isinstance(cand, type) and issubclass(cand, BaseModel):
-                nxt = cand
-            for sub in getattr(cand, "__args__", ()):
-                if isinstance(sub, type) and issubclass(sub, BaseModel):
-                    nxt = sub
-        model = nxt
-    return model
-
-
-def _given(value: Any) -> str:
-    """What the user wrote, as YAML read it: 'the text '0.05'', 'the number 5', 'the boolean true'."""
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, int) and len(text := str(value)) > 40:
-        return f"the whole number {text[:12]}...{text[-4:]} ({len(text.lstrip('-'))} digits)"
-    if isinstance(value, (int, float)):
-        return f"the number {value!r}"
-    if isinstance(value, str):
-        return f"the text {_shown(value)}"
-    if value is None:
-        return "nothing (null)"
-    return _shown(value)
-
-
-def _is_number_text(value: Any) -> bool:
-    if not isinstance(value, str):
-        return False
-    try:
-        float(value)
-    except (TypeError, ValueError, OverflowError):
-        return False
-    return True
-
-
-_EXPECTED = {"float_type": "a number", "int_type": "a whole number", "bool_type": "true or false",
-             "string_type": "text", "list_type": "a list", "dict_type": "a mapping (key: value lines)",
-             "model_type": "a mapping (key: value lines)"}
-
-
-def _type_message(typ: str, given: Any) -> str:
-    """'expected X, given Y' for a value of the wrong YAML type, with the fix when there is an obvious one."""
-    msg = f"expected {_EXPECTED[typ]}, given {_given(given)}"
-    if typ == "float_type" and isinstance(given, int) and not isinstance(given, bool) and abs(given) > 2**1024:
-        return msg + ", too large for a floating-point number"
-    if typ in ("float_type", "int_type") and _is_number_text(given):
-        return msg + " (remove the quotes)"
-    if typ == "int_type" and isinstance(given, float) and given.is_integer():
-        return msg + f" (write {int(given)})"
-    if typ == "bool_type" and isinstance(given, str) and given.lower() in ("true", "false", "yes", "no"):
-        return msg + " (remove the quotes; write true or false)"
-    if typ == "bool_type" and isinstance(given, (int, float)) and not isinstance(given, bool):
-        return msg + " (write true or false)"
-    if typ == "string_type" and isinstance(given, (int, float)):
-        return msg + f" (quote it: '{given}')"
-    return msg
-
-
-_BOUNDS = {"greater_than": "gt", "greater_than_equal": "ge", "less_than": "lt", "less_than_equal": "le"}
-
-
-def _range_message(loc: tuple[Any, ...], given: Any, ctx: Mapping[str, Any]) -> str:
-    """A number outside its field's range, in plain words with both of the field's bounds: "alpha must be
-    between 0 and 1 (exclusive); given 5"."""
-    field = _field_at(loc)
-    bounds = {k: getattr(m, k) for m in (field.metadata if field is not None else ()) for k in ("gt", "ge", "lt", "le")
-              if getattr(m, k, None) is not None}
-    if not bounds:
-        bounds = {k: v for k, v in ctx.items() if k in ("gt", "ge", "lt", "le")}
-    name = next((str(p) for p in reversed(loc) if isinstance(p, str)), "the value")
-    low = ("gt", bounds["gt"]) if "gt" in bounds else ("ge", bounds["ge"]) if "ge" in bounds else None
-    high = ("lt", bounds["lt"]) if "lt" in bounds else ("le", bounds["le"]) if "le" in bounds else None
-    def num(v: Any) -> str:
-        return f"{v:,}" if isinstance(v, int) else f"{v:g}"
-    shown = num(given)
-    if low and high and low[0] == "gt" and high[0] == "lt":
-        rule = f"between {num(low[1])} and {num(high[1])} (exclusive)"
-    elif low and high and low[0] == "ge" and high[0] == "le":
-        rule = f"between {num(low[1])} and {num(high[1])} (inclusive)"
-    else:
-        words = {"gt": "greater than", "ge": "at least", "lt": "less than", "le": "at most"}
-        rule = " and ".join(f"{words[b[0]]} {num(b[1])}" for b in (low, high) if b)
-    return f"{name} must be {rule}; given {shown}"
-
-
-def _literal_message(given: Any, expected: str) -> str:
-    """A value not among a field's allowed ones, with the closest allowed name (a method's display name counts:
-    ``ttest`` -> ``paired_t``)."""
-    allowed = re.findall(r"'([^']*)'", expected)
-    aliases = {d.display: d.name for kind in ALL_KINDS for d in registry.methods(kind) if d.name in allowed}
-    return f"{given!r} is not allowed{did_you_mean(given, allowed, aliases)}; allowed: {expected}"
-
-
-def _message(err: dict[str, Any], loc: tuple[Any, ...] | None = None) -> str:
-    typ = err["type"]
-    given = err.get("input")
-    ctx = err.get("ctx") or {}
-    if typ == "extra_forbidden":
-        allowed = _allowed_keys(tuple(err["loc"][:-1]))
-        key = err["loc"][-1]
-        return (f"unknown key {key!r}{did_you_mean(key, allowed)}" +
-                (f"; allowed: {', '.join(allowed)}" if allowed else ""))
-    if typ == "missing":
-        return "required but missing"
-    if typ == "literal_error":
-        return _literal_message(given, str(ctx.get("expected", "")))
-    if typ in _BOUNDS and isinstance(given, (int, float)) and not isinstance(given, bool):
-        return _range_message(tuple(loc if loc is not None else err["loc"]), given, ctx)
-    if typ in _EXPECTED:
-        return _type_message(typ, given)
-    msg = err["msg"]
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
-    if isinstance(given, (str, int, float, bool)) and typ not in ("string_too_short",):
-        return f"{msg} (given: {_shown(given)})"
-    return msg
-
-
-# --------------------------------------------------------------------------------------------
-# Loading: a file, YAML text or a mapping
-
-
-@dataclasses.dataclass(frozen=True)
-class SpecFile:
-    """A validated spec with where it came from, so later stages can point at its lines.
-
-    ``path`` is the spec file; for YAML text or a mapping it is a stand-in name (``<spec text>``,
-    ``<spec mapping>``) used in messages. ``folder`` is where relative paths (data tables, outputs.dir,
-    user aggregate modules) resolve: the file's folder, the current folder at load time for text and
-    mappings, or ``base_dir`` when given to :func:`load_spec`.
-    """
-
-    path: Path
-    spec: Spec
-    lines: dict[tuple[Any, ...], int]
-    folder: Path
-    from_file: bool = True
-
-    @property
-    def name(self) -> str:
-        """Short name of the spec: the file name without suffix, or 'spec' for text and mappings."""
-        return self.path.stem if self.from_file else "spec"
-
-    def line_of(self, *path: Any) -> int | None:
-        p = tuple(path)
-        while p:
-            if p in self.lines:
-                return self.lines[p]
-            p = p[:-1]
-        return None
-
-    def problem(self, message: str, *path: Any) -> Problem:
-        return Problem(str(self.path), self.line_of(*path), _dotted(tuple(path)), message)
-
-    def resolve(self, relative: str) -> Path:
-        return (self.folder / relative).resolve()
-
-
-SpecSource = str | os.PathLike[str] | Mapping[str, Any] | Spec | SpecFile
-TEXT_SOURCE = Path("<spec text>")
-MAPPING_SOURCE = Path("<spec mapping>")
-
-
-def is_spec_path(source: str | os.PathLike[str]) -> bool:
-    """The rule :func:`load_spec` uses: a ``Path`` (any ``os.PathLike``) is a file; a ``str`` is a file name
-    when it has no newline and ends in ``.yaml`` or ``.yml`` (any case), and YAML text otherwise."""
-    if isinstance(source, os.PathLike):
-        return True
-    return "\n" not in source and source.lower().endswith((".yaml", ".yml"))
-
-
-def load_spec(source: SpecSource, *, base_dir: str | os.PathLike[str] | None = None) -> SpecFile:
-    """Read and validate a spec from a file, YAML text or a mapping; raise SpecError listing every problem.
-
-    A ``Path`` is a file; a ``str`` is a file when it has no newline and ends in ``.yaml``/``.yml``,
-    otherwise it is YAML text (see :func:`is_spec_path`); a mapping (or a :class:`Spec`) is validated as
-    it is; a :class:`SpecFile` is returned as it is. Problems carry their field path, and their line when
-    there is text. Relative paths in the spec resolve against ``base_dir`` when given, else the file's
-    folder, else the current folder at the time of the call.
-    """
-    base = Path(base_dir).resolve() if base_dir is not None else None
-    if isinstance(source, SpecFile):
-        return source if base is None else dataclasses.replace(source, folder=base)
-    if isinstance(source, Spec):
-        return SpecFile(MAPPING_SOURCE, source, {}, base or Path.cwd().resolve(), from_file=False)
-    if isinstance(source, Mapping):
-        return _validate(dict(source), _Positions(), MAPPING_SOURCE, base or Path.cwd().resolve(), False)
-    if isinstance(source, (str, os.PathLike)) and is_spec_path(source):
-        path = Path(source)
-        return _load_text(_read_spec(path), path, base or path.resolve().parent, True)
-    if isinstance(source, str):
-        return _load_text(source, TEXT_SOURCE, base or Path.cwd().resolve(), False)
-    raise TypeError(f"load_spec takes a path, YAML text or a mapping, not {type(source).__name__}")
-
-
-def load_spec_file(path: str | os.PathLike[str]) -> SpecFile:
-    """A spec file (whatever its name ends in), with its path and line positions."""
-    path = Path(path)
-    return _load_text(_read_spec(path), path, path.resolve().parent, True)
-
-
-def _read_spec(path: Path) -> str:
-    """The file's text, refusing before reading anything larger than :data:`MAX_SPEC_BYTES`."""
-    source = str(path)
-    try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_SPEC_BYTES + 1)
-    except FileNotFoundError:
-        raise SpecError(source, [Problem(source, None, "", "file not found")]) from None
-    except IsADirectoryError:
-        raise SpecError(source, [Problem(source, None, "", "is a folder, not a spec file")]) from None
-    except OSError as exc:
-        raise SpecError(source, [Problem(source, None, "", f"cannot read: {exc.strerror or exc}")]) from None
-    if len(data) > MAX_SPEC_BYTES:
-        raise SpecError(source, [_too_large(source)])
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SpecError(source, [Problem(source, None, "", f"cannot read: not UTF-8 text ({exc.reason} at "
-                                         f"byte {exc.start})")]) from None
-
-
-def _too_large(source: str) -> Problem:
-    return Problem(source, None, "", f"the spec is larger than {MAX_SPEC_BYTES // 1024 // 1024} MiB; a spec "
-                   "describes an experiment, its data go in data tables")
-
-
-def _load_text(text: str, path: Path, folder: Path, from_file: bool) -> SpecFile:
-    source = str(path)
-    if len(text) > MAX_SPEC_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_SPEC_BYTES:
-        raise SpecError(source, [_too_large(source)])
-    node, raw = _parse_yaml(text, source)
-    positions = _Positions()
-    if node is not None:
-        positions.walk(node, (), source)
-    if positions.problems:
-        raise SpecError(source, positions.problems)
-    if not isinstance(raw, dict):
-        hint = ("; to load a file, pass a Path or a name ending in .yaml"
-                if not from_file and isinstance(raw, str) and "\n" not in text.strip() else "")
-        raise SpecError(source, [Problem(source, 1, "", "the spec must be a YAML mapping (key: value lines)" + hint)])
-    return _validate(raw, positions, path, folder, from_file)
-
-
-def _validate(raw: dict[Any, Any], positions: _Positions, path: Path, folder: Path, from_file: bool) -> SpecFile:
-    source = str(path)
-    try:
-        return SpecFile(path, Spec.model_validate(raw), dict(positions.lines), folder, from_file)
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = _without_tags(tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))))
-            at = (err.get("ctx") or {}).get("error")
-            if isinstance(at, _At):
-                loc = loc + at.path
-            problems.append(Problem(source, positions.line_of(loc), _dotted(loc), _message(err, loc)))
-        raise SpecError(source, problems) from None
-
-
-def _without_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A field path without the tag pydantic puts after ``data.scores`` to say which source model it tried."""
-    for i in range(2, len(loc)):
-        if loc[i - 2:i] in (("data", "scores"), ("data", "outcomes")) and loc[i] in (*SOURCE_FORMATS, "path"):
-            return loc[:i] + loc[i + 1:]
-    return loc
-
-
-def output_dir(sf: SpecFile) -> Path:
-    """Report folder: ``outputs.dir`` (relative to the spec's folder) or ``reports/<spec name>/`` in that folder."""
-    if sf.spec.outputs.dir:
-        return sf.resolve(sf.spec.outputs.dir)
-    return sf.folder / "reports" / sf.name
-
-
-def json_schema() -> dict[str, Any]:
-    """JSON Schema of the spec, for editors (committed as schema/sigreport.schema.json)."""
-    schema = Spec.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "sigreport spec"
-    return schema
+def register_format(declaration: SourceFormat) -> None:
+    """Add (or replace) an input format at run time and rebuild the models holding ``data.scores``, so that
+    validation, messages and the JSON Schema know it, as they know the formats of
+    :data:`sigreport.spec.sources.FORMATS`."""
+    FORMATS[declaration.name] = declaration
+    rebuild_scores_source()
+
+
+def rebuild_scores_source() -> None:
+    """Rebuild ``data.scores``' tagged union from :data:`sigreport.spec.sources.FORMATS` as it is now (after a
+    format is registered, or a registration undone), and the models that hold it."""
+    global ScoresSource
+    ScoresSource = scores_source(FORMATS)
+    field = copy.copy(DataSpec.model_fields["scores"])
+    field.annotation = ScoresSource | None  # type: ignore[assignment]
+    DataSpec.model_fields["scores"] = field
+    DataSpec.model_rebuild(force=True)
+    Spec.model_rebuild(force=True)
