@@ -135,7 +135,7 @@ def with_power(records: tuple[Any, ...], dataset: Dataset, tests: TestsSpec, alp
     return tuple(out)
 
 
-def mde_method(rec: Any, block: Any, row: Any, stratified_family: bool | None = None) -> str:
+def mde_method(rec: Any, block: Any, row: Any) -> str:
     """How a pair's MDE (and its power at a difference, :func:`powers_at`) is computed, as its ``method``:
     ``noncentral_t_clustered`` or ``noncentral_t_stratified`` by the design, else by the method's declared rule
     (``noncentral_t``; ``simulation`` within :data:`SIMULATION_BUDGET` pair-items of the family, else
