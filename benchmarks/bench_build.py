@@ -37,6 +37,9 @@ dask        Parquet shards (20 systems x 10 corpora x 5 metrics, one shard per  
             dask``)                                                                  results.json bytes
 rebuild     boot1m built with the cache, then built again with nothing changed       <= 0.5 s
             (opt-in: ``--cases rebuild``)
+leaderboard ``--board-systems`` (1,000) x ``--board-items`` (10,000) on one metric,   <= 60 s, <= 8 GB
+            paired t and (a second build) paired bootstrap B = 1,000, each with      each build
+            Holm over every pair, html+json (opt-in: ``--cases leaderboard``)
 ==========  =======================================================================  ================
 
 ``--previous DIR`` runs every chosen case a second time with the code in ``DIR`` (a source tree of the
@@ -53,6 +56,8 @@ Usage::
     python benchmarks/bench_build.py --cases validate6,json6 --repeat 5 --keep /tmp/bench-build
     python benchmarks/bench_build.py --cases systems --systems 100 --repeat 1
     python benchmarks/bench_build.py --cases t1m,rebuild,cache --previous /tmp/prev   # ratios to a previous release
+    python benchmarks/bench_build.py --cases leaderboard --repeat 1                   # 1,000 systems x 10,000 items
+    python benchmarks/bench_build.py --cases leaderboard --board-systems 200 --repeat 1 --previous /tmp/prev
 
 The machine may be shared: the load average before and after is printed; figures measured on a busy
 machine are upper bounds.
@@ -420,6 +425,35 @@ def c_systems(root: Path, n: int) -> list[Row]:
                 f"{t:.1f} s{cpu(runs)}{analyses(runs)}, {mb(rss)}; {size_text}", "(measured)", True)]
 
 
+BOARD = [1000, 10_000]  # systems and items of the "leaderboard" case (--board-systems, --board-items)
+
+
+def c_leaderboard(root: Path, n: int) -> list[Row]:
+    """Issue 33's leaderboard: BOARD systems x items on one metric and corpus (10M rows at 1,000 x 10,000), paired t
+    and, as a second build, the paired bootstrap (B = 1,000), each with Holm over every pair (499,500), ranks and
+    tiers, html + json: wall and CPU time, peak memory and each output's size, against <= 60 s and <= 8 GB."""
+    k, items = BOARD
+    folder = root / f"board{k}x{items}"
+    if not (folder / "scores.csv").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        write_scores(folder / "scores.csv", k, 1, 1, items)
+    rows = []
+    for name, tests in (("paired t", "{pairwise: paired_t, correction: holm, omnibus: none}"),
+                        ("bootstrap B=1,000", "{pairwise: bootstrap, resamples: 1000, correction: holm, "
+                                              "omnibus: none}")):
+        key = name.split()[0]
+        spec = write_spec(folder, 1, tests, "html, json", f"{key}.yaml")
+        out = root / f"out-board-{key}"
+        runs = repeat(build(spec, out, "--no-cache"), n, fresh(out))
+        t, rss = median(runs), peak(runs)
+        sizes = {f.name: f.stat().st_size for f in sorted(out.iterdir()) if f.is_file() and f.suffix != ""}
+        size_text = ", ".join(f"{k_} {v / 2 ** 20:.1f} MB" for k_, v in sizes.items() if v >= 2 ** 20)
+        rows.append(Row(f"leaderboard: {k:,} systems x {items:,} items ({k * (k - 1) // 2:,} pairs), {name} + Holm, "
+                        "html+json", f"{t:.1f} s{cpu(runs)}{analyses(runs)}, {mb(rss)}; {size_text}",
+                        "<= 60 s, <= 8 GB", t <= 60 and rss <= 8192, value=t, cpu_s=cpu_s(runs)))
+    return rows
+
+
 DASK_ROWS = (10, 100)  # millions of rows of the "dask" case (--dask-rows); the first is compared with the serial build
 DASK_SERIAL_MAX = 10  # millions of rows up to which the first size is also built serially (4.6 GB at 10M)
 DASK_MEMORY = "4GB"  # memory limit of each of the case's two Dask workers
@@ -529,10 +563,10 @@ CASES: dict[str, Callable[[Path, int], list[Row]]] = {
     "systems": c_systems,
     "validate6": c_validate6, "json6": c_json6, "validate1m": c_validate1m, "t1m": c_t1m, "boot1m": c_boot1m,
     "engine": c_engine, "pdf": c_pdf, "cache": c_cache, "jobs": c_jobs, "boot10m": c_boot10m,
-    "help": c_help, "rebuild": c_rebuild, "dask": c_dask,
+    "help": c_help, "rebuild": c_rebuild, "leaderboard": c_leaderboard, "dask": c_dask,
 }
 QUICK = ("validate6", "json6", "validate1m", "t1m", "engine")
-OPT_IN = ("help", "rebuild", "systems", "dask")  # run only when named in --cases
+OPT_IN = ("help", "rebuild", "systems", "leaderboard", "dask")  # run only when named in --cases
 
 
 def table(rows: list[Row]) -> str:
@@ -567,12 +601,17 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs per case (median shown; default 3)")
     ap.add_argument("--keep", type=Path, help="generate the cases here and keep them (re-used on the next run)")
     ap.add_argument("--systems", type=int, default=SYSTEMS, help="systems of the 'systems' case (default 100)")
+    ap.add_argument("--board-systems", type=int, default=BOARD[0], help="systems of the 'leaderboard' case "
+                    "(default 1,000)")
+    ap.add_argument("--board-items", type=int, default=BOARD[1],
+                    help="items of the 'leaderboard' case (default 10,000)")
     ap.add_argument("--previous", type=Path, help="source tree of the previous release: each case also runs with it, "
                     "and the table gives the ratio")
     ap.add_argument("--dask-rows", default=",".join(map(str, DASK_ROWS)),
                     help="millions of rows of the 'dask' case, comma-separated (default 10,100)")
     args = ap.parse_args()
     globals()["SYSTEMS"] = args.systems
+    BOARD[:] = [args.board_systems, args.board_items]
     globals()["DASK_ROWS"] = tuple(int(x) for x in args.dask_rows.split(","))
     names = args.cases.split(",") if args.cases else [c for c in (QUICK if args.quick else CASES) if c not in OPT_IN]
     unknown = [x for x in names if x not in CASES]

@@ -36,7 +36,7 @@ from sigreport.analyses.common import derived_seed
 from sigreport.data import Dataset
 from sigreport.results.records import DetectableDifference
 from sigreport.spec import TestsSpec
-from sigreport.stats import power, registry
+from sigreport.stats import leaderboard, power, registry
 
 SIMULATION_BUDGET = 200_000  # pairs x items of a family simulated; beyond it the efficiency approximation
 N_SIMS = 500  # simulated data sets per power estimate (Monte Carlo s.e. of a power near 0.8: 0.018)
@@ -189,27 +189,6 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     return tuple(rows)
 
 
-@dataclasses.dataclass(frozen=True)
-class PowerAt:
-    """A pair's power to detect a true difference with its pilot's items, and the items it needs to reach the
-    target power: by the rule of its MDE (``method``, :func:`mde_method`), so that the power at the report's MDE
-    is the report's target. None and ``note`` where there is no answer."""
-
-    method: str
-    level: float
-    sd: float | None
-    power: float | None
-    items_needed: int | None
-    note: str = ""
-
-
-MAX_ITEMS = 10_000_000
-"""The most items a count is searched up to (stats.power.paired_t_sample_size's max_n)."""
-SIMULATED_ITEMS = 20_000
-"""The most items whose power the search for the items needed simulates (N_SIMS data sets of them); beyond it,
-the efficiency approximation (``noncentral_t_are``'s count), said in the note."""
-
-
 def powers_at(rec: Any, block: Any, alpha: float, seed: int, difference: float, target: float,
               pairs: tuple[Any, ...] | None = None) -> tuple[PowerAt, ...]:
     """Every pair of an item-level pairwise record (after the family corrections): its power to detect a true
@@ -342,6 +321,12 @@ def pair_sds(x: np.ndarray, a: list[int], b: list[int], varying: bool = False) -
     so that its MDE says they do not vary rather than dividing by rounding error."""
     if x.shape[0] < 2:
         return [None] * len(a)
+    if leaderboard.is_leaderboard(x.shape[1], x.shape[0]):  # from the covariance matrix, not (pairs x items)
+        moments = leaderboard.difference_moments(x, a, b)
+        sd = moments.sd.tolist()
+        if not varying:
+            return sd
+        return [0.0 if r and math.isfinite(s) else s for s, r in zip(sd, moments.rounding.tolist())]
     d = np.ascontiguousarray((x[:, a] - x[:, b]).T)
     sds = [float(v) for v in d.std(axis=1, ddof=1)]
     if not varying:

@@ -24,7 +24,8 @@ from sigreport.results.records import (AnswerVariance, AutomaticChoice, Bayesian
                                        FriedmanRecord, ModelChoice, PairRow, PairwiseRecord, PosthocRecord, PosthocRow,
                                        RMAnovaRecord, SystemSummary)
 from sigreport.spec import MetricSpec, Spec, TestsSpec
-from sigreport.stats import bayes, omnibus, pairwise, posthoc, proportion, registry, resampling, samples, select
+from sigreport.stats import (bayes, leaderboard, omnibus, pairwise, posthoc, proportion, registry, resampling, samples,
+                             select)
 from sigreport.stats.declaration import CVInput, OmnibusInput, PairwiseInput, PosthocInput
 from sigreport.stats.differences import describe_differences_many
 from sigreport.stats.result import PairedTestResult, finite_or_none, is_significant
@@ -360,6 +361,8 @@ def pairwise_block(block: Block, node_id: str, ctx: Context) -> PairwiseRecord:
         method, sel, w = pinned(ctx.tests, ctx.previous_method, chosen)
         warnings += w
     diffs = differences_of(block, pairs, ctx)
+    if leaderboard_family(block, pairs, ctx):
+        warnings.append(leaderboard.NO_SHAPIRO)
     results, w = _pair_tests(block, pairs, method, ctx, diffs, node_id)
     warnings += w
     ci_method = None
@@ -432,7 +435,18 @@ def differences_of(block: Block, pairs: list[tuple[int, int]], ctx: Context
     if ctx.metric.corpus_level:
         return None
     x = block.scores
+    if leaderboard_family(block, pairs, ctx):
+        return leaderboard.difference_summaries(leaderboard.difference_moments(x, [i for i, _ in pairs],
+                                                                               [j for _, j in pairs]))
     return describe_differences_many(x, pairs)
+
+
+def leaderboard_family(block: Block, pairs: list[tuple[int, int]], ctx: Context) -> bool:
+    """Whether a family's pair statistics come from the systems' covariance matrix
+    (:func:`sigreport.stats.leaderboard.is_leaderboard`: more than 40 systems, 30 or more items; per-item
+    scores without clusters or strata), not from each pair's differences."""
+    return bool(pairs) and not ctx.metric.corpus_level and block.cluster_codes is None and \
+        macro(block, ctx) is None and leaderboard.is_leaderboard(len(block.systems), block.scores.shape[0])
 
 
 def with_differences(entries: tuple[PairRow, ...], block: Block, pairs: list[tuple[int, int]], method: str,
@@ -451,8 +465,14 @@ def with_differences(entries: tuple[PairRow, ...], block: Block, pairs: list[tup
         by_level: dict[float, list[int]] = {}
         for k, row in enumerate(entries):
             by_level.setdefault(row.test.ci_level, []).append(k)
+        large = leaderboard_family(block, pairs, ctx)
         for level, ks in by_level.items():
-            found = pairwise.paired_effect_sizes_family(x, [pairs[k] for k in ks], level, [diffs[k] for k in ks])
+            if large:
+                found = leaderboard.effect_sizes_family(x, [pairs[k] for k in ks], level,
+                                                        leaderboard.moments_of([diffs[k] for k in ks]))
+            else:
+                found = pairwise.paired_effect_sizes_family(x, [pairs[k] for k in ks], level,
+                                                            [diffs[k] for k in ks])
             for k, eff in zip(ks, found):
                 effects[k] = eff
     return tuple(dataclasses.replace(row, differences=dd, effect_sizes=eff)

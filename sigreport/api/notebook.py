@@ -26,13 +26,13 @@ def report_html(path: Path, options: RenderOptions | None) -> str:
     index.html; a report without results.json (``--formats`` without json) shows the link alone."""
     from markupsafe import escape
 
-    from sigreport.results.io import from_json
+    from sigreport.results.io import read
 
     index = path / "index.html"
     link = index.resolve().as_uri() if index.is_file() else None
     doc = path / "results.json"
     if doc.is_file():
-        return results_html(from_json(doc.read_text(encoding="utf-8")), options, link)
+        return results_html(read(doc), options, link)  # with a leaderboard's pairs side file, if it has one
     where = f'<a href="{escape(link)}">{escape(str(index))}</a>' if link else escape(str(path))
     return f'<div class="sigreport-nb"><p>sigreport report: {where} (no results.json to show)</p></div>'
 

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from sigreport.api.progress import Progress, phase
 from sigreport.errors import Problem
 from sigreport.execute import Cache
-from sigreport.results import Results, to_json
+from sigreport.results import Results
+from sigreport.results.io import PAIRS_FILE, to_json_files
 from sigreport.spec import Spec
 from sigreport.speed import workers
 
@@ -53,6 +54,8 @@ def write_report(res: Results, spec: Spec, source: str, dest: Path, formats: lis
         json_done.cancel()
         raise
     json_done()
+    if "json" in formats and (dest / PAIRS_FILE).exists():  # written with results.json, in the staging folder
+        written.append(PAIRS_FILE)
     return written
 
 
@@ -108,8 +111,12 @@ class Writing:
 
 def write_json(writing: Writing) -> list[str]:
     """results.json (needs no report model)."""
-    (writing.dest / "results.json").write_text(to_json(writing.results), encoding="utf-8")
-    return ["results.json"]
+    text, side = to_json_files(writing.results)
+    (writing.dest / "results.json").write_text(text, encoding="utf-8")
+    if side is None:
+        return ["results.json"]
+    (writing.dest / PAIRS_FILE).write_bytes(side)  # the pairs of a results.json beyond 100 MB (results.io)
+    return ["results.json", PAIRS_FILE]
 
 
 def write_html(writing: Writing) -> list[str]:

@@ -213,4 +213,13 @@ RESULTS = {"schema_version!": "int", "title": "str|null", "alpha": "num", "seed"
 
 def read_results_document(path: Path) -> dict[str, Any]:
     """A results.json checked for every field sigreport reads back from it."""
-    return check(load_json(path, "results.json"), RESULTS, path, "results.json")
+    doc = load_json(path, "results.json")
+    if isinstance(doc, dict) and isinstance(doc.get("pairs_file"), dict):  # a leaderboard's pairs beside it
+        from sigreport.results.io import PAIRS_FILE, with_pairs
+
+        side = path.parent / str(doc["pairs_file"].get("path") or PAIRS_FILE)
+        try:
+            doc = with_pairs(doc, side.read_bytes())
+        except (OSError, ValueError) as exc:
+            raise document_error(side, "", f"the pairs results.json names cannot be read: {exc}") from None
+    return check(doc, RESULTS, path, "results.json")

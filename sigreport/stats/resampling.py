@@ -622,6 +622,35 @@ def _percentile_pairs(theta_t: np.ndarray, pa: np.ndarray, pb: np.ndarray, delta
     return counts, valid, [_interpolate(ok, h, lo, at[int(lo[0])], at[int(hi[0])]) for ok, h, lo, hi in ranks]
 
 
+_F32_PAIRS_MIN = 20_000
+"""Pairs (a leaderboard of 200 systems and more) from which float32 replicates are counted and selected a block of
+pairs at a time (:func:`_float32_pairs`) instead of from the whole (B, P) matrix: 4 GB at B = 1,000 and 499,500
+pairs, and as much again for its copies."""
+_F32_BLOCK = 2048
+
+
+def _float32_pairs(theta_t: np.ndarray, pa: np.ndarray, pb: np.ndarray, delta: np.ndarray, tol: np.ndarray,
+                   alternative: str, qs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """What :func:`_pvalues` and :func:`_pair_intervals` compute from float32 replicates (the tie tolerance widened
+    by :data:`_F32_SD_TOL` of each pair's replicate SD, the counts, the percentile quantiles), :data:`_F32_BLOCK`
+    pairs at a time: each is a function of its pair's column alone, reduced in the same order (a C-ordered block
+    sums each column row by row, as the whole matrix does), so the same counts and floats."""
+    n_pairs = pa.size
+    counts = np.empty(n_pairs, dtype=np.int64)
+    valid = np.empty(n_pairs, dtype=np.int64)
+    out = [np.empty(n_pairs) for _ in qs]
+    for s0 in range(0, n_pairs, _F32_BLOCK):
+        s1 = min(n_pairs, s0 + _F32_BLOCK)
+        stat = _pair_differences(theta_t, pa[s0:s1], pb[s0:s1]).T  # (B, p): the whole matrix's columns s0..s1
+        with np.errstate(invalid="ignore"):
+            sd = np.nanstd(np.ascontiguousarray(stat), axis=0)
+        t = tol[s0:s1] + _F32_SD_TOL * np.where(np.isfinite(sd), sd, 0.0)
+        counts[s0:s1], valid[s0:s1] = _count_p(stat, delta[s0:s1], t, alternative, shifted=True)
+        for dst, got in zip(out, _quantiles(stat, valid[s0:s1], [q[s0:s1] for q in qs], overwrite=True)):
+            dst[s0:s1] = got
+    return counts, valid, out
+
+
 def _count_p(
     stat: np.ndarray, observed: np.ndarray, tol: np.ndarray, alternative: str, shifted: bool
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -999,6 +1028,10 @@ def _bootstrap_replicates(
         lev = opt.tail_level
         blocked = _percentile_pairs(theta_t, pa, pb, obs.delta, obs.tol, opt.alternative,
                                     (np.full(P, lev), np.full(P, 1.0 - lev)))
+    elif opt.ci_method == "percentile" and P >= _F32_PAIRS_MIN and np.isfinite(theta_t).all():
+        lev = opt.tail_level
+        blocked = _float32_pairs(theta_t, pa, pb, obs.delta, obs.tol, opt.alternative,
+                                 (np.full(P, lev), np.full(P, 1.0 - lev)))
     stat_b = _pair_differences(theta_t, pa, pb).T if blocked is None else np.empty((n_rows, 0))
     return _Replicates(n_rows=n_rows, exact=False, design=design, stat_b=stat_b, theta_b=theta_b, theta_t=theta_t,
                        blocked=blocked)
@@ -1030,7 +1063,7 @@ def _pvalues(reps: _Replicates, obs: _Observed, opt: _Options) -> tuple[np.ndarr
     stat_b = reps.stat_b
     P = obs.delta.size
     tol = obs.tol
-    if not reps.design.exact and reps.design.float32 and stat_b.shape[0] > 1:
+    if not reps.design.exact and reps.design.float32 and stat_b.shape[0] > 1 and reps.blocked is None:
         with np.errstate(invalid="ignore"):
             sd = np.nanstd(np.ascontiguousarray(stat_b), axis=0) if P else np.zeros(0)  # sums in C order, as ever
         tol = tol + _F32_SD_TOL * np.where(np.isfinite(sd), sd, 0.0)

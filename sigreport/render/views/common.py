@@ -232,6 +232,10 @@ LARGE_FAMILY = 20
 with the baseline (the HTML, the PDF and LaTeX; no k x k matrix), every pair in a searchable table of the HTML
 screen page and in results.json: 100 systems are 4,950 pairs, a matrix no page can print or a reader scan. The
 main table then leaves out its letters (who beats whom, up to k - 1 per cell): its Rank (UB) column counts them."""
+EVERY_PAIR_ROWS = 5_000
+"""Pairs up to which a large family's searchable table of every pair is in the HTML screen page (100 systems are
+4,950 pairs, 0.7 MB of the page); beyond it (a leaderboard of 1,000 systems has 499,500, 70 MB) the page shows
+the neighbours and the baseline's pairs, and every pair is in results.json."""
 
 
 def with_html_matrix(table: Table, pairs: Sequence[FamilyPair], lab: Labels, adjusted: str, alpha: float) -> Table:

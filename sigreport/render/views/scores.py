@@ -18,9 +18,9 @@ from sigreport.render.model import (CI, AnalysisView, Cell, Column, Rows, Count,
 from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
 from sigreport.results.methods import combination
-from sigreport.render.views.common import (ALTERNATIVE_TEXT, correction_name, LARGE_FAMILY, PAIR_COLUMN,
-                                           PAIRWISE_NAMES, SPHERICITY_NAMES, Labels, a_better, declared, df_text,
-                                           effect_cell, extra_cell, head_cell,
+from sigreport.render.views.common import (ALTERNATIVE_TEXT, correction_name, EVERY_PAIR_ROWS, LARGE_FAMILY,
+                                           PAIR_COLUMN, PAIRWISE_NAMES, SPHERICITY_NAMES, Labels, a_better, declared,
+                                           df_text, effect_cell, extra_cell, head_cell,
                                            family_text, p_text, pct, plain, pvalue_matrix,
                                            system_sentences, test_name, unbroken, value_ci, why_this_test,
                                            with_html_matrix)
@@ -190,8 +190,11 @@ def large_family_view(r: PairwiseRecord, lab: Labels, table: Table, words: paper
     chosen = shown_pairs(r.pairs, higher, lab.baseline)
     k = len({s for p in r.pairs for s in (p.a, p.b)})
     base = f" and the pairs with the baseline {lab.baseline}" if lab.baseline is not None else ""
+    searchable = len(r.pairs) <= EVERY_PAIR_ROWS
+    where = "in results.json and in the report's searchable table of all pairs" if searchable else \
+        f"in results.json (more than {EVERY_PAIR_ROWS:,} pairs: no table of all pairs in the page)"
     which = (f"Shown: the pairs of neighbours in value order{base} ({len(chosen)} of the {len(r.pairs):,} pairs of "
-             f"{k} systems); every pair is in results.json and in the report's searchable table of all pairs, and the "
+             f"{k} systems); every pair is {where}, and the "
              "main table's Rank (UB) and the Conclusions' tiers read every pair's decision.")
     rows = Rows(len(chosen), lambda: [_pairwise_row(r, r.pairs[i], level, dec, has_df) for i in chosen])
     bold = tuple(n for n, i in enumerate(chosen) if r.pairs[i].significant)
@@ -200,15 +203,17 @@ def large_family_view(r: PairwiseRecord, lab: Labels, table: Table, words: paper
     shown = dataclasses.replace(shown, forms=tuple(dataclasses.replace(f, notes=(which, *f.notes)) for f in
                                                    paper.forms(table.key, table.caption, facts, words,
                                                                all_pairs=False)))
-    every = paper.pairs_table((*table.key, "all"), f"{table.caption} Every pair (type in the box to find a system; "
-                              "click a head to sort).", paper.pairwise_facts(r.pairs, higher), words)
-    every = dataclasses.replace(every, sortable=True, screen_only=True)
+    tables: tuple[Table, ...] = (shown,)
+    if searchable:
+        every = paper.pairs_table((*table.key, "all"), f"{table.caption} Every pair (type in the box to find a "
+                                  "system; click a head to sort).", paper.pairwise_facts(r.pairs, higher), words)
+        tables = (shown, dataclasses.replace(every, sortable=True, screen_only=True))
     method = declared(r).display
     sentences = [f"With {k} systems the pairs shown are the neighbours in value order{base}; the Conclusions give "
                  f"the tiers of all {len(r.pairs):,} decisions."] + [pair_sentence(r, r.pairs[i], lab) for i in chosen]
     title = {"posthoc": f"Post-hoc: {method}", "cv": f"Cross-validation: {method}"}.get(
         r.kind, f"Pairwise comparisons: {method}")
-    return AnalysisView(r.id, r.kind, title, (shown, every), tuple(sentences), why_this_test(r.selection),
+    return AnalysisView(r.id, r.kind, title, tables, tuple(sentences), why_this_test(r.selection),
                         tuple(warnings))
 
 

@@ -1,5 +1,7 @@
-"""The paired t test (Student 1908): :func:`sigreport.stats.pairwise.paired_t_family`; with clusters the clustered
-paired t (CR1 standard error, t on G - 1 df; Liang and Zeger 1986): :func:`sigreport.stats.cluster.paired_t_family`."""
+"""The paired t test (Student 1908): :func:`sigreport.stats.pairwise.paired_t_family` (a leaderboard of more
+than 40 systems: :func:`sigreport.stats.leaderboard.paired_t_family`, from the systems' covariance matrix); with
+clusters the clustered paired t (CR1 standard error, t on G - 1 df; Liang and Zeger 1986):
+:func:`sigreport.stats.cluster.paired_t_family`."""
 
 from __future__ import annotations
 
@@ -9,12 +11,18 @@ from sigreport.stats.declaration import NONCENTRAL_T, ExtraColumn, MethodDeclara
 
 
 def compute(inp: PairwiseInput) -> tuple[list[Any], list[str]]:
-    from sigreport.stats import pairwise
+    from sigreport.stats import leaderboard, pairwise
 
     if inp.clusters is not None:
         return clustered(inp), []
     if inp.strata is not None:
         return stratified(inp), []
+    if leaderboard.is_leaderboard(len(inp.systems), inp.scores.shape[0]) and inp.pairs:
+        x = inp.scores
+        moments = leaderboard.moments_of(inp.differences) if inp.differences is not None else \
+            leaderboard.difference_moments(x, [i for i, _ in inp.pairs], [j for _, j in inp.pairs])
+        return leaderboard.paired_t_family(x, list(inp.pairs), inp.alternative, inp.alpha, inp.ci_level,
+                                           moments), []
     return pairwise.paired_t_family(inp.scores, list(inp.pairs), inp.alternative, inp.alpha, inp.ci_level,
                                     differences=inp.differences), []
 
