@@ -189,6 +189,27 @@ def _rows(rec: Any, block: Any, tests: TestsSpec, alpha: float, seed: int) -> tu
     return tuple(rows)
 
 
+@dataclasses.dataclass(frozen=True)
+class PowerAt:
+    """A pair's power to detect a true difference with its pilot's items, and the items it needs to reach the
+    target power: by the rule of its MDE (``method``, :func:`mde_method`), so that the power at the report's MDE
+    is the report's target. None and ``note`` where there is no answer."""
+
+    method: str
+    level: float
+    sd: float | None
+    power: float | None
+    items_needed: int | None
+    note: str = ""
+
+
+MAX_ITEMS = 10_000_000
+"""The most items a count is searched up to (stats.power.paired_t_sample_size's max_n)."""
+SIMULATED_ITEMS = 20_000
+"""The most items whose power the search for the items needed simulates (N_SIMS data sets of them); beyond it,
+the efficiency approximation (``noncentral_t_are``'s count), said in the note."""
+
+
 def powers_at(rec: Any, block: Any, alpha: float, seed: int, difference: float, target: float,
               pairs: tuple[Any, ...] | None = None) -> tuple[PowerAt, ...]:
     """Every pair of an item-level pairwise record (after the family corrections): its power to detect a true

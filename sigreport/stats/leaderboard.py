@@ -57,7 +57,7 @@ CANCELLATION = 1e-8
 _DIRECT_BLOCK = 256  # pairs made directly per block (256 x 10,000 doubles: 20 MB)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class DifferenceMoments:
     """Every pair's n, mean and SD (ddof 1) of ``x[:, a] - x[:, b]``, and which pairs' differences are
     constant (SD at most 1e-12 of max(1, max |d|), the rule of :func:`sigreport.stats.pairwise.paired_t`),

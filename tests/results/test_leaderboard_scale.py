@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import cli_build
 from scipy import stats as sps
 
 from sigreport import results as results_pkg
@@ -34,11 +35,6 @@ def _spec(folder: Path, tests: str) -> Path:
     return spec
 
 
-def _build(cli, spec: Path, out: Path) -> None:
-    r = cli("build", "-q", "--no-cache", "--jobs", "1", "-o", out, spec)
-    assert r.code == 0, r.err
-
-
 @pytest.fixture(scope="module")
 def board(tmp_path_factory) -> tuple[Path, np.ndarray]:
     folder = tmp_path_factory.mktemp("board")
@@ -48,7 +44,7 @@ def board(tmp_path_factory) -> tuple[Path, np.ndarray]:
 
 def test_sixty_systems_match_ttest_rel_and_holm(cli, board, tmp_path) -> None:
     spec, x = board
-    _build(cli, spec, tmp_path / "out")
+    cli_build(spec, tmp_path / "out", "--no-cache", "--jobs", "1", formats=None, cli=cli)
     doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     rec = next(a for a in doc["analyses"] if a["kind"] == "pairwise")
     assert len(rec["pairs"]) == 60 * 59 // 2
@@ -70,9 +66,9 @@ def test_sixty_systems_match_ttest_rel_and_holm(cli, board, tmp_path) -> None:
 
 def test_sixty_systems_same_bytes_on_the_plain_path(cli, board, tmp_path, monkeypatch) -> None:
     spec, _ = board
-    _build(cli, spec, tmp_path / "fast")
+    cli_build(spec, tmp_path / "fast", "--no-cache", "--jobs", "1", formats=None, cli=cli)
     monkeypatch.setenv("SIGREPORT_PLAIN", "1")
-    _build(cli, spec, tmp_path / "plain")
+    cli_build(spec, tmp_path / "plain", "--no-cache", "--jobs", "1", formats=None, cli=cli)
     assert (tmp_path / "fast" / "results.json").read_bytes() == (tmp_path / "plain" / "results.json").read_bytes()
 
 
@@ -81,11 +77,11 @@ def test_pairs_side_file_round_trip(cli, tmp_path, monkeypatch) -> None:
     folder.mkdir()
     _scores(folder / "scores.csv", 48, 40)
     spec = _spec(folder, "{pairwise: bootstrap, resamples: 199, correction: holm, omnibus: none}")
-    _build(cli, spec, tmp_path / "whole")
+    cli_build(spec, tmp_path / "whole", "--no-cache", "--jobs", "1", formats=None, cli=cli)
     whole = (tmp_path / "whole" / "results.json").read_text(encoding="utf-8")
     assert not (tmp_path / "whole" / io.PAIRS_FILE).exists()
     monkeypatch.setattr(io, "PAIRS_LIMIT", 1000)  # as if results.json were over 100 MB
-    _build(cli, spec, tmp_path / "split")
+    cli_build(spec, tmp_path / "split", "--no-cache", "--jobs", "1", formats=None, cli=cli)
     text = (tmp_path / "split" / "results.json").read_text(encoding="utf-8")
     side = (tmp_path / "split" / io.PAIRS_FILE).read_bytes()
     doc = json.loads(text)
