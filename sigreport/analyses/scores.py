@@ -557,16 +557,11 @@ def rm_anova_record(block: Block, node_id: str, ctx: Context, found: Any, sel: A
     t = ctx.tests
     res, decision = found
     p_corr = finite_or_none(decision.pvalue_corrected)
-    detail = res.sphericity_detail
     return RMAnovaRecord(
         id=node_id, kind="omnibus", metric=block.metric, corpus=block.corpus, level=block.level, method="rm_anova",
-        n=res.n, k=res.k, statistic=res.statistic, df1=res.df1, df2=res.df2, pvalue=res.pvalue,
-        sphericity=res.sphericity, corrections=dict(res.corrections), correction_applied=decision.correction_applied,
+        anova=dataclasses.replace(res, warnings=()), correction_applied=decision.correction_applied,
         correction_reason=decision.reason, pvalue_corrected=p_corr, significant=is_significant(p_corr, ctx.alpha),
-        effect_size=res.effect_size, selection=sel, warnings=warnings + tuple(res.warnings), table=res.table,
-        generalized_eta_squared=res.generalized_eta_squared,
-        mauchly_pvalue_second_order=detail.pvalue_second_order, mauchly_p=t.mauchly_p,
-        epsilon_hf_uncapped=detail.epsilon_hf_uncapped)
+        selection=sel, warnings=warnings + tuple(res.warnings), mauchly_p=t.mauchly_p)
 
 
 OMNIBUS_RECORDS = {"FriedmanRecord": friedman_record, "RMAnovaRecord": rm_anova_record}

@@ -18,7 +18,7 @@ from sigreport.stats.classification import MetricValue
 from sigreport.stats.cluster import ClusterSummary
 from sigreport.stats.strata import StrataSummary
 from sigreport.stats.equivalence import EquivalenceResult
-from sigreport.stats.omnibus import AnovaRow, CorrectedF, ImanDavenport, SphericityResult
+from sigreport.stats.omnibus import AnovaRow, CorrectedF, ImanDavenport, RMAnovaResult, SphericityResult
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
 from sigreport.stats.select import SelectionStep
@@ -62,6 +62,8 @@ class Record:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "json_fields" in cls.__dict__:  # a record that holds a stats result names its flattened fields itself
+            return
         own = cls.__dict__.get("__annotations__", {})
         cls.json_fields = tuple(name for name, hint in own.items() if not str(hint).startswith("ClassVar"))
 
@@ -269,7 +271,14 @@ class PairwiseRecord(Record):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class RMAnovaRecord(Record):
-    """kind 'omnibus', method 'rm_anova'."""
+    """kind 'omnibus', method 'rm_anova': the test's result (``anova``) and the sphericity decision made on it.
+
+    ``anova`` is :func:`sigreport.stats.omnibus.rm_anova`'s result as the test returned it, its ``warnings`` moved
+    to the record's (after the automatic choice's, so they read back as they were written). results.json writes
+    it flattened, in :attr:`json_fields` order (its names below read from it); its sums and mean squares are the
+    ``table``'s rows and its ``sphericity_detail`` the two ``mauchly_*``/``epsilon_*`` fields, so
+    :mod:`sigreport.results.reading` rebuilds it whole.
+    """
 
     id: str
     kind: str
@@ -277,27 +286,39 @@ class RMAnovaRecord(Record):
     corpus: str | None
     level: str
     method: str
-    n: int
-    k: int
-    statistic: float | None
-    df1: float | None
-    df2: float | None
-    pvalue: float | None
-    sphericity: SphericityResult
-    corrections: dict[str, CorrectedF]
+    anova: RMAnovaResult
     correction_applied: str | None
     correction_reason: str
     pvalue_corrected: float | None
     significant: bool | None
-    effect_size: EffectSize | None
     selection: AutomaticChoice | None
     warnings: tuple[str, ...]
-    # the ANOVA table, generalized eta squared, R's Mauchly p and which p drove sphericity: auto
-    table: tuple[AnovaRow, ...] = ()
-    generalized_eta_squared: EffectSize | None = None
-    mauchly_pvalue_second_order: float | None = None
     mauchly_p: str = "first_order"  # the Mauchly p ('r' or 'first_order') that sphericity: auto compared with alpha
-    epsilon_hf_uncapped: float | None = None
+
+    json_fields: ClassVar[tuple[str, ...]] = (
+        "id", "kind", "metric", "corpus", "level", "method", "n", "k", "statistic", "df1", "df2", "pvalue",
+        "sphericity", "corrections", "correction_applied", "correction_reason", "pvalue_corrected", "significant",
+        "effect_size", "selection", "warnings", "table", "generalized_eta_squared", "mauchly_pvalue_second_order",
+        "mauchly_p", "epsilon_hf_uncapped")
+    # the fields of ``anova`` written under its own name (the others are written as :attr:`json_fields` name them)
+    FROM_RESULT: ClassVar[tuple[str, ...]] = ("n", "k", "statistic", "df1", "df2", "pvalue", "sphericity",
+                                              "corrections", "effect_size", "table", "generalized_eta_squared")
+    # every name of :attr:`json_fields` that reads from ``anova`` (the record's fields are the others and ``anova``)
+    FLATTENED: ClassVar[tuple[str, ...]] = (*FROM_RESULT, "mauchly_pvalue_second_order", "epsilon_hf_uncapped")
+
+    n = property(lambda self: self.anova.n)
+    k = property(lambda self: self.anova.k)
+    statistic = property(lambda self: self.anova.statistic)
+    df1 = property(lambda self: self.anova.df1)
+    df2 = property(lambda self: self.anova.df2)
+    pvalue = property(lambda self: self.anova.pvalue)
+    sphericity = property(lambda self: self.anova.sphericity)
+    corrections = property(lambda self: self.anova.corrections)
+    effect_size = property(lambda self: self.anova.effect_size)
+    table = property(lambda self: self.anova.table)
+    generalized_eta_squared = property(lambda self: self.anova.generalized_eta_squared)
+    mauchly_pvalue_second_order = property(lambda self: self.anova.sphericity_detail.pvalue_second_order)
+    epsilon_hf_uncapped = property(lambda self: self.anova.sphericity_detail.epsilon_hf_uncapped)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
