@@ -541,14 +541,10 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | F
 def friedman_record(block: Block, node_id: str, ctx: Context, f: Any, sel: AutomaticChoice | None,
                     warnings: tuple[str, ...]) -> FriedmanRecord:
     """The Friedman test's record (:func:`sigreport.stats.omnibus.friedman`'s result)."""
-    ranks = {s: finite_or_none(r) for s, r in zip(block.systems, f.average_ranks)}
     return FriedmanRecord(
         id=node_id, kind="omnibus", metric=block.metric, corpus=block.corpus, level=block.level,
-        method="friedman", n=f.n, k=f.k, statistic=f.statistic, df=f.df, pvalue=f.pvalue,
-        tie_correction=f.tie_correction, statistic_uncorrected=f.statistic_uncorrected,
-        statistic_tie_corrected=f.statistic_tie_corrected, average_ranks=ranks, iman_davenport=f.iman_davenport,
-        kendall_w=f.kendall_w, significant=is_significant(f.pvalue, ctx.alpha), selection=sel,
-        warnings=warnings + tuple(f.warnings))
+        method="friedman", friedman=dataclasses.replace(f, warnings=()), systems=tuple(block.systems),
+        significant=is_significant(f.pvalue, ctx.alpha), selection=sel, warnings=warnings + tuple(f.warnings))
 
 
 def rm_anova_record(block: Block, node_id: str, ctx: Context, found: Any, sel: AutomaticChoice | None,

@@ -32,8 +32,9 @@ from collections.abc import Mapping
 from typing import Any, Union
 
 from sigreport.results.collection import MetricInfo
-from sigreport.results.records import DescriptivesRecord, PairRow, PairwiseRecord, Record, RMAnovaRecord, record_type
-from sigreport.stats.omnibus import RMAnovaResult, SphericityDetail
+from sigreport.results.records import (DescriptivesRecord, FriedmanRecord, PairRow, PairwiseRecord, Record,
+                                       RMAnovaRecord, record_type)
+from sigreport.stats.omnibus import FriedmanResult, RMAnovaResult, SphericityDetail
 from sigreport.stats.result import PairedTestResult
 
 _EMPTY: dict[Any, Any] = {str: "", int: 0, float: math.nan, bool: False}
@@ -70,7 +71,22 @@ class Reader:
             return self.obj(cls, a, where, pairs=pairs)
         if cls is RMAnovaRecord:
             return self.obj(cls, a, where, anova=self.rm_anova(a, where))
+        if cls is FriedmanRecord:
+            ranks = self.flat(a, "average_ranks", dict[str, float | None], where)
+            given = {name: a[name] for name in FriedmanRecord.FROM_RESULT if name in a}
+            friedman = self.obj(FriedmanResult, {"method": a.get("method"), **given}, where, closed=False,
+                                average_ranks=tuple(ranks.values()), warnings=())
+            return self.obj(cls, a, where, friedman=friedman, systems=tuple(ranks))
         return self.obj(cls, a, where)
+
+    def flat(self, a: Mapping[str, Any], name: str, tp: Any, where: str) -> Any:
+        """Field ``name`` of ``a`` read as ``tp``, as :meth:`obj` reads a field (missing: an error, or in a partial
+        document its empty value)."""
+        if name in a:
+            return self.field(tp, a[name], _at(where, name))
+        if not self.partial:
+            raise DocumentShapeError(f"{_at(where, name)}: missing")
+        return self.empty(tp)
 
     def rm_anova(self, a: Mapping[str, Any], where: str) -> RMAnovaResult:
         """An RM-ANOVA record's result from its flat results.json fields: the sums and mean squares from the

@@ -18,9 +18,9 @@ from sigreport.stats.classification import MetricValue
 from sigreport.stats.cluster import ClusterSummary
 from sigreport.stats.strata import StrataSummary
 from sigreport.stats.equivalence import EquivalenceResult
-from sigreport.stats.omnibus import AnovaRow, CorrectedF, ImanDavenport, RMAnovaResult, SphericityResult
+from sigreport.stats.omnibus import FriedmanResult, RMAnovaResult
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
-from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
+from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none, to_jsonable
 from sigreport.stats.select import SelectionStep
 
 
@@ -303,8 +303,9 @@ class RMAnovaRecord(Record):
     # the fields of ``anova`` written under its own name (the others are written as :attr:`json_fields` name them)
     FROM_RESULT: ClassVar[tuple[str, ...]] = ("n", "k", "statistic", "df1", "df2", "pvalue", "sphericity",
                                               "corrections", "effect_size", "table", "generalized_eta_squared")
-    # every name of :attr:`json_fields` that reads from ``anova`` (the record's fields are the others and ``anova``)
+    # every name of :attr:`json_fields` that reads from ``anova`` (the record's fields are the others and HOLDS)
     FLATTENED: ClassVar[tuple[str, ...]] = (*FROM_RESULT, "mauchly_pvalue_second_order", "epsilon_hf_uncapped")
+    HOLDS: ClassVar[tuple[str, ...]] = ("anova",)  # the fields results.json writes flattened, not by name
 
     n = property(lambda self: self.anova.n)
     k = property(lambda self: self.anova.k)
@@ -323,7 +324,13 @@ class RMAnovaRecord(Record):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class FriedmanRecord(Record):
-    """kind 'omnibus', method 'friedman' (Demšar 2006)."""
+    """kind 'omnibus', method 'friedman' (Demšar 2006): the test's result (``friedman``) and its decision.
+
+    ``friedman`` is :func:`sigreport.stats.omnibus.friedman`'s result, its ``warnings`` moved to the record's (after
+    the automatic choice's); ``systems`` names its ``average_ranks`` (column order), which results.json writes as
+    one map ``average_ranks`` (system -> rank). results.json writes the result flattened, in :attr:`json_fields`
+    order; :mod:`sigreport.results.reading` rebuilds it (the systems are the map's keys).
+    """
 
     id: str
     kind: str
@@ -331,20 +338,38 @@ class FriedmanRecord(Record):
     corpus: str | None
     level: str
     method: str
-    n: int
-    k: int
-    statistic: float | None
-    df: float | None
-    pvalue: float | None
-    tie_correction: bool
-    statistic_uncorrected: float | None
-    statistic_tie_corrected: float | None
-    average_ranks: dict[str, float | None]
-    iman_davenport: ImanDavenport
-    kendall_w: float | None
+    friedman: FriedmanResult
+    systems: tuple[str, ...]
     significant: bool | None
     selection: AutomaticChoice | None
     warnings: tuple[str, ...]
+
+    json_fields: ClassVar[tuple[str, ...]] = (
+        "id", "kind", "metric", "corpus", "level", "method", "n", "k", "statistic", "df", "pvalue", "tie_correction",
+        "statistic_uncorrected", "statistic_tie_corrected", "average_ranks", "iman_davenport", "kendall_w",
+        "significant", "selection", "warnings")
+    # the fields of ``friedman`` written under its own name (``average_ranks`` is written with ``systems``)
+    FROM_RESULT: ClassVar[tuple[str, ...]] = ("n", "k", "statistic", "df", "pvalue", "tie_correction",
+                                              "statistic_uncorrected", "statistic_tie_corrected", "iman_davenport",
+                                              "kendall_w")
+    FLATTENED: ClassVar[tuple[str, ...]] = (*FROM_RESULT, "average_ranks")
+    HOLDS: ClassVar[tuple[str, ...]] = ("friedman", "systems")
+
+    n = property(lambda self: self.friedman.n)
+    k = property(lambda self: self.friedman.k)
+    statistic = property(lambda self: self.friedman.statistic)
+    df = property(lambda self: self.friedman.df)
+    pvalue = property(lambda self: self.friedman.pvalue)
+    tie_correction = property(lambda self: self.friedman.tie_correction)
+    statistic_uncorrected = property(lambda self: self.friedman.statistic_uncorrected)
+    statistic_tie_corrected = property(lambda self: self.friedman.statistic_tie_corrected)
+    iman_davenport = property(lambda self: self.friedman.iman_davenport)
+    kendall_w = property(lambda self: self.friedman.kendall_w)
+
+    @property
+    def average_ranks(self) -> dict[str, float | None]:
+        """Each system's average rank (1 = best), by name (None where not a number, as results.json writes it)."""
+        return {s: finite_or_none(r) for s, r in zip(self.systems, self.friedman.average_ranks)}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
