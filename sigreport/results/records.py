@@ -4,8 +4,9 @@ Every record shares a header (:class:`Record`: ``id``, ``kind``, ``metric``, ``c
 ``method``, ``alpha``, ``selection``, ``warnings``); its other fields are exactly its results.json fields (the
 contract in docs/results-json.md: later versions add fields, with a default, and never rename them). Records are
 frozen keyword-only dataclasses: they are built by field name, so a field added anywhere shifts nothing. A row
-of a pairwise family holds the statistics result itself (:class:`~sigreport.stats.result.PairedTestResult`), so
-nothing is copied or lost on the way. Records are written to results.json by :mod:`sigreport.results.io` and
+of a pairwise family holds the statistics result itself (:class:`~sigreport.stats.result.PairedTestResult`), and so
+do the omnibus records (:class:`RMAnovaRecord` ``anova``, :class:`FriedmanRecord` ``friedman``), so nothing is copied
+or lost on the way: such a class names its results.json fields (``json_fields``, the held result flattened). Records are written to results.json by :mod:`sigreport.results.io` and
 read back into these classes by :mod:`sigreport.results.reading`.
 """
 
