@@ -541,14 +541,10 @@ def omnibus_block(block: Block, node_id: str, ctx: Context) -> RMAnovaRecord | F
 def friedman_record(block: Block, node_id: str, ctx: Context, f: Any, sel: AutomaticChoice | None,
                     warnings: tuple[str, ...]) -> FriedmanRecord:
     """The Friedman test's record (:func:`sigreport.stats.omnibus.friedman`'s result)."""
-    ranks = {s: finite_or_none(r) for s, r in zip(block.systems, f.average_ranks)}
     return FriedmanRecord(
         id=node_id, kind="omnibus", metric=block.metric, corpus=block.corpus, level=block.level,
-        method="friedman", n=f.n, k=f.k, statistic=f.statistic, df=f.df, pvalue=f.pvalue,
-        tie_correction=f.tie_correction, statistic_uncorrected=f.statistic_uncorrected,
-        statistic_tie_corrected=f.statistic_tie_corrected, average_ranks=ranks, iman_davenport=f.iman_davenport,
-        kendall_w=f.kendall_w, significant=is_significant(f.pvalue, ctx.alpha), selection=sel,
-        warnings=warnings + tuple(f.warnings))
+        method="friedman", friedman=dataclasses.replace(f, warnings=()), systems=tuple(block.systems),
+        significant=is_significant(f.pvalue, ctx.alpha), selection=sel, warnings=warnings + tuple(f.warnings))
 
 
 def rm_anova_record(block: Block, node_id: str, ctx: Context, found: Any, sel: AutomaticChoice | None,
@@ -557,16 +553,11 @@ def rm_anova_record(block: Block, node_id: str, ctx: Context, found: Any, sel: A
     t = ctx.tests
     res, decision = found
     p_corr = finite_or_none(decision.pvalue_corrected)
-    detail = res.sphericity_detail
     return RMAnovaRecord(
         id=node_id, kind="omnibus", metric=block.metric, corpus=block.corpus, level=block.level, method="rm_anova",
-        n=res.n, k=res.k, statistic=res.statistic, df1=res.df1, df2=res.df2, pvalue=res.pvalue,
-        sphericity=res.sphericity, corrections=dict(res.corrections), correction_applied=decision.correction_applied,
+        anova=dataclasses.replace(res, warnings=()), correction_applied=decision.correction_applied,
         correction_reason=decision.reason, pvalue_corrected=p_corr, significant=is_significant(p_corr, ctx.alpha),
-        effect_size=res.effect_size, selection=sel, warnings=warnings + tuple(res.warnings), table=res.table,
-        generalized_eta_squared=res.generalized_eta_squared,
-        mauchly_pvalue_second_order=detail.pvalue_second_order, mauchly_p=t.mauchly_p,
-        epsilon_hf_uncapped=detail.epsilon_hf_uncapped)
+        selection=sel, warnings=warnings + tuple(res.warnings), mauchly_p=t.mauchly_p)
 
 
 OMNIBUS_RECORDS = {"FriedmanRecord": friedman_record, "RMAnovaRecord": rm_anova_record}

@@ -32,7 +32,9 @@ from collections.abc import Mapping
 from typing import Any, Union
 
 from sigreport.results.collection import MetricInfo
-from sigreport.results.records import DescriptivesRecord, PairRow, PairwiseRecord, Record, record_type
+from sigreport.results.records import (DescriptivesRecord, FriedmanRecord, PairRow, PairwiseRecord, Record,
+                                       RMAnovaRecord, record_type)
+from sigreport.stats.omnibus import FriedmanResult, RMAnovaResult, SphericityDetail
 from sigreport.stats.result import PairedTestResult
 
 _EMPTY: dict[Any, Any] = {str: "", int: 0, float: math.nan, bool: False}
@@ -67,7 +69,43 @@ class Reader:
             context = {name: a.get(name) for name in PairRow.FROM_RECORD}
             pairs = tuple(self.pair_row(p, context, f"{where}.pairs[{i}]") for i, p in enumerate(a.get("pairs") or ()))
             return self.obj(cls, a, where, pairs=pairs)
+        if cls is RMAnovaRecord:
+            return self.obj(cls, a, where, anova=self.rm_anova(a, where))
+        if cls is FriedmanRecord:
+            ranks = self.flat(a, "average_ranks", dict[str, float | None], where)
+            given = {name: a[name] for name in FriedmanRecord.FROM_RESULT if name in a}
+            friedman = self.obj(FriedmanResult, {"method": a.get("method"), **given}, where, closed=False,
+                                average_ranks=tuple(ranks.values()), warnings=())
+            return self.obj(cls, a, where, friedman=friedman, systems=tuple(ranks))
         return self.obj(cls, a, where)
+
+    def flat(self, a: Mapping[str, Any], name: str, tp: Any, where: str) -> Any:
+        """Field ``name`` of ``a`` read as ``tp``, as :meth:`obj` reads a field (missing: an error, or in a partial
+        document its empty value)."""
+        if name in a:
+            return self.field(tp, a[name], _at(where, name))
+        if not self.partial:
+            raise DocumentShapeError(f"{_at(where, name)}: missing")
+        return self.empty(tp)
+
+    def rm_anova(self, a: Mapping[str, Any], where: str) -> RMAnovaResult:
+        """An RM-ANOVA record's result from its flat results.json fields: the sums and mean squares from the
+        ``table``'s 'systems' and 'error' rows (None without a table: too few systems or items), the sphericity
+        detail from ``mauchly_pvalue_second_order`` and ``epsilon_hf_uncapped`` (its first-order p is
+        ``sphericity.pvalue``), no warnings (they are the record's)."""
+        given = {name: a[name] for name in RMAnovaRecord.FROM_RESULT if name in a}
+        base = self.obj(RMAnovaResult, {"method": a.get("method"), **given}, where, closed=False, ss_systems=None,
+                        ss_error=None, ms_systems=None, ms_error=None, warnings=(),
+                        sphericity_detail=SphericityDetail(pvalue_second_order=None, pvalue_first_order=None,
+                                                           epsilon_hf_uncapped=None))
+        rows = {row.source: row for row in base.table}
+        systems, error = rows.get("systems"), rows.get("error")
+        detail = SphericityDetail(pvalue_second_order=a.get("mauchly_pvalue_second_order"),
+                                  pvalue_first_order=base.sphericity.pvalue,
+                                  epsilon_hf_uncapped=a.get("epsilon_hf_uncapped"))
+        return dataclasses.replace(
+            base, ss_systems=systems.ss if systems else None, ms_systems=systems.ms if systems else None,
+            ss_error=error.ss if error else None, ms_error=error.ms if error else None, sphericity_detail=detail)
 
     def pair_row(self, p: Any, context: Mapping[str, Any], where: str) -> PairRow:
         """A pairwise row: its flat results.json fields, the test's method-specific ones (``extra``) after them,
@@ -86,7 +124,7 @@ class Reader:
         hints = _hints(cls)
         fields = [f for f in dataclasses.fields(cls) if f.init]
         if closed:
-            names = {f.name for f in fields}
+            names = {f.name for f in fields} | set(getattr(cls, "json_fields", ()))
             self.unread += [_at(where, k) for k in d if k not in names]
         kwargs = dict(given)
         for f in fields:

@@ -4,8 +4,9 @@ Every record shares a header (:class:`Record`: ``id``, ``kind``, ``metric``, ``c
 ``method``, ``alpha``, ``selection``, ``warnings``); its other fields are exactly its results.json fields (the
 contract in docs/results-json.md: later versions add fields, with a default, and never rename them). Records are
 frozen keyword-only dataclasses: they are built by field name, so a field added anywhere shifts nothing. A row
-of a pairwise family holds the statistics result itself (:class:`~sigreport.stats.result.PairedTestResult`), so
-nothing is copied or lost on the way. Records are written to results.json by :mod:`sigreport.results.io` and
+of a pairwise family holds the statistics result itself (:class:`~sigreport.stats.result.PairedTestResult`), and so
+do the omnibus records (:class:`RMAnovaRecord` ``anova``, :class:`FriedmanRecord` ``friedman``), so nothing is copied
+or lost on the way: such a class names its results.json fields (``json_fields``, the held result flattened). Records are written to results.json by :mod:`sigreport.results.io` and
 read back into these classes by :mod:`sigreport.results.reading`.
 """
 
@@ -18,9 +19,9 @@ from sigreport.stats.classification import MetricValue
 from sigreport.stats.cluster import ClusterSummary
 from sigreport.stats.strata import StrataSummary
 from sigreport.stats.equivalence import EquivalenceResult
-from sigreport.stats.omnibus import AnovaRow, CorrectedF, ImanDavenport, SphericityResult
+from sigreport.stats.omnibus import FriedmanResult, RMAnovaResult
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
-from sigreport.stats.result import EffectSize, PairedTestResult, to_jsonable
+from sigreport.stats.result import EffectSize, PairedTestResult, finite_or_none, to_jsonable
 from sigreport.stats.select import SelectionStep
 
 
@@ -62,6 +63,8 @@ class Record:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "json_fields" in cls.__dict__:  # a record that holds a stats result names its flattened fields itself
+            return
         own = cls.__dict__.get("__annotations__", {})
         cls.json_fields = tuple(name for name, hint in own.items() if not str(hint).startswith("ClassVar"))
 
@@ -269,7 +272,14 @@ class PairwiseRecord(Record):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class RMAnovaRecord(Record):
-    """kind 'omnibus', method 'rm_anova'."""
+    """kind 'omnibus', method 'rm_anova': the test's result (``anova``) and the sphericity decision made on it.
+
+    ``anova`` is :func:`sigreport.stats.omnibus.rm_anova`'s result as the test returned it, its ``warnings`` moved
+    to the record's (after the automatic choice's, so they read back as they were written). results.json writes
+    it flattened, in :attr:`json_fields` order (its names below read from it); its sums and mean squares are the
+    ``table``'s rows and its ``sphericity_detail`` the two ``mauchly_*``/``epsilon_*`` fields, so
+    :mod:`sigreport.results.reading` rebuilds it whole.
+    """
 
     id: str
     kind: str
@@ -277,32 +287,51 @@ class RMAnovaRecord(Record):
     corpus: str | None
     level: str
     method: str
-    n: int
-    k: int
-    statistic: float | None
-    df1: float | None
-    df2: float | None
-    pvalue: float | None
-    sphericity: SphericityResult
-    corrections: dict[str, CorrectedF]
+    anova: RMAnovaResult
     correction_applied: str | None
     correction_reason: str
     pvalue_corrected: float | None
     significant: bool | None
-    effect_size: EffectSize | None
     selection: AutomaticChoice | None
     warnings: tuple[str, ...]
-    # the ANOVA table, generalized eta squared, R's Mauchly p and which p drove sphericity: auto
-    table: tuple[AnovaRow, ...] = ()
-    generalized_eta_squared: EffectSize | None = None
-    mauchly_pvalue_second_order: float | None = None
     mauchly_p: str = "first_order"  # the Mauchly p ('r' or 'first_order') that sphericity: auto compared with alpha
-    epsilon_hf_uncapped: float | None = None
+
+    json_fields: ClassVar[tuple[str, ...]] = (
+        "id", "kind", "metric", "corpus", "level", "method", "n", "k", "statistic", "df1", "df2", "pvalue",
+        "sphericity", "corrections", "correction_applied", "correction_reason", "pvalue_corrected", "significant",
+        "effect_size", "selection", "warnings", "table", "generalized_eta_squared", "mauchly_pvalue_second_order",
+        "mauchly_p", "epsilon_hf_uncapped")
+    # the fields of ``anova`` written under its own name (the others are written as :attr:`json_fields` name them)
+    FROM_RESULT: ClassVar[tuple[str, ...]] = ("n", "k", "statistic", "df1", "df2", "pvalue", "sphericity",
+                                              "corrections", "effect_size", "table", "generalized_eta_squared")
+    # every name of :attr:`json_fields` that reads from ``anova`` (the record's fields are the others and HOLDS)
+    FLATTENED: ClassVar[tuple[str, ...]] = (*FROM_RESULT, "mauchly_pvalue_second_order", "epsilon_hf_uncapped")
+    HOLDS: ClassVar[tuple[str, ...]] = ("anova",)  # the fields results.json writes flattened, not by name
+
+    n = property(lambda self: self.anova.n)
+    k = property(lambda self: self.anova.k)
+    statistic = property(lambda self: self.anova.statistic)
+    df1 = property(lambda self: self.anova.df1)
+    df2 = property(lambda self: self.anova.df2)
+    pvalue = property(lambda self: self.anova.pvalue)
+    sphericity = property(lambda self: self.anova.sphericity)
+    corrections = property(lambda self: self.anova.corrections)
+    effect_size = property(lambda self: self.anova.effect_size)
+    table = property(lambda self: self.anova.table)
+    generalized_eta_squared = property(lambda self: self.anova.generalized_eta_squared)
+    mauchly_pvalue_second_order = property(lambda self: self.anova.sphericity_detail.pvalue_second_order)
+    epsilon_hf_uncapped = property(lambda self: self.anova.sphericity_detail.epsilon_hf_uncapped)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class FriedmanRecord(Record):
-    """kind 'omnibus', method 'friedman' (Demšar 2006)."""
+    """kind 'omnibus', method 'friedman' (Demšar 2006): the test's result (``friedman``) and its decision.
+
+    ``friedman`` is :func:`sigreport.stats.omnibus.friedman`'s result, its ``warnings`` moved to the record's (after
+    the automatic choice's); ``systems`` names its ``average_ranks`` (column order), which results.json writes as
+    one map ``average_ranks`` (system -> rank). results.json writes the result flattened, in :attr:`json_fields`
+    order; :mod:`sigreport.results.reading` rebuilds it (the systems are the map's keys).
+    """
 
     id: str
     kind: str
@@ -310,20 +339,38 @@ class FriedmanRecord(Record):
     corpus: str | None
     level: str
     method: str
-    n: int
-    k: int
-    statistic: float | None
-    df: float | None
-    pvalue: float | None
-    tie_correction: bool
-    statistic_uncorrected: float | None
-    statistic_tie_corrected: float | None
-    average_ranks: dict[str, float | None]
-    iman_davenport: ImanDavenport
-    kendall_w: float | None
+    friedman: FriedmanResult
+    systems: tuple[str, ...]
     significant: bool | None
     selection: AutomaticChoice | None
     warnings: tuple[str, ...]
+
+    json_fields: ClassVar[tuple[str, ...]] = (
+        "id", "kind", "metric", "corpus", "level", "method", "n", "k", "statistic", "df", "pvalue", "tie_correction",
+        "statistic_uncorrected", "statistic_tie_corrected", "average_ranks", "iman_davenport", "kendall_w",
+        "significant", "selection", "warnings")
+    # the fields of ``friedman`` written under its own name (``average_ranks`` is written with ``systems``)
+    FROM_RESULT: ClassVar[tuple[str, ...]] = ("n", "k", "statistic", "df", "pvalue", "tie_correction",
+                                              "statistic_uncorrected", "statistic_tie_corrected", "iman_davenport",
+                                              "kendall_w")
+    FLATTENED: ClassVar[tuple[str, ...]] = (*FROM_RESULT, "average_ranks")
+    HOLDS: ClassVar[tuple[str, ...]] = ("friedman", "systems")
+
+    n = property(lambda self: self.friedman.n)
+    k = property(lambda self: self.friedman.k)
+    statistic = property(lambda self: self.friedman.statistic)
+    df = property(lambda self: self.friedman.df)
+    pvalue = property(lambda self: self.friedman.pvalue)
+    tie_correction = property(lambda self: self.friedman.tie_correction)
+    statistic_uncorrected = property(lambda self: self.friedman.statistic_uncorrected)
+    statistic_tie_corrected = property(lambda self: self.friedman.statistic_tie_corrected)
+    iman_davenport = property(lambda self: self.friedman.iman_davenport)
+    kendall_w = property(lambda self: self.friedman.kendall_w)
+
+    @property
+    def average_ranks(self) -> dict[str, float | None]:
+        """Each system's average rank (1 = best), by name (None where not a number, as results.json writes it)."""
+        return {s: finite_or_none(r) for s, r in zip(self.systems, self.friedman.average_ranks)}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

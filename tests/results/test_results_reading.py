@@ -19,10 +19,11 @@ from sigreport.results import from_json, to_json
 from sigreport.results.decisions import decide_document
 from sigreport.results.io import from_dict
 from sigreport.results.reading import DocumentShapeError, Reader
-from sigreport.results.records import (AgreementPair, BayesianPair, DetectableDifference, PairRow, PairwiseRecord,
-                                       PosthocRecord, Record, RMAnovaRecord, RunPair, RunSummary, SystemClassification)
+from sigreport.results.records import (AgreementPair, BayesianPair, DetectableDifference, FriedmanRecord, PairRow,
+                                       PairwiseRecord, PosthocRecord, Record, RMAnovaRecord, RunPair, RunSummary,
+                                       SystemClassification)
 from sigreport.stats.classification import MetricValue
-from sigreport.stats.omnibus import CorrectedF, ImanDavenport, SphericityResult
+from sigreport.stats.omnibus import CorrectedF, FriedmanResult, ImanDavenport, RMAnovaResult, SphericityResult
 from sigreport.stats.pairwise import DifferenceSummary, PairedEffectSizes
 from sigreport.stats.result import EffectSize, PairedTestResult
 
@@ -142,6 +143,33 @@ def test_nested_results_come_back_typed(analysed):
     assert isinstance(run.systems[0].values, tuple) and len(run.systems[0].values) == 3
     assert isinstance(back["runs"]["acc/dev/bayesian"].pairs[0], BayesianPair)
     assert back["cv_5x2+bayes"]["accuracy/spam/bayesian"].method == "correlated_t"
+
+
+def test_an_rm_anova_record_holds_its_result_and_copies_none_of_its_fields(analysed):
+    built = analysed("summarization+bayes+power")["rouge1/cnn-dm/omnibus"]
+    back = from_json(to_json(analysed("summarization+bayes+power")))["rouge1/cnn-dm/omnibus"]
+    header = {f.name for f in dataclasses.fields(Record)} | set(Record.HEADER_OPTIONAL)
+    own = {f.name for f in dataclasses.fields(RMAnovaRecord)} - header
+    assert not own & {f.name for f in dataclasses.fields(RMAnovaResult)}, "a field of the result copied"
+    for r in (built, back):
+        assert isinstance(r, RMAnovaRecord) and isinstance(r.anova, RMAnovaResult)
+        assert r.anova.warnings == () and r.anova.method == r.method  # its warnings are the record's
+        assert (r.n, r.pvalue, r.sphericity, r.table) == (r.anova.n, r.anova.pvalue, r.anova.sphericity, r.anova.table)
+    assert back.anova == built.anova and back.anova.ss_error is not None  # the sums of squares read from its table
+    assert back.anova.sphericity_detail.pvalue_second_order == built.mauchly_pvalue_second_order
+
+
+def test_a_friedman_record_holds_its_result_and_copies_none_of_its_fields(analysed):
+    built = analysed("demsar")["auc/*/omnibus"]
+    back = from_json(to_json(analysed("demsar")))["auc/*/omnibus"]
+    header = {f.name for f in dataclasses.fields(Record)} | set(Record.HEADER_OPTIONAL)
+    own = {f.name for f in dataclasses.fields(FriedmanRecord)} - header
+    assert not own & {f.name for f in dataclasses.fields(FriedmanResult)}, "a field of the result copied"
+    for r in (built, back):
+        assert isinstance(r, FriedmanRecord) and isinstance(r.friedman, FriedmanResult)
+        assert r.friedman.warnings == () and r.friedman.method == r.method  # its warnings are the record's
+        assert list(r.average_ranks.values()) == list(r.friedman.average_ranks) and r.statistic == r.friedman.statistic
+    assert back.friedman == built.friedman and back.systems == built.systems and len(built.systems) == built.k
 
 
 def golden_doc(name: str) -> dict:
