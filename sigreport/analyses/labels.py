@@ -238,6 +238,9 @@ def _light(pairs: tuple[AgreementPair, ...], what: str) -> tuple[float | None, l
 
 def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGroup, measure: str, node_id: str
                        ) -> AgreementRecord:
+    """One declared agreement measure (:mod:`sigreport.stats.methods.agreement`) on one corpus of annotations; an
+    undeclared one raises :class:`~sigreport.stats.registry.UnknownMethod` naming the declared ones."""
+    registry.method(AGREEMENT, measure)
     aspec = spec.agreement or AgreementSpec()
     seed = derived_seed(spec.seed, node_id)
     alpha_ci = 1 - spec.ci_level
@@ -286,7 +289,7 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
             r = agr.krippendorff_alpha(ratings, aspec.level, n_labels=k, annotators=names, alpha_ci=alpha_ci,
                                        n_resamples=aspec.resamples, seed=seed)
         return _analysis(**common, annotators=r.annotators, r=r)
-    raise ValueError(f"unknown agreement measure {measure!r}")
+    raise AssertionError(f"agreement measure {measure!r} is declared but not computed here")  # a declaration's bug
 
 
 def systems_vs_gold_analysis(spec: LabelParams, preds: Predictions, group: PredictionGroup, measure: str, node_id: str
