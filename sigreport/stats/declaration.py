@@ -41,15 +41,14 @@ their spec value (``spec_name``); the others' computation is still run by ``sigr
 multiple-comparison corrections of a family (``tests.correction``); ``mcnemar`` and ``cochran_q``: the
 classification tests on per-item correctness; ``sphericity``: the RM-ANOVA's sphericity corrections
 (``tests.sphericity``, applied by the ``rm_anova`` declaration's compute); ``agreement``: the agreement measures
-of annotators (``agreement.measures``, computed by ``sigreport.analyses.labels``)."""
+of annotators (``agreement.measures``; ``compute``: :class:`AgreementInput` -> its result)."""
 OUTSIDE_TESTS: tuple[str, ...] = ("mcnemar", "cochran_q", "agreement")
 """The kinds whose options are spec paths from the top (``classification.mcnemar``), not under ``tests``."""
-COMPUTED_KINDS: tuple[str, ...] = ("omnibus", "posthoc", "correction")
+COMPUTED_KINDS: tuple[str, ...] = ("omnibus", "posthoc", "correction", "agreement")
 """The procedure kinds whose declaration's ``compute`` the analyses call (and whose spec values it gives)."""
-SPEC_VALUED_KINDS: tuple[str, ...] = COMPUTED_KINDS + ("sphericity", "agreement")
-"""The procedure kinds whose declarations give the spec's values (``spec_name``); ``sphericity`` and ``agreement``
-without a ``compute`` of their own (the RM-ANOVA's compute applies the correction; the analysis runs the
-measure)."""
+SPEC_VALUED_KINDS: tuple[str, ...] = COMPUTED_KINDS + ("sphericity",)
+"""The procedure kinds whose declarations give the spec's values (``spec_name``); ``sphericity`` without a
+``compute`` of its own (the RM-ANOVA's compute applies the correction)."""
 ALL_KINDS: tuple[str, ...] = KINDS + PROCEDURE_KINDS
 
 Head = tuple[Literal["sym", "text"], str]
@@ -185,6 +184,24 @@ class PosthocInput:
     pairs: tuple[tuple[int, int], ...]
     alternative: str
     ci_level: float
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AgreementInput:
+    """What an agreement measure is given: ``ratings`` items x raters of label codes (-1: not rated), the number
+    of labels and their names, the raters' names, each label's value (an interval level's, else None), the
+    measurement level (``agreement.level``), 1 - the interval level, the bootstrap resamples and the seed (or
+    the generator a caller shares over several calls)."""
+
+    ratings: np.ndarray
+    n_labels: int
+    labels: tuple[str, ...]
+    annotators: tuple[str, ...]
+    values: Sequence[float] | None
+    level: str
+    alpha_ci: float
+    resamples: int
+    seed: Any  # int | np.random.Generator
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -171,8 +171,8 @@ def test_agreement_measures_and_sphericity_corrections_are_declarations():
         names.agreement_name("scotts_pi")
     with pytest.raises(registry.UnknownMethod, match="unknown sphericity method 'gg'; known: greenhouse_geisser, "):
         names.sphericity_name("gg")
-    assert check(dataclasses.replace(registry.method("agreement", "cohen_kappa"), compute=lambda x: x)) == [
-        "agreement/cohen_kappa: a agreement procedure is run by sigreport.analyses (compute and spec_name None)"]
+    assert check(dataclasses.replace(registry.method("agreement", "cohen_kappa"), compute=None)) == [
+        "agreement/cohen_kappa: a agreement procedure declares its compute and its spec name"]
     assert check(dataclasses.replace(registry.method("sphericity", "huynh_feldt"), references=())) == [
         "sphericity/huynh_feldt: references is empty"]
 
@@ -199,3 +199,31 @@ def test_the_methods_paragraph_cites_the_agreement_measures_declared_references(
     object.__setattr__(rec, "measure", "fleiss_kappa")
     sentence = next(s for s in _others([rec], {}) if s[0].startswith("Annotator agreement"))
     assert sentence[1].keys == ("cohen1960", "cochran1950")
+
+
+def test_the_agreement_analysis_runs_its_declarations_compute(monkeypatch):
+    """The analysis calls the measure's declared ``compute`` (a declaration whose compute is replaced is what
+    runs), given the corpus's ratings, and the record holds what it returns."""
+    import numpy as np
+
+    from sigreport.analyses.labels import LabelParams, agreement_analysis
+    from sigreport.data import AnnotationGroup, Annotations
+    from sigreport.spec import AgreementSpec, TestsSpec
+    from sigreport.stats import agreement as agr
+
+    seen = []
+    loaded = registry._all()
+    d = loaded[("agreement", "fleiss_kappa")]
+    monkeypatch.setitem(loaded, d.key, dataclasses.replace(
+        d, compute=lambda inp: (seen.append(inp), dataclasses.replace(d.compute(inp), value=0.125))[1]))
+    ratings = np.array([[i % 3, (i + i // 4) % 3, (2 * i) % 3] for i in range(12)])
+    group = AnnotationGroup(corpus=None, items=tuple(f"i{i}" for i in range(12)), annotators=("r1", "r2", "r3"),
+                            ratings=ratings)
+    ann = Annotations(source="a.csv", labels=("x", "y", "z"), values=None, annotators=group.annotators,
+                      groups={None: group})
+    params = LabelParams(TestsSpec(), 0.05, 1, None, None, AgreementSpec(resamples=99), "fleiss_kappa")
+    rec = agreement_analysis(params, ann, group, "fleiss_kappa", "agreement/fleiss_kappa")
+    assert rec.value == 0.125 and len(seen) == 1
+    assert seen[0].ratings is ratings and seen[0].n_labels == 3 and seen[0].resamples == 99
+    direct = agr.fleiss_kappa(ratings, 3, group.annotators, 0.05, 99, seen[0].seed, ann.labels)  # the same call
+    assert rec.se == direct.se and rec.ci_low == direct.ci_low and rec.bootstrap_ci_low == direct.bootstrap_ci_low
