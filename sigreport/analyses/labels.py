@@ -35,6 +35,8 @@ from sigreport.plan import Node
 from sigreport.spec import AgreementSpec, ClassificationSpec, OutcomesSpec, Spec, TestsSpec
 from sigreport.stats import agreement as agr
 from sigreport.stats import contingency, registry
+from sigreport.stats.declaration import AgreementInput
+from sigreport.stats.methods.agreement import KAPPA_WEIGHTS
 from sigreport.stats.classification import MetricValue, classification_metrics, f_name, matthews_corrcoef
 from sigreport.results.records import (AgreementPair, AgreementRecord, ClassificationRecord, CochranQRecord,
                                        ConfusionMatrix, McNemarPair, McNemarRecord, SystemClassification)
@@ -43,7 +45,7 @@ from sigreport.stats.result import finite_or_none, is_significant
 CLASSIFICATION = "classification"
 OUTCOMES = "outcomes"  # the 'metric' of the analyses of paired yes/no outcomes (data.outcomes)
 AGREEMENT = "agreement"
-WEIGHTS = {"cohen_kappa": None, "weighted_kappa_linear": "linear", "weighted_kappa_quadratic": "quadratic"}
+WEIGHTS = KAPPA_WEIGHTS  # the two-rater kappas' weights, from their declarations
 
 
 # -------------------------------------------------------------------------------------------- parameters
@@ -238,9 +240,11 @@ def _light(pairs: tuple[AgreementPair, ...], what: str) -> tuple[float | None, l
 
 def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGroup, measure: str, node_id: str
                        ) -> AgreementRecord:
+    """One declared agreement measure (:mod:`sigreport.stats.methods.agreement`) on one corpus of annotations; an
+    undeclared one raises :class:`~sigreport.stats.registry.UnknownMethod` naming the declared ones."""
+    declared = registry.method(AGREEMENT, measure)
     aspec = spec.agreement or AgreementSpec()
     seed = derived_seed(spec.seed, node_id)
-    alpha_ci = 1 - spec.ci_level
     k = len(ann.labels)
     x = group.ratings
     m = x.shape[1]
@@ -254,44 +258,32 @@ def agreement_analysis(spec: LabelParams, ann: Annotations, group: AnnotationGro
         return _analysis(**common, annotators=names, r=None,
                          warnings=(f"{who[0].upper() + who[1:]} items of {where}, so there is no agreement to "
                                    "measure (two or more annotators are needed).",), ci_level=spec.ci_level)
-    if measure in WEIGHTS:
-        weights = WEIGHTS[measure]
-        if m == 2:
-            r = agr.cohen_kappa(r1=x[:, 0], r2=x[:, 1], n_labels=k, weights=weights, annotators=(names[0], names[1]),
-                                alpha_ci=alpha_ci, n_resamples=aspec.resamples, seed=seed, labels=ann.labels)
-            matrix = agr.agreement_matrix(x[:, 0], x[:, 1], k)
-            null = agr.cohen_kappa_null_test(matrix, weights)
-            rec = _analysis(**common, annotators=names, r=r, matrix=matrix)
-            return dataclasses.replace(rec, se_null=rec.se_null if rec.se_null is not None else null.se_null,
-                                       z_null=null.statistic, pvalue_null=null.pvalue)
-        results = agr.pairwise_kappa_matrix(x, k, weights, names, alpha_ci, aspec.resamples, seed, ann.labels)
-        iu = list(zip(*np.triu_indices(m, k=1)))
-        pairs = tuple(_pair_of(r, agr.agreement_matrix(x[:, i], x[:, j], k)) for r, (i, j) in zip(results, iu))
-        what = "kappas" if weights is None else f"{weights} weighted kappas"
-        value, warnings = _light(pairs, what)
-        n_items = int(np.sum((x >= 0).sum(axis=1) >= 2))
-        return _analysis(**common, annotators=names, r=None, value_kind="mean_of_pairs", pairs=pairs, value=value,
-                         n_items=n_items, warnings=tuple(warnings), ci_level=spec.ci_level)
-    if measure == "fleiss_kappa":
-        r = agr.fleiss_kappa(x, k, names, alpha_ci, aspec.resamples, seed, ann.labels)
+    r = declared.compute(AgreementInput(ratings=x, n_labels=k, labels=ann.labels, annotators=names,
+                                        values=ann.values, level=aspec.level, alpha_ci=1 - spec.ci_level,
+                                        resamples=aspec.resamples, seed=seed))
+    if measure not in WEIGHTS:  # one coefficient over every rater
         return _analysis(**common, annotators=r.annotators, r=r)
-    if measure == "krippendorff_alpha":
-        if aspec.level == "interval" and ann.values is not None:
-            vals = np.asarray(ann.values, dtype=float)
-            ratings = np.where(x >= 0, vals[np.clip(x, 0, None)], np.nan)
-            r = agr.krippendorff_alpha(ratings, "interval", values=vals, annotators=names, alpha_ci=alpha_ci,
-                                       n_resamples=aspec.resamples, seed=seed)
-        else:
-            ratings = np.where(x >= 0, x, np.nan).astype(float)
-            r = agr.krippendorff_alpha(ratings, aspec.level, n_labels=k, annotators=names, alpha_ci=alpha_ci,
-                                       n_resamples=aspec.resamples, seed=seed)
-        return _analysis(**common, annotators=r.annotators, r=r)
-    raise ValueError(f"unknown agreement measure {measure!r}")
+    weights = WEIGHTS[measure]
+    if m == 2:
+        matrix = agr.agreement_matrix(x[:, 0], x[:, 1], k)
+        null = agr.cohen_kappa_null_test(matrix, weights)
+        rec = _analysis(**common, annotators=names, r=r, matrix=matrix)
+        return dataclasses.replace(rec, se_null=rec.se_null if rec.se_null is not None else null.se_null,
+                                   z_null=null.statistic, pvalue_null=null.pvalue)
+    iu = list(zip(*np.triu_indices(m, k=1)))
+    pairs = tuple(_pair_of(p, agr.agreement_matrix(x[:, i], x[:, j], k)) for p, (i, j) in zip(r, iu))
+    what = "kappas" if weights is None else f"{weights} weighted kappas"
+    value, warnings = _light(pairs, what)
+    n_items = int(np.sum((x >= 0).sum(axis=1) >= 2))
+    return _analysis(**common, annotators=names, r=None, value_kind="mean_of_pairs", pairs=pairs, value=value,
+                     n_items=n_items, warnings=tuple(warnings), ci_level=spec.ci_level)
 
 
 def systems_vs_gold_analysis(spec: LabelParams, preds: Predictions, group: PredictionGroup, measure: str, node_id: str
                              ) -> AgreementRecord:
-    """Kappa between each system's predictions and the gold labels (one pair per system)."""
+    """Kappa between each system's predictions and the gold labels (one pair per system): the declared measure's
+    compute on two raters, the system and gold."""
+    declared = registry.method(AGREEMENT, measure)
     aspec = spec.agreement or AgreementSpec()
     labels = tuple(aspec.order) if aspec.order else group.labels  # a declared order is the whole scale
     recode = np.array([labels.index(lab) for lab in group.labels], dtype=np.int64)
@@ -301,8 +293,9 @@ def systems_vs_gold_analysis(spec: LabelParams, preds: Predictions, group: Predi
     pairs = []
     for j, system in enumerate(preds.systems):
         pred = recode[group.pred[:, j]]
-        r = agr.cohen_kappa(r1=pred, r2=gold, n_labels=k, weights=WEIGHTS[measure], annotators=(system, "gold"),
-                            alpha_ci=1 - spec.ci_level, n_resamples=aspec.resamples, seed=rng, labels=labels)
+        r = declared.compute(AgreementInput(ratings=np.column_stack((pred, gold)), n_labels=k, labels=labels,
+                                            annotators=(system, "gold"), values=None, level="nominal",
+                                            alpha_ci=1 - spec.ci_level, resamples=aspec.resamples, seed=rng))
         pairs.append(_pair_of(r, agr.agreement_matrix(pred, gold, k)))
     return _analysis(node_id=node_id, corpus=group.corpus, source="systems_vs_gold", measure=measure, labels=labels,
                      annotators=("gold",) + preds.systems, r=None, n_resamples=aspec.resamples,

@@ -24,10 +24,10 @@ OMNIBUS_NAMES: dict[str, str] = {**{d.name: d.display for d in registry.methods(
 BAYESIAN_NAMES: dict[str, str] = {d.name: d.display for d in registry.methods("bayesian")}
 CORRECTION_NAMES: dict[str, str] = {d.name: d.display for d in registry.methods("correction")}
 """The corrections' display names: a view of their declarations (:mod:`sigreport.stats.methods.corrections`)."""
-SPHERICITY_NAMES = {
-    "none": "sphericity assumed", "greenhouse_geisser": "Greenhouse-Geisser", "huynh_feldt": "Huynh-Feldt",
-    "lower_bound": "lower bound",
-}
+SPHERICITY_NAMES: dict[str, str] = {d.name: d.display for d in registry.methods("sphericity")}
+"""The sphericity corrections' display names: a view of their declarations (:mod:`sigreport.stats.methods.procedures`)."""
+AGREEMENT_NAMES: dict[str, str] = {d.name: d.display for d in registry.methods("agreement")}
+"""The agreement measures' display names: a view of their declarations (:mod:`sigreport.stats.methods.agreement`)."""
 
 METHOD_NAMES: dict[str, dict[str, str]] = {
     "pairwise": PAIRWISE_NAMES, "cv": PAIRWISE_NAMES, "posthoc": POSTHOC_NAMES, "omnibus": OMNIBUS_NAMES,
@@ -50,6 +50,18 @@ def correction_name(name: str) -> str:
     """The display name of correction ``name`` ("Holm"); :class:`~sigreport.stats.registry.UnknownMethod` naming
     the declared ones for any other (a correction is built in: results.json never records an undeclared one)."""
     return registry.method("correction", name).display
+
+
+def sphericity_name(name: str) -> str:
+    """The display name of sphericity correction ``name`` ("Greenhouse-Geisser"); :class:`~sigreport.stats.registry.
+    UnknownMethod` naming the declared ones for any other (no fallback to the key)."""
+    return registry.method("sphericity", name).display
+
+
+def agreement_name(measure: str) -> str:
+    """The display name of agreement measure ``measure`` ("Fleiss' kappa"); :class:`~sigreport.stats.registry.
+    UnknownMethod` naming the declared ones for any other (no fallback to the key)."""
+    return registry.method("agreement", measure).display
 
 
 def test_name(kind: str, method: str | None, cited: bool = True) -> str:

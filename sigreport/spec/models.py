@@ -35,7 +35,8 @@ OmnibusMethod = Literal[("auto", *registry.spec_names("omnibus"), "none")]  # ty
 PosthocMethod = Literal[("auto", *registry.spec_names("posthoc"), "none")]  # type: ignore[valid-type]  # declared
 McNemarVariant = Literal[MCNEMAR_VARIANTS]  # type: ignore[valid-type]  # its declaration's variants
 Family = Literal["metric_corpus", "metric", "corpus", "all"]
-Sphericity = Literal["auto", "greenhouse_geisser", "huynh_feldt", "none"]
+Sphericity = Literal[("auto", *registry.spec_names("sphericity"))]  # type: ignore[valid-type]  # declared
+AgreementMeasure = Literal[registry.spec_names("agreement")]  # type: ignore[valid-type]  # the declared measures
 Format = Literal[defaults.FORMATS]  # type: ignore[valid-type]  # the output formats: one list, in sigreport.defaults
 
 class ColumnsSpec(_Model):
@@ -459,8 +460,7 @@ class ClassificationSpec(_Model):
 class AgreementSpec(_Model):
     """Inter-annotator agreement on data.annotations (and optionally each system against gold)."""
 
-    measures: list[Literal["cohen_kappa", "weighted_kappa_linear", "weighted_kappa_quadratic", "fleiss_kappa",
-                           "krippendorff_alpha"]] | None = Field(
+    measures: list[AgreementMeasure] | None = Field(
         None, description="Default: Cohen's kappa (and weighted kappas for ordinal labels) for two annotators; "
         "pairwise Cohen's kappa, Fleiss' kappa and Krippendorff's alpha for three or more.")
     level: Literal["nominal", "ordinal", "interval"] = Field("nominal", description="Measurement level of labels.")

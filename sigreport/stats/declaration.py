@@ -29,27 +29,33 @@ Kind = Literal["pairwise", "cv"]
 KINDS: tuple[str, ...] = ("pairwise", "cv")
 """The kinds of method a :class:`MethodDeclaration` can be (the record kind of the family it gives): the ones
 whose computation is the declaration's (and a plugin's)."""
-ProcedureKind = Literal["omnibus", "posthoc", "bayesian", "preferences", "correction", "mcnemar", "cochran_q"]
+ProcedureKind = Literal["omnibus", "posthoc", "bayesian", "preferences", "correction", "mcnemar", "cochran_q",
+                        "sphericity", "agreement"]
 PROCEDURE_KINDS: tuple[str, ...] = ("omnibus", "posthoc", "bayesian", "preferences", "correction", "mcnemar",
-                                    "cochran_q")
+                                    "cochran_q", "sphericity", "agreement")
 """The kinds a :class:`ProcedureDeclaration` describes (built in only, not open to plugins yet): their names,
 references, options and records are declared. ``omnibus``, ``posthoc`` and ``correction`` also declare their
 computation (``compute``: :class:`OmnibusInput`, :class:`PosthocInput`, or (p-values) -> adjusted p-values) and
 their spec value (``spec_name``); the others' computation is still run by ``sigreport.analyses``.
 ``preferences``: models of pairwise preference votes (``data.preferences``: Bradley-Terry); ``correction``: the
 multiple-comparison corrections of a family (``tests.correction``); ``mcnemar`` and ``cochran_q``: the
-classification tests on per-item correctness."""
-OUTSIDE_TESTS: tuple[str, ...] = ("mcnemar", "cochran_q")
+classification tests on per-item correctness; ``sphericity``: the RM-ANOVA's sphericity corrections
+(``tests.sphericity``, applied by the ``rm_anova`` declaration's compute); ``agreement``: the agreement measures
+of annotators (``agreement.measures``; ``compute``: :class:`AgreementInput` -> its result)."""
+OUTSIDE_TESTS: tuple[str, ...] = ("mcnemar", "cochran_q", "agreement")
 """The kinds whose options are spec paths from the top (``classification.mcnemar``), not under ``tests``."""
-COMPUTED_KINDS: tuple[str, ...] = ("omnibus", "posthoc", "correction")
+COMPUTED_KINDS: tuple[str, ...] = ("omnibus", "posthoc", "correction", "agreement")
 """The procedure kinds whose declaration's ``compute`` the analyses call (and whose spec values it gives)."""
+SPEC_VALUED_KINDS: tuple[str, ...] = COMPUTED_KINDS + ("sphericity",)
+"""The procedure kinds whose declarations give the spec's values (``spec_name``); ``sphericity`` without a
+``compute`` of its own (the RM-ANOVA's compute applies the correction)."""
 ALL_KINDS: tuple[str, ...] = KINDS + PROCEDURE_KINDS
 
 Head = tuple[Literal["sym", "text"], str]
 """A column head: a symbol of :data:`sigreport.render.model.SYMBOLS` ("t", "delta_ab", ...) or plain text."""
 
 APPLIES = ("item_mean", "corpus_level", "folds", "corpora", "clustered_items", "stratified_items", "preference_votes",
-           "item_correctness", "family")
+           "item_correctness", "family", "annotations", "predictions_vs_gold")
 """Where a method applies: a mean of per-item scores, a corpus-level metric (computed from summed per-item
 statistics: only resampling tests), cross-validation folds, one score per corpus (``tests.level: corpora``),
 items in clusters (``data.columns.cluster``: the method reads ``PairwiseInput.clusters`` or resamples through
@@ -57,7 +63,9 @@ items in clusters (``data.columns.cluster``: the method reads ``PairwiseInput.cl
 macro average over strata (``metrics.M.average: macro``: the method reads ``PairwiseInput.strata`` or resamples
 through ``PairwiseInput.resample``, which then resamples within strata), pairwise preference votes
 (``data.preferences``), each item's correctness of a classifier (``tests.classification``: McNemar, Cochran's Q),
-the p-values of a family of comparisons (a correction, ``tests.family``)."""
+the p-values of a family of comparisons (a correction, ``tests.family``), the labels of two or more annotators
+(``data.annotations``: an agreement measure), each system's predicted labels against gold
+(``agreement.systems_vs_gold``)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -179,6 +187,24 @@ class PosthocInput:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class AgreementInput:
+    """What an agreement measure is given: ``ratings`` items x raters of label codes (-1: not rated), the number
+    of labels and their names, the raters' names, each label's value (an interval level's, else None), the
+    measurement level (``agreement.level``), 1 - the interval level, the bootstrap resamples and the seed (or
+    the generator a caller shares over several calls)."""
+
+    ratings: np.ndarray
+    n_labels: int
+    labels: tuple[str, ...]
+    annotators: tuple[str, ...]
+    values: Sequence[float] | None
+    level: str
+    alpha_ci: float
+    resamples: int
+    seed: Any  # int | np.random.Generator
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class MethodDeclaration:
     """One method, everything sigreport knows about it (see the module docstring)."""
 
@@ -217,7 +243,8 @@ class ProcedureDeclaration:
 
     kind: ProcedureKind
     name: str  # the method results.json records
-    spec_name: str | None  # its value in the spec (tests.omnibus, tests.posthoc, tests.correction); None: not one
+    spec_name: str | None  # its value in the spec (tests.omnibus, .posthoc, .correction, .sphericity,
+    # agreement.measures); None: not one
     display: str
     options: Mapping[str, str]
     applies: tuple[str, ...]
@@ -283,11 +310,14 @@ def check(d: Declaration, references: Sequence[str] | None = None) -> list[str]:
     return bad
 
 
+NOTHING_DONE = (("correction", "none"), ("sphericity", "none"))
+"""No correction (of a family's p-values, of the degrees of freedom) cites nothing: nothing is done."""
+
+
 def _check_procedure(d: ProcedureDeclaration, references: Sequence[str] | None) -> list[str]:
     where = f"{d.kind}/{d.name}"
     bad = [f"{where}: {name} is empty" for name in ("kind", "name", "display", "applies", "record", "references")
-           if getattr(d, name) in (None, "", ()) and not (name == "references" and d.key == ("correction", "none"))]
-    # (no correction cites nothing: nothing is done)
+           if getattr(d, name) in (None, "", ()) and not (name == "references" and d.key in NOTHING_DONE)]
     if d.kind not in PROCEDURE_KINDS:
         bad.append(f"{where}: kind {d.kind!r} is not one of {', '.join(PROCEDURE_KINDS)}")
     if not isinstance(d.random, bool):
@@ -297,7 +327,7 @@ def _check_procedure(d: ProcedureDeclaration, references: Sequence[str] | None) 
         bad.append(f"{where}: an MDE rule of none states its reason")
     if d.kind in COMPUTED_KINDS and not (callable(d.compute) and d.spec_name):
         bad.append(f"{where}: a {d.kind} procedure declares its compute and its spec name")
-    if d.kind not in COMPUTED_KINDS and (d.compute is not None or d.spec_name is not None):
+    if d.kind not in COMPUTED_KINDS and d.compute is not None or d.kind not in SPEC_VALUED_KINDS and d.spec_name:
         bad.append(f"{where}: a {d.kind} procedure is run by sigreport.analyses (compute and spec_name None)")
     if references is not None:
         known = [*references, *d.bibliography]

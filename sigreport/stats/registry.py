@@ -27,7 +27,7 @@ ENTRY_POINT_GROUP = "sigreport.methods"
 BUILTIN = ("sigreport.stats.methods.paired_t", "sigreport.stats.methods.rank", "sigreport.stats.methods.resampling",
            "sigreport.stats.methods.cv", "sigreport.stats.methods.procedures",
            "sigreport.stats.methods.preferences", "sigreport.stats.methods.corrections",
-           "sigreport.stats.methods.classification")
+           "sigreport.stats.methods.classification", "sigreport.stats.methods.agreement")
 """The modules of the built-in declarations (each a ``DECLARATIONS`` tuple), in the order the spec lists them."""
 
 

@@ -141,3 +141,89 @@ def test_the_omnibus_and_posthoc_tests_run_their_declarations_compute(cli, workd
     assert {"omnibus", "posthoc", "correction"} <= set(calls)
     kinds = {a["kind"]: a for a in doc["analyses"]}
     assert kinds["omnibus"]["method"] == "friedman" and kinds["posthoc"]["method"] == "nemenyi"
+
+
+def test_agreement_measures_and_sphericity_corrections_are_declarations():
+    """``agreement.measures`` and ``tests.sphericity`` are views of their declarations, in the order the spec
+    listed them before (so the JSON Schema does not change); the names the report prints, the records and the
+    methods paragraph's citations are the declared ones, and an undeclared name raises instead of printing its
+    key."""
+    from sigreport.results.records import AgreementRecord, RMAnovaRecord, record_type
+    from sigreport.spec.models import AgreementMeasure, Sphericity
+    from sigreport.stats.omnibus import CORRECTION_NAMES
+
+    assert typing.get_args(AgreementMeasure) == registry.spec_names("agreement") == (
+        "cohen_kappa", "weighted_kappa_linear", "weighted_kappa_quadratic", "fleiss_kappa", "krippendorff_alpha")
+    assert typing.get_args(Sphericity) == ("auto", *registry.spec_names("sphericity")) == (
+        "auto", "greenhouse_geisser", "huynh_feldt", "none")
+    assert set(registry.names("sphericity")) == set(CORRECTION_NAMES)  # every correction the RM-ANOVA table shows
+    for d in registry.methods("agreement"):
+        assert names.AGREEMENT_NAMES[d.name] == names.agreement_name(d.name) == d.display
+        assert record_type("agreement", d.name) is AgreementRecord and d.record == "AgreementRecord"
+        assert d.random and "annotations" in d.applies
+    for d in registry.methods("sphericity"):
+        assert names.SPHERICITY_NAMES[d.name] == names.sphericity_name(d.name) == d.display
+        assert d.record == RMAnovaRecord.__name__ and not d.random
+    assert names.agreement_name("fleiss_kappa") == "Fleiss' kappa"
+    assert names.sphericity_name("none") == "sphericity assumed"
+    assert registry.method("sphericity", "huynh_feldt").references == ("huynh1976",)
+    with pytest.raises(registry.UnknownMethod, match="unknown agreement method 'scotts_pi'; known: cohen_kappa, "):
+        names.agreement_name("scotts_pi")
+    with pytest.raises(registry.UnknownMethod, match="unknown sphericity method 'gg'; known: greenhouse_geisser, "):
+        names.sphericity_name("gg")
+    assert check(dataclasses.replace(registry.method("agreement", "cohen_kappa"), compute=None)) == [
+        "agreement/cohen_kappa: a agreement procedure declares its compute and its spec name"]
+    assert check(dataclasses.replace(registry.method("sphericity", "huynh_feldt"), references=())) == [
+        "sphericity/huynh_feldt: references is empty"]
+
+
+def test_an_undeclared_agreement_measure_raises_unknown_method():
+    """The analysis asks the registry for the measure before it reads anything (so no input is needed here), not
+    a chain of ``if measure == ...`` ending in a fallback."""
+    from sigreport.analyses.labels import agreement_analysis
+
+    with pytest.raises(registry.UnknownMethod, match="unknown agreement method 'scotts_pi'; known: cohen_kappa, "):
+        agreement_analysis(None, None, None, "scotts_pi", "agreement/c/scotts_pi")  # type: ignore[arg-type]
+
+
+def test_the_methods_paragraph_cites_the_agreement_measures_declared_references(monkeypatch):
+    """The agreement sentence cites the references of the measures run, from their declarations."""
+    from sigreport.render.views.methods import _others
+    from sigreport.results.records import AgreementRecord
+
+    loaded = registry._all()
+    monkeypatch.setitem(loaded, ("agreement", "fleiss_kappa"), dataclasses.replace(
+        loaded[("agreement", "fleiss_kappa")], references=("cohen1960", "cochran1950")))
+    rec = AgreementRecord.__new__(AgreementRecord)  # only its kind and measure are read
+    object.__setattr__(rec, "kind", "agreement")
+    object.__setattr__(rec, "measure", "fleiss_kappa")
+    sentence = next(s for s in _others([rec], {}) if s[0].startswith("Annotator agreement"))
+    assert sentence[1].keys == ("cohen1960", "cochran1950")
+
+
+def test_the_agreement_analysis_runs_its_declarations_compute(monkeypatch):
+    """The analysis calls the measure's declared ``compute`` (a declaration whose compute is replaced is what
+    runs), given the corpus's ratings, and the record holds what it returns."""
+    import numpy as np
+
+    from sigreport.analyses.labels import LabelParams, agreement_analysis
+    from sigreport.data import AnnotationGroup, Annotations
+    from sigreport.spec import AgreementSpec, TestsSpec
+    from sigreport.stats import agreement as agr
+
+    seen = []
+    loaded = registry._all()
+    d = loaded[("agreement", "fleiss_kappa")]
+    monkeypatch.setitem(loaded, d.key, dataclasses.replace(
+        d, compute=lambda inp: (seen.append(inp), dataclasses.replace(d.compute(inp), value=0.125))[1]))
+    ratings = np.array([[i % 3, (i + i // 4) % 3, (2 * i) % 3] for i in range(12)])
+    group = AnnotationGroup(corpus=None, items=tuple(f"i{i}" for i in range(12)), annotators=("r1", "r2", "r3"),
+                            ratings=ratings)
+    ann = Annotations(source="a.csv", labels=("x", "y", "z"), values=None, annotators=group.annotators,
+                      groups={None: group})
+    params = LabelParams(TestsSpec(), 0.05, 1, None, None, AgreementSpec(resamples=99), "fleiss_kappa")
+    rec = agreement_analysis(params, ann, group, "fleiss_kappa", "agreement/fleiss_kappa")
+    assert rec.value == 0.125 and len(seen) == 1
+    assert seen[0].ratings is ratings and seen[0].n_labels == 3 and seen[0].resamples == 99
+    direct = agr.fleiss_kappa(ratings, 3, group.annotators, 0.05, 99, seen[0].seed, ann.labels)  # the same call
+    assert rec.se == direct.se and rec.ci_low == direct.ci_low and rec.bootstrap_ci_low == direct.bootstrap_ci_low

@@ -12,7 +12,7 @@ from sigreport.results.collection import MetricInfo
 from sigreport.results.records import (AutomaticChoice, EffectSize, FamilyPair, McNemarRecord, ModelChoice, PairRow,
                                        PairwiseRecord, PosthocRow)
 from sigreport.results.names import (CORRECTION_NAMES, correction_name, PAIRWISE_NAMES, POSTHOC_NAMES,  # noqa: F401 (re-exported)
-                                     SPHERICITY_NAMES, test_name)
+                                     SPHERICITY_NAMES, sphericity_name, test_name)
 from sigreport.render.model import CI, Cell, Column, Df, Int, Num, P, Stat, Sym, Table, Text, Versus, join
 from sigreport.results import methods as registry
 from sigreport.results.methods import ExtraColumn, Head, MethodDeclaration

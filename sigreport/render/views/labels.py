@@ -16,18 +16,13 @@ from sigreport.render.model import (CI, AnalysisView, Cell, Column, Decision, Df
 from sigreport.render.views import paper
 from sigreport.render.views.common import (correction_name, PAIR_COLUMN, Labels, df_text, family_text, p_text, pct,
                                            plain, pvalue_matrix, unbroken, value_ci)
+from sigreport.results.names import AGREEMENT_NAMES, agreement_name
 from sigreport.results.records import (AgreementPair, AgreementRecord, ClassificationRecord, CochranQRecord,
                                        McNemarPair, McNemarRecord, MetricValue, Record, SystemClassification)
 
 DEC = 3  # decimals of metrics and agreement coefficients in tables
 
-MEASURE_NAMES = {
-    "cohen_kappa": "Cohen's kappa",
-    "weighted_kappa_linear": "Weighted kappa (linear weights)",
-    "weighted_kappa_quadratic": "Weighted kappa (quadratic weights)",
-    "fleiss_kappa": "Fleiss' kappa",
-    "krippendorff_alpha": "Krippendorff's alpha",
-}
+MEASURE_NAMES = AGREEMENT_NAMES  # the agreement measures' display names, from their declarations
 KAPPAS = ("cohen_kappa", "weighted_kappa_linear", "weighted_kappa_quadratic")  # two-rater kappas (with a matrix)
 BANDS_NOTE = ("Landis and Koch (1977) bands: below 0 poor, 0.00\u20130.20 slight, 0.21\u20130.40 fair, "
               "0.41\u20130.60 moderate, 0.61\u20130.80 substantial, 0.81\u20131.00 almost perfect.")
@@ -403,7 +398,7 @@ def matrix_owners(records: Iterable[Record]) -> frozenset[str]:
 
 def agreement_view(r: AgreementRecord, lab: Labels) -> AnalysisView:
     where = lab.corpus(r.corpus)
-    name = MEASURE_NAMES.get(r.measure, r.measure)
+    name = agreement_name(r.measure)
     key = r.id.rsplit("/", 1)[-1]
     tables: list[Table] = []
     sentences: list[str] = []

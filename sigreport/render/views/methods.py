@@ -720,7 +720,9 @@ def _others(records: Sequence[Record], labels: Mapping[str, str]) -> list[tuple[
                     "how many corpora one system is better than another with the family-wise error held at alpha",
                     Cite(declared_as.references), ".",))
     if "agreement" in kinds:
-        out.append(("Annotator agreement is reported as chance-corrected kappa", Cite(("cohen1960",)), ".",))
+        measures = dict.fromkeys(r.measure for r in records if isinstance(r, AgreementRecord))
+        cited = tuple(dict.fromkeys(k for m in measures for k in registry.method("agreement", m).references))
+        out.append(("Annotator agreement is reported as chance-corrected kappa", Cite(cited), ".",))
     return [tuple(p for p in s if p != Cite(())) for s in out]
 
 

@@ -19,7 +19,7 @@ from sigreport.render.latex import LONG_TABLE_ROWS
 from sigreport.render.views import paper
 from sigreport.results.methods import combination
 from sigreport.render.views.common import (ALTERNATIVE_TEXT, correction_name, EVERY_PAIR_ROWS, LARGE_FAMILY,
-                                           PAIR_COLUMN, PAIRWISE_NAMES, SPHERICITY_NAMES, Labels, a_better, declared,
+                                           PAIR_COLUMN, PAIRWISE_NAMES, sphericity_name, Labels, a_better, declared,
                                            df_text, effect_cell, extra_cell, head_cell,
                                            family_text, p_text, pct, plain, pvalue_matrix,
                                            system_sentences, test_name, unbroken, value_ci, why_this_test,
@@ -428,7 +428,7 @@ def rm_anova_view(r: RMAnovaRecord, lab: Labels) -> AnalysisView:
     sph = r.sphericity
     caption = (f"{lab.metric(r.metric)} on {lab.corpus(r.corpus)}: repeated-measures ANOVA over {r.k} systems and "
                f"{r.n} items, with sphericity corrections (applied: "
-               f"{SPHERICITY_NAMES.get(r.correction_applied or '', r.correction_applied or 'none')}).")
+               f"{sphericity_name(r.correction_applied) if r.correction_applied else 'none'}).")
     cols = (Column(Text("Correction"), "l", wrap=True), Column(Sym("epsilon")), Column(Sym("df_1")), Column(Sym("df_2")),
             Column(Sym("F")), Column(Sym("p")), Column(Text("Applied"), "c"))
     eps = {"none": 1.0, "greenhouse_geisser": sph.epsilon_gg, "huynh_feldt": sph.epsilon_hf,
@@ -438,7 +438,7 @@ def rm_anova_view(r: RMAnovaRecord, lab: Labels) -> AnalysisView:
         applied = name == r.correction_applied
         if applied:
             bold.append(i)
-        rows.append((Text(SPHERICITY_NAMES.get(name, name)), Num(eps.get(name), 3), Df(c.df1), Df(c.df2),
+        rows.append((Text(sphericity_name(name)), Num(eps.get(name), 3), Df(c.df1), Df(c.df2),
                      Stat(r.statistic), P(c.pvalue), Text("\u2713" if applied else "")))
     eta = r.effect_size.value if r.effect_size else None
     ges = r.generalized_eta_squared.value if r.generalized_eta_squared is not None else None
@@ -469,7 +469,7 @@ def rm_anova_view(r: RMAnovaRecord, lab: Labels) -> AnalysisView:
         verdict = "significant" if r.significant else "not significant"
         sentence = (f"Repeated-measures ANOVA on {lab.metric(r.metric)}: F({df_text(c.df1)}, {df_text(c.df2)}) = "
                     f"{r.statistic:.2f}, {p_text(r.pvalue_corrected)} "
-                    f"({SPHERICITY_NAMES.get(r.correction_applied, r.correction_applied)}), {verdict} at "
+                    f"({sphericity_name(r.correction_applied)}), {verdict} at "
                     f"\u03b1 = {lab.alpha:g}.")
     return AnalysisView(r.id, r.kind, "Omnibus test: repeated-measures ANOVA", tables, (sentence,),
                         (f"Why this correction: {r.correction_reason}",), tuple(r.warnings))

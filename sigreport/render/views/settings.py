@@ -14,7 +14,7 @@ from typing import Any
 
 from sigreport.render.model import AnalysisView
 from sigreport.render.options import AgreementSettings, ClassificationSettings, RenderOptions, RunSettings
-from sigreport.render.views.common import ALTERNATIVE_TEXT, CORRECTION_NAMES, SPHERICITY_NAMES, pct, test_name
+from sigreport.render.views.common import ALTERNATIVE_TEXT, CORRECTION_NAMES, pct, sphericity_name, test_name
 from sigreport.render.views.labels import MEASURE_NAMES
 from sigreport.results.collection import Results
 from sigreport.results.records import (AgreementRecord, DescriptivesRecord, PairwiseRecord, PreferenceRecord,
@@ -303,8 +303,8 @@ def _omnibus_rows(t: Tests) -> Rows:
         rows.append(("Sphericity", {"auto": f"auto: if Mauchly's test ({which}) rejects at \u03b1, Huynh-Feldt "
                                             "when the Greenhouse-Geisser epsilon exceeds 0.75, otherwise "
                                             "Greenhouse-Geisser",
-                                    "none": "none (sphericity assumed)"}.get(t["sphericity"],
-                                                                             SPHERICITY_NAMES.get(t["sphericity"], ""))))
+                                    "none": "none (sphericity assumed)"}.get(t["sphericity"]) or
+                     sphericity_name(t["sphericity"])))
     if omnibus in ("friedman", "auto"):
         rows.append(("Friedman chi-square", "tie-corrected (as R's friedman.test); it feeds the Iman-Davenport F"
                      if t["tie_correction"] else "uncorrected (Dem\u0161ar 2006); it feeds the Iman-Davenport F"))

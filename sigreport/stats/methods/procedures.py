@@ -1,4 +1,4 @@
-"""The omnibus, post-hoc and Bayesian procedures' declarations (:class:`~sigreport.stats.declaration.ProcedureDeclaration`):
+"""The omnibus, post-hoc and Bayesian procedures' and the sphericity corrections' declarations (:class:`~sigreport.stats.declaration.ProcedureDeclaration`):
 their names, spec values, options, references and record classes, as the spec, the report, the methods paragraph,
 results.json's reading and ``sigreport methods`` read them. The omnibus and post-hoc tests' ``compute`` is the one
 call of :mod:`sigreport.stats.omnibus`, :mod:`~sigreport.stats.posthoc` or :mod:`~sigreport.stats.pairwise`
@@ -111,4 +111,15 @@ BAYESIAN = (
                       "bayesian.method": "Monte Carlo or normal posterior"}),
 )
 
-DECLARATIONS = OMNIBUS + POSTHOC + BAYESIAN
+SPHERICITY = (  # tests.sphericity (and auto's choice), applied by rm_anova's compute (omnibus.apply_sphericity)
+    _declare("sphericity", "greenhouse_geisser", "Greenhouse-Geisser", "RMAnovaRecord", ("greenhouse1959",),
+             spec_name="greenhouse_geisser"),
+    _declare("sphericity", "huynh_feldt", "Huynh-Feldt", "RMAnovaRecord", ("huynh1976",), spec_name="huynh_feldt"),
+    _declare("sphericity", "lower_bound", "lower bound", "RMAnovaRecord", ("greenhouse1959",)),
+    # (reported in the RM-ANOVA's table, not a spec value)
+    _declare("sphericity", "none", "sphericity assumed", "RMAnovaRecord", (), spec_name="none"),
+)
+"""The sphericity corrections of the RM-ANOVA's degrees of freedom, in the spec's order (``tests.sphericity``
+after ``auto``)."""
+
+DECLARATIONS = OMNIBUS + POSTHOC + BAYESIAN + SPHERICITY
