@@ -4,9 +4,11 @@ tests check the mechanism and that the figures keep their looks (same glyphs, sa
 
 from __future__ import annotations
 
+import html as html_lib
 import re
 import subprocess
 import xml.etree.ElementTree as ET
+from collections import Counter
 
 from pathlib import Path
 
@@ -250,3 +252,37 @@ def test_a_pdf_build_prints_nothing_of_the_font_library(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and (tmp_path / "out" / "report.pdf").is_file(), done.stderr
     assert done.stderr == "" and done.stdout == ""
+
+
+def test_print_page_draws_first_cells_static_and_the_screen_page_keeps_them_sticky():
+    """Print scrolls nothing, so the print page's stylesheet ends with a rule that makes the screen's sticky
+    first column static (no stacking context per row for weasyprint); index.html's stylesheet is untouched."""
+    import sigreport
+    from sigreport.render.views import build_report
+
+    model = build_report(sigreport.analyze(CONFIGS / "demsar.yaml"), figure_pdf=False)
+    rule = ".scroll th:first-child, .scroll td:first-child { position: static; z-index: auto; }"
+    css = print_page(model).html.split("</style>", 1)[0]
+    assert rule in css and css.index(rule) > css.index("position: sticky")  # after the screen rule: it wins
+    assert rule not in render_html(model) and "position: sticky" in render_html(model)
+
+
+def numbers(text: str) -> Counter:
+    return Counter(re.findall(r"\d+(?:\.\d+)?", text))
+
+
+@needs("pdftotext")
+def test_pdf_has_every_number_of_every_table_of_the_print_page(example):
+    """Every number of every table cell of the print page (the main table's values, the p-values, the
+    ranks) is in the PDF's text, as often as the tables show it: the PDF-only path keeps what the cells say."""
+    import sigreport
+    from sigreport.render.views import build_report
+
+    model = build_report(sigreport.analyze(CONFIGS / "demsar.yaml"), figure_pdf=False)
+    cells = re.findall(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", print_page(model).html, flags=re.S)
+    shown = numbers(" ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", c)) for c in cells))
+    assert shown["0.05"] and len(shown) > 20  # the tables are there to compare
+    pdf = example("demsar") / "report.pdf"  # the build's own PDF (conftest: built in every format)
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    missing = shown - numbers(text)
+    assert not missing, missing
