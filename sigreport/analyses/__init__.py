@@ -196,17 +196,22 @@ COLLECT_STEPS: tuple[tuple[str, Step], ...] = (
 before it: the power step, the Bayesian links and equivalence read the corrected p-values; the ranks (which read the decisions of the finished records) come last, with the metrics."""
 
 
+def with_step(name: str, step: Step) -> tuple[tuple[str, Step], ...]:
+    """:data:`COLLECT_STEPS` with the one named ``name`` done by ``step`` instead (the power step on the Dask
+    workers that hold the blocks, :func:`sigreport.api.shards.power_on`); an unknown name raises."""
+    steps = COLLECT_STEPS
+    if name not in dict(steps):
+        raise KeyError(f"no collect step {name!r}: {', '.join(n for n, _ in steps)}")
+    return tuple((n, step if n == name else s) for n, s in steps)
+
+
 def collect_results(spec: Spec, dataset: Dataset, results: Mapping[str, Any], version: str,
-                    power: Callable[..., tuple[Any, ...]] | None = None) -> Results:
+                    steps: tuple[tuple[str, Step], ...] | None = None) -> Results:
     """The run's :class:`~sigreport.results.Results`: its setting and every record in plan order, through
-    :data:`COLLECT_STEPS` and then the ranks. ``power``: what adds the pairs' minimum detectable differences,
-    when not :func:`~.power.with_power` on this process's blocks (blocks held by Dask workers: it runs there)."""
+    ``steps`` (None: :data:`COLLECT_STEPS`; or those of :func:`with_step`) and then the ranks."""
     records: tuple[Record, ...] = tuple(r for r in results.values() if r is not None)
-    for name, step in COLLECT_STEPS:
-        if name == "power" and power is not None:
-            records = power(records, dataset, spec.tests, spec.alpha, spec.seed)
-        else:
-            records = step(records, spec, dataset)
+    for _, step in COLLECT_STEPS if steps is None else steps:
+        records = step(records, spec, dataset)
     metrics = {k: MetricInfo(label=m.label or k, higher_is_better=m.higher_is_better, decimals=m.decimals,
                              aggregate=m.aggregate)
                for k, m in dataset.metric_specs.items()}

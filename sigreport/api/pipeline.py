@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sigreport.analyses import (choices_stable, collect_results, figure_warnings, previous_methods, source_warnings,
-                                 uses_scipy_stats)
+from sigreport.analyses import (choices_stable, collect_results, figure_warnings, previous_methods,
+                                 source_warnings, uses_scipy_stats, with_step)
 from sigreport.api import releasing
 from sigreport.api.outputs import write_report
 from sigreport.api.preparing import Prepared, plan_of, prepare, spec_file, strict_failures  # noqa: F401
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 def collect(p: Prepared, results: dict[str, Any]) -> Results:
     """The run's Results (what results.json holds)."""
-    return collect_results(p.spec_file.spec, p.dataset, results, __version__, power=p.power)
+    return collect_results(p.spec_file.spec, p.dataset, results, __version__, p.steps)
 
 
 def collect_warnings(results: dict[str, Any]) -> list[Problem]:
@@ -209,7 +209,8 @@ def _build_read(job: Job, drawers: workers.Ready | None, ds: Dataset, t0: float,
         replaced_release = releasing.check_release_destination(dest, job.release, job.force)
         cache = open_cache(run, job.sf)  # only now: a refused build leaves no cache folder behind
         previous = job.previous or releasing.previous_of(job.release, dest, say)
-        p = Prepared(job.sf, ds, plan_of(job.sf, ds, previous), dest, power_on(executor) if executor else None)
+        p = Prepared(job.sf, ds, plan_of(job.sf, ds, previous), dest,
+                     with_step("power", power_on(executor)) if executor else None)
         processes = f"; {run.jobs} worker processes" if run.jobs > 1 and run.executor != "dask" else ""
         phase(job.progress, f"read {_shape(ds)} and planned {len(p.plan.nodes):,} analyses in "
                             f"{time.monotonic() - t0:.1f} s{processes}")

@@ -28,7 +28,7 @@ class Prepared:
     dataset: Dataset
     plan: Plan
     dest: Path
-    power: Any = None  # what adds the pairs' MDEs when the blocks are held by Dask workers (:mod:`.shards`)
+    steps: tuple[Any, ...] | None = None  # None: COLLECT_STEPS; the power step on the Dask workers when they hold the blocks (:mod:`.shards`)
 
 
 def spec_file(source: SpecFile | str | Path) -> SpecFile:

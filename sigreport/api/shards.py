@@ -68,9 +68,11 @@ def load_sharded(sf: SpecFile, executor: DaskExecutor) -> Dataset:
 
 
 def power_on(executor: DaskExecutor) -> Callable[..., tuple[Any, ...]]:
-    """:func:`~sigreport.analyses.power.with_power` with each pairwise record's rows computed on the worker that
-    holds its block (the client has no items to compute them from)."""
-    def power(records: tuple[Any, ...], dataset: Any, tests: TestsSpec, alpha: float, seed: int) -> tuple[Any, ...]:
+    """The power step of :data:`~sigreport.analyses.COLLECT_STEPS` (:func:`~sigreport.analyses.power.with_power`)
+    with each pairwise record's rows computed on the worker that holds its block (the client has no items to
+    compute them from)."""
+    def power(records: tuple[Any, ...], spec: Any, dataset: Any) -> tuple[Any, ...]:
+        tests, alpha, seed = spec.tests, spec.alpha, spec.seed
         if tests.power is None:
             return records
         at = [k for k, r in enumerate(records)

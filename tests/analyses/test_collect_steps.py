@@ -51,3 +51,18 @@ def test_leaving_a_step_out_changes_the_results(monkeypatch):
     monkeypatch.setattr(analyses, "COLLECT_STEPS", tuple(s for s in analyses.COLLECT_STEPS if s[0] != "equivalence"))
     got = collect(p, results)
     assert got != want and len(got.records) == len(want.records)
+
+
+def test_with_step_replaces_the_named_step_only_and_refuses_an_unknown_name():
+    """The Dask path swaps the power step (computed where the blocks are) through :func:`with_step`, not a
+    special case inside :func:`collect_results`."""
+    from sigreport.analyses import COLLECT_STEPS, with_step
+
+    def mine(records, spec, dataset):
+        return records
+
+    steps = with_step("power", mine)
+    assert [n for n, _ in steps] == [n for n, _ in COLLECT_STEPS]
+    assert [s is mine for _, s in steps] == [n == "power" for n, _ in COLLECT_STEPS]
+    with pytest.raises(KeyError, match="no collect step 'powr'"):
+        with_step("powr", mine)
