@@ -559,14 +559,81 @@ def c_dask(root: Path, n: int) -> list[Row]:
     return rows
 
 
+READER_PEERS = {  # the field library's own script on the same files, as a whole process
+    "trec": ("import sys, ir_measures; m = [ir_measures.parse_measure(x) for x in ('nDCG@10', 'RR', 'AP')]; "
+             "q = list(ir_measures.read_trec_qrels(sys.argv[1] + '/qrels.txt')); "
+             "r = list(ir_measures.read_trec_run(sys.argv[1] + '/run.run')); "
+             "print(len(list(ir_measures.iter_calc(m, q, r))), file=sys.stderr)"),
+    "mt": ("import sys, sacrebleu; from pathlib import Path; d = Path(sys.argv[1]); "
+           "h = (d / 'hyp.txt').read_text().splitlines(); r = [(d / 'ref.txt').read_text().splitlines()]; "
+           "print(sacrebleu.metrics.BLEU().corpus_score(h, r), sacrebleu.metrics.CHRF().corpus_score(h, r), "
+           "file=sys.stderr)"),
+    # lm-evaluation-harness writes the samples files but ships no reader of them: its users read them as JSON
+    # lines, so the peer is that script (every line parsed, each task's metric averaged per model)
+    "lm_eval": ("import sys, json; from pathlib import Path; out = {}\n"
+                "for f in sorted(Path(sys.argv[1], 'lm').glob('*/samples_*.jsonl')):\n"
+                "    rows = [json.loads(x) for x in f.read_text().splitlines() if x]\n"
+                "    out[f.parent.name, f.name] = sum(r['acc'] for r in rows) / len(rows)\n"
+                "print(len(out), file=sys.stderr)"),
+}
+READER_SPECS = {
+    "trec": "data: {scores: {format: trec, runs: run.run, qrels: qrels.txt, measures: [nDCG@10, RR, AP]}}\n",
+    "mt": ("data: {scores: {format: text, hypotheses: {sys: hyp.txt}, references: [ref.txt], metrics: [bleu, chrf]}}\n"
+           "tests: {pairwise: bootstrap}\n"),
+    "lm_eval": "data: {scores: {format: lm_eval, path: lm, metrics: [acc]}}\n",
+}
+
+
+def write_lm_eval(folder: Path, models: int = 3, tasks: int = 2, docs: int = 20_000) -> None:
+    """lm-eval's ``--log_samples`` layout: a folder per model, a samples file per task (the fields it writes)."""
+    rng = np.random.default_rng(2)
+    for m in range(models):
+        (folder / f"org__model-{m}").mkdir(parents=True, exist_ok=True)
+        for t in range(tasks):
+            acc = rng.random(docs) < 0.5 + 0.1 * m
+            lines = (json.dumps({"doc_id": d, "doc": {"question": f"Question {d}?"}, "target": "A", "arguments":
+                                 {"gen_args_0": {"arg_0": f"Question {d}?", "arg_1": " A"}}, "resps": [[["-1.25", "False"]]],
+                                 "filtered_resps": [["-1.25", "False"]], "filter": "none", "metrics": ["acc"],
+                                 "doc_hash": f"{d:064x}", "prompt_hash": f"{d + 1:064x}", "target_hash": f"{d + 2:064x}",
+                                 "acc": float(a)}) for d, a in enumerate(acc))
+            (folder / f"org__model-{m}" / f"samples_task{t}_2026-01-05T10-20-30.123456.jsonl").write_text(
+                "\n".join(lines) + "\n", encoding="utf-8")
+
+
+def c_readers(root: Path, n: int) -> list[Row]:
+    """Each native reader as a whole ``sigreport validate`` process against its field library's script on the
+    same files (READER_PEERS): TREC 100,000 run lines (100 queries x 1,000) with 3 measures, MT 100,000
+    hypothesis/reference pairs with BLEU and chrF, lm-eval samples (3 models x 2 tasks x 20,000); <= 1.5x each."""
+    sys.path.insert(0, str(HERE))
+    from bench_sources import write_mt, write_trec
+
+    folder = root / "readers"
+    if not (folder / "lm").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        write_trec(folder, 100, 1000)
+        write_mt(folder, 100_000)
+        write_lm_eval(folder / "lm")
+    rows = []
+    for name, data in READER_SPECS.items():
+        spec = folder / f"{name}.yaml"
+        spec.write_text(f"title: bench\n{data}", encoding="utf-8")
+        ours = repeat([*SIGREPORT, "validate", "-q", spec], n)
+        theirs = repeat([sys.executable, "-c", READER_PEERS[name], folder], n)
+        ratio = median(ours) / median(theirs)
+        rows.append(Row(f"readers: {name}, sigreport validate vs its field library's script", f"{median(ours):.2f} s"
+                        f"{cpu(ours)}", "<= 1.5x the peer", ratio <= 1.5, f"{ratio:.2f}x ({median(theirs):.2f} s"
+                        f"{cpu(theirs)})", value=median(ours), cpu_s=cpu_s(ours)))
+    return rows
+
+
 CASES: dict[str, Callable[[Path, int], list[Row]]] = {
     "systems": c_systems,
     "validate6": c_validate6, "json6": c_json6, "validate1m": c_validate1m, "t1m": c_t1m, "boot1m": c_boot1m,
     "engine": c_engine, "pdf": c_pdf, "cache": c_cache, "jobs": c_jobs, "boot10m": c_boot10m,
-    "help": c_help, "rebuild": c_rebuild, "leaderboard": c_leaderboard, "dask": c_dask,
+    "help": c_help, "rebuild": c_rebuild, "leaderboard": c_leaderboard, "dask": c_dask, "readers": c_readers,
 }
 QUICK = ("validate6", "json6", "validate1m", "t1m", "engine")
-OPT_IN = ("help", "rebuild", "systems", "leaderboard", "dask")  # run only when named in --cases
+OPT_IN = ("help", "rebuild", "systems", "leaderboard", "dask", "readers")  # run only when named in --cases
 
 
 def table(rows: list[Row]) -> str:

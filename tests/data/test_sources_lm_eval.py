@@ -200,3 +200,27 @@ def test_a_role_named_like_the_readers_columns(folder, cli):
     spec.write_text(yaml_dump({**spec_of(["acc"]), "data": data}))
     r = cli("validate", spec)
     assert r.code == 2 and "column 'task' is in the table already" in r.err and "data.columns" in r.err
+
+
+def test_samples_parsed_at_once_are_the_samples_parsed_line_by_line(tmp_path):
+    """read_samples parses a file's lines as one JSON array when that is the same as parsing each line; a line
+    holding two values, or one that is not an object with a doc_id, falls back to the line-by-line errors."""
+    import json
+
+    from sigreport.data.sources.lm_eval import read_samples
+    from sigreport.errors import DataError
+
+    lines = ['{"doc_id": 0, "acc": 1.0, "x": [1, {"y": NaN}]}', "", '  {"doc_id": "b", "acc": true}  ', '{"doc_id": 2}']
+    good = tmp_path / "samples_t_2026.jsonl"
+    good.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    expected = [(n, json.loads(line)) for n, line in enumerate(lines, start=1) if line.strip()]
+    got = read_samples(good)
+    assert [n for n, _ in got] == [1, 3, 4]
+    assert json.dumps(got) == json.dumps(expected)
+    for bad_line, message in (('{"doc_id": 5}, {"doc_id": 6}', "not valid JSON"), ("1, 2", "not valid JSON"),
+                              ('{"acc": 1}', "with a doc_id")):
+        bad = tmp_path / "samples_u_2026.jsonl"
+        bad.write_text("\n".join([lines[0], bad_line, lines[3]]) + "\n", encoding="utf-8")
+        with pytest.raises(DataError) as err:
+            read_samples(bad)
+        assert [p.line for p in err.value.problems] == [2] and message in err.value.problems[0].message
