@@ -36,14 +36,14 @@ def scheduler():
         yield cluster.scheduler_address
 
 
-def _shards(folder, n_shards: int = 4) -> None:
-    """A long table of 5 systems (sys4 not listed: left out) x 2 corpora x 2 metrics x 40 items, rows shuffled
-    so that each shard holds part of every block, cut into ``n_shards`` Parquet files."""
+def _shards(folder, n_shards: int = 4, items: int = 40) -> None:
+    """A long table of 5 systems (sys4 not listed: left out) x 2 corpora x 2 metrics x ``items`` items, rows
+    shuffled so that each shard holds part of every block, cut into ``n_shards`` Parquet files."""
     import pandas as pd
 
     rng = np.random.default_rng(5)
     grid = [(f"sys{s}", f"c{c}", f"q{i}", f"m{m}") for c in range(2) for m in range(2) for s in range(5)
-            for i in range(40)]
+            for i in range(items)]
     frame = pd.DataFrame(grid, columns=["system", "corpus", "item", "metric"])
     frame["value"] = rng.normal(0.5, 0.1, len(frame)) + 0.03 * frame["system"].str[-1].astype(int)
     frame = frame.sample(frac=1.0, random_state=2).reset_index(drop=True)
@@ -101,6 +101,30 @@ def test_a_shard_with_a_bad_column_is_a_one_line_error_naming_it(cli, workdir, m
                         "'score'"], r.err
     assert str(bad) in r.err or "shards/*.parquet" in r.err
     assert not (workdir.path / "out").exists()
+
+
+def test_what_the_client_holds_of_a_sharded_table_does_not_grow_with_its_items(workdir, scheduler):
+    """The client's Dataset of a sharded table is names, counts and a stub per block: as large with 40 items as
+    with 4,000 (100 times the rows), only the digits of its row counts differ. (The growth the benchmark's
+    100M-row case once showed was the benchmark's own peak, inherited: tests/whole/test_bench_memory.py.)"""
+    import pickle
+
+    from sigreport.api.shards import load_sharded
+    from sigreport.execute.dask import DaskExecutor
+    from sigreport.spec import load_spec_file
+
+    sizes = []
+    for items in (40, 4000):
+        spec = workdir.write(f"i{items}/spec.yaml", SPEC)
+        _shards(spec.parent, items=items)
+        executor = DaskExecutor(scheduler)
+        try:
+            ds = load_sharded(load_spec_file(spec), executor)
+        finally:
+            executor.shutdown()
+        assert ds.blocks[("m0", "c0")].n_items == items and ds.n_rows == 4 * 4 * items
+        sizes.append(len(pickle.dumps(ds)))
+    assert abs(sizes[1] - sizes[0]) < 64, sizes
 
 
 def _column_sums(node_id, inputs, params, deps):
