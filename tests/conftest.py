@@ -147,14 +147,70 @@ def example(tmp_path_factory):
     return get
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
+def page_param(page: str) -> Any:
+    """``page`` as a parameter of a test or fixture in the xdist group ``page-<page>``: the tests of one page
+    preset run in one worker, so that :func:`page_builds` builds every example for that page once per run."""
+    return pytest.param(page, marks=pytest.mark.xdist_group(f"page-{page}"))
+
+
+@pytest.fixture(scope="session")
+def page_builds(tmp_path_factory):
+    """``page_builds(page)``: every configs/ example built once per session for the page preset ``page``
+    (outputs.latex.page set, LaTeX only, the analyses from the examples' own cache: only the rendering is
+    new), as {example: report folder}. Shared by the paper and figure tests of that page (in one xdist group
+    through :func:`page_param`), so treat it as read-only."""
+    built: dict[str, dict[str, Path]] = {}
+
+    def get(page: str) -> dict[str, Path]:
+        if page not in built:
+            import yaml
+
+            work = tmp_path_factory.mktemp(f"page-{page}")
+            (work / "data").symlink_to(CONFIGS / "data")
+            built[page] = {}
+            for spec in sorted(CONFIGS.glob("*.yaml")):
+                doc = yaml.safe_load(spec.read_text(encoding="utf-8"))
+                doc.setdefault("outputs", {}).setdefault("latex", {})["page"] = page
+                (work / spec.name).write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True),
+                                              encoding="utf-8")
+                cli_build(work / spec.name, work / spec.stem, "--cache", CONFIGS / ".sigreport-cache",
+                          formats="latex")
+                built[page][spec.stem] = work / spec.stem
+        return built[page]
+
+    return get
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's own hook (see _in_xdist_group)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test that reads :func:`example`'s builds (directly or through a fixture) is in one xdist group:
     with ``--dist loadgroup`` (scripts/test) they run in one worker, so that each example is built once per
-    run, not once per worker (each build draws every figure and the PDF)."""
+    run, not once per worker (each build draws every figure and the PDF). The slow tests go first, so that
+    no worker is left running one of them at the end while the other has finished."""
     for item in items:
         if "example" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("examples"))
+    if getattr(config.option, "loadgroup", False):  # set in xdist's workers by --dist loadgroup
+        for item in items:
+            _in_xdist_group(item)
+    items[:] = sorted(items, key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def _in_xdist_group(item: pytest.Item) -> None:
+    """Give ``item`` the node id suffix ``@<group>`` by which pytest-xdist's loadgroup scheduler groups
+    tests, as its worker does for marked tests: xdist 3.8 writes the suffix into ``item._nodeid``, which
+    pytest 9.2 no longer reads (its node ids are structured, ``item._id``; pytest-xdist issue 1386), so every
+    test was scheduled on its own and each worker built every example; and xdist never sees the marker
+    added above."""
+    names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                    for m in item.iter_markers("xdist_group")})
+    suffix = f"@{'_'.join(names)}"
+    if not names or item.nodeid.endswith(suffix):
+        return
+    if hasattr(item, "_id") and not isinstance(item._id, str):
+        item._id = type(item._id).parse(item.nodeid + suffix)
+    else:
+        item._nodeid = item.nodeid + suffix
 
 
 @pytest.fixture

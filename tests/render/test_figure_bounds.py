@@ -1,10 +1,11 @@
 """Figure text stays on the figure: every example's figure PDFs, on every page preset, draw no glyph outside
 their MediaBox (a paper's page or a PDF viewer cuts it: "(95% CI" without its ")", the "->" of an axis label).
 
-Each example is built once per preset (LaTeX only, one analysis cache for all presets), and every figure PDF
-is read with ``pdftotext -bbox``. poppler drops a glyph that lies wholly outside the page, so each PDF is
-first given a MediaBox 50pt larger on every side: a glyph past the figure's edge is then reported, at its
-place, and compared with the figure's own box.
+Each example is built once per preset (conftest's ``page_builds``: LaTeX only, the analyses from the examples'
+cache, shared with test_latex_paper's papers of that preset), and every figure PDF is read with ``pdftotext
+-bbox``. poppler drops a glyph that lies wholly outside the page, so each PDF is first given a MediaBox 50pt
+larger on every side: a glyph past the figure's edge is then reported, at its place, and compared with the
+figure's own box.
 """
 
 from __future__ import annotations
@@ -14,31 +15,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import CONFIGS, cli_build, needs
+from conftest import needs, page_param
 from sigreport.render.pages import PRESETS
 
-EXAMPLES = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
 GROW = 50.0  # pt added to the MediaBox on every side before pdftotext reads it
 TOLERANCE = 0.05  # pt: pdftotext prints six decimals; less than this is rounding
 MEDIABOX = re.compile(rb"/MediaBox \[ ([-\d. ]+) \]")
 WORD = re.compile(r'<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">([^<]*)</word>')
-
-
-def build_page(page: str, work: Path, cache: Path) -> dict[str, Path]:
-    """Every example built for ``page`` (formats latex), as {example: report folder}."""
-    if not (work / "data").exists():
-        (work / "data").symlink_to(CONFIGS / "data")
-    out = {}
-    for name in EXAMPLES:
-        doc = yaml.safe_load((CONFIGS / f"{name}.yaml").read_text(encoding="utf-8"))
-        doc.setdefault("outputs", {}).setdefault("latex", {})["page"] = page
-        spec = work / f"{name}.yaml"
-        spec.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True), encoding="utf-8")
-        cli_build(spec, work / name, "--cache", cache, formats="latex")  # fails with the build's message
-        out[name] = work / name
-    return out
 
 
 def outside(pdf: Path, work: Path) -> list[str]:
@@ -63,16 +47,11 @@ def outside(pdf: Path, work: Path) -> list[str]:
     return out
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("analysis-cache")
-
-
 @needs("pdftotext")
-@pytest.mark.parametrize("page", PRESETS)
-def test_no_figure_text_outside_its_pdf(page, cache, tmp_path):
+@pytest.mark.parametrize("page", [page_param(p) for p in PRESETS])
+def test_no_figure_text_outside_its_pdf(page, page_builds, tmp_path):
     """Every figure of every example on ``page``: no word's glyph box past the figure's edge."""
-    reports = build_page(page, tmp_path, cache)
+    reports = page_builds(page)
     pdfs = sorted(p for rep in reports.values() for p in (rep / "figures").glob("*.pdf"))
     assert len(pdfs) >= 40, f"only {len(pdfs)} figure PDFs for {page}"
     bad = {f"{p.parent.parent.name}/{p.name}": words for p in pdfs if (words := outside(p, tmp_path))}

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import CONFIGS, GOLDEN, GOOD_DATA, cli_build, needs
+from conftest import CONFIGS, GOLDEN, GOOD_DATA, cli_build, needs, page_param
 from sigreport.render.latex import COLUMN_WIDTH, TEXT_WIDTH, table_format
 
 EXAMPLES = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
@@ -256,21 +256,17 @@ def test_integers_as_integers(reports):
 # -------------------------------------------------------------------------------------------- page presets
 
 
-@pytest.fixture(scope="module", params=[p for p in CLASSES if p != "article10"])
-def preset_paper(request, tmp_path_factory) -> tuple[str, int, str, dict[str, Path]]:
-    """Every example built for one page preset and compiled in that page's paper: (preset, exit code, log,
-    reports)."""
+@pytest.fixture(scope="module", params=[page_param(p) for p in CLASSES if p != "article10"])
+def preset_paper(request, page_builds, tmp_path_factory) -> tuple[str, int, str, dict[str, Path]]:
+    """Every example built for one page preset (conftest's ``page_builds``, shared with the figure tests of
+    that page) and compiled in that page's paper: (preset, exit code, log, reports)."""
     page = request.param
     if shutil.which("pdflatex") is None:
         pytest.skip("pdflatex is not installed")
     if page in CLASS_FILES and not subprocess.run(["kpsewhich", CLASS_FILES[page]], capture_output=True,
                                                  text=True).stdout.strip():
         pytest.skip(f"{CLASS_FILES[page]} is not installed (Debian: texlive-publishers)")
-    root = tmp_path_factory.mktemp(f"reports-{page}")
-    reports = {}
-    for name in EXAMPLES:
-        build(spec_for_page(name, page, root), root / name, "latex")
-        reports[name] = root / name
+    reports = page_builds(page)
     work = tmp_path_factory.mktemp(f"paper-{page}")
     body, _ = paper_body(reports, work)
     code, log = compile_paper(body, work, page=page)
