@@ -1,7 +1,18 @@
-"""Run independent nodes in worker processes (``--jobs N``).
+"""Run a plan's nodes in worker processes (``--jobs N``).
 
 Workers get the dataset once (inherited through ``fork`` where the platform has it, otherwise pickled
-to each worker at start) and receive only nodes and their dependencies' results. Each worker holds its
+to each worker at start) and receive only nodes and the results of the dependencies they do not run
+themselves.
+
+The pool takes every node the runner has left at once (:meth:`ProcessExecutor.run_graph`) and decides,
+here and only here (:func:`batches`), which nodes a worker runs in one call: with enough corpora, a
+corpus's whole chain (its descriptives, then its pairwise tests and omnibus, then its post-hoc tests),
+each node taking the values of the batch's earlier nodes as its dependencies. So there is no barrier at
+the end of a wave (a worker goes on to the next stage of its corpus while the other still works on the
+first), and no dependency travels back to a worker (the pairwise results a post-hoc test reads, half a
+megabyte per corpus at a million rows, stay where they were made). A batch is sent once every node it
+needs from other batches is back; batches are numbered so that a batch only needs earlier ones (never
+a cycle). Each worker holds its
 BLAS libraries to one thread (threadpoolctl), so N workers use N cores instead of N x cores threads.
 Results are the same bytes as the serial executor's: nothing in a node depends on where it runs.
 
@@ -15,12 +26,12 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from sigreport import forking
-from sigreport.execute.runner import Task, run_node
+from sigreport.execute.runner import Finished, Task, run_node
 from sigreport.plan import BlockSource, Node
 
 _DATASET: BlockSource | None = None  # the dataset inside a worker process
@@ -37,25 +48,43 @@ def _init(dataset: BlockSource | None, parent: int) -> None:
     _LIMITS = threadpool_limits(limits=1)
 
 
-def _work(batch: Sequence[Task]) -> list[Any]:
+def _work(batch: Sequence[Node], outside: dict[str, Any]) -> list[Any]:
+    """Run the batch's nodes in order; a node's dependencies are the values of earlier nodes of the batch,
+    or given in ``outside``."""
     assert _DATASET is not None
-    return [run_node(node, _DATASET, deps) for node, deps in batch]
+    values = dict(outside)
+    out = []
+    for node in batch:
+        values[node.id] = run_node(node, _DATASET, tuple(values[d] for d in node.depends_on))
+        out.append(values[node.id])
+    return out
 
 
-def batches(tasks: Sequence[Task], jobs: int) -> list[list[Task]]:
-    """The tasks in the batches a worker runs in one go: one batch per corpus (plan order kept) when there
-    are at least four corpora per worker, else one task each.
+def batches(nodes: Sequence[Node], jobs: int) -> list[list[Node]]:
+    """The nodes in the batches a worker runs in one go (each batch in plan order, each needing only nodes of
+    earlier batches): a corpus's nodes together when there are at least four corpora per worker, else one
+    node each.
 
     Why: the nodes of one corpus share its resample (every metric's bootstrap reuses the corpus's counts,
-    drawn once per process; see ``sigreport.analyses.common.SharedResamples``). Spread over the workers
-    node by node, each worker drew the counts of every corpus; by corpus, each draws its own. With fewer
-    corpora the batches would be too few to keep every worker busy to the end, so nodes go one by one."""
-    groups: dict[Any, list[Task]] = {}
-    for task in tasks:
-        groups.setdefault(task[0].corpus, []).append(task)
-    if len(groups) < 4 * jobs:
-        return [[task] for task in tasks]
-    return list(groups.values())
+    drawn once per process; see ``sigreport.analyses.common.SharedResamples``), and its later nodes read its
+    earlier nodes' results: run together, each worker draws only its own corpora's counts and no result is
+    sent back to a worker. With fewer corpora the batches would be too few to keep every worker busy to the
+    end, so nodes go one by one. A node joins its corpus's latest batch only when every node it needs that is
+    not in that batch is in an earlier one; otherwise (a node reading another batch made after its corpus's,
+    such as a cross-corpus analysis's) it starts a new batch."""
+    if len({n.corpus for n in nodes}) < 4 * jobs:
+        return [[n] for n in nodes]
+    out: list[list[Node]] = []
+    where: dict[str, int] = {}  # node id -> its batch
+    latest: dict[Any, int] = {}  # corpus -> its latest batch
+    for node in nodes:
+        b = latest.get(node.corpus)
+        if b is None or any(where.get(d, -1) > b for d in node.depends_on):
+            b = latest[node.corpus] = len(out)
+            out.append([])
+        out[b].append(node)
+        where[node.id] = b
+    return out
 
 
 class ProcessExecutor:
@@ -79,9 +108,24 @@ class ProcessExecutor:
                                                            initargs=(arg, os.getpid()))
 
     def run(self, tasks: Sequence[Task], done: Callable[[Node], None]) -> list[Any]:
+        """Independent nodes with their dependencies' values given (the :class:`~sigreport.execute.runner.Executor`
+        protocol; the runner itself hands this executor the whole graph, :meth:`run_graph`)."""
+        known = {d: value for node, deps in tasks for d, value in zip(node.depends_on, deps)}
+        found: dict[int, Any] = {}
+
+        def finished(node: Node, value: Any) -> None:
+            found[id(node)] = value
+            done(node)
+
+        self.run_graph([node for node, _ in tasks], known, finished)
+        return [found[id(node)] for node, _ in tasks]
+
+    def run_graph(self, nodes: Sequence[Node], known: Mapping[str, Any], finished: Finished) -> None:
+        """Run ``nodes`` in the workers, batch by batch (:func:`batches`), each batch sent once the batches it
+        needs are back; ``finished`` is told each node's value as its batch comes back."""
         assert self.pool is not None
         try:
-            return self._run(self.pool, tasks, done)
+            self._run(self.pool, batches(nodes, self.jobs), known, finished)
         except BrokenProcessPool as exc:
             self.failed = True
             if exc.__cause__ is not None:  # a result that could not be read back: a bug, with its traceback
@@ -91,18 +135,31 @@ class ProcessExecutor:
             self.failed = True
             raise
 
-    def _run(self, pool: concurrent.futures.ProcessPoolExecutor, tasks: Sequence[Task],
-             done: Callable[[Node], None]) -> list[Any]:
-        groups = batches(tasks, self.jobs)
-        with forking.held_signals():  # the first submit forks the workers (see forking.held_signals)
-            futures = [pool.submit(_work, batch) for batch in groups]
-        self.procs = forking.workers_of(pool)  # forked by the first submit; kept to name one that dies
-        batch_of = dict(zip(futures, groups))
-        for fut in concurrent.futures.as_completed(futures):
-            for node, _ in batch_of[fut]:
-                done(node)
-        found = {id(node): value for batch, fut in zip(groups, futures) for (node, _), value in zip(batch, fut.result())}
-        return [found[id(node)] for node, _ in tasks]
+    def _run(self, pool: concurrent.futures.ProcessPoolExecutor, groups: list[list[Node]],
+             known: Mapping[str, Any], finished: Finished) -> None:
+        where = {node.id: b for b, group in enumerate(groups) for node in group}
+        needs = {b: {where[d] for node in group for d in node.depends_on if where.get(d, b) != b}
+                 for b, group in enumerate(groups)}
+        values = dict(known)
+        running: dict[concurrent.futures.Future, int] = {}
+        while needs or running:
+            ready = [b for b, wanted in needs.items() if not wanted]
+            if not ready and not running:  # batches() numbers batches so that this cannot be
+                raise RuntimeError(f"analysis batches wait for each other: {sorted(needs)}")
+            with forking.held_signals():  # the first submit forks the workers (see forking.held_signals)
+                for b in ready:
+                    del needs[b]
+                    outside = {d: values[d] for node in groups[b] for d in node.depends_on if where.get(d) != b}
+                    running[pool.submit(_work, groups[b], outside)] = b
+            self.procs = self.procs or forking.workers_of(pool)  # kept to name a worker that dies
+            back, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for fut in back:
+                b = running.pop(fut)
+                for node, value in zip(groups[b], fut.result()):
+                    values[node.id] = value
+                    finished(node, value)
+                for wanted in needs.values():
+                    wanted.discard(b)
 
     def close(self) -> None:
         global _DATASET

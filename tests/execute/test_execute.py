@@ -261,11 +261,11 @@ def test_workers_take_the_nodes_of_a_corpus_together_when_there_are_enough_corpo
 
     from sigreport.execute.pool import batches
 
-    tasks = [(types.SimpleNamespace(id=f"{m}/{c}", corpus=c), ()) for m in ("m0", "m1") for c in range(8)]
-    grouped = batches(tasks, jobs=2)
-    assert len(grouped) == 8 and all(len({t[0].corpus for t in g}) == 1 for g in grouped)
-    assert [t[0].id for t in grouped[0]] == ["m0/0", "m1/0"]  # plan order within a batch
-    assert batches(tasks, jobs=3) == [[t] for t in tasks]  # 8 corpora < 4 x 3 workers
+    nodes = [types.SimpleNamespace(id=f"{m}/{c}", corpus=c, depends_on=()) for m in ("m0", "m1") for c in range(8)]
+    grouped = batches(nodes, jobs=2)
+    assert len(grouped) == 8 and all(len({n.corpus for n in g}) == 1 for g in grouped)
+    assert [n.id for n in grouped[0]] == ["m0/0", "m1/0"]  # plan order within a batch
+    assert batches(nodes, jobs=3) == [[n] for n in nodes]  # 8 corpora < 4 x 3 workers
 
 
 def test_corpus_batches_in_two_workers_give_the_serial_bytes(tmp_path):
@@ -287,5 +287,5 @@ def test_corpus_batches_in_two_workers_give_the_serial_bytes(tmp_path):
     from sigreport.execute.pool import batches
 
     p = prepare(tmp_path / "spec.yaml")
-    assert len(batches([(n, ()) for n in p.plan.nodes], 2)) == 8  # the batched path is the one tested
+    assert len(batches(p.plan.nodes, 2)) == 8  # the batched path is the one tested
     assert _json(p, run_plan(p.plan, p.dataset, ProcessExecutor(2))) == _json(p, run_plan(p.plan, p.dataset))
