@@ -134,3 +134,128 @@ def shared_text_metrics() -> Iterator[None]:
         yield
     finally:
         mtext._get_text_metrics_with_cache = original
+
+
+# (font properties, fontext, directory, fallback, rebuild, findfont's rc settings, font list) -> the font files
+_FONTS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+_FONTS_MAX = 1024
+# the settings matplotlib's findfont reads (its own cache key) besides its arguments
+_FONT_RC = tuple(f"font.{k}" for k in ("family", "style", "variant", "weight", "stretch", "size", "serif",
+                                       "sans-serif", "cursive", "fantasy", "monospace"))
+
+
+@contextlib.contextmanager
+def found_fonts() -> Iterator[None]:
+    """Within the block, matplotlib looks up the font files of a text's font properties once per process,
+    not at every measurement and every drawn text.
+
+    Why: ``FontManager._find_fonts_by_props`` (the list of files for a family list) has no cache of its
+    own, and each call runs ``findfont`` per family, each reading eleven settings to key its cache: about a
+    tenth of a figure's drawing. The answer is a function of the properties (every field, copied: they are
+    mutable), the arguments, the settings ``findfont`` keys its own cache by, the system-font switch it
+    reads and the font manager (its identity, font lists and default families), all in the key, so the fonts,
+    and the files, are the ones a fresh lookup gives. A lookup that fails (an exception) is not kept.
+    Only the process's font manager is wrapped (an attribute of the instance), and restored on exit.
+    """
+    if is_plain():
+        yield
+        return
+    import os
+
+    import matplotlib
+    from matplotlib import font_manager
+
+    fonts = font_manager.fontManager
+    original = getattr(fonts, "_find_fonts_by_props", None)
+    if original is None or "_find_fonts_by_props" in vars(fonts):  # absent, or already wrapped (nested block)
+        yield
+        return
+    rc = matplotlib.rcParams
+
+    def key_of(prop: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        settings = tuple(tuple(v) if isinstance(v, list) else v for v in (rc[k] for k in _FONT_RC))
+        return (tuple(vars(prop).items()), args, settings, os.getenv("MPL_IGNORE_SYSTEM_FONTS"), id(fonts),
+                len(fonts.ttflist), len(fonts.afmlist), tuple(fonts.defaultFamily.items()))
+
+    def find(prop: Any, fontext: str = "ttf", directory: Any = None, fallback_to_default: bool = True,
+             rebuild_if_missing: bool = True) -> Any:
+        args = (fontext, directory, fallback_to_default, rebuild_if_missing)
+        if type(prop) is not font_manager.FontProperties:  # a pattern, a path or a dict: looked up afresh
+            return original(prop, *args)
+        key = key_of(prop, args)
+        try:
+            hit = _FONTS.get(key)
+        except TypeError:  # a property that cannot be hashed (a font file given as an unhashable path)
+            return original(prop, *args)
+        if hit is None:
+            hit = tuple(original(prop, *args))
+            if len(_FONTS) >= _FONTS_MAX:
+                del _FONTS[next(iter(_FONTS))]
+            _FONTS[key] = hit
+        return list(hit)
+
+    fonts._find_fonts_by_props = find  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del fonts._find_fonts_by_props
+
+
+def lay_out_across(fig: Any, texts: Any) -> None:
+    """Bring ``fig`` to the state its drawing leaves for the horizontal extents of ``texts`` and of its drawn
+    tick labels, without drawing it where that provably gives the same extents; else (and on the plain path)
+    ``fig.draw_without_rendering()``.
+
+    Why: :func:`sigreport.render.figures.output.keep_inside` only needs where each text ends left and right
+    after layout, and a full draw (every line, tick mark and text laid out for a renderer that writes nothing)
+    was about a fifth of a leaderboard's cost. Of what a draw does, the horizontal extents depend on the view
+    limits (made current), each axes' active position (its aspect applied) and the ticks' places and labels
+    (updated for each drawn axis): those steps are run here, as the draw runs them, in its order. The rest
+    moves no text sideways: an x-axis label's height (set at the draw) does not move it sideways when its
+    transform's x is independent of y. Where that cannot be shown (:func:`_across_only`: a layout engine,
+    subfigures, axes locators or inset axes, other than plain rectilinear axes, a draw callback, an annotation,
+    a title, an offset text or y-axis label among ``texts``, a text turned with its transform) the figure is
+    drawn.
+    """
+    if is_plain() or not _across_only(fig, list(texts)):
+        fig.draw_without_rendering()
+        return
+    if not fig.get_visible():
+        return
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        ax._unstale_viewLim()
+        ax.apply_aspect()
+        if ax.axison:
+            for axis in ax._axis_map.values():
+                if axis.get_visible():
+                    axis._update_ticks()
+
+
+def _across_only(fig: Any, texts: list[Any]) -> bool:
+    """Whether :func:`lay_out_across` may skip the draw of ``fig`` for ``texts`` (its docstring's conditions)."""
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
+
+    if type(fig) is not Figure or fig.get_layout_engine() is not None or fig.subfigs \
+            or fig.canvas.callbacks.callbacks.get("draw_event"):
+        return False
+    owned: set[int] = set()  # texts a draw moves: titles, offset texts, y-axis labels
+    for ax in fig.axes:
+        if type(ax) is not Axes or ax.get_axes_locator() is not None or ax.child_axes \
+                or not hasattr(ax, "_axis_map"):
+            return False
+        owned |= {id(t) for t in (ax.title, ax._left_title, ax._right_title, ax.xaxis.offsetText,
+                                  ax.yaxis.offsetText, ax.yaxis.label)}
+    return all(type(t) is Text and id(t) not in owned and not t.get_transform_rotates_text()
+               and _x_ignores_y(t.get_transform()) for t in texts)
+
+
+def _x_ignores_y(transform: Any) -> bool:
+    """Whether ``transform`` maps x independently of y (affine, no shear into x): then a draw that sets a
+    text's height, as it does an x-axis label's, leaves its horizontal extent as it was."""
+    if not transform.is_affine:
+        return False
+    return bool(transform.get_matrix()[0, 1] == 0)

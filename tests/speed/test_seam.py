@@ -18,7 +18,8 @@ SEAM_USERS = {  # module -> the trick it applies (or the switch it sets); a new 
     "sigreport/api/running.py": "forks figure workers before the data is read",
     "sigreport/api/pipeline.py": "the build's tricks: unchanged reports, gc freezing, import prefetch, workers",
     "sigreport/execute/runner.py": "BLAS held to one thread in the serial executor",
-    "sigreport/render/figures/output.py": "figures drawn in forked workers; matplotlib's font subsets kept",
+    "sigreport/render/figures/output.py": "figures drawn in forked workers; matplotlib's font subsets, "
+                                          "text measurements and font lookups kept; layout without a draw",
     "sigreport/render/views/__init__.py": "takes the forked figure workers (their Ready and Waiting types)",
     "sigreport/api/figures.py": "runs the figure tasks on workers forked ahead of their work",
     "sigreport/execute/forked.py": "the executor of workers forked ahead of their work (figure tasks)",

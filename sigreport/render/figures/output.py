@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sigreport import defaults
 from sigreport.speed import workers
-from sigreport.speed.mpl import shared_text_metrics, subset_cache
+from sigreport.speed.mpl import found_fonts, lay_out_across, shared_text_metrics, subset_cache
 
 from sigreport.render.logs import quiet
 from sigreport.render.options import FigureStyleOptions
@@ -204,7 +204,8 @@ def style() -> Iterator[None]:
           "mathtext.fontset": "cm" if fs.font == "cmr10" else "stix" if fs.font.startswith("STIX") else "dejavusans"}
     # matplotlib: "Failed to find font weight bold for <fallback>"; fontTools: "'created' timestamp seems very
     # low" when subsetting cmr10
-    with matplotlib.rc_context(rc), warnings.catch_warnings(), quiet("matplotlib.font_manager", "fontTools"):
+    with matplotlib.rc_context(rc), warnings.catch_warnings(), quiet("matplotlib.font_manager", "fontTools"), \
+            found_fonts():
         warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
         # tick labels are plain text (the minus sign from DejaVu Sans), so their labels become text in the PDF
         warnings.filterwarnings("ignore", message=r"cmr10 font should ideally be used with mathtext")
@@ -399,12 +400,15 @@ def keep_inside(fig: Figure) -> list[Text]:
     on the left) ends past the edge though it is narrower than the figure, and a PDF viewer or a paper's
     page clips it ("(95% CI" without its ")"). Measured as the SVG and PDF files measure (unhinted outlines,
     :func:`_vector_renderer`): Agg's hinted widths are up to 2% narrower, enough to put a centred line's
-    last glyph past the edge of the PDF."""
-    fig.draw_without_rendering()
+    last glyph past the edge of the PDF. The layout is the draw's as far as these extents depend on it
+    (:func:`sigreport.speed.mpl.lay_out_across`: the figure is drawn, not rendered, unless that provably
+    gives the same extents)."""
+    texts = _text_artists(fig, ticks=False)
+    lay_out_across(fig, texts)
     renderer = _vector_renderer(fig)
     pad, width = EDGE * fig.dpi / 72, fig.bbox.width
     stuck: list[Text] = []
-    for t in _text_artists(fig, ticks=False):
+    for t in texts:
         if not t.get_visible() or not t.get_text():
             continue
         box = t.get_window_extent(renderer)
