@@ -213,6 +213,26 @@ def _in_xdist_group(item: pytest.Item) -> None:
         item._nodeid = item.nodeid + suffix
 
 
+def corpora_spec(folder: Path, seed: int, spec_seed: int, items: int, tests: str, corpora: int = 8) -> Path:
+    """A spec over ``corpora`` corpora of ``items`` items, four systems (A-D, a small shift each) and two metrics,
+    its scores drawn from ``seed`` (the spec's own seed ``spec_seed``): a plan with many corpora for the executors' batching tests."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rows = ["system,corpus,item,metric,value"]
+    for c in range(corpora):
+        base = rng.standard_normal(items)
+        for j, s in enumerate("ABCD"):
+            for m in ("m0", "m1"):
+                v = 0.5 + 0.1 * base + 0.05 * rng.standard_normal(items) + 0.02 * j
+                rows += [f"{s},c{c},i{i},{m},{v[i]:.6f}" for i in range(items)]
+    (folder / "scores.csv").write_text("\n".join(rows) + "\n")
+    spec = folder / "spec.yaml"
+    spec.write_text(f"title: t\nseed: {spec_seed}\ndata: {{scores: scores.csv}}\nmetrics:\n"
+                    f"  m0: {{higher_is_better: true}}\n  m1: {{higher_is_better: true}}\ntests: {tests}\n")
+    return spec
+
+
 @pytest.fixture
 def workdir(tmp_path):
     """A folder with helpers to write a spec and its data files."""

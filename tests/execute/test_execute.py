@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import CONFIGS
+from conftest import CONFIGS, corpora_spec
 
 from sigreport.analyses import collect_results
 from sigreport.api.pipeline import prepare
@@ -270,20 +270,7 @@ def test_workers_take_the_nodes_of_a_corpus_together_when_there_are_enough_corpo
 
 def test_corpus_batches_in_two_workers_give_the_serial_bytes(tmp_path):
     """Eight corpora, bootstrap and Friedman/Nemenyi: the batched two-worker run equals the serial one."""
-    import numpy as np
-
-    rng = np.random.default_rng(11)
-    rows = ["system,corpus,item,metric,value"]
-    for c in range(8):
-        base = rng.standard_normal(30)
-        for j, s in enumerate("ABCD"):
-            for m in ("m0", "m1"):
-                v = 0.5 + 0.1 * base + 0.05 * rng.standard_normal(30) + 0.02 * j
-                rows += [f"{s},c{c},i{i},{m},{v[i]:.6f}" for i in range(30)]
-    (tmp_path / "scores.csv").write_text("\n".join(rows) + "\n")
-    (tmp_path / "spec.yaml").write_text(
-        "title: t\nseed: 3\ndata: {scores: scores.csv}\nmetrics:\n  m0: {higher_is_better: true}\n"
-        "  m1: {higher_is_better: true}\ntests: {pairwise: bootstrap, resamples: 499, omnibus: friedman}\n")
+    corpora_spec(tmp_path, 11, 3, 30, "{pairwise: bootstrap, resamples: 499, omnibus: friedman}")
     from sigreport.execute.pool import batches
 
     p = prepare(tmp_path / "spec.yaml")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
+from conftest import corpora_spec
 
 from sigreport.api.pipeline import prepare
 from sigreport.execute import run_plan
@@ -38,19 +38,7 @@ class Recording(ProcessExecutor):
 def test_each_corpus_chain_runs_in_one_worker_call_and_gives_the_serial_bytes(tmp_path):
     """Eight corpora, two metrics, bootstrap, Friedman and Nemenyi: four waves, each corpus's eight nodes in one
     call with nothing sent along, and the results.json of the serial run."""
-    rng = np.random.default_rng(5)
-    rows = ["system,corpus,item,metric,value"]
-    for c in range(8):
-        base = rng.standard_normal(25)
-        for j, s in enumerate("ABCD"):
-            for m in ("m0", "m1"):
-                v = 0.5 + 0.1 * base + 0.05 * rng.standard_normal(25) + 0.02 * j
-                rows += [f"{s},c{c},i{i},{m},{v[i]:.6f}" for i in range(25)]
-    (tmp_path / "scores.csv").write_text("\n".join(rows) + "\n")
-    (tmp_path / "spec.yaml").write_text(
-        "title: t\nseed: 4\ndata: {scores: scores.csv}\nmetrics:\n  m0: {higher_is_better: true}\n"
-        "  m1: {higher_is_better: true}\n"
-        "tests: {pairwise: bootstrap, resamples: 199, omnibus: friedman, posthoc: nemenyi}\n")
+    corpora_spec(tmp_path, 5, 4, 25, "{pairwise: bootstrap, resamples: 199, omnibus: friedman, posthoc: nemenyi}")
     p = prepare(tmp_path / "spec.yaml")
     assert len(waves(p.plan)) >= 3  # a plan with barriers to remove
     ex = Recording(2)
