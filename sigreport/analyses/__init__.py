@@ -30,7 +30,7 @@ from sigreport.errors import Problem
 from sigreport.spec import Spec, SpecFile
 
 __all__ = ["build_plan", "collect_results", "figure_problems", "figure_warnings", "node_sources", "previous_methods",
-           "source_warnings", "uses_scipy_stats"]
+           "source_warnings", "imports_ahead"]
 
 
 def previous_methods(previous: Results | None) -> dict[str, str]:
@@ -69,11 +69,21 @@ def build_plan(spec: Spec, dataset: Dataset, previous: Results | None = None) ->
     return Plan(order_nodes(nodes))
 
 
-def uses_scipy_stats(spec: Spec) -> bool:
-    """Whether the spec's analyses will import scipy.stats: a Friedman omnibus test (chosen or possibly
-    chosen by ``auto``), whose post-hoc tests need the studentized range (Nemenyi's p-values and critical
-    difference). The build imports it while the data is read (see :func:`sigreport.speed.imports.prefetch`)."""
-    return spec.tests.omnibus in ("friedman", "auto")
+def imports_ahead(spec: Spec) -> str | None:
+    """The module the spec's analyses import that costs a noticeable share of start-up, which the build imports
+    while the data is read (:func:`sigreport.speed.imports.prefetch`) so that forked workers inherit it instead
+    of each importing it again (0.2 CPU-s a worker on the 2-core machine of docs/performance.md): scipy.stats
+    for a Friedman omnibus test (chosen or possibly chosen by ``auto``), whose post-hoc tests need the
+    studentized range (Nemenyi's p-values and critical difference); scipy.special for the t and F distributions
+    of the default paired t test and RM-ANOVA, which every kind of data but preference votes alone goes
+    through; else None (resampling tests and preference models need neither before the report is rendered).
+    ``tests/stats/test_lazy.py`` checks, for every example spec, that the module named is one its analyses import."""
+    if spec.tests.omnibus in ("friedman", "auto"):
+        return "scipy.stats"
+    votes_only = spec.data.preferences is not None and not any(
+        (spec.data.scores, spec.data.predictions, spec.data.annotations, spec.data.outcomes))
+    tested = spec.tests.pairwise == "paired_t" or spec.tests.omnibus == "rm_anova"
+    return "scipy.special" if tested and not votes_only else None
 
 
 def node_sources(node: Any) -> list[FigureSource]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sigreport.analyses import (choices_stable, collect_results, figure_warnings, previous_methods,
-                                 source_warnings, uses_scipy_stats, with_step)
+                                 source_warnings, imports_ahead, with_step)
 from sigreport.api import releasing
 from sigreport.api.outputs import write_report
 from sigreport.api.preparing import Prepared, plan_of, prepare, spec_file, strict_failures  # noqa: F401
@@ -240,10 +240,11 @@ def archive_locked(job: Job) -> contextlib.AbstractContextManager[None]:
 
 
 def read_data(sf: SpecFile, progress: Progress | None) -> Dataset:
-    """The spec's data, read while scipy.stats is imported in the background when the analyses will need
-    it (:func:`sigreport.speed.imports.prefetch`)."""
+    """The spec's data, read while the module the analyses will import first is imported in the background
+    (:func:`sigreport.analyses.imports_ahead`, :func:`sigreport.speed.imports.prefetch`)."""
     phase(progress, f"reading {_data_names(sf)}", transient=True)
-    imported = prefetch("scipy.stats") if uses_scipy_stats(sf.spec) else (lambda: None)
+    ahead = imports_ahead(sf.spec)
+    imported = prefetch(ahead) if ahead else (lambda: None)
     try:
         ds = load_data(sf)
     finally:

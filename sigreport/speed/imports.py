@@ -1,6 +1,7 @@
 """A module imported in a background thread while the build reads its data.
 
-Importing ``scipy.stats`` is a noticeable share of a build that needs it (Friedman's post-hoc tests), and
+Importing ``scipy.stats`` (Friedman's post-hoc tests) or ``scipy.special`` (the t and F distributions) is a
+noticeable share of a build that needs it (:func:`sigreport.analyses.imports_ahead` names the module), and
 every worker process forked before the import would pay it again. Imported while the data is read
 (pyarrow's CSV reader and numpy mostly run outside the GIL), it costs less, once, and forked workers
 inherit it. The caller waits for the thread before it forks (a child must not inherit a half-done import)
