@@ -215,7 +215,8 @@ def _in_xdist_group(item: pytest.Item) -> None:
 
 def corpora_spec(folder: Path, seed: int, spec_seed: int, items: int, tests: str, corpora: int = 8) -> Path:
     """A spec over ``corpora`` corpora of ``items`` items, four systems (A-D, a small shift each) and two metrics,
-    its scores drawn from ``seed`` (the spec's own seed ``spec_seed``): a plan with many corpora for the executors' batching tests."""
+    its scores drawn from ``seed`` (the spec's own seed ``spec_seed``): a plan with many corpora for the executors'
+    batching tests."""
     import numpy as np
 
     rng = np.random.default_rng(seed)

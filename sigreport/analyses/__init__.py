@@ -29,8 +29,8 @@ from sigreport.results.records import DescriptivesRecord, Record
 from sigreport.errors import Problem
 from sigreport.spec import Spec, SpecFile
 
-__all__ = ["build_plan", "collect_results", "figure_problems", "figure_warnings", "node_sources", "previous_methods",
-           "source_warnings", "imports_ahead"]
+__all__ = ["build_plan", "collect_results", "figure_problems", "figure_warnings", "imports_ahead", "node_sources",
+           "previous_methods", "source_warnings"]
 
 
 def previous_methods(previous: Results | None) -> dict[str, str]:

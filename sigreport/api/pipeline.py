@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sigreport.analyses import (choices_stable, collect_results, figure_warnings, previous_methods,
-                                 source_warnings, imports_ahead, with_step)
+from sigreport.analyses import (choices_stable, collect_results, figure_warnings, imports_ahead, previous_methods,
+                                 source_warnings, with_step)
 from sigreport.api import releasing
 from sigreport.api.outputs import write_report
 from sigreport.api.preparing import Prepared, plan_of, prepare, spec_file, strict_failures  # noqa: F401

@@ -201,8 +201,9 @@ def test_a_library_call_leaves_the_process_as_it_found_it(tmp_path, monkeypatch,
             sigreport.analyze(CONFIGS / "demsar.yaml", plain=plain)
             after = host_state()
             # a BLAS library the call loaded (scipy's, with scipy.special) was not the host's: its own are compared
-            known = {path for path, _ in before["blas threads"]}  # type: ignore[union-attr]
-            after["blas threads"] = [lib for lib in after["blas threads"] if lib[0] in known]  # type: ignore[union-attr]
+            known = {path for path, _ in before["blas threads"]}  # type: ignore[attr-defined]
+            libs = after["blas threads"]
+            after["blas threads"] = [lib for lib in libs if lib[0] in known]  # type: ignore[attr-defined]
             assert after == before, {k: (before[k], after[k]) for k in before if before[k] != after[k]}
     finally:
         gc.set_threshold(*threshold)
