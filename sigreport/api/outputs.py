@@ -40,15 +40,16 @@ def write_report(res: Results, spec: Spec, source: str, dest: Path, formats: lis
     phase(progress, f"writing {', '.join(shown)}" if shown else "writing the PDF")
     if set(formats) <= {"json"}:
         return WRITERS["json"](Writing(results=res, dest=dest))  # nothing to render: jinja2, matplotlib not imported
-    model = report_model(res, spec, source, formats, jobs, cache, figure_workers, release)
-    writing = Writing(results=res, dest=dest, model=model, templates=templates, notices=notices, progress=progress,
-                      others=bool(shown))
     written = []
     json_done: workers.Waiting[object] = workers.Waiting(lambda: None)
     try:
-        if "json" in formats:  # in a forked process, while this one renders (with workers to spare)
-            json_done = workers.in_background(lambda: WRITERS["json"](writing), jobs > 1)
+        if "json" in formats:  # in a forked process, while this one draws and renders (with workers to spare)
+            bare = Writing(results=res, dest=dest)  # results.json needs no report model
+            json_done = workers.in_background(lambda: WRITERS["json"](bare), jobs > 1)
             written.append("results.json")
+        model = report_model(res, spec, source, formats, jobs, cache, figure_workers, release)
+        writing = Writing(results=res, dest=dest, model=model, templates=templates, notices=notices,
+                          progress=progress, others=bool(shown))
         written += render_formats(writing, formats)
     except BaseException:  # stopped, not waited for: it must not write into the folder being removed
         json_done.cancel()

@@ -5,7 +5,8 @@ to each worker at start) and receive only nodes and the results of the dependenc
 themselves.
 
 The pool takes every node the runner has left at once (:meth:`ProcessExecutor.run_graph`) and decides,
-here and only here (:func:`batches`), which nodes a worker runs in one call: with enough corpora, a
+here and only here, whether they are worth the workers (:func:`worth_workers`: the nodes of a single block
+run in this process) and (:func:`batches`) which nodes a worker runs in one call: with enough corpora, a
 corpus's whole chain (its descriptives, then its pairwise tests and omnibus, then its post-hoc tests),
 each node taking the values of the batch's earlier nodes as its dependencies. So there is no barrier at
 the end of a wave (a worker goes on to the next stage of its corpus while the other still works on the
@@ -31,7 +32,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from sigreport import forking
-from sigreport.execute.runner import Finished, Task, run_node
+from sigreport.execute.runner import Finished, SerialExecutor, Task, run_node
 from sigreport.plan import BlockSource, Node
 
 _DATASET: BlockSource | None = None  # the dataset inside a worker process
@@ -87,17 +88,30 @@ def batches(nodes: Sequence[Node], jobs: int) -> list[list[Node]]:
     return out
 
 
+def worth_workers(nodes: Sequence[Node]) -> bool:
+    """Whether ``nodes`` go to the workers: when they analyse two or more blocks (metric, corpus); the nodes of
+    a single block run here.
+
+    Why: a block's nodes form one chain (its descriptives, its tests, the post-hoc tests that read them), so a
+    second worker has next to nothing to run beside it, while every value a worker makes travels back pickled:
+    the pairwise family of a 1,000-system leaderboard (499,500 pairs, 277 MB pickled) cost 12 s to pickle and
+    21 s to read back, more than the analysis itself (14 s)."""
+    return len({(n.metric, n.corpus) for n in nodes}) >= 2
+
+
 class ProcessExecutor:
     def __init__(self, jobs: int):
         if jobs < 1:
             raise ValueError("jobs must be at least 1")
         self.jobs = jobs
         self.pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self.dataset: BlockSource | None = None  # for the nodes run here (worth_workers)
         self.procs: dict[int, Any] = {}
         self.failed = False  # a run stopped with an error or an interruption: close kills the workers
 
     def start(self, dataset: BlockSource) -> None:
         global _DATASET
+        self.dataset = dataset
         methods = multiprocessing.get_all_start_methods()
         if "fork" in methods:
             _DATASET = dataset  # children inherit it; nothing is pickled
@@ -124,6 +138,9 @@ class ProcessExecutor:
         """Run ``nodes`` in the workers, batch by batch (:func:`batches`), each batch sent once the batches it
         needs are back; ``finished`` is told each node's value as its batch comes back."""
         assert self.pool is not None
+        if not worth_workers(nodes):
+            self._here(nodes, known, finished)
+            return
         try:
             self._run(self.pool, batches(nodes, self.jobs), known, finished)
         except BrokenProcessPool as exc:
@@ -134,6 +151,20 @@ class ProcessExecutor:
         except BaseException:
             self.failed = True
             raise
+
+    def _here(self, nodes: Sequence[Node], known: Mapping[str, Any], finished: Finished) -> None:
+        """The nodes run in this process, in plan order, by the serial executor (BLAS held to one thread, the
+        resampling engine's buffer released after); the workers are never forked."""
+        assert self.dataset is not None
+        serial = SerialExecutor()
+        serial.start(self.dataset)
+        try:
+            values = dict(known)
+            for node in nodes:
+                values[node.id], = serial.run([(node, tuple(values[d] for d in node.depends_on))], lambda n: None)
+                finished(node, values[node.id])
+        finally:
+            serial.close()
 
     def _run(self, pool: concurrent.futures.ProcessPoolExecutor, groups: list[list[Node]],
              known: Mapping[str, Any], finished: Finished) -> None:
@@ -167,3 +198,4 @@ class ProcessExecutor:
             forking.stop_pool(self.pool, kill=self.failed)
             self.pool = None
         _DATASET = None
+        self.dataset = None

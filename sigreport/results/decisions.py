@@ -31,6 +31,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
+import numpy as np
+
 from sigreport.results.collection import NOTEBOOK, MetricInfo, Results
 from sigreport.results.names import correction_name, test_name
 from sigreport.results.ranks import Ranks, interval_better, ranks_of
@@ -326,21 +328,41 @@ def beats_of(pairs: Iterable[PairDecision]) -> tuple[dict[str, frozenset[str]], 
 def groups_of(order: Sequence[str], pairs: Sequence[PairDecision], undecided: frozenset[str]
               ) -> tuple[tuple[str, ...], ...]:
     """Maximal runs of ``order`` whose pairs were all compared and none is significant (the bars of a
-    critical-difference diagram)."""
-    quiet_pairs = {frozenset((p.a, p.b)) for p in pairs if p.significant is False}
+    critical-difference diagram).
 
-    def quiet(a: str, b: str) -> bool:
-        return frozenset((a, b)) in quiet_pairs and a not in undecided and b not in undecided
-
-    runs = []
-    for i in range(len(order)):
-        j = i
-        while j + 1 < len(order) and all(quiet(order[m], order[j + 1]) for m in range(i, j + 1)):
+    A run starting at ``i`` ends at the largest ``j`` such that every system after ``i`` up to ``j`` is quiet with
+    every system before it back to ``i``. ``reach[j]``, the first position from which system ``j`` is quiet with
+    every system up to it, gives that in one pass: the run from ``i`` extends while ``reach[j + 1] <= i``, and its
+    end never moves back as ``i`` grows, so the runs take O(k^2) for k systems (the quiet matrix), not O(k^3). A run
+    ends at the same system as the one before it only when it lies inside it, and is then left out."""
+    k = len(order)
+    if k < 2:
+        return ()
+    index = {s: i for i, s in enumerate(order)}
+    quiet = np.zeros((k, k), dtype=bool)
+    ai, bi = [], []
+    for p in pairs:
+        if p.significant is False and p.a in index and p.b in index:
+            ai.append(index[p.a])
+            bi.append(index[p.b])
+    quiet[ai, bi] = True
+    quiet[bi, ai] = True
+    out = [index[s] for s in undecided if s in index]
+    quiet[out, :] = False
+    quiet[:, out] = False
+    rows = np.arange(k)[:, None]
+    # the last position above j (in order) whose system is not quiet with j's; -1 when there is none
+    loud = np.where(~quiet & (rows < np.arange(k)[None, :]), rows, -1).max(axis=0)
+    reach = (loud + 1).tolist()
+    runs, j, last = [], 0, -1
+    for i in range(k):
+        j = max(j, i)
+        while j + 1 < k and reach[j + 1] <= i:
             j += 1
-        if j > i:
-            runs.append((i, j))
-    return tuple(tuple(order[i:j + 1]) for i, j in runs
-                 if not any(a <= i and j <= b and (a, b) != (i, j) for a, b in runs))
+        if j > i and j != last:
+            runs.append(tuple(order[i:j + 1]))
+        last = j
+    return tuple(runs)
 
 
 def baseline_of(record: Family | None, spec_baseline: str | None) -> str | None:

@@ -33,6 +33,7 @@ def to_json(results: Results) -> str:
 
 
 _WRITER = Writer(to_jsonable, json_fields_of)
+_COMPACT = Writer(to_jsonable, json_fields_of, compact=True)  # the side file's lines (PAIRS_FILE)
 
 
 def dumps_jsonable(obj: Any) -> str:
@@ -97,7 +98,8 @@ def to_json_files(results: Results) -> tuple[str, bytes | None]:
 
 
 def pairs_bytes(records: list[Any]) -> bytes:
-    """The side file's bytes: one compact JSON line per pair of ``records``, zstd-compressed (pyarrow's codec at
+    """The side file's bytes: one compact JSON line per pair of ``records`` (``json.dumps(to_jsonable(pair),
+    ensure_ascii=False, allow_nan=False, separators=(",", ":"))``, written in one pass by :data:`_COMPACT`), zstd-compressed (pyarrow's codec at
     its default level: the same bytes for the same pairs) as they are made, :data:`_LINES` lines at a time, so that
     the uncompressed text (about 1 GB at 499,500 pairs) is never held whole."""
     import pyarrow as pa
@@ -107,8 +109,7 @@ def pairs_bytes(records: list[Any]) -> bytes:
         for r in records:
             head = '{"analysis":' + json.dumps(r.id, ensure_ascii=False) + ',"pair":'
             for s0 in range(0, len(r.pairs), _LINES):
-                out.write("".join(head + json.dumps(to_jsonable(p), ensure_ascii=False, allow_nan=False,
-                                                    separators=(",", ":")) + "}\n"
+                out.write("".join(head + _COMPACT.converted(p) + "}\n"
                                   for p in r.pairs[s0:s0 + _LINES]).encode("utf-8"))
     return sink.getvalue().to_pybytes()
 

@@ -89,10 +89,15 @@ def tiers(better: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 def closure(better: np.ndarray) -> np.ndarray:
-    """``reach[i, j]``: j is reached from i by one or more steps of ``better`` (repeated squaring)."""
+    """``reach[i, j]``: j is reached from i by one or more steps of ``better`` (repeated squaring). The squares
+    are float32 products of 0/1 matrices: BLAS, and exact (each entry a count of at most n paths of two steps,
+    exact in float32 below 2^24 systems), where numpy's integer product has no BLAS (1.8 s at 1,000 systems)."""
     reach = np.asarray(better, dtype=bool)
+    if reach.shape[0] >= 1 << 24:  # pragma: no cover - counts beyond float32's integers
+        raise ValueError("closure: at most 2^24 - 1 systems")
     while True:
-        more = reach | ((reach.astype(np.int64) @ reach.astype(np.int64)) > 0)
+        step = reach.astype(np.float32)
+        more = reach | ((step @ step) > 0)
         if (more == reach).all():
             return reach
         reach = more

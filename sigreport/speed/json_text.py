@@ -1,4 +1,5 @@
-"""JSON text written in one pass: exactly ``json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)``.
+"""JSON text written in one pass: exactly ``json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)``
+(or, compact, with ``separators=(",", ":")`` and no indent: the pairs' side file of a large results.json).
 
 With ``indent`` the json module falls back to its pure-Python encoder, a chain of generators that costs
 seconds on a large report; and results.json's records would first be converted to dicts and then written.
@@ -31,8 +32,11 @@ _escape = json.encoder.encode_basestring  # type: ignore[attr-defined]  # json.d
 _FINITE = math.isfinite
 
 
-def dumps(doc: Any) -> str:
-    """``json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)``."""
+def dumps(doc: Any, compact: bool = False) -> str:
+    """``json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)``; ``compact``: with
+    ``separators=(",", ":")`` and no indent instead (one line)."""
+    if compact:
+        return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
 
 
@@ -46,35 +50,39 @@ class _Deferred:
 
 
 class Writer:
-    """The one-pass writer for the records of one converter (``convert``, ``fields_of``: see the module)."""
+    """The one-pass writer for the records of one converter (``convert``, ``fields_of``: see the module);
+    ``compact``: the text of :func:`dumps` with ``compact`` (one line, ``","`` and ``":"`` separators), for
+    :meth:`converted` and :meth:`indented` alike."""
 
-    def __init__(self, convert: Convert, fields_of: FieldsOf) -> None:
-        self.convert, self.fields_of = convert, fields_of
+    def __init__(self, convert: Convert, fields_of: FieldsOf, compact: bool = False) -> None:
+        self.convert, self.fields_of, self.compact = convert, fields_of, compact
+        self._step, self._colon = ("", ":") if compact else ("  ", ": ")  # one indentation level; after a key
+        self._start = "" if compact else "\n"  # the top level's newline
         self._shapes: dict[type, _Shape | None] = {}
 
     def indented(self, doc: Any) -> str:
         """:func:`dumps` of ``doc`` (JSON data)."""
         if is_plain():
-            return dumps(doc)
+            return dumps(doc, self.compact)
         parts: list[str] = []
-        self._write(doc, "\n", parts)
+        self._write(doc, self._start, parts)
         return "".join(parts)
 
     def converted(self, obj: Any) -> str:
         """``dumps(convert(obj))``, without building the converted copy."""
         if is_plain():
-            return dumps(self.convert(obj))
+            return dumps(self.convert(obj), self.compact)
         parts: list[str] = []
-        self._emit(obj, "\n", parts)
+        self._emit(obj, self._start, parts)
         return "".join(parts)
 
     def document(self, make: Callable[[Convert], Any]) -> str:
         """``dumps(make(convert))``: ``make`` builds the document with ``convert`` applied to its records and
         mappings (``Results.to_dict``); here they are written from the objects themselves."""
         if is_plain():
-            return dumps(make(self.convert))
+            return dumps(make(self.convert), self.compact)
         parts: list[str] = []
-        self._write(make(_Deferred), "\n", parts)
+        self._write(make(_Deferred), self._start, parts)
         return "".join(parts)
 
     def _write(self, v: Any, newline: str, out: list[str]) -> None:
@@ -95,10 +103,10 @@ class Writer:
             if not v:
                 out.append("{}")
                 return
-            inner = newline + "  "
+            inner = newline + self._step
             sep = "{" + inner
             for k, x in v.items():
-                out.append(sep + _key(k) + ": ")
+                out.append(sep + _key(k) + self._colon)
                 sep = "," + inner
                 self._write(x, inner, out)
             out.append(newline + "}")
@@ -107,7 +115,7 @@ class Writer:
             if not v:
                 out.append("[]")
                 return
-            inner = newline + "  "
+            inner = newline + self._step
             sep = "[" + inner
             for x in v:
                 out.append(sep)
@@ -135,7 +143,7 @@ class Writer:
             if not v:
                 out.append("[]")
                 return
-            inner = newline + "  "
+            inner = newline + self._step
             sep = "[" + inner
             for x in v:
                 text = _plain(x, type(x))
@@ -151,7 +159,7 @@ class Writer:
             if not all(type(k) is str for k in v):  # str(k) may merge keys: the two-pass rules
                 self._write(self.convert(v), newline, out)
                 return
-            self._object([_escape(k) + ": " for k in v], v.values(), newline, out)
+            self._object([_escape(k) + self._colon for k in v], v.values(), newline, out)
             return
         shape = self._shape(kind)
         if shape is None:
@@ -166,16 +174,16 @@ class Writer:
             self._write(self.convert(v), newline, out)
             return
         more = [k for k in extra if k not in names]
-        self._object([*keys, *(_escape(k) + ": " for k in more)], [*values(v), *(extra[k] for k in more)],
+        self._object([*keys, *(_escape(k) + self._colon for k in more)], [*values(v), *(extra[k] for k in more)],
                      newline, out)
 
     def _object(self, keys: Sequence[str], values: Iterable[Any], newline: str, out: list[str]) -> None:
-        """An object of ``keys`` (each escaped, with its ``": "``) and ``values``; plain scalars (the most
+        """An object of ``keys`` (each escaped, with its colon) and ``values``; plain scalars (the most
         common values, :func:`_plain` inlined) in one append each."""
         if not keys:
             out.append("{}")
             return
-        inner = newline + "  "
+        inner = newline + self._step
         sep = "{" + inner
         comma = "," + inner
         append, frepr, finite, escape, emit = out.append, float.__repr__, _FINITE, _escape, self._emit
@@ -208,7 +216,7 @@ class Writer:
             names, custom = fields
             get = operator.attrgetter(*names) if len(names) > 1 else (
                 (lambda v, n=names[0]: (getattr(v, n),)) if names else (lambda v: ()))
-            shape = (frozenset(names), tuple(_escape(n) + ": " for n in names), get, custom)
+            shape = (frozenset(names), tuple(_escape(n) + self._colon for n in names), get, custom)
         self._shapes[kind] = shape
         return shape
 

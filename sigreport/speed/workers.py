@@ -3,9 +3,10 @@
 Two mechanisms for the places that hand CPU work to other processes for the length of one step:
 
 - :func:`start`: the task is a closure over the caller's data; the workers are forked when the pool
-  starts, so they inherit it, and only the results travel back (pickled). Used for the writing of
-  results.json while the report renders (``sigreport.api.outputs.in_background``) and for the figures
-  of a report when no workers were made ready ahead (``render.figures.output.start_figures``).
+  starts, so they inherit it, and only the results travel back (pickled). Used for the figures of a report
+  when no workers were made ready ahead (``render.figures.output.start_figures``) or what they would be sent
+  is too large (``sigreport.execute.forked.worth_sending``); :func:`in_background`, its one-process form
+  with no pool, for the writing of results.json while the report renders (``sigreport.api.outputs``).
 - :class:`Ready`: workers forked before their work exists (at the start of a build) and made ready
   (imports) while the caller goes on; the items travel to them pickled. Used for a large build's
   figures (``sigreport.api.running.figure_workers_ahead``).
@@ -106,12 +107,78 @@ def in_background(work: Callable[[], Any], allowed: bool) -> Waiting[object]:
     path) run it now.
 
     Why: writing a large build's results.json needs nothing the rendering makes, so with two cores it costs
-    nothing in another process. The same function writes the same bytes wherever it runs. Call it when
-    this process has no other thread (the build does once the figures are drawn and their workers stopped)."""
+    nothing in another process, begun before the figures are drawn. One plain ``fork`` and one pipe, as
+    :class:`Ready` does, no pool: this process starts no thread for it, so the figure workers forked after it
+    inherit none. Call it when this process has no other thread. The same function writes the same bytes
+    wherever it runs."""
     if not allowed or not can_fork():
         work()
         return Waiting(lambda: None)
-    return start(lambda _: (work(), None)[1], 1, 1)  # type: ignore[return-value]
+    parent = os.getpid()
+    mine, theirs = multiprocessing.Pipe(duplex=False)
+    with held_signals():  # the child never leaves this block: it sets its handlers before any signal
+        pid = os.fork()
+        if pid == 0:
+            try:
+                bind_to_parent(parent)
+                mine.close()
+                _report(work, theirs)
+            finally:
+                os._exit(0)
+    theirs.close()
+    state = {"pid": pid}
+
+    def reap(kill: bool) -> int | None:
+        child = state.pop("pid", None)
+        if child is None:
+            return None
+        if kill:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            return os.waitpid(child, 0)[1]
+        return None
+
+    def wait() -> object:
+        try:
+            got = mine.recv()
+        except (OSError, EOFError):  # the process ended without a word: killed
+            status = reap(kill=False)
+            sig = os.WTERMSIG(status) if status is not None and os.WIFSIGNALED(status) else None
+            raise lost({pid: _Ended(-sig if sig else None)}, "wrote results.json") from None
+        finally:
+            mine.close()
+        reap(kill=False)
+        if got is not None:
+            raise got
+        return None
+
+    def cancel() -> None:
+        mine.close()
+        reap(kill=True)
+
+    return Waiting(wait, cancel)
+
+
+def _report(work: Callable[[], Any], conn: Any) -> None:
+    """In the forked process: do ``work`` and send None, or what it raised (a plain RuntimeError naming it when
+    that does not pickle)."""
+    try:
+        work()
+        got: BaseException | None = None
+    except BaseException as exc:  # noqa: BLE001 - raised again in the build
+        got = exc
+    try:
+        conn.send(got)
+    except Exception:  # noqa: BLE001 - an exception that does not pickle
+        conn.send(RuntimeError(f"{type(got).__name__}: {got}"))
+
+
+class _Ended:
+    """A process's exit code as :func:`sigreport.forking.lost` reads it (``exitcode``: minus the signal)."""
+
+    def __init__(self, exitcode: int | None):
+        self.exitcode = exitcode
 
 
 class Ready:

@@ -133,3 +133,31 @@ def test_cached_nodes_are_dependencies_and_only_the_missing_nodes_run():
     progress: list[int] = []
     run_plan(plan, Blocks(), Recording(2), lambda i, total, _: progress.append(i), store)
     assert progress == list(range(len(plan.nodes) + 1))  # every node told, once, even all from the cache
+
+
+def test_the_nodes_of_a_single_block_run_here_and_give_the_serial_bytes(tmp_path):
+    """One metric on one corpus (a leaderboard): the block's chain runs in this process, no worker is sent
+    anything (its family would travel back pickled: 33 s at 1,000 systems), and the results are the serial
+    ones; with two corpora the same pool sends them to its workers."""
+    from sigreport.execute.pool import worth_workers
+
+    spec_path = corpora_spec(tmp_path, 6, 1, 30, "{pairwise: bootstrap, resamples: 199, omnibus: friedman, "
+                                               "posthoc: nemenyi}", corpora=1)
+    scores = tmp_path / "scores.csv"
+    scores.write_text("".join(line for line in scores.read_text().splitlines(keepends=True) if ",m1," not in line))
+    spec_path.write_text(spec_path.read_text().replace("  m1: {higher_is_better: true}\n", ""))
+    p = prepare(spec_path)
+    assert len({(n.metric, n.corpus) for n in p.plan.nodes}) == 1 and not worth_workers(p.plan.nodes)
+    ex = Recording(2)
+    here = run_plan(p.plan, p.dataset, ex)
+    assert ex.sent == []
+    spec = p.spec_file.spec
+    assert to_json(collect_results(spec, p.dataset, here, __version__)) == \
+        to_json(collect_results(spec, p.dataset, run_plan(p.plan, p.dataset), __version__))
+    two = tmp_path / "two"
+    two.mkdir()
+    corpora_spec(two, 6, 2, 30, "{pairwise: bootstrap, resamples: 199, omnibus: friedman, posthoc: nemenyi}")
+    p2 = prepare(two / "spec.yaml")
+    ex2 = Recording(2)
+    run_plan(p2.plan, p2.dataset, ex2)
+    assert worth_workers(p2.plan.nodes) and ex2.sent

@@ -142,3 +142,67 @@ def test_typed_and_read_back_records_decide_the_same(name):
     results = sigreport.analyze(sigreport.load_spec(CONFIGS / f"{name}.yaml"))
     typed, loaded = decide(results), decide(from_json(to_json(results)))
     assert typed == loaded and len(typed) >= 1
+
+
+# ---- groups (the bars of a critical-difference diagram) ----------------------------------------------
+
+
+def _groups_by_definition(order, pairs, undecided):
+    """The groups as the definition says them, the obvious O(k^3) way: from each position, extend the run while
+    the next system is quiet (compared, not significant, neither undecided) with every system of the run; keep
+    the runs no other run contains."""
+    quiet_pairs = {frozenset((p.a, p.b)) for p in pairs if p.significant is False}
+
+    def quiet(a, b):
+        return frozenset((a, b)) in quiet_pairs and a not in undecided and b not in undecided
+
+    runs = []
+    for i in range(len(order)):
+        j = i
+        while j + 1 < len(order) and all(quiet(order[m], order[j + 1]) for m in range(i, j + 1)):
+            j += 1
+        if j > i:
+            runs.append((i, j))
+    return tuple(tuple(order[i:j + 1]) for i, j in runs
+                 if not any(a <= i and j <= b and (a, b) != (i, j) for a, b in runs))
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3, 4, 5, 8, 13, 40])
+def test_groups_are_the_maximal_quiet_runs_of_the_definition(k):
+    """groups_of (one pass over a quiet matrix) against the definition, over 300 random families per size:
+    densities of significant pairs from none to all, missing comparisons, undecided systems, systems of the
+    pairs that are not in the order, and pairs given in either direction or twice."""
+    import numpy as np
+
+    from sigreport.results.decisions import PairDecision, groups_of
+
+    rng = np.random.default_rng(k)
+    for trial in range(300):
+        order = tuple(f"s{i}" for i in rng.permutation(k))
+        loud, missing = rng.choice([0.0, 0.05, 0.2, 0.5, 0.9, 1.0]), rng.choice([0.0, 0.0, 0.1])
+        pairs = []
+        names = [*order, "outside"]
+        for x in range(len(names)):
+            for y in range(x + 1, len(names)):
+                if rng.random() < missing:
+                    continue
+                sig = None if rng.random() < 0.02 else bool(rng.random() < loud)
+                a, b = (names[x], names[y]) if rng.random() < 0.5 else (names[y], names[x])
+                pairs.append(PairDecision(a=a, b=b, significant=sig, better=a if sig else None,
+                                          pvalue_adjusted=None, estimate=None, mde=None, mde_power=None))
+                if rng.random() < 0.05:
+                    pairs.append(pairs[-1])
+        undecided = frozenset(s for s in order if rng.random() < 0.05)
+        assert groups_of(order, pairs, undecided) == _groups_by_definition(order, pairs, undecided), trial
+
+
+def test_groups_of_a_large_family_take_one_pass():
+    """1,000 systems and none significant (a bootstrap leaderboard under Holm): one group of all, in well under
+    the minutes the cubic search took (not timed here: the leaderboard benchmark times it)."""
+    from sigreport.results.decisions import PairDecision, groups_of
+
+    order = tuple(f"s{i:04d}" for i in range(1000))
+    pairs = [PairDecision(a=order[x], b=order[y], significant=False, better=None, pvalue_adjusted=None,
+                          estimate=None, mde=None, mde_power=None) for x in range(1000) for y in range(x + 1, 1000)]
+    assert groups_of(order, pairs, frozenset()) == (order,)
+    assert groups_of(order, pairs, frozenset({"s0500"})) == (order[:500], order[501:])

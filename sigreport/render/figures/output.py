@@ -589,9 +589,4 @@ def tick_labels(ax: Axes, xticks: Sequence[tuple[float, str]], yticks: Sequence[
 
 def family_systems(record: PairwiseRecord | McNemarRecord | PosthocRecord) -> list[str]:
     """Systems of a pairwise family in order of first appearance in its pairs (the spec's order)."""
-    out: list[str] = []
-    for p in record.pairs:
-        for s in (p.a, p.b):
-            if s not in out:
-                out.append(s)
-    return out
+    return list(dict.fromkeys(s for p in record.pairs for s in (p.a, p.b)))

@@ -134,6 +134,11 @@ class FigureInputs:
         record = self._records[key[1]]
         return record, self._metrics.get(record.metric) if record.metric else None
 
+    def rows(self, key: BlockKey) -> int:
+        """The rows of the record a block holds (its pairs; 0 for a record without): what sending it costs
+        (:func:`sigreport.execute.forked.worth_sending`)."""
+        return len(getattr(self._records[key[1]], "pairs", None) or ())
+
     def fingerprint(self, key: BlockKey) -> str:
         if key not in self._prints:
             record, metric = self.lookup(key)
