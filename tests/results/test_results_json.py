@@ -159,6 +159,24 @@ def test_one_pass_writer_matches_to_jsonable_then_json_dumps(seed):
         assert dumps_jsonable(doc) == reference(to_jsonable(doc)) == dumps_indented(to_jsonable(doc))
 
 
+def compact_reference(doc: object) -> str:
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_compact_writer_matches_json_dumps_with_compact_separators(seed):
+    """The side file's writer (one line per pair, results.io._COMPACT): the random documents above and the edge
+    cases give json.dumps's compact text, converted and not."""
+    from sigreport.results.io import _COMPACT
+
+    rng = random.Random(seed)
+    for _ in range(25):
+        doc = _doc(rng, 5)
+        assert _COMPACT.converted(doc) == compact_reference(to_jsonable(doc)) == _COMPACT.indented(to_jsonable(doc))
+    for doc in EDGE:
+        assert _COMPACT.indented(doc) == compact_reference(doc)
+
+
 def test_one_pass_writer_refuses_what_to_jsonable_leaves_unconverted():
     with pytest.raises(TypeError):
         dumps_jsonable({"x": object()})

@@ -115,6 +115,65 @@ def test_in_background_runs_in_a_forked_process_and_reports_its_failure(tmp_path
         assert int(out.read_text()) == os.getpid()
 
 
+def test_in_background_starts_no_thread_and_names_a_killed_writer(tmp_path, monkeypatch):
+    """The forked writer is one plain fork (no pool, so no thread here for later forks to inherit); killed, the
+    build gets one line naming it and the signal; cancelled, it is stopped and reaped, not waited for."""
+    import signal
+    import time
+
+    from sigreport.forking import WorkerLost
+    from sigreport.speed.workers import in_background
+
+    monkeypatch.delenv(speed.PLAIN_ENV, raising=False)
+    threads = threading.active_count()
+    pid_file = tmp_path / "pid"
+
+    def stuck() -> None:
+        pid_file.write_text(str(os.getpid()))
+        time.sleep(60)
+
+    wait = in_background(stuck, allowed=True)
+    assert threading.active_count() == threads
+    while not pid_file.exists() or not pid_file.read_text():
+        time.sleep(0.01)
+    os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    with pytest.raises(WorkerLost, match=r"while it wrote results.json \(pid \d+, killed by SIGKILL"):
+        wait()
+    pid_file.unlink()
+    waiting = in_background(stuck, allowed=True)
+    while not pid_file.exists() or not pid_file.read_text():
+        time.sleep(0.01)
+    child = int(pid_file.read_text())
+    t0 = time.monotonic()
+    waiting.cancel()
+    assert time.monotonic() - t0 < 5
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)  # gone and reaped
+
+
+def test_figure_records_too_large_to_send_go_to_workers_forked_now():
+    """A wave of figure tasks goes to the workers made ready ahead unless its records hold more than SEND_ROWS
+    pairs; a block source that cannot say its rows is sent."""
+    from sigreport.execute.forked import SEND_ROWS, worth_sending
+    from sigreport.plan import Node
+
+    class Rows:
+        def __init__(self, n):
+            self.n = n
+
+        def rows(self, key):
+            return self.n[key]
+
+    node = lambda *keys: (Node(id="f", kind="figure", metric=None, corpus=None, fn=None, params=None,  # noqa: E731
+                               blocks=keys), ())
+    small, big = ("figures", "a"), ("figures", "b")
+    source = Rows({small: SEND_ROWS // 2, big: SEND_ROWS + 1})
+    assert worth_sending(source, [node(small)])
+    assert not worth_sending(source, [node(big)])
+    assert not worth_sending(source, [node(small), node(small), node(small)])  # the wave's rows in all
+    assert worth_sending(object(), [node(big)])
+
+
 def test_prefetch_imports_in_another_thread_and_the_module_is_then_used(monkeypatch):
     from sigreport.speed import imports
     from sigreport.stats.lazy import LazyModule
