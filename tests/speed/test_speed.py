@@ -174,6 +174,17 @@ def test_figure_records_too_large_to_send_go_to_workers_forked_now():
     assert worth_sending(object(), [node(big)])
 
 
+def test_a_figure_block_counts_the_pairs_of_every_record_that_has_pairs():
+    """FigureInputs.rows (what sending a figure's record costs) knows every record class with a ``pairs`` field."""
+    import dataclasses
+
+    from sigreport.render.views.drawing import FAMILIES
+    from sigreport.results.records import Record
+
+    with_pairs = {c for c in Record.__subclasses__() if "pairs" in {f.name for f in dataclasses.fields(c)}}
+    assert with_pairs == set(FAMILIES)
+
+
 def test_prefetch_imports_in_another_thread_and_the_module_is_then_used(monkeypatch):
     from sigreport.speed import imports
     from sigreport.stats.lazy import LazyModule
