@@ -279,3 +279,29 @@ def test_a_library_call_leaves_the_process_as_it_found_it(tmp_path, monkeypatch,
         gc.set_threshold(*threshold)
         gc.enable() if enabled else gc.disable()
     assert froze == []
+
+
+def test_results_json_is_begun_before_the_figures_only_for_many_pairs(tmp_path, monkeypatch):
+    """json_first: the forked results.json writer starts before the figures when the results hold more than
+    JSON_FIRST_PAIRS pairs; the order of the two never changes the files (a --jobs 2 build with the threshold at
+    0 gives the bytes of one with it out of reach)."""
+    from sigreport.api import outputs
+    from sigreport.api.pipeline import build
+    from sigreport.api.running import RunOptions
+
+    res = sigreport.analyze(CONFIGS / "summarizers.yaml")
+    pairs = sum(len(r.pairs) for r in res.records if getattr(r, "pairs", None))
+    assert pairs > 0
+    monkeypatch.setattr(outputs, "JSON_FIRST_PAIRS", pairs - 1)
+    assert outputs.json_first(res)
+    monkeypatch.setattr(outputs, "JSON_FIRST_PAIRS", pairs)
+    assert not outputs.json_first(res)
+    monkeypatch.delenv(speed.PLAIN_ENV, raising=False)
+    folders = []
+    for limit in (0, 10**12):
+        monkeypatch.setattr(outputs, "JSON_FIRST_PAIRS", limit)
+        dest, _, _ = build(CONFIGS / "summarizers.yaml", tmp_path / f"out{limit}", ["html", "latex", "json"],
+                           run=RunOptions(jobs=2, cache=None))
+        folders.append(dest)
+    first, late = ({p.relative_to(f).as_posix(): p.read_bytes() for p in f.rglob("*") if p.is_file()} for f in folders)
+    assert "results.json" in first and first == late
