@@ -92,8 +92,10 @@ def worth_workers(nodes: Sequence[Node]) -> bool:
     """Whether ``nodes`` go to the workers: when they analyse two or more blocks (metric, corpus); the nodes of
     a single block run here.
 
-    Why: a block's nodes form one chain (its descriptives, its tests, the post-hoc tests that read them), so a
-    second worker has next to nothing to run beside it, while every value a worker makes travels back pickled:
+    Why: a block's nodes mostly form one chain (its descriptives, its tests, the post-hoc tests that read them),
+    so a second worker has little to run beside it (independent analyses of one block, such as a Bayesian
+    comparison beside the pairwise test, now run one after the other: same bytes, and the speed measured on
+    the leaderboards), while every value a worker makes travels back pickled:
     the pairwise family of a 1,000-system leaderboard (499,500 pairs, 277 MB pickled) cost 12 s to pickle and
     21 s to read back, more than the analysis itself (14 s)."""
     return len({(n.metric, n.corpus) for n in nodes}) >= 2

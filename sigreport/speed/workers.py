@@ -146,11 +146,15 @@ def in_background(work: Callable[[], Any], allowed: bool) -> Waiting[object]:
             status = reap(kill=False)
             sig = os.WTERMSIG(status) if status is not None and os.WIFSIGNALED(status) else None
             raise lost({pid: _Ended(-sig if sig else None)}, "wrote results.json") from None
+        except BaseException:  # interrupted while waiting, or what it sent cannot be read: stopped, not left
+            reap(kill=True)
+            raise
         finally:
             mine.close()
         reap(kill=False)
         if got is not None:
-            raise got
+            exc, text = got
+            raise exc from ChildTraceback(text)
         return None
 
     def cancel() -> None:
@@ -160,18 +164,30 @@ def in_background(work: Callable[[], Any], allowed: bool) -> Waiting[object]:
     return Waiting(wait, cancel)
 
 
+class ChildTraceback(Exception):
+    """The traceback of what the forked process raised (its text), as the cause of the error raised here."""
+
+    def __str__(self) -> str:
+        return "\n" + str(self.args[0]) if self.args else ""
+
+
 def _report(work: Callable[[], Any], conn: Any) -> None:
-    """In the forked process: do ``work`` and send None, or what it raised (a plain RuntimeError naming it when
-    that does not pickle)."""
+    """In the forked process: do ``work`` and send None, or what it raised with its traceback's text (a plain
+    RuntimeError naming it when the exception does not pickle or would not unpickle)."""
+    import pickle
+    import traceback
+
     try:
         work()
-        got: BaseException | None = None
+        conn.send(None)
+        return
     except BaseException as exc:  # noqa: BLE001 - raised again in the build
-        got = exc
+        got, text = exc, traceback.format_exc()
     try:
-        conn.send(got)
+        pickle.loads(pickle.dumps(got))  # what the build could not read back is sent as a RuntimeError
+        conn.send((got, text))
     except Exception:  # noqa: BLE001 - an exception that does not pickle
-        conn.send(RuntimeError(f"{type(got).__name__}: {got}"))
+        conn.send((RuntimeError(f"{type(got).__name__}: {got}"), text))
 
 
 class _Ended:

@@ -151,6 +151,62 @@ def test_in_background_starts_no_thread_and_names_a_killed_writer(tmp_path, monk
         os.kill(child, 0)  # gone and reaped
 
 
+class _TwoArgs(Exception):
+    """An exception that pickles but does not unpickle (its __init__ takes two arguments, args holds one)."""
+
+    def __init__(self, a, b):
+        super().__init__(f"{a}{b}")
+
+
+def test_in_background_passes_the_traceback_and_never_leaves_its_process(tmp_path, monkeypatch):
+    """What the writer raised comes back with its traceback's text as the cause; an exception the build could not
+    read back comes as a RuntimeError naming it; and an interruption while the build waits (Ctrl-C) stops the
+    writer and reaps it, as the pool did."""
+    import signal
+    import time
+
+    from sigreport.speed.workers import ChildTraceback, in_background
+
+    monkeypatch.delenv(speed.PLAIN_ENV, raising=False)
+
+    def failing_writer() -> None:
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom") as info:
+        in_background(failing_writer, allowed=True)()
+    assert isinstance(info.value.__cause__, ChildTraceback) and "failing_writer" in str(info.value.__cause__)
+
+    def odd() -> None:
+        raise _TwoArgs("a", "b")
+
+    with pytest.raises(RuntimeError, match="_TwoArgs: ab"):
+        in_background(odd, allowed=True)()
+
+    pid_file = tmp_path / "pid"
+
+    def stuck() -> None:
+        pid_file.write_text(str(os.getpid()))
+        time.sleep(60)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        wait = in_background(stuck, allowed=True)
+        while not pid_file.exists() or not pid_file.read_text():
+            time.sleep(0.01)
+        child = int(pid_file.read_text())
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        with pytest.raises(KeyboardInterrupt):
+            wait()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)  # killed and reaped: no process, not even a zombie
+
+
 def test_figure_records_too_large_to_send_go_to_workers_forked_now():
     """A wave of figure tasks goes to the workers made ready ahead unless its records hold more than SEND_ROWS
     pairs; a block source that cannot say its rows is sent."""
@@ -181,7 +237,12 @@ def test_a_figure_block_counts_the_pairs_of_every_record_that_has_pairs():
     from sigreport.render.views.drawing import FAMILIES
     from sigreport.results.records import Record
 
-    with_pairs = {c for c in Record.__subclasses__() if "pairs" in {f.name for f in dataclasses.fields(c)}}
+    def every(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from every(sub)
+
+    with_pairs = {c for c in every(Record) if "pairs" in {f.name for f in dataclasses.fields(c)}}
     assert with_pairs == set(FAMILIES)
 
 
