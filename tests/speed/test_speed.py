@@ -152,10 +152,12 @@ def test_in_background_starts_no_thread_and_names_a_killed_writer(tmp_path, monk
 
 
 class _TwoArgs(Exception):
-    """An exception that pickles but does not unpickle (its __init__ takes two arguments, args holds one)."""
+    """An exception the build cannot get back: it holds a lock (which never pickles, whatever pickling support
+    another test installed for exceptions)."""
 
     def __init__(self, a, b):
         super().__init__(f"{a}{b}")
+        self.lock = threading.Lock()
 
 
 def test_in_background_passes_the_traceback_and_never_leaves_its_process(tmp_path, monkeypatch):
