@@ -16,6 +16,7 @@ from sigreport.errors import Problem
 from sigreport.execute import Cache
 from sigreport.results import Results
 from sigreport.results.io import PAIRS_FILE, to_json_files
+from sigreport.results.records import pair_count
 from sigreport.spec import Spec
 from sigreport.speed import workers
 
@@ -77,7 +78,7 @@ def json_first(res: Results) -> bool:
     the HTML and LaTeX after the figures, so it is begun then and takes no core from the figure workers; with
     many (a 1,000-system leaderboard's 499,500: 20 s) it outlasts everything after the analyses, so it is begun
     before the figures (51 s against 60 s for that build, back to back)."""
-    return sum(len(pairs) for r in res.records if (pairs := getattr(r, "pairs", None))) > JSON_FIRST_PAIRS
+    return sum(pair_count(r) for r in res.records) > JSON_FIRST_PAIRS
 
 
 def report_model(res: Results, spec: Spec, source: str, formats: list[str], jobs: int, cache: Cache | None,

@@ -799,6 +799,16 @@ for _cls in RECORD_TYPES:
             setattr(_cls, _name, None)
 
 
+WITH_PAIRS: tuple[type[Record], ...] = tuple(
+    c for c in RECORD_TYPES if "pairs" in {f.name for f in dataclasses.fields(c)})
+"""The record classes that hold a family of pairs (derived from their fields)."""
+
+
+def pair_count(record: Record) -> int:
+    """The pairs a record holds (0 for a record without a family): what writing or sending it costs."""
+    return len(record.pairs) if isinstance(record, WITH_PAIRS) else 0  # type: ignore[attr-defined]
+
+
 def record_type(kind: str, method: Any) -> type[Record] | None:
     """The record class of an analysis of ``kind`` and ``method`` (:data:`RECORD_KINDS`); None for a kind this
     sigreport does not know."""

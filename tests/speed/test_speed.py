@@ -236,8 +236,7 @@ def test_a_figure_block_counts_the_pairs_of_every_record_that_has_pairs():
     """FigureInputs.rows (what sending a figure's record costs) knows every record class with a ``pairs`` field."""
     import dataclasses
 
-    from sigreport.render.views.drawing import FAMILIES
-    from sigreport.results.records import Record
+    from sigreport.results.records import WITH_PAIRS, Record
 
     def every(cls):
         for sub in cls.__subclasses__():
@@ -245,7 +244,7 @@ def test_a_figure_block_counts_the_pairs_of_every_record_that_has_pairs():
             yield from every(sub)
 
     with_pairs = {c for c in every(Record) if "pairs" in {f.name for f in dataclasses.fields(c)}}
-    assert with_pairs == set(FAMILIES)
+    assert with_pairs == set(WITH_PAIRS)
 
 
 def test_prefetch_imports_in_another_thread_and_the_module_is_then_used(monkeypatch):

@@ -28,8 +28,8 @@ from sigreport.render.views.common import Labels, shown_as_matrix
 from sigreport.render.views.labels import matrix_owners
 from sigreport.results.collection import MetricInfo, Results
 from sigreport.speed.workers import Ready
-from sigreport.results.records import (AgreementRecord, BayesianRecord, ClassificationRecord, McNemarRecord,
-                                       PairwiseRecord, PosthocRecord, Record, RunsRecord)
+from sigreport.results.records import (ClassificationRecord, McNemarRecord, PairwiseRecord, PosthocRecord, Record,
+                                       pair_count)
 
 Drawn = Mapping[str, tuple[FigureOutput, ...]]  # record id -> its figures, in drawing order
 BlockKey = tuple[str, ...]
@@ -115,10 +115,6 @@ def figure_tasks(results: Results, options: RenderOptions = RenderOptions(), fig
     return tuple(out)
 
 
-FAMILIES = (PairwiseRecord, PosthocRecord, McNemarRecord, AgreementRecord, BayesianRecord, RunsRecord)
-"""The records that hold pairs (one row per pair of systems): their rows are what sending them costs."""
-
-
 class FigureInputs:
     """The blocks the figure tasks read (a :class:`sigreport.plan.BlockSource`): ``("figures", record id)``
     is the record and its metric's :class:`MetricInfo` (None without a metric), everything a drawing
@@ -142,8 +138,7 @@ class FigureInputs:
     def rows(self, key: BlockKey) -> int:
         """The rows of the record a block holds (its pairs; 0 for a record without): what sending it costs
         (:func:`sigreport.execute.forked.worth_sending`)."""
-        record = self._records[key[1]]
-        return len(record.pairs) if isinstance(record, FAMILIES) else 0
+        return pair_count(self._records[key[1]])
 
     def fingerprint(self, key: BlockKey) -> str:
         if key not in self._prints:
