@@ -615,6 +615,9 @@ def write_lm_eval(folder: Path, models: int = 3, tasks: int = 2, docs: int = 20_
                 "\n".join(lines) + "\n", encoding="utf-8")
 
 
+READERS = list(READER_SPECS)  # the formats the readers case measures (--readers)
+
+
 def c_readers(root: Path, n: int) -> list[Row]:
     """Each native reader as a whole ``sigreport validate`` process against its field library's script on the
     same files (READER_PEERS): TREC 100,000 run lines (100 queries x 1,000) with 3 measures, MT 100,000
@@ -630,6 +633,8 @@ def c_readers(root: Path, n: int) -> list[Row]:
         write_lm_eval(folder / "lm")
     rows = []
     for name, data in READER_SPECS.items():
+        if name not in READERS:
+            continue
         spec = folder / f"{name}.yaml"
         spec.write_text(f"title: bench\n{data}", encoding="utf-8")
         ours = repeat([*SIGREPORT, "validate", "-q", spec], n)
@@ -689,12 +694,18 @@ def main() -> None:
                     help="items of the 'leaderboard' case (default 10,000)")
     ap.add_argument("--previous", type=Path, help="source tree of the previous release: each case also runs with it, "
                     "and the table gives the ratio")
+    ap.add_argument("--readers", default=",".join(READERS),
+                    help=f"formats of the 'readers' case, comma-separated (default {','.join(READERS)})")
     ap.add_argument("--dask-rows", default=",".join(map(str, DASK_ROWS)),
                     help="millions of rows of the 'dask' case, comma-separated (default 10,100)")
     args = ap.parse_args()
     globals()["SYSTEMS"] = args.systems
     BOARD[:] = [args.board_systems, args.board_items]
     globals()["DASK_ROWS"] = tuple(int(x) for x in args.dask_rows.split(","))
+    READERS[:] = args.readers.split(",")
+    if set(READERS) - set(READER_SPECS):
+        ap.error(f"unknown reader(s) {', '.join(sorted(set(READERS) - set(READER_SPECS)))}; known: "
+                 f"{', '.join(READER_SPECS)}")
     names = args.cases.split(",") if args.cases else [c for c in (QUICK if args.quick else CASES) if c not in OPT_IN]
     unknown = [x for x in names if x not in CASES]
     if unknown:

@@ -11,8 +11,9 @@ Why the columns are not a pandas frame: importing pandas costs about a third of 
 ``sigreport validate`` of a small spec should take, and turning a million-row column into Python
 strings costs as much again. A delimited file is read by the csv module when it is small or quoted (it
 knows where every record starts), and by pyarrow's multi-threaded reader when it is large; either way a
-column is a sequence of text cells (a list, or a pyarrow string array) that :func:`factorize` turns
-into integer codes and distinct names, which is all the checks need. pandas is imported only for
+column is a sequence of text cells (a list, a pyarrow string array, or the codes and names a native source
+made while reading, :class:`CodedCells`) that :func:`factorize` turns into integer codes and distinct names,
+which is all the checks need. pandas is imported only for
 JSON Lines, Parquet, a data frame given through the Python API, and the label tables
 (:meth:`Table.to_frame`).
 """
@@ -76,15 +77,80 @@ class Table:
         return frame
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class CodedCells(Sequence[str]):
+    """A text column held as integer codes into names (``cells[r] == names[codes[r]]``): the key columns a
+    native source (TREC, text, lm-eval, Inspect, HELM) builds from the codes it made while reading, so that
+    no string is made per row and no pyarrow is needed (importing pyarrow and its compute module costs more
+    than reading a 100,000-line TREC run). :func:`factorize` reads the codes directly. ``names`` may hold a
+    name twice or a name no row uses; factorize gives the distinct names of the rows, as for any column."""
+
+    codes: np.ndarray  # int64, one per row
+    names: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, r: Any) -> Any:  # a cell, or a list of cells for a slice
+        if isinstance(r, slice):
+            return [self.names[c] for c in self.codes[r].tolist()]
+        return self.names[int(self.codes[r])]
+
+    def to_pylist(self) -> list[str]:
+        names = self.names
+        return [names[c] for c in self.codes.tolist()]
+
+    def take(self, rows: np.ndarray) -> CodedCells:
+        return CodedCells(self.codes[rows], self.names)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class NumberCells(Sequence[float]):
+    """A column of numbers as a native source computed them (float64, one per row): :func:`plain_numbers` takes
+    them as they are; :meth:`to_pylist` gives the floats (the exact paths show them as text)."""
+
+    values: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __getitem__(self, r: Any) -> Any:
+        return self.values[r].tolist()
+
+    def to_pylist(self) -> list[float]:
+        return self.values.tolist()
+
+    def take(self, rows: np.ndarray) -> NumberCells:
+        return NumberCells(self.values[rows])
+
+
 def factorize(cells: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     """(codes, names): ``names`` the distinct cells in order of first appearance, ``codes[r]`` the
     index of row r's cell in it (int64)."""
+    if isinstance(cells, CodedCells):
+        return _recoded(cells)
     if isinstance(cells, list):
         index: dict[str, int] = {}
         codes = np.fromiter((index.setdefault(c, len(index)) for c in cells), dtype=np.int64, count=len(cells))
         return codes, list(index)
     encoded = cells.dictionary_encode()  # type: ignore[attr-defined]  # pyarrow: first-appearance order
     return _arrow_numbers(encoded.indices).astype(np.int64), [str(v) for v in encoded.dictionary.to_pylist()]
+
+
+def _recoded(cells: CodedCells) -> tuple[np.ndarray, list[str]]:
+    """:func:`factorize` of coded cells: the codes renumbered in order of first appearance (two codes of one name
+    become one), the names no row uses left out."""
+    index: dict[str, int] = {}
+    same = np.fromiter((index.setdefault(n, len(index)) for n in cells.names), dtype=np.int64, count=len(cells.names))
+    distinct = list(index)
+    codes = same[cells.codes] if len(cells.codes) else np.zeros(0, dtype=np.int64)
+    first = np.full(len(distinct), len(codes), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(codes), dtype=np.int64))
+    used = np.flatnonzero(first < len(codes))
+    order = used[np.argsort(first[used], kind="stable")]
+    renumber = np.full(len(distinct), -1, dtype=np.int64)
+    renumber[order] = np.arange(len(order), dtype=np.int64)
+    return renumber[codes], [distinct[k] for k in order.tolist()]
 
 
 def _arrow_numbers(array: Any) -> np.ndarray:
@@ -104,6 +170,9 @@ def plain_numbers(cells: Sequence[str]) -> np.ndarray | None:
     """Every cell as a float64 when all are plain finite decimal numbers; None otherwise (the caller
     then takes its exact path, which names the offending lines). Both readers round correctly, so the
     values are the same bits whichever reader read the file."""
+    if isinstance(cells, NumberCells):
+        values = np.array(cells.values, dtype=np.float64)
+        return values if np.isfinite(values).all() else None
     if isinstance(cells, list):
         match = _PLAIN_NUMBER.fullmatch
         if not all(match(c) for c in cells):

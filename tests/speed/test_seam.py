@@ -27,6 +27,7 @@ SEAM_USERS = {  # module -> the trick it applies (or the switch it sets); a new 
     "sigreport/results/io.py": "results.json written in one pass",
     "sigreport/stats/registry.py": "plugins looked up without importlib.metadata's scan when none is installed",
     "sigreport/data/sources/lm_eval.py": "no collector passes while the samples JSON is parsed (a tree, no cycles)",
+    "sigreport/data/sources/trec.py": "no collector passes while the qrels and runs are read (dicts, no cycles)",
     "sigreport/stats/tails.py": "scipy's private routines (nct, studentized range, Shapiro-Wilk)",
 }
 

@@ -1,9 +1,11 @@
-"""Building the long score table from arrays: what the native sources (TREC, text, lm-eval) produce.
+"""Building the long score table from arrays: what the native sources (TREC, text, lm-eval, Inspect, HELM)
+produce.
 
-Key columns are given as integer codes into their distinct names and become pyarrow string arrays (the
-form :func:`~sigreport.data.tables.factorize` reads in one C++ pass); values stay float64. No Python
-string is made per row, so a source with millions of per-item statistics costs what its field library
-costs, not a text round trip.
+Key columns are given as integer codes into their names and stay so (:class:`~sigreport.data.tables.CodedCells`,
+which :func:`~sigreport.data.tables.factorize` reads without a string per row); values stay float64
+(:class:`~sigreport.data.tables.NumberCells`). No Python string is made per row and nothing here imports pyarrow
+(its import and its compute module's cost 40 ms, more than reading a 100,000-line TREC run), so a source with
+millions of per-item statistics costs what its field library costs, not a text round trip.
 """
 
 from __future__ import annotations
@@ -15,51 +17,20 @@ from typing import Any
 import numpy as np
 
 from sigreport.data.sources.tables import FILE_SHIFT, FilesTable
-from sigreport.data.tables import Table
+from sigreport.data.tables import CodedCells, NumberCells, Table, factorize
 
 
-def coded(codes: np.ndarray, names: Sequence[str]) -> object:
-    """A pyarrow string array whose row r is ``names[codes[r]]``."""
-    import pyarrow as pa
-
-    indices = _from_numpy(pa.int32(), np.asarray(codes, dtype=np.int32))
-    return pa.DictionaryArray.from_arrays(indices, _strings([str(n) for n in names])).cast(pa.string())
+def coded(codes: np.ndarray, names: Sequence[str]) -> CodedCells:
+    """A text column whose row r is ``names[codes[r]]``."""
+    return CodedCells(np.asarray(codes, dtype=np.int64).reshape(-1), tuple(str(n) for n in names))
 
 
-def constant(value: str, n: int) -> object:
-    return coded(np.zeros(n, dtype=np.int32), [value])
+def constant(value: str, n: int) -> CodedCells:
+    return coded(np.zeros(n, dtype=np.int64), [value])
 
 
-def numbers(values: np.ndarray) -> object:
-    import pyarrow as pa
-
-    return _from_numpy(pa.float64(), np.asarray(values, dtype=np.float64))
-
-
-# Why arrays are made from buffers, not with ``pa.array``: ``pa.array`` asks pyarrow's pandas shim whether its
-# argument is a pandas object, which imports pandas (0.15-0.2 s, more than reading a 100,000-line TREC run);
-# nothing else on a native source's path needs pandas. The arrays are the same (no nulls, no offset).
-
-
-def _from_numpy(kind: Any, values: np.ndarray) -> object:
-    """A pyarrow array of ``kind`` over a copy-free view of the 1-d numeric ``values`` (no nulls)."""
-    import pyarrow as pa
-
-    values = np.ascontiguousarray(values)
-    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
-
-
-def _strings(names: Sequence[str]) -> object:
-    """A pyarrow string array of ``names`` (no nulls), from its UTF-8 bytes and offsets."""
-    import pyarrow as pa
-
-    encoded = [n.encode("utf-8") for n in names]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    kind, width = (pa.string(), np.int32) if offsets[-1] < 2 ** 31 else (pa.large_string(), np.int64)
-    array = pa.Array.from_buffers(kind, len(encoded), [None, pa.py_buffer(offsets.astype(width)),
-                                                        pa.py_buffer(b"".join(encoded))])
-    return array if kind == pa.string() else array.cast(pa.string())
+def numbers(values: np.ndarray) -> NumberCells:
+    return NumberCells(np.ascontiguousarray(values, dtype=np.float64).reshape(-1))
 
 
 def long_table(label: str, digest: str, columns: dict[str, object], files: Sequence[str], file_of: np.ndarray,
@@ -70,22 +41,19 @@ def long_table(label: str, digest: str, columns: dict[str, object], files: Seque
                       files=tuple(str(f) for f in files))
 
 
-def sample_means(columns: dict[str, object], cols: Any, file_of: np.ndarray, lines: np.ndarray
-                 ) -> tuple[dict[str, object], np.ndarray, np.ndarray]:
+def sample_means(columns: dict[str, Any], cols: Any, file_of: np.ndarray, lines: np.ndarray
+                 ) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
     """The table with one row per (system, corpus, item, metric): the mean of its rows (a question's answers
     over epochs or trials), placed at its first row. Other columns than these five are not kept."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     keys = [cols.system, cols.corpus, cols.item, cols.metric]
-    codes = np.stack([np.asarray(pc.dictionary_encode(columns[k]).indices) for k in keys], axis=1)
+    codes = np.stack([factorize(columns[k])[0] for k in keys], axis=1)
     unique, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
-    values = np.asarray(columns[cols.value])
+    values = np.asarray(columns[cols.value].values, dtype=np.float64)
     means = np.bincount(inverse, weights=values, minlength=len(unique)) / np.bincount(inverse, minlength=len(unique))
     order = np.argsort(first)
     pick = first[order]
-    out: dict[str, object] = {k: pa.array(columns[k]).take(pa.array(pick)) for k in keys}
+    out: dict[str, Any] = {k: columns[k].take(pick) for k in keys}
     out[cols.value] = numbers(means[order])
     return out, np.asarray(file_of)[pick], np.asarray(lines)[pick]
 

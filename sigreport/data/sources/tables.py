@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sigreport.data.tables import DELIMITED, MAX_ROWS_SHOWN, Table, frame_table, read_table
+from sigreport.data.tables import DELIMITED, MAX_ROWS_SHOWN, CodedCells, Table, frame_table, read_table
 from sigreport.errors import DataError, Problem
 from sigreport.spec import ColumnsSpec, SpecFile, TableSource
 
@@ -142,6 +142,7 @@ def stacked(tables: Sequence[Table], pattern: str) -> FilesTable:
 
 
 def _concatenated(parts: list[Sequence[str]]) -> Sequence[str]:
+    parts = [p.to_pylist() if isinstance(p, CodedCells) else p for p in parts]
     if all(isinstance(p, list) for p in parts):
         return [c for p in parts for c in p]
     import pyarrow as pa  # a large file's cells are a pyarrow array already
