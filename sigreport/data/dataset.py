@@ -16,6 +16,7 @@ from sigreport.data.outcomes import read_outcomes
 from sigreport.data.predictions import read_predictions, test_blocks
 from sigreport.data.preferences import read_preferences
 from sigreport.data.scores import load_scores
+from sigreport.data.tables import first_rows
 from sigreport.errors import Problem, SpecError, did_you_mean
 from sigreport.spec import MetricSpec, SpecFile, TableSource
 
@@ -119,8 +120,7 @@ def _left_out_of(table: str, total: int, axes: Sequence[tuple[str, Sequence[str]
         if not listed or cells is None:
             continue
         names, codes = np.unique(np.asarray(cells, dtype=object).astype(str), return_inverse=True)
-        first = np.full(len(names), len(codes))
-        np.minimum.at(first, codes, np.arange(len(codes)))
+        first = first_rows(codes, len(names))
         idle = [k for k in np.argsort(first, kind="stable") if names[k] not in set(listed)]  # in table order
         if idle:
             rows = int(np.isin(codes, idle).sum())

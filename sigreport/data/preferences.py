@@ -17,7 +17,7 @@ import numpy as np
 
 from sigreport.data.label_tables import Collector, listing
 from sigreport.data.model import PREFERENCE_GROUP, LeftOut, PreferenceGroup, Preferences
-from sigreport.data.tables import Table, control_problems, factorize, frame_table, read_table
+from sigreport.data.tables import Table, control_problems, factorize, first_rows, frame_table, read_table
 from sigreport.spec import SpecFile
 
 if TYPE_CHECKING:
@@ -174,11 +174,7 @@ def _stripped(codes: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str
 
 def _first_appearance(a_codes: np.ndarray, a_names: list[str], b_codes: np.ndarray, b_names: list[str]) -> list[str]:
     """Names of both columns in order of first appearance, row by row, a before b."""
-    rows = len(a_codes)
-    first_a = np.full(len(a_names), rows)
-    np.minimum.at(first_a, a_codes, np.arange(rows))
-    first_b = np.full(len(b_names), rows)
-    np.minimum.at(first_b, b_codes, np.arange(rows))
+    first_a, first_b = first_rows(a_codes, len(a_names)), first_rows(b_codes, len(b_names))
     seen: dict[str, float] = {}
     for names, first, offset in ((a_names, first_a, 0.0), (b_names, first_b, 0.5)):
         for n, f in zip(names, first):

@@ -71,7 +71,7 @@ class Table:
         """The cells as a pandas frame of text, indexed by place (the label readers' form)."""
         import pandas as pd
 
-        data = {c: pd.Series(_as_list(self.cells[c]), dtype=str) for c in self.columns}
+        data = {c: pd.Series(cell_list(self.cells[c]), dtype=str) for c in self.columns}
         frame = pd.DataFrame(data, columns=list(self.columns))
         frame.index = pd.Index(self.places, dtype=np.int64)
         return frame
@@ -120,9 +120,6 @@ class NumberCells(Sequence[float]):
     def to_pylist(self) -> list[float]:
         return self.values.tolist()
 
-    def take(self, rows: np.ndarray) -> NumberCells:
-        return NumberCells(self.values[rows])
-
 
 def factorize(cells: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     """(codes, names): ``names`` the distinct cells in order of first appearance, ``codes[r]`` the
@@ -144,13 +141,20 @@ def _recoded(cells: CodedCells) -> tuple[np.ndarray, list[str]]:
     same = np.fromiter((index.setdefault(n, len(index)) for n in cells.names), dtype=np.int64, count=len(cells.names))
     distinct = list(index)
     codes = same[cells.codes] if len(cells.codes) else np.zeros(0, dtype=np.int64)
-    first = np.full(len(distinct), len(codes), dtype=np.int64)
-    np.minimum.at(first, codes, np.arange(len(codes), dtype=np.int64))
+    first = first_rows(codes, len(distinct))
     used = np.flatnonzero(first < len(codes))
     order = used[np.argsort(first[used], kind="stable")]
     renumber = np.full(len(distinct), -1, dtype=np.int64)
     renumber[order] = np.arange(len(order), dtype=np.int64)
     return renumber[codes], [distinct[k] for k in order.tolist()]
+
+
+def first_rows(codes: np.ndarray, k: int) -> np.ndarray:
+    """The first row of each code 0..k-1 in ``codes`` (``len(codes)`` for a code no row has): what orders names
+    by first appearance."""
+    first = np.full(k, len(codes), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(codes), dtype=np.int64))
+    return first
 
 
 def _arrow_numbers(array: Any) -> np.ndarray:
@@ -195,10 +199,11 @@ def text_series(cells: Sequence[str]) -> pd.Series:
     """The cells as a pandas text series (for the exact, rarely taken paths)."""
     import pandas as pd
 
-    return pd.Series(_as_list(cells), dtype=str)
+    return pd.Series(cell_list(cells), dtype=str)
 
 
-def _as_list(cells: Sequence[str]) -> list[str]:
+def cell_list(cells: Sequence[str]) -> list[str]:
+    """A column's cells as a Python list (a list as it is; a pyarrow array or coded cells converted)."""
     return cells if isinstance(cells, list) else cells.to_pylist()  # type: ignore[attr-defined]
 
 

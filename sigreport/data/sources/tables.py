@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sigreport.data.tables import DELIMITED, MAX_ROWS_SHOWN, CodedCells, Table, frame_table, read_table
+from sigreport.data.tables import DELIMITED, MAX_ROWS_SHOWN, CodedCells, Table, cell_list, frame_table, read_table
 from sigreport.errors import DataError, Problem
 from sigreport.spec import ColumnsSpec, SpecFile, TableSource
 
@@ -175,20 +175,17 @@ def wide_file(sf: SpecFile, path: Path, source: TableSource, cols: ColumnsSpec, 
             shown = str(path)
             raise DataError(shown, [Problem(shown, None, "", "two header rows need a .csv or .tsv file (or a data "
                                             "frame with two column levels)")])
-        grid = Grid([list(table.columns)], [list(r) for r in zip(*(_as_list(table.cells[c]) for c in table.columns))],
+        grid = Grid([list(table.columns)], [list(r) for r in zip(*(cell_list(table.cells[c]) for c in table.columns))],
                     [int(p) for p in table.places], table.unit)
         raw_digest = table.sha256
     return melted(grid, path, raw_digest, source, cols)
 
 
-def _as_list(cells: Sequence[str]) -> list[str]:
-    return cells if isinstance(cells, list) else cells.to_pylist()  # type: ignore[attr-defined]
-
 
 def _delimited_grid(path: Path, sep: str, n_header: int, source: str, field: str) -> Grid:
     table = read_table(path, source, field) if n_header == 1 else None  # one header: the common reader
     if table is not None:
-        return Grid([list(table.columns)], [list(r) for r in zip(*(_as_list(table.cells[c]) for c in table.columns))],
+        return Grid([list(table.columns)], [list(r) for r in zip(*(cell_list(table.cells[c]) for c in table.columns))],
                     [int(p) for p in table.places])
     text = path.read_bytes().decode("utf-8-sig")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
